@@ -1,0 +1,121 @@
+// buildApp: platform plugins, then every module's declared operations. No I/O at import time.
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { AppError, errors, STATUS_TITLES } from './platform/errors.ts';
+import { renderError } from './platform/render-error.ts';
+import { compileValidator, toFieldErrors } from './platform/validation.ts';
+import { registerOperation, pathRegex, wantsRequestIdHeader, type OrgDirectory } from './platform/register.ts';
+import { buildOpenApi } from './platform/openapi.ts';
+import { isDevtoolsPath, type Operation } from './platform/operation.ts';
+import type { AppDeps, ModuleFactory, ModuleInstance } from './platform/module.ts';
+import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
+import { registerDocs } from './platform/docs-ui.ts';
+import { defaultModules } from './modules/index.ts';
+import { createOrgStore } from './modules/orgs/store.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  operations: Operation[];
+  modules: ModuleInstance[];
+  openapi: ReturnType<typeof buildOpenApi>;
+}
+
+export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defaultModules): Promise<BuiltApp> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.log,
+    bodyLimit: config.bodyLimitBytes,
+    // Echo a well-formed X-Request-Id, otherwise make one; logs carry the same id.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Slow clients are cut off instead of holding sockets (reliability plan T-4).
+    requestTimeout: 60_000,
+    connectionTimeout: 0,
+    keepAliveTimeout: 72_000,
+    trustProxy: false,
+  });
+  app.server.headersTimeout = 10_000;
+  app.setValidatorCompiler(compileValidator);
+
+  const modules = factories.map((f) => f(deps));
+  const operations = modules.flatMap((m) => m.operations);
+  const provided = modules.reduce<{ apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker }>(
+    (acc, m) => ({ ...acc, ...m.provides }),
+    {},
+  );
+  const orgStore = createOrgStore(deps.db);
+  const orgs: OrgDirectory = { modulesOf: (id) => orgStore.modulesOf(id) };
+  const openapi = buildOpenApi(operations, { docsOrigin: config.publicDocsOrigin, apiKeyPrefix: config.apiKeyPrefix });
+
+  const surfaceOf = (req: FastifyRequest) => ({
+    devtools: isDevtoolsPath(req.routeOptions.config?.op?.path ?? req.url),
+    docsOrigin: config.publicDocsOrigin,
+  });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const op = req.routeOptions.config?.op;
+    if (wantsRequestIdHeader(op, req.url)) reply.header('X-Request-Id', String(req.id));
+    renderError(toAppError(err, req), req, reply, surfaceOf(req));
+  });
+
+  const matchers = operations.map((op) => ({ op, re: pathRegex(op.path) }));
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    if (isDevtoolsPath(path)) reply.header('X-Request-Id', String(req.id));
+    const allow = [...new Set(matchers.filter((m) => m.re.test(path)).map((m) => m.op.method))];
+    const err = allow.length ? errors.methodNotAllowed(allow) : errors.notFound();
+    renderError(err, req, reply, surfaceOf(req));
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    deps.metrics.requests.inc({ method: req.method, route, status: String(reply.statusCode) });
+    deps.metrics.latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+  });
+
+  app.get('/openapi.json', async () => openapi);
+  await registerDocs(app, openapi);
+  const apiKeys = provided.apiKeys;
+  const sessions = provided.sessions;
+  const registerDeps = {
+    config,
+    limiter: deps.limiter,
+    orgs,
+    auth: { jwtKey: new TextEncoder().encode(config.jwtSecret), apiKeyPrefix: config.apiKeyPrefix, clock: deps.clock, apiKeys, sessions },
+  };
+  for (const op of operations) registerOperation(app, op, registerDeps);
+  return { app, operations, modules, openapi };
+
+  function toAppError(err: FastifyError, req: FastifyRequest): AppError {
+    if (err instanceof AppError) return err;
+    if (err.validation) {
+      const part = err.validationContext ?? 'body';
+      const data = part === 'body' ? req.body : part === 'querystring' ? req.query : part === 'params' ? req.params : req.headers;
+      return errors.validation(toFieldErrors(err.validation as never, part, data));
+    }
+    switch (err.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return errors.payloadTooLarge(req.routeOptions.bodyLimit ?? config.bodyLimitBytes);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return errors.unsupportedMediaType(String(req.headers['content-type'] ?? ''));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return errors.validation([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+    }
+    if (err.statusCode === 400 && (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError)) {
+      return errors.validation([
+        { type: 'json_invalid', loc: ['body'], msg: `JSON decode error: ${err.message.slice(0, 200)}`, input: null },
+      ]);
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return new AppError(err.statusCode, STATUS_TITLES[err.statusCode] ?? 'Bad Request');
+    }
+    req.log.error({ err }, 'unhandled error');
+    return errors.internal();
+  }
+}

@@ -1,0 +1,126 @@
+// Typed configuration, read once from the environment and validated at start.
+// Nothing else in the service reads process.env.
+
+export interface Config {
+  nodeEnv: string;
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  natsUrl?: string;
+  jwtSecret: string;
+  apiKeyPrefix: string;
+  publicDocsOrigin: string;
+  logLevel: string;
+  /** Prefix for cache keys and bus subjects, so several deployments (or test runs) can share servers. */
+  namespace: string;
+  limits: {
+    authPerMinutePerIp: number;
+    userPerMinute: number;
+    anonPerMinutePerIp: number;
+    devtoolsPerMinutePerOrg: number;
+    partnerPerMinutePerKey: number;
+    limiterBudgetMs: number;
+  };
+  bodyLimitBytes: number;
+  ingestBodyLimitBytes: number;
+  upstreams: {
+    tariffBaseUrl: string;
+    carbonBaseUrl: string;
+    timeoutMs: number;
+  };
+  /** Allow outbound calls to loopback/private addresses (tests and local development only). */
+  allowPrivateOutbound: boolean;
+  /** Retention of raw telemetry, in days (0 = keep forever). */
+  telemetryRetentionDays: number;
+}
+
+export class ConfigError extends Error {}
+
+export const DEV_JWT_SECRET = 'dev-only-insecure-jwt-secret-change-me';
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, def: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? def : v;
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer (got "${raw}")`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function url(env: Env, name: string, protocols: string[], def?: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (got an unparseable value)`);
+  }
+  if (!protocols.includes(u.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got ${u.protocol})`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  const jwtSecret = str(env, 'JWT_SECRET', DEV_JWT_SECRET);
+  if (nodeEnv === 'production') {
+    if (jwtSecret === DEV_JWT_SECRET) throw new ConfigError('JWT_SECRET must be set in production');
+    if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters in production');
+  }
+  const apiKeyPrefix = str(env, 'API_KEY_PREFIX', 'plat');
+  if (!/^[a-z][a-z0-9]{1,15}$/.test(apiKeyPrefix)) {
+    throw new ConfigError('API_KEY_PREFIX must be 2-16 lowercase letters or digits, starting with a letter');
+  }
+  const namespace = str(env, 'NAMESPACE', 'eps');
+  if (!/^[A-Za-z0-9_]{1,40}$/.test(namespace)) throw new ConfigError('NAMESPACE must be 1-40 letters, digits or _');
+  return {
+    nodeEnv,
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: str(env, 'HOST', '127.0.0.1'),
+    dataDir: str(env, 'DATA_DIR', './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
+    jwtSecret,
+    apiKeyPrefix,
+    publicDocsOrigin: url(env, 'PUBLIC_DOCS_ORIGIN', ['http:', 'https:'], 'http://localhost:8080')!.replace(/\/$/, ''),
+    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    namespace,
+    limits: {
+      authPerMinutePerIp: int(env, 'RATE_LIMIT_AUTH_PER_MIN', 5, 1, 1_000_000),
+      userPerMinute: int(env, 'RATE_LIMIT_USER_PER_MIN', 100, 1, 10_000_000),
+      anonPerMinutePerIp: int(env, 'RATE_LIMIT_ANON_PER_MIN', 20, 1, 1_000_000),
+      devtoolsPerMinutePerOrg: int(env, 'RATE_LIMIT_DEVTOOLS_PER_MIN', 60, 1, 1_000_000),
+      partnerPerMinutePerKey: int(env, 'RATE_LIMIT_PARTNER_PER_MIN', 600, 1, 10_000_000),
+      limiterBudgetMs: int(env, 'RATE_LIMIT_BUDGET_MS', 50, 1, 10_000),
+    },
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 6 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    upstreams: {
+      tariffBaseUrl: url(env, 'TARIFF_API_BASE_URL', ['http:', 'https:'], 'https://api.octopus.energy')!,
+      carbonBaseUrl: url(env, 'CARBON_API_BASE_URL', ['http:', 'https:'], 'https://api.carbonintensity.org.uk')!,
+      timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 5000, 100, 60_000),
+    },
+    allowPrivateOutbound: bool(env, 'ALLOW_PRIVATE_OUTBOUND', false),
+    telemetryRetentionDays: int(env, 'TELEMETRY_RETENTION_DAYS', 0, 0, 36500),
+  };
+}

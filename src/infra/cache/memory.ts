@@ -1,0 +1,59 @@
+import type { Cache } from './index.ts';
+
+interface Entry {
+  value: string;
+  expiresAt: number; // epoch ms, Infinity = never
+}
+
+/** One process only: counters are not shared between instances. */
+export function createMemoryCache(now: () => number = Date.now): Cache {
+  const map = new Map<string, Entry>();
+  const live = (key: string): Entry | undefined => {
+    const e = map.get(key);
+    if (e && e.expiresAt <= now()) {
+      map.delete(key);
+      return undefined;
+    }
+    return e;
+  };
+  // Expired counters are swept lazily and by this timer, so the map does not grow without bound.
+  const sweep = setInterval(() => {
+    const t = now();
+    for (const [k, e] of map) if (e.expiresAt <= t) map.delete(k);
+  }, 30_000);
+  sweep.unref();
+  return {
+    kind: 'memory',
+    async hit(key, windowEndMs, nowMs) {
+      const e = map.get(key);
+      if (!e || e.expiresAt <= nowMs) {
+        map.set(key, { value: '1', expiresAt: windowEndMs });
+        return 1;
+      }
+      const n = Number(e.value) + 1;
+      e.value = String(n);
+      return n;
+    },
+    async get(key) {
+      return live(key)?.value ?? null;
+    },
+    async set(key, value, ttlMs) {
+      map.set(key, { value, expiresAt: ttlMs ? now() + ttlMs : Infinity });
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      if (live(key)) return false;
+      map.set(key, { value, expiresAt: now() + ttlMs });
+      return true;
+    },
+    async del(key) {
+      map.delete(key);
+    },
+    async ping() {
+      return true;
+    },
+    async close() {
+      clearInterval(sweep);
+      map.clear();
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// Builds the infrastructure from configuration: PostgreSQL or embedded PGlite, Redis or memory,
+// NATS JetStream or in-process. The only place adapters are chosen.
+import { resolve } from 'node:path';
+import type { Config } from '../config.ts';
+import type { Db } from './db/index.ts';
+import type { Cache } from './cache/index.ts';
+import type { Bus } from './bus/index.ts';
+import { openPglite } from './db/pglite.ts';
+import { openPostgres } from './db/postgres.ts';
+import { acquireStoreLock } from './db/lock.ts';
+import { migrate } from './db/migrate.ts';
+import { createMemoryCache } from './cache/memory.ts';
+import { openRedisCache } from './cache/redis.ts';
+import { createMemoryBus } from './bus/memory.ts';
+import { openNatsBus } from './bus/nats.ts';
+
+export interface Infra {
+  db: Db;
+  cache: Cache;
+  bus: Bus;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Who holds the embedded store's lock ('server', 'cli'). */
+  holder: string;
+  /** PostgreSQL search_path (tests use a schema per run). */
+  schema?: string;
+  /** Remove the bus stream on close (tests). */
+  ephemeralBus?: boolean;
+  migrate?: boolean;
+}
+
+export const IN_MEMORY = ':memory:';
+
+export async function openDb(config: Config, opts: OpenOptions): Promise<{ db: Db; release: () => void }> {
+  if (config.databaseUrl) {
+    return { db: await openPostgres({ url: config.databaseUrl, schema: opts.schema }), release: () => {} };
+  }
+  if (config.dataDir === IN_MEMORY) return { db: await openPglite(), release: () => {} };
+  const dir = resolve(config.dataDir);
+  const release = acquireStoreLock(dir, opts.holder);
+  try {
+    return { db: await openPglite(dir), release };
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+export async function openInfra(config: Config, opts: OpenOptions): Promise<Infra> {
+  const { db, release } = await openDb(config, opts);
+  try {
+    if (opts.migrate !== false) await migrate(db);
+  } catch (e) {
+    await db.close();
+    release();
+    throw e;
+  }
+  const cache = config.redisUrl
+    ? await openRedisCache({ url: config.redisUrl, commandTimeoutMs: Math.max(config.limits.limiterBudgetMs * 4, 200) })
+    : createMemoryCache();
+  const bus = config.natsUrl
+    ? await openNatsBus({ url: config.natsUrl, namespace: config.namespace, deleteStreamOnClose: opts.ephemeralBus })
+    : createMemoryBus();
+  return {
+    db,
+    cache,
+    bus,
+    async close() {
+      await Promise.allSettled([bus.close(), cache.close()]);
+      await db.close().catch(() => {});
+      release();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// Process entry: configuration, the service, listen, graceful shutdown on SIGTERM/SIGINT.
+import { loadConfig, ConfigError } from './config.ts';
+import { startService } from './server.ts';
+import { StoreLockedError } from './infra/db/lock.ts';
+import { createProvisioning } from './modules/provisioning/service.ts';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`Configuration error: ${e.message}`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  let service;
+  try {
+    service = await startService(config, { defaultMetrics: true });
+  } catch (e) {
+    if (e instanceof StoreLockedError) {
+      console.error(e.message);
+      process.exit(3);
+    }
+    throw e;
+  }
+  const seedDemo = config.nodeEnv !== 'production' && process.env.SEED_DEMO !== 'false';
+  const demo = seedDemo ? await createProvisioning(service.deps.db).seedDemo() : undefined;
+  const address = await service.app.listen({ port: config.port, host: config.host });
+  const store = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  console.log(`\nEnergy Platform Service listening on ${address} (${store}, cache: ${service.deps.cache.kind}, bus: ${service.deps.bus.kind})`);
+  console.log(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
+  if (demo) {
+    console.log(`\nDemo organisation ${demo.organisation_id}: sign in as ORG_ADMIN with`);
+    console.log(
+      `  curl -s -X POST ${address}/api/auth/login -H 'Content-Type: application/json' \\\n` +
+        `    -d '{"email":"${demo.email}","password":"${demo.password}"}'\n`,
+    );
+  }
+  let shuttingDown = false;
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    service.deps.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    await service.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((e) => {
+  console.error('Failed to start:', e instanceof Error ? e.message : e);
+  process.exit(1);
+});

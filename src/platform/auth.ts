@@ -1,0 +1,148 @@
+// Verifies the credential on every non-public operation and builds the request context.
+// The answers are the spec's, to the letter (concepts.md sections 5 and 7).
+import { jwtVerify, errors as joseErrors } from 'jose';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from './errors.ts';
+import type { Operation, RequestContext, Actor } from './operation.ts';
+import { isRole, READ_SCOPES, type Role, type Scope } from './roles.ts';
+import type { Clock } from './clock.ts';
+
+export interface KeyPrincipal {
+  keyId: string;
+  orgId: string;
+  scopes: Scope[];
+  environment: 'live' | 'sandbox';
+}
+
+/** Provided by the developer-tools module; until then every API key is refused. */
+export interface ApiKeyAuthenticator {
+  authenticate(presented: string): Promise<KeyPrincipal | null>;
+}
+
+/** Provided by the identity module: sessions revoked by logout or refresh-token reuse. */
+export interface SessionChecker {
+  isRevoked(sessionId: string): Promise<boolean>;
+}
+
+export interface AccessClaims {
+  sub: string;
+  tenant_id?: string;
+  org_id?: string;
+  roles?: unknown;
+  sid?: string;
+  platform_staff?: boolean;
+  platform_admin?: boolean;
+}
+
+export interface AuthDeps {
+  jwtKey: Uint8Array;
+  apiKeyPrefix: string;
+  clock: Clock;
+  apiKeys?: ApiKeyAuthenticator;
+  sessions?: SessionChecker;
+}
+
+const unauthorized = (detail: string, code = 'unauthorized') => new AppError(401, detail, { code });
+const forbidden = (detail: string, code = 'forbidden', extra?: Record<string, unknown>) =>
+  new AppError(403, detail, { code, extra });
+
+export function ipOf(req: FastifyRequest): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+function headerValue(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export async function authenticate(req: FastifyRequest, op: Operation, deps: AuthDeps): Promise<RequestContext> {
+  const base = { requestId: String(req.id), ip: ipOf(req) };
+  if (op.access.kind === 'public') return { ...base, orgId: '', actor: { kind: 'anonymous' } };
+
+  const header = headerValue(req, 'authorization');
+  if (header === undefined || header === '') throw unauthorized('Authorization header missing');
+  const m = /^Bearer ([^\s]+)$/i.exec(header.trim());
+  if (!m) throw unauthorized('Invalid authorization header');
+  const token = m[1];
+  const tenantHeader = headerValue(req, 'x-tenant-id');
+
+  if (token.startsWith(`${deps.apiKeyPrefix}_`)) {
+    return { ...base, ...(await authenticateKey(token, op, deps, tenantHeader)) };
+  }
+  if (op.access.kind === 'key' && !op.access.bearerRoles) {
+    throw unauthorized('This operation requires an API key', 'api_key_required');
+  }
+
+  let claims: AccessClaims;
+  try {
+    const out = await jwtVerify(token, deps.jwtKey, {
+      algorithms: ['HS256'],
+      currentDate: deps.clock.now(),
+      requiredClaims: ['sub', 'exp', 'iat'],
+    });
+    claims = out.payload as unknown as AccessClaims;
+    if ((out.payload as { typ?: unknown }).typ !== undefined && (out.payload as { typ?: unknown }).typ !== 'access') {
+      throw new Error('not an access token');
+    }
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    void joseErrors;
+    throw unauthorized('Invalid or expired token', 'invalid_token');
+  }
+
+  const tenant = claims.tenant_id ?? tenantHeader;
+  if (!tenant) throw unauthorized('Tenant missing', 'tenant_missing');
+  if (tenantHeader !== undefined && claims.tenant_id !== undefined && tenantHeader !== claims.tenant_id) {
+    throw forbidden('Tenant mismatch', 'tenant_mismatch');
+  }
+  if (!claims.org_id) throw new AppError(400, 'Organisation context missing', { code: 'organisation_context_missing' });
+  if (tenant !== claims.org_id) throw forbidden('Tenant mismatch', 'tenant_mismatch');
+  if (!Array.isArray(claims.roles) || claims.roles.length === 0) {
+    throw forbidden('Roles missing on token', 'roles_missing');
+  }
+  if (claims.sid && deps.sessions && (await deps.sessions.isRevoked(claims.sid))) {
+    throw unauthorized('Invalid or expired token', 'invalid_token');
+  }
+  const roles = claims.roles.filter(isRole) as Role[];
+  const allowed = op.access.kind === 'bearer' ? op.access.roles : (op.access.bearerRoles ?? []);
+  if (!roles.some((r) => allowed.includes(r))) throw forbidden('Insufficient permissions', 'insufficient_permissions');
+
+  const actor: Actor = {
+    kind: 'user',
+    userId: claims.sub,
+    roles,
+    staff: claims.platform_staff === true,
+    admin: claims.platform_admin === true,
+    tokenId: claims.sid,
+  };
+  return { ...base, orgId: claims.org_id, actor };
+}
+
+async function authenticateKey(
+  presented: string,
+  op: Operation,
+  deps: AuthDeps,
+  tenantHeader: string | undefined,
+): Promise<Pick<RequestContext, 'orgId' | 'actor'>> {
+  if (op.access.kind !== 'key') {
+    throw unauthorized('API keys are not accepted by this operation', 'api_key_not_accepted');
+  }
+  const principal = deps.apiKeys ? await deps.apiKeys.authenticate(presented) : null;
+  if (!principal) throw unauthorized('Invalid or expired API key', 'invalid_api_key');
+  if (tenantHeader !== undefined && tenantHeader !== principal.orgId) throw forbidden('Tenant mismatch', 'tenant_mismatch');
+  if (principal.environment === 'sandbox' && !op.sandbox) {
+    throw forbidden('Sandbox keys may only call the sandbox operations', 'sandbox_not_allowed');
+  }
+  const need = op.access.scope;
+  const ok =
+    need === 'any' ||
+    (need === 'read' ? principal.scopes.some((s) => READ_SCOPES.includes(s)) : principal.scopes.includes(need));
+  if (!ok) {
+    const required = need === 'read' ? READ_SCOPES.join(' | ') : need;
+    throw forbidden(`Missing scope: ${required}`, 'insufficient_scope', { required_scope: required });
+  }
+  return {
+    orgId: principal.orgId,
+    actor: { kind: 'key', keyId: principal.keyId, scopes: principal.scopes, environment: principal.environment },
+  };
+}

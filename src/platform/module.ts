@@ -1,0 +1,34 @@
+// What a module is: a factory over narrow dependencies that returns its declared operations,
+// and optionally what it provides to the platform (key and session checks) and background work.
+import type { Config } from '../config.ts';
+import type { Db } from '../infra/db/index.ts';
+import type { Cache } from '../infra/cache/index.ts';
+import type { Bus } from '../infra/bus/index.ts';
+import type { Clock } from './clock.ts';
+import type { Metrics } from './metrics.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { Operation } from './operation.ts';
+import type { ApiKeyAuthenticator, SessionChecker } from './auth.ts';
+import type { FastifyBaseLogger } from 'fastify';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  cache: Cache;
+  bus: Bus;
+  clock: Clock;
+  metrics: Metrics;
+  limiter: RateLimiter;
+  log: FastifyBaseLogger;
+}
+
+export interface ModuleInstance {
+  name: string;
+  operations: Operation[];
+  provides?: { apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker };
+  /** Background work (timers, subscriptions); started after the server listens. */
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+export type ModuleFactory = (deps: AppDeps) => ModuleInstance;

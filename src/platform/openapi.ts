@@ -1,0 +1,184 @@
+// The OpenAPI 3.1 document, generated from the operation declarations and nothing else.
+import type { TSchema } from 'typebox';
+import { isDevtoolsPath, type Operation } from './operation.ts';
+
+export const API_VERSION = '2026-10-15';
+
+const plain = <T>(s: T): T => JSON.parse(JSON.stringify(s));
+
+const fieldErrorSchema = {
+  type: 'object',
+  required: ['type', 'loc', 'msg', 'input'],
+  properties: {
+    type: { type: 'string' },
+    loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+    msg: { type: 'string' },
+    input: {},
+  },
+};
+
+const legacyError = {
+  type: 'object',
+  required: ['detail'],
+  properties: {
+    detail: {
+      description: 'A message; for 422 a list of field errors; for 402 and SSO refusals an object.',
+      anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#/components/schemas/FieldError' } }, { type: 'object' }],
+    },
+  },
+};
+
+const devtoolsError = {
+  type: 'object',
+  required: ['detail', 'error', 'type', 'title', 'status', 'instance', 'code', 'request_id'],
+  properties: {
+    detail: legacyError.properties.detail,
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'request_id'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' } },
+    },
+    type: { type: 'string', format: 'uri' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    instance: { type: 'string' },
+    code: { type: 'string', description: 'Stable machine code: the contract.' },
+    request_id: { type: 'string' },
+    required_scope: { type: 'string' },
+    errors: { type: 'array', items: {} },
+  },
+  additionalProperties: true,
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Missing, malformed, invalid or expired credential',
+  402: 'Plan limit exceeded',
+  403: 'Forbidden: role, scope, tenant, module or status label refuses the caller',
+  404: 'Not found, or not visible to the caller',
+  409: 'Conflict',
+  413: 'Request body too large',
+  422: 'Validation failed',
+  423: 'Locked',
+  429: 'Rate limited; see Retry-After',
+  502: 'Upstream provider failed',
+  503: 'A dependency is unavailable; retry later',
+};
+
+function parameters(op: Operation) {
+  const out: object[] = [];
+  const add = (where: 'path' | 'query' | 'header', schema: TSchema | undefined) => {
+    if (!schema) return;
+    const s = plain(schema) as { properties?: Record<string, { description?: string }>; required?: string[] };
+    for (const [name, prop] of Object.entries(s.properties ?? {})) {
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || (s.required ?? []).includes(name),
+        description: prop.description,
+        schema: prop,
+      });
+    }
+  };
+  add('path', op.schema.params);
+  add('query', op.schema.query);
+  add('header', op.schema.headers);
+  return out;
+}
+
+function security(op: Operation) {
+  switch (op.access.kind) {
+    case 'public':
+      return [];
+    case 'bearer':
+      return [{ bearerAuth: [] }];
+    case 'key':
+      return op.access.bearerRoles ? [{ apiKey: [] }, { bearerAuth: [] }] : [{ apiKey: [] }];
+  }
+}
+
+function errorStatuses(op: Operation): number[] {
+  const s = new Set<number>();
+  if (op.access.kind !== 'public') [400, 401, 403].forEach((c) => s.add(c));
+  if (op.schema.body || op.schema.query || op.schema.params || op.schema.headers) s.add(422);
+  if (op.schema.params) s.add(404);
+  s.add(429);
+  for (const code of Object.keys(op.schema.response).map(Number)) if (code >= 400) s.delete(code);
+  return [...s].sort();
+}
+
+export function buildOpenApi(ops: Operation[], opts: { docsOrigin: string; apiKeyPrefix: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of ops) {
+    if (op.hidden) continue;
+    const errRef = isDevtoolsPath(op.path) ? '#/components/schemas/DevtoolsError' : '#/components/schemas/Error';
+    const responses: Record<string, unknown> = {};
+    for (const [code, schema] of Object.entries(op.schema.response)) {
+      const n = Number(code);
+      responses[code] = {
+        description: n >= 400 ? (ERROR_DESCRIPTIONS[n] ?? 'Error') : 'Success',
+        content: { 'application/json': { schema: plain(schema) } },
+      };
+    }
+    for (const code of errorStatuses(op)) {
+      const content: Record<string, unknown> = { 'application/json': { schema: { $ref: errRef } } };
+      if (isDevtoolsPath(op.path)) content['application/problem+json'] = { schema: { $ref: '#/components/schemas/Problem' } };
+      responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content };
+    }
+    const entry: Record<string, unknown> = {
+      operationId: op.operationId,
+      summary: op.summary,
+      description: op.description,
+      tags: op.tags,
+      security: security(op),
+      parameters: parameters(op),
+      responses,
+      'x-platform-status': op.status,
+    };
+    if (op.schema.body) {
+      entry.requestBody = { required: true, content: { 'application/json': { schema: plain(op.schema.body) } } };
+    }
+    if (op.dataBasis) {
+      entry['x-platform-data-basis'] = op.dataBasis.basis;
+      if (op.dataBasis.method) entry['x-platform-method'] = op.dataBasis.method;
+    }
+    if (op.audience) entry['x-platform-audience'] = op.audience;
+    if (op.sandbox) entry['x-platform-sandbox'] = true;
+    if (op.module) entry['x-platform-module'] = op.module;
+    if (op.deprecation) {
+      entry.deprecated = true;
+      entry['x-platform-deprecated-on'] = op.deprecation.on;
+      entry['x-platform-sunset'] = op.deprecation.sunset;
+      entry['x-platform-replacement'] = op.deprecation.replacement;
+    }
+    (paths[op.path] ??= {})[op.method.toLowerCase()] = entry;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Energy Platform Service',
+      version: API_VERSION,
+      description:
+        'Telemetry ingestion, asset registry, market data, flexibility and the services around them. ' +
+        'Every operation carries x-platform-status; derived figures carry x-platform-data-basis.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User access token from POST /api/auth/login' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `API key (${opts.apiKeyPrefix}_...) sent as Authorization: Bearer <key>`,
+        },
+      },
+      schemas: {
+        FieldError: fieldErrorSchema,
+        Error: legacyError,
+        DevtoolsError: devtoolsError,
+        Problem: { ...devtoolsError, properties: { ...devtoolsError.properties, detail: { type: 'string' } } },
+      },
+    },
+  };
+}

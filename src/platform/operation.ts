@@ -1,0 +1,105 @@
+// One declaration per operation. Everything else (routing, the auth guard, rate limits, the error
+// surface, deprecation headers, status-label refusals, the OpenAPI document and the check against
+// spec/operations.json) derives from what is declared here.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import type { Role, Scope } from './roles.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type StatusLabel = 'live' | 'awaiting-migration' | 'partner-gated' | 'demo-realm';
+export type DataBasis = 'measured' | 'stored' | 'configured' | 'calculated' | 'forecast' | 'simulated';
+export type ModuleGate = 'field' | 'crm' | 'ems/routing';
+
+export type Access =
+  | { kind: 'public' }
+  /** A user's bearer access token with one of these roles. */
+  | { kind: 'bearer'; roles: readonly Role[] }
+  /**
+   * An API key holding `scope` ('any' = any key; 'read' = any read scope). Where the spec lets
+   * people call the same operation, `bearerRoles` admits bearer tokens with those roles too.
+   */
+  | { kind: 'key'; scope: Scope | 'any' | 'read'; bearerRoles?: readonly Role[] };
+
+export type Actor =
+  | { kind: 'user'; userId: string; roles: Role[]; staff: boolean; admin: boolean; tokenId?: string }
+  | { kind: 'key'; keyId: string; scopes: Scope[]; environment: 'live' | 'sandbox' }
+  | { kind: 'anonymous' };
+
+export interface RequestContext {
+  /** The organisation from the verified credential; '' on public operations. */
+  orgId: string;
+  actor: Actor;
+  requestId: string;
+  ip: string;
+}
+
+export interface OpSchemas {
+  body?: TSchema;
+  query?: TSchema;
+  params?: TSchema;
+  headers?: TSchema;
+  /** Response schemas by status. Successful bodies are serialised through them. */
+  response: Record<number, TSchema>;
+}
+
+type In<S extends OpSchemas, K extends keyof OpSchemas> = S[K] extends TSchema ? Static<S[K]> : undefined;
+
+export interface OpInput<S extends OpSchemas> {
+  body: In<S, 'body'>;
+  query: In<S, 'query'>;
+  params: In<S, 'params'>;
+  ctx: RequestContext;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface Deprecation {
+  /** Announcement day, YYYY-MM-DD (Deprecation header: 00:00 UTC that day). */
+  on: string;
+  /** Sunset day, YYYY-MM-DD (Sunset header: 23:59:59 GMT that day). */
+  sunset: string;
+  /** operationId of the replacement. */
+  replacement: string;
+}
+
+export interface OperationDef<S extends OpSchemas = OpSchemas> {
+  operationId: string;
+  method: HttpMethod;
+  /** The spec's path, with {param} segments. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  status: StatusLabel;
+  access: Access;
+  module?: ModuleGate;
+  /** 'platform-staff': platform staff only; partner (organisation) tokens get 403. */
+  audience?: 'platform-staff';
+  /** Platform administrators only (a stronger flag than staff). */
+  platformAdmin?: boolean;
+  sandbox?: boolean;
+  dataBasis?: { basis: DataBasis; method?: string };
+  deprecation?: Deprecation;
+  /** Extra limit on top of the general ones: the shared authentication limit, or devtools management. */
+  rateLimit?: 'auth' | 'devtools-management';
+  bodyLimit?: number;
+  /** Status of a successful answer when the handler does not set one. */
+  successStatus?: number;
+  /** Answer with X-Request-Id even outside /api/devtools/ (ingestion, connector). */
+  requestIdHeader?: boolean;
+  /** Leave out of the OpenAPI document (test fixtures). */
+  hidden?: boolean;
+  schema: S;
+  handler: (input: OpInput<S>) => Promise<unknown>;
+}
+
+export type Operation = OperationDef<OpSchemas>;
+
+export function defineOperation<S extends OpSchemas>(def: OperationDef<S>): Operation {
+  return def as unknown as Operation;
+}
+
+/** The surface decides the error style: /api/devtools/ gets the envelope, everything else `detail`. */
+export function isDevtoolsPath(path: string): boolean {
+  return path.startsWith('/api/devtools/') || path === '/api/devtools';
+}

@@ -1,0 +1,203 @@
+// Turns declared operations into Fastify routes. Every cross-cutting rule lives here once:
+// authentication, status-label and module refusals, rate limits, request ids, deprecation and
+// CORS headers, and the error surface.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errors } from './errors.ts';
+import { authenticate, ipOf, type AuthDeps } from './auth.ts';
+import { isDevtoolsPath, type Operation, type RequestContext } from './operation.ts';
+import type { RateLimiter, LimitResult } from './rate-limit.ts';
+import type { Config } from '../config.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+  interface FastifyContextConfig {
+    op?: Operation;
+  }
+}
+
+export interface OrgDirectory {
+  /** Enabled modules of an organisation; null when it does not exist. */
+  modulesOf(orgId: string): Promise<string[] | null>;
+}
+
+export interface RegisterDeps {
+  config: Config;
+  auth: AuthDeps;
+  limiter: RateLimiter;
+  orgs: OrgDirectory;
+}
+
+const MINUTE = 60_000;
+
+export function toFastifyPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+export function pathRegex(path: string): RegExp {
+  const body = path
+    .replace(/\/+$/, '')
+    .split(/(\{[^}]+\})/)
+    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${body}/?$`);
+}
+
+export function wantsRequestIdHeader(op: Operation | undefined, url: string): boolean {
+  return isDevtoolsPath(op?.path ?? url) || op?.requestIdHeader === true;
+}
+
+function rateHeaders(reply: FastifyReply, r: LimitResult, windowSeconds: number) {
+  reply.header('RateLimit-Limit', String(r.limit));
+  reply.header('RateLimit-Remaining', String(r.remaining));
+  reply.header('RateLimit-Reset', String(r.resetSeconds));
+  reply.header('RateLimit-Policy', `${r.limit};w=${windowSeconds}`);
+}
+
+function deprecationHeaders(reply: FastifyReply, op: Operation, docsOrigin: string) {
+  if (!op.deprecation) return;
+  const on = Date.parse(`${op.deprecation.on}T00:00:00Z`) / 1000;
+  reply.header('Deprecation', `@${on}`);
+  reply.header('Sunset', new Date(`${op.deprecation.sunset}T23:59:59Z`).toUTCString());
+  reply.header('Link', `<${docsOrigin}/docs#deprecation>; rel="deprecation"; type="text/html"`);
+}
+
+async function applyLimits(req: FastifyRequest, reply: FastifyReply, op: Operation, deps: RegisterDeps) {
+  const { limits } = deps.config;
+  const ctx = req.ctx;
+  const isWrite = op.method !== 'GET';
+  if (ctx.actor.kind === 'key') {
+    const r = await deps.limiter.check(
+      { name: 'partner', limit: limits.partnerPerMinutePerKey, windowMs: MINUTE },
+      ctx.actor.keyId,
+    );
+    // Without the shared store a write cannot be limited across servers: refuse it (spec 8).
+    if (!r.shared && isWrite) {
+      throw errors.serviceUnavailable('service_unavailable', 30, 'service_unavailable');
+    }
+    rateHeaders(reply, r, 60);
+    if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+    return;
+  }
+  if (ctx.actor.kind === 'user') {
+    const r = await deps.limiter.check({ name: 'user', limit: limits.userPerMinute, windowMs: MINUTE }, ctx.actor.userId);
+    if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+  }
+  if (op.rateLimit === 'devtools-management') {
+    const r = await deps.limiter.check(
+      { name: 'devtools', limit: limits.devtoolsPerMinutePerOrg, windowMs: MINUTE },
+      ctx.orgId,
+    );
+    if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+  }
+}
+
+export function registerOperation(app: FastifyInstance, op: Operation, deps: RegisterDeps): void {
+  const docsOrigin = deps.config.publicDocsOrigin;
+  const url = toFastifyPath(op.path);
+  app.route({
+    method: op.method,
+    url,
+    bodyLimit: op.bodyLimit,
+    config: { op },
+    schema: routeSchema(op),
+    onRequest: async (req, reply) => {
+      if (wantsRequestIdHeader(op, req.url)) reply.header('X-Request-Id', String(req.id));
+      deprecationHeaders(reply, op, docsOrigin);
+      if (op.sandbox && req.headers.origin === docsOrigin) {
+        reply.header('Access-Control-Allow-Origin', docsOrigin);
+        reply.header('Vary', 'Origin');
+      }
+      // Limits that apply before any credential or body is looked at.
+      if (op.rateLimit === 'auth') {
+        const r = await deps.limiter.check(
+          { name: 'auth', limit: deps.config.limits.authPerMinutePerIp, windowMs: MINUTE },
+          ipOf(req),
+        );
+        if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+      } else if (op.access.kind === 'public' && op.tags[0] !== 'probes') {
+        const r = await deps.limiter.check(
+          { name: 'anon', limit: deps.config.limits.anonPerMinutePerIp, windowMs: MINUTE },
+          ipOf(req),
+        );
+        if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+      }
+      req.ctx = await authenticate(req, op, deps.auth);
+      await applyGates(req.ctx, op, deps);
+      if (op.access.kind !== 'public') await applyLimits(req, reply, op, deps);
+    },
+    handler: async (req, reply) => {
+      const result = await op.handler({
+        body: req.body as never,
+        query: req.query as never,
+        params: req.params as never,
+        ctx: req.ctx,
+        req,
+        reply,
+      });
+      if (reply.sent) return reply;
+      if (op.successStatus && reply.statusCode === 200) reply.code(op.successStatus);
+      return result ?? (reply.statusCode === 204 ? undefined : {});
+    },
+  });
+  if (op.sandbox) registerPreflight(app, op, docsOrigin);
+}
+
+function routeSchema(op: Operation) {
+  const { body, query, params, headers, response } = op.schema;
+  return {
+    response,
+    ...(body && { body }),
+    ...(query && { querystring: query }),
+    ...(params && { params }),
+    ...(headers && { headers }),
+  };
+}
+
+async function applyGates(ctx: RequestContext, op: Operation, deps: RegisterDeps) {
+  if (op.access.kind === 'public') return;
+  if (op.audience === 'platform-staff' && !(ctx.actor.kind === 'user' && ctx.actor.staff)) {
+    throw new AppError(403, 'Platform staff only', { code: 'platform_staff_only' });
+  }
+  if (op.platformAdmin && !(ctx.actor.kind === 'user' && ctx.actor.admin)) {
+    throw new AppError(403, 'Platform administrators only', { code: 'platform_admin_only' });
+  }
+  if (op.status === 'demo-realm' && !ctx.orgId.startsWith('demo-')) {
+    throw new AppError(403, 'Demo realm only', { code: 'demo_realm_only' });
+  }
+  if (op.module) {
+    const modules = await deps.orgs.modulesOf(ctx.orgId);
+    if (!modules?.includes(op.module)) {
+      throw new AppError(403, `Module not enabled: ${op.module}`, { code: 'module_not_enabled' });
+    }
+  }
+}
+
+/** CORS preflight for the six sandbox operations, from the public docs origin only. */
+function registerPreflight(app: FastifyInstance, op: Operation, docsOrigin: string) {
+  app.route({
+    method: 'OPTIONS',
+    url: toFastifyPath(op.path),
+    handler: async (req, reply) => {
+      const origin = req.headers.origin;
+      const method = String(req.headers['access-control-request-method'] ?? '').toUpperCase();
+      const requested = String(req.headers['access-control-request-headers'] ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean);
+      const headersOk = requested.every((h) => h === 'authorization' || h === 'content-type');
+      reply.header('X-Request-Id', String(req.id));
+      if (origin !== docsOrigin || method !== op.method || !headersOk) {
+        // No CORS headers: the browser refuses the cross-origin call.
+        return reply.code(204).send();
+      }
+      reply.header('Access-Control-Allow-Origin', docsOrigin);
+      reply.header('Access-Control-Allow-Methods', op.method);
+      reply.header('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+      reply.header('Access-Control-Max-Age', '600');
+      reply.header('Vary', 'Origin');
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,54 @@
+// The one place errors become HTTP answers, in the shape of the surface they belong to
+// (concepts.md section 7): `{detail}` everywhere; under /api/devtools/ the envelope with
+// `error{code,message,request_id}` and the RFC 9457 members; problem+json on request.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, STATUS_TITLES, type FieldError } from './errors.ts';
+
+const SENSITIVE = /pass(word)?|secret|token|api_?key|authorization/i;
+
+/** Field errors echo what was sent, but never a secret and never a huge value. */
+function safeInput(fe: FieldError): FieldError {
+  if (fe.loc.some((s) => typeof s === 'string' && SENSITIVE.test(s))) return { ...fe, input: '[redacted]' };
+  const json = JSON.stringify(fe.input) ?? '';
+  if (json.length > 512) {
+    return { ...fe, input: typeof fe.input === 'string' ? fe.input.slice(0, 256) + '…' : '[too large to echo]' };
+  }
+  return fe;
+}
+
+export interface RenderOptions {
+  devtools: boolean;
+  docsOrigin: string;
+}
+
+export function renderError(err: AppError, req: FastifyRequest, reply: FastifyReply, opts: RenderOptions): void {
+  let detail = err.detail;
+  if (err.status === 422 && Array.isArray(detail)) detail = (detail as FieldError[]).map(safeInput);
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  reply.code(err.status);
+  if (!opts.devtools) {
+    reply.type('application/json; charset=utf-8').send({ detail });
+    return;
+  }
+  const requestId = String(req.id);
+  const message = err.message;
+  const accept = String(req.headers.accept ?? '');
+  const problem = /application\/problem\+json/i.test(accept);
+  const base = {
+    type: `${opts.docsOrigin}/docs/errors#${err.code}`,
+    title: STATUS_TITLES[err.status] ?? 'Error',
+    status: err.status,
+    instance: req.url.split('?')[0],
+    code: err.code,
+    request_id: requestId,
+    error: { code: err.code, message, request_id: requestId },
+  };
+  if (problem) {
+    const body: Record<string, unknown> = { ...base, detail: typeof detail === 'string' ? detail : message, ...err.extra };
+    if (Array.isArray(detail)) body.errors = detail;
+    else if (detail && typeof detail === 'object') Object.assign(body, { errors: [detail] });
+    reply.type('application/problem+json; charset=utf-8').send(body);
+    return;
+  }
+  reply.type('application/json; charset=utf-8').send({ detail, ...base, ...err.extra });
+}

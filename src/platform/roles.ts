@@ -1,0 +1,22 @@
+// Organisation roles and what each may do (concepts.md section 5, the role table).
+
+export const ROLES = ['ORG_ADMIN', 'OPERATOR', 'ANALYST', 'VIEWER'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const ANY_ROLE: readonly Role[] = ROLES;
+/** Read: every role. */
+export const CAN_READ: readonly Role[] = ROLES;
+/** Ingest telemetry: everyone but VIEWER. */
+export const CAN_INGEST: readonly Role[] = ['ORG_ADMIN', 'OPERATOR', 'ANALYST'];
+/** Write configuration: ORG_ADMIN and OPERATOR. */
+export const CAN_CONFIGURE: readonly Role[] = ['ORG_ADMIN', 'OPERATOR'];
+/** Administration (API keys, webhooks, SSO, invitations, audit): ORG_ADMIN only. */
+export const ADMIN_ONLY: readonly Role[] = ['ORG_ADMIN'];
+
+export const SCOPES = ['alerts:read', 'devices:read', 'telemetry:read', 'telemetry:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const READ_SCOPES: readonly Scope[] = ['alerts:read', 'devices:read', 'telemetry:read'];
+
+export function isRole(v: unknown): v is Role {
+  return typeof v === 'string' && (ROLES as readonly string[]).includes(v);
+}

@@ -1,0 +1,148 @@
+// Request validation: strict for bodies, type-coercing for query, path and headers (they arrive as
+// text). Failures become the spec's 422 list of {type, loc, msg, input}.
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FieldError } from './errors.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+const strictAjv = makeAjv(false);
+const coercingAjv = makeAjv(true);
+
+export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }) {
+  return (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
+}
+
+const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+function pointerValue(root: unknown, path: (string | number)[]): unknown {
+  let v: unknown = root;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string | number, unknown>)[seg];
+  }
+  return v;
+}
+
+function parsePointer(p: string): (string | number)[] {
+  if (!p) return [];
+  return p
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'string',
+  number: 'number',
+  integer: 'int',
+  boolean: 'bool',
+  object: 'dict',
+  array: 'list',
+  null: 'none',
+};
+
+/** Converts ajv errors for one request part into the spec's field errors. */
+export function toFieldErrors(errs: ErrorObject[], part: string, data: unknown): FieldError[] {
+  const partName = PART_NAMES[part] ?? part;
+  // An anyOf failure reports every branch too; keep only the anyOf itself.
+  const unions = errs.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const kept = errs.filter(
+    (e) =>
+      e.keyword === 'anyOf' ||
+      e.keyword === 'oneOf' ||
+      !unions.some((u) => e.schemaPath.startsWith(u.schemaPath + '/') && e.instancePath.startsWith(u.instancePath)),
+  );
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of kept) {
+    const path = parsePointer(e.instancePath);
+    const input = pointerValue(data, path);
+    const p = e.params as Record<string, unknown>;
+    let fe: FieldError;
+    switch (e.keyword) {
+      case 'required':
+        fe = { type: 'missing', loc: [partName, ...path, String(p.missingProperty)], msg: 'Field required', input: input ?? null };
+        break;
+      case 'additionalProperties':
+        fe = {
+          type: 'extra_forbidden',
+          loc: [partName, ...path, String(p.additionalProperty)],
+          msg: 'Extra inputs are not permitted',
+          input: pointerValue(input, [String(p.additionalProperty)]),
+        };
+        break;
+      case 'type': {
+        const t = String(p.type).split(',')[0];
+        fe = { type: `${TYPE_NAMES[t] ?? t}_type`, loc: [partName, ...path], msg: `Input should be a valid ${t}`, input: input ?? null };
+        break;
+      }
+      case 'enum':
+      case 'const': {
+        const allowed = (p.allowedValues as unknown[]) ?? [p.allowedValue];
+        fe = { type: 'enum', loc: [partName, ...path], msg: `Input should be ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, input: input ?? null };
+        break;
+      }
+      case 'anyOf':
+      case 'oneOf': {
+        const branches = (e.schema as { const?: unknown }[] | undefined) ?? [];
+        const consts = branches.every((b) => b && 'const' in b) ? branches.map((b) => b.const) : null;
+        fe = consts
+          ? { type: 'enum', loc: [partName, ...path], msg: `Input should be ${consts.map((c) => JSON.stringify(c)).join(', ')}`, input: input ?? null }
+          : { type: 'union_error', loc: [partName, ...path], msg: 'Input does not match any allowed form', input: input ?? null };
+        break;
+      }
+      case 'format':
+        fe = { type: 'value_error', loc: [partName, ...path], msg: `Input should be a valid ${p.format}`, input: input ?? null };
+        break;
+      case 'minLength':
+        fe = { type: 'string_too_short', loc: [partName, ...path], msg: `String should have at least ${p.limit} characters`, input };
+        break;
+      case 'maxLength':
+        fe = { type: 'string_too_long', loc: [partName, ...path], msg: `String should have at most ${p.limit} characters`, input };
+        break;
+      case 'pattern':
+        fe = { type: 'string_pattern_mismatch', loc: [partName, ...path], msg: `String should match pattern '${p.pattern}'`, input };
+        break;
+      case 'minimum':
+        fe = { type: 'greater_than_equal', loc: [partName, ...path], msg: `Input should be greater than or equal to ${p.limit}`, input };
+        break;
+      case 'exclusiveMinimum':
+        fe = { type: 'greater_than', loc: [partName, ...path], msg: `Input should be greater than ${p.limit}`, input };
+        break;
+      case 'maximum':
+        fe = { type: 'less_than_equal', loc: [partName, ...path], msg: `Input should be less than or equal to ${p.limit}`, input };
+        break;
+      case 'exclusiveMaximum':
+        fe = { type: 'less_than', loc: [partName, ...path], msg: `Input should be less than ${p.limit}`, input };
+        break;
+      case 'minItems':
+        fe = { type: 'too_short', loc: [partName, ...path], msg: `List should have at least ${p.limit} items`, input };
+        break;
+      case 'maxItems':
+        fe = { type: 'too_long', loc: [partName, ...path], msg: `List should have at most ${p.limit} items`, input };
+        break;
+      default:
+        fe = { type: 'value_error', loc: [partName, ...path], msg: e.message ?? 'Invalid value', input: input ?? null };
+    }
+    const k = JSON.stringify([fe.type, fe.loc]);
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(fe);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,58 @@
+// Starts a whole service from configuration: infrastructure, app, background work. Used by
+// main.ts, and by tests and benchmarks that need a real listening server.
+import { pino } from 'pino';
+import type { Config } from './config.ts';
+import { openInfra, type OpenOptions } from './infra/open.ts';
+import { buildApp, type BuiltApp } from './app.ts';
+import { createMetrics } from './platform/metrics.ts';
+import { createRateLimiter } from './platform/rate-limit.ts';
+import { systemClock, type Clock } from './platform/clock.ts';
+import type { AppDeps, ModuleFactory } from './platform/module.ts';
+
+export interface Service extends BuiltApp {
+  deps: AppDeps;
+  /** Stops accepting, finishes in-flight requests, stops background work, closes pools. */
+  stop(): Promise<void>;
+}
+
+export async function startService(
+  config: Config,
+  opts: Partial<OpenOptions> & { clock?: Clock; modules?: ModuleFactory[]; defaultMetrics?: boolean } = {},
+): Promise<Service> {
+  const infra = await openInfra(config, { holder: 'server', ...opts });
+  const clock = opts.clock ?? systemClock;
+  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
+  const deps: AppDeps = {
+    config,
+    db: infra.db,
+    cache: infra.cache,
+    bus: infra.bus,
+    clock,
+    metrics: createMetrics({ defaults: opts.defaultMetrics }),
+    limiter: createRateLimiter({ cache: infra.cache, clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs }),
+    log,
+  };
+  let built: BuiltApp;
+  try {
+    built = await buildApp(deps, opts.modules);
+    await built.app.ready();
+    for (const m of built.modules) await m.start?.();
+  } catch (e) {
+    await infra.close();
+    throw e;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    ...built,
+    deps,
+    stop() {
+      stopping ??= (async () => {
+        await built.app.close();
+        for (const m of built.modules) await m.stop?.().catch(() => {});
+        await deps.limiter.close();
+        await infra.close();
+      })();
+      return stopping;
+    },
+  };
+}
