@@ -42,6 +42,8 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   });
   app.server.headersTimeout = 10_000;
   app.setValidatorCompiler(compileValidator);
+  // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body.
+  app.removeContentTypeParser('text/plain');
 
   const modules = factories.map((f) => f(deps));
   const operations = modules.flatMap((m) => m.operations);

@@ -8,6 +8,7 @@ import { createMetrics } from './platform/metrics.ts';
 import { createRateLimiter } from './platform/rate-limit.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import type { AppDeps, ModuleFactory } from './platform/module.ts';
+import { createCursorCodec } from './platform/cursor.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
@@ -31,6 +32,7 @@ export async function startService(
     metrics: createMetrics({ defaults: opts.defaultMetrics }),
     limiter: createRateLimiter({ cache: infra.cache, clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs }),
     log,
+    cursors: createCursorCodec(config.jwtSecret),
   };
   let built: BuiltApp;
   try {

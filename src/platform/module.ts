@@ -10,6 +10,7 @@ import type { RateLimiter } from './rate-limit.ts';
 import type { Operation } from './operation.ts';
 import type { ApiKeyAuthenticator, SessionChecker } from './auth.ts';
 import type { FastifyBaseLogger } from 'fastify';
+import type { CursorCodec } from './cursor.ts';
 
 export interface AppDeps {
   config: Config;
@@ -20,6 +21,8 @@ export interface AppDeps {
   metrics: Metrics;
   limiter: RateLimiter;
   log: FastifyBaseLogger;
+  /** Signed, operation-bound cursors for every paginated list. */
+  cursors: CursorCodec;
 }
 
 export interface ModuleInstance {

@@ -1,0 +1,143 @@
+// Outbound HTTP for every call the service makes (webhook deliveries, identity-provider keys,
+// market-data providers). Guards against SSRF: the scheme is checked, the host's addresses are
+// checked when the socket connects (so DNS rebinding cannot slip a private address in), redirects
+// are never followed, and time and response size are bounded.
+import http from 'node:http';
+import https from 'node:https';
+import dns from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { isPublicAddress } from './ip-guard.ts';
+
+export class OutboundRefusedError extends Error {}
+export class OutboundFailedError extends Error {
+  readonly timedOut: boolean;
+  constructor(message: string, timedOut = false) {
+    super(message);
+    this.timedOut = timedOut;
+  }
+}
+
+export interface OutboundOptions {
+  /** Allow loopback and private targets (tests, local development). Default false. */
+  allowPrivate?: boolean;
+  /** Require https (webhooks); default false (providers may be configured with http in tests). */
+  requireHttps?: boolean;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Stub resolver for tests. */
+  lookup?: (hostname: string) => Promise<string[]>;
+}
+
+export interface OutboundRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  text(): string;
+  json<T = unknown>(): T;
+}
+
+/** Checks a URL can be called at all; the address check happens again at connect time. */
+export function checkUrl(raw: string, opts: OutboundOptions = {}): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundRefusedError('not a valid URL');
+  }
+  const allowed = opts.requireHttps && !opts.allowPrivate ? ['https:'] : ['https:', 'http:'];
+  if (!allowed.includes(url.protocol)) throw new OutboundRefusedError(`scheme ${url.protocol} is not allowed`);
+  if (url.username || url.password) throw new OutboundRefusedError('credentials in the URL are not allowed');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) && !opts.allowPrivate && !isPublicAddress(host)) {
+    throw new OutboundRefusedError('address is not a public address');
+  }
+  if (!opts.allowPrivate && /^(localhost|.*\.localhost|.*\.local|.*\.internal)$/i.test(host)) {
+    throw new OutboundRefusedError('host is not public');
+  }
+  return url;
+}
+
+function guardedLookup(opts: OutboundOptions): LookupFunction {
+  return (hostname, options, callback) => {
+    const resolve = opts.lookup
+      ? opts.lookup(hostname)
+      : dns.promises.lookup(hostname, { all: true }).then((r) => r.map((a) => a.address));
+    resolve.then(
+      (addresses) => {
+        const usable = opts.allowPrivate ? addresses : addresses.filter(isPublicAddress);
+        if (usable.length === 0 || usable.length !== addresses.length) {
+          callback(new OutboundRefusedError(`${hostname} resolves to a non-public address`), '', 4);
+          return;
+        }
+        const address = usable[0];
+        if ((options as { all?: boolean }).all) {
+          (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+            { address, family: isIP(address) },
+          ]);
+        } else callback(null, address, isIP(address));
+      },
+      (err) => callback(err, '', 4),
+    );
+  };
+}
+
+export async function outboundRequest(raw: string, req: OutboundRequest = {}, opts: OutboundOptions = {}): Promise<OutboundResponse> {
+  const url = checkUrl(raw, opts);
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const max = opts.maxResponseBytes ?? 5 * 1024 * 1024;
+  const lib = url.protocol === 'https:' ? https : http;
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    const r = lib.request(
+      url,
+      {
+        method: req.method ?? 'GET',
+        headers: { 'user-agent': 'energy-platform-service', ...req.headers },
+        lookup: guardedLookup(opts),
+        timeout: timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > max) {
+            res.destroy();
+            reject(new OutboundFailedError(`response larger than ${max} bytes`));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            text: () => body.toString('utf8'),
+            json: <T>() => JSON.parse(body.toString('utf8')) as T,
+          });
+        });
+        res.on('error', (e) => reject(new OutboundFailedError(e.message)));
+      },
+    );
+    // One deadline for the whole exchange, not only for idle sockets.
+    const deadline = setTimeout(() => {
+      r.destroy(new OutboundFailedError(`no answer within ${timeoutMs} ms`, true));
+    }, timeoutMs);
+    r.on('close', () => clearTimeout(deadline));
+    r.on('timeout', () => r.destroy(new OutboundFailedError(`no answer within ${timeoutMs} ms`, true)));
+    r.on('error', (e) => {
+      clearTimeout(deadline);
+      reject(e instanceof OutboundRefusedError || e instanceof OutboundFailedError ? e : new OutboundFailedError(e.message));
+    });
+    if (req.body !== undefined) r.write(req.body);
+    r.end();
+  });
+}

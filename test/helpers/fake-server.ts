@@ -1,0 +1,65 @@
+// A small HTTP server on loopback standing in for a third party (provider, IdP, webhook receiver).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export type FakeHandler = (req: RecordedRequest, res: http.ServerResponse) => void | Promise<void>;
+
+export interface FakeServer {
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Replace the handler while running. */
+  handle(h: FakeHandler): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeServer(handler: FakeHandler): Promise<FakeServer> {
+  let current = handler;
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      const rec = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      requests.push(rec);
+      try {
+        await current(rec, res);
+      } catch {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      }
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    handle: (h) => {
+      current = h;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}

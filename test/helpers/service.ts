@@ -1,0 +1,126 @@
+// Test harness: a whole service on a real store. PGlite in memory by default; with
+// TEST_DATABASE_URL / TEST_REDIS_URL / TEST_NATS_URL the real servers, isolated by a fresh
+// PostgreSQL schema and a fresh cache/bus namespace per service.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { SignJWT } from 'jose';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { startService, type Service } from '../../src/server.ts';
+import { ManualClock, type Clock } from '../../src/platform/clock.ts';
+import { defaultModules } from '../../src/modules/index.ts';
+import type { ModuleFactory } from '../../src/platform/module.ts';
+import { createProvisioning } from '../../src/modules/provisioning/service.ts';
+import type { Role } from '../../src/platform/roles.ts';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+export const realServers = {
+  database: process.env.TEST_DATABASE_URL,
+  redis: process.env.TEST_REDIS_URL,
+  nats: process.env.TEST_NATS_URL,
+};
+
+export interface TestServiceOptions {
+  clock?: Clock;
+  env?: Record<string, string>;
+  /** Extra modules (fixtures) on top of the default ones. */
+  extraModules?: ModuleFactory[];
+  /** Share the schema/namespace of another service (two instances on one store). */
+  shareWith?: TestService;
+}
+
+export interface TestService extends Service {
+  config: Config;
+  schema?: string;
+  clock: Clock;
+  request(opts: InjectOptions): Promise<LightMyRequestResponse>;
+  /** An access token as the identity module issues them, signed with the test secret. */
+  token(claims: { orgId: string; roles?: Role[]; userId?: string; staff?: boolean; admin?: boolean; expiresIn?: string }): Promise<string>;
+  createOrg(id: string, modules?: string[]): Promise<void>;
+  createUser(orgId: string, email: string, role: Role, password?: string): Promise<{ id: string }>;
+}
+
+async function createSchema(url: string): Promise<string> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`create schema ${schema}`);
+  await c.end();
+  return schema;
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`drop schema if exists ${schema} cascade`);
+  await c.end();
+}
+
+export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
+  const shared = opts.shareWith;
+  const schema = shared ? shared.schema : realServers.database ? await createSchema(realServers.database) : undefined;
+  const namespace = shared ? shared.config.namespace : `t${randomBytes(5).toString('hex')}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATA_DIR: ':memory:',
+    JWT_SECRET: TEST_JWT_SECRET,
+    NAMESPACE: namespace,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ALLOW_PRIVATE_OUTBOUND: 'true',
+    ...(realServers.database && { DATABASE_URL: realServers.database }),
+    ...(realServers.redis && { REDIS_URL: realServers.redis }),
+    ...(realServers.nats && { NATS_URL: realServers.nats }),
+    ...opts.env,
+  };
+  const config = loadConfig(env);
+  const clock = opts.clock ?? shared?.clock ?? new ManualClock();
+  const service = await startService(config, {
+    clock,
+    schema,
+    ephemeralBus: !shared,
+    modules: [...defaultModules, ...(opts.extraModules ?? [])],
+  });
+  const key = new TextEncoder().encode(config.jwtSecret);
+  const provisioning = createProvisioning(service.deps.db);
+  let userSeq = 0;
+  return {
+    ...service,
+    config,
+    schema,
+    clock,
+    request: (o) => service.app.inject(o),
+    async token({ orgId, roles = ['ORG_ADMIN'], userId, staff, admin, expiresIn = '60m' }) {
+      const now = Math.floor(clock.now().getTime() / 1000);
+      return new SignJWT({
+        tenant_id: orgId,
+        org_id: orgId,
+        roles,
+        ...(staff && { platform_staff: true }),
+        ...(admin && { platform_admin: true }),
+      })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(userId ?? `user-${orgId}-${++userSeq}`)
+        .setIssuedAt(now)
+        .setExpirationTime(expiresIn === '60m' ? now + 3600 : expiresIn)
+        .setJti(randomBytes(8).toString('hex'))
+        .sign(key);
+    },
+    async createOrg(id, modules = []) {
+      await provisioning.createOrg({ id, name: `Org ${id}`, modules });
+    },
+    async createUser(orgId, email, role, password = 'correct-horse-battery-staple') {
+      const u = await provisioning.createUser({ orgId, email, password, role });
+      return { id: u.id };
+    },
+    async stop() {
+      await service.stop();
+      if (schema && !shared && realServers.database) await dropSchema(realServers.database, schema);
+    },
+  };
+}
+
+/** Parses a JSON response body. */
+export function json<T = any>(res: LightMyRequestResponse): T {
+  return JSON.parse(res.body) as T;
+}
