@@ -9,6 +9,7 @@ import { createRateLimiter } from './platform/rate-limit.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import type { AppDeps, ModuleFactory } from './platform/module.ts';
 import { createCursorCodec } from './platform/cursor.ts';
+import { createAuditLog } from './modules/audit/index.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
@@ -33,6 +34,7 @@ export async function startService(
     limiter: createRateLimiter({ cache: infra.cache, clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs }),
     log,
     cursors: createCursorCodec(config.jwtSecret),
+    audit: createAuditLog(clock),
   };
   let built: BuiltApp;
   try {

@@ -11,6 +11,7 @@ import type { Operation } from './operation.ts';
 import type { ApiKeyAuthenticator, SessionChecker } from './auth.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from './cursor.ts';
+import type { AuditLog } from '../modules/audit/index.ts';
 
 export interface AppDeps {
   config: Config;
@@ -23,6 +24,8 @@ export interface AppDeps {
   log: FastifyBaseLogger;
   /** Signed, operation-bound cursors for every paginated list. */
   cursors: CursorCodec;
+  /** Records sign-ins, refusals that matter and every configuration write. */
+  audit: AuditLog;
 }
 
 export interface ModuleInstance {

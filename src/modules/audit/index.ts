@@ -1,0 +1,61 @@
+// The one mechanism that records who did what: every sign-in, every refusal that matters
+// (lockout, token reuse) and every configuration write in any module. Record inside the same
+// transaction as the write (pass the transaction's Queryable) so the log never disagrees.
+import type { Queryable } from '../../infra/db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { RequestContext } from '../../platform/operation.ts';
+
+export interface AuditEntry {
+  /** Dotted verb, e.g. 'auth.login', 'apikey.create', 'twin.asset.update'. */
+  action: string;
+  targetType?: string;
+  targetId?: string;
+  /** Never secrets: ids, changed field names, reasons. */
+  details?: Record<string, unknown>;
+}
+
+/** Who acted, when there is no request context (CLI, jobs). */
+export interface AuditActor {
+  orgId: string | null;
+  actorType: 'user' | 'api_key' | 'system' | 'anonymous';
+  actorId: string | null;
+  requestId?: string | null;
+  ip?: string | null;
+}
+
+export function actorOf(ctx: RequestContext): AuditActor {
+  const a = ctx.actor;
+  return {
+    orgId: ctx.orgId || null,
+    actorType: a.kind === 'user' ? 'user' : a.kind === 'key' ? 'api_key' : 'anonymous',
+    actorId: a.kind === 'user' ? a.userId : a.kind === 'key' ? a.keyId : null,
+    requestId: ctx.requestId,
+    ip: ctx.ip,
+  };
+}
+
+export function createAuditLog(clock: Clock) {
+  return {
+    async record(q: Queryable, who: RequestContext | AuditActor, entry: AuditEntry): Promise<void> {
+      const actor = 'actor' in who ? actorOf(who) : who;
+      await q.query(
+        `insert into audit_log (org_id, actor_type, actor_id, action, target_type, target_id, details, request_id, source_ip, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          actor.orgId,
+          actor.actorType,
+          actor.actorId,
+          entry.action,
+          entry.targetType ?? null,
+          entry.targetId ?? null,
+          JSON.stringify(entry.details ?? {}),
+          actor.requestId ?? null,
+          actor.ip ?? null,
+          clock.now(),
+        ],
+      );
+    },
+  };
+}
+
+export type AuditLog = ReturnType<typeof createAuditLog>;
