@@ -34,6 +34,8 @@ export interface Config {
   allowPrivateOutbound: boolean;
   /** Retention of raw telemetry, in days (0 = keep forever). */
   telemetryRetentionDays: number;
+  /** Seed the demo organisation at start (never in production). */
+  seedDemo: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -122,5 +124,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     allowPrivateOutbound: bool(env, 'ALLOW_PRIVATE_OUTBOUND', false),
     telemetryRetentionDays: int(env, 'TELEMETRY_RETENTION_DAYS', 0, 0, 36500),
+    seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
   };
 }

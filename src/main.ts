@@ -25,19 +25,6 @@ async function main() {
     }
     throw e;
   }
-  const seedDemo = config.nodeEnv !== 'production' && process.env.SEED_DEMO !== 'false';
-  const demo = seedDemo ? await createProvisioning(service.deps.db).seedDemo() : undefined;
-  const address = await service.app.listen({ port: config.port, host: config.host });
-  const store = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
-  console.log(`\nEnergy Platform Service listening on ${address} (${store}, cache: ${service.deps.cache.kind}, bus: ${service.deps.bus.kind})`);
-  console.log(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
-  if (demo) {
-    console.log(`\nDemo organisation ${demo.organisation_id}: sign in as ORG_ADMIN with`);
-    console.log(
-      `  curl -s -X POST ${address}/api/auth/login -H 'Content-Type: application/json' \\\n` +
-        `    -d '{"email":"${demo.email}","password":"${demo.password}"}'\n`,
-    );
-  }
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -50,6 +37,19 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  const demo = config.seedDemo ? await createProvisioning(service.deps.db).seedDemo() : undefined;
+  const address = await service.app.listen({ port: config.port, host: config.host });
+  const store = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  console.log(`\nEnergy Platform Service listening on ${address} (${store}, cache: ${service.deps.cache.kind}, bus: ${service.deps.bus.kind})`);
+  console.log(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
+  if (demo) {
+    console.log(`\nDemo organisation ${demo.organisation_id}: sign in as ORG_ADMIN with`);
+    console.log(
+      `  curl -s -X POST ${address}/api/auth/login -H 'Content-Type: application/json' \\\n` +
+        `    -d '{"email":"${demo.email}","password":"${demo.password}"}'\n`,
+    );
+  }
 }
 
 main().catch((e) => {

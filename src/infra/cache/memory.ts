@@ -8,6 +8,7 @@ interface Entry {
 /** One process only: counters are not shared between instances. */
 export function createMemoryCache(now: () => number = Date.now): Cache {
   const map = new Map<string, Entry>();
+  let closed = false;
   const live = (key: string): Entry | undefined => {
     const e = map.get(key);
     if (e && e.expiresAt <= now()) {
@@ -49,9 +50,10 @@ export function createMemoryCache(now: () => number = Date.now): Cache {
       map.delete(key);
     },
     async ping() {
-      return true;
+      return !closed;
     },
     async close() {
+      closed = true;
       clearInterval(sweep);
       map.clear();
     },

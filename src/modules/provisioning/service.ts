@@ -21,7 +21,7 @@ export function createProvisioning(db: Db) {
         throw new ProvisioningError('--id must be 2-63 lowercase letters, digits or hyphens, starting with a letter or digit');
       }
       if (!input.name.trim()) throw new ProvisioningError('--name must not be empty');
-      const modules = input.modules ?? [];
+      const modules = [...new Set(input.modules ?? [])].sort();
       for (const m of modules) {
         if (!(MODULES as readonly string[]).includes(m)) {
           throw new ProvisioningError(`unknown module "${m}" (known: ${MODULES.join(', ')})`);

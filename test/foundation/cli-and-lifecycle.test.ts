@@ -1,0 +1,126 @@
+// The provisioning CLI, the embedded store's lock against a running server, and graceful shutdown.
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import http from 'node:http';
+import { startTestService, json } from '../helpers/service.ts';
+import { fixtureModule } from '../helpers/fixtures.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'eps-cli-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const baseEnv = { ...process.env, DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: '', REDIS_URL: '', NATS_URL: '' };
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, ['src/cli/index.ts', ...args], { env: baseEnv, encoding: 'utf8' });
+  // Errors are one JSON line on stderr, then (for usage errors) the usage text.
+  const first = r.stderr.split('\n')[0];
+  const err = first.startsWith('{') ? (JSON.parse(first).error as string) + r.stderr.slice(first.length) : r.stderr;
+  return { status: r.status, out: r.stdout ? JSON.parse(r.stdout) : null, err };
+}
+
+function startServer(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['src/main.ts'], { env: { ...baseEnv, PORT: '0' } });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      // The demo login line is printed last, after the signal handlers are in place.
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m && out.includes('"password"')) resolve({ child, url: m[1], output: () => out });
+    });
+    child.stderr!.on('data', (d) => (out += d));
+    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+}
+
+describe('provisioning CLI on the embedded store', () => {
+  test('org create prints the organisation as JSON', () => {
+    const r = cli('org', 'create', '--id', 'acme', '--name', 'Acme Ltd', '--modules', 'field,ems/routing');
+    assert.equal(r.status, 0, r.err);
+    assert.equal(r.out.id, 'acme');
+    assert.deepEqual(r.out.modules, ['ems/routing', 'field']);
+  });
+
+  test('user create makes a user; a second create adds a membership to the same user', () => {
+    cli('org', 'create', '--id', 'other', '--name', 'Other');
+    const a = cli('user', 'create', '--org', 'acme', '--email', 'ops@acme.example', '--password', 'long-enough-password', '--role', 'OPERATOR');
+    assert.equal(a.status, 0, a.err);
+    assert.equal(a.out.created, true);
+    const b = cli('user', 'create', '--org', 'other', '--email', 'ops@acme.example', '--role', 'VIEWER', '--staff');
+    assert.equal(b.status, 0, b.err);
+    assert.equal(b.out.created, false);
+    assert.equal(b.out.id, a.out.id);
+    assert.equal(b.out.platform_staff, true);
+    assert.deepEqual(b.out.memberships, [
+      { org_id: 'acme', role: 'OPERATOR' },
+      { org_id: 'other', role: 'VIEWER' },
+    ]);
+  });
+
+  test('bad input is refused with a clear message and a non-zero exit', () => {
+    assert.match(cli('org', 'create', '--id', 'Bad Id!', '--name', 'x').err, /--id must be/);
+    assert.match(cli('org', 'create', '--id', 'ok-id', '--name', 'x', '--modules', 'billing').err, /unknown module "billing"/);
+    assert.match(cli('user', 'create', '--org', 'acme', '--email', 'x@y.z', '--password', 'p', '--role', 'ORG_ADMIN').err, /at least 12/);
+    assert.match(cli('user', 'create', '--org', 'nope', '--email', 'x@y.z', '--password', 'long-enough-pass', '--role', 'VIEWER').err, /does not exist/);
+    assert.match(cli('user', 'create', '--org', 'acme', '--email', 'x@y.z', '--password', 'long-enough-pass', '--role', 'KING').err, /--role must be/);
+    const r = cli('frobnicate');
+    assert.equal(r.status, 2);
+    assert.match(r.err, /usage:/);
+  });
+
+  test('org list shows what was created', () => {
+    const r = cli('org', 'list');
+    assert.deepEqual(r.out.map((o: { id: string }) => o.id), ['acme', 'other']);
+  });
+
+  test('while the server holds the store the CLI refuses; after SIGTERM it works again and nothing was lost', async () => {
+    const server = await startServer();
+    try {
+      assert.match(server.output(), /Demo organisation demo-energy/);
+      assert.match(server.output(), /"email":"admin@demo-energy.example"/);
+      const r = cli('org', 'create', '--id', 'late', '--name', 'Late');
+      assert.equal(r.status, 3);
+      assert.match(r.err, /in use by a running server/);
+      const ready = await fetch(`${server.url}/api/telemetry/readyz`);
+      assert.equal(ready.status, 200);
+    } finally {
+      server.child.kill('SIGTERM');
+      const code = await new Promise((r) => server.child.on('exit', (c, s) => r(c ?? s)));
+      assert.equal(code, 0, 'graceful shutdown exits 0');
+    }
+    assert.equal(existsSync(join(dir, 'service.lock')), false, 'the lock is released');
+    const after = cli('org', 'list');
+    assert.deepEqual(after.out.map((o: { id: string }) => o.id), ['acme', 'demo-energy', 'other']);
+  });
+
+  test('a stale lock left by a crashed process is taken over', async () => {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'service.lock'), '999999\nserver\n');
+    assert.equal(cli('org', 'list').status, 0);
+  });
+});
+
+describe('graceful shutdown', () => {
+  test('an in-flight request finishes; new connections are refused afterwards', async () => {
+    const svc = await startTestService({ extraModules: [fixtureModule] });
+    const address = await svc.app.listen({ port: 0, host: '127.0.0.1' });
+    const inflight = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http.get(`${address}/api/test-fixture/slow`, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      }).on('error', reject);
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const stopped = svc.stop();
+    const res = await inflight;
+    assert.equal(res.status, 200);
+    assert.deepEqual(JSON.parse(res.body), { ok: true });
+    await stopped;
+    await assert.rejects(fetch(`${address}/api/telemetry/healthz`));
+    void json;
+  });
+});

@@ -1,0 +1,106 @@
+// The served OpenAPI document against spec/operations.json, and the route-table guard: every
+// declared operation is complete. New operations are picked up automatically.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startTestService, json, type TestService } from '../helpers/service.ts';
+
+const specPath = fileURLToPath(new URL('../../../shared/spec/operations.json', import.meta.url));
+const catalogue = JSON.parse(readFileSync(specPath, 'utf8')) as {
+  operations: { method: string; path: string; status: string; access: string; module?: string; audience?: string; sandbox?: boolean }[];
+  not_served: { method: string; path: string }[];
+};
+
+let svc: TestService;
+let doc: any;
+before(async () => {
+  svc = await startTestService();
+  const res = await svc.request({ method: 'GET', url: '/openapi.json' });
+  assert.equal(res.statusCode, 200);
+  doc = json(res);
+});
+after(() => svc.stop());
+
+const SECURITY: Record<string, string> = { public: 'public', 'api-key': 'apiKey', bearer: 'bearerAuth' };
+
+test('the document is OpenAPI 3.1 with the contract version', () => {
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.info.version, '2026-10-15');
+});
+
+test('every catalogued operation that is declared has the catalogue status, access, path and labels', () => {
+  let declared = 0;
+  for (const c of catalogue.operations) {
+    const op = doc.paths[c.path]?.[c.method.toLowerCase()];
+    if (!op) continue;
+    declared++;
+    const where = `${c.method} ${c.path}`;
+    assert.equal(op['x-platform-status'], c.status, `${where}: status`);
+    const schemes = (op.security as Record<string, unknown>[]).flatMap((s) => Object.keys(s));
+    if (c.access === 'public') assert.deepEqual(schemes, [], `${where}: public`);
+    else assert.ok(schemes.includes(SECURITY[c.access]), `${where}: access ${c.access}, declared ${schemes}`);
+    if (c.access === 'bearer') assert.ok(!schemes.includes('apiKey'), `${where}: bearer-only must not accept keys`);
+    assert.equal(op['x-platform-module'], c.module, `${where}: module`);
+    assert.equal(op['x-platform-audience'], c.audience, `${where}: audience`);
+    assert.equal(op['x-platform-sandbox'], c.sandbox, `${where}: sandbox`);
+  }
+  console.log(`catalogue: ${declared} of ${catalogue.operations.length} catalogued operations declared`);
+  assert.ok(declared >= 3);
+});
+
+test('route-table guard: every operation is complete and operationIds are unique', () => {
+  const ids = new Set<string>();
+  for (const [path, methods] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(methods)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/, `${where}: operationId`);
+      assert.ok(!ids.has(op.operationId), `${where}: duplicate operationId ${op.operationId}`);
+      ids.add(op.operationId);
+      assert.ok(op.summary, `${where}: summary`);
+      assert.ok(op.tags?.length, `${where}: tags`);
+      assert.ok(['live', 'awaiting-migration', 'partner-gated', 'demo-realm'].includes(op['x-platform-status']), `${where}: status label`);
+      assert.ok(Object.keys(op.responses).some((s) => Number(s) < 400), `${where}: a success response schema`);
+      assert.ok(Array.isArray(op.security), `${where}: security`);
+      if (['calculated', 'forecast', 'simulated'].includes(op['x-platform-data-basis'])) {
+        assert.ok(op['x-platform-method'], `${where}: x-platform-method for ${op['x-platform-data-basis']}`);
+      }
+      for (const p of path.match(/\{[^}]+\}/g) ?? []) {
+        const name = p.slice(1, -1);
+        assert.ok(op.parameters.some((x: any) => x.in === 'path' && x.name === name), `${where}: path parameter ${name}`);
+      }
+    }
+  }
+});
+
+test('the withdrawn and unbuilt operations answer 404', async () => {
+  for (const n of catalogue.not_served) {
+    const url = n.path.replace(/\{[^}]+\}/g, 'x1');
+    const res = await svc.request({ method: n.method as 'GET', url, payload: n.method === 'POST' ? {} : undefined });
+    assert.equal(res.statusCode, 404, `${n.method} ${n.path}`);
+    assert.deepEqual(json(res), { detail: 'Not Found' });
+  }
+});
+
+test('the separately described /v1 surface is not served', async () => {
+  for (const [method, url] of [
+    ['GET', '/v1/sites'],
+    ['GET', '/v1/assets/a1/telemetry'],
+    ['POST', '/v1/dispatch/events'],
+    ['GET', '/v1/receipts/r1/verify'],
+  ] as const) {
+    const res = await svc.request({ method, url });
+    assert.equal(res.statusCode, 404, url);
+  }
+});
+
+test('/docs serves an interactive reference with its own assets (no CDN)', async () => {
+  const res = await svc.request({ method: 'GET', url: '/docs/' });
+  assert.equal(res.statusCode, 200);
+  assert.match(res.body, /swagger-ui/i);
+  assert.doesNotMatch(res.body, /(src|href)="https?:\/\//, 'assets are served locally');
+  const js = await svc.request({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
+  assert.equal(js.statusCode, 200);
+  const spec = await svc.request({ method: 'GET', url: '/docs/json' });
+  assert.deepEqual(json(spec).paths, doc.paths);
+});

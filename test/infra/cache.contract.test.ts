@@ -1,0 +1,83 @@
+// One contract for every cache adapter: memory always, Redis when TEST_REDIS_URL is set.
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { Cache } from '../../src/infra/cache/index.ts';
+import { createMemoryCache } from '../../src/infra/cache/memory.ts';
+import { openRedisCache } from '../../src/infra/cache/redis.ts';
+import { CacheUnavailableError } from '../../src/infra/cache/index.ts';
+
+const adapters: [string, () => Promise<Cache>][] = [['memory', async () => createMemoryCache()]];
+if (process.env.TEST_REDIS_URL) adapters.push(['redis', () => openRedisCache({ url: process.env.TEST_REDIS_URL! })]);
+
+for (const [name, open] of adapters) {
+  describe(`cache contract: ${name}`, () => {
+    let cache: Cache;
+    const k = (s: string) => `test:${randomBytes(6).toString('hex')}:${s}`;
+    after(() => cache?.close());
+
+    test('opens and answers ping', async () => {
+      cache = await open();
+      assert.equal(await cache.ping(), true);
+    });
+
+    test('hit counts within a window and restarts in the next', async () => {
+      const now = Date.now();
+      const key = k('hits');
+      assert.equal(await cache.hit(key, now + 60_000, now), 1);
+      assert.equal(await cache.hit(key, now + 60_000, now), 2);
+      assert.equal(await cache.hit(key, now + 60_000, now), 3);
+      const other = k('other');
+      assert.equal(await cache.hit(other, now + 60_000, now), 1);
+    });
+
+    test('concurrent hits are all counted (atomic)', async () => {
+      const now = Date.now();
+      const key = k('concurrent');
+      const counts = await Promise.all(Array.from({ length: 50 }, () => cache.hit(key, now + 60_000, now)));
+      assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
+    });
+
+    test('get / set / del', async () => {
+      const key = k('kv');
+      assert.equal(await cache.get(key), null);
+      await cache.set(key, 'v1');
+      assert.equal(await cache.get(key), 'v1');
+      await cache.del(key);
+      assert.equal(await cache.get(key), null);
+    });
+
+    test('set with a ttl expires', async () => {
+      const key = k('ttl');
+      await cache.set(key, 'v', 50);
+      assert.equal(await cache.get(key), 'v');
+      await new Promise((r) => setTimeout(r, 120));
+      assert.equal(await cache.get(key), null);
+    });
+
+    test('setIfAbsent sets once', async () => {
+      const key = k('nx');
+      assert.equal(await cache.setIfAbsent(key, 'a', 10_000), true);
+      assert.equal(await cache.setIfAbsent(key, 'b', 10_000), false);
+      assert.equal(await cache.get(key), 'a');
+    });
+
+    test('after close, ping is false', async () => {
+      const c = await open();
+      await c.close();
+      assert.equal(await c.ping(), false);
+    });
+  });
+}
+
+describe('redis cache with the server unreachable', () => {
+  test('starts, reports ping false and fails commands fast with CacheUnavailableError', async () => {
+    const cache = await openRedisCache({ url: 'redis://127.0.0.1:6399', commandTimeoutMs: 100 });
+    try {
+      assert.equal(await cache.ping(200), false);
+      await assert.rejects(cache.hit('x', Date.now() + 1000, Date.now()), CacheUnavailableError);
+    } finally {
+      await cache.close();
+    }
+  });
+});
