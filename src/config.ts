@@ -1,5 +1,6 @@
 // Typed configuration, read once from the environment and validated at start.
 // Nothing else in the service reads process.env.
+import { createPrivateKey } from 'node:crypto';
 
 export interface Config {
   nodeEnv: string;
@@ -29,13 +30,46 @@ export interface Config {
     tariffBaseUrl: string;
     carbonBaseUrl: string;
     timeoutMs: number;
+    /** Extra attempts on idempotent provider reads, and the first backoff delay. */
+    retries: number;
+    retryBaseMs: number;
+    /** Agile product whose unit rates are served (tariff code E-1R-<product>-<region>). */
+    tariffProductCode: string;
+    /** Freshness of a fully published (or past) day of prices, and of a day still being published. */
+    tariffCacheTtlSeconds: number;
+    tariffUnpublishedTtlSeconds: number;
+    /** Freshness of carbon intensity figures (never beyond the end of their half hour). */
+    carbonCacheTtlSeconds: number;
+    flex: {
+      /** Freshness of tenders and contracts read from the operators' platforms. */
+      cacheTtlSeconds: number;
+      /** The two network operators, in the spec's order (<DNO_A>, <DNO_B>). */
+      operators: FlexOperatorConfig[];
+    };
   };
+  /** Ed25519 key (PKCS8 PEM) signing energy receipts; absent = generated and kept in the store (not in production). */
+  esgSigningKeyPem?: string;
   /** Allow outbound calls to loopback/private addresses (tests and local development only). */
   allowPrivateOutbound: boolean;
+  /** Refuse every outbound call that is not to loopback (tests, machines without egress). */
+  outboundLoopbackOnly: boolean;
   /** Retention of raw telemetry, in days (0 = keep forever). */
   telemetryRetentionDays: number;
   /** Seed the demo organisation at start (never in production). */
   seedDemo: boolean;
+}
+
+export interface FlexOperatorConfig {
+  /** Which of the two operators ('A' = first, 'B' = second) and the variable prefix FLEX_DNO_<slot>_. */
+  slot: 'A' | 'B';
+  /** The `dno` value callers use. */
+  id: string;
+  /** The operator's flexibility platform; absent = not wired. */
+  baseUrl?: string;
+  clientId?: string;
+  apiKey?: string;
+  /** Offers to this operator must name the tender's id on the platform (the second operator). */
+  requiresTenderPlatformId: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -81,6 +115,52 @@ function url(env: Env, name: string, protocols: string[], def?: string): string 
   return raw;
 }
 
+function pattern(env: Env, name: string, def: string, re: RegExp, what: string): string {
+  const v = str(env, name, def);
+  if (!re.test(v)) throw new ConfigError(`${name} must be ${what} (got "${v}")`);
+  return v;
+}
+
+function flexOperators(env: Env, nodeEnv: string): FlexOperatorConfig[] {
+  const ops = (['A', 'B'] as const).map((slot) => {
+    const p = `FLEX_DNO_${slot}_`;
+    const id = pattern(env, `${p}ID`, `dno-${slot.toLowerCase()}`, /^[a-z][a-z0-9_-]{1,31}$/, '2-32 lower-case letters, digits, - or _');
+    const baseUrl = url(env, `${p}BASE_URL`, nodeEnv === 'production' ? ['https:'] : ['http:', 'https:']);
+    const clientId = env[`${p}CLIENT_ID`] || undefined;
+    const apiKey = env[`${p}API_KEY`] || undefined;
+    if (Boolean(clientId) !== Boolean(apiKey)) {
+      throw new ConfigError(`${p}CLIENT_ID and ${p}API_KEY must be set together`);
+    }
+    return { slot, id, baseUrl, clientId, apiKey, requiresTenderPlatformId: slot === 'B' };
+  });
+  if (ops[0].id === ops[1].id) throw new ConfigError('FLEX_DNO_A_ID and FLEX_DNO_B_ID must differ');
+  return ops;
+}
+
+/** An Ed25519 private key as PKCS8 PEM, or the base64 of its 32-byte seed; returned as PKCS8 PEM. */
+function ed25519Key(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    const text = raw.trim();
+    let key;
+    if (text.includes('-----BEGIN')) key = createPrivateKey(text.replace(/\\n/g, '\n'));
+    else {
+      const seed = Buffer.from(text, 'base64');
+      if (seed.length !== 32) throw new Error('seed length');
+      key = createPrivateKey({
+        key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+        format: 'der',
+        type: 'pkcs8',
+      });
+    }
+    if (key.asymmetricKeyType !== 'ed25519') throw new Error('not ed25519');
+    return key.export({ format: 'pem', type: 'pkcs8' }).toString();
+  } catch {
+    throw new ConfigError(`${name} must be an Ed25519 private key: PKCS8 PEM, or the base64 of a 32-byte seed`);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const jwtSecret = str(env, 'JWT_SECRET', DEV_JWT_SECRET);
@@ -121,8 +201,20 @@ export function loadConfig(env: Env = process.env): Config {
       tariffBaseUrl: url(env, 'TARIFF_API_BASE_URL', ['http:', 'https:'], 'https://api.octopus.energy')!,
       carbonBaseUrl: url(env, 'CARBON_API_BASE_URL', ['http:', 'https:'], 'https://api.carbonintensity.org.uk')!,
       timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 5000, 100, 60_000),
+      retries: int(env, 'UPSTREAM_RETRIES', 2, 0, 5),
+      retryBaseMs: int(env, 'UPSTREAM_RETRY_BASE_MS', 200, 1, 10_000),
+      tariffProductCode: pattern(env, 'TARIFF_PRODUCT_CODE', 'AGILE-24-10-01', /^[A-Z0-9][A-Z0-9-]{1,63}$/, 'upper-case letters, digits and -'),
+      tariffCacheTtlSeconds: int(env, 'TARIFF_CACHE_TTL_SECONDS', 86_400, 0, 7 * 86_400),
+      tariffUnpublishedTtlSeconds: int(env, 'TARIFF_UNPUBLISHED_TTL_SECONDS', 300, 0, 86_400),
+      carbonCacheTtlSeconds: int(env, 'CARBON_CACHE_TTL_SECONDS', 300, 0, 1800),
+      flex: {
+        cacheTtlSeconds: int(env, 'FLEX_CACHE_TTL_SECONDS', 60, 0, 3600),
+        operators: flexOperators(env, nodeEnv),
+      },
     },
+    esgSigningKeyPem: ed25519Key(env, 'ESG_SIGNING_KEY'),
     allowPrivateOutbound: bool(env, 'ALLOW_PRIVATE_OUTBOUND', false),
+    outboundLoopbackOnly: bool(env, 'OUTBOUND_LOOPBACK_ONLY', false),
     telemetryRetentionDays: int(env, 'TELEMETRY_RETENTION_DAYS', 0, 0, 36500),
     seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
   };

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './platform/clock.ts';
 import type { AppDeps, ModuleFactory } from './platform/module.ts';
 import { createCursorCodec } from './platform/cursor.ts';
 import { createAuditLog } from './modules/audit/index.ts';
+import { setOutboundPolicy } from './infra/outbound/http-client.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
@@ -21,6 +22,7 @@ export async function startService(
   config: Config,
   opts: Partial<OpenOptions> & { clock?: Clock; modules?: ModuleFactory[]; defaultMetrics?: boolean } = {},
 ): Promise<Service> {
+  setOutboundPolicy({ loopbackOnly: config.outboundLoopbackOnly });
   const infra = await openInfra(config, { holder: 'server', ...opts });
   const clock = opts.clock ?? systemClock;
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
@@ -40,7 +42,7 @@ export async function startService(
   try {
     built = await buildApp(deps, opts.modules);
     await built.app.ready();
-    for (const m of built.modules) await m.start?.();
+    for (const m of built.modules) await m.start?.({ operations: built.operations });
   } catch (e) {
     await infra.close();
     throw e;

@@ -68,6 +68,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     NAMESPACE: namespace,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ALLOW_PRIVATE_OUTBOUND: 'true',
+    // No test may reach past this machine, whatever URL it registers.
+    OUTBOUND_LOOPBACK_ONLY: 'true',
     ...(realServers.database && { DATABASE_URL: realServers.database }),
     ...(realServers.redis && { REDIS_URL: realServers.redis }),
     ...(realServers.nats && { NATS_URL: realServers.nats }),

@@ -81,3 +81,20 @@ test('time and size are bounded', async () => {
   await assert.rejects(outboundRequest(`${fake.url}/big`, {}, { allowPrivate: true, maxResponseBytes: 1024 }), OutboundFailedError);
   await assert.rejects(outboundRequest('http://127.0.0.1:1/', {}, { allowPrivate: true }), OutboundFailedError);
 });
+
+test('loopback-only policy refuses every non-loopback target before resolving it', async () => {
+  const { setOutboundPolicy } = await import('../../src/infra/outbound/http-client.ts');
+  setOutboundPolicy({ loopbackOnly: true });
+  try {
+    let looked = 0;
+    await assert.rejects(
+      outboundRequest('https://hooks.example.com/x', {}, { allowPrivate: true, lookup: async () => (looked++, ['93.184.216.34']) }),
+      OutboundRefusedError,
+    );
+    assert.equal(looked, 0);
+    const ok = await outboundRequest(`${fake.url}/x`, {}, { allowPrivate: true });
+    assert.equal(ok.status, 200);
+  } finally {
+    setOutboundPolicy({ loopbackOnly: false });
+  }
+});

@@ -17,6 +17,14 @@ export class OutboundFailedError extends Error {
   }
 }
 
+// Process-wide safety net, set from configuration at start: when loopback-only, no outbound call
+// may leave the machine whatever a caller passes (test runs, fuzzing, sandboxes without egress).
+let loopbackOnly = false;
+export function setOutboundPolicy(policy: { loopbackOnly: boolean }): void {
+  loopbackOnly = policy.loopbackOnly;
+}
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+
 export interface OutboundOptions {
   /** Allow loopback and private targets (tests, local development). Default false. */
   allowPrivate?: boolean;
@@ -54,6 +62,7 @@ export function checkUrl(raw: string, opts: OutboundOptions = {}): URL {
   if (!allowed.includes(url.protocol)) throw new OutboundRefusedError(`scheme ${url.protocol} is not allowed`);
   if (url.username || url.password) throw new OutboundRefusedError('credentials in the URL are not allowed');
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (loopbackOnly && !LOOPBACK.test(host)) throw new OutboundRefusedError('outbound calls are limited to loopback here');
   if (isIP(host) && !opts.allowPrivate && !isPublicAddress(host)) {
     throw new OutboundRefusedError('address is not a public address');
   }
