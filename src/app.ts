@@ -24,8 +24,19 @@ export interface BuiltApp {
 
 export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defaultModules): Promise<BuiltApp> {
   const { config } = deps;
+  // Router-level failures (a malformed percent-encoding, an over-long path segment) happen before
+  // any route; they still answer in the spec's shape.
+  const frameworkErrors = (err: FastifyError, req: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const e =
+      err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new AppError(414, 'URI Too Long', { code: 'uri_too_long' })
+        : new AppError(400, 'Malformed URL', { code: 'malformed_url' });
+    if (isDevtoolsPath(req.url)) reply.header('X-Request-Id', String(req.id));
+    renderError(e, req, reply, { devtools: isDevtoolsPath(req.url), docsOrigin: config.publicDocsOrigin });
+  };
   const app = Fastify({
     loggerInstance: deps.log,
+    frameworkErrors,
     bodyLimit: config.bodyLimitBytes,
     // Echo a well-formed X-Request-Id, otherwise make one; logs carry the same id.
     genReqId: (req) => {

@@ -16,6 +16,11 @@ export interface AppErrorOptions {
   extra?: Record<string, unknown>;
   /** Human text for the envelope when `detail` is not a string. */
   message?: string;
+  /**
+   * Members sent beside `detail` on every surface (e.g. ingestion's `index`/`field` on 403
+   * cross_tenant_record, the counts on 503 writer_error). Additive; declare them in the docs.
+   */
+  members?: Record<string, unknown>;
 }
 
 export class AppError extends Error {
@@ -24,6 +29,7 @@ export class AppError extends Error {
   readonly code: string;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
+  readonly members: Record<string, unknown>;
   constructor(status: number, detail: unknown, opts: AppErrorOptions = {}) {
     super(opts.message ?? (typeof detail === 'string' ? detail : STATUS_TITLES[status] ?? 'Error'));
     this.status = status;
@@ -31,6 +37,7 @@ export class AppError extends Error {
     this.code = opts.code ?? DEFAULT_CODES[status] ?? 'error';
     this.headers = opts.headers ?? {};
     this.extra = opts.extra ?? {};
+    this.members = opts.members ?? {};
   }
 }
 
@@ -43,6 +50,7 @@ export const STATUS_TITLES: Record<number, string> = {
   405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   423: 'Locked',

@@ -186,3 +186,16 @@ test('trailing slash: the same path with or without it is one route', async () =
   const a = await svc.request({ method: 'GET', url: '/api/telemetry/healthz/' });
   assert.equal(a.statusCode, 200);
 });
+
+test('router-level failures answer in the spec shape: malformed URL 400, over-long segment 414', async () => {
+  const bad = await svc.request({ method: 'GET', url: '/api/test-fixture/deprecated/%ED%A0%80' });
+  assert.equal(bad.statusCode, 400);
+  assert.deepEqual(json(bad), { detail: 'Malformed URL' });
+  const long = await svc.request({ method: 'GET', url: `/api/test-fixture/deprecated/${'x'.repeat(2000)}` });
+  assert.equal(long.statusCode, 414);
+  assert.deepEqual(json(long), { detail: 'URI Too Long' });
+  const dev = await svc.request({ method: 'GET', url: '/api/devtools/x/%ED%A0%80' });
+  assert.equal(dev.statusCode, 400);
+  assert.equal(json(dev).code, 'malformed_url');
+  assert.ok(dev.headers['x-request-id']);
+});

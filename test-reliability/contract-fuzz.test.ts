@@ -1,0 +1,159 @@
+// T-13/T-14: contract fuzzing of every operation in the served OpenAPI document. For each
+// operation, requests with valid, missing, wrong-typed, oversized, unicode, injection-shaped and
+// malformed-JSON inputs, with a role that may call it. Pass: no 500, every error in its surface's
+// shape, every declared success answer valid against its own schema. New operations are picked
+// up from the document automatically.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { startTestService, json, type TestService } from '../test/helpers/service.ts';
+import { bodyVariants, paramVariants, type Schema } from './helpers/schema-arbitrary.ts';
+import { fuzzEnv, prepareCredentials, type Credentials } from './helpers/world.ts';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
+const SEED = Number(process.env.FUZZ_SEED ?? 1);
+
+let svc: TestService;
+let doc: any;
+let creds: Credentials;
+const ajv = new Ajv({ strict: false, allErrors: false });
+(addFormatsModule as unknown as (a: Ajv) => void)(ajv);
+
+before(async () => {
+  svc = await startTestService({ env: fuzzEnv() });
+  doc = json(await svc.request({ method: 'GET', url: '/openapi.json' }));
+  ajv.addSchema({ $id: 'doc', components: doc.components }, 'doc');
+  creds = await prepareCredentials(svc, doc);
+});
+after(() => svc?.stop());
+
+function resolveRefs(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(resolveRefs);
+  if (schema && typeof schema === 'object') {
+    const o = schema as Record<string, unknown>;
+    if (typeof o.$ref === 'string' && o.$ref.startsWith('#/components/schemas/')) {
+      return resolveRefs(doc.components.schemas[o.$ref.split('/').pop()!]);
+    }
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, resolveRefs(v)]));
+  }
+  return schema;
+}
+
+const validators = new Map<string, ReturnType<Ajv['compile']>>();
+function validatorFor(key: string, schema: unknown) {
+  let v = validators.get(key);
+  if (!v) {
+    v = ajv.compile(resolveRefs(schema) as object);
+    validators.set(key, v);
+  }
+  return v;
+}
+
+interface Spec {
+  pathValues: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+  malformed: boolean;
+  problem: boolean;
+}
+
+function specArbitrary(op: any): fc.Arbitrary<Spec> {
+  const params: any[] = op.parameters ?? [];
+  const pathArbs: Record<string, fc.Arbitrary<string>> = {};
+  const queryArbs: Record<string, fc.Arbitrary<string>> = {};
+  for (const p of params) {
+    if (p.in === 'path') pathArbs[p.name] = fc.oneof(paramVariants(p.schema), fc.constantFrom('x1', '00000000-0000-0000-0000-000000000000'));
+    if (p.in === 'query') queryArbs[p.name] = paramVariants(p.schema);
+  }
+  const bodySchema = op.requestBody?.content?.['application/json']?.schema as Schema | undefined;
+  return fc.record({
+    pathValues: fc.record(pathArbs),
+    query: fc.record(queryArbs, { requiredKeys: [] }) as fc.Arbitrary<Record<string, string>>,
+    body: bodySchema ? bodyVariants(bodySchema) : fc.constant(undefined),
+    malformed: fc.boolean().map((b) => b && !!bodySchema).chain((b) => fc.constant(b)).filter(() => true),
+    problem: fc.boolean(),
+  }).map((s) => ({ ...s, malformed: s.malformed && Math.random() < 0.15 }));
+}
+
+/** Percent-encodes; a lone surrogate becomes an invalid UTF-8 sequence, itself a hostile input. */
+function enc(v: string): string {
+  try {
+    return encodeURIComponent(v);
+  } catch {
+    return '%ED%A0%80';
+  }
+}
+
+function checkShape(path: string, status: number, headers: Record<string, unknown>, body: any, problem: boolean): string | null {
+  if (!body || typeof body !== 'object') return 'error body is not JSON';
+  if (path.startsWith('/api/devtools/')) {
+    if (!headers['x-request-id']) return 'devtools answer without X-Request-Id';
+    if (body.status !== status) return `envelope status ${body.status} != ${status}`;
+    if (!body.error?.code || !body.error?.request_id) return 'envelope without error{code,request_id}';
+    if (problem) {
+      if (!String(headers['content-type']).startsWith('application/problem+json')) return 'problem+json not honoured';
+      if (typeof body.detail !== 'string') return 'problem+json detail is not a string';
+    }
+    return null;
+  }
+  if (!('detail' in body)) return 'error without detail';
+  if (status === 422 && Array.isArray(body.detail)) {
+    for (const e of body.detail) if (!('type' in e && 'loc' in e && 'msg' in e && 'input' in e)) return '422 entry without type/loc/msg/input';
+  }
+  return null;
+}
+
+test('contract fuzzing of every served operation', async () => {
+  const failures: string[] = [];
+  let requests = 0;
+  let operations = 0;
+  for (const [path, methods] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(methods)) {
+      operations++;
+      const samples = fc.sample(specArbitrary(op), { numRuns: RUNS, seed: SEED + operations });
+      let opFailures = 0;
+      for (const s of samples) {
+        const url =
+          path.replace(/\{([^}]+)\}/g, (_, name) => enc(s.pathValues[name] || 'x1')) +
+          (Object.keys(s.query).length ? '?' + new URLSearchParams(s.query).toString() : '');
+        const headers: Record<string, string> = { ...creds.headersFor(op) };
+        if (s.problem) headers.accept = 'application/problem+json';
+        let payload: string | undefined;
+        if (s.body !== undefined || s.malformed) {
+          headers['content-type'] = 'application/json';
+          payload = s.malformed ? '{"broken": [1, 2' : JSON.stringify(s.body);
+        }
+        const res = await svc.request({ method: method.toUpperCase(), url, headers, payload });
+        requests++;
+        const where = `${method.toUpperCase()} ${path} -> ${res.statusCode}`;
+        let problem: string | null = null;
+        if (res.statusCode >= 500 && ![502, 503].includes(res.statusCode)) problem = `server error: ${res.body.slice(0, 200)}`;
+        else if (res.statusCode >= 400) {
+          let body: unknown;
+          try {
+            body = JSON.parse(res.body);
+          } catch {
+            problem = `error body not JSON: ${res.body.slice(0, 100)}`;
+          }
+          problem ??= checkShape(path, res.statusCode, res.headers, body, s.problem);
+        } else {
+          const declared = op.responses?.[String(res.statusCode)]?.content?.['application/json']?.schema;
+          if (declared && String(res.headers['content-type']).includes('json')) {
+            const v = validatorFor(`${method} ${path} ${res.statusCode}`, declared);
+            if (!v(JSON.parse(res.body))) problem = `response fails its schema: ${ajv.errorsText(v.errors).slice(0, 200)}`;
+          } else if (!op.responses?.[String(res.statusCode)]) {
+            problem = `undeclared success status ${res.statusCode}`;
+          }
+        }
+        if (problem && opFailures < 3) {
+          opFailures++;
+          failures.push(`${where}: ${problem}\n    request: ${url.slice(0, 200)} ${payload?.slice(0, 200) ?? ''}`);
+        }
+      }
+    }
+  }
+  console.log(`contract fuzzing: ${operations} operations, ${requests} requests, ${failures.length} failures (seed ${SEED}, ${RUNS} runs each)`);
+  assert.deepEqual(failures, [], failures.join('\n'));
+});
