@@ -42,6 +42,8 @@ export interface AuthDeps {
   sessions?: SessionChecker;
 }
 
+const IAT_LEEWAY_S = 60;
+
 const unauthorized = (detail: string, code = 'unauthorized') => new AppError(401, detail, { code });
 const forbidden = (detail: string, code = 'forbidden', extra?: Record<string, unknown>) =>
   new AppError(403, detail, { code, extra });
@@ -81,6 +83,9 @@ export async function authenticate(req: FastifyRequest, op: Operation, deps: Aut
       requiredClaims: ['sub', 'exp', 'iat'],
     });
     claims = out.payload as unknown as AccessClaims;
+    // A token issued in the future (beyond clock skew) was not issued by us.
+    const nowS = Math.floor(deps.clock.now().getTime() / 1000);
+    if (typeof out.payload.iat !== 'number' || out.payload.iat > nowS + IAT_LEEWAY_S) throw new Error('iat in the future');
     if ((out.payload as { typ?: unknown }).typ !== undefined && (out.payload as { typ?: unknown }).typ !== 'access') {
       throw new Error('not an access token');
     }
