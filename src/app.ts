@@ -10,6 +10,7 @@ import { isDevtoolsPath, type Operation } from './platform/operation.ts';
 import type { AppDeps, ModuleFactory, ModuleInstance } from './platform/module.ts';
 import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
+import { registerJsonParser } from './platform/json-body.ts';
 import { defaultModules } from './modules/index.ts';
 import { createOrgStore } from './modules/orgs/store.ts';
 
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   app.setValidatorCompiler(compileValidator);
   // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
 
   const modules = factories.map((f) => f(deps));
   const operations = modules.flatMap((m) => m.operations);
@@ -74,7 +76,13 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const op = req.routeOptions.config?.op;
     if (wantsRequestIdHeader(op, req.url)) reply.header('X-Request-Id', String(req.id));
-    renderError(toAppError(err, req), req, reply, surfaceOf(req));
+    try {
+      renderError(toAppError(err, req), req, reply, surfaceOf(req));
+    } catch (renderFailure) {
+      // Never let Fastify's fallback answer (it would carry the internal message).
+      req.log.error({ err: renderFailure }, 'error renderer failed');
+      reply.code(500).type('application/json; charset=utf-8').send('{"detail":"Internal Server Error"}');
+    }
   });
 
   const matchers = operations.map((op) => ({ op, re: pathRegex(op.path) }));

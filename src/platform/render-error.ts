@@ -9,7 +9,12 @@ const SENSITIVE = /pass(word)?|secret|token|api_?key|authorization/i;
 /** Field errors echo what was sent, but never a secret and never a huge value. */
 function safeInput(fe: FieldError): FieldError {
   if (fe.loc.some((s) => typeof s === 'string' && SENSITIVE.test(s))) return { ...fe, input: '[redacted]' };
-  const json = JSON.stringify(fe.input) ?? '';
+  let json: string;
+  try {
+    json = JSON.stringify(fe.input) ?? '';
+  } catch {
+    return { ...fe, input: '[too large to echo]' };
+  }
   if (json.length > 512) {
     return { ...fe, input: typeof fe.input === 'string' ? fe.input.slice(0, 256) + '…' : '[too large to echo]' };
   }
@@ -27,7 +32,7 @@ export function renderError(err: AppError, req: FastifyRequest, reply: FastifyRe
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   reply.code(err.status);
   if (!opts.devtools) {
-    reply.type('application/json; charset=utf-8').send({ detail });
+    reply.type('application/json; charset=utf-8').send({ ...err.members, detail });
     return;
   }
   const requestId = String(req.id);
@@ -44,11 +49,16 @@ export function renderError(err: AppError, req: FastifyRequest, reply: FastifyRe
     error: { code: err.code, message, request_id: requestId },
   };
   if (problem) {
-    const body: Record<string, unknown> = { ...base, detail: typeof detail === 'string' ? detail : message, ...err.extra };
+    const body: Record<string, unknown> = {
+      ...err.members,
+      ...base,
+      detail: typeof detail === 'string' ? detail : message,
+      ...err.extra,
+    };
     if (Array.isArray(detail)) body.errors = detail;
     else if (detail && typeof detail === 'object') Object.assign(body, { errors: [detail] });
     reply.type('application/problem+json; charset=utf-8').send(body);
     return;
   }
-  reply.type('application/json; charset=utf-8').send({ detail, ...base, ...err.extra });
+  reply.type('application/json; charset=utf-8').send({ ...err.members, detail, ...base, ...err.extra });
 }

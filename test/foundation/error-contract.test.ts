@@ -199,3 +199,22 @@ test('router-level failures answer in the spec shape: malformed URL 400, over-lo
   assert.equal(json(dev).code, 'malformed_url');
   assert.ok(dev.headers['x-request-id']);
 });
+
+test('JSON nested deeper than the cap is a 422, not a stack overflow', async () => {
+  const res = await svc.request({
+    method: 'POST',
+    url: '/api/test-fixture/echo',
+    headers: { ...auth(), 'content-type': 'application/json' },
+    payload: '['.repeat(10_000) + ']'.repeat(10_000),
+  });
+  assert.equal(res.statusCode, 422);
+  assert.equal(json(res).detail[0].type, 'json_invalid');
+  // Brackets inside strings do not count.
+  const ok = await svc.request({
+    method: 'POST',
+    url: '/api/test-fixture/echo',
+    headers: auth(),
+    payload: { email: 'a@b.co', count: 1, kind: 'a', note: '[[[['.repeat(100) } as never,
+  });
+  assert.notEqual(ok.statusCode, 500);
+});

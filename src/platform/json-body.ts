@@ -1,0 +1,42 @@
+// JSON body parsing: Fastify's own parser (prototype-poisoning keys refused), behind a nesting
+// depth cap so a hostile body cannot exhaust the stack in validation or error rendering.
+import type { FastifyInstance } from 'fastify';
+import { AppError } from './errors.ts';
+
+export const MAX_JSON_DEPTH = 64;
+
+/** Deepest bracket nesting outside strings; stops counting once past `limit`. */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+export function registerJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = body as string;
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      done(
+        new AppError(422, [{ type: 'json_invalid', loc: ['body'], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, input: null }], {
+          code: 'validation_error',
+          message: 'Request validation failed',
+        }),
+        undefined,
+      );
+      return;
+    }
+    parse(req, text, done);
+  });
+}
