@@ -142,6 +142,13 @@ export function buildOpenApi(ops: Operation[], opts: { docsOrigin: string; apiKe
       entry['x-platform-data-basis'] = op.dataBasis.basis;
       if (op.dataBasis.method) entry['x-platform-method'] = op.dataBasis.method;
     }
+    // Roles are "not shown" in the spec; we publish who may call each operation.
+    if (op.access.kind === 'bearer') entry['x-platform-roles'] = [...op.access.roles];
+    if (op.access.kind === 'key') {
+      entry['x-platform-scope'] = op.access.scope;
+      if (op.access.bearerRoles) entry['x-platform-roles'] = [...op.access.bearerRoles];
+    }
+    if (op.platformAdmin) entry['x-platform-admin-only'] = true;
     if (op.audience) entry['x-platform-audience'] = op.audience;
     if (op.sandbox) entry['x-platform-sandbox'] = true;
     if (op.module) entry['x-platform-module'] = op.module;
