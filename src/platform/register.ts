@@ -7,6 +7,7 @@ import { authenticate, ipOf, type AuthDeps } from './auth.ts';
 import { isDevtoolsPath, type Operation, type RequestContext } from './operation.ts';
 import type { RateLimiter, LimitResult } from './rate-limit.ts';
 import type { Config } from '../config.ts';
+import { runInOrgScope } from '../infra/db/scope.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -126,6 +127,12 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       req.ctx = await authenticate(req, op, deps.auth);
       await applyGates(req.ctx, op, deps);
       if (op.access.kind !== 'public') await applyLimits(req, reply, op, deps);
+    },
+    // The handler runs in the organisation's database scope (row-level security). Callback style so
+    // the scope carries into the handler. Staff operations are not tied to one organisation.
+    preHandler: (req, _reply, done) => {
+      if (op.access.kind === 'public' || op.audience === 'platform-staff' || !req.ctx.orgId) return done();
+      runInOrgScope(req.ctx.orgId, done);
     },
     handler: async (req, reply) => {
       const result = await op.handler({

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './index.ts';
+import { applyRowLevelSecurity } from './rls.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -28,6 +29,8 @@ export async function migrate(db: Db): Promise<string[]> {
     });
     applied.push(file);
   }
+  // Every run, so tables added by any migration are covered by the rule.
+  await applyRowLevelSecurity(db);
   return applied;
 }
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db, Queryable, QueryResult } from './index.ts';
 import { withTimeout } from './index.ts';
+import { currentOrgScope, scopeStatement } from './scope.ts';
 
 // int8 (counts, sums of integers) as JS numbers, as PGlite returns them.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -27,33 +28,54 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
   });
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
-  const wrap = (c: { query: pg.Pool['query'] }): Queryable => ({
+  const wrap = (c: { query: pg.PoolClient['query'] }): Queryable => ({
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
       const r = await c.query(sql, params as unknown[]);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
     },
   });
-  const base = wrap(pool);
+
+  // The organisation scope each pooled connection's session is in (see scope.ts); set only when
+  // a checkout needs a different one, so a steady stream of one organisation costs nothing extra.
+  const sessionScope = new WeakMap<pg.PoolClient, string>();
+  async function withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      const want = currentOrgScope() ?? '';
+      if ((sessionScope.get(client) ?? '') !== want) {
+        const [sql, params] = scopeStatement(want || undefined, false);
+        await client.query(sql, params);
+        sessionScope.set(client, want);
+      }
+      return await fn(client);
+    } catch (err) {
+      // A connection that failed at the socket level is discarded, not returned to the pool.
+      if (err instanceof Error && !('severity' in err)) broken = err;
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
   let closed = false;
   return {
     kind: 'postgres',
-    query: base.query,
-    async tx(fn) {
-      const client = await pool.connect();
-      try {
+    query: (sql, params) => withClient((c) => wrap(c).query(sql, params)),
+    tx: (fn) =>
+      withClient(async (client) => {
         await client.query('BEGIN');
-        const out = await fn(wrap(client));
-        await client.query('COMMIT');
-        return out;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
-    },
+        try {
+          const out = await fn(wrap(client));
+          await client.query('COMMIT');
+          return out;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        }
+      }),
     exec: async (sql) => {
-      await pool.query(sql);
+      await withClient((c) => c.query(sql));
     },
     ping: async (timeoutMs = 1000) =>
       !closed && withTimeout(pool.query('select 1').then(() => true), timeoutMs, false),

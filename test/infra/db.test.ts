@@ -1,0 +1,64 @@
+// The store adapters agree on what callers see.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPglite } from '../../src/infra/db/pglite.ts';
+import { openPostgres } from '../../src/infra/db/postgres.ts';
+import { migrate, splitStatements } from '../../src/infra/db/migrate.ts';
+import type { Db } from '../../src/infra/db/index.ts';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+const adapters: [string, () => Promise<{ db: Db; done: () => Promise<void> }>][] = [
+  ['pglite', async () => { const db = await openPglite(); return { db, done: () => db.close() }; }],
+];
+if (process.env.TEST_DATABASE_URL) {
+  adapters.push(['postgres', async () => {
+    const schema = `t_${randomBytes(5).toString('hex')}`;
+    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await c.connect();
+    await c.query(`create schema ${schema}`);
+    const db = await openPostgres({ url: process.env.TEST_DATABASE_URL!, schema });
+    return { db, done: async () => { await db.close(); await c.query(`drop schema ${schema} cascade`); await c.end(); } };
+  }]);
+}
+
+for (const [name, open] of adapters) {
+  test(`${name}: rowCount, types, transactions and migrations behave alike`, async () => {
+    const { db, done } = await open();
+    try {
+      const first = await migrate(db);
+      assert.ok(first.includes('0001_core.sql'));
+      assert.deepEqual(await migrate(db), [], 'a second run applies nothing');
+      await db.query(`insert into organisations (id, name) values ('o1', 'One'), ('o2', 'Two')`);
+      const sel = await db.query<{ id: string }>('select id from organisations order by id');
+      assert.equal(sel.rowCount, 2, 'SELECT rowCount is the rows returned');
+      const upd = await db.query(`update organisations set name = name || '!'`);
+      assert.equal(upd.rowCount, 2, 'UPDATE rowCount is the rows affected');
+      const none = await db.query(`delete from organisations where id = 'nope'`);
+      assert.equal(none.rowCount, 0);
+      const t = await db.query<{ n: number; ts: Date; j: unknown; big: number }>(
+        `select count(*) as big, 1::int as n, now() as ts, '{"a":1}'::jsonb as j from organisations`,
+      );
+      assert.equal(typeof t.rows[0].big, 'number', 'int8 is a number on both');
+      assert.ok(t.rows[0].ts instanceof Date);
+      assert.deepEqual(t.rows[0].j, { a: 1 });
+      await assert.rejects(
+        db.tx(async (q) => {
+          await q.query(`insert into organisations (id, name) values ('o3', 'Three')`);
+          throw new Error('abort');
+        }),
+        /abort/,
+      );
+      assert.equal((await db.query(`select 1 from organisations where id = 'o3'`)).rowCount, 0, 'rolled back');
+      assert.equal(await db.ping(), true);
+    } finally {
+      await done();
+    }
+  });
+}
+
+test('migration files split on statement ends, not inside $$ bodies', () => {
+  const parts = splitStatements(`create table a (x int);\n-- comment;\ncreate function f() returns int language plpgsql as $$\nbegin\n  return 1;\nend;\n$$;\nselect 1;`);
+  assert.equal(parts.length, 3);
+  assert.match(parts[1], /^create function/);
+});
