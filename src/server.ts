@@ -2,7 +2,7 @@
 // main.ts, and by tests and benchmarks that need a real listening server.
 import { pino } from 'pino';
 import type { Config } from './config.ts';
-import { openInfra, type OpenOptions } from './infra/open.ts';
+import { openInfra, type Infra, type OpenOptions } from './infra/open.ts';
 import { buildApp, type BuiltApp } from './app.ts';
 import { createMetrics } from './platform/metrics.ts';
 import { createRateLimiter } from './platform/rate-limit.ts';
@@ -20,10 +20,18 @@ export interface Service extends BuiltApp {
 
 export async function startService(
   config: Config,
-  opts: Partial<OpenOptions> & { clock?: Clock; modules?: ModuleFactory[]; defaultMetrics?: boolean } = {},
+  opts: Partial<OpenOptions> & {
+    clock?: Clock;
+    modules?: ModuleFactory[];
+    defaultMetrics?: boolean;
+    /** Run on another service's store, cache and bus (a second instance in one process); not closed here. */
+    sharedInfra?: Pick<Infra, 'db' | 'cache' | 'bus'>;
+  } = {},
 ): Promise<Service> {
   setOutboundPolicy({ loopbackOnly: config.outboundLoopbackOnly });
-  const infra = await openInfra(config, { holder: 'server', ...opts });
+  const infra: Infra = opts.sharedInfra
+    ? { ...opts.sharedInfra, close: async () => {} }
+    : await openInfra(config, { holder: 'server', ...opts });
   const clock = opts.clock ?? systemClock;
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
   const deps: AppDeps = {

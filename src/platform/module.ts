@@ -32,9 +32,16 @@ export interface ModuleInstance {
   name: string;
   operations: Operation[];
   provides?: { apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker };
-  /** Background work (timers, subscriptions); started after the server listens. */
-  start?(): Promise<void>;
+  /**
+   * Background work (timers, subscriptions); started after the server listens. `operations` is
+   * every operation the app serves (e.g. to find deprecated ones).
+   */
+  start?(ctx: ModuleStartContext): Promise<void>;
   stop?(): Promise<void>;
+}
+
+export interface ModuleStartContext {
+  operations: readonly Operation[];
 }
 
 export type ModuleFactory = (deps: AppDeps) => ModuleInstance;

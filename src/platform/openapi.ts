@@ -115,9 +115,10 @@ export function buildOpenApi(ops: Operation[], opts: { docsOrigin: string; apiKe
     const responses: Record<string, unknown> = {};
     for (const [code, schema] of Object.entries(op.schema.response)) {
       const n = Number(code);
+      const media = n < 400 && op.produces ? op.produces : 'application/json';
       responses[code] = {
         description: n >= 400 ? (ERROR_DESCRIPTIONS[n] ?? 'Error') : 'Success',
-        content: { 'application/json': { schema: plain(schema) } },
+        content: { [media]: { schema: plain(schema) } },
       };
     }
     for (const code of errorStatuses(op)) {

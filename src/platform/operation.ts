@@ -83,6 +83,8 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   /** Extra limit on top of the general ones: the shared authentication limit, or devtools management. */
   rateLimit?: 'auth' | 'devtools-management';
   bodyLimit?: number;
+  /** Media type of successful answers when not JSON (e.g. 'text/csv'); the OpenAPI document says so. */
+  produces?: string;
   /** Status of a successful answer when the handler does not set one. */
   successStatus?: number;
   /** Answer with X-Request-Id even outside /api/devtools/ (ingestion, connector). */

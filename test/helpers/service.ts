@@ -81,6 +81,9 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     clock,
     schema,
     ephemeralBus: !shared,
+    // Embedded stores live in one process: a second instance runs on the first one's store, cache
+    // and bus, as two servers would on one PostgreSQL, Redis and NATS.
+    sharedInfra: shared && !realServers.database ? { db: shared.deps.db, cache: shared.deps.cache, bus: shared.deps.bus } : undefined,
     modules: [...defaultModules, ...(opts.extraModules ?? [])],
   });
   const key = new TextEncoder().encode(config.jwtSecret);

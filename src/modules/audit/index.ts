@@ -4,6 +4,8 @@
 import type { Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
+import type { ModuleFactory } from '../../platform/module.ts';
+import { auditOperations } from './routes.ts';
 
 export interface AuditEntry {
   /** Dotted verb, e.g. 'auth.login', 'apikey.create', 'twin.asset.update'. */
@@ -59,3 +61,7 @@ export function createAuditLog(clock: Clock) {
 }
 
 export type AuditLog = ReturnType<typeof createAuditLog>;
+export { AUDIT_ACTIONS, type AuditActionInfo } from './actions.ts';
+
+/** The audit log reads (page, action catalogue, CSV export) as a module. */
+export const auditModule: ModuleFactory = (deps) => ({ name: 'audit', operations: auditOperations(deps) });

@@ -56,6 +56,28 @@ export function createUserStore(db: Queryable) {
         [userId, orgId, role],
       );
     },
+    /** The user's membership of one organisation, or null (org first, as every scoped query). */
+    async membershipIn(orgId: string, userId: string): Promise<Membership | null> {
+      const r = await db.query<Membership>(
+        `select m.org_id, m.role, o.name as org_name from memberships m
+         join organisations o on o.id = m.org_id where m.org_id = $1 and m.user_id = $2`,
+        [orgId, userId],
+      );
+      return r.rows[0] ?? null;
+    },
+    /** A member of the organisation by email, or null when there is none in this organisation. */
+    async memberByEmail(orgId: string, email: string): Promise<{ id: string; email: string; role: Role } | null> {
+      const r = await db.query<{ id: string; email: string; role: Role }>(
+        `select u.id, u.email, m.role from memberships m join users u on u.id = m.user_id
+         where m.org_id = $1 and lower(u.email) = lower($2)`,
+        [orgId, email],
+      );
+      return r.rows[0] ?? null;
+    },
+    async organisationName(orgId: string): Promise<string | null> {
+      const r = await db.query<{ name: string }>('select name from organisations where id = $1', [orgId]);
+      return r.rows[0]?.name ?? null;
+    },
     async memberships(userId: string): Promise<Membership[]> {
       const r = await db.query<Membership>(
         `select m.org_id, m.role, o.name as org_name from memberships m

@@ -1,0 +1,32 @@
+// Identity: sign-in, sessions and tokens, invitations, single sign-on. Provides the platform's
+// session check (revoked sign-ins stop working at once).
+import type { ModuleFactory } from '../../platform/module.ts';
+import { createTokenIssuer } from './tokens.ts';
+import { createSessionChecker } from './session-checker.ts';
+import { createSessions } from './sessions.ts';
+import { createLogin } from './login.ts';
+import { createInvitations } from './invitations.ts';
+import { createJwksCache } from './sso-keys.ts';
+import { createSso } from './sso.ts';
+import { authOperations } from './routes/auth.ts';
+import { invitationOperations } from './routes/invitations.ts';
+import { ssoOperations } from './routes/sso.ts';
+
+export { createUserStore, type User, type Membership, type UserStore } from './users-store.ts';
+export { hashPassword, verifyPassword, KDF_PARAMETERS } from './password.ts';
+
+export const identityModule: ModuleFactory = (deps) => {
+  const { db, clock, audit, config } = deps;
+  const issuer = createTokenIssuer(config.jwtSecret);
+  const revocations = createSessionChecker({ db, cache: deps.cache, namespace: config.namespace });
+  const sessions = createSessions({ db, clock, issuer, audit, revocations });
+  const login = createLogin({ db, clock, audit, sessions });
+  const invitations = createInvitations({ db, clock, audit, sessions });
+  const keys = createJwksCache({ clock, allowPrivate: config.allowPrivateOutbound, timeoutMs: config.upstreams.timeoutMs });
+  const sso = createSso({ db, clock, audit, sessions, keys, allowPrivateOutbound: config.allowPrivateOutbound });
+  return {
+    name: 'identity',
+    operations: [...authOperations({ db, login, sessions }), ...invitationOperations(invitations), ...ssoOperations(sso)],
+    provides: { sessions: revocations },
+  };
+};

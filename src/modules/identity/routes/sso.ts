@@ -1,0 +1,113 @@
+// Single sign-on: provider configuration, group-to-role mappings, and the id_token exchange.
+import { Type } from 'typebox';
+import { defineOperation } from '../../../platform/operation.ts';
+import { ADMIN_ONLY } from '../../../platform/roles.ts';
+import { ExchangeBody, IdParams, Mapping, MappingBody, Provider, ProviderBody, TokenResponse } from '../schemas.ts';
+import type { Sso } from '../sso.ts';
+
+const tags = ['auth'];
+
+export function ssoOperations(sso: Sso) {
+  return [
+    defineOperation({
+      operationId: 'exchangeSsoToken',
+      method: 'POST',
+      path: '/api/auth/sso/idp/exchange',
+      summary: "Exchange an identity provider's id_token for a session",
+      description:
+        'A session only when the token’s `tid` matches an enabled provider, its signature verifies against the ' +
+        'provider’s published keys, issuer, audience (the application id) and validity hold, and at least one of ' +
+        'its `groups` maps to a role; roles are the union of mapped roles. Refusals: `detail` is ' +
+        '`{error: "sso_refused", reason}`: 404 `tenant_not_configured`; 401 `invalid_signature`, ' +
+        '`unknown_signing_key`, `issuer_mismatch`, `audience_mismatch`, `token_expired`, `token_not_yet_valid`, ' +
+        '`malformed_token`; 403 `no_mapped_group` (with `groups`, the token’s group ids) or `groups_overage` ' +
+        '(the token signals more groups than it carries). 502 `Identity provider API error` when the keys cannot be ' +
+        'fetched. Audited as `auth.sso.login`.',
+      tags,
+      status: 'live',
+      access: { kind: 'public' },
+      rateLimit: 'auth',
+      schema: { body: ExchangeBody, response: { 200: TokenResponse } },
+      handler: async ({ body, ctx }) => sso.exchange(ctx, body.id_token),
+    }),
+    defineOperation({
+      operationId: 'getSsoProvider',
+      method: 'GET',
+      path: '/api/auth/sso/idp/provider',
+      summary: "The organisation's identity provider configuration",
+      description: 'Organisation administrators only. `configured: false` until the first PUT.',
+      tags,
+      status: 'live',
+      access: { kind: 'bearer', roles: ADMIN_ONLY },
+      dataBasis: { basis: 'configured' },
+      schema: { response: { 200: Provider } },
+      handler: async ({ ctx }) => sso.provider(ctx),
+    }),
+    defineOperation({
+      operationId: 'setSsoProvider',
+      method: 'PUT',
+      path: '/api/auth/sso/idp/provider',
+      summary: "Set the organisation's identity provider configuration",
+      description:
+        'Organisation administrators only. Replaces the configuration: `tid` (the provider’s tenant id), ' +
+        '`issuer`, `application_id` (the audience), `jwks_url` or `discovery_url` (at least one; https), ' +
+        '`enabled` (default true). A provider tenant belongs to one organisation: 409 when another has it.',
+      tags,
+      status: 'live',
+      access: { kind: 'bearer', roles: ADMIN_ONLY },
+      schema: { body: ProviderBody, response: { 200: Provider } },
+      handler: async ({ body, ctx }) =>
+        sso.setProvider(ctx, {
+          tid: body.tid,
+          issuer: body.issuer,
+          application_id: body.application_id,
+          jwks_url: body.jwks_url ?? null,
+          discovery_url: body.discovery_url ?? null,
+          enabled: body.enabled ?? true,
+        }),
+    }),
+    defineOperation({
+      operationId: 'listSsoMappings',
+      method: 'GET',
+      path: '/api/auth/sso/idp/mappings',
+      summary: 'Group-to-role mappings',
+      description: 'Organisation administrators only.',
+      tags,
+      status: 'live',
+      access: { kind: 'bearer', roles: ADMIN_ONLY },
+      dataBasis: { basis: 'configured' },
+      schema: { response: { 200: Type.Object({ mappings: Type.Array(Mapping) }) } },
+      handler: async ({ ctx }) => ({ mappings: await sso.mappings(ctx) }),
+    }),
+    defineOperation({
+      operationId: 'createSsoMapping',
+      method: 'POST',
+      path: '/api/auth/sso/idp/mappings',
+      summary: 'Map an identity provider group to a role',
+      description: 'Organisation administrators only. A group may map to several roles; 409 for a repeat of the same pair.',
+      tags,
+      status: 'live',
+      access: { kind: 'bearer', roles: ADMIN_ONLY },
+      successStatus: 201,
+      schema: { body: MappingBody, response: { 201: Mapping } },
+      handler: async ({ body, ctx }) => sso.addMapping(ctx, body),
+    }),
+    defineOperation({
+      operationId: 'deleteSsoMapping',
+      method: 'DELETE',
+      path: '/api/auth/sso/idp/mappings/{mapping_id}',
+      summary: 'Remove a group-to-role mapping',
+      description: 'Organisation administrators only. Sessions lose the role at their next refresh.',
+      tags,
+      status: 'live',
+      access: { kind: 'bearer', roles: ADMIN_ONLY },
+      successStatus: 204,
+      schema: { params: IdParams('mapping_id'), response: { 204: Type.Null({ description: 'Removed' }) } },
+      handler: async ({ params, ctx, reply }) => {
+        await sso.deleteMapping(ctx, params.mapping_id);
+        reply.code(204);
+        return null;
+      },
+    }),
+  ];
+}
