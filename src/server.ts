@@ -29,10 +29,10 @@ export async function startService(
   } = {},
 ): Promise<Service> {
   setOutboundPolicy({ loopbackOnly: config.outboundLoopbackOnly });
+  const clock = opts.clock ?? systemClock;
   const infra: Infra = opts.sharedInfra
     ? { ...opts.sharedInfra, close: async () => {} }
-    : await openInfra(config, { holder: 'server', ...opts });
-  const clock = opts.clock ?? systemClock;
+    : await openInfra(config, { holder: 'server', ...opts, now: () => clock.now().getTime() });
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
   const deps: AppDeps = {
     config,

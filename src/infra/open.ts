@@ -29,6 +29,8 @@ export interface OpenOptions {
   /** Remove the bus stream on close (tests). */
   ephemeralBus?: boolean;
   migrate?: boolean;
+  /** The service clock, so the embedded cache expires entries on the same time as everything else. */
+  now?: () => number;
 }
 
 export const IN_MEMORY = ':memory:';
@@ -59,7 +61,7 @@ export async function openInfra(config: Config, opts: OpenOptions): Promise<Infr
   }
   const cache = config.redisUrl
     ? await openRedisCache({ url: config.redisUrl, commandTimeoutMs: Math.max(config.limits.limiterBudgetMs * 4, 200) })
-    : createMemoryCache();
+    : createMemoryCache(opts.now);
   const bus = config.natsUrl
     ? await openNatsBus({ url: config.natsUrl, namespace: config.namespace, deleteStreamOnClose: opts.ephemeralBus })
     : createMemoryBus();
