@@ -127,6 +127,24 @@ test('B never sees, changes or deletes what A stores', async () => {
   const visible = Object.values(before).reduce((a, b) => a + b, 0);
   console.log(`isolation: A created ${created} resources; ${idsOfA.size} identifier kinds; marker visible ${visible} times in A's lists`);
 
+  // API keys of B: one per scope, a sandbox key, and one with every scope.
+  const keysOfB: Record<string, string> = {};
+  if (doc.paths['/api/devtools/apikeys']?.post) {
+    const scopes = ['alerts:read', 'devices:read', 'telemetry:read', 'telemetry:write'];
+    const make = async (name: string, body: object, query = '') => {
+      const res = await svc.request({
+        method: 'POST',
+        url: `/api/devtools/apikeys${query}`,
+        headers: { authorization: `Bearer ${tok[`${B}:ORG_ADMIN`]}` },
+        payload: { name, ...body },
+      });
+      if (res.statusCode < 300) keysOfB[name] = json(res).secret ?? json(res).key;
+    };
+    for (const sc of scopes) await make(sc, { scopes: [sc] });
+    await make('all', { scopes });
+    await make('sandbox', { scopes: scopes.filter((x) => x.endsWith(':read')) }, '?environment=sandbox');
+  }
+
   const leaks: string[] = [];
   let calls = 0;
   for (const [path, m] of Object.entries<any>(doc.paths)) {
@@ -135,29 +153,34 @@ test('B never sees, changes or deletes what A stores', async () => {
       if (op['x-platform-audience'] === 'platform-staff') continue; // staff may see across organisations
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((x) => x[1]);
       const combos = names.length ? [0, 1].map((i) => (n: string) => candidates(n)[i] ?? candidates(n)[0]) : [() => 'x'];
-      for (const role of ROLES) {
+      const schemes = (op.security as Record<string, unknown>[]).flatMap((x) => Object.keys(x));
+      const callers = [
+        ...ROLES.map((r) => tok[`${B}:${r}`]),
+        ...(schemes.includes('apiKey') ? Object.values(keysOfB) : []),
+      ];
+      for (const credential of callers) {
         for (const pick of combos) {
           const url = fill(path, pick);
           const res = await svc.request({
             method: method.toUpperCase() as 'GET',
             url,
-            headers: { authorization: `Bearer ${tok[`${B}:${role}`]}`, 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
             payload: ['get', 'delete'].includes(method) ? undefined : '{}',
           });
           calls++;
           // A 422 echoes the caller's own input; everything else must not carry A's content.
           if (res.statusCode !== 422 && res.body.includes(MARK) && leaks.length < 30) {
-            leaks.push(`${method.toUpperCase()} ${url} as ${B}/${role} -> ${res.statusCode}: ${res.body.slice(0, 160)}`);
+            leaks.push(`${method.toUpperCase()} ${url} as ${B}/${credential.slice(0, 12)} -> ${res.statusCode}: ${res.body.slice(0, 160)}`);
           }
           if (res.statusCode >= 500 && ![502, 503].includes(res.statusCode) && leaks.length < 30) {
-            leaks.push(`${method.toUpperCase()} ${url} as ${B}/${role} -> ${res.statusCode}`);
+            leaks.push(`${method.toUpperCase()} ${url} as ${B}/${credential.slice(0, 12)} -> ${res.statusCode}`);
           }
         }
       }
     }
   }
   const after = await readsOfA();
-  console.log(`isolation: ${calls} calls with B's credentials`);
+  console.log(`isolation: ${calls} calls with B's credentials (${ROLES.length} roles, ${Object.keys(keysOfB).length} API keys)`);
   assert.deepEqual(leaks, []);
   assert.deepEqual(after, before, "A's data reads the same after B's calls");
 });

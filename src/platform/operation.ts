@@ -83,6 +83,11 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   /** Extra limit on top of the general ones: the shared authentication limit, or devtools management. */
   rateLimit?: 'auth' | 'devtools-management';
   bodyLimit?: number;
+  /**
+   * The handler judges NUL characters in the body itself (ingestion rejects such records one by
+   * one); elsewhere the platform refuses them (PostgreSQL text cannot hold NUL).
+   */
+  handlesNulInBody?: boolean;
   /** Media type of successful answers when not JSON (e.g. 'text/csv'); the OpenAPI document says so. */
   produces?: string;
   /** Status of a successful answer when the handler does not set one. */

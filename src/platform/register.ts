@@ -106,9 +106,10 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
     onRequest: async (req, reply) => {
       if (wantsRequestIdHeader(op, req.url)) reply.header('X-Request-Id', String(req.id));
       deprecationHeaders(reply, op, docsOrigin);
-      if (op.sandbox && req.headers.origin === docsOrigin) {
-        reply.header('Access-Control-Allow-Origin', docsOrigin);
+      if (op.sandbox) {
+        // The answer depends on Origin for these six: caches must key on it whatever the caller.
         reply.header('Vary', 'Origin');
+        if (req.headers.origin === docsOrigin) reply.header('Access-Control-Allow-Origin', docsOrigin);
       }
       // Limits that apply before any credential or body is looked at.
       if (op.rateLimit === 'auth') {
@@ -127,6 +128,13 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       req.ctx = await authenticate(req, op, deps.auth);
       await applyGates(req.ctx, op, deps);
       if (op.access.kind !== 'public') await applyLimits(req, reply, op, deps);
+    },
+    preValidation: async (req) => {
+      const found = findNul(req.params, ['path']) ?? findNul(req.query, ['query']) ??
+        (op.handlesNulInBody ? null : findNul(req.body, ['body']));
+      if (found) {
+        throw errors.validation([{ type: 'string_pattern_mismatch', loc: found, msg: 'Text may not contain NUL characters', input: null }]);
+      }
     },
     // The handler runs in the organisation's database scope (row-level security). Callback style so
     // the scope carries into the handler. Staff operations are not tied to one organisation.
@@ -149,6 +157,18 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
     },
   });
   if (op.sandbox) registerPreflight(app, op, docsOrigin);
+}
+
+/** Location of the first string holding a NUL character (PostgreSQL text cannot store one). */
+export function findNul(value: unknown, loc: (string | number)[], depth = 0): (string | number)[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? loc : null;
+  if (value === null || typeof value !== 'object' || depth > 64) return null;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes('\u0000')) return [...loc, k];
+    const hit = findNul(v, [...loc, Array.isArray(value) ? Number(k) : k], depth + 1);
+    if (hit) return hit;
+  }
+  return null;
 }
 
 function routeSchema(op: Operation) {

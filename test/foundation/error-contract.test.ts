@@ -218,3 +218,15 @@ test('JSON nested deeper than the cap is a 422, not a stack overflow', async () 
   });
   assert.notEqual(ok.statusCode, 500);
 });
+
+test('NUL characters in path, query or body are a 422 at their location, never a store failure', async () => {
+  const path = await svc.request({ method: 'GET', url: '/api/test-fixture/deprecated/a%00b', headers: auth() });
+  assert.equal(path.statusCode, 422);
+  assert.deepEqual(json(path).detail[0].loc, ['path', 'id']);
+  const query = await svc.request({ method: 'POST', url: '/api/test-fixture/echo?limit=1&x=%00', headers: auth(), payload: { email: 'a@b.co', count: 1 } });
+  assert.equal(query.statusCode, 422);
+  assert.deepEqual(json(query).detail[0].loc, ['query', 'x']);
+  const body = await svc.request({ method: 'POST', url: '/api/test-fixture/echo', headers: auth(), payload: { email: 'a@b.co', count: 1, kind: 'a\u0000' } as never });
+  assert.equal(body.statusCode, 422);
+  assert.deepEqual(json(body).detail[0].loc, ['body', 'kind']);
+});

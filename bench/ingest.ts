@@ -1,0 +1,365 @@
+// Ingestion benchmark (reliability plan T-1; not a test). Starts the service in a child process
+// pinned to core 0 (so its RSS and CPU are its own), pins itself (the load generator) to core 1,
+// and pushes batches of 500 records over real HTTP from several concurrent clients:
+//   1. at saturation (closed loop, N clients back to back)      -> records/s, batch latency
+//   2. at a fixed arrival rate (open loop, default 70% of 1)     -> batch latency from the
+//      scheduled send time (no coordinated omission)
+// then, on PostgreSQL, loads the same rows into the same table with COPY FROM STDIN and through
+// the service's own insert function without HTTP, and prints the rates and ratios. After each
+// phase the row count is checked against the records the API said it stored, then truncated.
+//
+//   npm run bench:ingest                      # PostgreSQL (DATABASE_URL or local), Redis, NATS
+//   npm run bench:ingest -- --store=pglite    # embedded PGlite (file-backed), memory cache/bus
+//   options: --records=1000000 --rate-records=500000 --batch=500 --clients=16 --rate-fraction=0.7
+//            --rate=<records/s> --mix=gateways|interleaved --bus=memory --no-copy --no-direct --keep
+//   --mix=gateways (default): each batch is one gateway's 50 assets x 10 readings, consecutive
+//   batches from different gateways; --mix=interleaved: every batch spans all 1,000 assets, so
+//   concurrent batches contend for the same telemetry_latest rows (worst case).
+//
+// The service gets RATE_LIMIT_USER_PER_MIN=10000000: the per-user limit of 100 requests a minute
+// would otherwise throttle a single benchmark user after 100 batches.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { SignJWT } from 'jose';
+import { openPostgres } from '../src/infra/db/postgres.ts';
+import { openPglite } from '../src/infra/db/pglite.ts';
+import { migrate } from '../src/infra/db/migrate.ts';
+import type { Db } from '../src/infra/db/index.ts';
+import { createTelemetryStore } from '../src/modules/telemetry/store.ts';
+import { createTelemetryService } from '../src/modules/telemetry/index.ts';
+import { normaliseRecord, type CanonicalRow } from '../src/modules/telemetry/normalise.ts';
+import { createMemoryBus } from '../src/infra/bus/memory.ts';
+import { pino } from 'pino';
+import { batchBody, makeRecord, type Mix } from './lib/records.ts';
+import { copyFrom, copyText } from './lib/copy-in.ts';
+import { fmt, machine, mib, pinSelf, summary } from './lib/stats.ts';
+import { startChild } from './lib/child.ts';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'];
+  }),
+);
+const STORE = (args.store ?? 'pg') as 'pg' | 'pglite';
+const RECORDS = Number(args.records ?? 1_000_000);
+const RATE_RECORDS = Number(args['rate-records'] ?? 500_000);
+const BATCH = Number(args.batch ?? 500);
+const CLIENTS = Number(args.clients ?? 16);
+const RATE_FRACTION = Number(args['rate-fraction'] ?? 0.7);
+const DATABASE_URL = args['database-url'] ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const MIX = (args.mix ?? 'gateways') as Mix;
+const ORG = 'bench';
+const JWT_SECRET = randomBytes(32).toString('hex');
+const T0 = Date.now() - 3 * 3600_000;
+const WARMUP_BATCHES = 40;
+
+const log = (...a: unknown[]) => console.log(...a);
+const results: Record<string, unknown> = {};
+
+// ---------------------------------------------------------------------------------------------
+// HTTP load.
+
+interface Outcome {
+  latencies: number[];
+  stored: number;
+  statuses: Record<number, number>;
+  seconds: number;
+}
+
+function post(agent: http.Agent, url: URL, token: string, body: string): Promise<{ status: number; stored: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          let stored = 0;
+          try {
+            stored = Number(JSON.parse(Buffer.concat(chunks).toString()).stored ?? 0);
+          } catch {
+            /* not JSON */
+          }
+          resolve({ status: res.statusCode ?? 0, stored });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Closed loop: `clients` workers send batches back to back. */
+async function saturate(url: URL, token: string, batches: number, offset: number): Promise<Outcome> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let stored = 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < batches) {
+        const b = next++;
+        const body = batchBody(b, BATCH, T0, offset, MIX);
+        const s = performance.now();
+        const r = await post(agent, url, token, body);
+        latencies.push(performance.now() - s);
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        stored += r.stored;
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  agent.destroy();
+  return { latencies, stored, statuses, seconds };
+}
+
+/** Open loop: batch i is due at t0 + i/rate; latency counts from the due time. */
+async function fixedRate(url: URL, token: string, batches: number, offset: number, recordsPerSecond: number): Promise<Outcome> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const interval = (BATCH / recordsPerSecond) * 1000;
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let stored = 0;
+  const inflight: Promise<void>[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < batches; i++) {
+    const due = t0 + i * interval;
+    const body = batchBody(i, BATCH, T0, offset, MIX);
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(
+      post(agent, url, token, body).then((r) => {
+        latencies.push(performance.now() - due);
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        stored += r.stored;
+      }),
+    );
+  }
+  await Promise.all(inflight);
+  const seconds = (performance.now() - t0) / 1000;
+  agent.destroy();
+  return { latencies, stored, statuses, seconds };
+}
+
+function report(name: string, o: Outcome, records: number) {
+  const l = summary(o.latencies);
+  const rate = o.stored / o.seconds;
+  log(
+    `${name}: ${fmt(records)} records in ${fmt(o.seconds, 1)} s = ${fmt(rate)} records/s stored; ` +
+      `batch latency p50 ${fmt(l.p50, 1)} ms, p95 ${fmt(l.p95, 1)} ms, p99 ${fmt(l.p99, 1)} ms, max ${fmt(l.max, 1)} ms; ` +
+      `statuses ${JSON.stringify(o.statuses)}`,
+  );
+  return { records, seconds: o.seconds, recordsPerSecond: Math.round(rate), stored: o.stored, latencyMs: l, statuses: o.statuses };
+}
+
+// ---------------------------------------------------------------------------------------------
+// COPY and the direct insert (PostgreSQL).
+
+async function copyPhase(client: pg.Client, records: number): Promise<number> {
+  const cols = 'org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw';
+  const receivedAt = new Date().toISOString();
+  function* chunks() {
+    let buf = '';
+    for (let k = 0; k < records; k++) {
+      const r = makeRecord(k, T0, MIX, BATCH);
+      buf +=
+        [ORG, r.asset_id, r.ts, receivedAt, r.power_kw, r.soc_pct, r.voltage, null, null, r.status, null, null, '{}', JSON.stringify(r)]
+          .map((v) => copyText(v as string | number | null))
+          .join('\t') + '\n';
+      if (buf.length > 256 * 1024) {
+        yield buf;
+        buf = '';
+      }
+    }
+    if (buf) yield buf;
+  }
+  const t0 = performance.now();
+  const n = await copyFrom(client, `copy telemetry (${cols}) from stdin`, chunks());
+  const seconds = (performance.now() - t0) / 1000;
+  if (n !== records) throw new Error(`COPY wrote ${n} rows, expected ${records}`);
+  return records / seconds;
+}
+
+function prepareBatches(records: number): { raw: unknown[]; rows: CanonicalRow[] }[] {
+  const now = Date.now();
+  const out = [];
+  for (let b = 0; b < records / BATCH; b++) {
+    const raw = Array.from({ length: BATCH }, (_, i) => JSON.parse(JSON.stringify(makeRecord(b * BATCH + i, T0, MIX, BATCH))));
+    const rows = raw.map((r) => {
+      const n = normaliseRecord(r, now);
+      if (!n.ok) throw new Error('bench record rejected');
+      return n.row;
+    });
+    out.push({ raw, rows });
+  }
+  return out;
+}
+
+async function directPhase(db: Db, records: number, concurrency: number) {
+  const batches = prepareBatches(records);
+  // (a) The store's insert function alone: rows already normalised.
+  let next = 0;
+  let t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < batches.length) {
+        const b = batches[next++];
+        await db.tx((q) => createTelemetryStore(q).insertBatch(ORG, new Date(), b.rows));
+      }
+    }),
+  );
+  const storeRate = records / ((performance.now() - t0) / 1000);
+  await db.query('truncate telemetry');
+  // (b) The service's ingest (record rules, dedup, insert, publish to an in-process bus), no HTTP.
+  const bus = createMemoryBus();
+  const svc = createTelemetryService({ db, bus, clock: { now: () => new Date() }, onStored: () => {}, log: pino({ level: 'warn' }) });
+  const ctx = { orgId: ORG, actor: { kind: 'anonymous' as const }, requestId: 'bench', ip: '127.0.0.1' };
+  next = 0;
+  t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < batches.length) {
+        const b = batches[next++];
+        const r = await svc.ingest(ctx, b.raw);
+        if (r.stored !== BATCH) throw new Error('direct ingest did not store the batch');
+      }
+    }),
+  );
+  const serviceRate = records / ((performance.now() - t0) / 1000);
+  await bus.close();
+  return { storeRate, serviceRate };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const pinned = await pinSelf(1);
+  log(`# ingestion benchmark, ${new Date().toISOString()}`);
+  log(`machine: ${await machine()}`);
+  log(`load generator: pid ${process.pid}${pinned ? ' pinned to core 1' : ''}; ${CLIENTS} clients; batches of ${BATCH}; record mix ${MIX}`);
+
+  let schema: string | undefined;
+  let admin: pg.Client | undefined;
+  let dataDir: string | undefined;
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_USER_PER_MIN: '10000000',
+    NAMESPACE: `bench${randomBytes(4).toString('hex')}`,
+    PORT: '0',
+    BENCH_ORG: ORG,
+  };
+  if (STORE === 'pg') {
+    schema = `bench_${randomBytes(4).toString('hex')}`;
+    admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.query(`set search_path = ${schema}`);
+    Object.assign(env, { DATABASE_URL, BENCH_SCHEMA: schema, REDIS_URL });
+    if (args.bus !== 'memory') env.NATS_URL = NATS_URL;
+    log(`store: PostgreSQL ${DATABASE_URL} schema ${schema} (server not pinned: it shares both cores)`);
+  } else {
+    dataDir = mkdtempSync(join(tmpdir(), 'bench-pglite-'));
+    Object.assign(env, { DATA_DIR: dataDir });
+    log(`store: embedded PGlite (file-backed, ${dataDir}), memory cache, in-process bus`);
+  }
+
+  const child = await startChild(env, log);
+  const sql = <T = Record<string, unknown>>(text: string) =>
+    STORE === 'pg' ? admin!.query(text).then((r) => r.rows as T[]) : child.request<{ rows: T[] }>({ type: 'sql', sql: text }, 'sql').then((r) => r.rows);
+  const count = async () => Number((await sql<{ n: number }>(`select count(*)::int as n from telemetry where org_id = '${ORG}'`))[0].n);
+  const truncate = () => sql('truncate telemetry');
+
+  const now = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({ tenant_id: ORG, org_id: ORG, roles: ['OPERATOR'] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('bench-user')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 4 * 3600)
+    .sign(new TextEncoder().encode(JWT_SECRET));
+  const url = new URL('/api/telemetry/ingest', child.address);
+
+  await saturate(url, token, WARMUP_BATCHES, 50_000_000);
+  await truncate();
+
+  const satBatches = Math.ceil(RECORDS / BATCH);
+  const sat = await saturate(url, token, satBatches, 0);
+  results.saturation = report(`API at saturation (${CLIENTS} clients)`, sat, satBatches * BATCH);
+  const satRows = await count();
+  log(`  row count after the run: ${fmt(satRows)} (API said stored ${fmt(sat.stored)}) ${satRows === sat.stored ? 'OK' : 'MISMATCH'}`);
+  await truncate();
+
+  const rate = Number(args.rate ?? Math.round((sat.stored / sat.seconds) * RATE_FRACTION));
+  const rateBatches = Math.ceil(RATE_RECORDS / BATCH);
+  await child.request({ type: 'reset-loop-delay' }, 'reset-loop-delay');
+  const fixed = await fixedRate(url, token, rateBatches, 0, rate);
+  results.fixedRate = { targetRecordsPerSecond: rate, ...report(`API at a fixed ${fmt(rate)} records/s`, fixed, rateBatches * BATCH) };
+  const fixedRows = await count();
+  log(`  row count after the run: ${fmt(fixedRows)} (API said stored ${fmt(fixed.stored)}) ${fixedRows === fixed.stored ? 'OK' : 'MISMATCH'}`);
+  await truncate();
+
+  const stats = await child.request<{ peakRss: number; cpuMs: number; loopDelayMs: { p50: number; p99: number; max: number } }>(
+    { type: 'stats' },
+    'stats',
+  );
+  results.service = { peakRssBytes: stats.peakRss, cpuSeconds: stats.cpuMs / 1000, loopDelayMsAtFixedRate: stats.loopDelayMs };
+  log(
+    `service: peak RSS ${mib(stats.peakRss)}, CPU ${fmt(stats.cpuMs / 1000, 1)} s over the run; event-loop delay at the fixed rate ` +
+      `p50 ${fmt(stats.loopDelayMs.p50, 1)} ms, p99 ${fmt(stats.loopDelayMs.p99, 1)} ms, max ${fmt(stats.loopDelayMs.max, 1)} ms`,
+  );
+  await child.stop();
+
+  if (STORE === 'pg') {
+    const api = sat.stored / sat.seconds;
+    if (args['no-copy'] === undefined) {
+      const copyRate = await copyPhase(admin!, satBatches * BATCH);
+      results.copy = Math.round(copyRate);
+      log(`COPY FROM STDIN (one connection, text format, same rows, same table): ${fmt(copyRate)} records/s; API / COPY = ${fmt(api / copyRate, 2)}`);
+      await truncate();
+    }
+    if (args['no-direct'] === undefined) {
+      const db = await openPostgres({ url: DATABASE_URL, schema });
+      const d = await directPhase(db, satBatches * BATCH, 8);
+      await db.close();
+      results.direct = { store: Math.round(d.storeRate), service: Math.round(d.serviceRate) };
+      log(`insertBatch without HTTP (8 concurrent transactions, same rows): ${fmt(d.storeRate)} records/s; API / insert = ${fmt(api / d.storeRate, 2)}`);
+      log(`service.ingest without HTTP (rules + insert + in-process bus): ${fmt(d.serviceRate)} records/s; API / service = ${fmt(api / d.serviceRate, 2)}`);
+    }
+    if (args.keep === undefined) await admin!.query(`drop schema ${schema} cascade`);
+    await admin!.end();
+  } else {
+    if (args['no-direct'] === undefined) {
+      const db = await openPglite(); // fresh in-memory store in this process, same migrations
+      await migrate(db);
+      await db.query(`select telemetry_ensure_partitions(now() - interval '1 month', now() + interval '2 months')`);
+      const d = await directPhase(db, Math.min(satBatches * BATCH, 200_000), 1);
+      await db.close();
+      results.direct = { store: Math.round(d.storeRate), service: Math.round(d.serviceRate) };
+      log(`PGlite in-memory insertBatch without HTTP: ${fmt(d.storeRate)} records/s; service.ingest without HTTP: ${fmt(d.serviceRate)} records/s`);
+    }
+    rmSync(dataDir!, { recursive: true, force: true });
+  }
+  log(`machine after: ${await machine()}`);
+  log('RESULT ' + JSON.stringify({ store: STORE, mix: MIX, clients: CLIENTS, batch: BATCH, ...results }));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

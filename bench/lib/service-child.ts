@@ -1,0 +1,47 @@
+// The service under benchmark, in its own process (so its RSS and CPU are its own). Started by
+// bench/ingest.ts under `taskset -c 0`; configuration comes from the environment as in production.
+// Reports over IPC: 'ready' with the address, then on request its peak RSS and CPU time.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadConfig } from '../../src/config.ts';
+import { startService } from '../../src/server.ts';
+import { createProvisioning } from '../../src/modules/provisioning/service.ts';
+
+const config = loadConfig(process.env);
+const svc = await startService(config, { schema: process.env.BENCH_SCHEMA || undefined, ephemeralBus: true });
+await createProvisioning(svc.deps.db).createOrg({ id: process.env.BENCH_ORG ?? 'bench', name: 'Benchmark' });
+const address = await svc.app.listen({ port: 0, host: '127.0.0.1' });
+
+let peakRss = process.memoryUsage.rss();
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+}, 50).unref();
+
+const send = (m: unknown) => process.send!(m);
+send({ type: 'ready', address, store: svc.deps.db.kind, bus: svc.deps.bus.kind, cache: svc.deps.cache.kind, rss: process.memoryUsage.rss() });
+
+process.on('message', async (m: { type: string; sql?: string }) => {
+  if (m.type === 'reset-loop-delay') {
+    loopDelay.reset();
+    loopDelay.enable();
+    send({ type: 'reset-loop-delay' });
+  } else if (m.type === 'stats') {
+    const cpu = process.cpuUsage();
+    loopDelay.disable();
+    send({
+      type: 'stats',
+      peakRss: Math.max(peakRss, process.resourceUsage().maxRSS * 1024),
+      rss: process.memoryUsage.rss(),
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      // Event-loop delay over the fixed-rate phase, in ms.
+      loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+    });
+  } else if (m.type === 'sql') {
+    // Unscoped, as the owner: the benchmark checks row counts and truncates between phases.
+    const r = await svc.deps.db.query(m.sql!);
+    send({ type: 'sql', rows: r.rows });
+  } else if (m.type === 'stop') {
+    await svc.stop();
+    process.exit(0);
+  }
+});

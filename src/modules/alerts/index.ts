@@ -1,0 +1,13 @@
+// The organisation alert stream, for every module: raise(q, orgId, {...}) and resolve(q, orgId,
+// dedupeKey, why) inside the caller's transaction. Each transition publishes the durable domain
+// event `alert.raised` / `alert.resolved` (src/infra/jobs publish), which webhooks deliver.
+export { createAlertStream, alertView, dedupeKeyOf, ALERT_RAISED, ALERT_RESOLVED } from './service.ts';
+export type { AlertStream, AlertView, RaiseAlert } from './service.ts';
+export type { AlertRow, Severity } from './store.ts';
+
+/** Alert types raised by the developer platform. */
+export const PARTNER_ALERTS = {
+  webhookDisabled: 'partner_webhook_disabled',
+  keyExpiring: 'partner_api_key_expiring',
+  operationDeprecated: 'partner_api_operation_deprecated',
+} as const;

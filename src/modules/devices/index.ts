@@ -1,0 +1,17 @@
+// Device listings, source priority and data integrity over the registry and stored telemetry.
+import type { ModuleFactory } from '../../platform/module.ts';
+import { createRegistryStore } from '../registry/index.ts';
+import { createDevicesStore } from './store.ts';
+import { createDevicesService } from './service.ts';
+import { deviceOperations } from './routes.ts';
+
+export const devicesModule: ModuleFactory = (deps) => {
+  const service = createDevicesService({
+    db: deps.db,
+    clock: deps.clock,
+    audit: deps.audit,
+    registry: createRegistryStore(),
+    store: createDevicesStore(),
+  });
+  return { name: 'devices', operations: deviceOperations(service) };
+};

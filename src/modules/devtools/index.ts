@@ -1,0 +1,97 @@
+// Developer platform: API keys, webhook endpoints and their delivery engine, the Partner API, the
+// sandbox and the public status. Provides the platform's API key check. Background work (webhook
+// deliveries, the device.offline watchdog, key alerts, health checks, retention) runs from the
+// durable job queue in src/infra/jobs, so exactly one instance does each run.
+import type { ModuleFactory, ModuleInstance } from '../../platform/module.ts';
+import type { Operation } from '../../platform/operation.ts';
+import { ManualClock } from '../../platform/clock.ts';
+import { createJobQueue, oldestDueAge, type JobQueue } from '../../infra/jobs/queue.ts';
+import { createAlertStream, ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
+import { DAY_MS } from './common.ts';
+import { createKeyAlerts } from './apikeys/alerts.ts';
+import { createKeyService } from './apikeys/service.ts';
+import { apiKeyOperations } from './apikeys/routes.ts';
+import { createSecretBox } from './webhooks/secrets.ts';
+import { createWebhookService } from './webhooks/service.ts';
+import { webhookOperations } from './webhooks/routes.ts';
+import { createDeliveryEngine, DELIVER_JOB, FANOUT_JOB } from './deliveries/engine.ts';
+import { deliveryStore } from './deliveries/store.ts';
+import { createOfflineWatchdog, WATCHDOG_EVERY_MS } from './deliveries/watchdog.ts';
+import { createSandboxData } from './sandbox/generator.ts';
+import { createSandboxService, IDEMPOTENCY_TTL_MS } from './sandbox/service.ts';
+import { idempotencyStore } from './sandbox/store.ts';
+import { createPartnerService } from './partner/service.ts';
+import { partnerOperations } from './partner/routes.ts';
+import { createStatusService, CHECK_EVERY_MS } from './status/service.ts';
+import { healthStore } from './status/store.ts';
+import { statusOperations } from './status/routes.ts';
+
+export const EVENT_RETENTION_MS = 30 * DAY_MS;
+const HOUR_MS = 3_600_000;
+
+export interface DevtoolsModule extends ModuleInstance {
+  /** Runs every background job due by the clock (tests: after moving a ManualClock). */
+  runDue(): Promise<number>;
+  queue: JobQueue;
+}
+
+export const devtoolsModule: ModuleFactory = (deps) => {
+  const { db, clock, config, audit, cursors } = deps;
+  // Under a ManualClock time is the test's: it calls runDue() instead of a timer polling.
+  const queue = createJobQueue({ db, clock, log: deps.log, autoPoll: !(clock instanceof ManualClock) });
+  const alerts = createAlertStream({ clock });
+  const box = createSecretBox(config.jwtSecret);
+  let deprecated: readonly Operation[] = [];
+  const keyAlerts = createKeyAlerts({ alerts, deprecatedOps: () => deprecated });
+  const keys = createKeyService({ db, clock, audit, config, keyAlerts });
+  const sandbox = createSandboxData(config);
+  const engine = createDeliveryEngine({ db, clock, config, alerts, audit, queue, box });
+  const hooks = createWebhookService({ db, clock, config, audit, alerts, cursors, box, engine, sandbox });
+  const partner = createPartnerService({ db, clock, cursors, alerts, keys, sandbox });
+  const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox });
+  const probeKey = `${config.apiKeyPrefix}_live_0000000000000000_${'A'.repeat(43)}`;
+  const status = createStatusService({
+    db,
+    cache: deps.cache,
+    bus: deps.bus,
+    clock,
+    partnerProbe: async () => (await keys.authenticator.authenticate(probeKey)) === null,
+    deliveryLag: () => oldestDueAge(db, [DELIVER_JOB], clock.now()),
+  });
+
+  queue.register(DELIVER_JOB, engine.deliver);
+  queue.register(FANOUT_JOB, engine.fanout);
+  queue.subscribe(ALERT_RAISED, FANOUT_JOB);
+  queue.subscribe(ALERT_RESOLVED, FANOUT_JOB);
+  queue.schedule('devtools.health-checks', CHECK_EVERY_MS, () => status.runChecks());
+  const watchdog = createOfflineWatchdog({ db, clock, engine });
+  queue.schedule('devtools.offline-watchdog', WATCHDOG_EVERY_MS, async () => {
+    await watchdog();
+  });
+  queue.schedule('devtools.key-alerts', HOUR_MS, () => keys.syncAllAlerts());
+  queue.schedule('devtools.retention', HOUR_MS, async () => {
+    const now = clock.now().getTime();
+    await deliveryStore.purgeEventsBefore(db, new Date(now - EVENT_RETENTION_MS));
+    await idempotencyStore.purge(db, new Date(now - IDEMPOTENCY_TTL_MS));
+    await healthStore.purge(db, new Date(now - 31 * DAY_MS));
+  });
+
+  const instance: DevtoolsModule = {
+    name: 'devtools',
+    operations: [
+      ...apiKeyOperations(keys),
+      ...webhookOperations(hooks),
+      ...partnerOperations(partner, sandboxTests),
+      ...statusOperations(status),
+    ],
+    provides: { apiKeys: keys.authenticator },
+    async start(ctx) {
+      deprecated = ctx.operations.filter((op) => op.deprecation && op.access.kind === 'key');
+      await queue.start();
+    },
+    stop: () => queue.stop(),
+    runDue: () => queue.runDue(),
+    queue,
+  };
+  return instance;
+};

@@ -1,0 +1,177 @@
+// Partner API reads for the key's own organisation: live data from the stores, or (sandbox key)
+// the generated sandbox organisation through the same shapes. Lists are cursor-paged newest first,
+// ties by row id; cursors are bound to the operation, the organisation read and the filters, and
+// telemetry/latest's cursor also carries the window fixed by the first page.
+import type { Db } from '../../../infra/db/index.ts';
+import type { Clock } from '../../../platform/clock.ts';
+import type { RequestContext } from '../../../platform/operation.ts';
+import { invalidCursor, toPage, type CursorCodec, type Position } from '../../../platform/cursor.ts';
+import { errors } from '../../../platform/errors.ts';
+import type { AlertStream } from '../../alerts/index.ts';
+import { alertView } from '../../alerts/index.ts';
+import { iso, PAGE_LIMIT } from '../common.ts';
+import type { KeyService } from '../apikeys/service.ts';
+import type { SandboxData } from '../sandbox/generator.ts';
+import { partnerStore } from './store.ts';
+import { canonicalStatus } from './status-canonical.ts';
+
+export const DEFAULT_HOURS = 24;
+
+export interface PartnerDeps {
+  db: Db;
+  clock: Clock;
+  cursors: CursorCodec;
+  alerts: AlertStream;
+  keys: KeyService;
+  sandbox: SandboxData;
+}
+
+type KeyActor = Extract<RequestContext['actor'], { kind: 'key' }>;
+
+function keyOf(ctx: RequestContext): KeyActor {
+  if (ctx.actor.kind !== 'key') throw errors.forbidden('API key required');
+  return ctx.actor;
+}
+
+/** Position ids that also carry the window start: `<row id>|<window start ms>`. */
+const packWindow = (id: string | number, windowStartMs: number) => `${id}|${windowStartMs}`;
+function unpackWindow(pos: Position): { id: string; windowStartMs: number } {
+  const [id, w, extra] = String(pos.id).split('|');
+  const windowStartMs = Number(w);
+  if (!id || extra !== undefined || !Number.isSafeInteger(windowStartMs)) throw invalidCursor();
+  return { id, windowStartMs };
+}
+
+export function createPartnerService(deps: PartnerDeps) {
+  const { db, clock, cursors, alerts, keys, sandbox } = deps;
+
+  /** The organisation a request reads: the key's own, or its sandbox organisation. */
+  const readOrg = (ctx: RequestContext) => (keyOf(ctx).environment === 'sandbox' ? sandbox.orgOf(ctx.orgId) : ctx.orgId);
+  const binding = (op: string, ctx: RequestContext, filters: object = {}) => ({ op, orgId: readOrg(ctx), filters });
+
+  function reading(r: { id: string | number; asset_id: string; site_id: string | null; ts: string; power_kw: number | null; soc_pct: number | null; voltage: number | null; current: number | null; temp_c: number | null; status: string; asset_type: string | null }) {
+    return {
+      id: String(r.id),
+      asset_id: r.asset_id,
+      site_id: r.site_id,
+      ts: r.ts,
+      power_kw: r.power_kw,
+      soc_pct: r.soc_pct,
+      voltage: r.voltage,
+      current: r.current,
+      temp_c: r.temp_c,
+      status: r.status,
+      status_canonical: canonicalStatus(r.status, r.power_kw, r.asset_type),
+    };
+  }
+
+  return {
+    async me(ctx: RequestContext) {
+      const key = keyOf(ctx);
+      const row = await keys.get(ctx.orgId, key.keyId);
+      const sandboxed = key.environment === 'sandbox';
+      const name = sandboxed ? 'Sandbox organisation (simulated)' : ((await partnerStore.orgName(db, ctx.orgId)) ?? ctx.orgId);
+      return {
+        organisation: { id: readOrg(ctx), name },
+        key: { id: key.keyId, name: row?.name ?? '', scopes: key.scopes, environment: key.environment, expires_at: row?.expires_at ?? null },
+        environment: key.environment,
+      };
+    },
+
+    async alerts(ctx: RequestContext, q: { limit?: number; cursor?: string; since?: string }) {
+      const limit = q.limit ?? PAGE_LIMIT.default;
+      const since = q.since ? new Date(q.since) : undefined;
+      const b = binding('listPartnerAlerts', ctx, { since: since?.toISOString() ?? null });
+      const pos = q.cursor ? cursors.decode(q.cursor, b) : null;
+      const before = pos ? { t: pos.t, seq: Number(pos.id) } : undefined;
+      if (before && !Number.isSafeInteger(before.seq)) throw invalidCursor();
+      if (keyOf(ctx).environment === 'sandbox') {
+        const all = sandbox
+          .alerts(ctx.orgId, clock.now())
+          .filter((a) => !since || new Date(a.raised_at) >= since)
+          .filter((a) => !before || a.raised_at < before.t || (a.raised_at === before.t && a.seq < before.seq));
+        const page = toPage(all.slice(0, limit + 1), limit, (a) => ({ t: a.raised_at, id: a.seq }), cursors, b);
+        return { alerts: page.items.map(({ seq: _s, ...a }) => a), next_cursor: page.next_cursor, has_more: page.has_more };
+      }
+      const rows = await alerts.page(db, ctx.orgId, { since, before, limit: limit + 1 });
+      const page = toPage(rows, limit, (r) => ({ t: r.raised_key, id: r.seq }), cursors, b);
+      return { alerts: page.items.map(alertView), next_cursor: page.next_cursor, has_more: page.has_more };
+    },
+
+    async devices(ctx: RequestContext, q: { limit?: number; cursor?: string }) {
+      const limit = q.limit ?? PAGE_LIMIT.default;
+      const b = binding('listPartnerDevices', ctx);
+      const pos = q.cursor ? cursors.decode(q.cursor, b) : null;
+      if (keyOf(ctx).environment === 'sandbox') {
+        const all = sandbox
+          .devices(ctx.orgId, clock.now())
+          .sort((x, y) => (x.asset_id < y.asset_id ? 1 : -1))
+          .filter((d) => !pos || d.created_at < pos.t || (d.created_at === pos.t && d.asset_id < String(pos.id)));
+        const page = toPage(all.slice(0, limit + 1), limit, (d) => ({ t: d.created_at, id: d.asset_id }), cursors, b);
+        return {
+          devices: page.items.map((d) => ({
+            asset_id: d.asset_id,
+            site_id: d.site_id,
+            type: d.type,
+            name: d.name,
+            created_at: d.created_at,
+            last_reported_at: d.last_reported_at,
+            last_reported_source: d.last_reported_source,
+            status_canonical: canonicalStatus(d.status, d.power_kw, d.type),
+          })),
+          next_cursor: page.next_cursor,
+          has_more: page.has_more,
+        };
+      }
+      const rows = await partnerStore.devices(db, ctx.orgId, pos ? { t: pos.t, id: String(pos.id) } : null, limit + 1);
+      const page = toPage(rows, limit, (r) => ({ t: r.created_key, id: r.asset_id }), cursors, b);
+      return {
+        devices: page.items.map((r) => ({
+          asset_id: r.asset_id,
+          site_id: r.site_id,
+          type: r.type,
+          name: r.name,
+          created_at: iso(r.created_at)!,
+          last_reported_at: r.last_ts ? iso(r.last_ts) : null,
+          last_reported_source: r.last_ts ? r.last_source : null,
+          status_canonical: r.last_ts ? canonicalStatus(r.status, r.power_kw, r.type) : 'unknown',
+        })),
+        next_cursor: page.next_cursor,
+        has_more: page.has_more,
+      };
+    },
+
+    async telemetry(ctx: RequestContext, q: { limit?: number; cursor?: string; hours?: number }) {
+      const limit = q.limit ?? PAGE_LIMIT.default;
+      const hours = q.hours ?? DEFAULT_HOURS;
+      const b = binding('listPartnerLatestTelemetry', ctx, { hours });
+      const now = clock.now();
+      const pos = q.cursor ? cursors.decode(q.cursor, b) : null;
+      const win = pos ? unpackWindow(pos) : null;
+      const windowStartMs = win ? win.windowStartMs : now.getTime() - hours * 3_600_000;
+      if (keyOf(ctx).environment === 'sandbox') {
+        const before = pos ? { slotMs: Date.parse(pos.t), index: Number(win!.id) } : undefined;
+        if (before && (!Number.isSafeInteger(before.slotMs) || !Number.isInteger(before.index))) throw invalidCursor();
+        const rows = sandbox.readings(ctx.orgId, { windowStartMs, now, before, limit: limit + 1 });
+        const page = toPage(rows, limit, (r) => ({ t: r.ts, id: packWindow(r.index, windowStartMs) }), cursors, b);
+        return { readings: page.items.map((r) => reading(r)), window_start: new Date(windowStartMs).toISOString(), next_cursor: page.next_cursor, has_more: page.has_more };
+      }
+      const before = pos ? { t: pos.t, id: Number(win!.id) } : null;
+      if (before && !Number.isSafeInteger(before.id)) throw invalidCursor();
+      const rows = await partnerStore.readings(db, ctx.orgId, { from: new Date(windowStartMs), until: pos ? null : now }, before, limit + 1);
+      const page = toPage(rows, limit, (r) => ({ t: r.ts_key, id: packWindow(r.id, windowStartMs) }), cursors, b);
+      return {
+        readings: page.items.map((r) => reading({ ...r, ts: iso(r.ts)! })),
+        window_start: new Date(windowStartMs).toISOString(),
+        next_cursor: page.next_cursor,
+        has_more: page.has_more,
+      };
+    },
+
+    scenario(ctx: RequestContext) {
+      return sandbox.scenario(ctx.orgId, clock.now());
+    },
+  };
+}
+
+export type PartnerService = ReturnType<typeof createPartnerService>;

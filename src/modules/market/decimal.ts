@@ -1,0 +1,45 @@
+// Price arithmetic in decimal, never accumulated in binary floating point (NOTES.md, Time and money).
+
+const SCALE = 1_000_000n;
+
+/** A price in millionths of a penny, exact for the provider's figures (at most 6 decimals). */
+export function toMicros(v: number): bigint {
+  return BigInt(Math.round(v * 1e6));
+}
+
+/** Millionths back to a number, rounded half away from zero to `dp` decimals (dp <= 6). */
+export function fromMicros(m: bigint, dp = 6): number {
+  const step = 10n ** BigInt(6 - dp);
+  const neg = m < 0n;
+  let a = neg ? -m : m;
+  a = ((a + step / 2n) / step) * step;
+  const whole = a / SCALE;
+  const frac = (a % SCALE).toString().padStart(6, '0').slice(0, dp);
+  return Number(`${neg ? '-' : ''}${whole}${dp > 0 ? '.' + frac : ''}`);
+}
+
+/** Mean of prices, exact sum, rounded to `dp` decimals. */
+export function meanOf(values: number[], dp = 4): number {
+  if (values.length === 0) return 0;
+  const sum = values.reduce((s, v) => s + toMicros(v), 0n);
+  // Round the quotient half away from zero at micro precision, then to dp.
+  const n = BigInt(values.length);
+  const q = (sum * 2n + (sum < 0n ? -n : n)) / (2n * n);
+  return fromMicros(q, dp);
+}
+
+/**
+ * The VAT-inclusive price derived from the exclusive one without rounding the exclusive figure
+ * first: exact decimal multiplication (16.46 × 1.05 = 17.283, 20.59 × 1.05 = 21.6195).
+ */
+export function withVat(exclusive: number, ratePercent = 5): number {
+  const text = String(exclusive);
+  if (/e/i.test(text)) return Number((exclusive * (100 + ratePercent)) / 100);
+  const neg = text.startsWith('-');
+  const [whole, frac = ''] = text.replace('-', '').split('.');
+  const digits = BigInt(whole + frac) * BigInt(100 + ratePercent);
+  const scale = frac.length + 2;
+  const s = digits.toString().padStart(scale + 1, '0');
+  const out = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+  return Number(`${neg ? '-' : ''}${out}`);
+}

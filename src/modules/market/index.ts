@@ -1,0 +1,30 @@
+// Market data module: tariff prices, GSP regions, carbon intensity. Other modules use
+// createMarketData (prices and carbon through the same cache) and the UK time helpers.
+import type { ModuleFactory } from '../../platform/module.ts';
+import { createMarketData } from './service.ts';
+import { marketOperations } from './routes.ts';
+
+export const marketModule: ModuleFactory = (deps) => ({
+  name: 'market',
+  operations: marketOperations(deps, createMarketData(deps)),
+});
+
+export { createMarketData, type MarketData } from './service.ts';
+export { nextCheapWindow } from './prices.ts';
+export { REGIONS, REGION_LETTERS, DEFAULT_REGION, regionOf, type GspRegion } from './regions.ts';
+export { priceSlot, intensity } from './routes.ts';
+export type { RateRow } from './tariff-provider.ts';
+export type { IntensityRow, IndexBand } from './carbon-provider.ts';
+export { TARIFF_PROVIDER } from './tariff-provider.ts';
+export { CARBON_PROVIDER } from './carbon-provider.ts';
+export {
+  parseInstant,
+  isoZ,
+  floorSlot,
+  SLOT_MS,
+  ukDate,
+  ukMidnight,
+  addDays,
+  settlementPeriod,
+  slotsInDay,
+} from './uk-time.ts';

@@ -1,0 +1,45 @@
+// Wires the two market-data providers from configuration: one upstream client each (base URL,
+// timeout, retries, metrics), the shared response cache, and the price and carbon services.
+import type { AppDeps } from '../../platform/module.ts';
+import { createUpstreamCache, createUpstreamClient } from '../../infra/upstream/index.ts';
+import { createTariffProvider } from './tariff-provider.ts';
+import { createCarbonProvider } from './carbon-provider.ts';
+import { createPriceService, type PriceService } from './prices.ts';
+import { createCarbonService, type CarbonService } from './carbon.ts';
+
+export interface MarketData {
+  prices: PriceService;
+  carbon: CarbonService;
+  productCode: string;
+  tariffCode(region: string): string;
+}
+
+type MarketDeps = Pick<AppDeps, 'config' | 'cache' | 'clock' | 'metrics' | 'log'>;
+
+export function createMarketData(deps: MarketDeps): MarketData {
+  const u = deps.config.upstreams;
+  const common = {
+    timeoutMs: u.timeoutMs,
+    retries: u.retries,
+    retryBaseMs: u.retryBaseMs,
+    allowPrivate: deps.config.allowPrivateOutbound,
+    metrics: deps.metrics,
+  };
+  const cache = createUpstreamCache({ cache: deps.cache, clock: deps.clock, namespace: deps.config.namespace, metrics: deps.metrics });
+  const tariff = createTariffProvider(createUpstreamClient({ ...common, provider: 'tariff', baseUrl: u.tariffBaseUrl }), u.tariffProductCode);
+  const carbon = createCarbonProvider(createUpstreamClient({ ...common, provider: 'carbon', baseUrl: u.carbonBaseUrl }));
+  return {
+    productCode: tariff.productCode,
+    tariffCode: tariff.tariffCode,
+    prices: createPriceService({
+      provider: tariff,
+      cache,
+      clock: deps.clock,
+      metrics: deps.metrics,
+      log: deps.log,
+      completeTtlMs: u.tariffCacheTtlSeconds * 1000,
+      pendingTtlMs: u.tariffUnpublishedTtlSeconds * 1000,
+    }),
+    carbon: createCarbonService({ provider: carbon, cache, clock: deps.clock, log: deps.log, ttlMs: u.carbonCacheTtlSeconds * 1000 }),
+  };
+}

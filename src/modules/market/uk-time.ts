@@ -1,0 +1,122 @@
+// UK local time for settlement periods: a day is counted from local midnight (Europe/London), so it
+// has 48 half hours, 46 on the spring clock change and 50 on the autumn one. Instants are epoch ms
+// and are answered in UTC with `Z`. UK offsets are whole hours, so UTC half hours are local ones.
+
+export const SLOT_MS = 30 * 60_000;
+const DAY_MS = 24 * 3600_000;
+
+const LONDON = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Europe/London',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+function londonParts(t: number) {
+  const p: Record<string, number> = {};
+  for (const part of LONDON.formatToParts(new Date(t))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  return p as { year: number; month: number; day: number; hour: number; minute: number; second: number };
+}
+
+/** UK offset from UTC at instant t, in ms (0 in GMT, 3 600 000 in BST). */
+export function ukOffsetMs(t: number): number {
+  const s = Math.floor(t / 1000) * 1000;
+  const p = londonParts(s);
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - s;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** The UK local calendar date of instant t, YYYY-MM-DD. */
+export function ukDate(t: number): string {
+  const p = londonParts(t);
+  return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
+}
+
+function ymd(date: string): [number, number, number] {
+  const [y, m, d] = date.split('-').map(Number);
+  return [y, m, d];
+}
+
+/** The instant of 00:00 UK local time on a date (never ambiguous: UK clocks change at 01:00 UTC). */
+export function ukMidnight(date: string): number {
+  const [y, m, d] = ymd(date);
+  const guess = Date.UTC(y, m - 1, d);
+  let t = guess - ukOffsetMs(guess);
+  if (guess - ukOffsetMs(t) !== t) t = guess - ukOffsetMs(t);
+  return t;
+}
+
+export function addDays(date: string, n: number): string {
+  const [y, m, d] = ymd(date);
+  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
+}
+
+/** Half hours in a UK local day: 48, 46 (clocks forward) or 50 (clocks back). */
+export function slotsInDay(date: string): number {
+  return Math.round((ukMidnight(addDays(date, 1)) - ukMidnight(date)) / SLOT_MS);
+}
+
+/** Settlement date and period (1-based, counted from local midnight) of instant t. */
+export function settlementPeriod(t: number): { date: string; period: number } {
+  const date = ukDate(t);
+  return { date, period: Math.floor((t - ukMidnight(date)) / SLOT_MS) + 1 };
+}
+
+/** UK local dates whose day overlaps [from, to). */
+export function datesCovering(from: number, to: number): string[] {
+  const out: string[] = [];
+  for (let d = ukDate(from); ukMidnight(d) < to; d = addDays(d, 1)) out.push(d);
+  return out;
+}
+
+export const floorSlot = (t: number) => Math.floor(t / SLOT_MS) * SLOT_MS;
+export const ceilSlot = (t: number) => Math.ceil(t / SLOT_MS) * SLOT_MS;
+
+/** ISO 8601 in UTC with Z and seconds, no fraction: 2026-03-29T00:00:00Z. */
+export function isoZ(t: number): string {
+  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})$/;
+
+function validDay(y: number, m: number, d: number): boolean {
+  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+/**
+ * An ISO 8601 date-time with an explicit offset (Z or ±hh:mm), or a date YYYY-MM-DD meaning UK
+ * local midnight of that day. A date-time without an offset is refused (null): the providers read
+ * it as UK local time and the answer would shift by an hour in summer.
+ */
+export function parseInstant(raw: string): number | null {
+  // A '+' sent unencoded in a query string arrives as a space.
+  const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
+  const dm = DATE_RE.exec(text);
+  if (dm) {
+    const [y, m, d] = [Number(dm[1]), Number(dm[2]), Number(dm[3])];
+    return validDay(y, m, d) ? ukMidnight(text) : null;
+  }
+  const m = DATETIME_RE.exec(text);
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
+  if (!validDay(y, mo, d) || h > 23 || mi > 59 || s > 59) return null;
+  const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
+  let offset = 0;
+  if (!/^[Zz]$/.test(m[8])) {
+    const o = m[8].replace(':', '');
+    const oh = Number(o.slice(1, 3));
+    const om = Number(o.slice(3, 5));
+    if (oh > 18 || om > 59) return null;
+    offset = (o[0] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
+  }
+  return Date.UTC(y, mo - 1, d, h, mi, s, ms) - offset;
+}
+
+/** Milliseconds in n days, for range limits. */
+export const days = (n: number) => n * DAY_MS;

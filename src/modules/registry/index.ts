@@ -1,0 +1,18 @@
+// Asset registry: twin v1 (/api/twin/) and registry v2 (/api/twin/registry/...), one `assets` table.
+// What other modules may use: the vocabulary, freshness, topology checks and read access.
+import type { ModuleFactory } from '../../platform/module.ts';
+import { createRegistryStore } from './store.ts';
+import { createRegistryService } from './service.ts';
+import { twinOperations } from './routes-twin.ts';
+import { registryOperations } from './routes-registry.ts';
+
+export const registryModule: ModuleFactory = (deps) => {
+  const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.audit, store: createRegistryStore() });
+  return { name: 'registry', operations: [...twinOperations(service), ...registryOperations(service)] };
+};
+
+export * from './vocabulary.ts';
+export { createRegistryStore, reportedSourceSql, type AssetRow, type AssetWithLatest, type RegistryStore } from './store.ts';
+export { findingsOf, type Finding } from './topology.ts';
+export { registryView, twinView } from './service.ts';
+export { Nullable, ErrorBody, SiteId, Timestamp, SourceSchema, FreshnessSchema } from './schemas.ts';

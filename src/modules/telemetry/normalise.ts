@@ -1,0 +1,261 @@
+// The telemetry record rules of concepts.md section 2 (telemetry record) and endpoints.md 4.2:
+// canonical mapping, rejection by name and reason, anomaly flags. Pure functions, no I/O.
+
+export const MEASUREMENTS = ['power_kw', 'soc_pct', 'voltage', 'current', 'temp_c'] as const;
+export type Measurement = (typeof MEASUREMENTS)[number];
+
+/** Why a record was rejected. Stable codes; `message` is for people. */
+export type RejectReason =
+  | 'not_an_object'
+  | 'missing_asset_id'
+  | 'invalid_asset_id'
+  | 'missing_ts'
+  | 'unparseable_ts'
+  | 'epoch_ts_not_accepted'
+  | 'not_a_number'
+  | 'not_a_string'
+  | 'unsupported_value';
+
+export interface RecordProblem {
+  /** The key of the record the problem is in (null when the record itself is not an object). */
+  field: string | null;
+  reason: RejectReason;
+  message: string;
+}
+
+/** Anomaly reasons: the spec's three plus two for timestamps (decision 0042). Extensible. */
+export type AnomalyReason =
+  | 'soc_out_of_range'
+  | 'power_out_of_range'
+  | 'voltage_out_of_range'
+  | 'ts_without_offset'
+  | 'ts_in_future';
+
+export interface CanonicalRow {
+  asset_id: string;
+  /** ISO 8601 with an explicit offset (Z added to a naive ts), fractional seconds as sent. */
+  ts: string;
+  tsMs: number;
+  power_kw: number | null;
+  soc_pct: number | null;
+  voltage: number | null;
+  current: number | null;
+  temp_c: number | null;
+  status: string;
+  run_id: string | null;
+  intent_id: string | null;
+  anomalies: AnomalyReason[];
+  /** The original object, exactly as sent. */
+  raw: Record<string, unknown>;
+  /** JSON text of raw, made once when first needed (insert, stream). */
+  rawJson?: string;
+}
+
+export type Normalised = { ok: true; row: CanonicalRow } | { ok: false; problems: RecordProblem[] };
+
+export const POWER_LIMIT_KW = 5000;
+export const FUTURE_TOLERANCE_MS = 24 * 60 * 60 * 1000;
+export const MAX_ASSET_ID_LENGTH = 256;
+/** Deeper nesting than this in a record is refused (PostgreSQL's jsonb has a stack limit). */
+export const MAX_DEPTH = 64;
+
+const problem = (field: string | null, reason: RejectReason, message: string): RecordProblem => ({ field, reason, message });
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timestamps: ISO 8601 / RFC 3339 date-time. An explicit offset is correct; no offset is read as
+// UTC and flagged; anything else (other text, Unix epoch numbers) is refused.
+
+const TS =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+
+export interface ParsedTs {
+  /** The same instant as text PostgreSQL reads without a session time zone. */
+  iso: string;
+  ms: number;
+  naive: boolean;
+}
+
+export function parseTs(value: string): ParsedTs | null {
+  const m = TS.exec(value);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s = '00', frac = '', z, sign, oh, om = '00'] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null; // 2026-02-30
+  let offsetMin = 0;
+  let offset = 'Z';
+  if (sign) {
+    const ohN = Number(oh);
+    const omN = Number(om);
+    if (ohN > 14 || omN > 59) return null;
+    offsetMin = (sign === '-' ? -1 : 1) * (ohN * 60 + omN);
+    offset = `${sign}${oh}:${om}`;
+  }
+  date.setUTCHours(hour, minute, second, frac ? Math.floor(Number(`0${frac}`) * 1000) : 0);
+  const ms = date.getTime() - offsetMin * 60_000;
+  return {
+    iso: `${y}-${mo}-${d}T${h}:${mi}:${s}${frac}${offset}`,
+    ms,
+    naive: !z && !sign,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values PostgreSQL cannot hold in jsonb/text (NUL, lone surrogates), numbers JSON.parse turned
+// into Infinity, and pathological nesting are refused per record instead of failing the batch.
+
+function unsupported(v: unknown, depth: number): string | null {
+  switch (typeof v) {
+    case 'string':
+      if (v.includes('\u0000')) return 'contains a NUL character (\\u0000), which the store cannot hold';
+      if (!(v as string & { isWellFormed(): boolean }).isWellFormed()) return 'contains an unpaired UTF-16 surrogate';
+      return null;
+    case 'number':
+      return Number.isFinite(v) ? null : 'holds a number outside the double-precision range';
+    case 'object': {
+      if (v === null) return null;
+      if (depth > MAX_DEPTH) return `is nested deeper than ${MAX_DEPTH} levels`;
+      if (Array.isArray(v)) {
+        for (const x of v) {
+          const p = unsupported(x, depth + 1);
+          if (p) return p;
+        }
+        return null;
+      }
+      for (const k in v) {
+        const kp = unsupported(k, depth + 1);
+        if (kp) return `has a key that ${kp}`;
+        const p = unsupported((v as Record<string, unknown>)[k], depth + 1);
+        if (p) return p;
+      }
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/**
+ * Applies the record rules. `now` decides ts_in_future. Every problem of the record is reported;
+ * the first one is the entry's `field`/`reason`.
+ */
+export function normaliseRecord(rec: unknown, now: number): Normalised {
+  if (!isPlainObject(rec)) {
+    return { ok: false, problems: [problem(null, 'not_an_object', `A record must be a JSON object, got ${describe(rec)}`)] };
+  }
+  const problems: RecordProblem[] = [];
+
+  // asset_id, or device_id
+  let assetKey = 'asset_id';
+  let assetVal: unknown = rec.asset_id;
+  if (assetVal === undefined || assetVal === null) {
+    if (rec.device_id !== undefined && rec.device_id !== null) {
+      assetKey = 'device_id';
+      assetVal = rec.device_id;
+    }
+  }
+  let asset_id = '';
+  if (assetVal === undefined || assetVal === null || (typeof assetVal === 'string' && assetVal.trim() === '')) {
+    problems.push(problem('asset_id', 'missing_asset_id', 'No asset_id or device_id: every record names its asset'));
+  } else if (typeof assetVal !== 'string') {
+    problems.push(problem(assetKey, 'invalid_asset_id', `${assetKey} must be a string, got ${describe(assetVal)}`));
+  } else if (assetVal.length > MAX_ASSET_ID_LENGTH) {
+    problems.push(problem(assetKey, 'invalid_asset_id', `${assetKey} is longer than ${MAX_ASSET_ID_LENGTH} characters`));
+  } else {
+    asset_id = assetVal;
+  }
+
+  // ts
+  let ts: ParsedTs | null = null;
+  const tsVal = rec.ts;
+  if (tsVal === undefined || tsVal === null || tsVal === '') {
+    problems.push(problem('ts', 'missing_ts', 'No ts: every record needs an ISO 8601 timestamp with an offset'));
+  } else if (typeof tsVal === 'number') {
+    problems.push(
+      problem('ts', 'epoch_ts_not_accepted', 'Unix epoch numbers are not accepted: send ISO 8601 with an offset, e.g. 2026-01-01T00:00:00Z'),
+    );
+  } else if (typeof tsVal !== 'string' || !(ts = parseTs(tsVal))) {
+    problems.push(
+      problem('ts', 'unparseable_ts', 'ts is not an ISO 8601 date-time: send e.g. 2026-01-01T00:00:00Z or 2026-01-01T01:00:00+01:00'),
+    );
+  }
+
+  // measurements: a number, or absent/null
+  const values: Record<Measurement, number | null> = { power_kw: null, soc_pct: null, voltage: null, current: null, temp_c: null };
+  for (const k of MEASUREMENTS) {
+    const v = rec[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      problems.push(problem(k, 'not_a_number', `${k} must be a number, got ${typeof v === 'number' ? 'a number out of range' : describe(v)}`));
+    } else {
+      values[k] = v;
+    }
+  }
+
+  // status and the correlation ids: a string, or absent/null
+  const strings: Record<'status' | 'run_id' | 'intent_id', string | null> = { status: null, run_id: null, intent_id: null };
+  for (const k of ['status', 'run_id', 'intent_id'] as const) {
+    const v = rec[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') problems.push(problem(k, 'not_a_string', `${k} must be a string, got ${describe(v)}`));
+    else strings[k] = v;
+  }
+
+  const bad = unsupported(rec, 1);
+  if (bad) problems.push(problem(null, 'unsupported_value', `The record ${bad}`));
+
+  if (problems.length > 0 || !ts) return { ok: false, problems };
+
+  const anomalies: AnomalyReason[] = [];
+  if (values.soc_pct !== null && (values.soc_pct < 0 || values.soc_pct > 100)) anomalies.push('soc_out_of_range');
+  if (values.power_kw !== null && Math.abs(values.power_kw) > POWER_LIMIT_KW) anomalies.push('power_out_of_range');
+  if (values.voltage !== null && values.voltage < 0) anomalies.push('voltage_out_of_range');
+  if (ts.naive) anomalies.push('ts_without_offset');
+  if (ts.ms > now + FUTURE_TOLERANCE_MS) anomalies.push('ts_in_future');
+
+  return {
+    ok: true,
+    row: {
+      asset_id,
+      ts: ts.iso,
+      tsMs: ts.ms,
+      ...values,
+      status: strings.status ?? 'unknown',
+      run_id: strings.run_id,
+      intent_id: strings.intent_id,
+      anomalies,
+      raw: rec,
+    },
+  };
+}
+
+/** Canonical JSON (keys sorted at every level): two records are exact copies when these match. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}

@@ -1,0 +1,243 @@
+// Telemetry rules: ingestion (validate, deduplicate, store in one transaction, stream after
+// commit), the live window and history reads. Services decide; routes answer; store.ts queries.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../infra/db/index.ts';
+import type { Bus } from '../../infra/bus/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { RequestContext } from '../../platform/operation.ts';
+import { errors, fieldError } from '../../platform/errors.ts';
+import { canonicalJson, isPlainObject, normaliseRecord, type CanonicalRow, type RecordProblem } from './normalise.ts';
+import { createTelemetryStore, type LiveEvent } from './store.ts';
+import { ASSET_METRICS, RANGES, defaultMetric, findMetric } from './metrics.ts';
+import { telemetryErrors } from './errors.ts';
+
+export interface AnomalyEntry {
+  index: number;
+  asset_id: string;
+  reasons: string[];
+  record: Record<string, unknown>;
+}
+
+export type ResultEntry =
+  | { index: number; status: 'stored'; anomalies?: string[] }
+  | { index: number; status: 'duplicate'; duplicate_of: number }
+  | { index: number; status: 'rejected'; field: string | null; reason: string; message: string; errors: RecordProblem[] };
+
+export interface IngestCounts {
+  count: number;
+  stored: number;
+  streamed: number;
+  accepted: number;
+  rejected: number;
+  duplicates: number;
+  anomalies: AnomalyEntry[];
+  results?: ResultEntry[];
+}
+
+export interface IngestOutcome extends IngestCounts {
+  /** 200 when every record was stored, 207 when some were rejected or duplicated. */
+  httpStatus: 200 | 207;
+}
+
+/** Largest bus message we build, in bytes of record JSON (NATS refuses messages over 1 MB). */
+const STREAM_CHUNK_BYTES = 256 * 1024;
+
+export const LIVE_WINDOW_HOURS = 24;
+
+export interface TelemetryServiceDeps {
+  db: Db;
+  bus: Bus;
+  clock: Clock;
+  /** Counts stored records (telemetry_ingest_total). */
+  onStored: (n: number) => void;
+  log: FastifyBaseLogger;
+}
+
+export function createTelemetryService(deps: TelemetryServiceDeps) {
+  const { db, bus, clock, log } = deps;
+  const reads = createTelemetryStore(db);
+
+  /** Publishes after commit (or instead of it when the store is down). Returns records published. */
+  async function stream(orgId: string, receivedAt: Date, rows: CanonicalRow[], stored: boolean): Promise<number> {
+    if (rows.length === 0) return 0;
+    const chunks: CanonicalRow[][] = [];
+    let current: CanonicalRow[] = [];
+    let bytes = 0;
+    for (const row of rows) {
+      const size = rawJson(row).length + 256;
+      if (current.length > 0 && bytes + size > STREAM_CHUNK_BYTES) {
+        chunks.push(current);
+        current = [];
+        bytes = 0;
+      }
+      current.push(row);
+      bytes += size;
+    }
+    chunks.push(current);
+    const received_at = receivedAt.toISOString();
+    const settled = await Promise.allSettled(
+      chunks.map((chunk) =>
+        bus.publish(`telemetry.${orgId}`, {
+          org_id: orgId,
+          received_at,
+          stored,
+          records: chunk.map((r) => ({
+            asset_id: r.asset_id,
+            ts: r.ts,
+            power_kw: r.power_kw,
+            soc_pct: r.soc_pct,
+            voltage: r.voltage,
+            current: r.current,
+            temp_c: r.temp_c,
+            status: r.status,
+            run_id: r.run_id,
+            intent_id: r.intent_id,
+            anomalies: r.anomalies,
+            raw: r.raw,
+          })),
+        }),
+      ),
+    );
+    let streamed = 0;
+    settled.forEach((s, i) => {
+      if (s.status === 'fulfilled') streamed += chunks[i].length;
+      else log.warn({ err: s.reason, orgId }, 'telemetry: live stream publish failed');
+    });
+    return streamed;
+  }
+
+  return {
+    async ingest(ctx: RequestContext, body: unknown): Promise<IngestOutcome> {
+      const orgId = ctx.orgId;
+      const records: unknown[] = Array.isArray(body) ? body : [body];
+      if (records.length === 0) {
+        throw errors.validation([fieldError(['body'], 'List should have at least 1 item', [], 'too_short')]);
+      }
+      // A record naming another organisation refuses the whole batch before anything is looked at.
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i];
+        if (isPlainObject(r) && r.tenant_id !== undefined && r.tenant_id !== null && r.tenant_id !== orgId) {
+          throw telemetryErrors.crossTenantRecord(i, 'tenant_id');
+        }
+      }
+
+      const now = clock.now();
+      const nowMs = now.getTime();
+      const results: ResultEntry[] = new Array(records.length);
+      const anomalies: AnomalyEntry[] = [];
+      const rows: CanonicalRow[] = [];
+      // Exact copies share asset_id and ts text; only those candidates are compared in full.
+      const seen = new Map<string, { index: number; canonical?: string }[]>();
+      let rejected = 0;
+      let duplicates = 0;
+      for (let i = 0; i < records.length; i++) {
+        const n = normaliseRecord(records[i], nowMs);
+        if (!n.ok) {
+          rejected++;
+          const first = n.problems[0];
+          results[i] = { index: i, status: 'rejected', field: first.field, reason: first.reason, message: first.message, errors: n.problems };
+          continue;
+        }
+        const key = `${n.row.asset_id}\u0000${String(n.row.raw.ts)}`;
+        const candidates = seen.get(key);
+        if (candidates) {
+          const canonical = canonicalJson(n.row.raw);
+          const copyOf = candidates.find((c) => (c.canonical ??= canonicalJson(records[c.index])) === canonical);
+          if (copyOf) {
+            duplicates++;
+            results[i] = { index: i, status: 'duplicate', duplicate_of: copyOf.index };
+            continue;
+          }
+          candidates.push({ index: i, canonical });
+        } else {
+          seen.set(key, [{ index: i }]);
+        }
+        rows.push(n.row);
+        results[i] = n.row.anomalies.length
+          ? { index: i, status: 'stored', anomalies: n.row.anomalies }
+          : { index: i, status: 'stored' };
+        if (n.row.anomalies.length) anomalies.push({ index: i, asset_id: n.row.asset_id, reasons: n.row.anomalies, record: n.row.raw });
+      }
+
+      const base = { count: records.length, accepted: rows.length, rejected, duplicates, anomalies };
+      if (rows.length === 0) {
+        throw telemetryErrors.allRecordsRejected({ ...base, stored: 0, streamed: 0, anomalies: [], results });
+      }
+
+      let writeError: unknown;
+      try {
+        await db.tx((q) => createTelemetryStore(q).insertBatch(orgId, now, rows));
+      } catch (e) {
+        writeError = e;
+      }
+      if (writeError !== undefined) {
+        // Not stored. The live stream still gets the records (readiness: "accepted and streamed but
+        // not stored"), and the sender is told to retry (decision 0043).
+        log.error({ err: writeError, orgId, records: rows.length }, 'telemetry: batch not persisted');
+        const streamed = await stream(orgId, now, rows, false);
+        throw telemetryErrors.writerError({ ...base, stored: 0, streamed });
+      }
+      deps.onStored(rows.length);
+      const streamed = await stream(orgId, now, rows, true);
+      const partial = rejected > 0 || duplicates > 0;
+      return {
+        ...base,
+        stored: rows.length,
+        streamed,
+        ...(partial && { results }),
+        httpStatus: partial ? 207 : 200,
+      };
+    },
+
+    async liveEvents(ctx: RequestContext, opts: { limit: number; assetId?: string }): Promise<LiveEvent[]> {
+      const since = new Date(clock.now().getTime() - LIVE_WINDOW_HOURS * 3600_000);
+      try {
+        return await reads.liveEvents(ctx.orgId, { since, limit: opts.limit, assetId: opts.assetId });
+      } catch (e) {
+        log.error({ err: e }, 'telemetry: live events read failed');
+        throw telemetryErrors.storeUnavailable();
+      }
+    },
+
+    async history(ctx: RequestContext, input: { assetType: string; assetId: string; range: string; metric?: string }) {
+      const metricName = input.metric ?? defaultMetric(input.assetType);
+      const def = findMetric(input.assetType, metricName);
+      if (!def) {
+        const allowed = ASSET_METRICS[input.assetType].map((m) => JSON.stringify(m.metric)).join(', ');
+        throw errors.validation([fieldError(['query', 'metric'], `Input should be ${allowed}`, input.metric ?? null, 'enum')]);
+      }
+      const range = RANGES[input.range];
+      const to = clock.now();
+      const from = new Date(to.getTime() - range.spanMs);
+      const head = {
+        asset_id: input.assetId,
+        asset_type: input.assetType,
+        metric: def.metric,
+        range: range.range,
+        unit: def.unit,
+        bucket: range.bucket,
+        from: isoUtc(from),
+        to: isoUtc(to),
+      };
+      try {
+        const r = await reads.history(ctx.orgId, input.assetId, def, range, from, to);
+        return { ...head, series: r.series, summary: r.summary, source: 'timeseries' as const };
+      } catch (e) {
+        log.error({ err: e }, 'telemetry: history read failed');
+        return {
+          ...head,
+          series: [],
+          summary: { count: 0, min: null, max: null, avg: null, latest: null },
+          source: 'timeseries_unavailable' as const,
+        };
+      }
+    },
+  };
+}
+
+const rawJson = (row: CanonicalRow) => (row.rawJson ??= JSON.stringify(row.raw));
+
+/** ISO 8601 UTC with Z, milliseconds only when there are some (as the stored timestamps read). */
+const isoUtc = (d: Date) => d.toISOString().replace('.000Z', 'Z');
+
+export type TelemetryService = ReturnType<typeof createTelemetryService>;

@@ -1,0 +1,321 @@
+// Telemetry SQL. Every organisation-scoped function takes orgId first and filters on it; partition
+// maintenance and rollup sealing act on the table as a whole (they are not organisation data).
+import type { Db, Queryable } from '../../infra/db/index.ts';
+import type { CanonicalRow } from './normalise.ts';
+import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
+
+/** ISO 8601 UTC with Z, fractional seconds kept (trailing zeros dropped). */
+const iso = (col: string) => `rtrim(rtrim(to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z'`;
+
+function sourceSql(s: Source): string {
+  if ('column' in s) {
+    // greatest() ignores NULL, so a missing value must stay NULL explicitly (the next source is tried).
+    if (s.sign === 'positive') return `case when ${s.column} is not null then greatest(${s.column}, 0) end`;
+    if (s.sign === 'negative') return `case when ${s.column} is not null then greatest(-${s.column}, 0) end`;
+    return s.column;
+  }
+  // Keys come from the static metric table, never from the request.
+  const key = s.raw.replace(/'/g, "''");
+  const value = `(raw->>'${key}')::float8`;
+  return `case when jsonb_typeof(raw->'${key}') = 'number' then ${s.raw.endsWith('_w') ? `${value} / 1000.0` : value} end`;
+}
+
+export function metricValueSql(def: MetricDef): string {
+  const parts = def.sources.map(sourceSql);
+  return parts.length === 1 ? parts[0] : `coalesce(${parts.join(', ')})`;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Daily rollups (decision 0046): slot i of telemetry_rollup_daily holds metric id i.
+
+/** Advisory lock between ingestion (shared) and sealing a day (exclusive). */
+const ROLLUP_LOCK = `hashtext('telemetry_rollup_seal')`;
+const DAY = `'1 day'::interval`;
+const DAY_MS = 86_400_000;
+const ORIGIN = `'${BUCKET_ORIGIN}'::timestamptz`;
+const ROLLUP_COLUMNS = ALL_METRICS.map(({ id }) => `n${id}, s${id}, mn${id}, mx${id}`).join(', ');
+/** Each metric's value of a row (columns power_kw, soc_pct, temp_c, raw in scope). */
+const METRIC_VALUES = ALL_METRICS.map((d) => `${metricValueSql(d)} as m${d.id}`).join(',\n             ');
+const ROLLUP_AGGREGATES = ALL_METRICS.map(({ id }) => `count(m${id})::int, sum(m${id}), min(m${id}), max(m${id})`).join(',\n         ');
+const ROLLUP_MERGE = ALL_METRICS.map(
+  ({ id: i }) =>
+    `n${i} = r.n${i} + excluded.n${i}, s${i} = coalesce(r.s${i}, 0) + coalesce(excluded.s${i}, 0), ` +
+    `mn${i} = least(r.mn${i}, excluded.mn${i}), mx${i} = greatest(r.mx${i}, excluded.mx${i})`,
+).join(',\n    ');
+
+// One statement per batch: the rows in array order (ids ascend with the index), records of sealed
+// days into their daily rollups, and the newest row of each asset into telemetry_latest,
+// replacing the stored one only when ts >= stored ts.
+// Scalars travel as unnest arrays; the raw records as one JSON array ($14), element i for row i
+// (cheaper to send than a jsonb[] literal, whose every quote needs escaping).
+const INSERT_BATCH = `
+with ins as (
+  insert into telemetry (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c,
+                         status, run_id, intent_id, anomalies, raw)
+  select $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u.cur, u.temp_c, u.status, u.run_id, u.intent_id,
+         coalesce(string_to_array(u.anomalies, ','), '{}'), $14::jsonb -> (u.ord::int - 1)
+  from unnest($3::text[], $4::timestamptz[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[],
+              $10::text[], $11::text[], $12::text[], $13::text[])
+       with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, cur, temp_c, status, run_id, intent_id, anomalies, ord)
+  order by u.ord
+  returning id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw
+), late as (
+  -- Records for days already sealed into rollups are added to them here (usually none).
+  insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
+  select $1, asset_id, day,
+         ${ROLLUP_AGGREGATES}
+  from (select asset_id, date_bin(${DAY}, ts, ${ORIGIN}) as day,
+             ${METRIC_VALUES}
+        from ins where ts < (select horizon from telemetry_rollup_state)) x
+  group by asset_id, day
+  order by asset_id, day
+  on conflict (org_id, asset_id, day) do update set
+    ${ROLLUP_MERGE}
+), newest as (
+  select distinct on (asset_id) * from ins order by asset_id, ts desc, id desc
+)
+insert into telemetry_latest as l (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw)
+select $1, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw from newest
+on conflict (org_id, asset_id) do update set
+  ts = excluded.ts, received_at = excluded.received_at, power_kw = excluded.power_kw, soc_pct = excluded.soc_pct,
+  voltage = excluded.voltage, "current" = excluded."current", temp_c = excluded.temp_c, status = excluded.status,
+  raw = excluded.raw
+where excluded.ts >= l.ts`;
+
+export interface LiveEvent {
+  id: number;
+  asset_id: string;
+  ts: string;
+  received_at: string;
+  power_kw: number | null;
+  soc_pct: number | null;
+  voltage: number | null;
+  current: number | null;
+  temp_c: number | null;
+  status: string;
+  run_id: string | null;
+  intent_id: string | null;
+  anomalies: string[];
+  raw: Record<string, unknown>;
+}
+
+export interface HistoryRows {
+  series: { t: string; v: number }[];
+  summary: { count: number; min: number | null; max: number | null; avg: number | null; latest: number | null };
+}
+
+export function createTelemetryStore(db: Queryable) {
+  return {
+    /** Inserts one batch. Must run in the caller's transaction (db.tx). Returns the rows written. */
+    async insertBatch(orgId: string, receivedAt: Date, rows: CanonicalRow[]): Promise<number> {
+      const n = rows.length;
+      const cols = {
+        asset: new Array<string>(n),
+        ts: new Array<string>(n),
+        power: new Array<number | null>(n),
+        soc: new Array<number | null>(n),
+        voltage: new Array<number | null>(n),
+        current: new Array<number | null>(n),
+        temp: new Array<number | null>(n),
+        status: new Array<string>(n),
+        run: new Array<string | null>(n),
+        intent: new Array<string | null>(n),
+        anomalies: new Array<string | null>(n),
+      };
+      const raw = new Array<string>(n);
+      for (let i = 0; i < n; i++) {
+        const r = rows[i];
+        cols.asset[i] = r.asset_id;
+        cols.ts[i] = r.ts;
+        cols.power[i] = r.power_kw;
+        cols.soc[i] = r.soc_pct;
+        cols.voltage[i] = r.voltage;
+        cols.current[i] = r.current;
+        cols.temp[i] = r.temp_c;
+        cols.status[i] = r.status;
+        cols.run[i] = r.run_id;
+        cols.intent[i] = r.intent_id;
+        cols.anomalies[i] = r.anomalies.length ? r.anomalies.join(',') : null;
+        raw[i] = r.rawJson ??= JSON.stringify(r.raw);
+      }
+      // Sealing a day waits for batches in flight and batches wait for it: see decision 0046.
+      await db.query(`select pg_advisory_xact_lock_shared(${ROLLUP_LOCK})`);
+      await db.query(INSERT_BATCH, [
+        orgId,
+        receivedAt,
+        cols.asset,
+        cols.ts,
+        cols.power,
+        cols.soc,
+        cols.voltage,
+        cols.current,
+        cols.temp,
+        cols.status,
+        cols.run,
+        cols.intent,
+        cols.anomalies,
+        `[${raw.join(',')}]`,
+      ]);
+      return n;
+    },
+
+    /** The most recent records received since `since`, newest first. */
+    async liveEvents(orgId: string, opts: { since: Date; limit: number; assetId?: string }): Promise<LiveEvent[]> {
+      const params: unknown[] = [orgId, opts.since, opts.limit];
+      let assetFilter = '';
+      if (opts.assetId !== undefined) {
+        params.push(opts.assetId);
+        assetFilter = 'and asset_id = $4';
+      }
+      const r = await db.query<LiveEvent>(
+        `select id, asset_id, ${iso('ts')} as ts, ${iso('received_at')} as received_at, power_kw, soc_pct, voltage,
+                "current", temp_c, status, run_id, intent_id, anomalies, raw
+         from telemetry
+         where org_id = $1 and received_at >= $2 ${assetFilter}
+         order by received_at desc, id desc
+         limit $3`,
+        params,
+      );
+      return r.rows.map((row) => ({ ...row, id: Number(row.id) }));
+    },
+
+    /**
+     * Bucketed means (date_bin) and the window's summary for one asset and metric, in one pass with
+     * grouping sets (each bucket, and the whole window). For day-multiple buckets the full sealed
+     * days inside the window come from telemetry_rollup_daily (one row per day) and only the rest
+     * from the samples; every bucket is still the mean of its samples (sum / count). The latest
+     * sample is a backward index scan that stops at the first sample carrying the metric.
+     */
+    async history(orgId: string, assetId: string, def: MetricDef, range: RangeDef, from: Date, to: Date): Promise<HistoryRows> {
+      const samples = (lo: string, hi: string) =>
+        `select ts, ${metricValueSql(def)} as v from telemetry where org_id = $1 and asset_id = $2 and ts >= ${lo} and ts ${hi}`;
+      // [sealedFrom, sealedTo): whole sealed days inside the window, answered by the rollups.
+      let sealedFrom = from;
+      let sealedTo = from;
+      if (range.dayBuckets) {
+        const h = await db.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
+        const horizon = h.rows[0]?.horizon ? new Date(h.rows[0].horizon).getTime() : -Infinity;
+        const first = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
+        const last = Math.min(Math.floor(to.getTime() / DAY_MS) * DAY_MS, horizon);
+        if (last > first) {
+          sealedFrom = new Date(first);
+          sealedTo = new Date(last);
+        }
+      }
+      const i = def.id;
+      const parts =
+        sealedTo > sealedFrom
+          ? `select date_bin($5::interval, day, $6::timestamptz) as t, n${i} as n, s${i} as s, mn${i} as mn, mx${i} as mx
+             from telemetry_rollup_daily where org_id = $1 and asset_id = $2 and day >= $7 and day < $8 and n${i} > 0
+             union all
+             select date_bin($5::interval, ts, $6::timestamptz), 1, v, v, v from (${samples('$3', '< $7')}) a where v is not null
+             union all
+             select date_bin($5::interval, ts, $6::timestamptz), 1, v, v, v from (${samples('$8', '<= $4')}) b where v is not null`
+          : `select date_bin($5::interval, ts, $6::timestamptz) as t, 1 as n, v as s, v as mn, v as mx
+             from (${samples('$3', '<= $4')}) a where v is not null`;
+      const params: unknown[] = [orgId, assetId, from, to, range.bucket, BUCKET_ORIGIN];
+      if (sealedTo > sealedFrom) params.push(sealedFrom, sealedTo);
+      const r = await db.query<{ t: string | null; n: number; a: number | null; mn: number | null; mx: number | null; total: boolean }>(
+        `select ${iso('g.t')} as t, g.n, g.a, g.mn, g.mx, g.total
+         from (
+           select t, sum(n)::int as n, sum(s) / sum(n) as a, min(mn) as mn, max(mx) as mx, grouping(t) = 1 as total
+           from (${parts}) p
+           group by grouping sets ((t), ())
+         ) g
+         order by g.total, g.t`,
+        params,
+      );
+      const latest = await db.query<{ v: number }>(
+        `select v from (${samples('$3', '<= $4')}) s where v is not null order by ts desc limit 1`,
+        [orgId, assetId, from, to],
+      );
+      const total = r.rows.find((x) => x.total);
+      return {
+        series: r.rows.filter((x) => !x.total).map((x) => ({ t: x.t!, v: x.a! })),
+        summary: {
+          count: total?.n ?? 0,
+          min: total?.mn ?? null,
+          max: total?.mx ?? null,
+          avg: total?.a ?? null,
+          latest: latest.rows[0]?.v ?? null,
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Partition maintenance and sealing of daily rollups: they act on the table as a whole (every
+ * organisation), so they are not organisation-scoped. `db` must be a Db (sealing opens transactions).
+ */
+export function createPartitionStore(db: Db) {
+  /** Where sealing starts on a store that has never sealed: the first day holding data. */
+  async function firstDataDay(q: Queryable, fallback: number): Promise<number> {
+    const parts = await q.query<{ name: string }>(
+      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+       where i.inhparent = to_regclass('telemetry') and c.relname ~ '^telemetry_[0-9]{6}$' order by 1`,
+    );
+    let first = fallback;
+    for (const { name } of parts.rows) {
+      const has = await q.query(`select 1 from "${name}" limit 1`);
+      if (has.rows.length) {
+        const m = name.slice('telemetry_'.length);
+        first = Math.min(first, Date.UTC(Number(m.slice(0, 4)), Number(m.slice(4)) - 1, 1));
+        break;
+      }
+    }
+    const def = await q.query<{ ts: Date | null }>('select min(ts) as ts from telemetry_default');
+    if (def.rows[0]?.ts) first = Math.min(first, new Date(def.rows[0].ts).getTime());
+    return Math.floor(first / DAY_MS) * DAY_MS;
+  }
+
+  return {
+    async ensurePartitions(from: Date, to: Date): Promise<number> {
+      const r = await db.query<{ made: number }>('select telemetry_ensure_partitions($1, $2) as made', [from, to]);
+      return Number(r.rows[0].made);
+    },
+    /** Drops whole monthly partitions ending at or before cutoff, and older rollups and default rows. */
+    async dropPartitionsBefore(cutoff: Date): Promise<number> {
+      const r = await db.query<{ dropped: number }>('select telemetry_drop_partitions_before($1) as dropped', [cutoff]);
+      return Number(r.rows[0].dropped);
+    },
+    /**
+     * Seals every day that ended at or before `upto` into telemetry_rollup_daily, one day per
+     * transaction (ingestion waits only for the day being sealed). Returns the days sealed.
+     */
+    async sealDays(upto: Date, maxDays = 1000): Promise<number> {
+      let sealed = 0;
+      while (sealed < maxDays) {
+        const more = await db.tx(async (q) => {
+          await q.query(`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
+          const state = await q.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
+          let horizon = state.rows[0].horizon ? new Date(state.rows[0].horizon).getTime() : null;
+          if (horizon === null) {
+            horizon = await firstDataDay(q, upto.getTime());
+            await q.query('update telemetry_rollup_state set horizon = $1', [new Date(horizon)]);
+          }
+          const end = horizon + DAY_MS;
+          if (end > upto.getTime()) return false;
+          await q.query(
+            `insert into telemetry_rollup_daily (org_id, asset_id, day, ${ROLLUP_COLUMNS})
+             select org_id, asset_id, $1::timestamptz,
+                    ${ROLLUP_AGGREGATES}
+             from (select org_id, asset_id,
+                          ${METRIC_VALUES}
+                   from telemetry where ts >= $1 and ts < $2) x
+             group by org_id, asset_id`,
+            [new Date(horizon), new Date(end)],
+          );
+          await q.query('update telemetry_rollup_state set horizon = $1', [new Date(end)]);
+          return true;
+        });
+        if (!more) break;
+        sealed++;
+      }
+      return sealed;
+    },
+  };
+}
+
+export type TelemetryStore = ReturnType<typeof createTelemetryStore>;

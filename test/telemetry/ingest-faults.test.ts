@@ -1,0 +1,88 @@
+// Ingestion when a dependency is down: the store (503 writer_error, streamed but not stored; reads
+// degrade as specified) and the bus (stored and answered honestly with streamed 0).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { client, eventually } from './support.ts';
+
+const ORG = 'acme';
+const services: TestService[] = [];
+after(() => Promise.all(services.map((s) => s.stop())));
+
+async function service(env: Record<string, string> = {}) {
+  const svc = await startTestService({ clock: new ManualClock('2026-10-15T12:00:00Z'), env });
+  services.push(svc);
+  await svc.createOrg(ORG);
+  return svc;
+}
+
+test('store down: 503 writer_error with stored 0 and streamed n, Retry-After, X-Request-Id; the records reach the live stream; reads degrade', async () => {
+  const svc = await service();
+  const api = client(svc, ORG);
+  const viewer = client(svc, ORG, 'VIEWER');
+  assert.equal((await api.ingest({ asset_id: 'inv-1', ts: '2026-10-15T11:00:00Z', power_kw: -1 })).statusCode, 200);
+  const got: any[] = [];
+  await svc.deps.bus.subscribe(`telemetry.${ORG}`, (m) => {
+    got.push(m);
+  });
+
+  await svc.deps.db.close();
+
+  const res = await api.ingest([
+    { asset_id: 'inv-1', ts: '2026-10-15T11:05:00Z', power_kw: -2 },
+    { asset_id: 'inv-1', ts: '2026-10-15T11:10:00Z', power_kw: -3, soc_pct: 140 },
+    { asset_id: 'inv-1', ts: '2026-10-15T11:10:00Z', power_kw: -3, soc_pct: 140 },
+    { ts: 'no asset' },
+  ]);
+  assert.equal(res.statusCode, 503);
+  assert.ok(res.headers['x-request-id']);
+  assert.ok(Number(res.headers['retry-after']) >= 1, 'retryable');
+  const body = json(res);
+  assert.equal(body.detail, 'writer_error');
+  assert.equal(body.count, 4);
+  assert.equal(body.stored, 0);
+  assert.equal(body.accepted, 2);
+  assert.equal(body.streamed, 2);
+  assert.equal(body.rejected, 1);
+  assert.equal(body.duplicates, 1);
+  assert.equal(body.anomalies.length, 1);
+
+  await eventually(() => got.some((m) => m.stored === false), 'the batch on the live stream');
+  const msg = got.find((m) => m.stored === false);
+  assert.deepEqual(
+    msg.records.map((r: any) => r.ts),
+    ['2026-10-15T11:05:00Z', '2026-10-15T11:10:00Z'],
+  );
+
+  // Readiness stays ready while bus and cache are up: data is accepted and streamed, not stored.
+  const ready = await svc.request({ method: 'GET', url: '/api/telemetry/readyz' });
+  assert.equal(json(ready).checks.database, false);
+  assert.equal(ready.statusCode, 200);
+
+  const hist = await viewer.get('/api/telemetry/assets/solar/inv-1/history?range=live');
+  assert.equal(hist.statusCode, 200);
+  assert.deepEqual(json(hist).series, []);
+  assert.equal(json(hist).source, 'timeseries_unavailable');
+  assert.deepEqual(json(hist).summary, { count: 0, min: null, max: null, avg: null, latest: null });
+
+  const live = await viewer.get('/api/telemetry/live/events');
+  assert.equal(live.statusCode, 503);
+  assert.equal(json(live).detail, 'Telemetry store unavailable');
+  assert.ok(Number(live.headers['retry-after']) >= 1);
+});
+
+test('bus unreachable after commit: the records are stored and the answer says streamed 0', async () => {
+  // A real NATS adapter pointed at a port where nothing listens: publish fails as in an outage.
+  const svc = await service({ NATS_URL: 'nats://127.0.0.1:1' });
+  const api = client(svc, ORG);
+  const res = await api.ingest([
+    { asset_id: 'bat-1', ts: '2026-10-15T11:00:00Z', soc_pct: 50 },
+    { asset_id: 'bat-1', ts: '2026-10-15T11:05:00Z', soc_pct: 51 },
+  ]);
+  assert.equal(res.statusCode, 200, 'every record was stored');
+  assert.deepEqual(json(res), { count: 2, stored: 2, streamed: 0, accepted: 2, rejected: 0, duplicates: 0, anomalies: [] });
+  assert.equal((await api.live('?asset_id=bat-1')).length, 2);
+  const ready = await svc.request({ method: 'GET', url: '/api/telemetry/readyz' });
+  assert.equal(ready.statusCode, 503, 'readiness reports the bus');
+});

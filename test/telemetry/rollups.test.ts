@@ -1,0 +1,169 @@
+// Daily rollups behind the long history ranges (decision 0046): sealing a day changes no answer,
+// a record arriving later for a sealed day is folded into its rollup, a store that already holds
+// data is sealed from its first day, and every record is counted once.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { client } from './support.ts';
+
+const ORG = 'acme';
+const services: TestService[] = [];
+after(() => Promise.all(services.map((s) => s.stop())));
+
+async function service(clock: ManualClock) {
+  const svc = await startTestService({ clock });
+  services.push(svc);
+  await svc.createOrg(ORG);
+  return svc;
+}
+
+/** Runs the module's maintenance pass and waits for it, sealing included. */
+async function maintain(svc: TestService) {
+  const m = svc.modules.find((x) => x.name === 'telemetry')!;
+  await m.stop!();
+  await m.start!({ operations: svc.operations });
+  await m.stop!();
+}
+
+async function daily(svc: TestService, asset: string) {
+  const res = await client(svc, ORG, 'VIEWER').get(`/api/telemetry/assets/battery/${asset}/history?range=daily&metric=soc`);
+  assert.equal(res.statusCode, 200);
+  return json(res);
+}
+
+async function rollup(svc: TestService, asset: string, day: string): Promise<number | undefined> {
+  // Slot 1 is battery/soc (metrics.ts).
+  const r = await svc.deps.db.query<{ n1: number }>('select n1 from telemetry_rollup_daily where org_id = $1 and asset_id = $2 and day = $3', [
+    ORG,
+    asset,
+    day,
+  ]);
+  return r.rows[0]?.n1;
+}
+
+test('sealing a day changes no answer; a later record for a sealed day is folded into its rollup', async () => {
+  const clock = new ManualClock('2026-10-15T12:00:00Z');
+  const svc = await service(clock);
+  const api = client(svc, ORG); // its token expires once the clock moves on: a new client after
+  const a = 'bat-seal';
+  assert.equal(
+    (
+      await api.ingest([
+        { asset_id: a, ts: '2026-10-14T10:00:00Z', soc_pct: 30 }, // a day already sealed at start
+        { asset_id: a, ts: '2026-10-15T01:00:00Z', soc_pct: 10 },
+        { asset_id: a, ts: '2026-10-15T05:00:00Z', soc_pct: 20 },
+      ])
+    ).statusCode,
+    200,
+  );
+  const before = await daily(svc, a);
+  assert.deepEqual(before.series, [
+    { t: '2026-10-14T00:00:00Z', v: 30 },
+    { t: '2026-10-15T00:00:00Z', v: 15 },
+  ]);
+  assert.equal(await rollup(svc, a, '2026-10-14T00:00:00Z'), 1, 'the record for a sealed day went into its rollup');
+  assert.equal(await rollup(svc, a, '2026-10-15T00:00:00Z'), undefined, 'today is not sealed');
+
+  clock.set('2026-10-17T03:00:00Z'); // 15 and 16 October have ended (plus the grace period)
+  await maintain(svc);
+  assert.equal(await rollup(svc, a, '2026-10-15T00:00:00Z'), 2, 'sealed');
+  const after_ = await daily(svc, a);
+  assert.deepEqual(after_.series, before.series, 'the same answer from the rollups');
+  assert.deepEqual(after_.summary, { ...before.summary });
+
+  // Late: another record for the sealed 15th, and one for the unsealed 17th.
+  assert.equal(
+    (
+      await client(svc, ORG).ingest([
+        { asset_id: a, ts: '2026-10-15T23:59:59Z', soc_pct: 60 },
+        { asset_id: a, ts: '2026-10-17T01:00:00Z', soc_pct: 80 },
+      ])
+    ).statusCode,
+    200,
+  );
+  assert.equal(await rollup(svc, a, '2026-10-15T00:00:00Z'), 3);
+  const late = await daily(svc, a);
+  assert.deepEqual(late.series, [
+    { t: '2026-10-14T00:00:00Z', v: 30 },
+    { t: '2026-10-15T00:00:00Z', v: 30 },
+    { t: '2026-10-17T00:00:00Z', v: 80 },
+  ]);
+  assert.deepEqual(late.summary, { count: 5, min: 10, max: 80, avg: 40, latest: 80 });
+  // Running maintenance again seals nothing twice.
+  await maintain(svc);
+  assert.equal(await rollup(svc, a, '2026-10-15T00:00:00Z'), 3);
+  assert.deepEqual((await daily(svc, a)).series, late.series);
+});
+
+test('random samples over 40 days: daily, weekly and historical buckets equal the sample means, sealed or not', async () => {
+  const clock = new ManualClock('2026-10-15T12:00:00Z');
+  const svc = await service(clock);
+  const api = client(svc, ORG);
+  const a = 'bat-random';
+  // A fixed pseudo-random sequence (no Math.random: the test is repeatable).
+  let seed = 42;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const samples: { t: number; v: number }[] = [];
+  const start = Date.parse('2026-09-20T00:00:00Z');
+  for (let i = 0; i < 400; i++) samples.push({ t: start + Math.floor(rnd() * 30 * 86_400_000), v: Math.round(rnd() * 1000) / 10 });
+  for (let i = 0; i < samples.length; i += 100) {
+    const res = await api.ingest(samples.slice(i, i + 100).map((s) => ({ asset_id: a, ts: new Date(s.t).toISOString(), soc_pct: s.v })));
+    assert.equal(res.statusCode, 200);
+  }
+  const origin = Date.parse('2000-01-03T00:00:00Z');
+  const check = async (range: string, bucketDays: number, spanDays: number) => {
+    const res = json(await client(svc, ORG, 'VIEWER').get(`/api/telemetry/assets/battery/${a}/history?range=${range}`));
+    const now = clock.now().getTime();
+    const inWindow = samples.filter((s) => s.t >= now - spanDays * 86_400_000 && s.t <= now);
+    const buckets = new Map<number, number[]>();
+    for (const s of inWindow) {
+      const b = origin + Math.floor((s.t - origin) / (bucketDays * 86_400_000)) * bucketDays * 86_400_000;
+      buckets.set(b, [...(buckets.get(b) ?? []), s.v]);
+    }
+    const expected = [...buckets.entries()].sort((x, y) => x[0] - y[0]);
+    assert.equal(res.series.length, expected.length, range);
+    res.series.forEach((p: { t: string; v: number }, i: number) => {
+      const [t, vs] = expected[i];
+      assert.equal(p.t, new Date(t).toISOString().replace('.000Z', 'Z'), range);
+      const mean = vs.reduce((x, y) => x + y, 0) / vs.length;
+      assert.ok(Math.abs(p.v - mean) < 1e-9, `${range} ${p.t}: ${p.v} vs ${mean}`);
+    });
+    assert.equal(res.summary.count, inWindow.length, range);
+  };
+  const all = async () => {
+    await check('daily', 1, 30);
+    await check('weekly', 7, 84);
+    await check('historical', 30, 365);
+  };
+  await all(); // days before the start-up horizon through the late path, the rest from samples
+  clock.set('2026-10-25T06:00:00Z');
+  await maintain(svc); // seals 15 to 24 October
+  await all();
+});
+
+test('a store that already holds data is sealed from its first day on the first pass', async () => {
+  const clock = new ManualClock('2026-10-15T12:00:00Z');
+  const svc = await service(clock);
+  const a = 'bat-upgrade';
+  assert.equal(
+    (
+      await client(svc, ORG).ingest([
+        { asset_id: a, ts: '2026-09-20T10:00:00Z', soc_pct: 40 },
+        { asset_id: a, ts: '2026-10-10T10:00:00Z', soc_pct: 50 },
+        { asset_id: a, ts: '2026-10-10T11:00:00Z', soc_pct: 70 },
+      ])
+    ).statusCode,
+    200,
+  );
+  const before = await daily(svc, a);
+  // As a deployment upgraded from before rollups: nothing sealed yet.
+  await svc.deps.db.query('update telemetry_rollup_state set horizon = null');
+  await svc.deps.db.query('delete from telemetry_rollup_daily');
+  await maintain(svc);
+  const h = await svc.deps.db.query<{ horizon: Date }>('select horizon from telemetry_rollup_state');
+  assert.equal(new Date(h.rows[0].horizon).toISOString(), '2026-10-15T00:00:00.000Z');
+  assert.equal(await rollup(svc, a, '2026-09-20T00:00:00Z'), 1);
+  assert.equal(await rollup(svc, a, '2026-10-10T00:00:00Z'), 2);
+  assert.deepEqual((await daily(svc, a)).series, before.series);
+});
