@@ -86,6 +86,29 @@ function enc(v: string): string {
   }
 }
 
+// T-20: no answer carries secret material, except the one-time secret of a create or rotate.
+const FORBIDDEN_KEYS = /^(password|password_hash|secret_hash|key_hash|token_hash|refresh_token_hash|signing_secret_encrypted)$/i;
+const ONE_TIME: [RegExp, string[]][] = [
+  [/^[a-z][a-z0-9]*_(live|sandbox)_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/, ['createApiKey', 'rotateApiKey']],
+  [/^whsec_/, ['createWebhookEndpoint', 'rotateWebhookSecret']],
+];
+const ISSUES_TOKENS = new Set(['login', 'refreshToken', 'exchangeSsoToken', 'acceptInvitation', 'createInvitation']);
+
+function secretLeak(body: unknown, operationId: string, path = '$'): string | null {
+  if (typeof body === 'string') {
+    for (const [re, allowed] of ONE_TIME) if (re.test(body) && !allowed.includes(operationId)) return `secret-like value at ${path}`;
+    return null;
+  }
+  if (body === null || typeof body !== 'object') return null;
+  for (const [k, v] of Object.entries(body)) {
+    if (FORBIDDEN_KEYS.test(k)) return `forbidden member ${path}.${k}`;
+    if (k === 'refresh_token' && !ISSUES_TOKENS.has(operationId)) return `refresh token at ${path}.${k}`;
+    const hit = secretLeak(v, operationId, `${path}.${k}`);
+    if (hit) return hit;
+  }
+  return null;
+}
+
 function checkShape(path: string, status: number, headers: Record<string, unknown>, body: any, problem: boolean): string | null {
   if (!body || typeof body !== 'object') return 'error body is not JSON';
   if (path.startsWith('/api/devtools/')) {
@@ -142,7 +165,9 @@ test('contract fuzzing of every served operation', async () => {
           const declared = op.responses?.[String(res.statusCode)]?.content?.['application/json']?.schema;
           if (declared && String(res.headers['content-type']).includes('json')) {
             const v = validatorFor(`${method} ${path} ${res.statusCode}`, declared);
-            if (!v(JSON.parse(res.body))) problem = `response fails its schema: ${ajv.errorsText(v.errors).slice(0, 200)}`;
+            const parsed = JSON.parse(res.body);
+            if (!v(parsed)) problem = `response fails its schema: ${ajv.errorsText(v.errors).slice(0, 200)}`;
+            problem ??= secretLeak(parsed, op.operationId);
           } else if (!op.responses?.[String(res.statusCode)]) {
             problem = `undeclared success status ${res.statusCode}`;
           }
