@@ -13,6 +13,8 @@ import {
   connectivityOf,
   findingsOf,
   freshnessOf,
+  iso,
+  latestReading,
   type AssetWithLatest,
   type Connectivity,
   type RegistryStore,
@@ -28,7 +30,6 @@ export interface DevicesDeps {
   store: DevicesStore;
 }
 
-const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 const HOUR = 3600_000;
 /** How far back the telematics listing looks for a position or ignition state. */
 export const TELEMATICS_WINDOW_DAYS = 30;
@@ -83,20 +84,7 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
       const devices = rows.map((a) => ({
         ...deviceRow(a, now),
         readings: readingsFor('vehicles', a),
-        telemetry: a.last_ts
-          ? {
-              ts: iso(a.last_ts)!,
-              received_at: iso(a.last_received_at)!,
-              source: a.last_source!,
-              power_kw: a.power_kw,
-              soc_pct: a.soc_pct,
-              voltage: a.voltage,
-              current: a.current,
-              temp_c: a.temp_c,
-              status: a.last_status!,
-              raw: a.raw ?? {},
-            }
-          : null,
+        telemetry: a.last_ts ? { ...latestReading(a)!, raw: a.raw ?? {} } : null,
       }));
       return { devices, count: devices.length };
     },

@@ -14,5 +14,5 @@ export const registryModule: ModuleFactory = (deps) => {
 export * from './vocabulary.ts';
 export { createRegistryStore, reportedSourceSql, type AssetRow, type AssetWithLatest, type RegistryStore } from './store.ts';
 export { findingsOf, type Finding } from './topology.ts';
-export { registryView, twinView } from './service.ts';
+export { registryView, twinView, latestReading, iso } from './service.ts';
 export { Nullable, ErrorBody, SiteId, Timestamp, SourceSchema, FreshnessSchema } from './schemas.ts';

@@ -30,7 +30,24 @@ export interface RegistryDeps {
   store: RegistryStore;
 }
 
-const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+export const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/** The newest stored record of an asset as answered to clients; null when it never reported. */
+export function latestReading(a: AssetWithLatest) {
+  return a.last_ts
+    ? {
+        ts: iso(a.last_ts)!,
+        received_at: iso(a.last_received_at)!,
+        source: a.last_source!,
+        power_kw: a.power_kw,
+        soc_pct: a.soc_pct,
+        voltage: a.voltage,
+        current: a.current,
+        temp_c: a.temp_c,
+        status: a.last_status!,
+      }
+    : null;
+}
 
 export function twinView(a: AssetRow) {
   return {
@@ -254,19 +271,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
       return {
         ...view,
         children: site.filter((s) => s.parent_asset_id === assetId).map((s) => s.asset_id).sort(),
-        latest: a.last_ts
-          ? {
-              ts: iso(a.last_ts)!,
-              received_at: iso(a.last_received_at)!,
-              source: a.last_source!,
-              power_kw: a.power_kw,
-              soc_pct: a.soc_pct,
-              voltage: a.voltage,
-              current: a.current,
-              temp_c: a.temp_c,
-              status: a.last_status!,
-            }
-          : null,
+        latest: latestReading(a),
         posture: { state: state as 'ok' | 'attention' | 'unknown', reasons },
       };
     },
