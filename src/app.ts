@@ -12,7 +12,7 @@ import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
 import { registerJsonParser } from './platform/json-body.ts';
 import { defaultModules } from './modules/index.ts';
-import { createOrgStore } from './modules/orgs/store.ts';
+import { createOrgStore } from './modules/orgs/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -11,7 +11,7 @@ import { openDb } from '../infra/open.ts';
 import { migrate } from '../infra/db/migrate.ts';
 import { StoreLockedError } from '../infra/db/lock.ts';
 import { createProvisioning, ProvisioningError } from '../modules/provisioning/service.ts';
-import { createOrgStore } from '../modules/orgs/store.ts';
+import { createOrgStore } from '../modules/orgs/index.ts';
 
 const USAGE = `usage:
   cli org create --id ID --name NAME [--modules field,crm,ems/routing]

@@ -1,9 +1,8 @@
 // Provisioning: the API has no sign-up, so organisations and users are made here, by the CLI
 // and by the demo seed. Every write is one transaction.
 import type { Db } from '../../infra/db/index.ts';
-import { createOrgStore, MODULES } from '../orgs/store.ts';
-import { createUserStore } from '../identity/users-store.ts';
-import { hashPassword } from '../identity/password.ts';
+import { createOrgStore, MODULES } from '../orgs/index.ts';
+import { createUserStore, hashPassword } from '../identity/index.ts';
 import { isRole, type Role } from '../../platform/roles.ts';
 
 export class ProvisioningError extends Error {}
