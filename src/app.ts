@@ -13,6 +13,7 @@ import { registerDocs } from './platform/docs-ui.ts';
 import { registerJsonParser } from './platform/json-body.ts';
 import { defaultModules } from './modules/index.ts';
 import { createOrgStore } from './modules/orgs/index.ts';
+import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -135,6 +136,11 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return new AppError(err.statusCode, STATUS_TITLES[err.statusCode] ?? 'Bad Request');
+    }
+    if (err instanceof StoreUnavailableError) {
+      // Overload or an outage of the store: say so and when to come back, never a 500.
+      req.log.warn({ err }, 'store unavailable');
+      return errors.serviceUnavailable(STATUS_TITLES[503], STORE_RETRY_AFTER_SECONDS, 'store_unavailable');
     }
     req.log.error({ err }, 'unhandled error');
     return errors.internal();

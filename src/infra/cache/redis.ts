@@ -7,6 +7,9 @@ const HIT = `local c = redis.call('INCR', KEYS[1])
 if c == 1 then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
 return c`;
 
+/** ioredis' message for a command past `commandTimeout`. */
+const TIMED_OUT = 'Command timed out';
+
 export interface RedisCacheOptions {
   url: string;
   /** Every command gives up after this many ms (the limiter's budget). */
@@ -26,14 +29,22 @@ export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
   // Connection errors are reported through ping/readiness, not as crashes.
   client.on('error', () => {});
   await client.connect().catch(() => {});
+  let closed = false;
+  // A command that timed out still owes its reply on this connection, and Redis replies carry no
+  // command id: once a request went unanswered (a silent network, a blackhole) every later reply
+  // would pair with the wrong command, or never come. Start a fresh connection instead; until it is
+  // ready, commands fail at once (no offline queue) and callers take the degraded path.
+  const resync = () => {
+    if (!closed && client.status === 'ready') client.disconnect(true);
+  };
   const run = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (e) {
+      if ((e as Error).message === TIMED_OUT) resync();
       throw new CacheUnavailableError(`cache unavailable: ${(e as Error).message}`);
     }
   };
-  let closed = false;
   return {
     kind: 'redis',
     hit: (key, windowEndMs) => run(async () => Number(await client.eval(HIT, 1, key, String(windowEndMs)))),
@@ -56,7 +67,8 @@ export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
           new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref()),
         ]);
         return r === 'PONG';
-      } catch {
+      } catch (e) {
+        if ((e as Error).message === TIMED_OUT) resync();
         return false;
       }
     },

@@ -21,6 +21,22 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * The store could not be reached or did not answer in time: no connection within the wait (pool
+ * exhausted or server unreachable), a connection lost or gone silent, a statement past its timeout,
+ * the server shutting down or out of connections. Transient: the request may be retried. The
+ * platform answers it 503 with Retry-After (never a 500); modules may catch it first.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(`store unavailable: ${message}`, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Seconds a client should wait before retrying after StoreUnavailableError. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
 export async function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const t = new Promise<T>((resolve) => {

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { Db, Queryable, QueryResult } from './index.ts';
-import { withTimeout } from './index.ts';
+import type { Db, QueryResult } from './index.ts';
+import { StoreUnavailableError, withTimeout } from './index.ts';
 import { currentOrgScope, scopeStatement } from './scope.ts';
 
 // int8 (counts, sums of integers) as JS numbers, as PGlite returns them.
@@ -11,74 +11,118 @@ export interface PostgresOptions {
   /** search_path for every connection (tests use a schema per run). */
   schema?: string;
   max?: number;
-  /** Server-side statement timeout, so a stalled store never holds a request past it. */
+  /** Server-side statement timeout, so a slow statement never holds a request past it. */
   statementTimeoutMs?: number;
+  /**
+   * Client-side cut-off for one query (default: the statement timeout + 500 ms). It covers what the
+   * server-side timeout cannot: a connection that went silent (network stall, blackholed or dead
+   * server), whose query would otherwise wait for ever and hold its pooled connection.
+   */
+  queryTimeoutMs?: number;
+  /** Waiting for a connection (new or from a full pool). */
+  connectTimeoutMs?: number;
 }
+
+/** An error of the connection itself (socket, timeout), not one PostgreSQL answered. */
+const isConnectionError = (err: unknown) => err instanceof Error && !('severity' in err);
+
+/**
+ * Answers of PostgreSQL that say "not now" rather than "not this": connection exceptions (08),
+ * statement timeout or cancel (57014), shutdown or start-up (57P01-57P03), too many connections (53300).
+ */
+const isTransientServerError = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('08') || code === '57014' || /^57P0[123]$/.test(code) || code === '53300');
+};
+
+/** The error callers see: transient failures become StoreUnavailableError, the rest pass as they are. */
+const surfaced = (err: unknown) =>
+  isConnectionError(err) || isTransientServerError(err) ? new StoreUnavailableError((err as Error).message, { cause: err }) : err;
 
 export async function openPostgres(opts: PostgresOptions): Promise<Db> {
   const options: string[] = [];
   if (opts.schema) options.push(`-c search_path=${opts.schema}`);
-  options.push(`-c statement_timeout=${opts.statementTimeoutMs ?? 5000}`);
+  const statementTimeoutMs = opts.statementTimeoutMs ?? 5000;
+  options.push(`-c statement_timeout=${statementTimeoutMs}`);
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
     options: options.join(' '),
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
     idleTimeoutMillis: 30_000,
+    query_timeout: opts.queryTimeoutMs ?? statementTimeoutMs + 500,
   });
-  // An idle client losing its connection must not crash the process.
+  // A client losing its connection must not crash the process: pg emits 'error' on the client
+  // (checked out or idle) when the server or the network drops it. The query in progress gets the
+  // error, and the client is discarded when it is released (see withClient).
   pool.on('error', () => {});
-  const wrap = (c: { query: pg.PoolClient['query'] }): Queryable => ({
-    async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-      const r = await c.query(sql, params as unknown[]);
-      return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
-    },
-  });
-
+  pool.on('connect', (client) => client.on('error', () => {}));
   // The organisation scope each pooled connection's session is in (see scope.ts); set only when
   // a checkout needs a different one, so a steady stream of one organisation costs nothing extra.
   const sessionScope = new WeakMap<pg.PoolClient, string>();
-  async function withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    let broken: Error | undefined;
+
+  /** A checked-out connection; `dead` once one of its queries failed at the connection level. */
+  interface Checkout {
+    query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+    dead?: Error;
+  }
+  async function withClient<T>(fn: (c: Checkout) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      // No connection within the wait: the pool is exhausted or the server unreachable.
+      throw new StoreUnavailableError((err as Error).message, { cause: err });
+    }
+    const c: Checkout = {
+      async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+        try {
+          const r = await client.query(sql, params as unknown[]);
+          return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
+        } catch (err) {
+          if (isConnectionError(err)) c.dead = err as Error;
+          throw surfaced(err);
+        }
+      },
+    };
     try {
       const want = currentOrgScope() ?? '';
       if ((sessionScope.get(client) ?? '') !== want) {
         const [sql, params] = scopeStatement(want || undefined, false);
-        await client.query(sql, params);
+        await c.query(sql, params);
         sessionScope.set(client, want);
       }
-      return await fn(client);
-    } catch (err) {
-      // A connection that failed at the socket level is discarded, not returned to the pool.
-      if (err instanceof Error && !('severity' in err)) broken = err;
-      throw err;
+      return await fn(c);
     } finally {
-      client.release(broken);
+      // A connection that failed at the socket level (or timed out) is discarded, not returned to the pool.
+      client.release(c.dead);
     }
   }
 
   let closed = false;
   return {
     kind: 'postgres',
-    query: (sql, params) => withClient((c) => wrap(c).query(sql, params)),
+    query: (sql, params) => withClient((c) => c.query(sql, params)),
     tx: (fn) =>
-      withClient(async (client) => {
-        await client.query('BEGIN');
+      withClient(async (c) => {
+        await c.query('BEGIN');
         try {
-          const out = await fn(wrap(client));
-          await client.query('COMMIT');
+          const out = await fn({ query: (sql, params) => c.query(sql, params) });
+          await c.query('COMMIT');
           return out;
         } catch (err) {
-          await client.query('ROLLBACK').catch(() => {});
+          // On a dead or silent connection a ROLLBACK would only wait out another timeout: the
+          // connection is discarded instead, and the server aborts the transaction when it goes.
+          if (!c.dead) await c.query('ROLLBACK').catch(() => {});
           throw err;
         }
       }),
     exec: async (sql) => {
       await withClient((c) => c.query(sql));
     },
+    // The query itself gives up at timeoutMs, so probes never pile up stuck queries on a silent store.
     ping: async (timeoutMs = 1000) =>
-      !closed && withTimeout(pool.query('select 1').then(() => true), timeoutMs, false),
+      !closed && withTimeout(pool.query({ text: 'select 1', query_timeout: timeoutMs } as pg.QueryConfig).then(() => true), timeoutMs, false),
     close: async () => {
       if (closed) return;
       closed = true;

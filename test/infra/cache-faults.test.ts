@@ -1,0 +1,63 @@
+// The Redis cache adapter after its connection went silent (found by the T-7 fault run,
+// bench/faults/redis-partner.ts): commands that timed out while the network dropped everything
+// still owed replies on that connection, so after the network came back every reply paired with
+// the wrong command (or never came) and the rate limits stayed per instance for good. The adapter
+// now starts a fresh connection after a timeout. Needs a real Redis (TEST_REDIS_URL); the fault
+// proxy sits between the adapter and the server.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { openRedisCache } from '../../src/infra/cache/redis.ts';
+import { CacheUnavailableError } from '../../src/infra/cache/index.ts';
+import { startFaultProxy } from '../../bench/lib/fault-proxy.ts';
+
+const url = process.env.TEST_REDIS_URL;
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tries = 100): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+test('after a blackholed connection comes back, commands pair with their own replies again', { skip: !url, timeout: 60_000 }, async () => {
+  const target = new URL(url!);
+  const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 6379) });
+  const cache = await openRedisCache({ url: proxy.url('redis'), commandTimeoutMs: 100 });
+  const k = (s: string) => `test:${randomBytes(6).toString('hex')}:${s}`;
+  try {
+    const now = Date.now();
+    assert.equal(await cache.hit(k('before'), now + 60_000, now), 1);
+
+    proxy.set({ kind: 'blackhole' });
+    // Several commands go unanswered (their bytes are dropped), as with a silent network.
+    const lost = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => cache.hit(k(`lost${i}`), now + 60_000, now)));
+    for (const r of lost) {
+      assert.equal(r.status, 'rejected');
+      assert.ok((r as PromiseRejectedResult).reason instanceof CacheUnavailableError);
+    }
+    assert.equal(await cache.ping(200), false, 'readiness sees the silent cache');
+
+    proxy.set({ kind: 'pass' });
+    await eventually('the cache answers again', async () => ((await cache.ping(500)) ? true : undefined));
+    // Every command gets its own reply: distinct keys, values and counts do not get mixed up.
+    const a = k('a');
+    const b = k('b');
+    await cache.set(a, 'value-a');
+    await cache.set(b, 'value-b');
+    assert.equal(await cache.get(a), 'value-a');
+    assert.equal(await cache.get(b), 'value-b');
+    const counter = k('counter');
+    const t = Date.now();
+    assert.deepEqual(
+      await Promise.all([1, 2, 3].map(() => cache.hit(counter, t + 60_000, t))).then((c) => c.sort()),
+      [1, 2, 3],
+    );
+    assert.equal(await cache.get(a), 'value-a');
+  } finally {
+    await cache.close();
+    await proxy.close();
+  }
+});
