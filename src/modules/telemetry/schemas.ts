@@ -110,16 +110,25 @@ export const IngestForbidden = Type.Object(
   { additionalProperties: true },
 );
 
-export const IngestUnavailable = Type.Object(
-  {
-    detail: Type.Literal('writer_error'),
-    ...countMembers,
-  },
-  {
-    additionalProperties: true,
-    description: 'The store did not persist the batch (stored 0); `streamed` says how many records reached the live stream. Retry after Retry-After.',
-  },
-);
+export const IngestUnavailable = Type.Union([
+  Type.Object(
+    {
+      detail: Type.Literal('writer_error'),
+      ...countMembers,
+    },
+    {
+      additionalProperties: true,
+      description: 'The store did not persist the batch (stored 0); `streamed` says how many records reached the live stream. Retry after Retry-After.',
+    },
+  ),
+  Type.Object(
+    { detail: Type.Literal('Service Unavailable') },
+    {
+      description:
+        'The store could not be reached before the batch was looked at (the credential could not be checked): nothing was stored or streamed. Retry after Retry-After.',
+    },
+  ),
+]);
 
 // ---------------------------------------------------------------------------------------------
 
