@@ -11,6 +11,7 @@ import type { AppDeps, ModuleFactory, ModuleInstance } from './platform/module.t
 import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
 import { registerJsonParser } from './platform/json-body.ts';
+import { registerLoadShedding } from './platform/load-shedding.ts';
 import { defaultModules } from './modules/index.ts';
 import { createOrgStore } from './modules/orgs/index.ts';
 import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
@@ -94,6 +95,8 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     const err = allow.length ? errors.methodNotAllowed(allow) : errors.notFound();
     renderError(err, req, reply, surfaceOf(req));
   });
+
+  registerLoadShedding(app, { maxInFlight: config.maxInflightRequests, gauge: deps.metrics.inFlight });
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';

@@ -25,6 +25,8 @@ export interface Config {
     limiterBudgetMs: number;
   };
   bodyLimitBytes: number;
+  /** Requests handled at once before new ones are shed with 503 (probes exempt). */
+  maxInflightRequests: number;
   ingestBodyLimitBytes: number;
   upstreams: {
     tariffBaseUrl: string;
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
       partnerPerMinutePerKey: int(env, 'RATE_LIMIT_PARTNER_PER_MIN', 600, 1, 10_000_000),
       limiterBudgetMs: int(env, 'RATE_LIMIT_BUDGET_MS', 50, 1, 10_000),
     },
+    maxInflightRequests: int(env, 'MAX_INFLIGHT_REQUESTS', 128, 1, 1_000_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 6 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     upstreams: {

@@ -6,6 +6,7 @@ export interface Metrics {
   readiness: Gauge;
   ingestTotal: Counter;
   requests: Counter;
+  inFlight: Gauge;
   latency: Histogram;
   upstreamCalls: Counter;
   upstreamLatency: Histogram;
@@ -26,6 +27,11 @@ export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
       name: 'http_requests_total',
       help: 'HTTP requests by route and status',
       labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    inFlight: new Gauge({
+      name: 'http_requests_in_flight',
+      help: 'Requests being handled now (load shedding starts at MAX_INFLIGHT_REQUESTS)',
       registers: [registry],
     }),
     latency: new Histogram({
