@@ -48,13 +48,15 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     },
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    // Slow clients are cut off instead of holding sockets (reliability plan T-4).
+    // Slow clients are cut off instead of holding sockets (reliability plan T-4): headers within
+    // 10 s, the whole request within 60 s, checked every second (Node's default is every 30 s,
+    // which let a slow-header socket live up to 40 s).
+    http: { headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
     requestTimeout: 60_000,
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
     trustProxy: false,
   });
-  app.server.headersTimeout = 10_000;
   app.setValidatorCompiler(compileValidator);
   // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body.
   app.removeContentTypeParser('text/plain');
