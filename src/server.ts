@@ -11,6 +11,7 @@ import type { AppDeps, ModuleFactory } from './platform/module.ts';
 import { createCursorCodec } from './platform/cursor.ts';
 import { createAuditLog } from './modules/audit/index.ts';
 import { setOutboundPolicy } from './infra/outbound/http-client.ts';
+import { budgeted } from './infra/cache/budget.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
@@ -37,7 +38,8 @@ export async function startService(
   const deps: AppDeps = {
     config,
     db: infra.db,
-    cache: infra.cache,
+    // Every cache call on a request's path is bounded by the limiter's budget (reliability plan T-8).
+    cache: budgeted(infra.cache, config.limits.limiterBudgetMs),
     bus: infra.bus,
     clock,
     metrics: createMetrics({ defaults: opts.defaultMetrics }),

@@ -72,6 +72,7 @@ async function applyLimits(req: FastifyRequest, reply: FastifyReply, op: Operati
     const r = await deps.limiter.check(
       { name: 'partner', limit: limits.partnerPerMinutePerKey, windowMs: MINUTE },
       ctx.actor.keyId,
+      { countLocally: !isWrite },
     );
     // Without the shared store a write cannot be limited across servers: refuse it (spec 8).
     if (!r.shared && isWrite) {

@@ -48,6 +48,32 @@ describe('limiter', () => {
     assert.ok(results.every((r) => !r.shared));
     await l.close();
   });
+
+  test('a check past its budget counts on from the last shared count, and a refused write spends nothing', async () => {
+    // Found by the T-10 run: a check that overran its budget on a loaded box was answered from a
+    // fresh local count (Remaining 599 after the shared counter had gone further).
+    const clock = new ManualClock('2026-11-22T10:00:10Z');
+    const mem = createMemoryCache(() => clock.now().getTime());
+    caches.push(mem);
+    let slow = false;
+    const cache: Cache = {
+      ...mem,
+      hit: (...a: Parameters<Cache['hit']>) =>
+        slow ? new Promise((r) => setTimeout(() => r(mem.hit(...a)), 100)) : mem.hit(...a),
+    };
+    const l = createRateLimiter({ cache, clock, namespace: 'b', budgetMs: 20 });
+    for (let i = 0; i < 3; i++) assert.equal((await l.check(policy, 's')).remaining, 4 - i);
+    slow = true;
+    const refusedWrite = await l.check(policy, 's', { countLocally: false });
+    assert.equal(refusedWrite.shared, false);
+    assert.equal(refusedWrite.remaining, 2, 'a write refused for want of the shared store spends nothing locally');
+    const fallbacks = [];
+    for (let i = 0; i < 3; i++) fallbacks.push(await l.check(policy, 's'));
+    assert.ok(fallbacks.every((r) => !r.shared));
+    assert.deepEqual(fallbacks.map((r) => r.remaining), [1, 0, 0], 'remaining goes on from the shared count, never back up');
+    assert.deepEqual(fallbacks.map((r) => r.allowed), [true, true, false], 'no admission past the limit the shared count had reached');
+    await l.close();
+  });
 });
 
 describe('general limits through HTTP', () => {
