@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startTestService, json, type TestService } from '../test/helpers/service.ts';
 import { valid, type Schema } from './helpers/schema-arbitrary.ts';
-import { fuzzEnv } from './helpers/world.ts';
+import { fuzzEnv, settlementIssueBody } from './helpers/world.ts';
 import { ROLES } from '../src/platform/roles.ts';
 
 const A = 'demo-iso-a';
@@ -75,6 +75,7 @@ const SEEDS: Record<string, () => unknown> = {
     { asset_id: 'iso-asset-1', ts: new Date(svc.clock.now().getTime() - 60_000).toISOString(), power_kw: 1.5, status: `${MARK} charging`, site_ref: `${MARK}` },
   ],
   'POST /api/twin/': () => ({ asset_id: 'iso-asset-1', site_id: 'iso-site-1', type: 'battery', name: `${MARK} battery` }),
+  'POST /api/vpp/vpp/settle/receipts/issue': () => settlementIssueBody(0, `${MARK} dispatch`),
 };
 
 async function populateA() {

@@ -10,6 +10,7 @@ import { telemetryModule } from './telemetry/index.ts';
 import { marketModule } from './market/index.ts';
 import { flexModule } from './flex/index.ts';
 import { esgModule } from './esg/index.ts';
+import { settlementModule } from './settlement/index.ts';
 import { devtoolsModule } from './devtools/index.ts';
 
-export const defaultModules: ModuleFactory[] = [probesModule, identityModule, accessModule, auditModule, registryModule, devicesModule, telemetryModule, marketModule, flexModule, esgModule, devtoolsModule];
+export const defaultModules: ModuleFactory[] = [probesModule, identityModule, accessModule, auditModule, registryModule, devicesModule, telemetryModule, marketModule, flexModule, esgModule, settlementModule, devtoolsModule];

@@ -56,3 +56,21 @@ export async function prepareCredentials(svc: TestService, doc: any): Promise<Cr
     },
   };
 }
+
+/**
+ * A settlement receipt A can issue (T-18 seeds it; T-29 issues thousands): half hour `n` after
+ * 2026-01-01T00:00Z, in the past, with free text in `reference`.
+ */
+export function settlementIssueBody(n = 0, reference = `dispatch-${n}`) {
+  const start = Date.parse('2026-01-01T00:00:00Z') + n * 1_800_000;
+  return {
+    site_id: 'settle-site-1',
+    asset_id: `settle-asset-${n % 3}`,
+    reference,
+    period_start: new Date(start).toISOString(),
+    period_end: new Date(start + 1_800_000).toISOString(),
+    direction: n % 2 ? 'turn_up' : 'turn_down',
+    delivered_wh: 1000 + (n % 997),
+    source_basis: 'measured',
+  };
+}

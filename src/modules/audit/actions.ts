@@ -43,4 +43,7 @@ export const AUDIT_ACTIONS: readonly AuditActionInfo[] = [
   { action: 'webhook.test', description: 'A test event was queued to a webhook endpoint.' },
   { action: 'webhook.replay', description: 'A stored webhook event was queued again to an endpoint.' },
   { action: 'webhook.sandbox_test', description: 'A sample event was queued to the sandbox endpoints with an API key.' },
+  { action: 'settlement.receipt.issue', description: 'A settlement receipt was signed and appended to the organisation’s chain.' },
+  { action: 'settlement.receipt.share', description: 'A settlement receipt was published by its hash for counterparty verification.' },
+  { action: 'settlement.receipt.unshare', description: 'A published settlement receipt was withdrawn from counterparty verification.' },
 ];

@@ -62,6 +62,8 @@ export function createAuditLog(clock: Clock) {
 
 export type AuditLog = ReturnType<typeof createAuditLog>;
 export { AUDIT_ACTIONS, type AuditActionInfo } from './actions.ts';
+/** The one CSV writer (RFC 4180, formula defusing) for every CSV export. */
+export { csvField, csvRecord } from './csv.ts';
 
 /** The audit log reads (page, action catalogue, CSV export) as a module. */
 export const auditModule: ModuleFactory = (deps) => ({ name: 'audit', operations: auditOperations(deps) });

@@ -1,17 +1,24 @@
 // Energy receipts: payloads stored and signed with the service's Ed25519 key; public keys published.
-import type { ModuleFactory } from '../../platform/module.ts';
+import type { AppDeps, ModuleFactory } from '../../platform/module.ts';
 import { createKeyring } from './keys.ts';
 import { createReceiptService } from './service.ts';
 import { esgOperations } from './routes.ts';
 
-export const esgModule: ModuleFactory = (deps) => {
-  const keys = createKeyring({
+/** The service's receipt keyring from configuration; settlement receipts use it too (decision 0110). */
+export const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =>
+  createKeyring({
     db: deps.db,
     clock: deps.clock,
     configuredPem: deps.config.esgSigningKeyPem,
     production: deps.config.nodeEnv === 'production',
   });
+
+export const esgModule: ModuleFactory = (deps) => {
+  const keys = receiptKeyring(deps);
   return { name: 'esg', operations: esgOperations(createReceiptService(deps, keys), keys) };
 };
 
 export { canonicalJson } from './canonical.ts';
+// The service's receipt signing keys, shared with settlement receipts (decision 0110).
+export type { Keyring } from './keys.ts';
+export { PublicKey as PublicKeySchema } from './routes.ts';

@@ -24,7 +24,7 @@ const CreateBody = Type.Object(
   { additionalProperties: false },
 );
 
-const PublicKey = Type.Object({
+export const PublicKey = Type.Object({
   key_id: Type.String(),
   algorithm: Type.Literal('Ed25519'),
   active: Type.Boolean({ description: 'True for the key signing new receipts; the others verify older ones' }),

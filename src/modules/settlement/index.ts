@@ -1,0 +1,13 @@
+// Settlement receipts: signed records of delivered energy, chained per organisation, verifiable
+// from the published keys and, when shared, by counterparties through their hash.
+import type { ModuleFactory } from '../../platform/module.ts';
+import { receiptKeyring } from '../esg/index.ts';
+import { createSettlementService } from './service.ts';
+import { receiptOperations } from './routes-receipts.ts';
+import { verifyOperations } from './routes-verify.ts';
+
+export const settlementModule: ModuleFactory = (deps) => {
+  // The service's receipt key, as energy receipts use it (decision 0110).
+  const service = createSettlementService(deps, receiptKeyring(deps));
+  return { name: 'settlement', operations: [...receiptOperations(service), ...verifyOperations(service)] };
+};
