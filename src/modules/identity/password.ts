@@ -2,6 +2,8 @@
 // about 32 MiB and 170 ms per hash on the 2-core reference machine. The stored string names the
 // KDF and its parameters, so they can be raised later and old hashes still verify.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { createGate } from '../../platform/concurrency-gate.ts';
 
 const N = 2 ** 15;
 const R = 8;
@@ -9,9 +11,16 @@ const P = 3;
 const KEYLEN = 32;
 const MAXMEM = 256 * 1024 * 1024;
 
+// At most this many derivations run at once, leaving a core to the event loop: each one is a
+// thread of the libuv pool competing with request handling for the CPU, and with four at once on
+// one core the event loop got a fifth of it (reliability plan T-2/T-3: sign-ins stretched every
+// other request's tail). Past 64 queued derivations the next sign-in is refused with 503 rather
+// than queued without bound (a flood from many addresses passes the per-address limit).
+const kdfGate = createGate(Math.max(1, availableParallelism() - 1), 64);
+
 function scrypt(password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  return kdfGate(
+    () => new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key)))),
   );
 }
 
