@@ -9,17 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { openNatsBus } from '../../src/infra/bus/nats.ts';
 import { BusUnavailableError } from '../../src/infra/bus/index.ts';
 import { startFaultProxy } from '../../bench/lib/fault-proxy.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const url = process.env.TEST_NATS_URL;
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tries = 150): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`never: ${what}`);
-}
 
 test('a disconnected bus refuses publishes at once, and publishes again once the server is back', { skip: !url, timeout: 60_000 }, async () => {
   const target = new URL(url!);
@@ -33,17 +26,17 @@ test('a disconnected bus refuses publishes at once, and publishes again once the
     await bus.publish('telemetry.test', { n: 1 });
 
     proxy.set({ kind: 'reset' });
-    await eventually('the bus sees the disconnection', async () => ((await bus.ping(300)) ? undefined : true));
+    await eventually(async () => !(await bus.ping(300)), 'the bus sees the disconnection');
     const started = performance.now();
     await assert.rejects(bus.publish('telemetry.test', { n: 2 }), BusUnavailableError);
     const waited = performance.now() - started;
     assert.ok(waited < 1000, `refused without waiting for the 2 s publish timeout (took ${waited.toFixed(0)} ms)`);
 
     proxy.set({ kind: 'pass' });
-    await eventually('publishing works again', async () => {
+    await eventually(async () => {
       await bus.publish('telemetry.test', { n: 3 });
       return true;
-    });
+    }, 'publishing works again', 15_000);
   } finally {
     proxy.set({ kind: 'pass' });
     await bus.close();

@@ -10,17 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { openRedisCache } from '../../src/infra/cache/redis.ts';
 import { CacheUnavailableError } from '../../src/infra/cache/index.ts';
 import { startFaultProxy } from '../../bench/lib/fault-proxy.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const url = process.env.TEST_REDIS_URL;
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tries = 100): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`never: ${what}`);
-}
 
 test('after a blackholed connection comes back, commands pair with their own replies again', { skip: !url, timeout: 60_000 }, async () => {
   const target = new URL(url!);
@@ -41,7 +34,7 @@ test('after a blackholed connection comes back, commands pair with their own rep
     assert.equal(await cache.ping(200), false, 'readiness sees the silent cache');
 
     proxy.set({ kind: 'pass' });
-    await eventually('the cache answers again', async () => ((await cache.ping(500)) ? true : undefined));
+    await eventually(() => cache.ping(500), 'the cache answers again');
     // Every command gets its own reply: distinct keys, values and counts do not get mixed up.
     const a = k('a');
     const b = k('b');

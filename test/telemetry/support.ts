@@ -39,11 +39,4 @@ export function at(svc: TestService, minutes = 0): string {
   return new Date(svc.clock.now().getTime() + minutes * 60_000).toISOString();
 }
 
-/** Waits (without asserting on time) until check() is true; fails after a generous bound. */
-export async function eventually(check: () => boolean, what: string, boundMs = 10_000): Promise<void> {
-  const until = Date.now() + boundMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { eventually } from '../helpers/eventually.ts';
