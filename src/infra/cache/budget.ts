@@ -7,7 +7,10 @@ import { CacheUnavailableError, type Cache } from './index.ts';
 /** Settles like `p`, or rejects with CacheUnavailableError once `budgetMs` has passed. */
 export function withinBudget<T>(p: Promise<T>, budgetMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new CacheUnavailableError('cache budget exceeded')), budgetMs);
+    // Decide after the I/O phase: when the event loop was busy past the budget, Node runs expired
+    // timers before reading sockets, so a reply already waiting would otherwise lose to the timer
+    // (found by the T-8 run: key writes refused with Redis healthy on a busy box).
+    const t = setTimeout(() => setImmediate(() => reject(new CacheUnavailableError('cache budget exceeded'))), budgetMs);
     p.then(
       (v) => {
         clearTimeout(t);
