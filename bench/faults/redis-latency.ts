@@ -134,6 +134,8 @@ runMain(async () => {
     }
   }
   const slow = phases[1];
+  const refusedNormal = hits.filter((x) => x.kind === 'key write' && x.a.status === 503 && (x.at < slow[1] || x.at >= slow[2] + 1000));
+  if (refusedNormal.length) log(`key writes refused with Redis normal, sent at: ${refusedNormal.map((x) => `${fmt(x.at / 1000, 1)} s (${ms(x.a.ms)})`).join(', ')}`);
   // The first second of the slow phase may still see commands sent before the change.
   const inSlow = (x: Hit) => x.at >= slow[1] + 1000 && x.at < slow[2];
   const slowWrites = hits.filter((x) => x.kind === 'key write' && inSlow(x));
