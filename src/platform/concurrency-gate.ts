@@ -1,7 +1,7 @@
 // A concurrency gate for CPU-heavy work (the password KDF): at most `concurrency` tasks at once,
 // the rest queued in arrival order; past `maxWaiting` queued, a task is refused with 503 and
 // Retry-After (code `overloaded`), as the load shedding answers (decision 0012).
-import { errors, STATUS_TITLES } from './errors.ts';
+import { errors } from './errors.ts';
 
 /** Runs tasks at most `concurrency` at a time, first come first served, `maxWaiting` queued. */
 export function createGate(concurrency: number, maxWaiting: number) {
@@ -9,7 +9,7 @@ export function createGate(concurrency: number, maxWaiting: number) {
   const waiting: (() => void)[] = [];
   return async function run<T>(task: () => Promise<T>): Promise<T> {
     if (running >= concurrency) {
-      if (waiting.length >= maxWaiting) throw errors.serviceUnavailable(STATUS_TITLES[503], 1, 'overloaded');
+      if (waiting.length >= maxWaiting) throw errors.overloaded();
       await new Promise<void>((resolve) => waiting.push(resolve));
     } else running++;
     try {

@@ -110,6 +110,8 @@ export const errors = {
       code,
       headers: retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : {},
     }),
+  /** More work than this process takes on now (load shedding, decision 0012; KDF gate, 0014). */
+  overloaded: () => new AppError(503, STATUS_TITLES[503], { code: 'overloaded', headers: { 'Retry-After': '1' } }),
   upstream: (provider: string) => new AppError(502, `${provider} API error`, { code: 'upstream_error' }),
   internal: () => new AppError(500, 'Internal Server Error', { code: 'internal_error' }),
 };

@@ -5,16 +5,14 @@
 // most about the limit divided by the throughput the service is achieving.
 import type { FastifyInstance } from 'fastify';
 import type { Gauge } from 'prom-client';
-import { errors, STATUS_TITLES } from './errors.ts';
-
-export const SHED_RETRY_AFTER_SECONDS = 1;
+import { errors } from './errors.ts';
 
 export function registerLoadShedding(app: FastifyInstance, o: { maxInFlight: number; gauge: Gauge }): void {
   let inFlight = 0;
   app.addHook('onRequest', async (req, reply) => {
     if (req.routeOptions.config?.op?.tags[0] === 'probes') return;
     if (inFlight >= o.maxInFlight) {
-      throw errors.serviceUnavailable(STATUS_TITLES[503], SHED_RETRY_AFTER_SECONDS, 'overloaded');
+      throw errors.overloaded();
     }
     inFlight++;
     o.gauge.set(inFlight);
