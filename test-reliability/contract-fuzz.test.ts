@@ -72,9 +72,10 @@ function specArbitrary(op: any): fc.Arbitrary<Spec> {
     pathValues: fc.record(pathArbs),
     query: fc.record(queryArbs, { requiredKeys: [] }) as fc.Arbitrary<Record<string, string>>,
     body: bodySchema ? bodyVariants(bodySchema) : fc.constant(undefined),
-    malformed: fc.boolean().map((b) => b && !!bodySchema).chain((b) => fc.constant(b)).filter(() => true),
+    // About one body in seven is malformed JSON; drawn by fast-check, so the run's seed replays it.
+    malformed: fc.integer({ min: 0, max: 99 }).map((n) => n < 15 && !!bodySchema),
     problem: fc.boolean(),
-  }).map((s) => ({ ...s, malformed: s.malformed && Math.random() < 0.15 }));
+  });
 }
 
 /** Percent-encodes; a lone surrogate becomes an invalid UTF-8 sequence, itself a hostile input. */

@@ -35,6 +35,24 @@ function hs256(payload: Record<string, unknown>, opts: { iat?: number; exp?: num
   return j.sign(opts.key ?? secret());
 }
 
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+function flipSignatureBit(token: string): string {
+  const [h, p, sig] = token.split('.');
+  const bytes = Buffer.from(sig, 'base64url');
+  bytes[0] ^= 1;
+  return `${h}.${p}.${bytes.toString('base64url')}`;
+}
+
+function nonCanonicalSpelling(token: string): string {
+  const [h, p, sig] = token.split('.');
+  assert.equal(sig.length, 43);
+  const last = B64URL.indexOf(sig.at(-1)!);
+  const spelled = `${h}.${p}.${sig.slice(0, -1)}${B64URL[last ^ 1]}`;
+  assert.deepEqual(Buffer.from(spelled.split('.')[2], 'base64url'), Buffer.from(sig, 'base64url'), 'same bytes, other spelling');
+  return spelled;
+}
+
 test('the untampered token works (control)', async () => {
   assert.equal((await status(good)).status, 200);
 });
@@ -47,7 +65,11 @@ test('forgeries are refused: alg none, wrong key, RS256, ES256, flipped bits, tr
     await hs256(claims, { key: new TextEncoder().encode('wrong-key-wrong-key-wrong-key-wrong-key') }),
     await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('u1').setIssuedAt().setExpirationTime('10m').sign(rsa.privateKey),
     await new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setSubject('u1').setIssuedAt().setExpirationTime('10m').sign(ec.privateKey),
-    good.slice(0, -1) + (good.endsWith('A') ? 'B' : 'A'),
+    // a data bit of the signature flipped (the first byte's lowest bit), re-encoded canonically
+    flipSignatureBit(good),
+    // the same bytes spelled with a stray padding bit in the last character (HS256: 32 bytes, 43
+    // characters, the last carrying 4 data bits and 2 unused): decoders ignore it, the service refuses it
+    nonCanonicalSpelling(good),
     good.split('.').slice(0, 2).join('.') + '.',
     good.split('.').slice(0, 2).join('.'),
     // header swapped to none, signature kept

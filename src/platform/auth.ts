@@ -44,6 +44,17 @@ export interface AuthDeps {
 
 const IAT_LEEWAY_S = 60;
 
+/**
+ * A compact JWS whose three parts are canonical base64url: only the alphabet, no padding, and no
+ * stray bits in the last character. Base64 decoders ignore those bits, so without this one token
+ * would have several spellings that all verify (the T-21 bit-flip test met one in about sixteen).
+ */
+export function isCanonicalCompactJws(token: string): boolean {
+  const parts = token.split('.');
+  if (parts.length !== 3) return false;
+  return parts.every((p) => /^[A-Za-z0-9_-]*$/.test(p) && Buffer.from(p, 'base64url').toString('base64url') === p);
+}
+
 const unauthorized = (detail: string, code = 'unauthorized') => new AppError(401, detail, { code });
 const forbidden = (detail: string, code = 'forbidden', extra?: Record<string, unknown>) =>
   new AppError(403, detail, { code, extra });
@@ -77,6 +88,7 @@ export async function authenticate(req: FastifyRequest, op: Operation, deps: Aut
 
   let claims: AccessClaims;
   try {
+    if (!isCanonicalCompactJws(token)) throw new Error('non-canonical base64url');
     const out = await jwtVerify(token, deps.jwtKey, {
       algorithms: ['HS256'],
       currentDate: deps.clock.now(),

@@ -36,33 +36,44 @@ export interface RateLimiter {
 }
 
 export function createRateLimiter(opts: { cache: Cache; clock: Clock; namespace: string; budgetMs: number }): RateLimiter {
+  // The shared cache keeps the window on its own clock (decision 0004). The local fallback and the
+  // memory of the last shared count use this process's clock, which is all a single process has.
   const local = createMemoryCache(() => opts.clock.now().getTime());
   const lastShared = new Map<string, { count: number; windowEnd: number }>();
   const remember = (key: string, count: number, windowEnd: number, now: number) => {
     if (lastShared.size > 50_000) for (const [k, v] of lastShared) if (v.windowEnd <= now) lastShared.delete(k);
-    lastShared.set(key, { count: Math.max(count, lastShared.get(key)?.count ?? 0), windowEnd });
+    const prev = lastShared.get(key);
+    const same = prev && prev.windowEnd > now;
+    lastShared.set(key, { count: same ? Math.max(count, prev.count) : count, windowEnd });
   };
   return {
     async check(policy, subject, options = {}) {
       const now = opts.clock.now().getTime();
-      const windowStart = Math.floor(now / policy.windowMs) * policy.windowMs;
-      const windowEnd = windowStart + policy.windowMs;
-      const key = `${opts.namespace}:rl:${policy.name}:${subject}:${windowStart}`;
+      const key = `${opts.namespace}:rl:${policy.name}:${subject}`;
       let count: number;
+      let resetMs: number;
       let shared = true;
       try {
-        count = await withinBudget(opts.cache.hit(key, windowEnd, now), opts.budgetMs);
-        remember(key, count, windowEnd, now);
+        ({ count, resetMs } = await withinBudget(opts.cache.hit(key, policy.windowMs), opts.budgetMs));
+        remember(key, count, now + resetMs, now);
       } catch {
         shared = false;
-        const seen = lastShared.get(key)?.count ?? 0;
-        count = seen + (options.countLocally === false ? 0 : await local.hit(key, windowEnd, now));
+        const last = lastShared.get(key);
+        const seen = last && last.windowEnd > now ? last.count : 0;
+        if (options.countLocally === false) {
+          count = seen;
+          resetMs = last && last.windowEnd > now ? last.windowEnd - now : policy.windowMs - (now % policy.windowMs);
+        } else {
+          const hit = await local.hit(key, policy.windowMs);
+          count = seen + hit.count;
+          resetMs = hit.resetMs;
+        }
       }
       return {
         allowed: count <= policy.limit,
         limit: policy.limit,
         remaining: Math.max(0, policy.limit - count),
-        resetSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+        resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
         shared,
       };
     },

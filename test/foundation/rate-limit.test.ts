@@ -19,22 +19,76 @@ describe('limiter', () => {
     for (const c of caches) await c.close();
   });
 
+  // The shared cache when the run has one (Redis), else one memory cache on its own clock.
+  const sharedCache = async (cacheClock: ManualClock) => {
+    const c = process.env.TEST_REDIS_URL ? await openRedisCache({ url: process.env.TEST_REDIS_URL }) : createMemoryCache(() => cacheClock.now().getTime());
+    caches.push(c);
+    return c;
+  };
+
   test('two limiters over one shared cache admit exactly the limit between them', async () => {
-    const shared = process.env.TEST_REDIS_URL ? await openRedisCache({ url: process.env.TEST_REDIS_URL }) : createMemoryCache();
-    caches.push(shared);
-    const clock = new ManualClock('2026-11-22T10:00:10Z');
+    const clock = new ManualClock();
+    const shared = await sharedCache(clock);
     const ns = `t${randomBytes(4).toString('hex')}`;
     const a = createRateLimiter({ cache: shared, clock, namespace: ns, budgetMs: 200 });
     const b = createRateLimiter({ cache: shared, clock, namespace: ns, budgetMs: 200 });
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).check(policy, 'subject')));
     assert.equal(results.filter((r) => r.allowed).length, 5);
     assert.ok(results.every((r) => r.shared));
-    assert.ok(results.every((r) => r.remaining >= 0));
-    assert.equal(results.find((r) => !r.allowed)!.resetSeconds, 50);
-    clock.advance(50_000); // next window
-    assert.equal((await a.check(policy, 'subject')).allowed, true);
+    assert.deepEqual(results.map((r) => r.remaining).sort((x, y) => x - y), [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+    const refused = results.find((r) => !r.allowed)!;
+    assert.ok(refused.resetSeconds >= 1 && refused.resetSeconds <= 60, `reset ${refused.resetSeconds}`);
     await a.close();
     await b.close();
+  });
+
+  test('instances whose clocks disagree with each other and with the cache still admit exactly the limit', async () => {
+    // Found on a real Redis: the counter expired at the window's end by the service clock, so a
+    // service clock in the past (here by years) made Redis delete each key as it was made, and a
+    // skew between instances split one window in two. The window now comes from the cache's clock.
+    const cacheClock = new ManualClock();
+    const shared = await sharedCache(cacheClock);
+    const ns = `t${randomBytes(4).toString('hex')}`;
+    const clocks = [new ManualClock('2020-01-01T00:00:59.900Z'), new ManualClock(Date.now() + 30_000), new ManualClock(Date.now() - 45_000)];
+    const limiters = clocks.map((clock) => createRateLimiter({ cache: shared, clock, namespace: ns, budgetMs: 200 }));
+    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => limiters[i % 3].check(policy, 'subject')));
+    assert.equal(results.filter((r) => r.allowed).length, 5, 'skewed clocks must not loosen the limit');
+    assert.ok(results.every((r) => r.shared));
+    for (const l of limiters) await l.close();
+  });
+
+  test('the window rolls over on the cache clock', async () => {
+    const cacheClock = new ManualClock('2026-01-01T10:00:10Z');
+    const mem = createMemoryCache(() => cacheClock.now().getTime());
+    caches.push(mem);
+    const l = createRateLimiter({ cache: mem, clock: new ManualClock('1999-01-01T00:00:00Z'), namespace: 'roll', budgetMs: 200 });
+    for (let i = 0; i < 5; i++) assert.equal((await l.check(policy, 's')).allowed, true);
+    const refused = await l.check(policy, 's');
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.resetSeconds, 50);
+    cacheClock.advance(50_000);
+    const next = await l.check(policy, 's');
+    assert.equal(next.allowed, true);
+    assert.equal(next.remaining, 4);
+    await l.close();
+  });
+
+  test('a Redis counter expires relative to when it was made, at most one window and a second on', { skip: !process.env.TEST_REDIS_URL }, async () => {
+    const cache = await sharedCache(new ManualClock());
+    const key = `t${randomBytes(4).toString('hex')}:rel`;
+    const { count, resetMs } = await cache.hit(key, 60_000);
+    assert.equal(count, 1);
+    assert.ok(resetMs >= 1 && resetMs <= 60_000);
+    const { Redis } = await import('ioredis');
+    const r = new Redis(process.env.TEST_REDIS_URL!);
+    try {
+      const keys = await r.keys(`${key}:*`);
+      assert.equal(keys.length, 1);
+      const pttl = await r.pttl(keys[0]);
+      assert.ok(pttl > 0 && pttl <= 61_000, `pttl ${pttl}`);
+    } finally {
+      r.disconnect();
+    }
   });
 
   test('with the shared store unreachable it counts locally and reports shared: false', async () => {

@@ -29,7 +29,7 @@ export function budgeted(cache: Cache, budgetMs: number): Cache {
   if (cache.kind === 'memory') return cache;
   return {
     kind: cache.kind,
-    hit: (key, windowEndMs, nowMs) => withinBudget(cache.hit(key, windowEndMs, nowMs), budgetMs),
+    hit: (key, windowMs) => withinBudget(cache.hit(key, windowMs), budgetMs),
     get: (key) => withinBudget(cache.get(key), budgetMs),
     set: (key, value, ttlMs) => withinBudget(cache.set(key, value, ttlMs), budgetMs),
     setIfAbsent: (key, value, ttlMs) => withinBudget(cache.setIfAbsent(key, value, ttlMs), budgetMs),

@@ -3,11 +3,13 @@
 export interface Cache {
   readonly kind: 'memory' | 'redis';
   /**
-   * Counts one hit against `key` in a window that ends at `windowEndMs` (epoch ms); the key expires
-   * then. Returns the count after this hit. Callers derive the key from the window so that every
-   * instance counts into the same one.
+   * Counts one hit against `key` in the current fixed window of `windowMs`. The window is read off
+   * the cache's own clock (Redis: its `TIME`; memory: the clock it was made with), never the
+   * caller's, so instances whose clocks disagree still count into one window, and the counter
+   * expires relative to when it was made. Returns the count after this hit and the milliseconds
+   * left in the window.
    */
-  hit(key: string, windowEndMs: number, nowMs: number): Promise<number>;
+  hit(key: string, windowMs: number): Promise<WindowCount>;
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Sets only when absent; true when this call set it. */
@@ -15,6 +17,12 @@ export interface Cache {
   del(key: string): Promise<void>;
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface WindowCount {
+  count: number;
+  /** Milliseconds until the window ends (>= 1). */
+  resetMs: number;
 }
 
 export class CacheUnavailableError extends Error {}

@@ -25,15 +25,14 @@ export function createMemoryCache(now: () => number = Date.now): Cache {
   sweep.unref();
   return {
     kind: 'memory',
-    async hit(key, windowEndMs, nowMs) {
-      const e = map.get(key);
-      if (!e || e.expiresAt <= nowMs) {
-        map.set(key, { value: '1', expiresAt: windowEndMs });
-        return 1;
-      }
-      const n = Number(e.value) + 1;
-      e.value = String(n);
-      return n;
+    async hit(key, windowMs) {
+      const t = now();
+      const windowEnd = Math.floor(t / windowMs) * windowMs + windowMs;
+      const k = `${key}:${windowEnd}`;
+      const e = live(k);
+      const count = e ? Number(e.value) + 1 : 1;
+      map.set(k, { value: String(count), expiresAt: windowEnd });
+      return { count, resetMs: Math.max(1, windowEnd - t) };
     },
     async get(key) {
       return live(key)?.value ?? null;

@@ -2,10 +2,17 @@ import { Redis } from 'ioredis';
 import type { Cache } from './index.ts';
 import { CacheUnavailableError } from './index.ts';
 
-// INCR and set the expiry on first hit, atomically.
-const HIT = `local c = redis.call('INCR', KEYS[1])
-if c == 1 then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
-return c`;
+// One hit in the current window, atomically. The window comes from Redis's own TIME, so instances
+// whose clocks disagree count into the same key, and the expiry is relative (PEXPIRE), so nothing
+// depends on the service's clock agreeing with Redis's. The window's end is part of the key.
+const HIT = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local w = tonumber(ARGV[1])
+local wend = now - (now % w) + w
+local k = KEYS[1] .. ':' .. wend
+local c = redis.call('INCR', k)
+if c == 1 then redis.call('PEXPIRE', k, wend - now + 1000) end
+return {c, wend - now}`;
 
 /** ioredis' message for a command past `commandTimeout`. */
 const TIMED_OUT = 'Command timed out';
@@ -47,7 +54,11 @@ export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
   };
   return {
     kind: 'redis',
-    hit: (key, windowEndMs) => run(async () => Number(await client.eval(HIT, 1, key, String(windowEndMs)))),
+    hit: (key, windowMs) =>
+      run(async () => {
+        const [count, resetMs] = (await client.eval(HIT, 1, key, String(windowMs))) as [number, number];
+        return { count: Number(count), resetMs: Math.max(1, Number(resetMs)) };
+      }),
     get: (key) => run(() => client.get(key)),
     set: (key, value, ttlMs) =>
       run(async () => {
