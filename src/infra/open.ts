@@ -29,6 +29,8 @@ export interface OpenOptions {
   /** Remove the bus stream on close (tests). */
   ephemeralBus?: boolean;
   migrate?: boolean;
+  /** In-memory embedded store only: start from this dump of an already migrated store (tests). */
+  pgliteTemplate?: Blob;
   /** The service clock, so the embedded cache expires entries on the same time as everything else. */
   now?: () => number;
 }
@@ -39,7 +41,7 @@ export async function openDb(config: Config, opts: OpenOptions): Promise<{ db: D
   if (config.databaseUrl) {
     return { db: await openPostgres({ url: config.databaseUrl, schema: opts.schema }), release: () => {} };
   }
-  if (config.dataDir === IN_MEMORY) return { db: await openPglite(), release: () => {} };
+  if (config.dataDir === IN_MEMORY) return { db: await openPglite(undefined, { loadDataDir: opts.pgliteTemplate }), release: () => {} };
   const dir = resolve(config.dataDir);
   const release = acquireStoreLock(dir, opts.holder);
   try {

@@ -12,6 +12,7 @@ import { defaultModules } from '../../src/modules/index.ts';
 import type { ModuleFactory } from '../../src/platform/module.ts';
 import { createProvisioning } from '../../src/modules/provisioning/service.ts';
 import type { Role } from '../../src/platform/roles.ts';
+import { pgliteTemplate } from './template.ts';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 
@@ -79,6 +80,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   const clock = opts.clock ?? shared?.clock ?? new ManualClock();
   const service = await startService(config, {
     clock,
+    // An in-memory embedded store starts from the run's migrated template.
+    pgliteTemplate: !config.databaseUrl && config.dataDir === ':memory:' && !shared ? await pgliteTemplate() : undefined,
     schema,
     ephemeralBus: !shared,
     // Embedded stores live in one process: a second instance runs on the first one's store, cache

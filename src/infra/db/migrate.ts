@@ -5,6 +5,17 @@ import { applyRowLevelSecurity } from './rls.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+/** Every migration, in the order they apply. */
+export async function listMigrations(): Promise<Migration[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+  return Promise.all(files.map(async (name) => ({ name, sql: await readFile(MIGRATIONS_DIR + name, 'utf8') })));
+}
+
 /**
  * Applies every migrations/*.sql not yet recorded, in name order, each in its own transaction.
  * Files are plain SQL that runs unchanged on PGlite and PostgreSQL 15+.
@@ -17,11 +28,9 @@ export async function migrate(db: Db): Promise<string[]> {
   const done = new Set(
     (await db.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name),
   );
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
   const applied: string[] = [];
-  for (const file of files) {
+  for (const { name: file, sql } of await listMigrations()) {
     if (done.has(file)) continue;
-    const sql = await readFile(MIGRATIONS_DIR + file, 'utf8');
     await db.tx(async (q) => {
       // Multi-statement text goes through the simple query protocol on both adapters.
       for (const stmt of splitStatements(sql)) await q.query(stmt);

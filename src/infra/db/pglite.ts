@@ -3,9 +3,16 @@ import type { Db, Queryable, QueryResult } from './index.ts';
 import { withTimeout } from './index.ts';
 import { currentOrgScope, scopeStatement } from './scope.ts';
 
+const handles = new WeakMap<Db, PGlite>();
+
+export interface PgliteOptions {
+  /** Start from this dump (`dumpPglite`) instead of an empty cluster: no initdb, no migrations. */
+  loadDataDir?: Blob;
+}
+
 /** Embedded PostgreSQL (WASM). dataDir undefined = in memory (tests). */
-export async function openPglite(dataDir?: string): Promise<Db> {
-  const pg = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
+  const pg = await PGlite.create({ ...(dataDir && { dataDir }), ...(opts.loadDataDir && { loadDataDir: opts.loadDataDir }) });
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
       const r = await q.query<T>(sql, params as unknown[]);
@@ -23,7 +30,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
       await tx.query(sql, params);
       return fn(wrap(tx));
     });
-  return {
+  const db: Db = {
     kind: 'pglite',
     query<T>(sql: string, params?: unknown[]) {
       const orgId = currentOrgScope();
@@ -44,4 +51,13 @@ export async function openPglite(dataDir?: string): Promise<Db> {
       await pg.close();
     },
   };
+  handles.set(db, pg);
+  return db;
+}
+
+/** The whole cluster as an uncompressed tarball, to start other embedded stores from (`loadDataDir`). */
+export async function dumpPglite(db: Db): Promise<Blob> {
+  const pg = handles.get(db);
+  if (!pg) throw new Error('not an embedded store');
+  return pg.dumpDataDir('none');
 }
