@@ -19,6 +19,7 @@ import pg from 'pg';
 import { SignJWT } from 'jose';
 import { openPostgres } from '../src/infra/db/postgres.ts';
 import { migrate } from '../src/infra/db/migrate.ts';
+import { moduleMigrations } from '../src/modules/index.ts';
 import { createPartitionStore } from '../src/modules/telemetry/store.ts';
 import { SEAL_GRACE_MS } from '../src/modules/telemetry/maintenance.ts';
 import { copyFrom, copyText } from './lib/copy-in.ts';
@@ -94,7 +95,7 @@ async function main() {
   await admin.query(`create schema ${schema}`);
   await admin.query(`set search_path = ${schema}`);
   const db = await openPostgres({ url: DATABASE_URL, schema });
-  await migrate(db);
+  await migrate(db, moduleMigrations);
   const end = Math.floor(Date.now() / STEP) * STEP;
   await admin.query(`select telemetry_ensure_partitions($1, $2)`, [new Date(end - 366 * 86_400_000), new Date(end + 62 * 86_400_000)]);
 

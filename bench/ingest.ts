@@ -28,6 +28,7 @@ import { SignJWT } from 'jose';
 import { openPostgres } from '../src/infra/db/postgres.ts';
 import { openPglite } from '../src/infra/db/pglite.ts';
 import { migrate } from '../src/infra/db/migrate.ts';
+import { moduleMigrations } from '../src/modules/index.ts';
 import type { Db } from '../src/infra/db/index.ts';
 import { createTelemetryStore } from '../src/modules/telemetry/store.ts';
 import { createTelemetryService } from '../src/modules/telemetry/index.ts';
@@ -346,7 +347,7 @@ async function main() {
   } else {
     if (args['no-direct'] === undefined) {
       const db = await openPglite(); // fresh in-memory store in this process, same migrations
-      await migrate(db);
+      await migrate(db, moduleMigrations);
       await db.query(`select telemetry_ensure_partitions(now() - interval '1 month', now() + interval '2 months')`);
       const d = await directPhase(db, Math.min(satBatches * BATCH, 200_000), 1);
       await db.close();

@@ -12,6 +12,7 @@ import { createCursorCodec } from './platform/cursor.ts';
 import { createAuditLog } from './modules/audit/index.ts';
 import { setOutboundPolicy } from './infra/outbound/http-client.ts';
 import { budgeted } from './infra/cache/budget.ts';
+import { moduleMigrations } from './modules/index.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
@@ -33,7 +34,7 @@ export async function startService(
   const clock = opts.clock ?? systemClock;
   const infra: Infra = opts.sharedInfra
     ? { ...opts.sharedInfra, close: async () => {} }
-    : await openInfra(config, { holder: 'server', ...opts, now: () => clock.now().getTime() });
+    : await openInfra(config, { holder: 'server', migrations: moduleMigrations, ...opts, now: () => clock.now().getTime() });
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
   const deps: AppDeps = {
     config,

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
 import { openDb } from '../infra/open.ts';
 import { migrate } from '../infra/db/migrate.ts';
+import { moduleMigrations } from '../modules/index.ts';
 import { StoreLockedError } from '../infra/db/lock.ts';
 import { createProvisioning, ProvisioningError } from '../modules/provisioning/service.ts';
 import { createOrgStore } from '../modules/orgs/index.ts';
@@ -56,7 +57,7 @@ async function run(argv: string[]): Promise<unknown> {
   const config = loadConfig();
   const { db, release } = await openDb(config, { holder: 'cli' });
   try {
-    await migrate(db);
+    await migrate(db, moduleMigrations);
     const p = createProvisioning(db);
     switch (command) {
       case 'migrate':

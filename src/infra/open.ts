@@ -8,7 +8,7 @@ import type { Bus } from './bus/index.ts';
 import { openPglite } from './db/pglite.ts';
 import { openPostgres } from './db/postgres.ts';
 import { acquireStoreLock } from './db/lock.ts';
-import { migrate } from './db/migrate.ts';
+import { migrate, type MigrationSource } from './db/migrate.ts';
 import { createMemoryCache } from './cache/memory.ts';
 import { openRedisCache } from './cache/redis.ts';
 import { createMemoryBus } from './bus/memory.ts';
@@ -29,6 +29,8 @@ export interface OpenOptions {
   /** Remove the bus stream on close (tests). */
   ephemeralBus?: boolean;
   migrate?: boolean;
+  /** The modules' migrations in dependency order (the platform's own always run first). */
+  migrations?: readonly MigrationSource[];
   /** In-memory embedded store only: start from this dump of an already migrated store (tests). */
   pgliteTemplate?: Blob;
   /** The service clock, so the embedded cache expires entries on the same time as everything else. */
@@ -55,7 +57,7 @@ export async function openDb(config: Config, opts: OpenOptions): Promise<{ db: D
 export async function openInfra(config: Config, opts: OpenOptions): Promise<Infra> {
   const { db, release } = await openDb(config, opts);
   try {
-    if (opts.migrate !== false) await migrate(db);
+    if (opts.migrate !== false) await migrate(db, opts.migrations ?? []);
   } catch (e) {
     await db.close();
     release();

@@ -1,16 +1,40 @@
-// The module list app.ts registers, in order.
-import type { ModuleFactory } from '../platform/module.ts';
-import { probesModule } from './probes/index.ts';
-import { identityModule } from './identity/index.ts';
-import { accessModule } from './access/index.ts';
-import { auditModule } from './audit/index.ts';
-import { registryModule } from './registry/index.ts';
-import { devicesModule } from './devices/index.ts';
-import { telemetryModule } from './telemetry/index.ts';
-import { marketModule } from './market/index.ts';
-import { flexModule } from './flex/index.ts';
-import { esgModule } from './esg/index.ts';
-import { settlementModule } from './settlement/index.ts';
-import { devtoolsModule } from './devtools/index.ts';
+// The module list: one line a module. The platform derives the operations it registers, the order
+// of the migrations and everything else from these definitions.
+import { migrationOrder, type ModuleDefinition, type ModuleFactory } from '../platform/module.ts';
+import { orgsDefinition } from './orgs/index.ts';
+import { probesDefinition } from './probes/index.ts';
+import { identityDefinition } from './identity/index.ts';
+import { accessDefinition } from './access/index.ts';
+import { auditDefinition } from './audit/index.ts';
+import { registryDefinition } from './registry/index.ts';
+import { devicesDefinition } from './devices/index.ts';
+import { telemetryDefinition } from './telemetry/index.ts';
+import { marketDefinition } from './market/index.ts';
+import { flexDefinition } from './flex/index.ts';
+import { esgDefinition } from './esg/index.ts';
+import { settlementDefinition } from './settlement/index.ts';
+import { alertsDefinition } from './alerts/index.ts';
+import { devtoolsDefinition } from './devtools/index.ts';
 
-export const defaultModules: ModuleFactory[] = [probesModule, identityModule, accessModule, auditModule, registryModule, devicesModule, telemetryModule, marketModule, flexModule, esgModule, settlementModule, devtoolsModule];
+export const moduleList: readonly ModuleDefinition[] = [
+  orgsDefinition,
+  probesDefinition,
+  identityDefinition,
+  accessDefinition,
+  auditDefinition,
+  registryDefinition,
+  devicesDefinition,
+  telemetryDefinition,
+  marketDefinition,
+  flexDefinition,
+  esgDefinition,
+  settlementDefinition,
+  alertsDefinition,
+  devtoolsDefinition,
+];
+
+/** The factories of the modules that serve operations or run background work, in list order. */
+export const defaultModules: ModuleFactory[] = moduleList.flatMap((m) => (m.create ? [m.create] : []));
+
+/** Every module's migrations, in dependency order (the platform's own run first). */
+export const moduleMigrations = migrationOrder(moduleList);

@@ -1,6 +1,8 @@
 // What a module is: a factory over narrow dependencies that returns its declared operations,
 // and optionally what it provides to the platform (key and session checks) and background work.
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
+import type { MigrationSource } from '../infra/db/migrate.ts';
 import type { Db } from '../infra/db/index.ts';
 import type { Cache } from '../infra/cache/index.ts';
 import type { Bus } from '../infra/bus/index.ts';
@@ -45,3 +47,45 @@ export interface ModuleStartContext {
 }
 
 export type ModuleFactory = (deps: AppDeps) => ModuleInstance;
+
+/**
+ * A module as the module list names it: what it needs before it (for its migrations and the
+ * services it receives), where its migrations are, and the factory for its operations and
+ * background work (absent for a module that only provides services to others).
+ */
+export interface ModuleDefinition {
+  name: string;
+  dependsOn?: readonly string[];
+  /** Absolute folder of this module's `NNNN_name.sql` migrations (`migrationsDir(import.meta.url)`). */
+  migrations?: string;
+  create?: ModuleFactory;
+}
+
+/** The `migrations/` folder beside a module's index.ts. */
+export function migrationsDir(moduleUrl: string): string {
+  return fileURLToPath(new URL('./migrations/', moduleUrl));
+}
+
+/**
+ * Migration sources in dependency order: a module's migrations run after those of every module it
+ * depends on; otherwise in list order. Unknown dependencies and cycles are refused at start-up.
+ */
+export function migrationOrder(defs: readonly ModuleDefinition[]): MigrationSource[] {
+  const byName = new Map(defs.map((d) => [d.name, d]));
+  const out: ModuleDefinition[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (d: ModuleDefinition, path: string[]) => {
+    if (state.get(d.name) === 'done') return;
+    if (state.get(d.name) === 'visiting') throw new Error(`module dependency cycle: ${[...path, d.name].join(' -> ')}`);
+    state.set(d.name, 'visiting');
+    for (const dep of d.dependsOn ?? []) {
+      const target = byName.get(dep);
+      if (!target) throw new Error(`module ${d.name} depends on unknown module ${dep}`);
+      visit(target, [...path, d.name]);
+    }
+    state.set(d.name, 'done');
+    out.push(d);
+  };
+  for (const d of defs) visit(d, []);
+  return out.filter((d) => d.migrations).map((d) => ({ owner: d.name, dir: d.migrations! }));
+}

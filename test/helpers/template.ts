@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openPglite, dumpPglite } from '../../src/infra/db/pglite.ts';
 import { listMigrations, migrate } from '../../src/infra/db/migrate.ts';
+import { moduleMigrations } from '../../src/modules/index.ts';
 
 let cached: Promise<Blob> | undefined;
 
@@ -22,12 +23,12 @@ async function build(): Promise<Blob> {
   const entry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));
   const version = readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8');
   const digest = createHash('sha256').update(version);
-  for (const m of await listMigrations()) digest.update(`${m.name}\n${m.sql}\n`);
+  for (const m of await listMigrations(moduleMigrations)) digest.update(`${m.owner}/${m.name}\n${m.checksum}\n`);
   const file = join(tmpdir(), `eps-pglite-template-${digest.digest('hex').slice(0, 16)}.tar`);
   if (!existsSync(file)) {
     const db = await openPglite();
     try {
-      await migrate(db);
+      await migrate(db, moduleMigrations);
       const dump = await dumpPglite(db);
       const part = `${file}.${randomBytes(4).toString('hex')}.part`;
       writeFileSync(part, Buffer.from(await dump.arrayBuffer()));

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { openPglite } from '../../src/infra/db/pglite.ts';
 import { openPostgres } from '../../src/infra/db/postgres.ts';
 import { migrate, splitStatements } from '../../src/infra/db/migrate.ts';
+import { moduleMigrations } from '../../src/modules/index.ts';
 import type { Db } from '../../src/infra/db/index.ts';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -26,9 +27,9 @@ for (const [name, open] of adapters) {
   test(`${name}: rowCount, types, transactions and migrations behave alike`, async () => {
     const { db, done } = await open();
     try {
-      const first = await migrate(db);
+      const first = await migrate(db, moduleMigrations);
       assert.ok(first.includes('0001_core.sql'));
-      assert.deepEqual(await migrate(db), [], 'a second run applies nothing');
+      assert.deepEqual(await migrate(db, moduleMigrations), [], 'a second run applies nothing');
       await db.query(`insert into organisations (id, name) values ('o1', 'One'), ('o2', 'Two')`);
       const sel = await db.query<{ id: string }>('select id from organisations order by id');
       assert.equal(sel.rowCount, 2, 'SELECT rowCount is the rows returned');

@@ -1,5 +1,5 @@
 // Site access: personas and per-site grants to members of the organisation.
-import type { ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createSiteAccess } from './service.ts';
 import { accessOperations } from './routes.ts';
 
@@ -9,3 +9,6 @@ export const accessModule: ModuleFactory = (deps) => ({
   name: 'access',
   operations: accessOperations(createSiteAccess({ db: deps.db, clock: deps.clock, audit: deps.audit })),
 });
+
+/** This module as the module list names it. */
+export const accessDefinition: ModuleDefinition = { name: 'access', dependsOn: ['orgs', 'identity'], migrations: migrationsDir(import.meta.url), create: accessModule };

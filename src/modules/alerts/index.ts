@@ -1,6 +1,7 @@
 // The organisation alert stream, for every module: raise(q, orgId, {...}) and resolve(q, orgId,
 // dedupeKey, why) inside the caller's transaction. Each transition publishes the durable domain
 // event `alert.raised` / `alert.resolved` (src/infra/jobs publish), which webhooks deliver.
+import { migrationsDir, type ModuleDefinition } from '../../platform/module.ts';
 export { createAlertStream, alertView, dedupeKeyOf, ALERT_RAISED, ALERT_RESOLVED } from './service.ts';
 export type { AlertStream, AlertView, RaiseAlert } from './service.ts';
 export type { AlertRow, Severity } from './store.ts';
@@ -11,3 +12,6 @@ export const PARTNER_ALERTS = {
   keyExpiring: 'partner_api_key_expiring',
   operationDeprecated: 'partner_api_operation_deprecated',
 } as const;
+
+/** This module as the module list names it. */
+export const alertsDefinition: ModuleDefinition = { name: 'alerts', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url) };

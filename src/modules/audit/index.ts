@@ -4,7 +4,7 @@
 import type { Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
-import type { ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { auditOperations } from './routes.ts';
 
 export interface AuditEntry {
@@ -67,3 +67,6 @@ export { csvField, csvRecord } from './csv.ts';
 
 /** The audit log reads (page, action catalogue, CSV export) as a module. */
 export const auditModule: ModuleFactory = (deps) => ({ name: 'audit', operations: auditOperations(deps) });
+
+/** This module as the module list names it. */
+export const auditDefinition: ModuleDefinition = { name: 'audit', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: auditModule };

@@ -1,5 +1,5 @@
 // Device listings, source priority and data integrity over the registry and stored telemetry.
-import type { ModuleFactory } from '../../platform/module.ts';
+import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
 import { createRegistryStore } from '../registry/index.ts';
 import { createDevicesStore } from './store.ts';
 import { createDevicesService } from './service.ts';
@@ -15,3 +15,6 @@ export const devicesModule: ModuleFactory = (deps) => {
   });
   return { name: 'devices', operations: deviceOperations(service) };
 };
+
+/** This module as the module list names it. */
+export const devicesDefinition: ModuleDefinition = { name: 'devices', dependsOn: ['registry', 'telemetry'], create: devicesModule };

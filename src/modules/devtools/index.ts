@@ -2,7 +2,7 @@
 // sandbox and the public status. Provides the platform's API key check. Background work (webhook
 // deliveries, the device.offline watchdog, key alerts, health checks, retention) runs from the
 // durable job queue in src/infra/jobs, so exactly one instance does each run.
-import type { ModuleFactory, ModuleInstance } from '../../platform/module.ts';
+import { migrationsDir, type ModuleFactory, type ModuleInstance, type ModuleDefinition } from '../../platform/module.ts';
 import type { Operation } from '../../platform/operation.ts';
 import { ManualClock } from '../../platform/clock.ts';
 import { createJobQueue, oldestDueAge, type JobQueue } from '../../infra/jobs/queue.ts';
@@ -95,3 +95,6 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   };
   return instance;
 };
+
+/** This module as the module list names it. */
+export const devtoolsDefinition: ModuleDefinition = { name: 'devtools', dependsOn: ['orgs', 'alerts', 'telemetry', 'registry'], migrations: migrationsDir(import.meta.url), create: devtoolsModule };

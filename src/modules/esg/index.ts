@@ -1,5 +1,5 @@
 // Energy receipts: payloads stored and signed with the service's Ed25519 key; public keys published.
-import type { AppDeps, ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type AppDeps, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createKeyring } from './keys.ts';
 import { createReceiptService } from './service.ts';
 import { esgOperations } from './routes.ts';
@@ -22,3 +22,6 @@ export { canonicalJson } from './canonical.ts';
 // The service's receipt signing keys, shared with settlement receipts (decision 0110).
 export type { Keyring } from './keys.ts';
 export { PublicKey as PublicKeySchema } from './routes.ts';
+
+/** This module as the module list names it. */
+export const esgDefinition: ModuleDefinition = { name: 'esg', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: esgModule };

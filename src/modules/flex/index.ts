@@ -1,6 +1,6 @@
 // Flexibility (tenders, contracts, offers with the two network operators), the fleet portfolio,
 // and enrolment in the service's virtual power plant with its signal.
-import type { ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createMarketData } from '../market/index.ts';
 import { createFlexService } from './flex-service.ts';
 import { createVppService } from './vpp-service.ts';
@@ -14,3 +14,6 @@ export const flexModule: ModuleFactory = (deps) => ({
     ...vppOperations(createVppService(deps, createMarketData(deps))),
   ],
 });
+
+/** This module as the module list names it. */
+export const flexDefinition: ModuleDefinition = { name: 'flex', dependsOn: ['orgs', 'registry'], migrations: migrationsDir(import.meta.url), create: flexModule };

@@ -1,6 +1,6 @@
 // Identity: sign-in, sessions and tokens, invitations, single sign-on. Provides the platform's
 // session check (revoked sign-ins stop working at once).
-import type { ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createTokenIssuer } from './tokens.ts';
 import { createSessionChecker } from './session-checker.ts';
 import { createSessions } from './sessions.ts';
@@ -30,3 +30,6 @@ export const identityModule: ModuleFactory = (deps) => {
     provides: { sessions: revocations },
   };
 };
+
+/** This module as the module list names it. */
+export const identityDefinition: ModuleDefinition = { name: 'identity', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: identityModule };

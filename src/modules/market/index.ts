@@ -1,6 +1,6 @@
 // Market data module: tariff prices, GSP regions, carbon intensity. Other modules use
 // createMarketData (prices and carbon through the same cache) and the UK time helpers.
-import type { ModuleFactory } from '../../platform/module.ts';
+import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
 import { createMarketData } from './service.ts';
 import { marketOperations } from './routes.ts';
 
@@ -28,3 +28,6 @@ export {
   settlementPeriod,
   slotsInDay,
 } from './uk-time.ts';
+
+/** This module as the module list names it. */
+export const marketDefinition: ModuleDefinition = { name: 'market', create: marketModule };

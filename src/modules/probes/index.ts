@@ -1,4 +1,7 @@
-import type { ModuleFactory } from '../../platform/module.ts';
+import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
 import { probeOperations } from './routes.ts';
 
 export const probesModule: ModuleFactory = (deps) => ({ name: 'probes', operations: probeOperations(deps) });
+
+/** This module as the module list names it. */
+export const probesDefinition: ModuleDefinition = { name: 'probes', create: probesModule };

@@ -1,6 +1,6 @@
 // Asset registry: twin v1 (/api/twin/) and registry v2 (/api/twin/registry/...), one `assets` table.
 // What other modules may use: the vocabulary, freshness, topology checks and read access.
-import type { ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createRegistryStore } from './store.ts';
 import { createRegistryService } from './service.ts';
 import { twinOperations } from './routes-twin.ts';
@@ -16,3 +16,6 @@ export { createRegistryStore, reportedSourceSql, type AssetRow, type AssetWithLa
 export { findingsOf, type Finding } from './topology.ts';
 export { registryView, twinView, latestReading, iso } from './service.ts';
 export { Nullable, ErrorBody, SiteId, Timestamp, SourceSchema, FreshnessSchema } from './schemas.ts';
+
+/** This module as the module list names it. */
+export const registryDefinition: ModuleDefinition = { name: 'registry', dependsOn: ['orgs', 'telemetry'], migrations: migrationsDir(import.meta.url), create: registryModule };

@@ -1,6 +1,6 @@
 // Settlement receipts: signed records of delivered energy, chained per organisation, verifiable
 // from the published keys and, when shared, by counterparties through their hash.
-import type { ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { receiptKeyring } from '../esg/index.ts';
 import { createSettlementService } from './service.ts';
 import { receiptOperations } from './routes-receipts.ts';
@@ -11,3 +11,6 @@ export const settlementModule: ModuleFactory = (deps) => {
   const service = createSettlementService(deps, receiptKeyring(deps));
   return { name: 'settlement', operations: [...receiptOperations(service), ...verifyOperations(service)] };
 };
+
+/** This module as the module list names it. */
+export const settlementDefinition: ModuleDefinition = { name: 'settlement', dependsOn: ['orgs', 'esg'], migrations: migrationsDir(import.meta.url), create: settlementModule };

@@ -1,6 +1,6 @@
 // The telemetry module: ingestion, live events, history, and the partition maintenance that keeps
 // monthly partitions made ahead and applies retention. What other modules may use is exported here.
-import type { ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createTelemetryService } from './service.ts';
 import { telemetryOperations } from './routes.ts';
 import { createPartitionMaintenance } from './maintenance.ts';
@@ -29,3 +29,6 @@ export const telemetryModule: ModuleFactory = (deps) => {
     stop: () => maintenance.stop(),
   };
 };
+
+/** This module as the module list names it. */
+export const telemetryDefinition: ModuleDefinition = { name: 'telemetry', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: telemetryModule };

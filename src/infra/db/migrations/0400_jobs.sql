@@ -31,3 +31,6 @@ create table job_subscriptions (
   kind text not null,
   primary key (topic, kind)
 );
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('jobs');

@@ -78,3 +78,10 @@ create table sso_group_mappings (
   created_at timestamptz not null,
   unique (org_id, group_id, role)
 );
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('auth_sessions');
+select enable_org_isolation('invitations');
+select enable_org_isolation('refresh_tokens');
+select enable_org_isolation('sso_group_mappings');
+select enable_org_isolation('sso_providers');

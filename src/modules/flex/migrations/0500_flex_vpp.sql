@@ -38,3 +38,7 @@ create table vpp_enrolments (
   updated_at timestamptz not null,
   primary key (org_id, site_id)
 );
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('flex_offers');
+select enable_org_isolation('vpp_enrolments');

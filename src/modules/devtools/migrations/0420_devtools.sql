@@ -122,3 +122,12 @@ create table health_checks (
   detail text
 );
 create index health_checks_component_idx on health_checks (component, checked_at desc);
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('api_keys');
+select enable_org_isolation('device_offline_state');
+select enable_org_isolation('idempotency_keys');
+select enable_org_isolation('webhook_attempts');
+select enable_org_isolation('webhook_deliveries');
+select enable_org_isolation('webhook_endpoints');
+select enable_org_isolation('webhook_events');

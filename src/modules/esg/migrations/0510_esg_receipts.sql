@@ -26,3 +26,6 @@ create table esg_receipts (
 );
 create unique index esg_receipts_org_hash_key on esg_receipts (org_id, content_hash);
 create index esg_receipts_org_issued_idx on esg_receipts (org_id, issued_at desc, receipt_id);
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('esg_receipts');

@@ -62,3 +62,7 @@ create table telemetry_latest (
   raw jsonb not null,
   primary key (org_id, asset_id)
 );
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('telemetry');
+select enable_org_isolation('telemetry_latest');

@@ -12,3 +12,6 @@ create table site_access (
   foreign key (user_id, org_id) references memberships (user_id, org_id) on delete cascade
 );
 create index site_access_org_user_idx on site_access (org_id, user_id);
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('site_access');

@@ -44,3 +44,7 @@ create table settlement_chain_heads (
   kid text references esg_signing_keys (key_id),
   updated_at timestamptz not null
 );
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('settlement_chain_heads');
+select enable_org_isolation('settlement_receipts');

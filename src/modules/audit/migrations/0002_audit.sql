@@ -14,3 +14,6 @@ create table audit_log (
 );
 create index audit_log_org_created_idx on audit_log (org_id, created_at desc, id desc);
 create index audit_log_org_action_idx on audit_log (org_id, action, created_at desc);
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('audit_log');

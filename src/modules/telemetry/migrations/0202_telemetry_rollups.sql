@@ -67,3 +67,6 @@ begin
   return dropped;
 end;
 $$;
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('telemetry_rollup_daily');

@@ -52,3 +52,8 @@ create index commissioning_runs_site_idx on commissioning_runs (org_id, site_id,
 -- Devices seen in telemetry but not registered are tied to a site by the sender's own `site_ref`
 -- key in raw (concepts.md, Telemetry record); import and site counts look them up by it.
 create index telemetry_latest_site_ref_idx on telemetry_latest (org_id, (raw->>'site_ref'));
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('assets');
+select enable_org_isolation('commissioning_runs');
+select enable_org_isolation('source_priorities');

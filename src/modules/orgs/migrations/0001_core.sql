@@ -28,3 +28,6 @@ create table memberships (
   primary key (user_id, org_id)
 );
 create index memberships_org_idx on memberships (org_id);
+
+-- memberships has no row-level security: a signed-in user lists all of their own organisations
+-- (/api/auth/me). The exemption is listed in the row-level security guard test.

@@ -20,3 +20,6 @@ create table org_alerts (
 );
 create unique index org_alerts_open_key on org_alerts (org_id, dedupe_key) where status = 'open';
 create index org_alerts_org_raised_idx on org_alerts (org_id, raised_at desc, seq desc);
+
+-- Row-level security (decision 0009): only the rows of app.org_id for the restricted role.
+select enable_org_isolation('org_alerts');
