@@ -10,6 +10,7 @@ import { isDevtoolsPath, type Operation } from './platform/operation.ts';
 import type { AppDeps, ModuleFactory, ModuleInstance } from './platform/module.ts';
 import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
+import { errorPage, PLATFORM_ERRORS } from './platform/error-docs.ts';
 import { registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
 import { defaultModules } from './modules/index.ts';
@@ -70,7 +71,15 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   );
   const orgStore = createOrgStore(deps.db);
   const orgs: OrgDirectory = { modulesOf: (id) => orgStore.modulesOf(id) };
-  const openapi = buildOpenApi(operations, { docsOrigin: config.publicDocsOrigin, apiKeyPrefix: config.apiKeyPrefix });
+  const openapi = buildOpenApi(operations, {
+    docsOrigin: config.publicDocsOrigin,
+    apiKeyPrefix: config.apiKeyPrefix,
+    tags: Object.assign({}, ...modules.map((m) => m.tags ?? {})),
+  });
+  const errorPageHtml = errorPage([
+    { owner: 'Platform', errors: PLATFORM_ERRORS },
+    ...modules.map((m) => ({ owner: m.name, errors: m.errors ?? [] })),
+  ]);
 
   const surfaceOf = (req: FastifyRequest) => ({
     devtools: isDevtoolsPath(req.routeOptions.config?.op?.path ?? req.url),
@@ -107,7 +116,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   });
 
   app.get('/openapi.json', async () => openapi);
-  await registerDocs(app, openapi);
+  await registerDocs(app, openapi, errorPageHtml);
   const apiKeys = provided.apiKeys;
   const sessions = provided.sessions;
   const registerDeps = {

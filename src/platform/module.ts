@@ -13,6 +13,7 @@ import type { Operation } from './operation.ts';
 import type { ApiKeyAuthenticator, SessionChecker } from './auth.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from './cursor.ts';
+import type { ErrorDoc } from './error-docs.ts';
 import type { AuditLog } from '../modules/audit/index.ts';
 
 export interface AppDeps {
@@ -34,6 +35,10 @@ export interface ModuleInstance {
   name: string;
   operations: Operation[];
   provides?: { apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker };
+  /** OpenAPI tags this module's operations use, each with its description. */
+  tags?: Record<string, string>;
+  /** The stable error codes this module answers with (the error reference page lists them). */
+  errors?: readonly ErrorDoc[];
   /**
    * Background work (timers, subscriptions); started after the server listens. `operations` is
    * every operation the app serves (e.g. to find deprecated ones).

@@ -102,29 +102,68 @@ function errorStatuses(op: Operation): number[] {
   if (op.access.kind !== 'public') [400, 401, 403].forEach((c) => s.add(c));
   if (op.schema.body || op.schema.query || op.schema.params || op.schema.headers) s.add(422);
   if (op.schema.params) s.add(404);
+  if (op.schema.body) s.add(413);
+  // Any operation: rate limits, and load shedding or an unreachable store (both with Retry-After).
   s.add(429);
+  s.add(503);
   for (const code of Object.keys(op.schema.response).map(Number)) if (code >= 400) s.delete(code);
   return [...s].sort();
 }
 
-export function buildOpenApi(ops: Operation[], opts: { docsOrigin: string; apiKeyPrefix: string }) {
+const str = { type: 'string' } as const;
+const int = { type: 'integer' } as const;
+
+/** The headers the platform adds to an answer of this operation with this status. */
+function responseHeaders(op: Operation, status: number, requestId: boolean): Record<string, unknown> {
+  const h: Record<string, { description: string; schema: object }> = {};
+  if (requestId) h['X-Request-Id'] = { description: 'The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs.', schema: str };
+  if (status === 429 || status === 503) h['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: int };
+  if (op.access.kind === 'key' && (status < 400 || status === 429)) {
+    h['RateLimit-Limit'] = { description: 'Requests allowed in the window for this key.', schema: int };
+    h['RateLimit-Remaining'] = { description: 'Requests left in the current window.', schema: int };
+    h['RateLimit-Reset'] = { description: 'Seconds until the window resets.', schema: int };
+    h['RateLimit-Policy'] = { description: 'The policy, e.g. `600;w=60`.', schema: str };
+  }
+  if (op.deprecation) {
+    h.Deprecation = { description: 'RFC 9745: `@<unix seconds>` of the announcement day.', schema: str };
+    h.Sunset = { description: 'RFC 8594: the HTTP-date after which the operation is removed.', schema: str };
+    h.Link = { description: 'The deprecation notice: `<docs>#deprecation; rel="deprecation"`.', schema: str };
+  }
+  if (status < 400) for (const [name, spec] of Object.entries(op.responseHeaders ?? {})) h[name] = spec;
+  return h;
+}
+
+export interface OpenApiOptions {
+  docsOrigin: string;
+  apiKeyPrefix: string;
+  /** Descriptions of the tags the operations use (from the modules). */
+  tags?: Record<string, string>;
+}
+
+export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const used = new Set<string>();
   for (const op of ops) {
     if (op.hidden) continue;
+    op.tags.forEach((t) => used.add(t));
+    const requestId = isDevtoolsPath(op.path) || op.requestIdHeader === true;
     const errRef = isDevtoolsPath(op.path) ? '#/components/schemas/DevtoolsError' : '#/components/schemas/Error';
     const responses: Record<string, unknown> = {};
     for (const [code, schema] of Object.entries(op.schema.response)) {
       const n = Number(code);
       const media = n < 400 && op.produces ? op.produces : 'application/json';
+      const headers = responseHeaders(op, n, requestId);
       responses[code] = {
         description: n >= 400 ? (ERROR_DESCRIPTIONS[n] ?? 'Error') : 'Success',
+        ...(Object.keys(headers).length && { headers }),
         content: { [media]: { schema: plain(schema) } },
       };
     }
     for (const code of errorStatuses(op)) {
       const content: Record<string, unknown> = { 'application/json': { schema: { $ref: errRef } } };
       if (isDevtoolsPath(op.path)) content['application/problem+json'] = { schema: { $ref: '#/components/schemas/Problem' } };
-      responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content };
+      const headers = responseHeaders(op, code, requestId);
+      responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', ...(Object.keys(headers).length && { headers }), content };
     }
     const entry: Record<string, unknown> = {
       operationId: op.operationId,
@@ -168,9 +207,13 @@ export function buildOpenApi(ops: Operation[], opts: { docsOrigin: string; apiKe
       version: API_VERSION,
       description:
         'Telemetry ingestion, asset registry, market data, flexibility and the services around them. ' +
-        'Every operation carries x-platform-status; derived figures carry x-platform-data-basis.',
+        'Every operation carries x-platform-status; derived figures carry x-platform-data-basis. ' +
+        `Errors: ${opts.docsOrigin}/docs/errors.`,
+      contact: { name: 'Energy Platform Service API', url: `${opts.docsOrigin}/docs` },
+      license: { name: 'Proprietary: use under the agreement with the operator', url: `${opts.docsOrigin}/docs` },
     },
     servers: [{ url: '/' }],
+    tags: [...used].sort().map((name) => ({ name, description: opts.tags?.[name] ?? '' })),
     paths,
     components: {
       securitySchemes: {

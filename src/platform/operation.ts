@@ -92,6 +92,8 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   produces?: string;
   /** Status of a successful answer when the handler does not set one. */
   successStatus?: number;
+  /** Headers a successful answer may carry beyond the platform's own (the OpenAPI document lists them). */
+  responseHeaders?: Record<string, { description: string; schema: { type: 'string' | 'integer' | 'boolean'; enum?: unknown[] } }>;
   /** Answer with X-Request-Id even outside /api/devtools/ (ingestion, connector). */
   requestIdHeader?: boolean;
   /** Leave out of the OpenAPI document (test fixtures). */

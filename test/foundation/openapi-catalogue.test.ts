@@ -110,6 +110,57 @@ test('route-table guard: every operation is complete and operationIds are unique
   }
 });
 
+test('a generator can use it: described tags, contact and licence, every operation described, 413/503 and the platform headers declared', () => {
+  assert.ok(doc.info.contact?.url && doc.info.contact?.name);
+  assert.ok(doc.info.license?.name);
+  const described = new Map<string, string>(doc.tags.map((t: { name: string; description: string }) => [t.name, t.description]));
+  for (const [path, methods] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(methods)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      assert.ok(op.description?.length > 10, `${where}: description`);
+      for (const t of op.tags) assert.ok(described.get(t), `${where}: tag ${t} has a description at the top level`);
+      assert.ok(op.responses['503']?.headers?.['Retry-After'], `${where}: 503 with Retry-After`);
+      assert.ok(op.responses['429']?.headers?.['Retry-After'], `${where}: 429 with Retry-After`);
+      if (op.requestBody) assert.ok(op.responses['413'], `${where}: 413 for an over-size body`);
+      const devtools = path.startsWith('/api/devtools/');
+      for (const [code, r] of Object.entries<any>(op.responses)) {
+        if (devtools) assert.ok(r.headers?.['X-Request-Id'], `${where} ${code}: X-Request-Id`);
+        if (op.security.some((s: object) => 'apiKey' in s) && (Number(code) < 400 || code === '429')) {
+          for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']) assert.ok(r.headers?.[h], `${where} ${code}: ${h}`);
+        }
+      }
+    }
+  }
+  const sandboxTest = doc.paths['/api/devtools/partner/v1/sandbox/webhooks/test'].post;
+  assert.deepEqual(sandboxTest.responses['202'].headers['Idempotent-Replayed'].schema, { type: 'string', enum: ['true'] });
+});
+
+test('every error type URI resolves to its entry on the served error page', async () => {
+  const page = await svc.request({ method: 'GET', url: '/docs/errors' });
+  assert.equal(page.statusCode, 200);
+  assert.match(String(page.headers['content-type']), /^text\/html/);
+  const anchors = new Set([...page.body.matchAll(/<dt id="([a-z_0-9]+)">/g)].map((m) => m[1]));
+  for (const code of ['not_found', 'validation_error', 'invalid_token', 'insufficient_scope', 'rate_limited', 'idempotency_conflict', 'api_key_not_active', 'asset_exists', 'account_locked']) {
+    assert.ok(anchors.has(code), `${code} is on the page`);
+  }
+  // A real refusal on the developer-tools surface: its type points at an entry that exists.
+  const res = await svc.request({ method: 'GET', url: '/api/devtools/apikeys', headers: { authorization: 'Bearer not-a-token' } });
+  assert.equal(res.statusCode, 401);
+  const body = json(res);
+  const type = new URL(body.type);
+  assert.equal(type.pathname, '/docs/errors');
+  assert.equal(type.hash, `#${body.code}`);
+  assert.ok(anchors.has(body.code), `${body.code} is on the page`);
+});
+
+test('/docs does not ask browsers to upgrade to HTTPS (it works over plain HTTP under a host name)', async () => {
+  const res = await svc.request({ method: 'GET', url: '/docs/' });
+  assert.equal(res.statusCode, 200);
+  const csp = String(res.headers['content-security-policy']);
+  assert.match(csp, /default-src 'self'/);
+  assert.doesNotMatch(csp, /upgrade-insecure-requests/);
+});
+
 test('the withdrawn and unbuilt operations answer 404', async () => {
   for (const n of catalogue.not_served) {
     const url = n.path.replace(/\{[^}]+\}/g, 'x1');

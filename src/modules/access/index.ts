@@ -6,7 +6,7 @@ import { accessOperations } from './routes.ts';
 export { PERSONAS, PERMISSIONS, type Persona, type Permission } from './personas.ts';
 
 export const accessModule: ModuleFactory = (deps) => ({
-  name: 'access',
+  name: 'access', tags: { access: 'Site access personas and who may see which sites.' },
   operations: accessOperations(createSiteAccess({ db: deps.db, clock: deps.clock, audit: deps.audit })),
 });
 

@@ -33,6 +33,9 @@ export function accessOperations(access: SiteAccess) {
       method: 'GET',
       path: '/api/hardware/ems/access/personas',
       summary: 'The five site personas and their permissions',
+      description:
+        'The personas a site membership can grant (decision 0026), each with the permissions it carries. ' +
+        'The same for every organisation; readable by every role.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -118,6 +121,8 @@ export function accessOperations(access: SiteAccess) {
       method: 'GET',
       path: '/api/hardware/ems/access/me',
       summary: "The caller's personas per site",
+      description:
+        'The sites where the signed-in user holds a site membership, with the persona and permissions at each.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },

@@ -66,7 +66,13 @@ export { AUDIT_ACTIONS, type AuditActionInfo } from './actions.ts';
 export { csvField, csvRecord } from './csv.ts';
 
 /** The audit log reads (page, action catalogue, CSV export) as a module. */
-export const auditModule: ModuleFactory = (deps) => ({ name: 'audit', operations: auditOperations(deps) });
+export const auditModule: ModuleFactory = (deps) => ({
+  name: 'audit',
+  tags: {
+    audit: 'The audit log: sign-ins, refusals that matter and every configuration write, with CSV export.',
+  },
+  operations: auditOperations(deps),
+});
 
 /** This module as the module list names it. */
 export const auditDefinition: ModuleDefinition = { name: 'audit', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: auditModule };

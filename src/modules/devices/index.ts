@@ -13,7 +13,12 @@ export const devicesModule: ModuleFactory = (deps) => {
     registry: createRegistryStore(),
     store: createDevicesStore(),
   });
-  return { name: 'devices', operations: deviceOperations(service) };
+  return {
+    name: 'devices',
+    tags: {
+      devices: 'Device listings (chargers, solar, batteries, heat pumps, meters, vehicles) with last-reported times and sources.',
+    },
+    operations: deviceOperations(service) };
 };
 
 /** This module as the module list names it. */

@@ -78,6 +78,18 @@ export const devtoolsModule: ModuleFactory = (deps) => {
 
   const instance: DevtoolsModule = {
     name: 'devtools',
+    tags: {
+      devtools: 'API keys, webhook endpoints and their delivery logs, and the public API status.',
+      partner: 'The Partner API (API keys): telemetry, devices, alerts and the sandbox.',
+    },
+    errors: [
+      { code: 'api_key_not_active', status: 409, description: 'Only an active API key can be rotated.' },
+      { code: 'webhook_endpoint_disabled', status: 409, description: 'The webhook endpoint is disabled; re-enable it first.' },
+      { code: 'sandbox_only_event_type', status: 400, description: 'Event types other than webhook.test are sent from the sandbox only.' },
+      { code: 'event_not_found', status: 404, description: 'No retained event with this id for the endpoint.' },
+      { code: 'idempotency_conflict', status: 409, description: 'The Idempotency-Key was already used with a different request.' },
+      { code: 'idempotency_in_progress', status: 409, description: 'A request with this Idempotency-Key is still being processed.' },
+    ],
     operations: [
       ...apiKeyOperations(keys),
       ...webhookOperations(hooks),

@@ -15,7 +15,15 @@ export const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =
 
 export const esgModule: ModuleFactory = (deps) => {
   const keys = receiptKeyring(deps);
-  return { name: 'esg', operations: esgOperations(createReceiptService(deps, keys), keys) };
+  return {
+    name: 'esg',
+    tags: {
+      certificates: 'Signed energy receipts and the keys that verify them.',
+    },
+    errors: [
+      { code: 'signing_key_not_configured', status: 503, description: 'No signing key is configured for this environment.' },
+    ],
+    operations: esgOperations(createReceiptService(deps, keys), keys) };
 };
 
 export { canonicalJson } from './canonical.ts';

@@ -9,6 +9,13 @@ import { vppOperations } from './vpp-routes.ts';
 
 export const flexModule: ModuleFactory = (deps) => ({
   name: 'flex',
+  tags: {
+    flex: 'DNO flexibility tenders, contracts and priced offers.',
+    vpp: 'Enrolment in the service\'s virtual power plant and its signal.',
+  },
+  errors: [
+    { code: 'credentials_not_configured', status: 503, description: 'The flexibility platform is not wired for this environment; not transient.' },
+  ],
   operations: [
     ...flexOperations(deps, createFlexService(deps)),
     ...vppOperations(createVppService(deps, createMarketData(deps))),

@@ -26,6 +26,17 @@ export const identityModule: ModuleFactory = (deps) => {
   const sso = createSso({ db, clock, audit, sessions, keys, allowPrivateOutbound: config.allowPrivateOutbound });
   return {
     name: 'identity',
+    tags: {
+      auth: 'Sign-in, tokens, logout, single sign-on with an identity provider, invitations and the signed-in user.',
+    },
+    errors: [
+      { code: 'invalid_credentials', status: 401, description: 'Wrong email or password (unknown emails are answered the same way).' },
+      { code: 'account_locked', status: 423, description: 'Five consecutive failed sign-ins lock the account for 15 minutes.' },
+      { code: 'invalid_refresh_token', status: 401, description: 'The refresh token is unknown, used, revoked or expired.' },
+      { code: 'invalid_invitation', status: 401, description: 'The invitation token is unknown, used, withdrawn or expired.' },
+      { code: 'no_membership', status: 403, description: 'The account belongs to no organisation.' },
+      { code: 'not_a_member', status: 403, description: 'The account is not a member of the organisation asked for.' },
+    ],
     operations: [...authOperations({ db, login, sessions }), ...invitationOperations(invitations), ...ssoOperations(sso)],
     provides: { sessions: revocations },
   };

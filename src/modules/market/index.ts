@@ -6,6 +6,9 @@ import { marketOperations } from './routes.ts';
 
 export const marketModule: ModuleFactory = (deps) => ({
   name: 'market',
+  tags: {
+    market: 'UK half-hourly tariff prices, GSP regions, the next cheap window and GB grid carbon intensity.',
+  },
   operations: marketOperations(deps, createMarketData(deps)),
 });
 

@@ -8,7 +8,16 @@ import { registryOperations } from './routes-registry.ts';
 
 export const registryModule: ModuleFactory = (deps) => {
   const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.audit, store: createRegistryStore() });
-  return { name: 'registry', operations: [...twinOperations(service), ...registryOperations(service)] };
+  return {
+    name: 'registry',
+    tags: {
+      registry: 'The asset registry and digital twin: sites, assets, classes, topology, source priority, data integrity and commissioning.',
+    },
+    errors: [
+      { code: 'asset_exists', status: 409, description: 'An asset with this asset_id is already registered in the organisation.' },
+      { code: 'asset_has_children', status: 409, description: 'The asset has child assets; move, re-link or delete them first.' },
+    ],
+    operations: [...twinOperations(service), ...registryOperations(service)] };
 };
 
 export * from './vocabulary.ts';

@@ -121,6 +121,9 @@ export function registryOperations(service: RegistryService) {
       method: 'GET',
       path: '/api/twin/registry/assets/{asset_id}',
       summary: 'One asset with live freshness and posture',
+      description:
+        'The registry entry with its class, parent and details, the newest reading and its age, and the ' +
+        "freshness band the asset's class puts that age in. 404 for an asset of another organisation.",
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },

@@ -9,7 +9,12 @@ import { verifyOperations } from './routes-verify.ts';
 export const settlementModule: ModuleFactory = (deps) => {
   // The service's receipt key, as energy receipts use it (decision 0110).
   const service = createSettlementService(deps, receiptKeyring(deps));
-  return { name: 'settlement', operations: [...receiptOperations(service), ...verifyOperations(service)] };
+  return {
+    name: 'settlement',
+    tags: {
+      settlement: 'Signed settlement receipts chained per organisation, public verification, reconciliation and keys.',
+    },
+    operations: [...receiptOperations(service), ...verifyOperations(service)] };
 };
 
 /** This module as the module list names it. */

@@ -23,7 +23,7 @@ export const telemetryModule: ModuleFactory = (deps) => {
     retentionDays: deps.config.telemetryRetentionDays,
   });
   return {
-    name: 'telemetry',
+    name: 'telemetry', tags: { telemetry: 'Telemetry ingestion, live events and history.' },
     operations: telemetryOperations(service, deps.config),
     start: () => maintenance.start(),
     stop: () => maintenance.stop(),

@@ -175,6 +175,9 @@ export function partnerOperations(partner: PartnerService, sandbox: SandboxServi
         'another request is 409. Keys are kept 24 hours. Without the shared counter store: 503 (a key write).',
       access: { kind: 'key', scope: 'any' },
       successStatus: 202,
+      responseHeaders: {
+        'Idempotent-Replayed': { description: '`true` when this answer replays the first answer to the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+      },
       schema: {
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' })),
