@@ -9,10 +9,11 @@ import { createRateLimiter } from './platform/rate-limit.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import type { AppDeps, ModuleFactory } from './platform/module.ts';
 import { createCursorCodec } from './platform/cursor.ts';
-import { createAuditLog } from './modules/audit/index.ts';
 import { setOutboundPolicy } from './infra/outbound/http-client.ts';
 import { budgeted } from './infra/cache/budget.ts';
-import { moduleMigrations } from './modules/index.ts';
+import { moduleMigrations, moduleList } from './modules/index.ts';
+import { createServiceRegistry } from './platform/services.ts';
+import { dependencyOrder } from './platform/module.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
@@ -36,6 +37,7 @@ export async function startService(
     ? { ...opts.sharedInfra, close: async () => {} }
     : await openInfra(config, { holder: 'server', migrations: moduleMigrations, ...opts, now: () => clock.now().getTime() });
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
+  const services = createServiceRegistry();
   const deps: AppDeps = {
     config,
     db: infra.db,
@@ -47,8 +49,10 @@ export async function startService(
     limiter: createRateLimiter({ cache: infra.cache, clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs }),
     log,
     cursors: createCursorCodec(config.jwtSecret),
-    audit: createAuditLog(clock),
+    services,
   };
+  // Every module's services, providers before the modules that depend on them, before any factory.
+  for (const d of dependencyOrder(moduleList)) d.provides?.(deps, services);
   let built: BuiltApp;
   try {
     built = await buildApp(deps, opts.modules);

@@ -1,23 +1,3 @@
-// Time is injected: lockouts, expiries, schedules and windows read a Clock, so tests move time.
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
-
-/** A clock tests can move. */
-export class ManualClock implements Clock {
-  private t: number;
-  constructor(start: Date | string | number = Date.now()) {
-    this.t = new Date(start).getTime();
-  }
-  now(): Date {
-    return new Date(this.t);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-  set(to: Date | string | number): void {
-    this.t = new Date(to).getTime();
-  }
-}
+// The service clock, for modules and the platform. Defined in src/core (below infra and platform,
+// so adapters can take it without importing the platform).
+export { type Clock, systemClock, ManualClock } from '../core/clock.ts';

@@ -14,7 +14,7 @@ import type { ApiKeyAuthenticator, SessionChecker } from './auth.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from './cursor.ts';
 import type { ErrorDoc } from './error-docs.ts';
-import type { AuditLog } from '../modules/audit/index.ts';
+import type { ServiceRegistry } from './services.ts';
 
 export interface AppDeps {
   config: Config;
@@ -27,8 +27,8 @@ export interface AppDeps {
   log: FastifyBaseLogger;
   /** Signed, operation-bound cursors for every paginated list. */
   cursors: CursorCodec;
-  /** Records sign-ins, refusals that matter and every configuration write. */
-  audit: AuditLog;
+  /** The services modules provide to each other (ModuleDefinition.provides). */
+  services: ServiceRegistry;
 }
 
 export interface ModuleInstance {
@@ -63,19 +63,13 @@ export interface ModuleDefinition {
   dependsOn?: readonly string[];
   /** Absolute folder of this module's `NNNN_name.sql` migrations (`migrationsDir(import.meta.url)`). */
   migrations?: string;
+  /** Services this module provides to others, registered before any module's factory runs. */
+  provides?: (deps: Omit<AppDeps, 'services'>, registry: Pick<ServiceRegistry, 'provide'>) => void;
   create?: ModuleFactory;
 }
 
-/** The `migrations/` folder beside a module's index.ts. */
-export function migrationsDir(moduleUrl: string): string {
-  return fileURLToPath(new URL('./migrations/', moduleUrl));
-}
-
-/**
- * Migration sources in dependency order: a module's migrations run after those of every module it
- * depends on; otherwise in list order. Unknown dependencies and cycles are refused at start-up.
- */
-export function migrationOrder(defs: readonly ModuleDefinition[]): MigrationSource[] {
+/** The definitions in dependency order (a module after every module it depends on). */
+export function dependencyOrder(defs: readonly ModuleDefinition[]): ModuleDefinition[] {
   const byName = new Map(defs.map((d) => [d.name, d]));
   const out: ModuleDefinition[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
@@ -92,5 +86,20 @@ export function migrationOrder(defs: readonly ModuleDefinition[]): MigrationSour
     out.push(d);
   };
   for (const d of defs) visit(d, []);
-  return out.filter((d) => d.migrations).map((d) => ({ owner: d.name, dir: d.migrations! }));
+  return out;
+}
+
+/** The `migrations/` folder beside a module's index.ts. */
+export function migrationsDir(moduleUrl: string): string {
+  return fileURLToPath(new URL('./migrations/', moduleUrl));
+}
+
+/**
+ * Migration sources in dependency order: a module's migrations run after those of every module it
+ * depends on; otherwise in list order. Unknown dependencies and cycles are refused at start-up.
+ */
+export function migrationOrder(defs: readonly ModuleDefinition[]): MigrationSource[] {
+  return dependencyOrder(defs)
+    .filter((d) => d.migrations)
+    .map((d) => ({ owner: d.name, dir: d.migrations! }));
 }

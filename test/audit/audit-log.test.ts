@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { bearer, clockOf, startService } from '../identity/support.ts';
 import { csvField, csvRecord } from '../../src/modules/audit/csv.ts';
+import { AUDIT_LOG } from '../../src/modules/audit/index.ts';
 
 let svc: TestService;
 let admin: string;
@@ -11,7 +12,7 @@ const T0 = Date.parse('2026-03-01T10:00:00Z');
 const MINUTE = 60_000;
 
 async function record(orgId: string, action: string, actorId: string, details: Record<string, unknown> = {}, targetId?: string) {
-  await svc.deps.audit.record(svc.deps.db, { orgId, actorType: 'user', actorId }, { action, details, targetType: 'thing', targetId });
+  await svc.deps.services.get(AUDIT_LOG).record(svc.deps.db, { orgId, actorType: 'user', actorId }, { action, details, targetType: 'thing', targetId });
 }
 
 before(async () => {

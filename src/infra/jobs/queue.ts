@@ -10,7 +10,7 @@
 // checking the lease is still its own (a holder that lost its lease records nothing).
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
-import type { Clock } from '../../platform/clock.ts';
+import type { Clock } from '../../core/clock.ts';
 
 export interface Job<P = Record<string, unknown>> {
   id: number;

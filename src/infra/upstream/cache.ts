@@ -3,8 +3,8 @@
 // turn into a provider outage. Freshness is judged by the injected clock; an entry is kept after
 // it stops being fresh so that it can be served, marked stale, while the provider is down.
 import type { Cache } from '../cache/index.ts';
-import type { Clock } from '../../platform/clock.ts';
-import type { Metrics } from '../../platform/metrics.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { UpstreamMetrics } from './client.ts';
 import { UpstreamError } from './client.ts';
 
 export interface CacheEntry<T> {
@@ -50,7 +50,7 @@ export interface UpstreamCacheOptions {
   clock: Clock;
   /** Prefix so deployments and test runs sharing a Redis do not see each other's entries. */
   namespace: string;
-  metrics: Pick<Metrics, 'upstreamCalls'>;
+  metrics: Pick<UpstreamMetrics, 'upstreamCalls'>;
   localMaxEntries?: number;
 }
 

@@ -1,7 +1,11 @@
 // One client per third-party provider: base URL, timeout, retry with backoff on idempotent calls,
 // metrics. Every call goes through the SSRF-guarded outbound client. Failures come out as
 // UpstreamError, which says what kind of failure it was but never carries the provider's body.
-import type { Metrics } from '../../platform/metrics.ts';
+/** What an upstream call reports (prom-client counters and histograms fit it). */
+export interface UpstreamMetrics {
+  upstreamCalls: { inc(labels: { provider: string; outcome: string }): void };
+  upstreamLatency: { observe(labels: { provider: string }, seconds: number): void };
+}
 import { outboundRequest, OutboundFailedError, OutboundRefusedError, type OutboundResponse } from '../outbound/http-client.ts';
 
 export type UpstreamFailure = 'timeout' | 'network' | 'status' | 'refused' | 'bad_response';
@@ -32,7 +36,7 @@ export interface UpstreamClientOptions {
   /** First backoff delay; doubles each attempt, with jitter. */
   retryBaseMs: number;
   allowPrivate: boolean;
-  metrics: Pick<Metrics, 'upstreamCalls' | 'upstreamLatency'>;
+  metrics: UpstreamMetrics;
   maxResponseBytes?: number;
   /** Test seam; defaults to setTimeout. */
   sleep?: (ms: number) => Promise<void>;

@@ -2,12 +2,13 @@
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createSiteAccess } from './service.ts';
 import { accessOperations } from './routes.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
 
 export { PERSONAS, PERMISSIONS, type Persona, type Permission } from './personas.ts';
 
 export const accessModule: ModuleFactory = (deps) => ({
   name: 'access', tags: { access: 'Site access personas and who may see which sites.' },
-  operations: accessOperations(createSiteAccess({ db: deps.db, clock: deps.clock, audit: deps.audit })),
+  operations: accessOperations(createSiteAccess({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG) })),
 });
 
 /** This module as the module list names it. */

@@ -5,6 +5,7 @@ import type { Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { serviceKey } from '../../platform/services.ts';
 import { auditOperations } from './routes.ts';
 
 export interface AuditEntry {
@@ -61,6 +62,9 @@ export function createAuditLog(clock: Clock) {
 }
 
 export type AuditLog = ReturnType<typeof createAuditLog>;
+
+/** The audit log service: `deps.services.get(AUDIT_LOG).record(q, ctx, entry)`. */
+export const AUDIT_LOG = serviceKey<AuditLog>('audit.log');
 export { AUDIT_ACTIONS, type AuditActionInfo } from './actions.ts';
 /** The one CSV writer (RFC 4180, formula defusing) for every CSV export. */
 export { csvField, csvRecord } from './csv.ts';
@@ -75,4 +79,10 @@ export const auditModule: ModuleFactory = (deps) => ({
 });
 
 /** This module as the module list names it. */
-export const auditDefinition: ModuleDefinition = { name: 'audit', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: auditModule };
+export const auditDefinition: ModuleDefinition = {
+  name: 'audit',
+  dependsOn: ['orgs'],
+  migrations: migrationsDir(import.meta.url),
+  provides: (deps, registry) => registry.provide(AUDIT_LOG, createAuditLog(deps.clock)),
+  create: auditModule,
+};

@@ -10,6 +10,7 @@ import { toPage } from '../../platform/cursor.ts';
 import { createAuditReadStore, type AuditFilters, type AuditRow } from './store.ts';
 import { AUDIT_ACTIONS } from './actions.ts';
 import { csvRecord } from './csv.ts';
+import { AUDIT_LOG } from './index.ts';
 
 const tags = ['audit'];
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
@@ -58,7 +59,8 @@ const entryOf = (r: AuditRow) => ({
 });
 
 export function auditOperations(deps: AppDeps) {
-  const { db, cursors, audit } = deps;
+  const { db, cursors } = deps;
+  const audit = deps.services.get(AUDIT_LOG);
   const store = createAuditReadStore(db);
 
   return [

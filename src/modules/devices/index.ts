@@ -4,12 +4,13 @@ import { createRegistryStore } from '../registry/index.ts';
 import { createDevicesStore } from './store.ts';
 import { createDevicesService } from './service.ts';
 import { deviceOperations } from './routes.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
 
 export const devicesModule: ModuleFactory = (deps) => {
   const service = createDevicesService({
     db: deps.db,
     clock: deps.clock,
-    audit: deps.audit,
+    audit: deps.services.get(AUDIT_LOG),
     registry: createRegistryStore(),
     store: createDevicesStore(),
   });

@@ -25,6 +25,7 @@ import { partnerOperations } from './partner/routes.ts';
 import { createStatusService, CHECK_EVERY_MS } from './status/service.ts';
 import { healthStore } from './status/store.ts';
 import { statusOperations } from './status/routes.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
 
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 const HOUR_MS = 3_600_000;
@@ -36,7 +37,8 @@ export interface DevtoolsModule extends ModuleInstance {
 }
 
 export const devtoolsModule: ModuleFactory = (deps) => {
-  const { db, clock, config, audit, cursors } = deps;
+  const { db, clock, config, cursors } = deps;
+  const audit = deps.services.get(AUDIT_LOG);
   // Under a ManualClock time is the test's: it calls runDue() instead of a timer polling.
   const queue = createJobQueue({ db, clock, log: deps.log, autoPoll: !(clock instanceof ManualClock) });
   const alerts = createAlertStream({ clock });

@@ -3,6 +3,7 @@ import { migrationsDir, type AppDeps, type ModuleFactory, type ModuleDefinition 
 import { createKeyring } from './keys.ts';
 import { createReceiptService } from './service.ts';
 import { esgOperations } from './routes.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
 
 /** The service's receipt keyring from configuration; settlement receipts use it too (decision 0110). */
 export const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =>
@@ -23,7 +24,8 @@ export const esgModule: ModuleFactory = (deps) => {
     errors: [
       { code: 'signing_key_not_configured', status: 503, description: 'No signing key is configured for this environment.' },
     ],
-    operations: esgOperations(createReceiptService(deps, keys), keys) };
+    operations: esgOperations(createReceiptService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, keys), keys),
+  };
 };
 
 export { canonicalJson } from './canonical.ts';

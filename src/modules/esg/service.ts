@@ -9,6 +9,7 @@ import { canonicalJson, CanonicalError } from './canonical.ts';
 import { esgErrors } from './errors.ts';
 import type { Keyring } from './keys.ts';
 import { insertReceipt, listReceipts, receiptByHash, type ReceiptRow } from './store.ts';
+import type { AuditLog } from '../audit/index.ts';
 
 const isoZ = (d: Date) => new Date(d).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -26,7 +27,7 @@ export function receiptView(r: ReceiptRow) {
   };
 }
 
-export function createReceiptService(deps: Pick<AppDeps, 'db' | 'clock' | 'audit'>, keys: Keyring) {
+export function createReceiptService(deps: Pick<AppDeps, 'db' | 'clock'> & { audit: AuditLog }, keys: Keyring) {
   const { db, clock, audit } = deps;
   return {
     async list(ctx: RequestContext) {

@@ -12,6 +12,7 @@ import { isoZ, parseInstant } from '../market/index.ts';
 import { createPlatformClient, type BallotAnswer, type Contract, type PlatformClient, type Tender } from './platform-client.ts';
 import { flexErrors } from './errors.ts';
 import { insertOffer, platformRefs, recordAnswer, type OfferInterval, type OfferStatus } from './offers-store.ts';
+import type { AuditLog } from '../audit/index.ts';
 
 const RETAIN_MS = 24 * 3600_000;
 /** The platform's answer is kept for the operator up to this size. */
@@ -30,7 +31,7 @@ export interface OfferBody {
   intervals: OfferInterval[];
 }
 
-type FlexDeps = Pick<AppDeps, 'config' | 'cache' | 'clock' | 'metrics' | 'log' | 'db' | 'audit'>;
+type FlexDeps = Pick<AppDeps, 'config' | 'cache' | 'clock' | 'metrics' | 'log' | 'db'> & { audit: AuditLog };
 
 export function createFlexService(deps: FlexDeps) {
   const { config, clock, db, audit } = deps;

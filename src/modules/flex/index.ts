@@ -6,6 +6,7 @@ import { createFlexService } from './flex-service.ts';
 import { createVppService } from './vpp-service.ts';
 import { flexOperations } from './routes.ts';
 import { vppOperations } from './vpp-routes.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
 
 export const flexModule: ModuleFactory = (deps) => ({
   name: 'flex',
@@ -17,8 +18,8 @@ export const flexModule: ModuleFactory = (deps) => ({
     { code: 'credentials_not_configured', status: 503, description: 'The flexibility platform is not wired for this environment; not transient.' },
   ],
   operations: [
-    ...flexOperations(deps, createFlexService(deps)),
-    ...vppOperations(createVppService(deps, createMarketData(deps))),
+    ...flexOperations(deps, createFlexService({ ...deps, audit: deps.services.get(AUDIT_LOG) })),
+    ...vppOperations(createVppService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, createMarketData(deps))),
   ],
 });
 

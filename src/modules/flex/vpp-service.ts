@@ -7,8 +7,9 @@ import { addDays, isoZ, ukDate, ukMidnight, type MarketData } from '../market/in
 import { flexErrors } from './errors.ts';
 import { getEnrolment, upsertEnrolment, withdrawEnrolment, type EnrolmentRow } from './vpp-store.ts';
 import { deriveSignal, SIGNAL_METHOD } from './signal.ts';
+import type { AuditLog } from '../audit/index.ts';
 
-type VppDeps = Pick<AppDeps, 'db' | 'clock' | 'audit'>;
+type VppDeps = Pick<AppDeps, 'db' | 'clock'> & { audit: AuditLog };
 
 const by = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
 const when = (d: Date | null) => (d ? isoZ(new Date(d).getTime()) : null);

@@ -11,12 +11,14 @@ import { createSso } from './sso.ts';
 import { authOperations } from './routes/auth.ts';
 import { invitationOperations } from './routes/invitations.ts';
 import { ssoOperations } from './routes/sso.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
 
 export { createUserStore, type User, type Membership, type UserStore } from './users-store.ts';
 export { hashPassword, verifyPassword, KDF_PARAMETERS } from './password.ts';
 
 export const identityModule: ModuleFactory = (deps) => {
-  const { db, clock, audit, config } = deps;
+  const { db, clock, config } = deps;
+  const audit = deps.services.get(AUDIT_LOG);
   const issuer = createTokenIssuer(config.jwtSecret);
   const revocations = createSessionChecker({ db, cache: deps.cache, namespace: config.namespace });
   const sessions = createSessions({ db, clock, issuer, audit, revocations });

@@ -5,9 +5,10 @@ import { createRegistryStore } from './store.ts';
 import { createRegistryService } from './service.ts';
 import { twinOperations } from './routes-twin.ts';
 import { registryOperations } from './routes-registry.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
 
 export const registryModule: ModuleFactory = (deps) => {
-  const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.audit, store: createRegistryStore() });
+  const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG), store: createRegistryStore() });
   return {
     name: 'registry',
     tags: {

@@ -5,10 +5,11 @@ import { receiptKeyring } from '../esg/index.ts';
 import { createSettlementService } from './service.ts';
 import { receiptOperations } from './routes-receipts.ts';
 import { verifyOperations } from './routes-verify.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
 
 export const settlementModule: ModuleFactory = (deps) => {
   // The service's receipt key, as energy receipts use it (decision 0110).
-  const service = createSettlementService(deps, receiptKeyring(deps));
+  const service = createSettlementService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, receiptKeyring(deps));
   return {
     name: 'settlement',
     tags: {

@@ -23,6 +23,7 @@ import {
 import { ChainVerifier, checkCheckpoint, checkReceipt, type KeyLookup, type Presented } from './verify.ts';
 import { reconcile } from './reconciliation.ts';
 import * as store from './store.ts';
+import type { AuditLog } from '../audit/index.ts';
 
 export const PUBLIC_PATH = '/api/vpp/vpp/settle/public/receipts/';
 const DAY_MS = 86_400_000;
@@ -92,7 +93,7 @@ function instant(loc: string[], value: string): number {
   return t;
 }
 
-export function createSettlementService(deps: Pick<AppDeps, 'db' | 'clock' | 'audit' | 'cursors'>, keys: Keyring) {
+export function createSettlementService(deps: Pick<AppDeps, 'db' | 'clock' | 'cursors'> & { audit: AuditLog }, keys: Keyring) {
   const { db, clock, audit, cursors } = deps;
   const keyCache = new Map<string, KeyObject>();
 
