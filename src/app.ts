@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     {},
   );
   const orgStore = createOrgStore(deps.db);
-  const orgs: OrgDirectory = { modulesOf: (id) => orgStore.modulesOf(id) };
+  const orgs: OrgDirectory = { gatesOf: (id) => orgStore.gatesOf(id) };
   const openapi = buildOpenApi(operations, {
     docsOrigin: config.publicDocsOrigin,
     apiKeyPrefix: config.apiKeyPrefix,

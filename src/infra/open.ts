@@ -31,6 +31,8 @@ export interface OpenOptions {
   migrate?: boolean;
   /** The modules' migrations in dependency order (the platform's own always run first). */
   migrations?: readonly MigrationSource[];
+  /** Tests only: the shared cache's windows follow this clock instead of Redis's own (decision 0004). */
+  cacheWindowClock?: () => number;
   /** In-memory embedded store only: start from this dump of an already migrated store (tests). */
   pgliteTemplate?: Blob;
   /** The service clock, so the embedded cache expires entries on the same time as everything else. */
@@ -64,7 +66,11 @@ export async function openInfra(config: Config, opts: OpenOptions): Promise<Infr
     throw e;
   }
   const cache = config.redisUrl
-    ? await openRedisCache({ url: config.redisUrl, commandTimeoutMs: Math.max(config.limits.limiterBudgetMs * 4, 200) })
+    ? await openRedisCache({
+        url: config.redisUrl,
+        commandTimeoutMs: Math.max(config.limits.limiterBudgetMs * 4, 200),
+        windowClock: opts.cacheWindowClock,
+      })
     : createMemoryCache(opts.now);
   const bus = config.natsUrl
     ? await openNatsBus({ url: config.natsUrl, namespace: config.namespace, deleteStreamOnClose: opts.ephemeralBus })

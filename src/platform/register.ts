@@ -19,8 +19,8 @@ declare module 'fastify' {
 }
 
 export interface OrgDirectory {
-  /** Enabled modules of an organisation; null when it does not exist. */
-  modulesOf(orgId: string): Promise<string[] | null>;
+  /** An organisation's enabled modules and realm (set when it was made); null when it does not exist. */
+  gatesOf(orgId: string): Promise<{ modules: string[]; realm: 'production' | 'demo' } | null>;
 }
 
 export interface RegisterDeps {
@@ -191,12 +191,13 @@ async function applyGates(ctx: RequestContext, op: Operation, deps: RegisterDeps
   if (op.platformAdmin && !(ctx.actor.kind === 'user' && ctx.actor.admin)) {
     throw new AppError(403, 'Platform administrators only', { code: 'platform_admin_only' });
   }
-  if (op.status === 'demo-realm' && !ctx.orgId.startsWith('demo-')) {
+  if (op.status !== 'demo-realm' && !op.module) return;
+  const org = await deps.orgs.gatesOf(ctx.orgId);
+  if (op.status === 'demo-realm' && org?.realm !== 'demo') {
     throw new AppError(403, 'Demo realm only', { code: 'demo_realm_only' });
   }
   if (op.module) {
-    const modules = await deps.orgs.modulesOf(ctx.orgId);
-    if (!modules?.includes(op.module)) {
+    if (!org?.modules.includes(op.module)) {
       throw new AppError(403, `Module not enabled: ${op.module}`, { code: 'module_not_enabled' });
     }
   }

@@ -124,6 +124,19 @@ test('demo-realm operation: 403 Demo realm only for a production organisation', 
   assert.equal((await call({ authorization: `Bearer ${demo}` }, '/api/test-fixture/demo-only', 'POST')).status, 200);
 });
 
+test('the realm is an attribute of the organisation, set when it is made, and agrees with its id', async () => {
+  // A demo-looking id is not enough: an organisation that was never made has no realm.
+  const ghost = await svc.token({ orgId: 'demo-never-made' });
+  assert.deepEqual(await call({ authorization: `Bearer ${ghost}` }, '/api/test-fixture/demo-only', 'POST'), {
+    status: 403,
+    detail: 'Demo realm only',
+  });
+  const { rows } = await svc.deps.db.query<{ id: string; realm: string }>(`select id, realm from organisations where id in ($1, $2) order by id`, ['demo-alpha', ORG]);
+  assert.deepEqual(rows.map((r) => [r.id, r.realm]).sort(), [[ORG, 'production'], ['demo-alpha', 'demo']].sort());
+  await assert.rejects(svc.deps.db.query(`update organisations set realm = 'demo' where id = $1`, [ORG]), /organisations_realm_check/);
+  await assert.rejects(svc.deps.db.query(`update organisations set realm = 'production' where id = 'demo-alpha'`), /organisations_realm_check/);
+});
+
 test('platform-staff operation: 403 for a partner (organisation) token, 200 for staff', async () => {
   const partner = await svc.token({ orgId: ORG, roles: ['ORG_ADMIN'] });
   assert.equal((await call({ authorization: `Bearer ${partner}` }, '/api/test-fixture/staff-only')).status, 403);

@@ -80,6 +80,9 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   const clock = opts.clock ?? shared?.clock ?? new ManualClock();
   const service = await startService(config, {
     clock,
+    // Rate-limit windows on a real Redis follow the test's clock, as the memory cache's do, so a
+    // test moves a window on by moving the clock (a deployment counts on Redis's own TIME).
+    cacheWindowClock: () => clock.now().getTime(),
     // An in-memory embedded store starts from the run's migrated template.
     pgliteTemplate: !config.databaseUrl && config.dataDir === ':memory:' && !shared ? await pgliteTemplate() : undefined,
     schema,

@@ -2,11 +2,15 @@ import { Redis } from 'ioredis';
 import type { Cache } from './index.ts';
 import { CacheUnavailableError } from './index.ts';
 
-// One hit in the current window, atomically. The window comes from Redis's own TIME, so instances
-// whose clocks disagree count into the same key, and the expiry is relative (PEXPIRE), so nothing
-// depends on the service's clock agreeing with Redis's. The window's end is part of the key.
-const HIT = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+// One hit in the current window, atomically. The window comes from Redis's own TIME (or from an
+// injected clock, ARGV[2], in tests that move time), so instances whose clocks disagree count into
+// the same key, and the expiry is relative (PEXPIRE), so nothing depends on the service's clock
+// agreeing with Redis's. The window's end is part of the key.
+const HIT = `local now
+if ARGV[2] then now = tonumber(ARGV[2]) else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local w = tonumber(ARGV[1])
 local wend = now - (now % w) + w
 local k = KEYS[1] .. ':' .. wend
@@ -21,6 +25,11 @@ export interface RedisCacheOptions {
   url: string;
   /** Every command gives up after this many ms (the limiter's budget). */
   commandTimeoutMs?: number;
+  /**
+   * Windows follow this clock instead of Redis's TIME. Only for tests that move time on the
+   * service clock; a deployment leaves it unset so every instance counts on Redis's one clock.
+   */
+  windowClock?: () => number;
 }
 
 export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
@@ -56,7 +65,8 @@ export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
     kind: 'redis',
     hit: (key, windowMs) =>
       run(async () => {
-        const [count, resetMs] = (await client.eval(HIT, 1, key, String(windowMs))) as [number, number];
+        const args = opts.windowClock ? [String(windowMs), String(opts.windowClock())] : [String(windowMs)];
+        const [count, resetMs] = (await client.eval(HIT, 1, key, ...args)) as [number, number];
         return { count: Number(count), resetMs: Math.max(1, Number(resetMs)) };
       }),
     get: (key) => run(() => client.get(key)),
