@@ -89,7 +89,7 @@ test('retention drops whole partitions older than TELEMETRY_RETENTION_DAYS and o
   assert.equal(
     (
       await api.ingest([
-        { asset_id: 'bat-ret', ts: '2025-12-01T00:00:00Z', soc_pct: 10 }, // default partition
+        { asset_id: 'bat-ret', ts: '2026-08-20T00:00:00Z', soc_pct: 10 }, // default partition (no 2026-08 partition)
         { asset_id: 'bat-ret', ts: '2026-09-10T00:00:00Z', soc_pct: 20 }, // telemetry_202609
         { asset_id: 'bat-ret', ts: '2026-10-10T00:00:00Z', soc_pct: 30 }, // telemetry_202610
       ])

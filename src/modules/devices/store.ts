@@ -2,6 +2,7 @@
 // registry (`assets`) and the stored telemetry; every function takes the organisation first.
 import type { Queryable } from '../../infra/db/index.ts';
 import { reportedSourceSql } from '../registry/index.ts';
+import { trustedTsSql } from '../telemetry/index.ts';
 
 export interface PriorityRow {
   asset_id: string;
@@ -60,7 +61,7 @@ export function createDevicesStore() {
          cross join lateral (
            select t.ts, ${lat} as lat, ${lon} as lon
            from telemetry t
-           where t.org_id = $1 and t.asset_id = a.asset_id and t.ts >= $3
+           where t.org_id = $1 and t.asset_id = a.asset_id and t.ts >= $3 and ${trustedTsSql('t')}
              and ${lat} between -90 and 90 and ${lon} between -180 and 180
            order by t.ts desc, t.id desc limit 1
          ) p`,
@@ -77,7 +78,7 @@ export function createDevicesStore() {
          cross join lateral (
            select t.ts, lower(coalesce(t.raw->>'ignition', t.raw->>'ignition_on')) as value
            from telemetry t
-           where t.org_id = $1 and t.asset_id = a.asset_id and t.ts >= $3
+           where t.org_id = $1 and t.asset_id = a.asset_id and t.ts >= $3 and ${trustedTsSql('t')}
              and lower(coalesce(t.raw->>'ignition', t.raw->>'ignition_on')) in ('true', 'false', 'on', 'off')
            order by t.ts desc, t.id desc limit 1
          ) p`,
@@ -121,7 +122,7 @@ export function createDevicesStore() {
            ('power_kw', t.power_kw, null::text), ('soc_pct', t.soc_pct, null), ('voltage', t.voltage, null),
            ('current', t."current", null), ('temp_c', t.temp_c, null), ('status', null::float8, t.status)
          ) as m(measurement, num, txt)
-         where t.org_id = $1 and t.asset_id = any($2::text[]) and t.ts >= $3
+         where t.org_id = $1 and t.asset_id = any($2::text[]) and t.ts >= $3 and ${trustedTsSql('t')}
            and (m.num is not null or (m.txt is not null and m.txt <> 'unknown'))
          order by t.asset_id, source, m.measurement, t.ts desc, t.id desc`,
         [orgId, assetIds, since],

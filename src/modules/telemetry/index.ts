@@ -7,6 +7,7 @@ import { createPartitionMaintenance } from './maintenance.ts';
 
 export { createTelemetryService, type TelemetryService } from './service.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
+export { trustedTsSql } from './store.ts';
 
 export const telemetryModule: ModuleFactory = (deps) => {
   const service = createTelemetryService({
@@ -15,6 +16,7 @@ export const telemetryModule: ModuleFactory = (deps) => {
     clock: deps.clock,
     log: deps.log,
     onStored: (n) => deps.metrics.ingestTotal.inc(n),
+    retentionDays: deps.config.telemetryRetentionDays,
   });
   const maintenance = createPartitionMaintenance({
     db: deps.db,

@@ -14,7 +14,8 @@ export type RejectReason =
   | 'epoch_ts_not_accepted'
   | 'not_a_number'
   | 'not_a_string'
-  | 'unsupported_value';
+  | 'unsupported_value'
+  | 'ts_beyond_retention';
 
 export interface RecordProblem {
   /** The key of the record the problem is in (null when the record itself is not an object). */
@@ -54,7 +55,9 @@ export interface CanonicalRow {
 export type Normalised = { ok: true; row: CanonicalRow } | { ok: false; problems: RecordProblem[] };
 
 export const POWER_LIMIT_KW = 5000;
+/** A ts further ahead of its receipt than this is flagged ts_in_future and never placed in time (0048). */
 export const FUTURE_TOLERANCE_MS = 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 export const MAX_ASSET_ID_LENGTH = 256;
 /** Deeper nesting than this in a record is refused (PostgreSQL's jsonb has a stack limit). */
 export const MAX_DEPTH = 64;
@@ -155,10 +158,11 @@ function describe(v: unknown): string {
 }
 
 /**
- * Applies the record rules. `now` decides ts_in_future. Every problem of the record is reported;
- * the first one is the entry's `field`/`reason`.
+ * Applies the record rules. `now` decides ts_in_future; with `retentionDays` (> 0) a ts older than
+ * the retention period is refused, since retention would delete it (decision 0048). Every problem
+ * of the record is reported; the first one is the entry's `field`/`reason`.
  */
-export function normaliseRecord(rec: unknown, now: number): Normalised {
+export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays?: number } = {}): Normalised {
   if (!isPlainObject(rec)) {
     return { ok: false, problems: [problem(null, 'not_an_object', `A record must be a JSON object, got ${describe(rec)}`)] };
   }
@@ -196,6 +200,14 @@ export function normaliseRecord(rec: unknown, now: number): Normalised {
   } else if (typeof tsVal !== 'string' || !(ts = parseTs(tsVal))) {
     problems.push(
       problem('ts', 'unparseable_ts', 'ts is not an ISO 8601 date-time: send e.g. 2026-01-01T00:00:00Z or 2026-01-01T01:00:00+01:00'),
+    );
+  } else if (opts.retentionDays && ts.ms < now - opts.retentionDays * DAY_MS) {
+    problems.push(
+      problem(
+        'ts',
+        'ts_beyond_retention',
+        `ts is older than the retention period (${opts.retentionDays} days): the record would be deleted, so it is not stored`,
+      ),
     );
   }
 

@@ -43,7 +43,7 @@ const ResultEntry = Type.Object(
       Type.String({
         description:
           'Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, ' +
-          'epoch_ts_not_accepted, not_a_number, not_a_string, not_an_object, unsupported_value',
+          'epoch_ts_not_accepted, ts_beyond_retention, not_a_number, not_a_string, not_an_object, unsupported_value',
       }),
     ),
     message: Type.Optional(Type.String({ description: 'Rejected: the reason in words' })),
@@ -58,7 +58,9 @@ const AnomalyEntry = Type.Object({
   index: Type.Integer(),
   asset_id: Type.String(),
   reasons: Type.Array(Type.String(), {
-    description: 'soc_out_of_range, power_out_of_range, voltage_out_of_range, ts_without_offset, ts_in_future (extensible)',
+    description:
+      'soc_out_of_range, power_out_of_range, voltage_out_of_range, ts_without_offset, ts_in_future (extensible). ' +
+      'A ts_in_future record is stored but never becomes the newest reading',
   }),
   record: OpenObject('The record as sent'),
 });

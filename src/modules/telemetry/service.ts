@@ -51,6 +51,8 @@ export interface TelemetryServiceDeps {
   /** Counts stored records (telemetry_ingest_total). */
   onStored: (n: number) => void;
   log: FastifyBaseLogger;
+  /** TELEMETRY_RETENTION_DAYS: records older than this are refused (0 or absent: none). */
+  retentionDays?: number;
 }
 
 export function createTelemetryService(deps: TelemetryServiceDeps) {
@@ -131,7 +133,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
       let rejected = 0;
       let duplicates = 0;
       for (let i = 0; i < records.length; i++) {
-        const n = normaliseRecord(records[i], nowMs);
+        const n = normaliseRecord(records[i], nowMs, { retentionDays: deps.retentionDays });
         if (!n.ok) {
           rejected++;
           const first = n.problems[0];

@@ -20,6 +20,16 @@ function sourceSql(s: Source): string {
   return `case when jsonb_typeof(raw->'${key}') = 'number' then ${s.raw.endsWith('_w') ? `${value} / 1000.0` : value} end`;
 }
 
+/**
+ * SQL condition: the record's ts can be placed in time, i.e. the record was not flagged
+ * ts_in_future when it arrived (decision 0048). Such records are stored and listed in live events,
+ * but no read that places records by ts (newest reading, history, rollups, partner readings,
+ * device listings) uses them. `alias` is the telemetry row's alias, if any.
+ */
+export function trustedTsSql(alias?: string): string {
+  return `not ('ts_in_future' = any(${alias ? `${alias}.` : ''}anomalies))`;
+}
+
 export function metricValueSql(def: MetricDef): string {
   const parts = def.sources.map(sourceSql);
   return parts.length === 1 ? parts[0] : `coalesce(${parts.join(', ')})`;
@@ -45,8 +55,10 @@ const ROLLUP_MERGE = ALL_METRICS.map(
 ).join(',\n    ');
 
 // One statement per batch: the rows in array order (ids ascend with the index), records of sealed
-// days into their daily rollups, and the newest row of each asset into telemetry_latest,
-// replacing the stored one only when ts >= stored ts.
+// days into their daily rollups, and the newest row of each asset into telemetry_latest (0048):
+// records flagged ts_in_future never enter it; the stored row is replaced by a record with an equal
+// or newer ts, or, while the stored row's ts is still ahead of this batch's arrival (a clock running
+// fast), by a record measured after the stored one arrived.
 // Scalars travel as unnest arrays; the raw records as one JSON array ($14), element i for row i
 // (cheaper to send than a jsonb[] literal, whose every quote needs escaping).
 const INSERT_BATCH = `
@@ -59,7 +71,7 @@ with ins as (
               $10::text[], $11::text[], $12::text[], $13::text[])
        with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, cur, temp_c, status, run_id, intent_id, anomalies, ord)
   order by u.ord
-  returning id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw
+  returning id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, anomalies, raw
 ), late as (
   -- Records for days already sealed into rollups are added to them here (usually none).
   insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
@@ -73,7 +85,7 @@ with ins as (
   on conflict (org_id, asset_id, day) do update set
     ${ROLLUP_MERGE}
 ), newest as (
-  select distinct on (asset_id) * from ins order by asset_id, ts desc, id desc
+  select distinct on (asset_id) * from ins where ${trustedTsSql()} order by asset_id, ts desc, id desc
 )
 insert into telemetry_latest as l (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw)
 select $1, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw from newest
@@ -81,7 +93,7 @@ on conflict (org_id, asset_id) do update set
   ts = excluded.ts, received_at = excluded.received_at, power_kw = excluded.power_kw, soc_pct = excluded.soc_pct,
   voltage = excluded.voltage, "current" = excluded."current", temp_c = excluded.temp_c, status = excluded.status,
   raw = excluded.raw
-where excluded.ts >= l.ts`;
+where excluded.ts >= l.ts or (l.ts > excluded.received_at and excluded.ts >= l.received_at)`;
 
 export interface LiveEvent {
   id: number;
@@ -189,7 +201,8 @@ export function createTelemetryStore(db: Queryable) {
      */
     async history(orgId: string, assetId: string, def: MetricDef, range: RangeDef, from: Date, to: Date): Promise<HistoryRows> {
       const samples = (lo: string, hi: string) =>
-        `select ts, ${metricValueSql(def)} as v from telemetry where org_id = $1 and asset_id = $2 and ts >= ${lo} and ts ${hi}`;
+        `select ts, ${metricValueSql(def)} as v from telemetry
+         where org_id = $1 and asset_id = $2 and ts >= ${lo} and ts ${hi} and ${trustedTsSql()}`;
       // [sealedFrom, sealedTo): whole sealed days inside the window, answered by the rollups.
       let sealedFrom = from;
       let sealedTo = from;
@@ -303,7 +316,7 @@ export function createPartitionStore(db: Db) {
                     ${ROLLUP_AGGREGATES}
              from (select org_id, asset_id,
                           ${METRIC_VALUES}
-                   from telemetry where ts >= $1 and ts < $2) x
+                   from telemetry where ts >= $1 and ts < $2 and ${trustedTsSql()}) x
              group by org_id, asset_id`,
             [new Date(horizon), new Date(end)],
           );

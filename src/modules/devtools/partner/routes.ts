@@ -126,7 +126,7 @@ export function partnerOperations(partner: PartnerService, sandbox: SandboxServi
       description:
         `Readings with ts in the last \`hours\` (1 to 168, default ${DEFAULT_HOURS}), newest first (ties by id). The window ` +
         'is fixed by the first page (window_start; the cursor carries it), so paging never shifts it; `hours` is a ' +
-        'filter, not a way to page. Every reading has `status` (stored value, deprecated) and `status_canonical`. A sandbox key reads the generated sandbox organisation (simulated data).',
+        'filter, not a way to page. Records flagged ts_in_future on arrival are left out. Every reading has `status` (stored value, deprecated) and `status_canonical`. A sandbox key reads the generated sandbox organisation (simulated data).',
       access: { kind: 'key', scope: 'telemetry:read' },
       dataBasis: { basis: 'measured' },
       schema: {

@@ -3,6 +3,7 @@
 // telemetry_latest are ingestion's.
 import type { Queryable } from '../../../infra/db/index.ts';
 import { reportedSourceSql } from '../../registry/index.ts';
+import { trustedTsSql } from '../../telemetry/index.ts';
 import { tsKey } from '../common.ts';
 
 export interface DeviceRow {
@@ -68,7 +69,7 @@ export const partnerStore = {
               t.temp_c, t.status, a.site_id, a.type as asset_type
        from telemetry t
        left join assets a on a.org_id = t.org_id and a.asset_id = t.asset_id
-       where t.org_id = $1 and t.ts >= $2
+       where t.org_id = $1 and t.ts >= $2 and ${trustedTsSql('t')}
          and ($3::timestamptz is null or t.ts <= $3)
          and ($4::timestamptz is null or (t.ts, t.id) < ($4::timestamptz, $5::bigint))
        order by t.ts desc, t.id desc
