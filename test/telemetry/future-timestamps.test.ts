@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { migrate } from '../../src/infra/db/migrate.ts';
+import { moduleMigrations } from '../../src/modules/index.ts';
 import { auth, register } from '../registry/seed.ts';
 import { issueKey, READ, registerEndpoint, runAt, startReceiver } from '../devtools/helpers.ts';
 import { client } from './support.ts';
@@ -258,7 +259,7 @@ test('migration 0204 repairs newest rows frozen by a far-future record before 00
 
   // The migration runs as on an upgraded store: the runner applies it once more.
   await svc.deps.db.query('delete from schema_migrations where name = $1', [MIGRATION]);
-  assert.deepEqual(await migrate(svc.deps.db), [MIGRATION]);
+  assert.deepEqual(await migrate(svc.deps.db, moduleMigrations), [MIGRATION]);
   const seven = await get('/api/twin/registry/assets/bat-7');
   assert.deepEqual([seven.last_reported_at, seven.latest.soc_pct], [real, 30]);
   const eight = await get('/api/twin/registry/assets/bat-8');
