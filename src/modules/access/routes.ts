@@ -4,9 +4,9 @@ import { defineOperation } from '../../platform/operation.ts';
 import { ADMIN_ONLY, CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
 import { PERMISSIONS, PERSONAS, PERSONA_IDS } from './personas.ts';
 import type { SiteAccess } from './service.ts';
+import { Nullable } from '../../platform/schema-kit.ts';
 
 const tags = ['access'];
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
 const SiteId = Type.String({ minLength: 1, maxLength: 128, description: "The organisation's own site id" });
 const UserId = Type.String({ minLength: 1, maxLength: 128 });
 const PersonaId = Type.Union(

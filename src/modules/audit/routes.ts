@@ -11,9 +11,9 @@ import { createAuditReadStore, type AuditFilters, type AuditRow } from './store.
 import { AUDIT_ACTIONS } from './actions.ts';
 import { csvRecord } from './csv.ts';
 import { AUDIT_LOG } from './index.ts';
+import { Nullable } from '../../platform/schema-kit.ts';
 
 const tags = ['audit'];
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
 
 const FilterProps = {
   action: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Exact action, e.g. `auth.login`' })),

@@ -1,6 +1,7 @@
 // Schemas of the device listings, source priority and data integrity operations.
 import { Type, type TSchema } from 'typebox';
-import { FreshnessSchema, MEASUREMENTS, Nullable, REPORTED_SOURCES, SiteId, SourceSchema, Timestamp } from '../registry/index.ts';
+import { FreshnessSchema, MEASUREMENTS, REPORTED_SOURCES, SiteId, SourceSchema } from '../registry/index.ts';
+import { Nullable, Timestamp } from '../../platform/schema-kit.ts';
 import { LISTING_READINGS, type Listing } from './readings.ts';
 
 export const SiteQuery = Type.Object({ site_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only this site' })) });

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { REGION_LETTERS } from '../market/index.ts';
+import { Nullable } from '../../platform/schema-kit.ts';
 
 export const ErrorDetail = Type.Object({ detail: Type.String() });
 
 const Z = (description: string) => Type.String({ format: 'date-time', description });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const Freshness = {
   stale: Type.Boolean({ description: 'True when the platform could not be reached and an expired copy is served; see cached_at.' }),

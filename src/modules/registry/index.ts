@@ -25,7 +25,7 @@ export * from './vocabulary.ts';
 export { createRegistryStore, reportedSourceSql, type AssetRow, type AssetWithLatest, type RegistryStore } from './store.ts';
 export { findingsOf, type Finding } from './topology.ts';
 export { registryView, twinView, latestReading, iso } from './service.ts';
-export { Nullable, ErrorBody, SiteId, Timestamp, SourceSchema, FreshnessSchema } from './schemas.ts';
+export { ErrorBody, SiteId, SourceSchema, FreshnessSchema } from './schemas.ts';
 
 /** This module as the module list names it. */
 export const registryDefinition: ModuleDefinition = { name: 'registry', dependsOn: ['orgs', 'telemetry'], migrations: migrationsDir(import.meta.url), create: registryModule };

@@ -1,9 +1,8 @@
 // Request and response schemas of the twin (v1) and registry (v2) operations.
 import { Type, type Static, type TSchema } from 'typebox';
+import { Nullable, Timestamp } from '../../platform/schema-kit.ts';
 import { ASSET_CLASSES, ASSET_ID_PATTERN, FRESHNESS_BANDS, REPORTED_SOURCES } from './vocabulary.ts';
 
-export const Nullable = <T extends TSchema>(t: T, description?: string) =>
-  Type.Union([t, Type.Null()], description ? { description } : {});
 
 export const ErrorBody = Type.Object({ detail: Type.String() });
 
@@ -23,7 +22,6 @@ const Details = Type.Unsafe<Record<string, unknown>>({ type: 'object', additiona
 export const AssetClassSchema = Type.Enum([...ASSET_CLASSES], { description: 'Registry asset class (see the vocabulary)' });
 export const FreshnessSchema = Type.Enum([...FRESHNESS_BANDS], { description: 'Freshness band of the newest stored record' });
 export const SourceSchema = Type.Enum([...REPORTED_SOURCES]);
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, Z suffix' });
 
 export const TwinAsset = Type.Object({
   asset_id: Type.String(),

@@ -2,8 +2,8 @@
 import { Type } from 'typebox';
 import { PublicKeySchema as PublicKey } from '../esg/index.ts';
 import { DIRECTIONS, SOURCE_BASES } from './format.ts';
+import { Nullable } from '../../platform/schema-kit.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Z = (description: string) => Type.String({ format: 'date-time', description });
 const Hash = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
 const UTC = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|\\+00:00)$';

@@ -3,8 +3,8 @@
 // never refuses the batch and the validator never changes what was sent.
 import { Type } from 'typebox';
 import { ASSET_METRICS, ASSET_TYPES, RANGES } from './metrics.ts';
+import { Nullable } from '../../platform/schema-kit.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const OpenObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
 export const IngestBody = Type.Union(
@@ -142,8 +142,8 @@ export const LiveEventsQuery = Type.Object({
 const LiveEvent = Type.Object({
   id: Type.Integer({ description: 'Row identifier; ascends in array order within a batch' }),
   asset_id: Type.String(),
-  ts: Type.String({ description: 'ISO 8601 UTC' }),
-  received_at: Type.String({ description: 'When the service received the batch, ISO 8601 UTC' }),
+  ts: Type.String({ format: 'date-time', description: 'ISO 8601 UTC' }),
+  received_at: Type.String({ format: 'date-time', description: 'When the service received the batch, ISO 8601 UTC' }),
   power_kw: Nullable(Type.Number()),
   soc_pct: Nullable(Type.Number()),
   voltage: Nullable(Type.Number()),
@@ -191,10 +191,10 @@ export const HistoryResult = Type.Object({
   range: Type.String(),
   unit: Type.String(),
   bucket: Type.String({ description: 'Bucket width, e.g. "1 hour"' }),
-  from: Type.String({ description: 'Window start, ISO 8601 UTC' }),
-  to: Type.String({ description: 'Window end (now), ISO 8601 UTC' }),
+  from: Type.String({ format: 'date-time', description: 'Window start, ISO 8601 UTC' }),
+  to: Type.String({ format: 'date-time', description: 'Window end (now), ISO 8601 UTC' }),
   series: Type.Array(
-    Type.Object({ t: Type.String({ description: 'Bucket start, ISO 8601 UTC' }), v: Type.Number({ description: 'Mean of the bucket samples' }) }),
+    Type.Object({ t: Type.String({ format: 'date-time', description: 'Bucket start, ISO 8601 UTC' }), v: Type.Number({ description: 'Mean of the bucket samples' }) }),
     { description: 'Sparse: buckets without samples are omitted' },
   ),
   summary: Type.Object({

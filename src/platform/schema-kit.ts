@@ -1,0 +1,42 @@
+// The one kit of shapes every module's schemas are made of, so answers cannot drift between
+// modules: nullable members, timestamps, money, pages and cursors (decision 0032).
+import { Type, type TSchema } from 'typebox';
+
+/** A member that may be null (always present in the answer). */
+export const Nullable = <T extends TSchema>(t: T, description?: string) =>
+  Type.Union([t, Type.Null()], description ? { description } : {});
+
+/** An instant: ISO 8601 in UTC with the `Z` suffix and milliseconds, as `isoTime` writes it. */
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z' });
+
+/**
+ * Writes an instant the one way answers carry it: UTC, `Z`, milliseconds always
+ * (`2026-11-23T10:00:00.000Z`). Signed documents keep the format their decision record fixes.
+ */
+export function isoTime(t: Date | number | string): string {
+  return new Date(t).toISOString();
+}
+
+/** Like isoTime, for a value that may be absent. */
+export const isoTimeOrNull = (t: Date | number | string | null | undefined): string | null => (t === null || t === undefined ? null : isoTime(t));
+
+/** Money as a decimal string (never binary floating point): pounds or pence as the member says. */
+export const Money = (description: string) => Type.String({ pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$', description });
+
+/** Page size of a cursor list: 1 to `max`, `default` when absent. */
+export const LimitParam = (opts: { default: number; max: number }) =>
+  Type.Integer({ minimum: 1, maximum: opts.max, description: `Page size, 1 to ${opts.max}, default ${opts.default}` });
+
+/** The `cursor` query parameter: the `next_cursor` of the previous page. */
+export const CursorParam = Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' });
+
+/** The members every cursor page carries beside its list (concepts.md, cursor pagination envelope). */
+export const PageMembers = {
+  next_cursor: Nullable(Type.String({ description: 'Cursor of the next page; null on the last page' })),
+  has_more: Type.Boolean({ description: 'True when another page follows' }),
+};
+
+/** A cursor page: the list under its own name plus `next_cursor` and `has_more`. */
+export function Page<K extends string, T extends TSchema>(member: K, item: T, description?: string) {
+  return Type.Object({ [member]: Type.Array(item), ...PageMembers } as { [P in K]: ReturnType<typeof Type.Array<T>> } & typeof PageMembers, description ? { description } : {});
+}
