@@ -93,7 +93,7 @@ export interface JobQueueOptions {
   /** Worker slots of the platform lane in this instance. */
   platformConcurrency?: number;
   pollMs?: number;
-  /** Poll on a timer. Off when time is driven by a test (ManualClock): tests call runDue() or tick(). */
+  /** Poll on a timer. Off when time is driven by a test (ManualClock): tests call runDue(). */
   autoPoll: boolean;
 }
 
@@ -108,10 +108,6 @@ export interface JobQueue {
   start(): Promise<void>;
   /** Runs every job due now (by the clock), repeatedly, until none is left. Returns how many ran. */
   runDue(): Promise<number>;
-  /** What one poll does: fills the free slots with due jobs and returns how many started, without waiting for them. */
-  tick(): Promise<number>;
-  /** Resolves when no job of this instance is running. */
-  idle(): Promise<void>;
   /** How long (ms) the oldest due job of these kinds has waited for a worker (its organisation below its cap). */
   waitingAge(kinds: string[]): Promise<number>;
   stop(): Promise<void>;
@@ -287,8 +283,6 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
       if (opts.autoPoll) timer = setTimeout(poll, pollMs).unref();
     },
     runDue: async () => sum(await Promise.all(lanes.map((l) => l.drain()))),
-    tick: async () => sum(await Promise.all(lanes.map((l) => l.fill()))),
-    idle: async () => void (await Promise.all(lanes.map((l) => l.idle()))),
     waitingAge: (kinds) => waitingAge(db, kinds, clock.now(), orgCap),
     async stop() {
       stopped = true;
