@@ -76,14 +76,24 @@ export interface SilentServer {
 
 export async function startSilentServer(): Promise<SilentServer> {
   const sockets = new Set<import('node:net').Socket>();
+  const open = new Set<import('node:net').Socket>();
   let accepted = 0;
   let peak = 0;
   const server = net.createServer((s) => {
     accepted++;
     sockets.add(s);
-    peak = Math.max(peak, sockets.size);
-    s.on('error', () => {});
-    s.on('close', () => sockets.delete(s));
+    open.add(s);
+    // A connection is over when the client ends or drops it (not when this side's close completes,
+    // which lags). Counted after this round of I/O, so a client's hang-up that arrived together
+    // with its next connection is seen first.
+    const over = () => open.delete(s);
+    s.on('end', over).on('error', over).on('close', () => {
+      over();
+      sockets.delete(s);
+    });
+    setImmediate(() => {
+      peak = Math.max(peak, open.size);
+    });
     s.resume(); // read and drop the request; never write
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
