@@ -57,6 +57,22 @@ export interface Config {
   outboundLoopbackOnly: boolean;
   /** Retention of raw telemetry, in days (0 = keep forever). */
   telemetryRetentionDays: number;
+  /** Background work (decision 0088): worker slots per instance and the per-organisation cap. */
+  jobs: {
+    /** Slots for organisations' work (webhook deliveries, alert fan-out) in each instance. */
+    concurrency: number;
+    /** Jobs of one organisation running at once, across every instance (below `concurrency`). */
+    orgConcurrency: number;
+    /** Slots for the service's own recurring work (health checks, watchdog, key alerts, retention). */
+    platformConcurrency: number;
+    pollMs: number;
+    /** How long a claim holds a job before another instance may take it over (above the 10 s delivery deadline). */
+    leaseMs: number;
+  };
+  /** Deadline of one webhook delivery attempt (spec: 10 s; lower only to shed dead receivers faster). */
+  webhookTimeoutMs: number;
+  /** Pending sandbox deliveries an organisation may have before sample sends are refused (decision 0089). */
+  sandboxMaxPendingDeliveries: number;
   /** Seed the demo organisation at start (never in production). */
   seedDemo: boolean;
 }
@@ -163,6 +179,21 @@ function ed25519Key(env: Env, name: string): string | undefined {
   }
 }
 
+function jobsConfig(env: Env): Config['jobs'] {
+  const concurrency = int(env, 'JOBS_CONCURRENCY', 8, 2, 256);
+  const orgConcurrency = int(env, 'JOBS_ORG_CONCURRENCY', Math.max(1, Math.floor(concurrency / 2)), 1, 256);
+  if (orgConcurrency >= concurrency) {
+    throw new ConfigError(`JOBS_ORG_CONCURRENCY must be below JOBS_CONCURRENCY (${concurrency}), so one organisation never holds every worker`);
+  }
+  return {
+    concurrency,
+    orgConcurrency,
+    platformConcurrency: int(env, 'JOBS_PLATFORM_CONCURRENCY', 2, 1, 64),
+    pollMs: int(env, 'JOBS_POLL_MS', 1000, 10, 60_000),
+    leaseMs: int(env, 'JOBS_LEASE_MS', 60_000, 15_000, 3_600_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const jwtSecret = str(env, 'JWT_SECRET', DEV_JWT_SECRET);
@@ -219,6 +250,9 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateOutbound: bool(env, 'ALLOW_PRIVATE_OUTBOUND', false),
     outboundLoopbackOnly: bool(env, 'OUTBOUND_LOOPBACK_ONLY', false),
     telemetryRetentionDays: int(env, 'TELEMETRY_RETENTION_DAYS', 0, 0, 36500),
+    jobs: jobsConfig(env),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 10_000),
+    sandboxMaxPendingDeliveries: int(env, 'SANDBOX_MAX_PENDING_DELIVERIES', 100, 1, 100_000),
     seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
   };
 }

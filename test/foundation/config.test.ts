@@ -12,6 +12,9 @@ test('defaults run on the embedded store', () => {
   assert.equal(c.jwtSecret, DEV_JWT_SECRET);
   assert.equal(c.limits.authPerMinutePerIp, 5);
   assert.equal(c.limits.partnerPerMinutePerKey, 600);
+  assert.deepEqual(c.jobs, { concurrency: 8, orgConcurrency: 4, platformConcurrency: 2, pollMs: 1000, leaseMs: 60_000 });
+  assert.equal(c.webhookTimeoutMs, 10_000, 'the spec: success is a 2xx within 10 seconds');
+  assert.equal(c.sandboxMaxPendingDeliveries, 100);
 });
 
 test('a bad variable fails at start with a message naming it', () => {
@@ -24,6 +27,9 @@ test('a bad variable fails at start with a message naming it', () => {
     [{ API_KEY_PREFIX: 'Bad_Prefix' }, /API_KEY_PREFIX/],
     [{ ALLOW_PRIVATE_OUTBOUND: 'maybe' }, /ALLOW_PRIVATE_OUTBOUND/],
     [{ RATE_LIMIT_USER_PER_MIN: '0' }, /RATE_LIMIT_USER_PER_MIN/],
+    [{ JOBS_CONCURRENCY: '8', JOBS_ORG_CONCURRENCY: '8' }, /JOBS_ORG_CONCURRENCY must be below JOBS_CONCURRENCY/],
+    [{ WEBHOOK_TIMEOUT_MS: '11000' }, /WEBHOOK_TIMEOUT_MS/],
+    [{ JOBS_LEASE_MS: '5000' }, /JOBS_LEASE_MS/],
   ];
   for (const [env, re] of cases) assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && re.test(e.message), JSON.stringify(env));
 });

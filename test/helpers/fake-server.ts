@@ -1,6 +1,6 @@
 // A small HTTP server on loopback standing in for a third party (provider, IdP, webhook receiver).
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
   method: string;
@@ -62,4 +62,50 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
 export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** A receiver that accepts TCP connections and never answers (a dead webhook receiver). */
+export interface SilentServer {
+  url: string;
+  /** Connections accepted so far. */
+  accepted(): number;
+  /** Most connections open at one time. */
+  peak(): number;
+  close(): Promise<void>;
+}
+
+export async function startSilentServer(): Promise<SilentServer> {
+  const sockets = new Set<import('node:net').Socket>();
+  const open = new Set<import('node:net').Socket>();
+  let accepted = 0;
+  let peak = 0;
+  const server = net.createServer((s) => {
+    accepted++;
+    sockets.add(s);
+    open.add(s);
+    // A connection is over when the client ends or drops it (not when this side's close completes,
+    // which lags). Counted after this round of I/O, so a client's hang-up that arrived together
+    // with its next connection is seen first.
+    const over = () => open.delete(s);
+    s.on('end', over).on('error', over).on('close', () => {
+      over();
+      sockets.delete(s);
+    });
+    setImmediate(() => {
+      peak = Math.max(peak, open.size);
+    });
+    s.resume(); // read and drop the request; never write
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    accepted: () => accepted,
+    peak: () => peak,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
 }

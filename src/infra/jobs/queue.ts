@@ -5,12 +5,19 @@
 // poller only decides *when to look*; what is due is decided by clock.now(), so tests move a
 // ManualClock and call runDue().
 //
+// Work runs in two lanes, each with its own worker slots in every instance (decision 0088):
+// `org` (work done for one organisation: claimed round-robin between organisations, at most
+// `orgConcurrency` of one organisation running at once across instances) and `platform` (the
+// service's own recurring work: schedules always run here, so organisations' work can never
+// starve them). A slot is refilled as soon as its job ends; a slow job holds its own slot only.
+//
 // A handler does its slow part (an HTTP call) outside any transaction and returns what to record;
 // the queue then records it and completes or reschedules the row in one short transaction, after
 // checking the lease is still its own (a holder that lost its lease records nothing).
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
 import type { Clock } from '../../core/clock.ts';
+import { claimFair, waitingAge, type ClaimedRow } from './claim.ts';
 
 export interface Job<P = Record<string, unknown>> {
   id: number;
@@ -29,6 +36,8 @@ export interface JobOutcome {
   finalize?: (q: Queryable) => Promise<void>;
 }
 
+export type Lane = 'org' | 'platform';
+
 export type JobHandler<P = Record<string, unknown>> = (job: Job<P>) => Promise<JobOutcome | void>;
 
 export interface EnqueueInput {
@@ -39,16 +48,6 @@ export interface EnqueueInput {
   /** At most one pending row per key; a second enqueue with the same key is ignored. */
   dedupeKey?: string;
   maxAttempts?: number;
-}
-
-interface JobRow {
-  id: number;
-  kind: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  max_attempts: number;
-  run_at: Date;
-  org_id: string | null;
 }
 
 /** Adds a job in the caller's transaction. Returns its id, or null when the dedupe key is taken. */
@@ -81,33 +80,27 @@ export async function cancelJob(q: Queryable, dedupeKey: string): Promise<boolea
   return (await q.query('delete from jobs where dedupe_key = $1', [dedupeKey])).rowCount > 0;
 }
 
-/** How long (ms) the oldest due, unclaimed job of these kinds has been waiting; 0 when none. */
-export async function oldestDueAge(q: Queryable, kinds: string[], now: Date): Promise<number> {
-  const r = await q.query<{ at: Date | null }>(
-    `select min(run_at) as at from jobs
-     where kind = any($1::text[]) and failed_at is null and run_at <= $2 and (locked_until is null or locked_until <= $2)`,
-    [kinds, now],
-  );
-  const at = r.rows[0]?.at;
-  return at ? Math.max(0, now.getTime() - new Date(at).getTime()) : 0;
-}
-
 export interface JobQueueOptions {
   db: Db;
   clock: Clock;
   log?: { error(obj: unknown, msg?: string): void };
   /** How long a claim holds a row before another instance may take it over. */
   leaseMs?: number;
-  batchSize?: number;
+  /** Worker slots of the org lane in this instance. */
   concurrency?: number;
+  /** Jobs of one organisation running at once in the org lane, across every instance. */
+  orgConcurrency?: number;
+  /** Worker slots of the platform lane in this instance. */
+  platformConcurrency?: number;
   pollMs?: number;
   /** Poll on a timer. Off when time is driven by a test (ManualClock): tests call runDue(). */
   autoPoll: boolean;
 }
 
 export interface JobQueue {
-  register<P = Record<string, unknown>>(kind: string, handler: JobHandler<P>): void;
-  /** A recurring job run by exactly one instance every `everyMs` (first run: at start). */
+  /** A job kind and its handler; `lane` defaults to 'org'. */
+  register<P = Record<string, unknown>>(kind: string, handler: JobHandler<P>, opts?: { lane?: Lane }): void;
+  /** A recurring job (platform lane) run by exactly one instance every `everyMs` (first run: at start). */
   schedule(kind: string, everyMs: number, run: () => Promise<void>): void;
   /** Makes `publish(topic)` queue a `kind` job; `kind` must be registered here. */
   subscribe(topic: string, kind: string): void;
@@ -115,51 +108,40 @@ export interface JobQueue {
   start(): Promise<void>;
   /** Runs every job due now (by the clock), repeatedly, until none is left. Returns how many ran. */
   runDue(): Promise<number>;
+  /** How long (ms) the oldest due job of these kinds has waited for a worker (its organisation below its cap). */
+  waitingAge(kinds: string[]): Promise<number>;
   stop(): Promise<void>;
 }
 
 export class LeaseLostError extends Error {}
 
+/**
+ * A recurring job keeps its cadence: the next run is on the schedule's own grid (the slot it was
+ * due at plus whole periods), the first slot after now. A late run does not shift the grid, and
+ * runs missed while the service was down are not made up one after another.
+ */
+function nextSlot(dueAt: Date, everyMs: number, now: Date): Date {
+  const periods = Math.max(1, Math.floor((now.getTime() - dueAt.getTime()) / everyMs) + 1);
+  return new Date(dueAt.getTime() + periods * everyMs);
+}
+
+/** A safety bound on one runDue(): a handler that keeps rescheduling itself into the past cannot spin forever. */
+const MAX_RUNS_PER_DRAIN = 100_000;
+
 export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const { db, clock } = opts;
   const leaseMs = opts.leaseMs ?? 60_000;
-  const batchSize = opts.batchSize ?? 16;
-  const concurrency = opts.concurrency ?? 8;
   const pollMs = opts.pollMs ?? 1000;
-  const handlers = new Map<string, JobHandler<any>>();
+  const orgCap = opts.orgConcurrency ?? 4;
+  const handlers = new Map<string, { run: JobHandler<any>; lane: Lane }>();
   const schedules = new Map<string, number>();
   const subscriptions: [string, string][] = [];
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let chain: Promise<unknown> = Promise.resolve();
 
-  async function claim(): Promise<{ rows: JobRow[]; token: string }> {
-    const now = clock.now();
-    const token = randomBytes(12).toString('hex');
-    const rows = await db.tx(async (q) =>
-      (
-        await q.query<JobRow>(
-          `with due as (
-             select id from jobs
-             where kind = any($1::text[]) and failed_at is null and run_at <= $2
-               and (locked_until is null or locked_until <= $2)
-             order by run_at, id
-             limit $3
-             for update skip locked
-           )
-           update jobs j set locked_until = $4, lock_token = $5, attempts = j.attempts + 1
-           from due where j.id = due.id
-           returning j.id, j.kind, j.payload, j.attempts, j.max_attempts, j.run_at, j.org_id`,
-          [[...handlers.keys()], now, batchSize, new Date(now.getTime() + leaseMs), token],
-        )
-      ).rows,
-    );
-    return { rows, token };
-  }
-
-  async function settle(row: JobRow, token: string, outcome: JobOutcome | void) {
+  async function settle(row: ClaimedRow, token: string, outcome: JobOutcome | void) {
     const recurring = schedules.get(row.kind);
-    const retryAt = recurring !== undefined ? new Date(clock.now().getTime() + recurring) : outcome?.retryAt;
+    const retryAt = recurring !== undefined ? nextSlot(row.run_at, recurring, clock.now()) : outcome?.retryAt;
     await db.tx(async (q) => {
       const r = retryAt
         ? await q.query(
@@ -174,7 +156,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     });
   }
 
-  async function fail(row: JobRow, token: string, err: unknown) {
+  async function fail(row: ClaimedRow, token: string, err: unknown) {
     const now = clock.now();
     const backoff = Math.min(5_000 * 2 ** Math.min(row.attempts, 10), 3_600_000);
     const message = err instanceof Error ? err.message : String(err);
@@ -188,11 +170,11 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
       .catch(() => {});
   }
 
-  async function runOne(row: JobRow, token: string) {
+  async function runOne(row: ClaimedRow, token: string) {
     const handler = handlers.get(row.kind);
     if (!handler) return;
     try {
-      const outcome = await handler({
+      const outcome = await handler.run({
         id: row.id,
         kind: row.kind,
         payload: row.payload,
@@ -208,31 +190,68 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     }
   }
 
-  async function drain(): Promise<number> {
-    let total = 0;
-    for (let round = 0; round < 100 && !stopped; round++) {
-      const { rows, token } = await claim();
-      if (rows.length === 0) break;
-      let next = 0;
-      const workers = Array.from({ length: Math.min(concurrency, rows.length) }, async () => {
-        while (next < rows.length) await runOne(rows[next++], token);
-      });
-      await Promise.all(workers);
-      total += rows.length;
+  function createLane(name: Lane, slots: number, perOrg: number | null) {
+    const running = new Set<Promise<void>>();
+    let filling: Promise<number> = Promise.resolve(0);
+    const kinds = () => [...handlers].filter(([, h]) => h.lane === name).map(([k]) => k);
+
+    async function claimInto(): Promise<number> {
+      const free = slots - running.size;
+      const laneKinds = kinds();
+      if (stopped || free <= 0 || laneKinds.length === 0) return 0;
+      const now = clock.now();
+      const token = randomBytes(12).toString('hex');
+      const rows = await db.tx((q) =>
+        claimFair(q, { lane: name, kinds: laneKinds, now, limit: free, perOrg, leaseUntil: new Date(now.getTime() + leaseMs), token }),
+      );
+      for (const row of rows) {
+        const p: Promise<void> = runOne(row, token).finally(() => {
+          running.delete(p);
+          // Under a timer the freed slot is refilled at once; under a test's clock runDue() refills.
+          if (opts.autoPoll && !stopped) fill().catch((err) => opts.log?.error({ err }, 'job claim failed'));
+        });
+        running.add(p);
+      }
+      return rows.length;
     }
-    return total;
+
+    /** Claims into the free slots; one claim at a time per lane in this instance, so slots are never over-filled. */
+    function fill(): Promise<number> {
+      const run = filling.then(claimInto, claimInto);
+      filling = run.catch(() => 0);
+      return run;
+    }
+
+    async function drain(): Promise<number> {
+      let total = 0;
+      while (!stopped && total < MAX_RUNS_PER_DRAIN) {
+        const started = await fill();
+        total += started;
+        if (running.size === 0 && started === 0) break;
+        if (running.size > 0) await Promise.race(running);
+      }
+      return total;
+    }
+
+    async function idle() {
+      do {
+        await filling;
+        await Promise.allSettled([...running]);
+      } while (running.size > 0);
+    }
+
+    return { fill, drain, idle };
   }
 
-  /** One run at a time per instance: the poller and runDue() queue behind each other. */
-  function serialised(): Promise<number> {
-    const run = chain.then(drain, drain);
-    chain = run.catch(() => 0);
-    return run;
-  }
+  const lanes = [
+    createLane('org', opts.concurrency ?? 8, orgCap),
+    createLane('platform', opts.platformConcurrency ?? 2, null),
+  ];
+  const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
 
   function poll() {
     if (stopped) return;
-    serialised()
+    Promise.all(lanes.map((l) => l.fill()))
       .catch((err) => opts.log?.error({ err }, 'job poll failed'))
       .finally(() => {
         if (!stopped) timer = setTimeout(poll, pollMs).unref();
@@ -240,14 +259,12 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   }
 
   return {
-    register(kind, handler) {
-      handlers.set(kind, handler as JobHandler<any>);
+    register(kind, handler, o) {
+      handlers.set(kind, { run: handler as JobHandler<any>, lane: o?.lane ?? 'org' });
     },
     schedule(kind, everyMs, run) {
       schedules.set(kind, everyMs);
-      handlers.set(kind, async () => {
-        await run();
-      });
+      handlers.set(kind, { run: async () => void (await run()), lane: 'platform' });
     },
     subscribe(topic, kind) {
       subscriptions.push([topic, kind]);
@@ -265,11 +282,12 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
       }
       if (opts.autoPoll) timer = setTimeout(poll, pollMs).unref();
     },
-    runDue: serialised,
+    runDue: async () => sum(await Promise.all(lanes.map((l) => l.drain()))),
+    waitingAge: (kinds) => waitingAge(db, kinds, clock.now(), orgCap),
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await chain.catch(() => {});
+      await Promise.all(lanes.map((l) => l.idle()));
     },
   };
 }

@@ -15,5 +15,12 @@ export const devtoolsErrors = {
     new AppError(409, 'Idempotency-Key was already used with a different request', { code: 'idempotency_conflict' }),
   idempotencyInProgress: () =>
     new AppError(409, 'A request with this Idempotency-Key is still being processed', { code: 'idempotency_in_progress' }),
+  sandboxBacklogFull: (pending: number, adding: number, max: number) =>
+    new AppError(
+      429,
+      `${pending} sandbox deliveries are still pending and this send would add ${adding}; at most ${max} may be pending. ` +
+        'Wait for them to be delivered, or disable the sandbox endpoints that do not answer.',
+      { code: 'sandbox_backlog_full', headers: { 'Retry-After': '60' } },
+    ),
   invalidField: (loc: (string | number)[], msg: string, input: unknown) => errors.validation([fieldError(loc, msg, input)]),
 };

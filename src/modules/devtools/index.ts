@@ -5,7 +5,7 @@
 import { migrationsDir, type ModuleFactory, type ModuleInstance, type ModuleDefinition } from '../../platform/module.ts';
 import type { Operation } from '../../platform/operation.ts';
 import { ManualClock } from '../../platform/clock.ts';
-import { createJobQueue, oldestDueAge, type JobQueue } from '../../infra/jobs/queue.ts';
+import { createJobQueue, type JobQueue } from '../../infra/jobs/queue.ts';
 import { createAlertStream, ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
 import { DAY_MS } from './common.ts';
 import { createKeyAlerts } from './apikeys/alerts.ts';
@@ -40,7 +40,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   const { db, clock, config, cursors } = deps;
   const audit = deps.services.get(AUDIT_LOG);
   // Under a ManualClock time is the test's: it calls runDue() instead of a timer polling.
-  const queue = createJobQueue({ db, clock, log: deps.log, autoPoll: !(clock instanceof ManualClock) });
+  const queue = createJobQueue({ db, clock, log: deps.log, autoPoll: !(clock instanceof ManualClock), ...config.jobs });
   const alerts = createAlertStream({ clock });
   const box = createSecretBox(config.jwtSecret);
   let deprecated: readonly Operation[] = [];
@@ -50,7 +50,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   const engine = createDeliveryEngine({ db, clock, config, alerts, audit, queue, box });
   const hooks = createWebhookService({ db, clock, config, audit, alerts, cursors, box, engine, sandbox });
   const partner = createPartnerService({ db, clock, cursors, alerts, keys, sandbox });
-  const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox });
+  const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox, maxPending: config.sandboxMaxPendingDeliveries });
   const probeKey = `${config.apiKeyPrefix}_live_0000000000000000_${'A'.repeat(43)}`;
   const status = createStatusService({
     db,
@@ -58,7 +58,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
     bus: deps.bus,
     clock,
     partnerProbe: async () => (await keys.authenticator.authenticate(probeKey)) === null,
-    deliveryLag: () => oldestDueAge(db, [DELIVER_JOB], clock.now()),
+    deliveryLag: () => queue.waitingAge([DELIVER_JOB]),
   });
 
   queue.register(DELIVER_JOB, engine.deliver);

@@ -9,6 +9,7 @@ import type { Config } from '../../../config.ts';
 import type { AuditLog } from '../../audit/index.ts';
 import { PARTNER_ALERTS, type AlertStream } from '../../alerts/index.ts';
 import { API_VERSION, newId, type Environment } from '../common.ts';
+import { devtoolsErrors } from '../errors.ts';
 import { endpointStore, type EndpointRow } from '../webhooks/store.ts';
 import { signatureHeader, type SecretBox } from '../webhooks/secrets.ts';
 import { deliveryStore } from './store.ts';
@@ -16,7 +17,6 @@ import { nextAttemptAt, firstAttemptAt, DISABLE_AFTER_MS, parseRetryAfter, MAX_A
 
 export const DELIVER_JOB = 'webhooks.deliver';
 export const FANOUT_JOB = 'webhooks.fanout';
-export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export const disabledAlertKey = (endpointId: string) => `${PARTNER_ALERTS.webhookDisabled}:${endpointId}`;
 
@@ -29,6 +29,12 @@ export interface QueueEventInput {
   envelopeOrgId: string;
   /** Send to exactly these endpoints (enabled, same environment) instead of every subscriber. */
   endpointIds?: string[];
+  /**
+   * Refuse (429) when the organisation's pending deliveries of this environment plus this event's
+   * would pass this bound (sample sends, decision 0089). Takes the organisation's row lock, so
+   * concurrent sends cannot pass it together.
+   */
+  maxPending?: number;
 }
 
 export interface QueuedEvent {
@@ -50,18 +56,24 @@ export interface EngineDeps {
 
 export function createDeliveryEngine(deps: EngineDeps) {
   const { db, clock, config, alerts, audit, queue, box } = deps;
+  // One deadline for the whole exchange (spec: 10 s). A receiver that accepts and never answers
+  // holds one worker slot for this long, and its organisation's cap bounds how many (0088).
+  const timeoutMs = config.webhookTimeoutMs;
+  const timeoutText = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
 
   async function addDelivery(q: Queryable, orgId: string, endpointId: string, eventId: string, now: Date, replay: boolean) {
     const id = newId('dlv');
-    await deliveryStore.insertDelivery(q, orgId, { id, endpointId, eventId, nextAttemptAt: firstAttemptAt(now), replay, now });
-    const d = (await deliveryStore.getDelivery(q, orgId, id))!;
-    await queue.enqueue(q, { kind: DELIVER_JOB, payload: { delivery_id: id }, orgId, runAt: d.next_attempt_at!, dedupeKey: `delivery:${id}` });
+    const runAt = firstAttemptAt(now);
+    await deliveryStore.insertDelivery(q, orgId, { id, endpointId, eventId, nextAttemptAt: runAt, replay, now });
+    await queue.enqueue(q, { kind: DELIVER_JOB, payload: { delivery_id: id }, orgId, runAt, dedupeKey: `delivery:${id}` });
     return { delivery_id: id, endpoint_id: endpointId };
   }
 
   /** Stores the event (kept 30 days) and queues one delivery per target endpoint, in the caller's transaction. */
   async function queueEvent(q: Queryable, input: QueueEventInput): Promise<QueuedEvent> {
     const now = clock.now();
+    const targets = await endpointStore.targets(q, input.orgId, input.environment, input.type, input.endpointIds);
+    if (input.maxPending !== undefined) await checkBacklog(q, input.orgId, input.environment, targets.length, input.maxPending);
     const id = newId('evt');
     const envelope = {
       id,
@@ -78,10 +90,15 @@ export function createDeliveryEngine(deps: EngineDeps) {
       body: JSON.stringify(envelope),
       created_at: now,
     });
-    const targets = await endpointStore.targets(q, input.orgId, input.environment, input.type, input.endpointIds);
     const deliveries = [];
     for (const ep of targets) deliveries.push(await addDelivery(q, input.orgId, ep.id, id, now, false));
     return { event_id: id, event_type: input.type, created_at: envelope.created_at, deliveries };
+  }
+
+  async function checkBacklog(q: Queryable, orgId: string, env: Environment, adding: number, max: number) {
+    await endpointStore.lockOrg(q, orgId);
+    const pending = await deliveryStore.pendingCount(q, orgId, env);
+    if (pending + adding > max) throw devtoolsErrors.sandboxBacklogFull(pending, adding, max);
   }
 
   function secretsOf(ep: EndpointRow, now: Date): string[] {
@@ -145,7 +162,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
           },
           body: event.body,
         },
-        { allowPrivate: config.allowPrivateOutbound, requireHttps: true, timeoutMs: DELIVERY_TIMEOUT_MS, maxResponseBytes: 256 * 1024 },
+        { allowPrivate: config.allowPrivateOutbound, requireHttps: true, timeoutMs, maxResponseBytes: 256 * 1024 },
       );
       status = res.status;
       if (status < 200 || status > 299) error = status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`;
@@ -153,7 +170,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
     } catch (e) {
       error =
         e instanceof OutboundFailedError && e.timedOut
-          ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
+          ? `no answer within ${timeoutText}`
           : e instanceof OutboundRefusedError
             ? `refused: ${e.message}`
             : `connection failed: ${(e as Error).message}`;

@@ -104,6 +104,17 @@ export const deliveryStore = {
     return true;
   },
 
+  /** Pending deliveries to the organisation's enabled endpoints of one environment. */
+  async pendingCount(q: Queryable, orgId: string, env: Environment): Promise<number> {
+    const r = await q.query<{ n: number }>(
+      `select count(*)::int as n from webhook_deliveries d
+       join webhook_endpoints w on w.org_id = d.org_id and w.id = d.endpoint_id
+       where d.org_id = $1 and d.status = 'pending' and w.environment = $2 and w.enabled`,
+      [orgId, env],
+    );
+    return r.rows[0].n;
+  },
+
   async cancel(q: Queryable, orgId: string, deliveryId: string, reason: string, now: Date): Promise<void> {
     await q.query(
       `update webhook_deliveries set status = 'cancelled', last_error = $3, next_attempt_at = null, completed_at = $4

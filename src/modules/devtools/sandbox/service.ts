@@ -25,8 +25,8 @@ export interface SandboxTestResult {
   replayed: boolean;
 }
 
-export function createSandboxService(deps: { db: Db; clock: Clock; audit: AuditLog; engine: DeliveryEngine; sandbox: SandboxData }) {
-  const { db, clock, audit, engine, sandbox } = deps;
+export function createSandboxService(deps: { db: Db; clock: Clock; audit: AuditLog; engine: DeliveryEngine; sandbox: SandboxData; maxPending: number }) {
+  const { db, clock, audit, engine, sandbox, maxPending } = deps;
 
   return {
     async webhookTest(ctx: RequestContext, body: { event_type?: EventType; endpoint_id?: string } | null, idemKey?: string): Promise<SandboxTestResult> {
@@ -57,6 +57,7 @@ export function createSandboxService(deps: { db: Db; clock: Clock; audit: AuditL
           data: sandbox.sampleEventData(ctx.orgId, type, now, { endpointId: request.endpoint_id ?? undefined }),
           envelopeOrgId: sandboxOrg,
           endpointIds: request.endpoint_id ? [request.endpoint_id] : undefined,
+          maxPending,
         });
         const out = JSON.stringify({
           event_id: queued.event_id,

@@ -237,7 +237,15 @@ export function createWebhookService(deps: WebhookDeps) {
         if (!ep.enabled) throw devtoolsErrors.endpointDisabled();
         const envelopeOrgId = ep.environment === 'sandbox' ? sandboxOrgId(config, ctx.orgId) : ctx.orgId;
         const data = deps.sandbox.sampleEventData(ctx.orgId, type, now, { endpointId: id });
-        const queued = await engine.queueEvent(q, { orgId: ctx.orgId, environment: ep.environment, type, data, envelopeOrgId, endpointIds: [id] });
+        const queued = await engine.queueEvent(q, {
+          orgId: ctx.orgId,
+          environment: ep.environment,
+          type,
+          data,
+          envelopeOrgId,
+          endpointIds: [id],
+          maxPending: ep.environment === 'sandbox' ? config.sandboxMaxPendingDeliveries : undefined,
+        });
         await audit.record(q, ctx, { action: 'webhook.test', targetType: 'webhook_endpoint', targetId: id, details: { event_type: type, event_id: queued.event_id } });
         return { event_id: queued.event_id, event_type: type, delivery_id: queued.deliveries[0].delivery_id, endpoint_id: id };
       });
