@@ -143,22 +143,26 @@ test('410 is not retried; 429 Retry-After pushes the next attempt back; a receiv
   }
 });
 
-test('an answer after more than 10 s is a failure', async () => {
-  const ORG = await org('slow-org');
+test('an answer after the delivery deadline is a failure (10 s by default; 300 ms here, so the test waits on no 10 s)', async () => {
+  // The deadline is real socket time; WEBHOOK_TIMEOUT_MS shortens it (decision 0089). The default
+  // is the spec's 10 s, checked by the configuration test and written in the message.
+  const quick = await startTestService({ env: { WEBHOOK_TIMEOUT_MS: '300' } });
+  await quick.createOrg('slow-org');
   const rx = await startReceiver([async (_q, res) => {
-    await new Promise((r) => setTimeout(r, 10_500));
+    await new Promise((r) => setTimeout(r, 600));
     if (!res.destroyed) res.writeHead(200).end();
   }]);
   try {
-    const ep = await registerEndpoint(svc, ORG, `${rx.url}/h`);
-    await sendTest(svc, ORG, ep.id);
-    await runAt(svc, svc.clock.now().getTime() + 12_000);
-    const log = (await deliveries(svc, ORG, ep.id)).deliveries[0];
+    const ep = await registerEndpoint(quick, 'slow-org', `${rx.url}/h`);
+    await sendTest(quick, 'slow-org', ep.id);
+    await runAt(quick, quick.clock.now().getTime() + 12_000);
+    const log = (await deliveries(quick, 'slow-org', ep.id)).deliveries[0];
     assert.equal(log.status, 'pending');
     assert.equal(log.attempts[0].outcome, 'failed');
-    assert.match(log.attempts[0].error, /no answer within 10 s/);
+    assert.match(log.attempts[0].error, /no answer within 300 ms/);
   } finally {
     await rx.close();
+    await quick.stop();
   }
 });
 
