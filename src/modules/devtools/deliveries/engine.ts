@@ -3,7 +3,7 @@
 // in docs/decisions/0082-webhook-delivery-schedule.md.
 import type { Db, Queryable } from '../../../infra/db/index.ts';
 import { cancelJob, type Job, type JobOutcome, type JobQueue } from '../../../infra/jobs/queue.ts';
-import { OutboundFailedError, OutboundRefusedError, outboundRequest } from '../../../infra/outbound/http-client.ts';
+import { OutboundRefusedError, outboundRequest } from '../../../infra/outbound/http-client.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { Config } from '../../../config.ts';
 import type { AuditLog } from '../../audit/index.ts';
@@ -17,6 +17,12 @@ import { nextAttemptAt, firstAttemptAt, DISABLE_AFTER_MS, parseRetryAfter, MAX_A
 export const DELIVER_JOB = 'webhooks.deliver';
 export const FANOUT_JOB = 'webhooks.fanout';
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/**
+ * The one error recorded for an attempt without an HTTP answer, whatever went wrong (refused,
+ * reset, timed out, TLS or DNS failure): the log must not let its reader map hosts and ports
+ * behind the receiver's address (decision 0016). Its times are its start and its duration 0.
+ */
+export const NO_ANSWER = `connection failed: no HTTP answer within ${DELIVERY_TIMEOUT_MS / 1000} s`;
 
 export const disabledAlertKey = (endpointId: string) => `${PARTNER_ALERTS.webhookDisabled}:${endpointId}`;
 
@@ -151,15 +157,12 @@ export function createDeliveryEngine(deps: EngineDeps) {
       if (status < 200 || status > 299) error = status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`;
       retryAfter = parseRetryAfter(res.headers['retry-after'], clock.now());
     } catch (e) {
-      error =
-        e instanceof OutboundFailedError && e.timedOut
-          ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
-          : e instanceof OutboundRefusedError
-            ? `refused: ${e.message}`
-            : `connection failed: ${(e as Error).message}`;
+      // A refusal by the address policy names the rule, never what the network answered.
+      error = e instanceof OutboundRefusedError ? `refused: ${e.message}` : NO_ANSWER;
     }
-    const duration = Math.round(performance.now() - t0);
-    const now = clock.now();
+    const answered = status !== null;
+    const duration = answered ? Math.round(performance.now() - t0) : 0;
+    const now = answered ? clock.now() : started;
     const ok = error === null;
     const attempt = d.attempt_count + 1;
     const next = ok || status === 410 ? null : nextAttemptAt(d.created_at, attempt, now, retryAfter);
