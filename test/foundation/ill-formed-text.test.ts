@@ -30,7 +30,7 @@ const send = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: string | Bu
 /** JSON text whose string holds a lone surrogate as an escape (as any client library writes it). */
 const withLone = (obj: object, marker: string, escape: string) => JSON.stringify(obj).replace(marker, escape);
 
-function assertRefused(res: { statusCode: number; body: string }, loc: (string | number)[], type = 'string_unicode') {
+function assertRefused(res: Parameters<typeof json>[0], loc: (string | number)[], type = 'string_unicode') {
   assert.equal(res.statusCode, 422, res.body);
   const [first] = json(res).detail;
   assert.deepEqual(first.loc, loc);
