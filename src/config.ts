@@ -1,6 +1,7 @@
 // Typed configuration, read once from the environment and validated at start.
 // Nothing else in the service reads process.env.
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
+import { readOrCreateSecret, SecretFileError } from './infra/secret-file.ts';
 
 export interface Config {
   nodeEnv: string;
@@ -10,7 +11,10 @@ export interface Config {
   databaseUrl?: string;
   redisUrl?: string;
   natsUrl?: string;
+  /** HS256 key of access tokens; also derives cursor, sandbox and webhook-secret keys. */
   jwtSecret: string;
+  /** Where jwtSecret came from: logged at start (never the secret itself). */
+  jwtSecretSource: JwtSecretSource;
   apiKeyPrefix: string;
   publicDocsOrigin: string;
   logLevel: string;
@@ -90,9 +94,60 @@ export interface FlexOperatorConfig {
   requiresTenderPlatformId: boolean;
 }
 
+export type JwtSecretSource =
+  | { kind: 'environment' }
+  | { kind: 'data-dir'; path: string; created: boolean }
+  | { kind: 'per-process' };
+
 export class ConfigError extends Error {}
 
-export const DEV_JWT_SECRET = 'dev-only-insecure-jwt-secret-change-me';
+/**
+ * Secrets that were ever published with this repository (source, docs, README, earlier defaults):
+ * anyone can sign tokens with them, so they are refused everywhere (decision 0017).
+ */
+export const KNOWN_SECRETS: ReadonlySet<string> = new Set([
+  'dev-only-insecure-jwt-secret-change-me',
+  'test-secret-that-is-long-enough-for-hs256-0123456789',
+  'another-secret-another-secret-another',
+  'secret-for-tests-secret-for-tests',
+]);
+export const MIN_SECRET_BYTES = 32;
+export const JWT_SECRET_FILE = 'jwt-secret';
+
+/** Why a secret must not be used, or null. Never says what the secret is. */
+export function weakSecret(secret: string): string | null {
+  if (Buffer.byteLength(secret, 'utf8') < MIN_SECRET_BYTES) return `is shorter than ${MIN_SECRET_BYTES} bytes`;
+  if (KNOWN_SECRETS.has(secret.trim())) return 'is a value published with this software';
+  if (new Set(secret).size < 8) return 'has fewer than 8 different characters';
+  return null;
+}
+
+const HOW = 'use a random value of 32 bytes or more (e.g. `openssl rand -base64 48`)';
+
+/**
+ * JWT_SECRET when set; otherwise (not in production) a random secret kept in the data directory,
+ * created on first start, or one per process when there is no data directory (DATA_DIR=:memory:).
+ */
+function jwtSecretOf(env: Env, nodeEnv: string, dataDir: string): { secret: string; source: JwtSecretSource } {
+  const given = env.JWT_SECRET;
+  if (given !== undefined && given !== '') {
+    const weak = weakSecret(given);
+    if (weak) throw new ConfigError(`JWT_SECRET ${weak}: ${HOW}, or leave it unset outside production`);
+    return { secret: given, source: { kind: 'environment' } };
+  }
+  if (nodeEnv === 'production') throw new ConfigError(`JWT_SECRET must be set in production: ${HOW}`);
+  if (dataDir === ':memory:') return { secret: randomBytes(48).toString('base64url'), source: { kind: 'per-process' } };
+  let file;
+  try {
+    file = readOrCreateSecret(dataDir, JWT_SECRET_FILE);
+  } catch (e) {
+    if (e instanceof SecretFileError) throw new ConfigError(`JWT_SECRET is unset and ${e.message}`);
+    throw e;
+  }
+  const weak = weakSecret(file.secret);
+  if (weak) throw new ConfigError(`the secret in ${file.path} ${weak}: delete the file to have a new one made, or set JWT_SECRET`);
+  return { secret: file.secret, source: { kind: 'data-dir', path: file.path, created: file.created } };
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -196,26 +251,21 @@ function jobsConfig(env: Env): Config['jobs'] {
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
-  const jwtSecret = str(env, 'JWT_SECRET', DEV_JWT_SECRET);
-  if (nodeEnv === 'production') {
-    if (jwtSecret === DEV_JWT_SECRET) throw new ConfigError('JWT_SECRET must be set in production');
-    if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters in production');
-  }
   const apiKeyPrefix = str(env, 'API_KEY_PREFIX', 'plat');
   if (!/^[a-z][a-z0-9]{1,15}$/.test(apiKeyPrefix)) {
     throw new ConfigError('API_KEY_PREFIX must be 2-16 lowercase letters or digits, starting with a letter');
   }
   const namespace = str(env, 'NAMESPACE', 'eps');
   if (!/^[A-Za-z0-9_]{1,40}$/.test(namespace)) throw new ConfigError('NAMESPACE must be 1-40 letters, digits or _');
-  return {
+  const dataDir = str(env, 'DATA_DIR', './data');
+  const config = {
     nodeEnv,
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST', '127.0.0.1'),
-    dataDir: str(env, 'DATA_DIR', './data'),
+    dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
-    jwtSecret,
     apiKeyPrefix,
     publicDocsOrigin: url(env, 'PUBLIC_DOCS_ORIGIN', ['http:', 'https:'], 'http://localhost:8080')!.replace(/\/$/, ''),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
@@ -255,4 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxMaxPendingDeliveries: int(env, 'SANDBOX_MAX_PENDING_DELIVERIES', 100, 1, 100_000),
     seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
   };
+  // Last, so that a configuration refused for another reason leaves no secret file behind.
+  const { secret, source } = jwtSecretOf(env, nodeEnv, dataDir);
+  return { ...config, jwtSecret: secret, jwtSecretSource: source };
 }

@@ -1,6 +1,6 @@
 // Process entry: configuration, the service, listen, graceful shutdown on SIGTERM/SIGINT.
 import { loadConfig, ConfigError } from './config.ts';
-import { startService } from './server.ts';
+import { describeSecretSource, startService } from './server.ts';
 import { StoreLockedError } from './infra/db/lock.ts';
 import { createProvisioning } from './modules/provisioning/service.ts';
 
@@ -43,6 +43,7 @@ async function main() {
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   console.log(`\nEnergy Platform Service listening on ${address} (${store}, cache: ${service.deps.cache.kind}, bus: ${service.deps.bus.kind})`);
   console.log(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
+  console.log(`Access-token secret: ${describeSecretSource(config)}`);
   if (demo) {
     console.log(`\nDemo organisation ${demo.organisation_id}: sign in as ORG_ADMIN with`);
     console.log(

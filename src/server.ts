@@ -21,6 +21,14 @@ export interface Service extends BuiltApp {
   stop(): Promise<void>;
 }
 
+/** Where the access-token secret came from, for the start-up log (never the secret). */
+export function describeSecretSource(config: Pick<Config, 'jwtSecretSource'>): string {
+  const src = config.jwtSecretSource;
+  if (src.kind === 'environment') return 'JWT_SECRET';
+  if (src.kind === 'per-process') return 'generated for this process (DATA_DIR=:memory:; tokens end with it)';
+  return `${src.created ? 'generated now and kept' : 'kept'} in ${src.path}`;
+}
+
 export async function startService(
   config: Config,
   opts: Partial<OpenOptions> & {
@@ -37,6 +45,7 @@ export async function startService(
     ? { ...opts.sharedInfra, close: async () => {} }
     : await openInfra(config, { holder: 'server', migrations: moduleMigrations, ...opts, now: () => clock.now().getTime() });
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
+  log.info({ jwt_secret_source: describeSecretSource(config) }, 'access-token secret source');
   const services = createServiceRegistry();
   const deps: AppDeps = {
     config,

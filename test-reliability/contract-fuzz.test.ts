@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { startTestService, json, type TestService } from '../test/helpers/service.ts';
-import { bodyVariants, paramVariants, type Schema } from './helpers/schema-arbitrary.ts';
+import { bodyVariants, paramVariants, valid, type Schema } from './helpers/schema-arbitrary.ts';
 import { fuzzEnv, prepareCredentials, type Credentials } from './helpers/world.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
@@ -181,5 +181,67 @@ test('contract fuzzing of every served operation', async () => {
     }
   }
   console.log(`contract fuzzing: ${operations} operations, ${requests} requests, ${failures.length} failures (seed ${SEED}, ${RUNS} runs each)`);
+  assert.deepEqual(failures, [], failures.join('\n'));
+});
+
+// T-33 (ill-formed text): a lone surrogate, high or low, in one string or key of an otherwise valid
+// body (at any depth), and as invalid UTF-8 percent-encoding in each query parameter. Pass: 4xx in
+// the surface's shape for every operation; never a success, never a 5xx.
+const LONE = ['\ud800', '\udbff', '\udc00', '\udfff'];
+
+/** Every place in `v` a lone surrogate can go: string values and object keys, with a setter. */
+function slots(v: unknown, put: (x: unknown) => void, out: ((lone: string) => void)[] = [], depth = 0): ((lone: string) => void)[] {
+  if (typeof v === 'string') out.push((lone) => put(v.slice(0, 1) + lone + v.slice(1)));
+  else if (v && typeof v === 'object' && depth < 8) {
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      slots(o[k], (x) => (o[k] = x), out, depth + 1);
+      if (!Array.isArray(o)) {
+        out.push((lone) => {
+          o[k + lone] = o[k];
+          delete o[k];
+        });
+      }
+    }
+    if (!Array.isArray(o)) out.push((lone) => (o[`extra${lone}`] = 'x'));
+  }
+  return out;
+}
+
+test('lone surrogates in bodies (values and keys, any depth) and query parameters of every operation: 4xx in shape', async () => {
+  const failures: string[] = [];
+  let requests = 0;
+  let operations = 0;
+  for (const [path, methods] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(methods)) {
+      operations++;
+      const url = path.replace(/\{[^}]+\}/g, 'x1');
+      const attempts: { url: string; payload?: string }[] = [];
+      const bodySchema = op.requestBody?.content?.['application/json']?.schema as Schema | undefined;
+      if (bodySchema) {
+        const bodies = fc.sample(valid(resolveRefs(bodySchema) as Schema), { numRuns: 8, seed: SEED + operations });
+        bodies.forEach((body, i) => {
+          let root: unknown = body;
+          const places = slots(root, (x) => (root = x));
+          if (places.length === 0) return;
+          places[(i * 7919) % places.length](LONE[i % LONE.length]);
+          attempts.push({ url, payload: JSON.stringify(root) });
+        });
+      }
+      for (const p of op.parameters ?? []) {
+        if (p.in === 'query') attempts.push({ url: `${url}?${encodeURIComponent(p.name)}=%ED%A0%80` }, { url: `${url}?${encodeURIComponent(p.name)}=a%ED%B0%80` });
+      }
+      for (const a of attempts) {
+        const headers: Record<string, string> = { ...creds.headersFor(op), ...(a.payload !== undefined && { 'content-type': 'application/json' }) };
+        const res = await svc.request({ method: method.toUpperCase(), url: a.url, headers, payload: a.payload });
+        requests++;
+        let problem: string | null = null;
+        if (res.statusCode < 400 || res.statusCode >= 500) problem = `answered ${res.statusCode}: ${res.body.slice(0, 160)}`;
+        else problem = checkShape(path, res.statusCode, res.headers, JSON.parse(res.body), false);
+        if (problem) failures.push(`${method.toUpperCase()} ${path}: ${problem}\n    request: ${a.url} ${a.payload?.slice(0, 160) ?? ''}`);
+      }
+    }
+  }
+  console.log(`lone surrogates: ${operations} operations, ${requests} requests, ${failures.length} failures`);
   assert.deepEqual(failures, [], failures.join('\n'));
 });

@@ -1,7 +1,10 @@
-// JSON body parsing: Fastify's own parser (prototype-poisoning keys refused), behind a nesting
-// depth cap so a hostile body cannot exhaust the stack in validation or error rendering.
+// JSON body parsing: Fastify's own parser (prototype-poisoning keys refused), behind a strict
+// UTF-8 decode (invalid bytes are refused, never silently turned into U+FFFD) and a nesting depth
+// cap so a hostile body cannot exhaust the stack in validation or error rendering. Unpaired
+// surrogates written as \ud800 escapes are valid JSON text; the platform refuses them after parsing
+// (text-guard.ts), with the value's location.
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors.ts';
+import { AppError, errors } from './errors.ts';
 
 export const MAX_JSON_DEPTH = 64;
 
@@ -25,8 +28,15 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 export function registerJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const text = body as string;
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      done(errors.validation([{ type: 'json_invalid', loc: ['body'], msg: 'Body is not valid UTF-8', input: null }]), undefined);
+      return;
+    }
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
       done(
         new AppError(422, [{ type: 'json_invalid', loc: ['body'], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, input: null }], {

@@ -84,8 +84,8 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   rateLimit?: 'auth' | 'devtools-management';
   bodyLimit?: number;
   /**
-   * The handler judges NUL characters in the body itself (ingestion rejects such records one by
-   * one); elsewhere the platform refuses them (PostgreSQL text cannot hold NUL).
+   * The handler judges NUL characters and unpaired surrogates in the body itself (ingestion rejects
+   * such records one by one); elsewhere the platform refuses them (platform/text-guard.ts).
    */
   handlesNulInBody?: boolean;
   /** Media type of successful answers when not JSON (e.g. 'text/csv'); the OpenAPI document says so. */

@@ -8,6 +8,7 @@ import { isDevtoolsPath, type Operation, type RequestContext } from './operation
 import type { RateLimiter, LimitResult } from './rate-limit.ts';
 import type { Config } from '../config.ts';
 import { runInOrgScope } from '../infra/db/scope.ts';
+import { findIllFormedText, findMalformedQuery, illFormedTextError } from './text-guard.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -131,11 +132,9 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       if (op.access.kind !== 'public') await applyLimits(req, reply, op, deps);
     },
     preValidation: async (req) => {
-      const found = findNul(req.params, ['path']) ?? findNul(req.query, ['query']) ??
-        (op.handlesNulInBody ? null : findNul(req.body, ['body']));
-      if (found) {
-        throw errors.validation([{ type: 'string_pattern_mismatch', loc: found, msg: 'Text may not contain NUL characters', input: null }]);
-      }
+      const found = findIllFormedText(req.params, ['path']) ?? findMalformedQuery(req.url) ??
+        findIllFormedText(req.query, ['query']) ?? (op.handlesNulInBody ? null : findIllFormedText(req.body, ['body']));
+      if (found) throw illFormedTextError(found);
     },
     // The handler runs in the organisation's database scope (row-level security). Callback style so
     // the scope carries into the handler. Staff operations are not tied to one organisation.
@@ -158,18 +157,6 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
     },
   });
   if (op.sandbox) registerPreflight(app, op, docsOrigin);
-}
-
-/** Location of the first string holding a NUL character (PostgreSQL text cannot store one). */
-export function findNul(value: unknown, loc: (string | number)[], depth = 0): (string | number)[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? loc : null;
-  if (value === null || typeof value !== 'object' || depth > 64) return null;
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes('\u0000')) return [...loc, k];
-    const hit = findNul(v, [...loc, Array.isArray(value) ? Number(k) : k], depth + 1);
-    if (hit) return hit;
-  }
-  return null;
 }
 
 function routeSchema(op: Operation) {

@@ -14,7 +14,8 @@ import { createProvisioning } from '../../src/modules/provisioning/service.ts';
 import type { Role } from '../../src/platform/roles.ts';
 import { pgliteTemplate } from './template.ts';
 
-export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+/** Random per test process (never a value written down: config.ts refuses published secrets). */
+export const TEST_JWT_SECRET = randomBytes(32).toString('base64url');
 
 export const realServers = {
   database: process.env.TEST_DATABASE_URL,

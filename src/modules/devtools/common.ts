@@ -16,7 +16,7 @@ export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal(
 });
 export const EnvironmentQuery = Type.Object({ environment: Type.Optional(EnvironmentSchema) }, { additionalProperties: false });
 
-// NUL characters in any input are refused by the platform (register.ts findNul).
+// NUL characters in any input are refused by the platform (platform/text-guard.ts).
 export const Text = (opts: { minLength?: number; maxLength: number; description?: string }) => Type.String(opts);
 /** A path identifier: 1 to 64 characters. */
 export const IdParam = Type.String({ minLength: 1, maxLength: 64 });

@@ -110,13 +110,15 @@ function checkSigned<T>(p: Presented, keyOf: KeyLookup, members: Record<string, 
   }
   const problems: Found[] = [];
   let canonical: string | null = null;
+  let why = 're-ordered, re-spaced or duplicated members';
   try {
     canonical = canonicalJson(parsed);
-  } catch {
-    /* too deep or not encodable: reported below as not canonical */
+  } catch (e) {
+    // Too deep, or text with no canonical form (an unpaired surrogate): no JCS library accepts it.
+    why = `it has none: ${(e as Error).message}`;
   }
   if (canonical !== p.signed_body) {
-    problems.push({ code: 'non_canonical_body', message: 'The signed body is not in canonical form (RFC 8785): re-ordered, re-spaced or duplicated members' });
+    problems.push({ code: 'non_canonical_body', message: `The signed body is not in canonical form (RFC 8785): ${why}` });
   }
   const shape = shapeProblem(parsed, members);
   if (shape) return { body: null, hash, problems: [...problems, shape] };

@@ -3,7 +3,7 @@
 // in docs/decisions/0082-webhook-delivery-schedule.md.
 import type { Db, Queryable } from '../../../infra/db/index.ts';
 import { cancelJob, type Job, type JobOutcome, type JobQueue } from '../../../infra/jobs/queue.ts';
-import { OutboundFailedError, OutboundRefusedError, outboundRequest } from '../../../infra/outbound/http-client.ts';
+import { OutboundRefusedError, outboundRequest } from '../../../infra/outbound/http-client.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { Config } from '../../../config.ts';
 import type { AuditLog } from '../../audit/index.ts';
@@ -60,6 +60,10 @@ export function createDeliveryEngine(deps: EngineDeps) {
   // holds one worker slot for this long, and its organisation's cap bounds how many (0088).
   const timeoutMs = config.webhookTimeoutMs;
   const timeoutText = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
+  // The one error recorded for an attempt without an HTTP answer, whatever went wrong (refused,
+  // reset, timed out, TLS or DNS failure): the log must not let its reader map hosts and ports
+  // behind the receiver's address (decision 0016). Its times are its start and its duration 0.
+  const noAnswer = `connection failed: no HTTP answer within ${timeoutText}`;
 
   async function addDelivery(q: Queryable, orgId: string, endpointId: string, eventId: string, now: Date, replay: boolean) {
     const id = newId('dlv');
@@ -168,15 +172,12 @@ export function createDeliveryEngine(deps: EngineDeps) {
       if (status < 200 || status > 299) error = status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`;
       retryAfter = parseRetryAfter(res.headers['retry-after'], clock.now());
     } catch (e) {
-      error =
-        e instanceof OutboundFailedError && e.timedOut
-          ? `no answer within ${timeoutText}`
-          : e instanceof OutboundRefusedError
-            ? `refused: ${e.message}`
-            : `connection failed: ${(e as Error).message}`;
+      // A refusal by the address policy names the rule, never what the network answered.
+      error = e instanceof OutboundRefusedError ? `refused: ${e.message}` : noAnswer;
     }
-    const duration = Math.round(performance.now() - t0);
-    const now = clock.now();
+    const answered = status !== null;
+    const duration = answered ? Math.round(performance.now() - t0) : 0;
+    const now = answered ? clock.now() : started;
     const ok = error === null;
     const attempt = d.attempt_count + 1;
     const next = ok || status === 410 ? null : nextAttemptAt(d.created_at, attempt, now, retryAfter);
