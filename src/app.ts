@@ -12,6 +12,7 @@ import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
 import { registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
+import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { defaultModules } from './modules/index.ts';
 import { createOrgStore } from './modules/orgs/index.ts';
 import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
@@ -110,9 +111,17 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   await registerDocs(app, openapi);
   const apiKeys = provided.apiKeys;
   const sessions = provided.sessions;
+  const failedAuth = createFailedAuthLimit({
+    cache: deps.cache,
+    limiter: deps.limiter,
+    clock: deps.clock,
+    namespace: config.namespace,
+    limit: config.limits.anonPerMinutePerIp,
+  });
   const registerDeps = {
     config,
     limiter: deps.limiter,
+    failedAuth,
     orgs,
     auth: { jwtKey: new TextEncoder().encode(config.jwtSecret), apiKeyPrefix: config.apiKeyPrefix, clock: deps.clock, apiKeys, sessions },
   };
