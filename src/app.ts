@@ -56,7 +56,9 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     requestTimeout: 60_000,
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
-    trustProxy: false,
+    // Only the configured proxies' X-Forwarded-For names the client (limits and lockouts key on
+    // it); from any other peer the header is ignored (decision 0028).
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   });
   app.setValidatorCompiler(compileValidator);
   // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body.

@@ -1,6 +1,7 @@
 // Typed configuration, read once from the environment and validated at start.
 // Nothing else in the service reads process.env.
 import { createPrivateKey } from 'node:crypto';
+import { isIP } from 'node:net';
 
 export interface Config {
   nodeEnv: string;
@@ -59,6 +60,11 @@ export interface Config {
   telemetryRetentionDays: number;
   /** Seed the demo organisation at start (never in production). */
   seedDemo: boolean;
+  /**
+   * Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, or `loopback`, `linklocal`,
+   * `uniquelocal`); empty = none, the peer's own address is the client's.
+   */
+  trustProxy: string[];
 }
 
 export interface FlexOperatorConfig {
@@ -163,6 +169,25 @@ function ed25519Key(env: Env, name: string): string | undefined {
   }
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** A comma-separated list of trusted proxy addresses or ranges; never "trust everyone". */
+function proxyList(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const e of entries) {
+    const [addr, bits, ...rest] = e.split('/');
+    const family = isIP(addr);
+    const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (PROXY_NAMES.includes(e)) continue;
+    if (family === 0 || rest.length > 0 || !prefixOk) {
+      throw new ConfigError(`${name} must list proxy addresses or CIDR ranges (or ${PROXY_NAMES.join(', ')}), comma-separated (got "${e}")`);
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const jwtSecret = str(env, 'JWT_SECRET', DEV_JWT_SECRET);
@@ -220,5 +245,6 @@ export function loadConfig(env: Env = process.env): Config {
     outboundLoopbackOnly: bool(env, 'OUTBOUND_LOOPBACK_ONLY', false),
     telemetryRetentionDays: int(env, 'TELEMETRY_RETENTION_DAYS', 0, 0, 36500),
     seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
+    trustProxy: proxyList(env, 'TRUST_PROXY'),
   };
 }
