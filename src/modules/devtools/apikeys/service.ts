@@ -167,7 +167,7 @@ export function createKeyService(deps: KeyDeps) {
         const before = await keyStore.get(q, ctx.orgId, id, true);
         if (!before) throw errors.notFound();
         const k = await keyStore.revoke(q, ctx.orgId, id, now);
-        // A predecessor still inside its rotation overlap stops with its successor (decision 0029).
+        // A predecessor still inside its rotation overlap stops with its successor (decision 0081).
         const ended = await keyStore.endPredecessorOverlaps(q, ctx.orgId, id, now);
         if (!before.revoked_at || ended.length) {
           await audit.record(q, ctx, {
