@@ -13,6 +13,7 @@ import { registerDocs } from './platform/docs-ui.ts';
 import { errorPage, PLATFORM_ERRORS } from './platform/error-docs.ts';
 import { registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
+import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { defaultModules } from './modules/index.ts';
 import { createOrgStore } from './modules/orgs/index.ts';
 import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
@@ -56,7 +57,9 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     requestTimeout: 60_000,
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
-    trustProxy: false,
+    // Only the configured proxies' X-Forwarded-For names the client (limits and lockouts key on
+    // it); from any other peer the header is ignored (decision 0028).
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   });
   app.setValidatorCompiler(compileValidator);
   // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body.
@@ -119,9 +122,17 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   await registerDocs(app, openapi, errorPageHtml);
   const apiKeys = provided.apiKeys;
   const sessions = provided.sessions;
+  const failedAuth = createFailedAuthLimit({
+    cache: deps.cache,
+    limiter: deps.limiter,
+    clock: deps.clock,
+    namespace: config.namespace,
+    limit: config.limits.anonPerMinutePerIp,
+  });
   const registerDeps = {
     config,
     limiter: deps.limiter,
+    failedAuth,
     orgs,
     auth: { jwtKey: new TextEncoder().encode(config.jwtSecret), apiKeyPrefix: config.apiKeyPrefix, clock: deps.clock, apiKeys, sessions },
   };

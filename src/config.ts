@@ -1,6 +1,7 @@
 // Typed configuration, read once from the environment and validated at start.
 // Nothing else in the service reads process.env.
 import { createPrivateKey, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { readOrCreateSecret, SecretFileError } from './infra/secret-file.ts';
 
 export interface Config {
@@ -79,6 +80,11 @@ export interface Config {
   sandboxMaxPendingDeliveries: number;
   /** Seed the demo organisation at start (never in production). */
   seedDemo: boolean;
+  /**
+   * Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, or `loopback`, `linklocal`,
+   * `uniquelocal`); empty = none, the peer's own address is the client's.
+   */
+  trustProxy: string[];
 }
 
 export interface FlexOperatorConfig {
@@ -249,6 +255,25 @@ function jobsConfig(env: Env): Config['jobs'] {
   };
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** A comma-separated list of trusted proxy addresses or ranges; never "trust everyone". */
+function proxyList(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const e of entries) {
+    const [addr, bits, ...rest] = e.split('/');
+    const family = isIP(addr);
+    const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (PROXY_NAMES.includes(e)) continue;
+    if (family === 0 || rest.length > 0 || !prefixOk) {
+      throw new ConfigError(`${name} must list proxy addresses or CIDR ranges (or ${PROXY_NAMES.join(', ')}), comma-separated (got "${e}")`);
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const apiKeyPrefix = str(env, 'API_KEY_PREFIX', 'plat');
@@ -304,6 +329,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 10_000),
     sandboxMaxPendingDeliveries: int(env, 'SANDBOX_MAX_PENDING_DELIVERIES', 100, 1, 100_000),
     seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
+    trustProxy: proxyList(env, 'TRUST_PROXY'),
   };
   // Last, so that a configuration refused for another reason leaves no secret file behind.
   const { secret, source } = jwtSecretOf(env, nodeEnv, dataDir);

@@ -14,7 +14,7 @@ const URL_ = '/api/test-fixture/awaiting';
 let good: string;
 
 before(async () => {
-  svc = await startTestService({ extraModules: [fixtureModule], env: { RATE_LIMIT_USER_PER_MIN: '1000000' } });
+  svc = await startTestService({ extraModules: [fixtureModule], env: { RATE_LIMIT_USER_PER_MIN: '1000000', RATE_LIMIT_ANON_PER_MIN: '1000000' } });
   await svc.createOrg(ORG);
   good = await svc.token({ orgId: ORG, roles: ['VIEWER'] });
 });

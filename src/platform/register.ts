@@ -6,6 +6,7 @@ import { AppError, errors } from './errors.ts';
 import { authenticate, ipOf, type AuthDeps } from './auth.ts';
 import { isDevtoolsPath, type Operation, type RequestContext } from './operation.ts';
 import type { RateLimiter, LimitResult } from './rate-limit.ts';
+import type { FailedAuthLimit } from './auth-failures.ts';
 import type { Config } from '../config.ts';
 import { runInOrgScope } from '../infra/db/scope.ts';
 import { findIllFormedText, findMalformedQuery, illFormedTextError } from './text-guard.ts';
@@ -28,6 +29,7 @@ export interface RegisterDeps {
   config: Config;
   auth: AuthDeps;
   limiter: RateLimiter;
+  failedAuth: FailedAuthLimit;
   orgs: OrgDirectory;
 }
 
@@ -96,6 +98,32 @@ async function applyLimits(req: FastifyRequest, reply: FastifyReply, op: Operati
   }
 }
 
+/**
+ * The guard, with the failed-authentication limit around it (decision 0027): an address over the
+ * limit is refused before any verification, and every 401 counts against the address.
+ */
+async function authenticateCounted(req: FastifyRequest, op: Operation, deps: RegisterDeps): Promise<RequestContext> {
+  if (op.access.kind === 'public') return authenticate(req, op, deps.auth);
+  const ip = ipOf(req);
+  const credential = bearerCredential(req);
+  await deps.failedAuth.refuseIfBlocked(ip, credential);
+  let ctx: RequestContext;
+  try {
+    ctx = await authenticate(req, op, deps.auth);
+  } catch (e) {
+    if (e instanceof AppError && e.status === 401) await deps.failedAuth.recordFailure(ip);
+    throw e;
+  }
+  if (credential) await deps.failedAuth.recordSuccess(credential);
+  return ctx;
+}
+
+function bearerCredential(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  const v = Array.isArray(h) ? h[0] : h;
+  return v ? v.trim() : undefined;
+}
+
 export function registerOperation(app: FastifyInstance, op: Operation, deps: RegisterDeps): void {
   const docsOrigin = deps.config.publicDocsOrigin;
   const url = toFastifyPath(op.path);
@@ -127,7 +155,7 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
         );
         if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
       }
-      req.ctx = await authenticate(req, op, deps.auth);
+      req.ctx = await authenticateCounted(req, op, deps);
       await applyGates(req.ctx, op, deps);
       if (op.access.kind !== 'public') await applyLimits(req, reply, op, deps);
     },

@@ -167,6 +167,31 @@ test('rotate with a bounded overlap: both keys work until overlap_until, then on
   assert.equal((await me({ authorization: `Bearer ${body.secret}` })).statusCode, 200);
 });
 
+test('revoking a successor ends the overlap of the keys it replaced, through a chain of rotations', async () => {
+  const first = await issueKey(svc, ORG);
+  const rotate = async (id: string) =>
+    json(await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${id}/rotate`, headers: await bearer(svc, ORG), payload: { overlap_seconds: 3600 } }));
+  const second = await rotate(first.id);
+  const third = await rotate(second.id);
+  for (const auth of [first.auth, { authorization: `Bearer ${second.secret}` }, { authorization: `Bearer ${third.secret}` }]) {
+    assert.equal((await me(auth)).statusCode, 200);
+  }
+  const revoked = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${third.id}/revoke`, headers: await bearer(svc, ORG) });
+  assert.equal(revoked.statusCode, 200);
+  assert.equal(json(revoked).status, 'revoked');
+  for (const auth of [first.auth, { authorization: `Bearer ${second.secret}` }, { authorization: `Bearer ${third.secret}` }]) {
+    const res = await me(auth);
+    assert.equal(res.statusCode, 401);
+    assert.equal(json(res).error.code, 'invalid_api_key');
+  }
+  const list = json(await svc.request({ method: 'GET', url: '/api/devtools/apikeys', headers: await bearer(svc, ORG) })).api_keys as any[];
+  const statusOf = (id: string) => list.find((k) => k.id === id);
+  assert.equal(statusOf(first.id).status, 'rotated');
+  assert.equal(statusOf(second.id).status, 'rotated');
+  assert.equal(new Date(statusOf(second.id).overlap_until).getTime(), svc.clock.now().getTime());
+  assert.equal(statusOf(third.id).status, 'revoked');
+});
+
 test('expiry: a key is refused once the clock passes expires_at', async () => {
   const k = await issueKey(svc, ORG, { expires_at: new Date(svc.clock.now().getTime() + 60_000).toISOString() });
   assert.equal((await me(k.auth)).statusCode, 200);

@@ -25,6 +25,7 @@ const EXTENSIONS: Record<string, string> = {
   'DELETE /api/auth/invitations/{invitation_id}': 'withdraws an invitation (decision 0023)',
   'POST /api/auth/invitations/accept': 'the invitee sets a password (decision 0023)',
   'GET /api/esg/keys': 'publishes the energy-receipt verification keys (decision 0107)',
+  'POST /api/auth/sso/idp/providers/{organisation_id}/approve': 'a platform administrator gives a contested SSO tenant to the organisation that controls it (decision 0029)',
   'POST /api/devtools/webhooks/{endpoint_id}/replay': 'replays retained events (concepts.md 6.5: "events retained 30 days for replay")',
 };
 

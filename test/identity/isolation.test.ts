@@ -77,14 +77,16 @@ test('writes cannot reach the other organisation’s rows', async () => {
   assert.equal(grant.statusCode, 422);
   const byEmail = await asAcme('PUT', '/api/hardware/ems/access/memberships', { site_id: 's', email: 'member@beta.example', persona: 'viewer' });
   assert.equal(byEmail.statusCode, 422);
-  // Taking beta's provider tenant is refused; acme's own configuration stays separate.
+  // Naming beta's provider tenant makes only a pending claim of acme's own (decision 0029): the
+  // answer says nothing of beta, and beta's configuration is untouched (checked below).
   const tid = await asAcme('PUT', '/api/auth/sso/idp/provider', {
     tid: 'beta-tid',
     issuer: 'https://idp.example/acme',
     application_id: 'acme-app',
     jwks_url: 'http://127.0.0.1:9/keys',
   });
-  assert.equal(tid.statusCode, 409, tid.body);
+  assert.equal(tid.statusCode, 200, tid.body);
+  assert.equal(json(tid).verification, 'pending');
   assert.ok(!tid.body.includes('beta-app'));
   // Logging out beta's session with acme's token is refused.
   const out = await asAcme('POST', '/api/auth/logout', { refresh_token: beta.refresh_token });

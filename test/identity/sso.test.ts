@@ -85,10 +85,13 @@ test('provider configuration: unset, set, read back; administrators only; bad in
   assert.equal(got.application_id, APP);
   assert.equal(got.enabled, true);
 
-  // A provider tenant belongs to one organisation.
+  assert.equal(got.verification, 'pending');
+  // Another organisation naming the same tenant is not told anything: its claim is pending too
+  // (which claim counts is settled by sign-in or approval: sso-claims.test.ts).
   const betaAdmin = await svc.token({ orgId: 'beta', roles: ['ORG_ADMIN'] });
-  const taken = await putProvider(betaAdmin, { tid: TID, issuer: ISSUER, application_id: APP, jwks_url: `${idp.url}/keys` });
-  assert.equal(taken.statusCode, 409);
+  const second = await putProvider(betaAdmin, { tid: TID, issuer: ISSUER, application_id: 'api://beta-app', jwks_url: `${idp.url}/keys` });
+  assert.equal(second.statusCode, 200);
+  assert.equal(json(second).verification, 'pending');
 });
 
 test('mappings: add, list, repeat 409, bad role 422, delete', async () => {
@@ -117,6 +120,8 @@ test('a good token becomes a session with the union of mapped roles, audited as 
   const res = await exchange(await idToken());
   assert.equal(res.statusCode, 200);
   const s = json(res);
+  // That sign-in proved the claim.
+  assert.equal(json(await svc.request({ method: 'GET', url: '/api/auth/sso/idp/provider', headers: bearer(admin) })).verification, 'verified');
   assert.deepEqual(s.roles, ['ANALYST', 'OPERATOR']);
   assert.equal(claims(s.access_token).org_id, 'acme');
   const me = json(await svc.request({ method: 'GET', url: '/api/auth/me', headers: bearer(s.access_token) }));

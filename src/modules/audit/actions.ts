@@ -18,6 +18,14 @@ export const AUDIT_ACTIONS: readonly AuditActionInfo[] = [
   { action: 'auth.sso.login', description: 'A user signed in through the identity provider (single sign-on).' },
   { action: 'auth.sso.refused', description: 'A single sign-on token for this organisation was refused (the reason is recorded).' },
   { action: 'auth.sso.provider.update', description: 'The identity provider configuration was set or changed.' },
+  {
+    action: 'auth.sso.provider.verify',
+    description: "The organisation's claim on its identity provider tenant was verified (a completed sign-in, or a platform administrator).",
+  },
+  {
+    action: 'auth.sso.provider.release',
+    description: "A platform administrator gave the organisation's identity provider tenant to another organisation; this claim is pending again.",
+  },
   { action: 'auth.sso.mapping.create', description: 'A group-to-role mapping was added.' },
   { action: 'auth.sso.mapping.delete', description: 'A group-to-role mapping was removed.' },
   { action: 'auth.invitation.create', description: 'An email was invited to join the organisation with a role.' },

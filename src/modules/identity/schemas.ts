@@ -113,6 +113,14 @@ export const Provider = Type.Object({
   enabled: Type.Boolean(),
   updated_at: Nullable(DateTime),
   updated_by: Nullable(Type.String()),
+  verification: Nullable(
+    Type.Union([Type.Literal('pending'), Type.Literal('verified')], {
+      description:
+        '`pending` until one sign-in from the tenant completes through this configuration, or a platform ' +
+        'administrator approves it; only a verified configuration admits sign-ins once another is verified',
+    }),
+  ),
+  verified_at: Nullable(DateTime),
 });
 
 export const ProviderBody = Type.Object(

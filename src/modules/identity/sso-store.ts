@@ -1,6 +1,7 @@
 // Single sign-on configuration: one identity provider per organisation and its group-to-role
-// mappings. The exchange finds the organisation from the token's tenant id (tid), which is
-// unique across organisations; that lookup is the one query not scoped by organisation.
+// mappings. The exchange finds the organisation from the token's tenant id (tid): the one
+// verified claim of that tenant, else the pending claims (decision 0029). Those lookups, and a
+// platform administrator's approval, are the queries not scoped by organisation.
 import type { Queryable } from '../../infra/db/index.ts';
 import type { Role } from '../../platform/roles.ts';
 
@@ -15,6 +16,9 @@ export interface ProviderRow {
   created_at: Date;
   updated_at: Date;
   updated_by: string | null;
+  /** When the claim on `tid` was proven (a completed sign-in) or approved; null while pending. */
+  verified_at: Date | null;
+  verified_by: string | null;
 }
 
 export interface MappingRow {
@@ -34,7 +38,8 @@ export interface ProviderInput {
   enabled: boolean;
 }
 
-const PROVIDER_COLS = 'org_id, tid, issuer, application_id, jwks_url, discovery_url, enabled, created_at, updated_at, updated_by';
+const PROVIDER_COLS =
+  'org_id, tid, issuer, application_id, jwks_url, discovery_url, enabled, created_at, updated_at, updated_by, verified_at, verified_by';
 
 export function createSsoStore(db: Queryable) {
   return {
@@ -43,16 +48,39 @@ export function createSsoStore(db: Queryable) {
       return r.rows[0] ?? null;
     },
 
-    /** The organisation that configured this provider tenant, whatever its state. */
-    async providerByTid(tid: string): Promise<ProviderRow | null> {
-      const r = await db.query<ProviderRow>(`select ${PROVIDER_COLS} from sso_providers where tid = $1`, [tid]);
+    /** The organisation whose claim on this provider tenant is verified, whatever its state. */
+    async verifiedByTid(tid: string): Promise<ProviderRow | null> {
+      const r = await db.query<ProviderRow>(`select ${PROVIDER_COLS} from sso_providers where tid = $1 and verified_at is not null`, [tid]);
       return r.rows[0] ?? null;
     },
 
-    /** True when another organisation already holds this provider tenant. */
-    async tidTakenElsewhere(orgId: string, tid: string): Promise<boolean> {
-      const r = await db.query('select 1 from sso_providers where tid = $1 and org_id <> $2', [tid, orgId]);
-      return r.rows.length > 0;
+    /** Enabled claims on this tenant not verified yet, oldest first. */
+    async pendingByTid(tid: string): Promise<ProviderRow[]> {
+      const r = await db.query<ProviderRow>(
+        `select ${PROVIDER_COLS} from sso_providers where tid = $1 and verified_at is null and enabled order by created_at, org_id`,
+        [tid],
+      );
+      return r.rows;
+    },
+
+    /** Makes the organisation's pending claim the verified one; null when it is not pending any more. */
+    async markVerified(orgId: string, tid: string, by: string, now: Date): Promise<ProviderRow | null> {
+      const r = await db.query<ProviderRow>(
+        `update sso_providers set verified_at = $3, verified_by = $4
+         where org_id = $1 and tid = $2 and verified_at is null returning ${PROVIDER_COLS}`,
+        [orgId, tid, now, by],
+      );
+      return r.rows[0] ?? null;
+    },
+
+    /** Withdraws another organisation's verified claim on the tenant; the organisation, if any. */
+    async releaseTid(tid: string, exceptOrgId: string): Promise<string | null> {
+      const r = await db.query<{ org_id: string }>(
+        `update sso_providers set verified_at = null, verified_by = null
+         where tid = $1 and org_id <> $2 and verified_at is not null returning org_id`,
+        [tid, exceptOrgId],
+      );
+      return r.rows[0]?.org_id ?? null;
     },
 
     async upsertProvider(orgId: string, p: ProviderInput, by: string | null, now: Date): Promise<ProviderRow> {
@@ -62,7 +90,10 @@ export function createSsoStore(db: Queryable) {
          on conflict (org_id) do update set tid = excluded.tid, issuer = excluded.issuer,
            application_id = excluded.application_id, jwks_url = excluded.jwks_url,
            discovery_url = excluded.discovery_url, enabled = excluded.enabled,
-           updated_at = excluded.updated_at, updated_by = excluded.updated_by
+           updated_at = excluded.updated_at, updated_by = excluded.updated_by,
+           -- A claim stays verified only while it names the same tenant.
+           verified_at = case when sso_providers.tid = excluded.tid then sso_providers.verified_at end,
+           verified_by = case when sso_providers.tid = excluded.tid then sso_providers.verified_by end
          returning ${PROVIDER_COLS}`,
         [orgId, p.tid, p.issuer, p.application_id, p.jwks_url, p.discovery_url, p.enabled, now, by],
       );

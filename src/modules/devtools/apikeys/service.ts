@@ -167,8 +167,15 @@ export function createKeyService(deps: KeyDeps) {
         const before = await keyStore.get(q, ctx.orgId, id, true);
         if (!before) throw errors.notFound();
         const k = await keyStore.revoke(q, ctx.orgId, id, now);
-        if (!before.revoked_at) {
-          await audit.record(q, ctx, { action: 'apikey.revoke', targetType: 'api_key', targetId: id });
+        // A predecessor still inside its rotation overlap stops with its successor (decision 0081).
+        const ended = await keyStore.endPredecessorOverlaps(q, ctx.orgId, id, now);
+        if (!before.revoked_at || ended.length) {
+          await audit.record(q, ctx, {
+            action: 'apikey.revoke',
+            targetType: 'api_key',
+            targetId: id,
+            ...(ended.length && { details: { ended_overlap: ended } }),
+          });
           await keyAlerts.sync(q, ctx.orgId, now);
         }
         return k!;

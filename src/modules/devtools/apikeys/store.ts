@@ -75,6 +75,25 @@ export const keyStore = {
     return r.rows[0] ?? null;
   },
 
+  /**
+   * Ends, at `now`, the running overlap of every key `id` replaced, directly or through earlier
+   * rotations: once a successor is revoked none of the keys it replaced works either.
+   */
+  async endPredecessorOverlaps(q: Queryable, orgId: string, id: string, now: Date): Promise<string[]> {
+    const r = await q.query<{ id: string }>(
+      `with recursive chain(id) as (
+         select id from api_keys where org_id = $1 and replaced_by = $2
+         union
+         select k.id from api_keys k join chain c on k.replaced_by = c.id where k.org_id = $1
+       )
+       update api_keys set overlap_until = $3
+       where org_id = $1 and id in (select id from chain) and overlap_until > $3 and revoked_at is null
+       returning id`,
+      [orgId, id, now],
+    );
+    return r.rows.map((x) => x.id).sort();
+  },
+
   async markRotated(q: Queryable, orgId: string, id: string, successor: string, now: Date, overlapUntil: Date | null) {
     const r = await q.query<KeyRow>(
       `update api_keys set replaced_by = $3, rotated_at = $4, overlap_until = $5

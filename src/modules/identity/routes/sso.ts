@@ -1,7 +1,7 @@
 // Single sign-on: provider configuration, group-to-role mappings, and the id_token exchange.
 import { Type } from 'typebox';
 import { defineOperation } from '../../../platform/operation.ts';
-import { ADMIN_ONLY } from '../../../platform/roles.ts';
+import { ADMIN_ONLY, ANY_ROLE } from '../../../platform/roles.ts';
 import { ExchangeBody, IdParams, Mapping, MappingBody, Provider, ProviderBody, TokenResponse } from '../schemas.ts';
 import type { Sso } from '../sso.ts';
 
@@ -22,7 +22,9 @@ export function ssoOperations(sso: Sso) {
         '`unknown_signing_key`, `issuer_mismatch`, `audience_mismatch`, `token_expired`, `token_not_yet_valid`, ' +
         '`malformed_token`; 403 `no_mapped_group` (with `groups`, the token’s group ids) or `groups_overage` ' +
         '(the token signals more groups than it carries). 502 `Identity provider API error` when the keys cannot be ' +
-        'fetched. Audited as `auth.sso.login`.',
+        'fetched. Audited as `auth.sso.login`. While no organisation has a verified claim on the tenant, the first ' +
+        'sign-in that passes every check of one pending claim verifies it (`auth.sso.provider.verify`); with several ' +
+        'pending claims any other outcome is 404 `tenant_not_configured`.',
       tags,
       status: 'live',
       access: { kind: 'public' },
@@ -51,7 +53,9 @@ export function ssoOperations(sso: Sso) {
       description:
         'Organisation administrators only. Replaces the configuration: `tid` (the provider’s tenant id), ' +
         '`issuer`, `application_id` (the audience), `jwks_url` or `discovery_url` (at least one; https), ' +
-        '`enabled` (default true). A provider tenant belongs to one organisation: 409 when another has it.',
+        '`enabled` (default true). Naming a tenant id makes a pending claim (`verification: pending`), whatever ' +
+        'other organisations have configured: it becomes `verified` when one sign-in from the tenant completes ' +
+        'through this configuration, or when a platform administrator approves it. Changing `tid` starts a new claim.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: ADMIN_ONLY },
@@ -65,6 +69,22 @@ export function ssoOperations(sso: Sso) {
           discovery_url: body.discovery_url ?? null,
           enabled: body.enabled ?? true,
         }),
+    }),
+    defineOperation({
+      operationId: 'approveSsoProvider',
+      method: 'POST',
+      path: '/api/auth/sso/idp/providers/{organisation_id}/approve',
+      summary: "Approve an organisation's claim on its identity provider tenant",
+      description:
+        'Platform administrators only. The organisation’s configuration becomes the verified one for its `tid`; a ' +
+        'verified claim another organisation held on that tenant goes back to pending (audited there as ' +
+        '`auth.sso.provider.release`). Idempotent. 404 when the organisation has no provider configuration.',
+      tags,
+      status: 'live',
+      access: { kind: 'bearer', roles: ANY_ROLE },
+      platformAdmin: true,
+      schema: { params: IdParams('organisation_id'), response: { 200: Provider } },
+      handler: async ({ params, ctx }) => sso.approveProvider(ctx, params.organisation_id),
     }),
     defineOperation({
       operationId: 'listSsoMappings',
