@@ -57,6 +57,11 @@ export interface Config {
   outboundLoopbackOnly: boolean;
   /** Retention of raw telemetry, in days (0 = keep forever). */
   telemetryRetentionDays: number;
+  /**
+   * Background work (job handlers, maintenance) on PostgreSQL: its own pool, so it never takes a
+   * request's connection, and its own statement timeout (requests keep 4.4 s). Decision 0018.
+   */
+  background: { statementTimeoutMs: number; poolMax: number };
   /** Seed the demo organisation at start (never in production). */
   seedDemo: boolean;
 }
@@ -219,6 +224,10 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateOutbound: bool(env, 'ALLOW_PRIVATE_OUTBOUND', false),
     outboundLoopbackOnly: bool(env, 'OUTBOUND_LOOPBACK_ONLY', false),
     telemetryRetentionDays: int(env, 'TELEMETRY_RETENTION_DAYS', 0, 0, 36500),
+    background: {
+      statementTimeoutMs: int(env, 'BACKGROUND_STATEMENT_TIMEOUT_MS', 60_000, 1000, 3_600_000),
+      poolMax: int(env, 'BACKGROUND_DB_POOL_MAX', 3, 1, 100),
+    },
     seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
   };
 }

@@ -93,7 +93,13 @@ export async function oldestDueAge(q: Queryable, kinds: string[], now: Date): Pr
 }
 
 export interface JobQueueOptions {
+  /** Where rows are claimed. */
   db: Db;
+  /**
+   * Where a run is settled (its finalize writes, reschedule, failure): the background store, with
+   * its own connections and statement timeout (decision 0018). Default: `db`.
+   */
+  workDb?: Db;
   clock: Clock;
   log?: { error(obj: unknown, msg?: string): void };
   /** How long a claim holds a row before another instance may take it over. */
@@ -122,6 +128,7 @@ export class LeaseLostError extends Error {}
 
 export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const { db, clock } = opts;
+  const work = opts.workDb ?? db;
   const leaseMs = opts.leaseMs ?? 60_000;
   const batchSize = opts.batchSize ?? 16;
   const concurrency = opts.concurrency ?? 8;
@@ -160,7 +167,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   async function settle(row: JobRow, token: string, outcome: JobOutcome | void) {
     const recurring = schedules.get(row.kind);
     const retryAt = recurring !== undefined ? new Date(clock.now().getTime() + recurring) : outcome?.retryAt;
-    await db.tx(async (q) => {
+    await work.tx(async (q) => {
       const r = retryAt
         ? await q.query(
             `update jobs set run_at = $3, locked_until = null, lock_token = null, last_error = null,
@@ -179,7 +186,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     const backoff = Math.min(5_000 * 2 ** Math.min(row.attempts, 10), 3_600_000);
     const message = err instanceof Error ? err.message : String(err);
     const dead = row.attempts >= row.max_attempts && !schedules.has(row.kind);
-    await db
+    await work
       .query(
         `update jobs set run_at = $3, locked_until = null, lock_token = null, last_error = $4, failed_at = $5
          where id = $1 and lock_token = $2`,

@@ -17,7 +17,7 @@ export const telemetryModule: ModuleFactory = (deps) => {
     onStored: (n) => deps.metrics.ingestTotal.inc(n),
   });
   const maintenance = createPartitionMaintenance({
-    db: deps.db,
+    db: deps.backgroundDb,
     clock: deps.clock,
     log: deps.log,
     retentionDays: deps.config.telemetryRetentionDays,

@@ -33,6 +33,8 @@ export function metricValueSql(def: MetricDef): string {
 const ROLLUP_LOCK = `hashtext('telemetry_rollup_seal')`;
 const DAY = `'1 day'::interval`;
 const DAY_MS = 86_400_000;
+/** One sealing transaction covers this much of a day's samples (a divisor of a day). */
+export const SEAL_STEP_MS = 3_600_000;
 const ORIGIN = `'${BUCKET_ORIGIN}'::timestamptz`;
 const ROLLUP_COLUMNS = ALL_METRICS.map(({ id }) => `n${id}, s${id}, mn${id}, mx${id}`).join(', ');
 /** Each metric's value of a row (columns power_kw, soc_pct, temp_c, raw in scope). */
@@ -195,7 +197,9 @@ export function createTelemetryStore(db: Queryable) {
       let sealedTo = from;
       if (range.dayBuckets) {
         const h = await db.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
-        const horizon = h.rows[0]?.horizon ? new Date(h.rows[0].horizon).getTime() : -Infinity;
+        // Whole sealed days only: the rollup of a day still being sealed (horizon inside it) holds
+        // part of it, so that day is read from the samples.
+        const horizon = h.rows[0]?.horizon ? Math.floor(new Date(h.rows[0].horizon).getTime() / DAY_MS) * DAY_MS : -Infinity;
         const first = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
         const last = Math.min(Math.floor(to.getTime() / DAY_MS) * DAY_MS, horizon);
         if (last > first) {
@@ -281,12 +285,16 @@ export function createPartitionStore(db: Db) {
       return Number(r.rows[0].dropped);
     },
     /**
-     * Seals every day that ended at or before `upto` into telemetry_rollup_daily, one day per
-     * transaction (ingestion waits only for the day being sealed). Returns the days sealed.
+     * Seals every day that ended at or before `upto` into telemetry_rollup_daily, one hour of
+     * samples per transaction (SEAL_STEP_MS), so no step outgrows its statement timeout and
+     * ingestion waits at most one step (decision 0018). The horizon moves an hour at a time: a
+     * record below it, late for an hour already sealed, is added to its day's rollup by the ingest
+     * statement, so every record is still counted once. Returns the steps (hours) sealed.
      */
-    async sealDays(upto: Date, maxDays = 1000): Promise<number> {
+    async sealDays(upto: Date, maxSteps = 24_000): Promise<number> {
+      const lastDayEnd = Math.floor(upto.getTime() / DAY_MS) * DAY_MS;
       let sealed = 0;
-      while (sealed < maxDays) {
+      while (sealed < maxSteps) {
         const more = await db.tx(async (q) => {
           await q.query(`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
           const state = await q.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
@@ -295,17 +303,20 @@ export function createPartitionStore(db: Db) {
             horizon = await firstDataDay(q, upto.getTime());
             await q.query('update telemetry_rollup_state set horizon = $1', [new Date(horizon)]);
           }
-          const end = horizon + DAY_MS;
-          if (end > upto.getTime()) return false;
+          const end = Math.floor(horizon / SEAL_STEP_MS) * SEAL_STEP_MS + SEAL_STEP_MS;
+          if (end > lastDayEnd) return false;
+          const day = Math.floor(horizon / DAY_MS) * DAY_MS;
           await q.query(
-            `insert into telemetry_rollup_daily (org_id, asset_id, day, ${ROLLUP_COLUMNS})
-             select org_id, asset_id, $1::timestamptz,
+            `insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
+             select org_id, asset_id, $3::timestamptz,
                     ${ROLLUP_AGGREGATES}
              from (select org_id, asset_id,
                           ${METRIC_VALUES}
                    from telemetry where ts >= $1 and ts < $2) x
-             group by org_id, asset_id`,
-            [new Date(horizon), new Date(end)],
+             group by org_id, asset_id
+             on conflict (org_id, asset_id, day) do update set
+               ${ROLLUP_MERGE}`,
+            [new Date(horizon), new Date(end), new Date(day)],
           );
           await q.query('update telemetry_rollup_state set horizon = $1', [new Date(end)]);
           return true;
