@@ -113,6 +113,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   const registerDeps = {
     config,
     limiter: deps.limiter,
+    rateLimited: deps.metrics.rateLimited,
     orgs,
     auth: { jwtKey: new TextEncoder().encode(config.jwtSecret), apiKeyPrefix: config.apiKeyPrefix, clock: deps.clock, apiKeys, sessions },
   };

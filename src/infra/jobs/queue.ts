@@ -280,3 +280,31 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     },
   };
 }
+
+export interface QueueStats {
+  kind: string;
+  /** Due now and waiting to be claimed (not held under a live lease, not dead). */
+  due: number;
+  /** Milliseconds the oldest of those has been due (0 when none). */
+  oldestDueMs: number;
+  /** Gave up after their last attempt (kept for inspection). */
+  dead: number;
+}
+
+/** Depth and age of the queue per kind, for metrics; kinds without rows are absent. */
+export async function queueStats(q: Queryable, now: Date): Promise<QueueStats[]> {
+  const r = await q.query<{ kind: string; due: number; oldest: Date | null; dead: number }>(
+    `select kind,
+            count(*) filter (where failed_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1))::int as due,
+            min(run_at) filter (where failed_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)) as oldest,
+            count(*) filter (where failed_at is not null)::int as dead
+     from jobs group by kind order by kind`,
+    [now],
+  );
+  return r.rows.map((row) => ({
+    kind: row.kind,
+    due: row.due,
+    oldestDueMs: row.oldest ? Math.max(0, now.getTime() - new Date(row.oldest).getTime()) : 0,
+    dead: row.dead,
+  }));
+}

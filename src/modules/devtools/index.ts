@@ -25,6 +25,7 @@ import { partnerOperations } from './partner/routes.ts';
 import { createStatusService, CHECK_EVERY_MS } from './status/service.ts';
 import { healthStore } from './status/store.ts';
 import { statusOperations } from './status/routes.ts';
+import { devtoolsMetrics } from './metrics.ts';
 
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 const HOUR_MS = 3_600_000;
@@ -42,6 +43,8 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   const work = deps.backgroundDb;
   // Under a ManualClock time is the test's: it calls runDue() instead of a timer polling.
   const queue = createJobQueue({ db, workDb: work, clock, log: deps.log, autoPoll: !(clock instanceof ManualClock) });
+  const kinds: string[] = [];
+  const counters = devtoolsMetrics(deps.metrics, { db, clock, kinds: () => kinds });
   const alerts = createAlertStream({ clock });
   const box = createSecretBox(config.jwtSecret);
   let deprecated: readonly Operation[] = [];
@@ -49,7 +52,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   const keys = createKeyService({ db, clock, audit, config, keyAlerts });
   const sandbox = createSandboxData(config);
   // The engine's own reads are the delivery job's; requests reach it with their transaction.
-  const engine = createDeliveryEngine({ db: work, clock, config, alerts, audit, queue, box });
+  const engine = createDeliveryEngine({ db: work, clock, config, alerts, audit, queue, box, onOutcome: counters.delivered });
   const hooks = createWebhookService({ db, clock, config, audit, alerts, cursors, box, engine, sandbox });
   const partner = createPartnerService({ db, clock, cursors, alerts, keys, sandbox });
   const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox });
@@ -79,6 +82,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
     await idempotencyStore.purge(work, new Date(now - IDEMPOTENCY_TTL_MS));
     await healthStore.purge(work, new Date(now - 31 * DAY_MS));
   });
+  kinds.push(DELIVER_JOB, FANOUT_JOB, 'devtools.health-checks', 'devtools.offline-watchdog', 'devtools.key-alerts', 'devtools.retention');
 
   const instance: DevtoolsModule = {
     name: 'devtools',

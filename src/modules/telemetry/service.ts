@@ -50,6 +50,8 @@ export interface TelemetryServiceDeps {
   clock: Clock;
   /** Counts stored records (telemetry_ingest_total). */
   onStored: (n: number) => void;
+  /** Counts each record refused by the record rules, by its first problem's reason. */
+  onRejected?: (reason: string) => void;
   log: FastifyBaseLogger;
 }
 
@@ -135,6 +137,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
         if (!n.ok) {
           rejected++;
           const first = n.problems[0];
+          deps.onRejected?.(first.reason);
           results[i] = { index: i, status: 'rejected', field: first.field, reason: first.reason, message: first.message, errors: n.problems };
           continue;
         }
