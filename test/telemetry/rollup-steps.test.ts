@@ -1,6 +1,6 @@
 // Sealing of daily rollups as background work (decision 0018): it runs on the background store (its
-// own connections and statement timeout; requests keep 4.4 s), one hour of samples per
-// transaction, so a day of 1,000 assets is sealed where one statement for the day was cancelled.
+// own connections and statement timeout; requests keep 4.4 s), in steps of whole hours of about
+// 50,000 samples, so a day of 1,000 assets is sealed where one statement for the day was cancelled.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
@@ -90,7 +90,7 @@ test('requests keep the 4.4 s statement timeout; background work has its own poo
   assert.notEqual(svc.deps.backgroundDb, svc.deps.db);
 });
 
-test('a day sealed in hourly steps: a late record for a sealed hour is folded in once, reads stay exact mid-way', async () => {
+test('a day sealed in steps of hours: a late record for a sealed hour is folded in once, reads stay exact mid-way', async () => {
   const clock = new ManualClock('2026-10-14T12:00:00Z');
   const svc = await service(clock);
   const a = 'bat-steps';
@@ -104,8 +104,8 @@ test('a day sealed in hourly steps: a late record for a sealed hour is folded in
     { ts: '2026-10-14T10:00:00Z', soc_pct: 30 },
   ]);
   clock.set('2026-10-15T03:00:00Z');
-  // Three of the day's 24 steps, as a pass interrupted (stopped instance) would leave it.
-  assert.equal(await createPartitionStore(svc.deps.backgroundDb).sealDays(new Date('2026-10-15T01:00:00Z'), 3), 3);
+  // Three of the day's 24 hours, as a pass interrupted (stopped instance) would leave it.
+  assert.equal(await createPartitionStore(svc.deps.backgroundDb).sealDays(new Date('2026-10-15T01:00:00Z'), { maxHours: 3 }), 3);
   assert.equal(await horizon(svc), '2026-10-14T03:00:00.000Z');
   // Late records: 01:00 is in a sealed hour (folded into the rollup by the insert), 05:00 is not.
   await ingest([
