@@ -108,7 +108,7 @@ function fdsOf(pid: number): number {
 }
 async function loopP99(url: string): Promise<number> {
   const a = await request(`${url}/api/telemetry/metrics`, { timeoutMs: 10_000 });
-  const m = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(a.body);
+  const m = /^eps_nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(a.body);
   return m ? Number(m[1]) * 1000 : NaN;
 }
 /** Least-squares slope of (t minutes, bytes) in MiB per minute. */

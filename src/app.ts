@@ -133,6 +133,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     config,
     limiter: deps.limiter,
     failedAuth,
+    rateLimited: deps.metrics.rateLimited,
     orgs,
     auth: { jwtKey: new TextEncoder().encode(config.jwtSecret), apiKeyPrefix: config.apiKeyPrefix, clock: deps.clock, apiKeys, sessions },
   };

@@ -78,6 +78,11 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Pending sandbox deliveries an organisation may have before sample sends are refused (decision 0089). */
   sandboxMaxPendingDeliveries: number;
+  /**
+   * Background work (job handlers, maintenance) on PostgreSQL: its own pool, so it never takes a
+   * request's connection, and its own statement timeout (requests keep 4.4 s). Decision 0018.
+   */
+  background: { statementTimeoutMs: number; poolMax: number };
   /** Seed the demo organisation at start (never in production). */
   seedDemo: boolean;
   /**
@@ -328,6 +333,10 @@ export function loadConfig(env: Env = process.env): Config {
     jobs: jobsConfig(env),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 10_000),
     sandboxMaxPendingDeliveries: int(env, 'SANDBOX_MAX_PENDING_DELIVERIES', 100, 1, 100_000),
+    background: {
+      statementTimeoutMs: int(env, 'BACKGROUND_STATEMENT_TIMEOUT_MS', 60_000, 1000, 3_600_000),
+      poolMax: int(env, 'BACKGROUND_DB_POOL_MAX', 3, 1, 100),
+    },
     seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
     trustProxy: proxyList(env, 'TRUST_PROXY'),
   };

@@ -36,13 +36,13 @@ export async function startService(
     modules?: ModuleFactory[];
     defaultMetrics?: boolean;
     /** Run on another service's store, cache and bus (a second instance in one process); not closed here. */
-    sharedInfra?: Pick<Infra, 'db' | 'cache' | 'bus'>;
+    sharedInfra?: Pick<Infra, 'db' | 'cache' | 'bus'> & Partial<Pick<Infra, 'background'>>;
   } = {},
 ): Promise<Service> {
   setOutboundPolicy({ loopbackOnly: config.outboundLoopbackOnly });
   const clock = opts.clock ?? systemClock;
   const infra: Infra = opts.sharedInfra
-    ? { ...opts.sharedInfra, close: async () => {} }
+    ? { background: opts.sharedInfra.db, ...opts.sharedInfra, close: async () => {} }
     : await openInfra(config, { holder: 'server', migrations: moduleMigrations, ...opts, now: () => clock.now().getTime() });
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
   log.info({ jwt_secret_source: describeSecretSource(config) }, 'access-token secret source');
@@ -50,6 +50,7 @@ export async function startService(
   const deps: AppDeps = {
     config,
     db: infra.db,
+    backgroundDb: infra.background,
     // Every cache call on a request's path is bounded by the limiter's budget (reliability plan T-8).
     cache: budgeted(infra.cache, config.limits.limiterBudgetMs),
     bus: infra.bus,

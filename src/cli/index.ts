@@ -5,6 +5,7 @@
 //   npm run cli -- user create --org ID --email EMAIL --password PASSWORD --role ROLE [--staff] [--admin]
 //   npm run cli -- seed-demo
 //   npm run cli -- migrate
+//   npm run cli -- --help | help | COMMAND --help
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
 import { openDb } from '../infra/open.ts';
@@ -14,13 +15,68 @@ import { StoreLockedError } from '../infra/db/lock.ts';
 import { createProvisioning, ProvisioningError } from '../modules/provisioning/service.ts';
 import { createOrgStore } from '../modules/orgs/index.ts';
 
-const USAGE = `usage:
-  cli org create --id ID --name NAME [--modules field,crm,ems/routing]
-  cli org modules --id ID --modules LIST
-  cli org list
-  cli user create --org ID --email EMAIL --password PASSWORD --role ORG_ADMIN|OPERATOR|ANALYST|VIEWER [--staff] [--admin]
-  cli seed-demo
-  cli migrate`;
+interface Command {
+  usage: string;
+  summary: string;
+  options?: [string, string][];
+}
+
+/** Every command, with what `--help` prints for it. */
+const COMMANDS: Record<string, Command> = {
+  'org create': {
+    usage: 'cli org create --id ID --name NAME [--modules LIST]',
+    summary: 'Creates an organisation (there is no sign-up).',
+    options: [
+      ['--id ID', '2-63 lowercase letters, digits or hyphens; demo-* ids are demo-realm organisations'],
+      ['--name NAME', 'display name'],
+      ['--modules LIST', 'comma-separated modules to enable, e.g. field,crm,ems/routing'],
+    ],
+  },
+  'org modules': {
+    usage: 'cli org modules --id ID --modules LIST',
+    summary: "Replaces an organisation's enabled modules.",
+    options: [
+      ['--id ID', 'the organisation'],
+      ['--modules LIST', 'comma-separated modules (empty string: none)'],
+    ],
+  },
+  'org list': { usage: 'cli org list', summary: 'Lists the organisations as JSON.' },
+  'user create': {
+    usage: 'cli user create --org ID --email EMAIL --password PASSWORD --role ROLE [--staff] [--admin]',
+    summary: 'Creates a user in an organisation, or adds the membership (or changes the role) of an existing email.',
+    options: [
+      ['--org ID', 'the organisation'],
+      ['--email EMAIL', "the user's email (sign-in name)"],
+      ['--password PASSWORD', 'at least 12 characters; optional for an existing user (the password is kept)'],
+      ['--role ROLE', 'ORG_ADMIN, OPERATOR, ANALYST or VIEWER'],
+      ['--staff', 'platform staff'],
+      ['--admin', 'platform administrator'],
+    ],
+  },
+  'seed-demo': { usage: 'cli seed-demo', summary: 'Creates the demo organisation and its admin user (not in production); prints the sign-in.' },
+  migrate: { usage: 'cli migrate', summary: 'Applies the SQL migrations to the configured store (DATABASE_URL or DATA_DIR).' },
+};
+
+const COMMON = `Uses the server's configuration (DATABASE_URL or DATA_DIR) and prints JSON. Errors: one JSON
+line on stderr, exit code 2 (3 when the embedded store is held by a running server).`;
+
+const USAGE = `usage:\n${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}`)
+  .join('\n')}\n\n'cli COMMAND --help' describes one command.`;
+
+/** Help for a command, a group ("org", "user") or everything; undefined when nothing matches. */
+function help(command: string): string | undefined {
+  const one = COMMANDS[command];
+  if (one) {
+    const width = Math.max(0, ...(one.options ?? []).map(([o]) => o.length));
+    const opts = (one.options ?? []).map(([o, text]) => `  ${o.padEnd(width)}  ${text}`).join('\n');
+    return `usage: ${one.usage}\n\n${one.summary}${opts ? `\n\noptions:\n${opts}` : ''}\n\n${COMMON}`;
+  }
+  const group = Object.entries(COMMANDS).filter(([name]) => command === '' || name.startsWith(`${command} `));
+  if (group.length === 0) return undefined;
+  const width = Math.max(...group.map(([name]) => name.length));
+  return `usage: cli COMMAND [options]\n\ncommands:\n${group.map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`).join('\n')}\n\n'cli COMMAND --help' describes one command.\n\n${COMMON}`;
+}
 
 class UsageError extends Error {}
 
@@ -48,11 +104,16 @@ async function run(argv: string[]): Promise<unknown> {
       role: { type: 'string' },
       staff: { type: 'boolean' },
       admin: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   const command = positionals.join(' ');
-  const known = ['org create', 'org modules', 'org list', 'user create', 'seed-demo', 'migrate'];
-  if (!known.includes(command)) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  if (values.help || command === 'help') {
+    const text = help(command === 'help' ? '' : command);
+    if (text === undefined) throw new UsageError(`unknown command "${command}"`);
+    return { help: text };
+  }
+  if (!COMMANDS[command]) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
 
   const config = loadConfig();
   const { db, release } = await openDb(config, { holder: 'cli' });
@@ -88,7 +149,9 @@ async function run(argv: string[]): Promise<unknown> {
 
 run(process.argv.slice(2)).then(
   (out) => {
-    console.log(JSON.stringify(out, null, 2));
+    // Help is for people: plain text on stdout, exit 0.
+    if (out && typeof out === 'object' && 'help' in out) console.log((out as { help: string }).help);
+    else console.log(JSON.stringify(out, null, 2));
   },
   (e) => {
     const known = e instanceof UsageError || e instanceof ProvisioningError || e instanceof ConfigError || e instanceof StoreLockedError;

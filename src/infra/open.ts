@@ -15,7 +15,14 @@ import { createMemoryBus } from './bus/memory.ts';
 import { openNatsBus } from './bus/nats.ts';
 
 export interface Infra {
+  /** The store for requests (PostgreSQL: 4.4 s statement timeout). */
   db: Db;
+  /**
+   * The store for background work (job handlers, maintenance): on PostgreSQL its own small pool
+   * with BACKGROUND_STATEMENT_TIMEOUT_MS, so long maintenance neither takes a request's
+   * connection nor runs into the request timeout; on PGlite the same single connection as `db`.
+   */
+  background: Db;
   cache: Cache;
   bus: Bus;
   close(): Promise<void>;
@@ -56,10 +63,25 @@ export async function openDb(config: Config, opts: OpenOptions): Promise<{ db: D
   }
 }
 
+/** The background store beside `db` (see Infra.background); closed by its own close(). */
+export async function openBackgroundDb(config: Config, opts: Pick<OpenOptions, 'schema'>, db: Db): Promise<Db> {
+  if (!config.databaseUrl) return { ...db, close: async () => {} };
+  return openPostgres({
+    url: config.databaseUrl,
+    schema: opts.schema,
+    max: config.background.poolMax,
+    statementTimeoutMs: config.background.statementTimeoutMs,
+    connectTimeoutMs: 10_000,
+    applicationName: `${config.namespace}-background`,
+  });
+}
+
 export async function openInfra(config: Config, opts: OpenOptions): Promise<Infra> {
   const { db, release } = await openDb(config, opts);
+  let background: Db | undefined;
   try {
     if (opts.migrate !== false) await migrate(db, opts.migrations ?? []);
+    background = await openBackgroundDb(config, opts, db);
   } catch (e) {
     await db.close();
     release();
@@ -77,10 +99,12 @@ export async function openInfra(config: Config, opts: OpenOptions): Promise<Infr
     : createMemoryBus();
   return {
     db,
+    background,
     cache,
     bus,
     async close() {
       await Promise.allSettled([bus.close(), cache.close()]);
+      await background.close().catch(() => {});
       await db.close().catch(() => {});
       release();
     },

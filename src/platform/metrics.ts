@@ -1,54 +1,85 @@
 // Prometheus metrics through prom-client, one registry per app instance (tests build several).
+// Every name carries the service's prefix (decision 0019), except the names the spec itself gives
+// (`unprefixed`). The platform makes its own mechanism metrics; a module registers what it counts
+// (its domain) through counter() and gauge(), so the platform names no domain.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The prefix of every metric the service exposes, process metrics included. */
+export const METRIC_PREFIX = 'eps_';
+
+export interface MetricSpec<L extends string> {
+  /** Without the prefix, snake_case; counters end in `_total`. */
+  name: string;
+  help: string;
+  labelNames?: readonly L[];
+  /** The name is the spec's own (e.g. on /api/telemetry/metrics): exposed exactly as given. */
+  unprefixed?: boolean;
+}
+
+export interface GaugeSpec<L extends string> extends MetricSpec<L> {
+  /** Sets the gauge at each scrape (may query a store; a failure leaves the last values). */
+  collect?: (gauge: Gauge<L>) => Promise<void> | void;
+}
 
 export interface Metrics {
   registry: Registry;
-  readiness: Gauge;
-  ingestTotal: Counter;
-  requests: Counter;
+  /** HTTP requests by method, route and status. */
+  requests: Counter<'method' | 'route' | 'status'>;
   inFlight: Gauge;
-  latency: Histogram;
-  upstreamCalls: Counter;
-  upstreamLatency: Histogram;
+  latency: Histogram<'method' | 'route'>;
+  /** Requests refused 429 by a rate limit, by policy (auth, anon, user, partner, devtools). */
+  rateLimited: Counter<'policy'>;
+  upstreamCalls: Counter<'provider' | 'outcome'>;
+  upstreamLatency: Histogram<'provider'>;
+  counter<L extends string = never>(spec: MetricSpec<L>): Counter<L>;
+  gauge<L extends string = never>(spec: GaugeSpec<L>): Gauge<L>;
 }
 
 export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (opts.defaults) collectDefaultMetrics({ register: registry });
+  if (opts.defaults) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  const named = (spec: MetricSpec<string>) => (spec.unprefixed ? spec.name : METRIC_PREFIX + spec.name);
+  const counter = <L extends string>(spec: MetricSpec<L>) =>
+    new Counter<L>({ name: named(spec), help: spec.help, labelNames: spec.labelNames ?? [], registers: [registry] });
+  const gauge = <L extends string>(spec: GaugeSpec<L>) => {
+    const collect = spec.collect;
+    return new Gauge<L>({
+      name: named(spec),
+      help: spec.help,
+      labelNames: spec.labelNames ?? [],
+      registers: [registry],
+      ...(collect && {
+        async collect(this: Gauge<L>) {
+          try {
+            await collect(this);
+          } catch {
+            // A scrape must not fail because one source is unavailable (e.g. the store during an outage).
+          }
+        },
+      }),
+    });
+  };
   return {
     registry,
-    readiness: new Gauge({ name: 'telemetry_readiness', help: '1 when ready, 0 when degraded', registers: [registry] }),
-    ingestTotal: new Counter({
-      name: 'telemetry_ingest_total',
-      help: 'Telemetry records accepted and stored since start',
-      registers: [registry],
-    }),
-    requests: new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests by route and status',
-      labelNames: ['method', 'route', 'status'],
-      registers: [registry],
-    }),
-    inFlight: new Gauge({
-      name: 'http_requests_in_flight',
-      help: 'Requests being handled now (load shedding starts at MAX_INFLIGHT_REQUESTS)',
-      registers: [registry],
-    }),
+    counter,
+    gauge,
+    requests: counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'] }),
+    inFlight: gauge({ name: 'http_requests_in_flight', help: 'Requests being handled now (load shedding starts at MAX_INFLIGHT_REQUESTS)' }),
     latency: new Histogram({
-      name: 'http_request_duration_seconds',
+      name: `${METRIC_PREFIX}http_request_duration_seconds`,
       help: 'HTTP request latency by route',
       labelNames: ['method', 'route'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
-    upstreamCalls: new Counter({
+    rateLimited: counter({ name: 'rate_limit_refusals_total', help: 'Requests refused with 429 by a rate limit, by policy', labelNames: ['policy'] }),
+    upstreamCalls: counter({
       name: 'upstream_calls_total',
       help: 'Calls to third-party providers by provider and outcome',
       labelNames: ['provider', 'outcome'],
-      registers: [registry],
     }),
     upstreamLatency: new Histogram({
-      name: 'upstream_call_duration_seconds',
+      name: `${METRIC_PREFIX}upstream_call_duration_seconds`,
       help: 'Latency of calls to third-party providers',
       labelNames: ['provider'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],

@@ -18,7 +18,13 @@ import type { ServiceRegistry } from './services.ts';
 
 export interface AppDeps {
   config: Config;
+  /** The store for requests. */
   db: Db;
+  /**
+   * The store for background work (job handlers, maintenance): its own connections and a longer
+   * statement timeout on PostgreSQL (decision 0018). Never used on a request's path.
+   */
+  backgroundDb: Db;
   cache: Cache;
   bus: Bus;
   clock: Clock;

@@ -2,6 +2,7 @@
 // authentication, status-label and module refusals, rate limits, request ids, deprecation and
 // CORS headers, and the error surface.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Counter } from 'prom-client';
 import { AppError, errors } from './errors.ts';
 import { authenticate, ipOf, type AuthDeps } from './auth.ts';
 import { isDevtoolsPath, type Operation, type RequestContext } from './operation.ts';
@@ -31,6 +32,15 @@ export interface RegisterDeps {
   limiter: RateLimiter;
   failedAuth: FailedAuthLimit;
   orgs: OrgDirectory;
+  /** Counts 429 refusals by policy. */
+  rateLimited?: Counter<'policy'>;
+}
+
+/** Throws the 429 (counted by policy) when the check did not allow the request. */
+function refuseIfLimited(deps: RegisterDeps, policy: string, r: LimitResult): void {
+  if (r.allowed) return;
+  deps.rateLimited?.inc({ policy });
+  throw errors.rateLimited(r.resetSeconds);
 }
 
 const MINUTE = 60_000;
@@ -82,19 +92,19 @@ async function applyLimits(req: FastifyRequest, reply: FastifyReply, op: Operati
       throw errors.serviceUnavailable('service_unavailable', 30, 'service_unavailable');
     }
     rateHeaders(reply, r, 60);
-    if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+    refuseIfLimited(deps, 'partner', r);
     return;
   }
   if (ctx.actor.kind === 'user') {
     const r = await deps.limiter.check({ name: 'user', limit: limits.userPerMinute, windowMs: MINUTE }, ctx.actor.userId);
-    if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+    refuseIfLimited(deps, 'user', r);
   }
   if (op.rateLimit === 'devtools-management') {
     const r = await deps.limiter.check(
       { name: 'devtools', limit: limits.devtoolsPerMinutePerOrg, windowMs: MINUTE },
       ctx.orgId,
     );
-    if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+    refuseIfLimited(deps, 'devtools', r);
   }
 }
 
@@ -147,13 +157,13 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
           { name: 'auth', limit: deps.config.limits.authPerMinutePerIp, windowMs: MINUTE },
           ipOf(req),
         );
-        if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+        refuseIfLimited(deps, 'auth', r);
       } else if (op.access.kind === 'public' && op.tags[0] !== 'probes') {
         const r = await deps.limiter.check(
           { name: 'anon', limit: deps.config.limits.anonPerMinutePerIp, windowMs: MINUTE },
           ipOf(req),
         );
-        if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
+        refuseIfLimited(deps, 'anon', r);
       }
       req.ctx = await authenticateCounted(req, op, deps);
       await applyGates(req.ctx, op, deps);

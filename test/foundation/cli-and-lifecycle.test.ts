@@ -124,3 +124,28 @@ describe('graceful shutdown', () => {
     void json;
   });
 });
+
+test('--help answers for every command, each group and the whole CLI, without opening the store', () => {
+  // An unreachable store: help must not need it.
+  const env = { ...baseEnv, DATABASE_URL: 'postgres://127.0.0.1:1/unreachable' };
+  const run = (...args: string[]) => spawnSync(process.execPath, ['src/cli/index.ts', ...args], { env, encoding: 'utf8' });
+  const commands = ['org create', 'org modules', 'org list', 'user create', 'seed-demo', 'migrate'];
+  for (const command of commands) {
+    const r = run(...command.split(' '), command === 'org list' ? '-h' : '--help');
+    assert.equal(r.status, 0, `${command}: ${r.stderr}`);
+    assert.equal(r.stderr, '');
+    assert.ok(r.stdout.startsWith(`usage: cli ${command}`), r.stdout);
+    if (command === 'user create') assert.match(r.stdout, /--role ROLE +ORG_ADMIN, OPERATOR, ANALYST or VIEWER/);
+  }
+  const all = run('--help');
+  assert.equal(all.status, 0);
+  const listed = [...all.stdout.matchAll(/^ {2}(\S+(?: (?:create|modules|list))?) {2,}/gm)].map((m) => m[1]);
+  assert.deepEqual(listed, commands, 'the overview lists every command');
+  assert.equal(run('help').stdout, all.stdout);
+  const org = run('org', '--help');
+  assert.equal(org.status, 0);
+  assert.deepEqual([...org.stdout.matchAll(/^ {2}(org \w+)/gm)].map((m) => m[1]), ['org create', 'org modules', 'org list']);
+  const unknown = run('frobnicate', '--help');
+  assert.equal(unknown.status, 2);
+  assert.equal(JSON.parse(unknown.stderr.split('\n')[0]).error, 'unknown command "frobnicate"');
+});

@@ -59,7 +59,7 @@ test('past MAX_INFLIGHT_REQUESTS a request is shed with 503 and Retry-After; pro
   assert.equal((await svc.request({ method: 'GET', url: '/api/telemetry/healthz' })).statusCode, 200);
   assert.equal((await svc.request({ method: 'GET', url: '/api/telemetry/readyz' })).statusCode, 200);
   const metrics = await svc.request({ method: 'GET', url: '/api/telemetry/metrics' });
-  assert.match(metrics.body, /^http_requests_in_flight 3$/m);
+  assert.match(metrics.body, /^eps_http_requests_in_flight 3$/m);
 
   release();
   for (const r of await Promise.all(holding)) assert.equal(r.statusCode, 200);
@@ -67,5 +67,5 @@ test('past MAX_INFLIGHT_REQUESTS a request is shed with 503 and Retry-After; pro
   const after = await svc.request({ method: 'GET', url: '/api/test-fixture/held', headers: auth });
   assert.equal(after.statusCode, 200, 'capacity returns once the held requests finish');
   const later = await svc.request({ method: 'GET', url: '/api/telemetry/metrics' });
-  assert.match(later.body, /^http_requests_in_flight 0$/m);
+  assert.match(later.body, /^eps_http_requests_in_flight 0$/m);
 });

@@ -29,8 +29,8 @@ describe('probes with every dependency up', () => {
     assert.match(String(res.headers['content-type']), /^text\/plain/);
     assert.match(res.body, /^telemetry_readiness 1$/m);
     assert.match(res.body, /^telemetry_ingest_total 0$/m);
-    assert.match(res.body, /http_requests_total\{method="GET",route="\/api\/telemetry\/healthz",status="200"\} \d+/);
-    assert.match(res.body, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/telemetry\/healthz"\}/);
+    assert.match(res.body, /eps_http_requests_total\{method="GET",route="\/api\/telemetry\/healthz",status="200"\} \d+/);
+    assert.match(res.body, /eps_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/telemetry\/healthz"\}/);
   });
 
   test('probes are public and not counted against the anonymous limit', async () => {

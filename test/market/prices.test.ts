@@ -254,9 +254,9 @@ test('prices: a provider error is retried with backoff on idempotent reads, and 
     assert.equal(r2.statusCode, 502, 'gives up after the configured retries');
     assert.equal(f.server.requests.length, 6);
     const metrics = (await s.request({ method: 'GET', url: '/api/telemetry/metrics' })).body;
-    assert.match(metrics, /upstream_calls_total\{provider="tariff",outcome="ok"\} 1/);
-    assert.match(metrics, /upstream_calls_total\{provider="tariff",outcome="http_5xx"\} 5/);
-    assert.match(metrics, /upstream_call_duration_seconds_count\{provider="tariff"\} 6/);
+    assert.match(metrics, /eps_upstream_calls_total\{provider="tariff",outcome="ok"\} 1/);
+    assert.match(metrics, /eps_upstream_calls_total\{provider="tariff",outcome="http_5xx"\} 5/);
+    assert.match(metrics, /eps_upstream_call_duration_seconds_count\{provider="tariff"\} 6/);
   } finally {
     await s.stop();
     await f.close();

@@ -21,6 +21,8 @@ export interface PostgresOptions {
   queryTimeoutMs?: number;
   /** Waiting for a connection (new or from a full pool). */
   connectTimeoutMs?: number;
+  /** Shown in pg_stat_activity, so request and background connections can be told apart. */
+  applicationName?: string;
 }
 
 /** An error of the connection itself (socket, timeout), not one PostgreSQL answered. */
@@ -42,15 +44,16 @@ const surfaced = (err: unknown) =>
 export async function openPostgres(opts: PostgresOptions): Promise<Db> {
   const options: string[] = [];
   if (opts.schema) options.push(`-c search_path=${opts.schema}`);
-  // 4.4 s on the server and 0.5 s more on the client: a request stuck on a silent connection is
-  // answered within 5 s, its own handling included (reliability plan T-6; with 4.5 s the slowest
-  // took 5,012 ms).
+  // Requests: 4.4 s on the server and 0.5 s more on the client: a request stuck on a silent
+  // connection is answered within 5 s, its own handling included (reliability plan T-6; with 4.5 s
+  // the slowest took 5,012 ms). Background work opens its own pool with a longer timeout (open.ts).
   const statementTimeoutMs = opts.statementTimeoutMs ?? 4400;
   options.push(`-c statement_timeout=${statementTimeoutMs}`);
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
     options: options.join(' '),
+    application_name: opts.applicationName,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
     idleTimeoutMillis: 30_000,
     query_timeout: opts.queryTimeoutMs ?? statementTimeoutMs + 500,

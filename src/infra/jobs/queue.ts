@@ -81,7 +81,13 @@ export async function cancelJob(q: Queryable, dedupeKey: string): Promise<boolea
 }
 
 export interface JobQueueOptions {
+  /** Where rows are claimed. */
   db: Db;
+  /**
+   * Where a run is settled (its finalize writes, reschedule, failure): the background store, with
+   * its own connections and statement timeout (decision 0018). Default: `db`.
+   */
+  workDb?: Db;
   clock: Clock;
   log?: { error(obj: unknown, msg?: string): void };
   /** How long a claim holds a row before another instance may take it over. */
@@ -130,6 +136,7 @@ const MAX_RUNS_PER_DRAIN = 100_000;
 
 export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const { db, clock } = opts;
+  const work = opts.workDb ?? db;
   const leaseMs = opts.leaseMs ?? 60_000;
   const pollMs = opts.pollMs ?? 1000;
   const orgCap = opts.orgConcurrency ?? 4;
@@ -142,7 +149,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   async function settle(row: ClaimedRow, token: string, outcome: JobOutcome | void) {
     const recurring = schedules.get(row.kind);
     const retryAt = recurring !== undefined ? nextSlot(row.run_at, recurring, clock.now()) : outcome?.retryAt;
-    await db.tx(async (q) => {
+    await work.tx(async (q) => {
       const r = retryAt
         ? await q.query(
             `update jobs set run_at = $3, locked_until = null, lock_token = null, last_error = null,
@@ -161,7 +168,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     const backoff = Math.min(5_000 * 2 ** Math.min(row.attempts, 10), 3_600_000);
     const message = err instanceof Error ? err.message : String(err);
     const dead = row.attempts >= row.max_attempts && !schedules.has(row.kind);
-    await db
+    await work
       .query(
         `update jobs set run_at = $3, locked_until = null, lock_token = null, last_error = $4, failed_at = $5
          where id = $1 and lock_token = $2`,
@@ -290,4 +297,32 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
       await Promise.all(lanes.map((l) => l.idle()));
     },
   };
+}
+
+export interface QueueStats {
+  kind: string;
+  /** Due now and waiting to be claimed (not held under a live lease, not dead). */
+  due: number;
+  /** Milliseconds the oldest of those has been due (0 when none). */
+  oldestDueMs: number;
+  /** Gave up after their last attempt (kept for inspection). */
+  dead: number;
+}
+
+/** Depth and age of the queue per kind, for metrics; kinds without rows are absent. */
+export async function queueStats(q: Queryable, now: Date): Promise<QueueStats[]> {
+  const r = await q.query<{ kind: string; due: number; oldest: Date | null; dead: number }>(
+    `select kind,
+            count(*) filter (where failed_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1))::int as due,
+            min(run_at) filter (where failed_at is null and run_at <= $1 and (locked_until is null or locked_until <= $1)) as oldest,
+            count(*) filter (where failed_at is not null)::int as dead
+     from jobs group by kind order by kind`,
+    [now],
+  );
+  return r.rows.map((row) => ({
+    kind: row.kind,
+    due: row.due,
+    oldestDueMs: row.oldest ? Math.max(0, now.getTime() - new Date(row.oldest).getTime()) : 0,
+    dead: row.dead,
+  }));
 }

@@ -26,6 +26,7 @@ import { createStatusService, CHECK_EVERY_MS } from './status/service.ts';
 import { healthStore } from './status/store.ts';
 import { statusOperations } from './status/routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { devtoolsMetrics } from './metrics.ts';
 
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 const HOUR_MS = 3_600_000;
@@ -39,15 +40,21 @@ export interface DevtoolsModule extends ModuleInstance {
 export const devtoolsModule: ModuleFactory = (deps) => {
   const { db, clock, config, cursors } = deps;
   const audit = deps.services.get(AUDIT_LOG);
+  // Job handlers read and write through the background store (its own connections and statement
+  // timeout, decision 0018); request handlers through `db`.
+  const work = deps.backgroundDb;
   // Under a ManualClock time is the test's: it calls runDue() instead of a timer polling.
-  const queue = createJobQueue({ db, clock, log: deps.log, autoPoll: !(clock instanceof ManualClock), ...config.jobs });
+  const queue = createJobQueue({ db, workDb: work, clock, log: deps.log, autoPoll: !(clock instanceof ManualClock), ...config.jobs });
+  const kinds: string[] = [];
+  const counters = devtoolsMetrics(deps.metrics, { db, clock, kinds: () => kinds });
   const alerts = createAlertStream({ clock });
   const box = createSecretBox(config.jwtSecret);
   let deprecated: readonly Operation[] = [];
   const keyAlerts = createKeyAlerts({ alerts, deprecatedOps: () => deprecated });
   const keys = createKeyService({ db, clock, audit, config, keyAlerts });
   const sandbox = createSandboxData(config);
-  const engine = createDeliveryEngine({ db, clock, config, alerts, audit, queue, box });
+  // The engine's own reads are the delivery job's; requests reach it with their transaction.
+  const engine = createDeliveryEngine({ db: work, clock, config, alerts, audit, queue, box, onOutcome: counters.delivered });
   const hooks = createWebhookService({ db, clock, config, audit, alerts, cursors, box, engine, sandbox });
   const partner = createPartnerService({ db, clock, cursors, alerts, keys, sandbox });
   const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox, maxPending: config.sandboxMaxPendingDeliveries });
@@ -66,17 +73,18 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   queue.subscribe(ALERT_RAISED, FANOUT_JOB);
   queue.subscribe(ALERT_RESOLVED, FANOUT_JOB);
   queue.schedule('devtools.health-checks', CHECK_EVERY_MS, () => status.runChecks());
-  const watchdog = createOfflineWatchdog({ db, clock, engine });
+  const watchdog = createOfflineWatchdog({ db: work, clock, engine });
   queue.schedule('devtools.offline-watchdog', WATCHDOG_EVERY_MS, async () => {
     await watchdog();
   });
   queue.schedule('devtools.key-alerts', HOUR_MS, () => keys.syncAllAlerts());
   queue.schedule('devtools.retention', HOUR_MS, async () => {
     const now = clock.now().getTime();
-    await deliveryStore.purgeEventsBefore(db, new Date(now - EVENT_RETENTION_MS));
-    await idempotencyStore.purge(db, new Date(now - IDEMPOTENCY_TTL_MS));
-    await healthStore.purge(db, new Date(now - 31 * DAY_MS));
+    await deliveryStore.purgeEventsBefore(work, new Date(now - EVENT_RETENTION_MS));
+    await idempotencyStore.purge(work, new Date(now - IDEMPOTENCY_TTL_MS));
+    await healthStore.purge(work, new Date(now - 31 * DAY_MS));
   });
+  kinds.push(DELIVER_JOB, FANOUT_JOB, 'devtools.health-checks', 'devtools.offline-watchdog', 'devtools.key-alerts', 'devtools.retention');
 
   const instance: DevtoolsModule = {
     name: 'devtools',

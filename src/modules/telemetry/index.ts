@@ -10,16 +10,28 @@ export { ASSET_METRICS, defaultMetric } from './metrics.ts';
 export { trustedTsSql } from './store.ts';
 
 export const telemetryModule: ModuleFactory = (deps) => {
+  // The spec names telemetry_ingest_total, so it keeps its name; the others carry the prefix.
+  const ingestTotal = deps.metrics.counter({
+    name: 'telemetry_ingest_total',
+    help: 'Telemetry records accepted and stored since start',
+    unprefixed: true,
+  });
+  const rejectedTotal = deps.metrics.counter({
+    name: 'telemetry_records_rejected_total',
+    help: 'Telemetry records refused by the record rules, by reason (stored ones are in telemetry_ingest_total)',
+    labelNames: ['reason'],
+  });
   const service = createTelemetryService({
     db: deps.db,
     bus: deps.bus,
     clock: deps.clock,
     log: deps.log,
-    onStored: (n) => deps.metrics.ingestTotal.inc(n),
+    onStored: (n) => ingestTotal.inc(n),
+    onRejected: (reason) => rejectedTotal.inc({ reason }),
     retentionDays: deps.config.telemetryRetentionDays,
   });
   const maintenance = createPartitionMaintenance({
-    db: deps.db,
+    db: deps.backgroundDb,
     clock: deps.clock,
     log: deps.log,
     retentionDays: deps.config.telemetryRetentionDays,

@@ -15,6 +15,7 @@ function addUtcMonths(d: Date, months: number): Date {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1));
 }
 
+/** `db` is the background store (its own connections and statement timeout, decision 0018). */
 export function createPartitionMaintenance(deps: { db: Db; clock: Clock; log: FastifyBaseLogger; retentionDays: number }) {
   const store = createPartitionStore(deps.db);
   let timer: NodeJS.Timeout | undefined;
@@ -33,8 +34,8 @@ export function createPartitionMaintenance(deps: { db: Db; clock: Clock; log: Fa
   }
 
   async function seal(): Promise<void> {
-    const sealed = await store.sealDays(new Date(deps.clock.now().getTime() - SEAL_GRACE_MS));
-    if (sealed) deps.log.info({ sealed }, 'telemetry: days sealed into daily rollups');
+    const hours = await store.sealDays(new Date(deps.clock.now().getTime() - SEAL_GRACE_MS));
+    if (hours) deps.log.info({ hours }, 'telemetry: hours sealed into daily rollups');
   }
 
   const failed = (what: string) => (err: unknown) => deps.log.warn({ err }, `telemetry: ${what} failed; retrying next interval`);

@@ -50,6 +50,8 @@ export interface TelemetryServiceDeps {
   clock: Clock;
   /** Counts stored records (telemetry_ingest_total). */
   onStored: (n: number) => void;
+  /** Counts each record refused by the record rules, by its first problem's reason. */
+  onRejected?: (reason: string) => void;
   log: FastifyBaseLogger;
   /** TELEMETRY_RETENTION_DAYS: records older than this are refused (0 or absent: none). */
   retentionDays?: number;
@@ -137,6 +139,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
         if (!n.ok) {
           rejected++;
           const first = n.problems[0];
+          deps.onRejected?.(first.reason);
           results[i] = { index: i, status: 'rejected', field: first.field, reason: first.reason, message: first.message, errors: n.problems };
           continue;
         }

@@ -43,6 +43,10 @@ export function metricValueSql(def: MetricDef): string {
 const ROLLUP_LOCK = `hashtext('telemetry_rollup_seal')`;
 const DAY = `'1 day'::interval`;
 const DAY_MS = 86_400_000;
+/** Sealing steps are whole hours of one day... */
+export const SEAL_STEP_MS = 3_600_000;
+/** ...as many as hold about this many samples (1,000 assets of 5-minute data: 4 hours). */
+export const SEAL_STEP_ROWS = 50_000;
 const ORIGIN = `'${BUCKET_ORIGIN}'::timestamptz`;
 const ROLLUP_COLUMNS = ALL_METRICS.map(({ id }) => `n${id}, s${id}, mn${id}, mx${id}`).join(', ');
 /** Each metric's value of a row (columns power_kw, soc_pct, temp_c, raw in scope). */
@@ -208,7 +212,9 @@ export function createTelemetryStore(db: Queryable) {
       let sealedTo = from;
       if (range.dayBuckets) {
         const h = await db.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
-        const horizon = h.rows[0]?.horizon ? new Date(h.rows[0].horizon).getTime() : -Infinity;
+        // Whole sealed days only: the rollup of a day still being sealed (horizon inside it) holds
+        // part of it, so that day is read from the samples.
+        const horizon = h.rows[0]?.horizon ? Math.floor(new Date(h.rows[0].horizon).getTime() / DAY_MS) * DAY_MS : -Infinity;
         const first = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
         const last = Math.min(Math.floor(to.getTime() / DAY_MS) * DAY_MS, horizon);
         if (last > first) {
@@ -294,37 +300,63 @@ export function createPartitionStore(db: Db) {
       return Number(r.rows[0].dropped);
     },
     /**
-     * Seals every day that ended at or before `upto` into telemetry_rollup_daily, one day per
-     * transaction (ingestion waits only for the day being sealed). Returns the days sealed.
+     * Seals every day that ended at or before `upto` into telemetry_rollup_daily in bounded steps
+     * (decision 0018): a step is one transaction over whole hours of one day, as many as hold about
+     * SEAL_STEP_ROWS samples by a count of the day's rest (at least one hour), so no step outgrows
+     * its statement timeout and ingestion waits at most one step. The horizon moves by the step:
+     * a record below it, late for an hour already sealed, is added to its day's rollup by the
+     * ingest statement, so every record is still counted once. Returns the hours sealed.
      */
-    async sealDays(upto: Date, maxDays = 1000): Promise<number> {
+    async sealDays(upto: Date, opts: { maxHours?: number; onStep?: (hours: number, ms: number) => void } = {}): Promise<number> {
+      const lastDayEnd = Math.floor(upto.getTime() / DAY_MS) * DAY_MS;
+      const maxHours = opts.maxHours ?? 24_000;
       let sealed = 0;
-      while (sealed < maxDays) {
-        const more = await db.tx(async (q) => {
+      while (sealed < maxHours) {
+        const started = performance.now();
+        const state = await db.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
+        const known = state.rows[0].horizon ? new Date(state.rows[0].horizon).getTime() : null;
+        const dayEnd = known === null ? null : Math.floor(known / DAY_MS) * DAY_MS + DAY_MS;
+        // How many hours fit the step: an estimate (outside the lock; rows may still arrive).
+        let hours = 1;
+        if (known !== null && dayEnd! <= lastDayEnd) {
+          const left = Math.round((dayEnd! - known) / SEAL_STEP_MS);
+          const c = await db.query<{ n: number }>('select count(*)::int as n from telemetry where ts >= $1 and ts < $2', [
+            new Date(known),
+            new Date(dayEnd!),
+          ]);
+          hours = Math.max(1, Math.min(left, Math.floor((SEAL_STEP_ROWS * left) / Math.max(1, c.rows[0].n))));
+        }
+        hours = Math.min(hours, maxHours - sealed);
+        const step = await db.tx(async (q) => {
           await q.query(`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
-          const state = await q.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
-          let horizon = state.rows[0].horizon ? new Date(state.rows[0].horizon).getTime() : null;
+          const locked = await q.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
+          let horizon = locked.rows[0].horizon ? new Date(locked.rows[0].horizon).getTime() : null;
           if (horizon === null) {
             horizon = await firstDataDay(q, upto.getTime());
             await q.query('update telemetry_rollup_state set horizon = $1', [new Date(horizon)]);
           }
-          const end = horizon + DAY_MS;
-          if (end > upto.getTime()) return false;
+          const day = Math.floor(horizon / DAY_MS) * DAY_MS;
+          const from = Math.floor(horizon / SEAL_STEP_MS) * SEAL_STEP_MS;
+          const end = Math.min(from + hours * SEAL_STEP_MS, day + DAY_MS);
+          if (day + DAY_MS > lastDayEnd) return 0;
           await q.query(
-            `insert into telemetry_rollup_daily (org_id, asset_id, day, ${ROLLUP_COLUMNS})
-             select org_id, asset_id, $1::timestamptz,
+            `insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
+             select org_id, asset_id, $3::timestamptz,
                     ${ROLLUP_AGGREGATES}
              from (select org_id, asset_id,
                           ${METRIC_VALUES}
                    from telemetry where ts >= $1 and ts < $2 and ${trustedTsSql()}) x
-             group by org_id, asset_id`,
-            [new Date(horizon), new Date(end)],
+             group by org_id, asset_id
+             on conflict (org_id, asset_id, day) do update set
+               ${ROLLUP_MERGE}`,
+            [new Date(horizon), new Date(end), new Date(day)],
           );
           await q.query('update telemetry_rollup_state set horizon = $1', [new Date(end)]);
-          return true;
+          return Math.round((end - from) / SEAL_STEP_MS);
         });
-        if (!more) break;
-        sealed++;
+        if (step === 0) break;
+        sealed += step;
+        opts.onStep?.(step, performance.now() - started);
       }
       return sealed;
     },

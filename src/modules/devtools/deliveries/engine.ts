@@ -52,7 +52,12 @@ export interface EngineDeps {
   audit: AuditLog;
   queue: JobQueue;
   box: SecretBox;
+  /** Told each delivery attempt's recorded outcome, and each delivery cancelled before its attempt. */
+  onOutcome?: (outcome: DeliveryOutcome) => void;
 }
+
+/** `retrying`: the attempt failed and another is scheduled; `failed`: it failed and none is left. */
+export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'cancelled';
 
 export function createDeliveryEngine(deps: EngineDeps) {
   const { db, clock, config, alerts, audit, queue, box } = deps;
@@ -64,6 +69,11 @@ export function createDeliveryEngine(deps: EngineDeps) {
   // reset, timed out, TLS or DNS failure): the log must not let its reader map hosts and ports
   // behind the receiver's address (decision 0016). Its times are its start and its duration 0.
   const noAnswer = `connection failed: no HTTP answer within ${timeoutText}`;
+  const counted = (outcome: DeliveryOutcome) => deps.onOutcome?.(outcome);
+  const cancel = async (q: Queryable, orgId: string, id: string, reason: string, at: Date) => {
+    await deliveryStore.cancel(q, orgId, id, reason, at);
+    counted('cancelled');
+  };
 
   async function addDelivery(q: Queryable, orgId: string, endpointId: string, eventId: string, now: Date, replay: boolean) {
     const id = newId('dlv');
@@ -143,10 +153,10 @@ export function createDeliveryEngine(deps: EngineDeps) {
     if (!ep) return;
     const started = clock.now();
     if (!ep.enabled) {
-      return { finalize: (q) => deliveryStore.cancel(q, orgId, d.id, 'endpoint_disabled', started) };
+      return { finalize: (q) => cancel(q, orgId, d.id, 'endpoint_disabled', started) };
     }
     const event = await deliveryStore.getEvent(db, orgId, d.event_id);
-    if (!event) return { finalize: (q) => deliveryStore.cancel(q, orgId, d.id, 'event_expired', started) };
+    if (!event) return { finalize: (q) => cancel(q, orgId, d.id, 'event_expired', started) };
     const t = Math.floor(started.getTime() / 1000);
     let status: number | null = null;
     let error: string | null = null;
@@ -199,6 +209,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
           nextAttemptAt: nextAt,
         });
         if (!recorded) return;
+        counted(ok ? 'succeeded' : nextAt ? 'retrying' : 'failed');
         if (!nextAt && next) {
           // Disabled by this failure: the job row (kept for the retry) has nothing left to do.
           await cancelJob(q, `delivery:${d.id}`);
