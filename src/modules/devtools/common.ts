@@ -2,6 +2,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Type, type TSchema, type Static } from 'typebox';
 import type { Config } from '../../config.ts';
+import { LimitParam as KitLimitParam } from '../../platform/schema-kit.ts';
 
 export const ENVIRONMENTS = ['live', 'sandbox'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -21,17 +22,12 @@ export const Text = (opts: { minLength?: number; maxLength: number; description?
 /** A path identifier: 1 to 64 characters. */
 export const IdParam = Type.String({ minLength: 1, maxLength: 64 });
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
-export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+// The shapes every module shares come from the platform's kit (decision 0032).
+export { Timestamp, Nullable, CursorParam, PageMembers } from '../../platform/schema-kit.ts';
 
 /** Page size for every cursor list of the developer platform. */
 export const PAGE_LIMIT = { default: 50, max: 200 };
-export const LimitParam = Type.Integer({ minimum: 1, maximum: PAGE_LIMIT.max, description: `Page size, 1 to ${PAGE_LIMIT.max}, default ${PAGE_LIMIT.default}` });
-export const CursorParam = Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' });
-export const PageMembers = {
-  next_cursor: Nullable(Type.String({ description: 'Cursor of the next page; null on the last page' })),
-  has_more: Type.Boolean(),
-};
+export const LimitParam = KitLimitParam(PAGE_LIMIT);
 
 /** A body that may be omitted: absent and `{...}` are both accepted. */
 export function optionalBody<T extends TSchema>(schema: T) {

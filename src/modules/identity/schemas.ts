@@ -1,12 +1,12 @@
 // Request and response schemas of the identity operations.
 import { Type } from 'typebox';
 import { ROLES } from '../../platform/roles.ts';
+import { Nullable } from '../../platform/schema-kit.ts';
 
 export const RoleSchema = Type.Union(
   ROLES.map((r) => Type.Literal(r)),
   { description: 'Organisation role' },
 );
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });
 
 export const LoginBody = Type.Object(

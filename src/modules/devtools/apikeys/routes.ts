@@ -23,7 +23,7 @@ export const ApiKey = Type.Object({
   rotated_at: Nullable(Timestamp),
   replaced_by: Nullable(Type.String({ description: 'Id of the key that replaced this one' })),
   overlap_until: Nullable(Timestamp),
-  last_used_at: Nullable(Type.String({ description: 'Last successful authentication (updated at most once a minute)' })),
+  last_used_at: Nullable(Type.String({ format: 'date-time', description: 'Last successful authentication (updated at most once a minute)' })),
 });
 
 const Secret = Type.String({

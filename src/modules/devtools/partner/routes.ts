@@ -33,7 +33,7 @@ const Device = Type.Object({
   type: Type.String(),
   name: Type.String(),
   created_at: Timestamp,
-  last_reported_at: Nullable(Type.String({ description: 'ISO 8601 UTC (Z) of the newest stored record; null when none' })),
+  last_reported_at: Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 UTC (Z) of the newest stored record; null when none' })),
   last_reported_source: Nullable(Type.String({ description: 'ocpp_heartbeat, provider_reading, telemetry or provider_api; null when none' })),
   status_canonical: Canonical,
 });
