@@ -90,7 +90,11 @@ export async function openInfra(config: Config, opts: OpenOptions): Promise<Infr
   const cache = config.redisUrl
     ? await openRedisCache({
         url: config.redisUrl,
-        commandTimeoutMs: Math.max(config.limits.limiterBudgetMs * 4, 200),
+        // Only decides when a silent connection is replaced (request paths are bounded by the
+        // budget, decision 0013). ioredis's timer runs before the socket is read, so a limit
+        // shorter than the event loop's worst lag under load replaced healthy connections and
+        // made readiness report the cache down: one second, well above that lag.
+        commandTimeoutMs: Math.max(config.limits.limiterBudgetMs * 20, 1000),
         windowClock: opts.cacheWindowClock,
       })
     : createMemoryCache(opts.now);

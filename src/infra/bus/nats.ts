@@ -2,6 +2,7 @@ import { connect, DeliverPolicy, Events, JSONCodec, RetentionPolicy, DiscardPoli
 import type { NatsConnection, JetStreamClient } from 'nats';
 import type { Bus } from './index.ts';
 import { BusUnavailableError } from './index.ts';
+import { withTimeout } from '../../core/timeout.ts';
 
 export interface NatsBusOptions {
   url: string;
@@ -118,15 +119,7 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
     },
     async ping(timeoutMs = 1000) {
       if (!ready()) return false;
-      try {
-        await Promise.race([
-          nc!.flush(),
-          new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref()),
-        ]);
-        return true;
-      } catch {
-        return false;
-      }
+      return withTimeout(nc!.flush().then(() => true), timeoutMs, false);
     },
     async close() {
       if (closed) return;

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Cache } from './index.ts';
 import { CacheUnavailableError } from './index.ts';
+import { withTimeout } from '../../core/timeout.ts';
 
 // One hit in the current window, atomically. The window comes from Redis's own TIME (or from an
 // injected clock, ARGV[2], in tests that move time), so instances whose clocks disagree count into
@@ -82,16 +83,15 @@ export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
       }),
     async ping(timeoutMs = 1000) {
       if (closed || client.status !== 'ready') return false;
-      try {
-        const r = await Promise.race([
-          client.ping(),
-          new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref()),
-        ]);
-        return r === 'PONG';
-      } catch (e) {
-        if ((e as Error).message === TIMED_OUT) resync();
-        return false;
-      }
+      const r = await withTimeout(
+        client.ping().catch((e: Error) => {
+          if (e.message === TIMED_OUT) resync();
+          return 'failed';
+        }),
+        timeoutMs,
+        'timeout',
+      );
+      return r === 'PONG';
     },
     async close() {
       if (closed) return;

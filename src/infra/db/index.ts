@@ -37,14 +37,4 @@ export class StoreUnavailableError extends Error {
 /** Seconds a client should wait before retrying after StoreUnavailableError. */
 export const STORE_RETRY_AFTER_SECONDS = 5;
 
-export async function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(fallback), ms);
-  });
-  try {
-    return await Promise.race([p.catch(() => fallback), t]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+export { withTimeout } from '../../core/timeout.ts';

@@ -126,9 +126,11 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
     exec: async (sql) => {
       await withClient((c) => c.query(sql));
     },
-    // The query itself gives up at timeoutMs, so probes never pile up stuck queries on a silent store.
+    // The query itself gives up after at least 5 s, so probes never pile up stuck queries on a silent
+    // store, and pg's own timer (which runs before the socket is read) cannot cut off a reply that
+    // arrived while the event loop was busy; the ping's verdict is the lag-tolerant withTimeout.
     ping: async (timeoutMs = 1000) =>
-      !closed && withTimeout(pool.query({ text: 'select 1', query_timeout: timeoutMs } as pg.QueryConfig).then(() => true), timeoutMs, false),
+      !closed && withTimeout(pool.query({ text: 'select 1', query_timeout: Math.max(2 * timeoutMs, 5000) } as pg.QueryConfig).then(() => true), timeoutMs, false),
     close: async () => {
       if (closed) return;
       closed = true;
