@@ -1,27 +1,11 @@
 // The store adapters agree on what callers see.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPglite } from '../../src/infra/db/pglite.ts';
-import { openPostgres } from '../../src/infra/db/postgres.ts';
 import { migrate, splitStatements } from '../../src/infra/db/migrate.ts';
 import { moduleMigrations } from '../../src/modules/index.ts';
-import type { Db } from '../../src/infra/db/index.ts';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { rawStores } from '../helpers/raw-stores.ts';
 
-const adapters: [string, () => Promise<{ db: Db; done: () => Promise<void> }>][] = [
-  ['pglite', async () => { const db = await openPglite(); return { db, done: () => db.close() }; }],
-];
-if (process.env.TEST_DATABASE_URL) {
-  adapters.push(['postgres', async () => {
-    const schema = `t_${randomBytes(5).toString('hex')}`;
-    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await c.connect();
-    await c.query(`create schema ${schema}`);
-    const db = await openPostgres({ url: process.env.TEST_DATABASE_URL!, schema });
-    return { db, done: async () => { await db.close(); await c.query(`drop schema ${schema} cascade`); await c.end(); } };
-  }]);
-}
+const adapters = rawStores();
 
 for (const [name, open] of adapters) {
   test(`${name}: rowCount, types, transactions and migrations behave alike`, async () => {

@@ -6,28 +6,12 @@ import { mkdtempSync, readdirSync, existsSync, writeFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import type { Db } from '../../src/infra/db/index.ts';
-import { openPglite } from '../../src/infra/db/pglite.ts';
-import { openPostgres } from '../../src/infra/db/postgres.ts';
+import { rawStores } from '../helpers/raw-stores.ts';
 import { migrate, MigrationChangedError } from '../../src/infra/db/migrate.ts';
 import { migrationOrder } from '../../src/platform/module.ts';
 import { moduleMigrations, moduleList } from '../../src/modules/index.ts';
 
-const stores: [string, () => Promise<{ db: Db; done: () => Promise<void> }>][] = [
-  ['pglite', async () => { const db = await openPglite(); return { db, done: () => db.close() }; }],
-];
-if (process.env.TEST_DATABASE_URL) {
-  stores.push(['postgres', async () => {
-    const schema = `t_${randomBytes(5).toString('hex')}`;
-    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await c.connect();
-    await c.query(`create schema ${schema}`);
-    const db = await openPostgres({ url: process.env.TEST_DATABASE_URL!, schema });
-    return { db, done: async () => { await db.close(); await c.query(`drop schema ${schema} cascade`); await c.end(); } };
-  }]);
-}
+const stores = rawStores();
 
 function fixtureSource(files: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
