@@ -132,6 +132,7 @@ test('a generator can use it: described tags, contact and licence, every operati
       }
     }
   }
+  assert.deepEqual(Object.keys(doc.paths['/api/telemetry/metrics'].get.responses['200'].content), ['text/plain; version=0.0.4; charset=utf-8']);
   const sandboxTest = doc.paths['/api/devtools/partner/v1/sandbox/webhooks/test'].post;
   assert.deepEqual(sandboxTest.responses['202'].headers['Idempotent-Replayed'].schema, { type: 'string', enum: ['true'] });
 });

@@ -76,6 +76,7 @@ export function probeOperations(deps: AppDeps) {
       tags: ['probes'],
       status: 'live',
       access: { kind: 'public' },
+      produces: 'text/plain; version=0.0.4; charset=utf-8',
       schema: { response: { 200: Type.String({ description: 'Prometheus text exposition' }) } },
       handler: async ({ reply }) => {
         await readiness();
