@@ -1,10 +1,35 @@
 // The OpenAPI 3.1 document, generated from the operation declarations and nothing else.
 import type { TSchema } from 'typebox';
 import { isDevtoolsPath, type Operation } from './operation.ts';
+import { COMPONENT } from './schema-kit.ts';
 
 export const API_VERSION = '2026-10-15';
 
 const plain = <T>(s: T): T => JSON.parse(JSON.stringify(s));
+
+/**
+ * Moves every schema marked as a component (schema-kit `Component`) into `components.schemas` and
+ * puts a `$ref` in its place. One name, one shape: a name used for two different shapes is an error
+ * at start-up, not a silently wrong client.
+ */
+function hoister(components: Record<string, unknown>) {
+  const seen = new Map<string, string>();
+  const hoist = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(hoist);
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) if (k !== COMPONENT) out[k] = hoist(v);
+    const name = (node as Record<string, unknown>)[COMPONENT];
+    if (typeof name !== 'string') return out;
+    const text = JSON.stringify(out);
+    const before = seen.get(name);
+    if (before !== undefined && before !== text) throw new Error(`OpenAPI component ${name} is declared with two different shapes`);
+    seen.set(name, text);
+    components[name] = out;
+    return { $ref: `#/components/schemas/${name}` };
+  };
+  return <T>(schema: T): T => hoist(plain(schema)) as T;
+}
 
 const fieldErrorSchema = {
   type: 'object',
@@ -143,6 +168,8 @@ export interface OpenApiOptions {
 export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
   const paths: Record<string, Record<string, unknown>> = {};
   const used = new Set<string>();
+  const named: Record<string, unknown> = {};
+  const schemaOf = hoister(named);
   for (const op of ops) {
     if (op.hidden) continue;
     op.tags.forEach((t) => used.add(t));
@@ -156,7 +183,7 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
       responses[code] = {
         description: n >= 400 ? (ERROR_DESCRIPTIONS[n] ?? 'Error') : 'Success',
         ...(Object.keys(headers).length && { headers }),
-        content: { [media]: { schema: plain(schema) } },
+        content: { [media]: { schema: schemaOf(schema) } },
       };
     }
     for (const code of errorStatuses(op)) {
@@ -176,7 +203,7 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
       'x-platform-status': op.status,
     };
     if (op.schema.body) {
-      entry.requestBody = { required: true, content: { 'application/json': { schema: plain(op.schema.body) } } };
+      entry.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.schema.body) } } };
     }
     if (op.dataBasis) {
       entry['x-platform-data-basis'] = op.dataBasis.basis;
@@ -225,6 +252,7 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
         },
       },
       schemas: {
+        ...named,
         FieldError: fieldErrorSchema,
         Error: legacyError,
         DevtoolsError: devtoolsError,

@@ -40,3 +40,15 @@ export const PageMembers = {
 export function Page<K extends string, T extends TSchema>(member: K, item: T, description?: string) {
   return Type.Object({ [member]: Type.Array(item), ...PageMembers } as { [P in K]: ReturnType<typeof Type.Array<T>> } & typeof PageMembers, description ? { description } : {});
 }
+
+/**
+ * A main resource: the OpenAPI document lists it once under `components.schemas.<name>` and every
+ * use refers to it, so a generated client gets one named type (`Asset`, `ApiKey`, ...). The
+ * marker is an annotation: validation and serialisation ignore it.
+ */
+export function Component<T extends TSchema>(name: string, schema: T): T {
+  return Object.assign(Object.create(Object.getPrototypeOf(schema)), schema, { [COMPONENT]: name }) as T;
+}
+
+/** The annotation `Component` sets. */
+export const COMPONENT = 'x-component';

@@ -207,7 +207,10 @@ test('telemetry/latest: readings in the window with status (deprecated) and stat
   const doc = json(await svc.request({ method: 'GET', url: '/openapi.json' }));
   const op = doc.paths[`${P}/telemetry/latest`].get;
   assert.equal(op.deprecated, undefined);
-  const reading = op.responses['200'].content['application/json'].schema.properties.readings.items;
+  // The reading is a named component (a generated client gets one TelemetryReading type).
+  const ref = op.responses['200'].content['application/json'].schema.properties.readings.items.$ref;
+  assert.equal(ref, '#/components/schemas/TelemetryReading');
+  const reading = doc.components.schemas.TelemetryReading;
   assert.equal(reading.properties.status.deprecated, true);
   assert.deepEqual(reading.properties.status_canonical.anyOf.map((x: { const: string }) => x.const).sort(), [
     'charging', 'discharging', 'exporting', 'fault', 'idle', 'importing', 'offline', 'online', 'producing', 'unknown',

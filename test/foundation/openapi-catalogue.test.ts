@@ -133,6 +133,14 @@ test('a generator can use it: described tags, contact and licence, every operati
     }
   }
   assert.deepEqual(Object.keys(doc.paths['/api/telemetry/metrics'].get.responses['200'].content), ['text/plain; version=0.0.4; charset=utf-8']);
+  // The main resources are named components, each referred to where it is used.
+  for (const name of ['Asset', 'AssetDetail', 'TwinAsset', 'IngestionResult', 'TelemetryRecord', 'TelemetryReading', 'ApiKey', 'WebhookEndpoint', 'WebhookDelivery', 'Alert', 'PartnerDevice', 'SettlementReceipt']) {
+    assert.equal(doc.components.schemas[name]?.type, 'object', `components.schemas.${name}`);
+  }
+  const text = JSON.stringify(doc.paths);
+  assert.ok(!text.includes('x-component'), 'no marker left in the document');
+  assert.match(JSON.stringify(doc.paths['/api/twin/registry/assets/{asset_id}'].get.responses['200']), /#\/components\/schemas\/AssetDetail/);
+  assert.match(JSON.stringify(doc.paths['/api/telemetry/ingest'].post.responses['200']), /#\/components\/schemas\/IngestionResult/);
   const sandboxTest = doc.paths['/api/devtools/partner/v1/sandbox/webhooks/test'].post;
   assert.deepEqual(sandboxTest.responses['202'].headers['Idempotent-Replayed'].schema, { type: 'string', enum: ['true'] });
 });

@@ -46,17 +46,19 @@ const INSTANTS_LEFT = new Set<string>([]);
 test('every instant in an answer is declared a date-time', async () => {
   const doc = json(await svc.request({ method: 'GET', url: '/openapi.json' }));
   const bad = new Set<string>();
-  const visit = (s: any, where: string) => {
-    if (!s || typeof s !== 'object') return;
+  const visit = (s: any, where: string, depth = 0): void => {
+    if (!s || typeof s !== 'object' || depth > 20) return;
+    // Named components are checked where they are used.
+    if (typeof s.$ref === 'string') return visit(doc.components.schemas[s.$ref.split('/').pop()], where, depth + 1);
     for (const [k, v] of Object.entries<any>(s.properties ?? {})) {
       if (/(_at|^ts)$/.test(k) && !INSTANTS_LEFT.has(k)) {
         const options = v.anyOf ?? [v];
         if (!options.some((o: any) => o.format === 'date-time')) bad.add(`${where}: ${k}`);
       }
-      visit(v, where);
+      visit(v, where, depth + 1);
     }
-    visit(s.items, where);
-    for (const x of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) visit(x, where);
+    visit(s.items, where, depth + 1);
+    for (const x of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) visit(x, where, depth + 1);
   };
   for (const [path, methods] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {

@@ -1,6 +1,6 @@
 // Request and response schemas of the twin (v1) and registry (v2) operations.
 import { Type, type Static, type TSchema } from 'typebox';
-import { Nullable, Timestamp } from '../../platform/schema-kit.ts';
+import { Nullable, Timestamp, Component } from '../../platform/schema-kit.ts';
 import { ASSET_CLASSES, ASSET_ID_PATTERN, FRESHNESS_BANDS, REPORTED_SOURCES } from './vocabulary.ts';
 
 
@@ -23,7 +23,7 @@ export const AssetClassSchema = Type.Enum([...ASSET_CLASSES], { description: 'Re
 export const FreshnessSchema = Type.Enum([...FRESHNESS_BANDS], { description: 'Freshness band of the newest stored record' });
 export const SourceSchema = Type.Enum([...REPORTED_SOURCES]);
 
-export const TwinAsset = Type.Object({
+export const TwinAsset = Component('TwinAsset', Type.Object({
   asset_id: Type.String(),
   site_id: Type.String(),
   type: Type.String(),
@@ -33,7 +33,7 @@ export const TwinAsset = Type.Object({
   parent_asset_id: Nullable(Type.String(), 'Upstream asset in the single-line tree; null at the top'),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}));
 
 export const TwinCreateBody = Type.Object(
   {
@@ -64,7 +64,7 @@ const Reporting = {
   last_reported_source: Nullable(SourceSchema, 'Source of that record; null when none'),
 };
 
-export const RegistryAsset = Type.Object({ ...TwinAsset.properties, ...Reporting });
+export const RegistryAsset = Component('Asset', Type.Object({ ...TwinAsset.properties, ...Reporting }));
 
 const Latest = Type.Object({
   ts: Timestamp,
@@ -78,7 +78,7 @@ const Latest = Type.Object({
   status: Type.String(),
 });
 
-export const RegistryAssetDetail = Type.Object({
+export const RegistryAssetDetail = Component('AssetDetail', Type.Object({
   ...RegistryAsset.properties,
   children: Type.Array(Type.String(), { description: 'Ids of the assets directly below this one' }),
   latest: Nullable(Latest, 'The newest stored record; null when none'),
@@ -98,7 +98,7 @@ export const RegistryAssetDetail = Type.Object({
     },
     { description: 'Whether the asset needs attention, and why' },
   ),
-});
+}));
 
 export const RegisterBody = Type.Object(
   {

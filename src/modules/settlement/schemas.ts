@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { PublicKeySchema as PublicKey } from '../esg/index.ts';
 import { DIRECTIONS, SOURCE_BASES } from './format.ts';
-import { Nullable } from '../../platform/schema-kit.ts';
+import { Nullable, Component } from '../../platform/schema-kit.ts';
 
 const Z = (description: string) => Type.String({ format: 'date-time', description });
 const Hash = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
@@ -30,7 +30,7 @@ export const IssueBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const Receipt = Type.Object({
+export const Receipt = Component('SettlementReceipt', Type.Object({
   receipt_id: Type.String(),
   seq: Type.Integer({ minimum: 1, description: 'Position in the organisation’s chain, from 1, without gaps' }),
   receipt_hash: Hash('SHA-256 (hex) of the UTF-8 bytes of signed_body; the next receipt’s prev_hash'),
@@ -53,7 +53,7 @@ export const Receipt = Type.Object({
   shared: Type.Boolean({ description: 'Published by its hash for counterparty verification' }),
   shared_at: Nullable(Z('When it was shared')),
   public_path: Nullable(Type.String({ description: 'Where a counterparty reads it without a credential, while shared' })),
-});
+}));
 
 export const ReceiptList = Type.Object({ receipts: Type.Array(Receipt), next_cursor: Nullable(Type.String()), has_more: Type.Boolean() });
 

@@ -3,7 +3,7 @@
 // never refuses the batch and the validator never changes what was sent.
 import { Type } from 'typebox';
 import { ASSET_METRICS, ASSET_TYPES, RANGES } from './metrics.ts';
-import { Nullable } from '../../platform/schema-kit.ts';
+import { Nullable, Component } from '../../platform/schema-kit.ts';
 
 const OpenObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
@@ -75,12 +75,12 @@ const countMembers = {
   anomalies: Type.Array(AnomalyEntry, { description: 'Stored records carrying anomaly flags' }),
 };
 
-export const IngestResult = Type.Object({
+export const IngestResult = Component('IngestionResult', Type.Object({
   ...countMembers,
   results: Type.Optional(
     Type.Array(ResultEntry, { description: 'One entry per record, in request order. Present with 207 (and with 422 all_records_rejected).' }),
   ),
-});
+}));
 
 const FieldErrorList = Type.Array(
   Type.Object({ type: Type.String(), loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), input: Type.Unknown() }),
@@ -139,7 +139,7 @@ export const LiveEventsQuery = Type.Object({
   asset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Only this asset' })),
 });
 
-const LiveEvent = Type.Object({
+const LiveEvent = Component('TelemetryRecord', Type.Object({
   id: Type.Integer({ description: 'Row identifier; ascends in array order within a batch' }),
   asset_id: Type.String(),
   ts: Type.String({ format: 'date-time', description: 'ISO 8601 UTC' }),
@@ -154,7 +154,7 @@ const LiveEvent = Type.Object({
   intent_id: Nullable(Type.String()),
   anomalies: Type.Array(Type.String()),
   raw: OpenObject('The record as sent'),
-});
+}));
 
 export const LiveEventsResult = Type.Object({
   events: Type.Array(LiveEvent, { description: 'Stored records, newest received first' }),

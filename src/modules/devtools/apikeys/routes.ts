@@ -4,10 +4,11 @@ import { defineOperation } from '../../../platform/operation.ts';
 import { ADMIN_ONLY, SCOPES } from '../../../platform/roles.ts';
 import { EnvironmentQuery, EnvironmentSchema, IdParam, Nullable, Text, Timestamp, optionalBody } from '../common.ts';
 import type { KeyService } from './service.ts';
+import { Component } from '../../../platform/schema-kit.ts';
 
 const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)), { description: SCOPES.join(', ') });
 
-export const ApiKey = Type.Object({
+export const ApiKey = Component('ApiKey', Type.Object({
   id: Type.String({ description: 'Key id (non-secret; embedded in the key itself)' }),
   name: Type.String(),
   environment: EnvironmentSchema,
@@ -24,7 +25,7 @@ export const ApiKey = Type.Object({
   replaced_by: Nullable(Type.String({ description: 'Id of the key that replaced this one' })),
   overlap_until: Nullable(Timestamp),
   last_used_at: Nullable(Type.String({ format: 'date-time', description: 'Last successful authentication (updated at most once a minute)' })),
-});
+}));
 
 const Secret = Type.String({
   description: 'The whole API key, `<prefix>_<environment>_<id>_<secret>`. Shown once: only a hash is stored.',

@@ -8,12 +8,13 @@ import { EventTypeSchema } from '../webhooks/routes.ts';
 import { CANONICAL_STATUSES } from './status-canonical.ts';
 import { DEFAULT_HOURS, type PartnerService } from './service.ts';
 import type { SandboxService } from '../sandbox/service.ts';
+import { Component } from '../../../platform/schema-kit.ts';
 
 const common = { tags: ['partner'], status: 'live' as const, sandbox: true };
 const Canonical = Type.Union(CANONICAL_STATUSES.map((s) => Type.Literal(s)), { description: CANONICAL_STATUSES.join(', ') });
 const Subject = Nullable(Type.Object({ type: Type.String(), id: Type.String() }));
 
-const Alert = Type.Object({
+const Alert = Component('Alert', Type.Object({
   id: Type.String(),
   type: Type.String({ description: 'e.g. partner_webhook_disabled, partner_api_key_expiring, partner_api_operation_deprecated' }),
   source: Type.String(),
@@ -25,9 +26,9 @@ const Alert = Type.Object({
   raised_at: Timestamp,
   resolved_at: Nullable(Timestamp),
   resolution: Nullable(Type.String()),
-});
+}));
 
-const Device = Type.Object({
+const Device = Component('PartnerDevice', Type.Object({
   asset_id: Type.String(),
   site_id: Type.String(),
   type: Type.String(),
@@ -36,9 +37,9 @@ const Device = Type.Object({
   last_reported_at: Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 UTC (Z) of the newest stored record; null when none' })),
   last_reported_source: Nullable(Type.String({ description: 'ocpp_heartbeat, provider_reading, telemetry or provider_api; null when none' })),
   status_canonical: Canonical,
-});
+}));
 
-const Reading = Type.Object({
+const Reading = Component('TelemetryReading', Type.Object({
   id: Type.String(),
   asset_id: Type.String(),
   site_id: Nullable(Type.String()),
@@ -53,7 +54,7 @@ const Reading = Type.Object({
     description: 'The stored value, in whichever vocabulary its source used. Deprecated: switches to the canonical set on or after 2027-04-15; read status_canonical.',
   }),
   status_canonical: Canonical,
-});
+}));
 
 const Paging = { limit: Type.Optional(LimitParam), cursor: Type.Optional(CursorParam) };
 

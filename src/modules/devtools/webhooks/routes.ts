@@ -16,10 +16,11 @@ import {
   optionalBody,
 } from '../common.ts';
 import { DEFAULT_SECRET_OVERLAP_SECONDS, type WebhookService } from './service.ts';
+import { Component } from '../../../platform/schema-kit.ts';
 
 export const EventTypeSchema = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: EVENT_TYPES.join(', ') });
 
-const Endpoint = Type.Object({
+const Endpoint = Component('WebhookEndpoint', Type.Object({
   id: Type.String(),
   url: Type.String(),
   description: Type.String(),
@@ -36,7 +37,7 @@ const Endpoint = Type.Object({
   previous_secret_valid_until: Nullable(Type.String({ description: 'During a secret rotation window: until when the previous secret also signs (a second v1=)' })),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}));
 const WithSecret = Type.Object({
   ...Endpoint.properties,
   secret: Type.String({ description: 'Signing secret `whsec_<base64>`, shown once; the HMAC key is the base64-decoded part' }),
@@ -50,7 +51,7 @@ const Attempt = Type.Object({
   error: Nullable(Type.String()),
   duration_ms: Type.Integer(),
 });
-const Delivery = Type.Object({
+const Delivery = Component('WebhookDelivery', Type.Object({
   id: Type.String(),
   event_id: Type.String(),
   event_type: Type.String(),
@@ -63,7 +64,7 @@ const Delivery = Type.Object({
   created_at: Timestamp,
   completed_at: Nullable(Timestamp),
   attempts: Type.Array(Attempt, { description: 'Every attempt, oldest first' }),
-});
+}));
 export const Queued = Type.Object({
   event_id: Type.String(),
   event_type: EventTypeSchema,
