@@ -203,7 +203,7 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
       'x-platform-status': op.status,
     };
     if (op.schema.body) {
-      entry.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.schema.body) } } };
+      entry.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.documentedBody ?? op.schema.body) } } };
     }
     if (op.dataBasis) {
       entry['x-platform-data-basis'] = op.dataBasis.basis;

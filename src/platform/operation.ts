@@ -92,6 +92,11 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   produces?: string;
   /** Status of a successful answer when the handler does not set one. */
   successStatus?: number;
+  /**
+   * The body as clients should send it, for the OpenAPI document only, where the validation schema
+   * is looser on purpose (ingestion judges each record itself and answers per record).
+   */
+  documentedBody?: TSchema;
   /** Headers a successful answer may carry beyond the platform's own (the OpenAPI document lists them). */
   responseHeaders?: Record<string, { description: string; schema: { type: 'string' | 'integer' | 'boolean'; enum?: unknown[] } }>;
   /** Answer with X-Request-Id even outside /api/devtools/ (ingestion, connector). */

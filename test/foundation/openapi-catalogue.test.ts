@@ -141,6 +141,13 @@ test('a generator can use it: described tags, contact and licence, every operati
   assert.ok(!text.includes('x-component'), 'no marker left in the document');
   assert.match(JSON.stringify(doc.paths['/api/twin/registry/assets/{asset_id}'].get.responses['200']), /#\/components\/schemas\/AssetDetail/);
   assert.match(JSON.stringify(doc.paths['/api/telemetry/ingest'].post.responses['200']), /#\/components\/schemas\/IngestionResult/);
+  // The ingest body: a record or an array of records, each the named TelemetryRecordIn.
+  const ingestBody = doc.paths['/api/telemetry/ingest'].post.requestBody.content['application/json'].schema;
+  assert.deepEqual(ingestBody.anyOf.map((s: any) => s.$ref ?? s.items?.$ref), ['#/components/schemas/TelemetryRecordIn', '#/components/schemas/TelemetryRecordIn']);
+  assert.equal(doc.components.schemas.TelemetryRecordIn.properties.power_kw.type, 'number');
+  // The history metric is an enum.
+  const metric = doc.paths['/api/telemetry/assets/{asset_type}/{asset_id}/history'].get.parameters.find((p: any) => p.name === 'metric');
+  assert.ok(metric.schema.enum.includes('soc'), JSON.stringify(metric.schema));
   const sandboxTest = doc.paths['/api/devtools/partner/v1/sandbox/webhooks/test'].post;
   assert.deepEqual(sandboxTest.responses['202'].headers['Idempotent-Replayed'].schema, { type: 'string', enum: ['true'] });
 });

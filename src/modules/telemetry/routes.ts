@@ -9,6 +9,7 @@ import {
   HistoryQuery,
   HistoryResult,
   IngestBody,
+  IngestBodyDoc,
   IngestForbidden,
   IngestRejected,
   IngestResult,
@@ -45,6 +46,7 @@ export function telemetryOperations(service: TelemetryService, config: Config) {
       requestIdHeader: true,
       handlesNulInBody: true,
       dataBasis: { basis: 'measured' },
+      documentedBody: IngestBodyDoc,
       schema: {
         body: IngestBody,
         response: { 200: IngestResult, 207: IngestResult, 403: IngestForbidden, 422: IngestRejected, 503: IngestUnavailable },

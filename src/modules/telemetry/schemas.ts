@@ -7,6 +7,33 @@ import { Nullable, Component } from '../../platform/schema-kit.ts';
 
 const OpenObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
+/** A record as a sender should write it (the document's type; each record is checked on its own). */
+const RecordIn = Component(
+  'TelemetryRecordIn',
+  Type.Object(
+    {
+      asset_id: Type.Optional(Type.String({ description: 'The asset; required unless device_id is given' })),
+      device_id: Type.Optional(Type.String({ description: 'Accepted for asset_id' })),
+      ts: Type.String({ format: 'date-time', description: 'ISO 8601 with an explicit UTC offset' }),
+      power_kw: Type.Optional(Type.Number({ description: 'kW, signed: positive import or charge, negative export, generation or discharge' })),
+      soc_pct: Type.Optional(Type.Number({ description: 'Percent, 0 to 100' })),
+      voltage: Type.Optional(Type.Number({ description: 'Volts' })),
+      current: Type.Optional(Type.Number({ description: 'Amperes' })),
+      temp_c: Type.Optional(Type.Number({ description: 'Degrees C' })),
+      status: Type.Optional(Type.String({ description: 'Free text; default "unknown"' })),
+      tenant_id: Type.Optional(Type.String({ description: 'Must be your organisation' })),
+      run_id: Type.Optional(Type.String()),
+      intent_id: Type.Optional(Type.String()),
+    },
+    { additionalProperties: true, description: 'One telemetry record; every other key is kept verbatim in raw' },
+  ),
+);
+
+/** The ingest body for the document: one record or an array of them. */
+export const IngestBodyDoc = Type.Union([RecordIn, Type.Array(RecordIn, { description: 'Several records, written in array order' })], {
+  description: 'One telemetry record or an array of them; each record is checked on its own (per-record results).',
+});
+
 export const IngestBody = Type.Union(
   [
     OpenObject('One telemetry record'),
@@ -181,7 +208,11 @@ export const HistoryQuery = Type.Object({
       description: 'live 1 h / 5 min buckets, hourly (default) 24 h / 1 h, daily 30 d / 1 d, weekly 12 w / 1 w, historical 365 d / 30 d',
     }),
   ),
-  metric: Type.Optional(Type.String({ description: `Metric of the asset type. ${metricDoc}` })),
+  metric: Type.Optional(
+    Type.Enum([...new Set(Object.values(ASSET_METRICS).flatMap((ms) => ms.map((m) => m.metric)))].sort(), {
+      description: `Metric of the asset type (a metric of another type is refused with 422). ${metricDoc}`,
+    }),
+  ),
 });
 
 export const HistoryResult = Type.Object({
