@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../test/helpers/service.ts';
 import { fuzzEnv } from './helpers/world.ts';
 import { ROLES, type Role } from '../src/platform/roles.ts';
+import { EXPECTED_ROLE_CLASS, ROLE_CLASSES } from './helpers/role-table.ts';
 
 let svc: TestService;
 let doc: any;
@@ -55,7 +56,13 @@ test('every operation answers each caller as its declared policy says', async ()
       const where = `${method.toUpperCase()} ${path}`;
       const schemes = (op.security as Record<string, unknown>[]).flatMap((s) => Object.keys(s));
       if (schemes.length === 0) continue; // public
-      const allowed: Role[] = op['x-platform-roles'] ?? [];
+      // Who may call it comes from the tests' own table; the declaration must agree with it.
+      const cls = EXPECTED_ROLE_CLASS[where];
+      const allowed: Role[] = cls ? [...ROLE_CLASSES[cls]] : [];
+      if (schemes.includes('bearerAuth')) {
+        check(cls !== undefined, `${where}: not in test-reliability/helpers/role-table.ts`);
+        check(JSON.stringify([...(op['x-platform-roles'] ?? [])].sort()) === JSON.stringify([...allowed].sort()), `${where}: declares ${op['x-platform-roles']}, the table says ${cls} (${allowed})`);
+      }
       const staffOnly = op['x-platform-audience'] === 'platform-staff';
       const adminOnly = op['x-platform-admin-only'] === true;
       const demoOnly = op['x-platform-status'] === 'demo-realm';
