@@ -14,9 +14,12 @@ import { budgeted } from './infra/cache/budget.ts';
 import { moduleMigrations, moduleList } from './modules/index.ts';
 import { createServiceRegistry } from './platform/services.ts';
 import { dependencyOrder } from './platform/module.ts';
+import { createPlatformJobs, jobQueueMetrics, registerBackground } from './platform/jobs.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
+  /** Runs every background job due by the clock (tests: after moving a ManualClock). */
+  runDue(): Promise<number>;
   /** Stops accepting, finishes in-flight requests, stops background work, closes pools. */
   stop(): Promise<void>;
 }
@@ -47,6 +50,7 @@ export async function startService(
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
   log.info({ jwt_secret_source: describeSecretSource(config) }, 'access-token secret source');
   const services = createServiceRegistry();
+  const jobs = createPlatformJobs({ db: infra.db, backgroundDb: infra.background, clock, log, config });
   const deps: AppDeps = {
     config,
     db: infra.db,
@@ -60,14 +64,18 @@ export async function startService(
     log,
     cursors: createCursorCodec(config.jwtSecret),
     services,
+    jobs,
   };
   // Every module's services, providers before the modules that depend on them, before any factory.
   for (const d of dependencyOrder(moduleList)) d.provides?.(deps, services);
   let built: BuiltApp;
   try {
     built = await buildApp(deps, opts.modules);
+    const kinds = registerBackground(jobs, built.modules);
+    jobQueueMetrics(deps.metrics, { db: infra.db, clock, kinds: () => kinds });
     await built.app.ready();
     for (const m of built.modules) await m.start?.({ operations: built.operations });
+    await jobs.start();
   } catch (e) {
     await infra.close();
     throw e;
@@ -76,9 +84,11 @@ export async function startService(
   return {
     ...built,
     deps,
+    runDue: () => jobs.runDue(),
     stop() {
       stopping ??= (async () => {
         await built.app.close();
+        await jobs.stop().catch(() => {});
         for (const m of built.modules) await m.stop?.().catch(() => {});
         await deps.limiter.close();
         await infra.close();

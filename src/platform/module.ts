@@ -15,6 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from './cursor.ts';
 import type { ErrorDoc } from './error-docs.ts';
 import type { ServiceRegistry } from './services.ts';
+import type { JobQueue, ModuleBackground } from './jobs.ts';
 
 export interface AppDeps {
   config: Config;
@@ -35,6 +36,11 @@ export interface AppDeps {
   cursors: CursorCodec;
   /** The services modules provide to each other (ModuleDefinition.provides). */
   services: ServiceRegistry;
+  /**
+   * The durable job queue (one per instance, started and stopped by the platform): `enqueue` work
+   * for a handler a module declared in `background`, `waitingAge` for lag figures.
+   */
+  jobs: Pick<JobQueue, 'enqueue' | 'waitingAge'>;
 }
 
 export interface ModuleInstance {
@@ -45,8 +51,10 @@ export interface ModuleInstance {
   tags?: Record<string, string>;
   /** The stable error codes this module answers with (the error reference page lists them). */
   errors?: readonly ErrorDoc[];
+  /** Job handlers, recurring jobs and event subscriptions; the platform's queue runs them. */
+  background?: ModuleBackground;
   /**
-   * Background work (timers, subscriptions); started after the server listens. `operations` is
+   * Other background work (timers, subscriptions); started after the server listens. `operations` is
    * every operation the app serves (e.g. to find deprecated ones).
    */
   start?(ctx: ModuleStartContext): Promise<void>;
@@ -70,7 +78,7 @@ export interface ModuleDefinition {
   /** Absolute folder of this module's `NNNN_name.sql` migrations (`migrationsDir(import.meta.url)`). */
   migrations?: string;
   /** Services this module provides to others, registered before any module's factory runs. */
-  provides?: (deps: Omit<AppDeps, 'services'>, registry: Pick<ServiceRegistry, 'provide'>) => void;
+  provides?: (deps: Omit<AppDeps, 'services' | 'jobs'>, registry: Pick<ServiceRegistry, 'provide'>) => void;
   create?: ModuleFactory;
 }
 

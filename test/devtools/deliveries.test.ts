@@ -5,12 +5,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock, systemClock } from '../../src/platform/clock.ts';
-import { createAlertStream } from '../../src/modules/alerts/index.ts';
+import { ALERT_STREAM } from '../../src/modules/alerts/index.ts';
 import {
   bearer,
   clockOf,
   deliveries,
-  devtools,
   issueKey,
   partnerAlerts,
   registerEndpoint,
@@ -231,7 +230,7 @@ test('alert.raised and alert.resolved from the organisation alert stream reach l
     const live = await registerEndpoint(svc, ORG, `${rx.url}/live`);
     await registerEndpoint(svc, ORG, `${rx.url}/sandbox`, { environment: 'sandbox' });
     await registerEndpoint(svc, ORG, `${rx.url}/tests-only`, { event_types: ['webhook.test'] });
-    const stream = createAlertStream({ clock: svc.clock });
+    const stream = svc.deps.services.get(ALERT_STREAM);
     const raised = await svc.deps.db.tx((q) =>
       stream.raise(q, ORG, { type: 'asset_silence', source: 'test', severity: 'warning', title: 'Meter silent', subject: { type: 'asset', id: 'm1' } }),
     );
@@ -339,7 +338,7 @@ test('two instances on one store: each delivery attempt is made once', async () 
     const ids = [];
     for (let i = 0; i < 30; i++) ids.push((await sendTest(i % 2 ? a : b, 'twin-org', ep.id)).event_id);
     clockOf(a).advance(12_000);
-    await Promise.all([devtools(a).runDue(), devtools(b).runDue(), devtools(a).runDue(), devtools(b).runDue()]);
+    await Promise.all([a.runDue(), b.runDue(), a.runDue(), b.runDue()]);
     const got = rx.requests.map((r) => JSON.parse(r.body).id);
     assert.equal(got.length, 30);
     assert.deepEqual([...got].sort(), [...ids].sort());

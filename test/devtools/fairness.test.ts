@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { startSilentServer, type SilentServer } from '../helpers/fake-server.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { bearer, clockOf, deliveries, devtools, issueKey, registerEndpoint, startReceiver, type Receiver } from './helpers.ts';
+import { bearer, clockOf, deliveries, issueKey, registerEndpoint, startReceiver, type Receiver } from './helpers.ts';
 
 const ENV = {
   // A dead receiver holds a worker for this long (real time); the spec's 10 s would only make the test slow.
@@ -44,7 +44,7 @@ async function status(svc: TestService) {
 
 /** Starts the due work on every instance without waiting for it (the backlog keeps them busy). */
 function kick(all: TestService[]) {
-  for (const s of all) void devtools(s).runDue();
+  for (const s of all) void s.runDue();
 }
 
 async function scenario(all: TestService[]) {
@@ -154,7 +154,7 @@ test('sample sends are bounded by the pending sandbox backlog: 429 past it, noth
     assert.equal(log.deliveries.length, 5, 'nothing queued by the refused sends');
     // Delivered: room again, and the refused Idempotency-Key was not used up.
     clockOf(svc).set(t0 + 12_000);
-    await devtools(svc).runDue();
+    await svc.runDue();
     assert.equal(rx.requests.length, 100);
     const again = await send('after-the-backlog');
     assert.equal(again.statusCode, 202, again.body);

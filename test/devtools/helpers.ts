@@ -7,20 +7,18 @@ import { join } from 'node:path';
 import type http from 'node:http';
 import { startTestService, json, realServers, type TestService, type TestServiceOptions } from '../helpers/service.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../helpers/fake-server.ts';
-import type { DevtoolsModule } from '../../src/modules/devtools/index.ts';
 import type { ManualClock } from '../../src/platform/clock.ts';
 import type { Role } from '../../src/platform/roles.ts';
 
 export const READ = ['alerts:read', 'devices:read', 'telemetry:read'];
 
-export const devtools = (svc: TestService) => svc.modules.find((m) => m.name === 'devtools') as DevtoolsModule;
 export const clockOf = (svc: TestService) => svc.clock as ManualClock;
 
 /** Moves the clock to `at` (epoch ms) and runs every job due then. */
 export async function runAt(svc: TestService | TestService[], at: number): Promise<void> {
   const all = Array.isArray(svc) ? svc : [svc];
   clockOf(all[0]).set(at);
-  await Promise.all(all.map((s) => devtools(s).runDue()));
+  await Promise.all(all.map((s) => s.runDue()));
 }
 
 export async function bearer(svc: TestService, orgId: string, roles: Role[] = ['ORG_ADMIN']) {

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { sample, scrape } from '../helpers/metrics.ts';
-import { bearer, clockOf, deliveries, devtools, registerEndpoint, runAt, startReceiver } from './helpers.ts';
+import { bearer, clockOf, deliveries, registerEndpoint, runAt, startReceiver } from './helpers.ts';
 
 let svc: TestService;
 before(async () => {
@@ -28,7 +28,7 @@ test('a delivery waiting past its time shows in queue depth and age; attempts ar
   try {
     const ep = await registerEndpoint(svc, 'hooks-org', `${rx.url}/h`);
     const ep410 = await registerEndpoint(svc, 'hooks-org', `${gone.url}/h`);
-    await devtools(svc).runDue(); // the scheduled jobs due at start
+    await svc.runDue(); // the scheduled jobs due at start
     const start = await outcomes();
     assert.equal(sample(await scrape(svc), DEPTH, DELIVER), 0, 'the kind is listed before any job of it');
     for (const id of [ep.id, ep410.id]) {
@@ -45,7 +45,7 @@ test('a delivery waiting past its time shows in queue depth and age; attempts ar
     assert.equal(sample(waiting, DEPTH, DELIVER), 2);
     assert.equal(sample(waiting, AGE, DELIVER), (due + 90_000 - first) / 1000);
 
-    await devtools(svc).runDue();
+    await svc.runDue();
     const drained = await scrape(svc);
     assert.equal(sample(drained, DEPTH, DELIVER), 0);
     assert.equal(sample(drained, AGE, DELIVER), 0);

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
-import { createAlertStream } from '../../src/modules/alerts/index.ts';
+import { ALERT_STREAM } from '../../src/modules/alerts/index.ts';
 import { bearer, clockOf, issueKey, READ } from './helpers.ts';
 
 let svc: TestService;
@@ -84,7 +84,7 @@ test('a missing scope: 403 with required_scope in the envelope and in problem+js
 });
 
 test('alerts: own organisation only, newest first, since filters, cursor pages each row once while rows are added', async () => {
-  const stream = createAlertStream({ clock: svc.clock });
+  const stream = svc.deps.services.get(ALERT_STREAM);
   const t0 = svc.clock.now().getTime();
   const raise = (org: string, i: number) =>
     svc.deps.db.tx((q) => stream.raise(q, org, { type: 'test_alert', source: 'test', severity: 'info', title: `#${i}`, dedupeKey: `k${i}` }));

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
-import { clockOf, devtools, runAt } from './helpers.ts';
+import { clockOf, runAt } from './helpers.ts';
 
 const HOUR = 3_600_000;
 const status = async (svc: TestService) => {
@@ -49,7 +49,6 @@ test('public; unobserved with no checks and no percentage; operational after the
     s = await status(svc);
     assert.equal(byName(s, 'database').availability.last_24h.percent, null);
     assert.equal(byName(s, 'database').availability.last_7d.percent, 100);
-    void devtools;
   } finally {
     await svc.stop();
   }

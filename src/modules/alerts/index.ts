@@ -2,7 +2,9 @@
 // dedupeKey, why) inside the caller's transaction. Each transition publishes the durable domain
 // event `alert.raised` / `alert.resolved` (src/infra/jobs publish), which webhooks deliver.
 import { migrationsDir, type ModuleDefinition } from '../../platform/module.ts';
-export { createAlertStream, alertView, dedupeKeyOf, ALERT_RAISED, ALERT_RESOLVED } from './service.ts';
+import { serviceKey } from '../../platform/services.ts';
+import { createAlertStream, type AlertStream } from './service.ts';
+export { alertView, dedupeKeyOf, ALERT_RAISED, ALERT_RESOLVED } from './service.ts';
 export type { AlertStream, AlertView, RaiseAlert } from './service.ts';
 export type { AlertRow, Severity } from './store.ts';
 
@@ -13,5 +15,13 @@ export const PARTNER_ALERTS = {
   operationDeprecated: 'partner_api_operation_deprecated',
 } as const;
 
+/** The organisation alert stream: `deps.services.get(ALERT_STREAM).raise(q, orgId, {...})`. */
+export const ALERT_STREAM = serviceKey<AlertStream>('alerts.stream');
+
 /** This module as the module list names it. */
-export const alertsDefinition: ModuleDefinition = { name: 'alerts', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url) };
+export const alertsDefinition: ModuleDefinition = {
+  name: 'alerts',
+  dependsOn: ['orgs'],
+  migrations: migrationsDir(import.meta.url),
+  provides: (deps, registry) => registry.provide(ALERT_STREAM, createAlertStream({ clock: deps.clock })),
+};

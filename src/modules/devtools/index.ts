@@ -1,12 +1,10 @@
 // Developer platform: API keys, webhook endpoints and their delivery engine, the Partner API, the
 // sandbox and the public status. Provides the platform's API key check. Background work (webhook
-// deliveries, the device.offline watchdog, key alerts, health checks, retention) runs from the
-// durable job queue in src/infra/jobs, so exactly one instance does each run.
+// deliveries, the device.offline watchdog, key alerts, health checks, retention) is declared in
+// `background` and runs on the platform's durable job queue, so exactly one instance does each run.
 import { migrationsDir, type ModuleFactory, type ModuleInstance, type ModuleDefinition } from '../../platform/module.ts';
 import type { Operation } from '../../platform/operation.ts';
-import { ManualClock } from '../../platform/clock.ts';
-import { createJobQueue, type JobQueue } from '../../infra/jobs/queue.ts';
-import { createAlertStream, ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
+import { ALERT_STREAM, ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
 import { DAY_MS } from './common.ts';
 import { createKeyAlerts } from './apikeys/alerts.ts';
 import { createKeyService } from './apikeys/service.ts';
@@ -31,23 +29,15 @@ import { devtoolsMetrics } from './metrics.ts';
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 const HOUR_MS = 3_600_000;
 
-export interface DevtoolsModule extends ModuleInstance {
-  /** Runs every background job due by the clock (tests: after moving a ManualClock). */
-  runDue(): Promise<number>;
-  queue: JobQueue;
-}
-
 export const devtoolsModule: ModuleFactory = (deps) => {
   const { db, clock, config, cursors } = deps;
   const audit = deps.services.get(AUDIT_LOG);
   // Job handlers read and write through the background store (its own connections and statement
   // timeout, decision 0018); request handlers through `db`.
   const work = deps.backgroundDb;
-  // Under a ManualClock time is the test's: it calls runDue() instead of a timer polling.
-  const queue = createJobQueue({ db, workDb: work, clock, log: deps.log, autoPoll: !(clock instanceof ManualClock), ...config.jobs });
-  const kinds: string[] = [];
-  const counters = devtoolsMetrics(deps.metrics, { db, clock, kinds: () => kinds });
-  const alerts = createAlertStream({ clock });
+  const queue = deps.jobs;
+  const counters = devtoolsMetrics(deps.metrics);
+  const alerts = deps.services.get(ALERT_STREAM);
   const box = createSecretBox(config.jwtSecret);
   let deprecated: readonly Operation[] = [];
   const keyAlerts = createKeyAlerts({ alerts, deprecatedOps: () => deprecated });
@@ -68,25 +58,9 @@ export const devtoolsModule: ModuleFactory = (deps) => {
     deliveryLag: () => queue.waitingAge([DELIVER_JOB]),
   });
 
-  queue.register(DELIVER_JOB, engine.deliver);
-  queue.register(FANOUT_JOB, engine.fanout);
-  queue.subscribe(ALERT_RAISED, FANOUT_JOB);
-  queue.subscribe(ALERT_RESOLVED, FANOUT_JOB);
-  queue.schedule('devtools.health-checks', CHECK_EVERY_MS, () => status.runChecks());
   const watchdog = createOfflineWatchdog({ db: work, clock, engine });
-  queue.schedule('devtools.offline-watchdog', WATCHDOG_EVERY_MS, async () => {
-    await watchdog();
-  });
-  queue.schedule('devtools.key-alerts', HOUR_MS, () => keys.syncAllAlerts());
-  queue.schedule('devtools.retention', HOUR_MS, async () => {
-    const now = clock.now().getTime();
-    await deliveryStore.purgeEventsBefore(work, new Date(now - EVENT_RETENTION_MS));
-    await idempotencyStore.purge(work, new Date(now - IDEMPOTENCY_TTL_MS));
-    await healthStore.purge(work, new Date(now - 31 * DAY_MS));
-  });
-  kinds.push(DELIVER_JOB, FANOUT_JOB, 'devtools.health-checks', 'devtools.offline-watchdog', 'devtools.key-alerts', 'devtools.retention');
 
-  const instance: DevtoolsModule = {
+  const instance: ModuleInstance = {
     name: 'devtools',
     tags: {
       devtools: 'API keys, webhook endpoints and their delivery logs, and the public API status.',
@@ -107,13 +81,34 @@ export const devtoolsModule: ModuleFactory = (deps) => {
       ...statusOperations(status),
     ],
     provides: { apiKeys: keys.authenticator },
+    background: {
+      jobs: [
+        { kind: DELIVER_JOB, handler: engine.deliver },
+        { kind: FANOUT_JOB, handler: engine.fanout },
+      ],
+      subscriptions: [
+        { topic: ALERT_RAISED, kind: FANOUT_JOB },
+        { topic: ALERT_RESOLVED, kind: FANOUT_JOB },
+      ],
+      schedules: [
+        { kind: 'devtools.health-checks', everyMs: CHECK_EVERY_MS, run: () => status.runChecks() },
+        { kind: 'devtools.offline-watchdog', everyMs: WATCHDOG_EVERY_MS, run: async () => void (await watchdog()) },
+        { kind: 'devtools.key-alerts', everyMs: HOUR_MS, run: () => keys.syncAllAlerts() },
+        {
+          kind: 'devtools.retention',
+          everyMs: HOUR_MS,
+          run: async () => {
+            const now = clock.now().getTime();
+            await deliveryStore.purgeEventsBefore(work, new Date(now - EVENT_RETENTION_MS));
+            await idempotencyStore.purge(work, new Date(now - IDEMPOTENCY_TTL_MS));
+            await healthStore.purge(work, new Date(now - 31 * DAY_MS));
+          },
+        },
+      ],
+    },
     async start(ctx) {
       deprecated = ctx.operations.filter((op) => op.deprecation && op.access.kind === 'key');
-      await queue.start();
     },
-    stop: () => queue.stop(),
-    runDue: () => queue.runDue(),
-    queue,
   };
   return instance;
 };

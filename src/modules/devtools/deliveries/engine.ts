@@ -50,7 +50,7 @@ export interface EngineDeps {
   config: Config;
   alerts: AlertStream;
   audit: AuditLog;
-  queue: JobQueue;
+  queue: Pick<JobQueue, 'enqueue'>;
   box: SecretBox;
   /** Told each delivery attempt's recorded outcome, and each delivery cancelled before its attempt. */
   onOutcome?: (outcome: DeliveryOutcome) => void;
