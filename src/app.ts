@@ -6,7 +6,9 @@ import { renderError } from './platform/render-error.ts';
 import { compileValidator, toFieldErrors } from './platform/validation.ts';
 import { registerOperation, pathRegex, wantsRequestIdHeader, type OrgDirectory } from './platform/register.ts';
 import { buildOpenApi } from './platform/openapi.ts';
-import { isDevtoolsPath, type Operation } from './platform/operation.ts';
+import type { Operation } from './platform/operation.ts';
+import { createErrorSurface } from './platform/surface.ts';
+import { isReadScope } from './platform/roles.ts';
 import type { AppDeps, ModuleFactory, ModuleInstance } from './platform/module.ts';
 import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
@@ -15,7 +17,7 @@ import { registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
 import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { defaultModules } from './modules/index.ts';
-import { createOrgStore } from './modules/orgs/index.ts';
+import { createOrgStore, MODULES } from './modules/orgs/index.ts';
 import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -29,6 +31,11 @@ export interface BuiltApp {
 
 export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defaultModules): Promise<BuiltApp> {
   const { config } = deps;
+  const modules = factories.map((f) => f(deps));
+  const operations = modules.flatMap((m) => m.operations);
+  checkDeclarations(operations, deps.scopes);
+  const surface = createErrorSurface(modules.flatMap((m) => m.envelopePrefixes ?? []));
+  const limitClasses = Object.assign({}, ...modules.map((m) => m.limitClasses ?? {}));
   // Router-level failures (a malformed percent-encoding, an over-long path segment) happen before
   // any route; they still answer in the spec's shape.
   const frameworkErrors = (err: FastifyError, req: FastifyRequest, reply: import('fastify').FastifyReply) => {
@@ -36,8 +43,8 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
       err.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new AppError(414, 'URI Too Long', { code: 'uri_too_long' })
         : new AppError(400, 'Malformed URL', { code: 'malformed_url' });
-    if (isDevtoolsPath(req.url)) reply.header('X-Request-Id', String(req.id));
-    renderError(e, req, reply, { devtools: isDevtoolsPath(req.url), docsOrigin: config.publicDocsOrigin });
+    if (surface.envelope(req.url)) reply.header('X-Request-Id', String(req.id));
+    renderError(e, req, reply, { envelope: surface.envelope(req.url), docsOrigin: config.publicDocsOrigin });
   };
   const app = Fastify({
     loggerInstance: deps.log,
@@ -66,8 +73,6 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
 
-  const modules = factories.map((f) => f(deps));
-  const operations = modules.flatMap((m) => m.operations);
   const provided = modules.reduce<{ apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker }>(
     (acc, m) => ({ ...acc, ...m.provides }),
     {},
@@ -78,6 +83,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     docsOrigin: config.publicDocsOrigin,
     apiKeyPrefix: config.apiKeyPrefix,
     tags: Object.assign({}, ...modules.map((m) => m.tags ?? {})),
+    envelope: surface.envelope,
   });
   const errorPageHtml = errorPage([
     { owner: 'Platform', errors: PLATFORM_ERRORS },
@@ -85,13 +91,13 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   ]);
 
   const surfaceOf = (req: FastifyRequest) => ({
-    devtools: isDevtoolsPath(req.routeOptions.config?.op?.path ?? req.url),
+    envelope: surface.envelope(req.routeOptions.config?.op?.path ?? req.url),
     docsOrigin: config.publicDocsOrigin,
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const op = req.routeOptions.config?.op;
-    if (wantsRequestIdHeader(op, req.url)) reply.header('X-Request-Id', String(req.id));
+    if (wantsRequestIdHeader(surface, op, req.url)) reply.header('X-Request-Id', String(req.id));
     try {
       renderError(toAppError(err, req), req, reply, surfaceOf(req));
     } catch (renderFailure) {
@@ -104,7 +110,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   const matchers = operations.map((op) => ({ op, re: pathRegex(op.path) }));
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
-    if (isDevtoolsPath(path)) reply.header('X-Request-Id', String(req.id));
+    if (surface.envelope(path)) reply.header('X-Request-Id', String(req.id));
     const allow = [...new Set(matchers.filter((m) => m.re.test(path)).map((m) => m.op.method))];
     const err = allow.length ? errors.methodNotAllowed(allow) : errors.notFound();
     renderError(err, req, reply, surfaceOf(req));
@@ -135,7 +141,16 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     failedAuth,
     rateLimited: deps.metrics.rateLimited,
     orgs,
-    auth: { jwtKey: new TextEncoder().encode(config.jwtSecret), apiKeyPrefix: config.apiKeyPrefix, clock: deps.clock, apiKeys, sessions },
+    surface,
+    limitClasses,
+    auth: {
+      jwtKey: new TextEncoder().encode(config.jwtSecret),
+      apiKeyPrefix: config.apiKeyPrefix,
+      clock: deps.clock,
+      apiKeys,
+      sessions,
+      readScopes: Object.keys(deps.scopes).filter(isReadScope).sort(),
+    },
   };
   for (const op of operations) registerOperation(app, op, registerDeps);
   return { app, operations, modules, openapi };
@@ -170,5 +185,20 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     }
     req.log.error({ err }, 'unhandled error');
     return errors.internal();
+  }
+}
+
+/**
+ * Every name an operation uses must be declared by a module: API key scopes (ModuleDefinition.scopes)
+ * and module gates (the organisations' module catalogue). A typo fails the start, not a request.
+ */
+function checkDeclarations(operations: readonly Operation[], scopes: Readonly<Record<string, string>>): void {
+  for (const op of operations) {
+    if (op.access.kind === 'key' && op.access.scope !== 'any' && op.access.scope !== 'read' && scopes[op.access.scope] === undefined) {
+      throw new Error(`operation ${op.operationId} requires scope ${op.access.scope}, which no module declares`);
+    }
+    if (op.module && !(MODULES as readonly string[]).includes(op.module)) {
+      throw new Error(`operation ${op.operationId} is gated on module ${op.module}, which is not in the organisations' module catalogue`);
+    }
   }
 }

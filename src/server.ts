@@ -13,7 +13,7 @@ import { setOutboundPolicy } from './infra/outbound/http-client.ts';
 import { budgeted } from './infra/cache/budget.ts';
 import { moduleMigrations, moduleList } from './modules/index.ts';
 import { createServiceRegistry } from './platform/services.ts';
-import { dependencyOrder } from './platform/module.ts';
+import { dependencyOrder, declaredScopes } from './platform/module.ts';
 import { createPlatformJobs, jobQueueMetrics, registerBackground } from './platform/jobs.ts';
 
 export interface Service extends BuiltApp {
@@ -65,6 +65,7 @@ export async function startService(
     cursors: createCursorCodec(config.jwtSecret),
     services,
     jobs,
+    scopes: declaredScopes(moduleList),
   };
   // Every module's services, providers before the modules that depend on them, before any factory.
   for (const d of dependencyOrder(moduleList)) d.provides?.(deps, services);

@@ -4,7 +4,7 @@ import { jwtVerify, errors as joseErrors } from 'jose';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
 import type { Operation, RequestContext, Actor } from './operation.ts';
-import { isRole, READ_SCOPES, type Role, type Scope } from './roles.ts';
+import { isRole, isReadScope, type Role, type Scope } from './roles.ts';
 import type { Clock } from './clock.ts';
 
 export interface KeyPrincipal {
@@ -40,6 +40,8 @@ export interface AuthDeps {
   clock: Clock;
   apiKeys?: ApiKeyAuthenticator;
   sessions?: SessionChecker;
+  /** The declared read scopes, in the order a refusal names them. */
+  readScopes: readonly string[];
 }
 
 const IAT_LEEWAY_S = 60;
@@ -153,9 +155,9 @@ async function authenticateKey(
   const need = op.access.scope;
   const ok =
     need === 'any' ||
-    (need === 'read' ? principal.scopes.some((s) => READ_SCOPES.includes(s)) : principal.scopes.includes(need));
+    (need === 'read' ? principal.scopes.some(isReadScope) : principal.scopes.includes(need));
   if (!ok) {
-    const required = need === 'read' ? READ_SCOPES.join(' | ') : need;
+    const required = need === 'read' ? deps.readScopes.join(' | ') : need;
     throw forbidden(`Missing scope: ${required}`, 'insufficient_scope', { required_scope: required });
   }
   return {

@@ -10,7 +10,7 @@ import { errors } from './errors.ts';
 export function registerLoadShedding(app: FastifyInstance, o: { maxInFlight: number; gauge: Gauge }): void {
   let inFlight = 0;
   app.addHook('onRequest', async (req, reply) => {
-    if (req.routeOptions.config?.op?.tags[0] === 'probes') return;
+    if (req.routeOptions.config?.op?.probe) return;
     if (inFlight >= o.maxInFlight) {
       throw errors.overloaded();
     }

@@ -41,6 +41,16 @@ export interface AppDeps {
    * for a handler a module declared in `background`, `waitingAge` for lag figures.
    */
   jobs: Pick<JobQueue, 'enqueue' | 'waitingAge'>;
+  /** Every API key scope the modules declare (ModuleDefinition.scopes), with what each allows. */
+  scopes: Readonly<Record<string, string>>;
+}
+
+/** A limit an operation names in `rateLimit`: `limit` requests per window, counted per organisation. */
+export interface LimitClass {
+  /** The policy name in 429 counts and cache keys. */
+  policy: string;
+  limit: number;
+  windowMs: number;
 }
 
 export interface ModuleInstance {
@@ -51,6 +61,10 @@ export interface ModuleInstance {
   tags?: Record<string, string>;
   /** The stable error codes this module answers with (the error reference page lists them). */
   errors?: readonly ErrorDoc[];
+  /** Path prefixes under which errors use the envelope and answers carry X-Request-Id (platform/surface.ts). */
+  envelopePrefixes?: readonly string[];
+  /** Limit classes its operations may name in `rateLimit`, by name. */
+  limitClasses?: Readonly<Record<string, LimitClass>>;
   /** Job handlers, recurring jobs and event subscriptions; the platform's queue runs them. */
   background?: ModuleBackground;
   /**
@@ -77,6 +91,11 @@ export interface ModuleDefinition {
   dependsOn?: readonly string[];
   /** Absolute folder of this module's `NNNN_name.sql` migrations (`migrationsDir(import.meta.url)`). */
   migrations?: string;
+  /**
+   * API key scopes this module's operations require, with what each allows (a name ending in
+   * `:read` is a read scope). Keys may hold any declared scope.
+   */
+  scopes?: Readonly<Record<string, string>>;
   /** Services this module provides to others, registered before any module's factory runs. */
   provides?: (deps: Omit<AppDeps, 'services' | 'jobs'>, registry: Pick<ServiceRegistry, 'provide'>) => void;
   create?: ModuleFactory;
@@ -112,6 +131,17 @@ export function migrationsDir(moduleUrl: string): string {
  * Migration sources in dependency order: a module's migrations run after those of every module it
  * depends on; otherwise in list order. Unknown dependencies and cycles are refused at start-up.
  */
+export function declaredScopes(defs: readonly ModuleDefinition[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of defs) {
+    for (const [name, description] of Object.entries(d.scopes ?? {})) {
+      if (out[name] !== undefined) throw new Error(`scope ${name} is declared by two modules`);
+      out[name] = description;
+    }
+  }
+  return out;
+}
+
 export function migrationOrder(defs: readonly ModuleDefinition[]): MigrationSource[] {
   return dependencyOrder(defs)
     .filter((d) => d.migrations)

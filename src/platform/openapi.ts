@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the operation declarations and nothing else.
 import type { TSchema } from 'typebox';
-import { isDevtoolsPath, type Operation } from './operation.ts';
+import type { Operation } from './operation.ts';
 import { COMPONENT } from './schema-kit.ts';
 
 export const API_VERSION = '2026-10-15';
@@ -53,7 +53,7 @@ const legacyError = {
   },
 };
 
-const devtoolsError = {
+const errorEnvelope = {
   type: 'object',
   required: ['detail', 'error', 'type', 'title', 'status', 'instance', 'code', 'request_id'],
   properties: {
@@ -163,6 +163,8 @@ export interface OpenApiOptions {
   apiKeyPrefix: string;
   /** Descriptions of the tags the operations use (from the modules). */
   tags?: Record<string, string>;
+  /** Whether errors at a path use the envelope (platform/surface.ts). */
+  envelope: (path: string) => boolean;
 }
 
 export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
@@ -173,8 +175,9 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
   for (const op of ops) {
     if (op.hidden) continue;
     op.tags.forEach((t) => used.add(t));
-    const requestId = isDevtoolsPath(op.path) || op.requestIdHeader === true;
-    const errRef = isDevtoolsPath(op.path) ? '#/components/schemas/DevtoolsError' : '#/components/schemas/Error';
+    const envelope = opts.envelope(op.path);
+    const requestId = envelope || op.requestIdHeader === true;
+    const errRef = envelope ? '#/components/schemas/ErrorEnvelope' : '#/components/schemas/Error';
     const responses: Record<string, unknown> = {};
     for (const [code, schema] of Object.entries(op.schema.response)) {
       const n = Number(code);
@@ -188,7 +191,7 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
     }
     for (const code of errorStatuses(op)) {
       const content: Record<string, unknown> = { 'application/json': { schema: { $ref: errRef } } };
-      if (isDevtoolsPath(op.path)) content['application/problem+json'] = { schema: { $ref: '#/components/schemas/Problem' } };
+      if (envelope) content['application/problem+json'] = { schema: { $ref: '#/components/schemas/Problem' } };
       const headers = responseHeaders(op, code, requestId);
       responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', ...(Object.keys(headers).length && { headers }), content };
     }
@@ -255,8 +258,8 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
         ...named,
         FieldError: fieldErrorSchema,
         Error: legacyError,
-        DevtoolsError: devtoolsError,
-        Problem: { ...devtoolsError, properties: { ...devtoolsError.properties, detail: { type: 'string' } } },
+        ErrorEnvelope: errorEnvelope,
+        Problem: { ...errorEnvelope, properties: { ...errorEnvelope.properties, detail: { type: 'string' } } },
       },
     },
   };

@@ -8,7 +8,8 @@ import type { Role, Scope } from './roles.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type StatusLabel = 'live' | 'awaiting-migration' | 'partner-gated' | 'demo-realm';
 export type DataBasis = 'measured' | 'stored' | 'configured' | 'calculated' | 'forecast' | 'simulated';
-export type ModuleGate = 'field' | 'crm' | 'ems/routing';
+/** An organisation module an operation requires (the organisations' catalogue names them). */
+export type ModuleGate = string;
 
 export type Access =
   | { kind: 'public' }
@@ -80,8 +81,13 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   sandbox?: boolean;
   dataBasis?: { basis: DataBasis; method?: string };
   deprecation?: Deprecation;
-  /** Extra limit on top of the general ones: the shared authentication limit, or devtools management. */
-  rateLimit?: 'auth' | 'devtools-management';
+  /**
+   * Extra limit on top of the general ones: 'auth' (the shared authentication limit, per address),
+   * or a limit class the operation's module declares (ModuleInstance.limitClasses).
+   */
+  rateLimit?: string;
+  /** A health probe: never shed under load and not counted against the anonymous limit. */
+  probe?: boolean;
   bodyLimit?: number;
   /**
    * The handler judges NUL characters and unpaired surrogates in the body itself (ingestion rejects
@@ -99,7 +105,7 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   documentedBody?: TSchema;
   /** Headers a successful answer may carry beyond the platform's own (the OpenAPI document lists them). */
   responseHeaders?: Record<string, { description: string; schema: { type: 'string' | 'integer' | 'boolean'; enum?: unknown[] } }>;
-  /** Answer with X-Request-Id even outside /api/devtools/ (ingestion, connector). */
+  /** Answer with X-Request-Id even outside an envelope surface (ingestion, connector). */
   requestIdHeader?: boolean;
   /** Leave out of the OpenAPI document (test fixtures). */
   hidden?: boolean;
@@ -111,9 +117,4 @@ export type Operation = OperationDef<OpSchemas>;
 
 export function defineOperation<S extends OpSchemas>(def: OperationDef<S>): Operation {
   return def as unknown as Operation;
-}
-
-/** The surface decides the error style: /api/devtools/ gets the envelope, everything else `detail`. */
-export function isDevtoolsPath(path: string): boolean {
-  return path.startsWith('/api/devtools/') || path === '/api/devtools';
 }

@@ -5,7 +5,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
 import { AppError, errors } from './errors.ts';
 import { authenticate, ipOf, type AuthDeps } from './auth.ts';
-import { isDevtoolsPath, type Operation, type RequestContext } from './operation.ts';
+import type { Operation, RequestContext } from './operation.ts';
+import type { ErrorSurface } from './surface.ts';
+import type { LimitClass } from './module.ts';
 import type { RateLimiter, LimitResult } from './rate-limit.ts';
 import type { FailedAuthLimit } from './auth-failures.ts';
 import type { Config } from '../config.ts';
@@ -34,6 +36,9 @@ export interface RegisterDeps {
   orgs: OrgDirectory;
   /** Counts 429 refusals by policy. */
   rateLimited?: Counter<'policy'>;
+  surface: ErrorSurface;
+  /** The limit classes modules declare, by the name operations give in `rateLimit`. */
+  limitClasses: Readonly<Record<string, LimitClass>>;
 }
 
 /** Throws the 429 (counted by policy) when the check did not allow the request. */
@@ -58,8 +63,8 @@ export function pathRegex(path: string): RegExp {
   return new RegExp(`^${body}/?$`);
 }
 
-export function wantsRequestIdHeader(op: Operation | undefined, url: string): boolean {
-  return isDevtoolsPath(op?.path ?? url) || op?.requestIdHeader === true;
+export function wantsRequestIdHeader(surface: ErrorSurface, op: Operation | undefined, url: string): boolean {
+  return surface.envelope(op?.path ?? url) || op?.requestIdHeader === true;
 }
 
 function rateHeaders(reply: FastifyReply, r: LimitResult, windowSeconds: number) {
@@ -99,12 +104,10 @@ async function applyLimits(req: FastifyRequest, reply: FastifyReply, op: Operati
     const r = await deps.limiter.check({ name: 'user', limit: limits.userPerMinute, windowMs: MINUTE }, ctx.actor.userId);
     refuseIfLimited(deps, 'user', r);
   }
-  if (op.rateLimit === 'devtools-management') {
-    const r = await deps.limiter.check(
-      { name: 'devtools', limit: limits.devtoolsPerMinutePerOrg, windowMs: MINUTE },
-      ctx.orgId,
-    );
-    refuseIfLimited(deps, 'devtools', r);
+  const cls = op.rateLimit && op.rateLimit !== 'auth' ? deps.limitClasses[op.rateLimit] : undefined;
+  if (cls) {
+    const r = await deps.limiter.check({ name: cls.policy, limit: cls.limit, windowMs: cls.windowMs }, ctx.orgId);
+    refuseIfLimited(deps, cls.policy, r);
   }
 }
 
@@ -135,6 +138,9 @@ function bearerCredential(req: FastifyRequest): string | undefined {
 }
 
 export function registerOperation(app: FastifyInstance, op: Operation, deps: RegisterDeps): void {
+  if (op.rateLimit && op.rateLimit !== 'auth' && !deps.limitClasses[op.rateLimit]) {
+    throw new Error(`operation ${op.operationId} names limit class ${op.rateLimit}, which no module declares`);
+  }
   const docsOrigin = deps.config.publicDocsOrigin;
   const url = toFastifyPath(op.path);
   app.route({
@@ -144,7 +150,7 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
     config: { op },
     schema: routeSchema(op),
     onRequest: async (req, reply) => {
-      if (wantsRequestIdHeader(op, req.url)) reply.header('X-Request-Id', String(req.id));
+      if (wantsRequestIdHeader(deps.surface, op, req.url)) reply.header('X-Request-Id', String(req.id));
       deprecationHeaders(reply, op, docsOrigin);
       if (op.sandbox) {
         // The answer depends on Origin for these six: caches must key on it whatever the caller.
@@ -158,7 +164,7 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
           ipOf(req),
         );
         refuseIfLimited(deps, 'auth', r);
-      } else if (op.access.kind === 'public' && op.tags[0] !== 'probes') {
+      } else if (op.access.kind === 'public' && !op.probe) {
         const r = await deps.limiter.check(
           { name: 'anon', limit: deps.config.limits.anonPerMinutePerIp, windowMs: MINUTE },
           ipOf(req),

@@ -1,5 +1,5 @@
 // The one place errors become HTTP answers, in the shape of the surface they belong to
-// (concepts.md section 7): `{detail}` everywhere; under /api/devtools/ the envelope with
+// (concepts.md section 7): `{detail}` everywhere; on the envelope surface (platform/surface.ts) the envelope with
 // `error{code,message,request_id}` and the RFC 9457 members; problem+json on request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, STATUS_TITLES, type FieldError } from './errors.ts';
@@ -22,7 +22,8 @@ function safeInput(fe: FieldError): FieldError {
 }
 
 export interface RenderOptions {
-  devtools: boolean;
+  /** The envelope surface (platform/surface.ts), else `{detail}`. */
+  envelope: boolean;
   docsOrigin: string;
 }
 
@@ -31,7 +32,7 @@ export function renderError(err: AppError, req: FastifyRequest, reply: FastifyRe
   if (err.status === 422 && Array.isArray(detail)) detail = (detail as FieldError[]).map(safeInput);
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   reply.code(err.status);
-  if (!opts.devtools) {
+  if (!opts.envelope) {
     reply.type('application/json; charset=utf-8').send({ ...err.members, detail });
     return;
   }

@@ -13,9 +13,16 @@ export const CAN_CONFIGURE: readonly Role[] = ['ORG_ADMIN', 'OPERATOR'];
 /** Administration (API keys, webhooks, SSO, invitations, audit): ORG_ADMIN only. */
 export const ADMIN_ONLY: readonly Role[] = ['ORG_ADMIN'];
 
-export const SCOPES = ['alerts:read', 'devices:read', 'telemetry:read', 'telemetry:write'] as const;
-export type Scope = (typeof SCOPES)[number];
-export const READ_SCOPES: readonly Scope[] = ['alerts:read', 'devices:read', 'telemetry:read'];
+/**
+ * An API key scope. Modules declare the scopes their operations require (ModuleDefinition.scopes);
+ * the platform knows none by name. A scope whose name ends in `:read` is a read scope: an operation
+ * declared with scope 'read' admits a key holding any of them.
+ */
+export type Scope = string;
+
+export function isReadScope(scope: string): boolean {
+  return scope.endsWith(':read');
+}
 
 export function isRole(v: unknown): v is Role {
   return typeof v === 'string' && (ROLES as readonly string[]).includes(v);

@@ -23,5 +23,6 @@ export const alertsDefinition: ModuleDefinition = {
   name: 'alerts',
   dependsOn: ['orgs'],
   migrations: migrationsDir(import.meta.url),
+  scopes: { 'alerts:read': "read the organisation's alert stream" },
   provides: (deps, registry) => registry.provide(ALERT_STREAM, createAlertStream({ clock: deps.clock })),
 };

@@ -23,4 +23,9 @@ export const devicesModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-export const devicesDefinition: ModuleDefinition = { name: 'devices', dependsOn: ['registry', 'telemetry'], create: devicesModule };
+export const devicesDefinition: ModuleDefinition = {
+  name: 'devices',
+  dependsOn: ['registry', 'telemetry'],
+  scopes: { 'devices:read': 'read devices and their state' },
+  create: devicesModule,
+};

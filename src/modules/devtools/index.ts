@@ -75,12 +75,18 @@ export const devtoolsModule: ModuleFactory = (deps) => {
       { code: 'idempotency_in_progress', status: 409, description: 'A request with this Idempotency-Key is still being processed.' },
     ],
     operations: [
-      ...apiKeyOperations(keys),
+      ...apiKeyOperations(keys, deps.scopes),
       ...webhookOperations(hooks),
-      ...partnerOperations(partner, sandboxTests),
+      ...partnerOperations(partner, sandboxTests, deps.scopes),
       ...statusOperations(status),
     ],
     provides: { apiKeys: keys.authenticator },
+    // The developer platform's answers use the error envelope and carry X-Request-Id (concepts.md 7).
+    envelopePrefixes: ['/api/devtools'],
+    limitClasses: {
+      // Key and webhook management: 60 requests a minute per organisation (concepts.md section 8).
+      'devtools-management': { policy: 'devtools', limit: config.limits.devtoolsPerMinutePerOrg, windowMs: 60_000 },
+    },
     background: {
       jobs: [
         { kind: DELIVER_JOB, handler: engine.deliver },

@@ -36,6 +36,7 @@ export function probeOperations(deps: AppDeps) {
       summary: 'Liveness: the process is running',
       description: 'Checks no dependency. 200 while the process runs.',
       tags: ['probes'],
+      probe: true,
       status: 'live',
       access: { kind: 'public' },
       schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
@@ -51,6 +52,7 @@ export function probeOperations(deps: AppDeps) {
         '`cache` gives 503 (writes fail). A false `database` does not set degraded: data is accepted and streamed ' +
         'but not stored.',
       tags: ['probes'],
+      probe: true,
       status: 'live',
       access: { kind: 'public' },
       dataBasis: { basis: 'measured', method: 'Each check pings the dependency with a one-second timeout.' },
@@ -74,6 +76,7 @@ export function probeOperations(deps: AppDeps) {
         'Text exposition format. Includes `telemetry_ingest_total` (cumulative accepted records), ' +
         '`telemetry_readiness` (1 ready, 0 degraded), request counts and latency histograms by route.',
       tags: ['probes'],
+      probe: true,
       status: 'live',
       access: { kind: 'public' },
       produces: 'text/plain; version=0.0.4; charset=utf-8',

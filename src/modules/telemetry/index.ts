@@ -45,4 +45,13 @@ export const telemetryModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-export const telemetryDefinition: ModuleDefinition = { name: 'telemetry', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: telemetryModule };
+export const telemetryDefinition: ModuleDefinition = {
+  name: 'telemetry',
+  dependsOn: ['orgs'],
+  migrations: migrationsDir(import.meta.url),
+  scopes: {
+    'telemetry:read': 'read telemetry (latest readings and history)',
+    'telemetry:write': 'write telemetry (the home-automation connector)',
+  },
+  create: telemetryModule,
+};

@@ -5,7 +5,7 @@
 // and by a scheduled job that walks every organisation holding keys.
 import type { Queryable } from '../../../infra/db/index.ts';
 import type { Operation } from '../../../platform/operation.ts';
-import { READ_SCOPES, type Scope } from '../../../platform/roles.ts';
+import { isReadScope, type Scope } from '../../../platform/roles.ts';
 import { PARTNER_ALERTS, type AlertStream } from '../../alerts/index.ts';
 import { keyStore, type KeyRow } from './store.ts';
 import { DAY_MS } from '../common.ts';
@@ -22,7 +22,7 @@ export function keyCanCall(key: Pick<KeyRow, 'environment' | 'scopes'>, op: Oper
   const need = op.access.scope;
   const scopes = key.scopes as Scope[];
   if (need === 'any') return true;
-  if (need === 'read') return scopes.some((s) => READ_SCOPES.includes(s));
+  if (need === 'read') return scopes.some(isReadScope);
   return scopes.includes(need);
 }
 

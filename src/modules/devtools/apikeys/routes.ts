@@ -1,14 +1,22 @@
 // /api/devtools/apikeys: organisation administrators only, 60 management requests a minute.
 import { Type } from 'typebox';
 import { defineOperation } from '../../../platform/operation.ts';
-import { ADMIN_ONLY, SCOPES } from '../../../platform/roles.ts';
+import { ADMIN_ONLY } from '../../../platform/roles.ts';
 import { EnvironmentQuery, EnvironmentSchema, IdParam, Nullable, Text, Timestamp, optionalBody } from '../common.ts';
 import type { KeyService } from './service.ts';
 import { Component } from '../../../platform/schema-kit.ts';
 
-const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)), { description: SCOPES.join(', ') });
+/** A scope a key may hold: one the modules declare (AppDeps.scopes), with what each allows. */
+export function scopeSchema(scopes: Readonly<Record<string, string>>) {
+  const names = Object.keys(scopes).sort();
+  return Type.Union(names.map((s) => Type.Literal(s)), {
+    description: names.map((s) => `\`${s}\`: ${scopes[s]}`).join('; '),
+  });
+}
 
-export const ApiKey = Component('ApiKey', Type.Object({
+const apiKeySchemas = (scopes: Readonly<Record<string, string>>) => {
+const Scope = scopeSchema(scopes);
+const ApiKey = Component('ApiKey', Type.Object({
   id: Type.String({ description: 'Key id (non-secret; embedded in the key itself)' }),
   name: Type.String(),
   environment: EnvironmentSchema,
@@ -31,12 +39,15 @@ const Secret = Type.String({
   description: 'The whole API key, `<prefix>_<environment>_<id>_<secret>`. Shown once: only a hash is stored.',
 });
 const IssuedKey = Type.Object({ ...ApiKey.properties, secret: Secret });
+return { Scope, ApiKey, IssuedKey, count: Object.keys(scopes).length };
+};
 
 const KeyId = Type.Object({ key_id: IdParam });
 const common = { tags: ['devtools'], status: 'live' as const, rateLimit: 'devtools-management' as const };
 const admin = { kind: 'bearer' as const, roles: ADMIN_ONLY };
 
-export function apiKeyOperations(keys: KeyService) {
+export function apiKeyOperations(keys: KeyService, scopes: Readonly<Record<string, string>>) {
+  const { Scope, ApiKey, IssuedKey, count } = apiKeySchemas(scopes);
   return [
     defineOperation({
       ...common,
@@ -67,7 +78,7 @@ export function apiKeyOperations(keys: KeyService) {
         body: Type.Object(
           {
             name: Text({ minLength: 1, maxLength: 100 }),
-            scopes: Type.Array(Scope, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+            scopes: Type.Array(Scope, { minItems: 1, maxItems: count, uniqueItems: true }),
             expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Default: 90 days from now; at most 366 days' })),
           },
           { additionalProperties: false },

@@ -5,7 +5,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import type { ApiKeyAuthenticator, KeyPrincipal } from '../../../platform/auth.ts';
 import { errors } from '../../../platform/errors.ts';
-import { READ_SCOPES, type Scope } from '../../../platform/roles.ts';
+import { isReadScope, type Scope } from '../../../platform/roles.ts';
 import type { AuditLog } from '../../audit/index.ts';
 import type { Config } from '../../../config.ts';
 import { DAY_MS, iso, type Environment } from '../common.ts';
@@ -60,7 +60,7 @@ export function createKeyService(deps: KeyDeps) {
 
   function checkScopes(env: Environment, scopes: string[]) {
     if (env === 'sandbox') {
-      const bad = scopes.filter((s) => !READ_SCOPES.includes(s as Scope));
+      const bad = scopes.filter((s) => !isReadScope(s));
       if (bad.length) {
         throw devtoolsErrors.invalidField(['body', 'scopes'], `A sandbox key holds read scopes only (not ${bad.join(', ')})`, scopes);
       }

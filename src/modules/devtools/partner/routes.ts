@@ -2,7 +2,7 @@
 // a sandbox key may call (x-platform-sandbox), served from generated data for a sandbox key.
 import { Type } from 'typebox';
 import { defineOperation } from '../../../platform/operation.ts';
-import { SCOPES } from '../../../platform/roles.ts';
+import { scopeSchema } from '../apikeys/routes.ts';
 import { CursorParam, EnvironmentSchema, IdParam, LimitParam, Nullable, PageMembers, Timestamp, optionalBody } from '../common.ts';
 import { EventTypeSchema } from '../webhooks/routes.ts';
 import { CANONICAL_STATUSES } from './status-canonical.ts';
@@ -58,7 +58,7 @@ const Reading = Component('TelemetryReading', Type.Object({
 
 const Paging = { limit: Type.Optional(LimitParam), cursor: Type.Optional(CursorParam) };
 
-export function partnerOperations(partner: PartnerService, sandbox: SandboxService) {
+export function partnerOperations(partner: PartnerService, sandbox: SandboxService, scopes: Readonly<Record<string, string>>) {
   return [
     defineOperation({
       ...common,
@@ -76,7 +76,7 @@ export function partnerOperations(partner: PartnerService, sandbox: SandboxServi
             key: Type.Object({
               id: Type.String(),
               name: Type.String(),
-              scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s)))),
+              scopes: Type.Array(scopeSchema(scopes)),
               environment: EnvironmentSchema,
               expires_at: Nullable(Timestamp),
             }),
