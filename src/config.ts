@@ -1,8 +1,11 @@
 // Typed configuration, read once from the environment and validated at start.
-// Nothing else in the service reads process.env.
+// Nothing else in the service reads process.env. The service-wide settings are read here; each
+// module's own settings are a section its definition declares (ModuleDefinition.config), read
+// through the same reader and validated at the same time, so a bad value stops the start.
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { readOrCreateSecret, SecretFileError } from './infra/secret-file.ts';
+import { configSections } from './modules/index.ts';
 
 export interface Config {
   nodeEnv: string;
@@ -25,7 +28,6 @@ export interface Config {
     authPerMinutePerIp: number;
     userPerMinute: number;
     anonPerMinutePerIp: number;
-    devtoolsPerMinutePerOrg: number;
     partnerPerMinutePerKey: number;
     limiterBudgetMs: number;
   };
@@ -33,35 +35,17 @@ export interface Config {
   /** Requests handled at once before new ones are shed with 503 (probes exempt). */
   maxInflightRequests: number;
   ingestBodyLimitBytes: number;
+  /** Every third-party call (providers, platforms, identity providers): timeout and retries. */
   upstreams: {
-    tariffBaseUrl: string;
-    carbonBaseUrl: string;
     timeoutMs: number;
     /** Extra attempts on idempotent provider reads, and the first backoff delay. */
     retries: number;
     retryBaseMs: number;
-    /** Agile product whose unit rates are served (tariff code E-1R-<product>-<region>). */
-    tariffProductCode: string;
-    /** Freshness of a fully published (or past) day of prices, and of a day still being published. */
-    tariffCacheTtlSeconds: number;
-    tariffUnpublishedTtlSeconds: number;
-    /** Freshness of carbon intensity figures (never beyond the end of their half hour). */
-    carbonCacheTtlSeconds: number;
-    flex: {
-      /** Freshness of tenders and contracts read from the operators' platforms. */
-      cacheTtlSeconds: number;
-      /** The two network operators, in the spec's order (<DNO_A>, <DNO_B>). */
-      operators: FlexOperatorConfig[];
-    };
   };
-  /** Ed25519 key (PKCS8 PEM) signing energy receipts; absent = generated and kept in the store (not in production). */
-  esgSigningKeyPem?: string;
   /** Allow outbound calls to loopback/private addresses (tests and local development only). */
   allowPrivateOutbound: boolean;
   /** Refuse every outbound call that is not to loopback (tests, machines without egress). */
   outboundLoopbackOnly: boolean;
-  /** Retention of raw telemetry, in days (0 = keep forever). */
-  telemetryRetentionDays: number;
   /** Background work (decision 0088): worker slots per instance and the per-organisation cap. */
   jobs: {
     /** Slots for organisations' work (webhook deliveries, alert fan-out) in each instance. */
@@ -74,10 +58,6 @@ export interface Config {
     /** How long a claim holds a job before another instance may take it over (above the 10 s delivery deadline). */
     leaseMs: number;
   };
-  /** Deadline of one webhook delivery attempt (spec: 10 s; lower only to shed dead receivers faster). */
-  webhookTimeoutMs: number;
-  /** Pending sandbox deliveries an organisation may have before sample sends are refused (decision 0089). */
-  sandboxMaxPendingDeliveries: number;
   /**
    * Background work (job handlers, maintenance) on PostgreSQL: its own pool, so it never takes a
    * request's connection, and its own statement timeout (requests keep 4.4 s). Decision 0018.
@@ -90,19 +70,27 @@ export interface Config {
    * `uniquelocal`); empty = none, the peer's own address is the client's.
    */
   trustProxy: string[];
+  /** Each module's own settings, by section name: read them with `sectionOf(config, section)`. */
+  modules: Readonly<Record<string, unknown>>;
 }
 
-export interface FlexOperatorConfig {
-  /** Which of the two operators ('A' = first, 'B' = second) and the variable prefix FLEX_DNO_<slot>_. */
-  slot: 'A' | 'B';
-  /** The `dno` value callers use. */
-  id: string;
-  /** The operator's flexibility platform; absent = not wired. */
-  baseUrl?: string;
-  clientId?: string;
-  apiKey?: string;
-  /** Offers to this operator must name the tender's id on the platform (the second operator). */
-  requiresTenderPlatformId: boolean;
+export { sectionOf, type ConfigReader, type ConfigSection } from './core/config-section.ts';
+import type { ConfigReader, ConfigSection } from './core/config-section.ts';
+
+export function configReader(env: Env, nodeEnv: string): ConfigReader {
+  return {
+    nodeEnv,
+    str: (name, def) => str(env, name, def),
+    optional: (name) => env[name] || undefined,
+    int: (name, def, min, max) => int(env, name, def, min, max),
+    bool: (name, def) => bool(env, name, def),
+    url: (name, protocols, def) => url(env, name, protocols, def),
+    pattern: (name, def, re, what) => pattern(env, name, def, re, what),
+    ed25519Key: (name) => ed25519Key(env, name),
+    fail: (message) => {
+      throw new ConfigError(message);
+    },
+  };
 }
 
 export type JwtSecretSource =
@@ -160,7 +148,7 @@ function jwtSecretOf(env: Env, nodeEnv: string, dataDir: string): { secret: stri
   return { secret: file.secret, source: { kind: 'data-dir', path: file.path, created: file.created } };
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 function str(env: Env, name: string, def: string): string {
   const v = env[name];
@@ -203,22 +191,6 @@ function pattern(env: Env, name: string, def: string, re: RegExp, what: string):
   const v = str(env, name, def);
   if (!re.test(v)) throw new ConfigError(`${name} must be ${what} (got "${v}")`);
   return v;
-}
-
-function flexOperators(env: Env, nodeEnv: string): FlexOperatorConfig[] {
-  const ops = (['A', 'B'] as const).map((slot) => {
-    const p = `FLEX_DNO_${slot}_`;
-    const id = pattern(env, `${p}ID`, `dno-${slot.toLowerCase()}`, /^[a-z][a-z0-9_-]{1,31}$/, '2-32 lower-case letters, digits, - or _');
-    const baseUrl = url(env, `${p}BASE_URL`, nodeEnv === 'production' ? ['https:'] : ['http:', 'https:']);
-    const clientId = env[`${p}CLIENT_ID`] || undefined;
-    const apiKey = env[`${p}API_KEY`] || undefined;
-    if (Boolean(clientId) !== Boolean(apiKey)) {
-      throw new ConfigError(`${p}CLIENT_ID and ${p}API_KEY must be set together`);
-    }
-    return { slot, id, baseUrl, clientId, apiKey, requiresTenderPlatformId: slot === 'B' };
-  });
-  if (ops[0].id === ops[1].id) throw new ConfigError('FLEX_DNO_A_ID and FLEX_DNO_B_ID must differ');
-  return ops;
 }
 
 /** An Ed25519 private key as PKCS8 PEM, or the base64 of its 32-byte seed; returned as PKCS8 PEM. */
@@ -279,7 +251,17 @@ function proxyList(env: Env, name: string): string[] {
   return entries;
 }
 
-export function loadConfig(env: Env = process.env): Config {
+function moduleSections(env: Env, nodeEnv: string, sections: readonly ConfigSection<unknown>[]): Record<string, unknown> {
+  const reader = configReader(env, nodeEnv);
+  const out: Record<string, unknown> = {};
+  for (const section of sections) {
+    if (section.name in out) throw new Error(`configuration section ${section.name} is declared twice`);
+    out[section.name] = section.read(reader);
+  }
+  return out;
+}
+
+export function loadConfig(env: Env = process.env, sections: readonly ConfigSection<unknown>[] = configSections): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
   const apiKeyPrefix = str(env, 'API_KEY_PREFIX', 'plat');
   if (!/^[a-z][a-z0-9]{1,15}$/.test(apiKeyPrefix)) {
@@ -304,7 +286,6 @@ export function loadConfig(env: Env = process.env): Config {
       authPerMinutePerIp: int(env, 'RATE_LIMIT_AUTH_PER_MIN', 5, 1, 1_000_000),
       userPerMinute: int(env, 'RATE_LIMIT_USER_PER_MIN', 100, 1, 10_000_000),
       anonPerMinutePerIp: int(env, 'RATE_LIMIT_ANON_PER_MIN', 20, 1, 1_000_000),
-      devtoolsPerMinutePerOrg: int(env, 'RATE_LIMIT_DEVTOOLS_PER_MIN', 60, 1, 1_000_000),
       partnerPerMinutePerKey: int(env, 'RATE_LIMIT_PARTNER_PER_MIN', 600, 1, 10_000_000),
       limiterBudgetMs: int(env, 'RATE_LIMIT_BUDGET_MS', 50, 1, 10_000),
     },
@@ -312,33 +293,20 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 6 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     upstreams: {
-      tariffBaseUrl: url(env, 'TARIFF_API_BASE_URL', ['http:', 'https:'], 'https://api.octopus.energy')!,
-      carbonBaseUrl: url(env, 'CARBON_API_BASE_URL', ['http:', 'https:'], 'https://api.carbonintensity.org.uk')!,
       timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 5000, 100, 60_000),
       retries: int(env, 'UPSTREAM_RETRIES', 2, 0, 5),
       retryBaseMs: int(env, 'UPSTREAM_RETRY_BASE_MS', 200, 1, 10_000),
-      tariffProductCode: pattern(env, 'TARIFF_PRODUCT_CODE', 'AGILE-24-10-01', /^[A-Z0-9][A-Z0-9-]{1,63}$/, 'upper-case letters, digits and -'),
-      tariffCacheTtlSeconds: int(env, 'TARIFF_CACHE_TTL_SECONDS', 86_400, 0, 7 * 86_400),
-      tariffUnpublishedTtlSeconds: int(env, 'TARIFF_UNPUBLISHED_TTL_SECONDS', 300, 0, 86_400),
-      carbonCacheTtlSeconds: int(env, 'CARBON_CACHE_TTL_SECONDS', 300, 0, 1800),
-      flex: {
-        cacheTtlSeconds: int(env, 'FLEX_CACHE_TTL_SECONDS', 60, 0, 3600),
-        operators: flexOperators(env, nodeEnv),
-      },
     },
-    esgSigningKeyPem: ed25519Key(env, 'ESG_SIGNING_KEY'),
     allowPrivateOutbound: bool(env, 'ALLOW_PRIVATE_OUTBOUND', false),
     outboundLoopbackOnly: bool(env, 'OUTBOUND_LOOPBACK_ONLY', false),
-    telemetryRetentionDays: int(env, 'TELEMETRY_RETENTION_DAYS', 0, 0, 36500),
     jobs: jobsConfig(env),
-    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 10_000),
-    sandboxMaxPendingDeliveries: int(env, 'SANDBOX_MAX_PENDING_DELIVERIES', 100, 1, 100_000),
     background: {
       statementTimeoutMs: int(env, 'BACKGROUND_STATEMENT_TIMEOUT_MS', 60_000, 1000, 3_600_000),
       poolMax: int(env, 'BACKGROUND_DB_POOL_MAX', 3, 1, 100),
     },
     seedDemo: nodeEnv !== 'production' && bool(env, 'SEED_DEMO', true),
     trustProxy: proxyList(env, 'TRUST_PROXY'),
+    modules: moduleSections(env, nodeEnv, sections),
   };
   // Last, so that a configuration refused for another reason leaves no secret file behind.
   const { secret, source } = jwtSecretOf(env, nodeEnv, dataDir);

@@ -36,5 +36,8 @@ export const moduleList: readonly ModuleDefinition[] = [
 /** The factories of the modules that serve operations or run background work, in list order. */
 export const defaultModules: ModuleFactory[] = moduleList.flatMap((m) => (m.create ? [m.create] : []));
 
+/** Every module's configuration section, read by the one config loader (src/config.ts). */
+export const configSections = moduleList.flatMap((m) => (m.config ? [m.config] : []));
+
 /** Every module's migrations, in dependency order (the platform's own run first). */
 export const moduleMigrations = migrationOrder(moduleList);

@@ -1,7 +1,7 @@
 // What a module is: a factory over narrow dependencies that returns its declared operations,
 // and optionally what it provides to the platform (key and session checks) and background work.
 import { fileURLToPath } from 'node:url';
-import type { Config } from '../config.ts';
+import type { Config, ConfigSection } from '../config.ts';
 import type { MigrationSource } from '../infra/db/migrate.ts';
 import type { Db } from '../infra/db/index.ts';
 import type { Cache } from '../infra/cache/index.ts';
@@ -96,6 +96,12 @@ export interface ModuleDefinition {
    * `:read` is a read scope). Keys may hold any declared scope.
    */
   scopes?: Readonly<Record<string, string>>;
+  /**
+   * This module's settings: read from the environment with the rest at start (a bad value stops
+   * it), documented in docs/configuration.md (a test checks every variable read is there). The
+   * module reads them with `sectionOf(deps.config, section)`.
+   */
+  config?: ConfigSection<unknown>;
   /** Services this module provides to others, registered before any module's factory runs. */
   provides?: (deps: Omit<AppDeps, 'services' | 'jobs'>, registry: Pick<ServiceRegistry, 'provide'>) => void;
   create?: ModuleFactory;

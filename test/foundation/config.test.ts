@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, ConfigError, KNOWN_SECRETS } from '../../src/config.ts';
+import { sectionOf } from '../../src/core/config-section.ts';
+import { devtoolsConfig } from '../../src/modules/devtools/config.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'eps-config-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -18,8 +20,8 @@ test('defaults run on the embedded store', () => {
   assert.equal(c.limits.authPerMinutePerIp, 5);
   assert.equal(c.limits.partnerPerMinutePerKey, 600);
   assert.deepEqual(c.jobs, { concurrency: 8, orgConcurrency: 4, platformConcurrency: 2, pollMs: 1000, leaseMs: 60_000 });
-  assert.equal(c.webhookTimeoutMs, 10_000, 'the spec: success is a 2xx within 10 seconds');
-  assert.equal(c.sandboxMaxPendingDeliveries, 100);
+  assert.equal(sectionOf(c, devtoolsConfig).webhookTimeoutMs, 10_000, 'the spec: success is a 2xx within 10 seconds');
+  assert.equal(sectionOf(c, devtoolsConfig).sandboxMaxPendingDeliveries, 100);
   assert.equal(loadConfig({ JWT_SECRET: STRONG }).dataDir, './data');
 });
 

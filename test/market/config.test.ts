@@ -2,23 +2,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { loadConfig, ConfigError } from '../../src/config.ts';
+import { loadConfig, ConfigError, sectionOf, type Config } from '../../src/config.ts';
+import { marketConfig } from '../../src/modules/market/config.ts';
+import { flexConfig } from '../../src/modules/flex/config.ts';
+import { esgConfig } from '../../src/modules/esg/config.ts';
+
+const market = (c: Config) => sectionOf(c, marketConfig);
+const flex = (c: Config) => sectionOf(c, flexConfig);
+const esg = (c: Config) => sectionOf(c, esgConfig);
 
 test('provider settings: defaults', () => {
   const c = loadConfig({});
-  assert.equal(c.upstreams.tariffBaseUrl, 'https://api.octopus.energy');
-  assert.equal(c.upstreams.carbonBaseUrl, 'https://api.carbonintensity.org.uk');
-  assert.equal(c.upstreams.tariffProductCode, 'AGILE-24-10-01');
+  assert.equal(market(c).tariffBaseUrl, 'https://api.octopus.energy');
+  assert.equal(market(c).carbonBaseUrl, 'https://api.carbonintensity.org.uk');
+  assert.equal(market(c).tariffProductCode, 'AGILE-24-10-01');
   assert.equal(c.upstreams.retries, 2);
-  assert.equal(c.upstreams.tariffCacheTtlSeconds, 86_400);
-  assert.equal(c.upstreams.tariffUnpublishedTtlSeconds, 300);
-  assert.equal(c.upstreams.carbonCacheTtlSeconds, 300);
-  assert.equal(c.upstreams.flex.cacheTtlSeconds, 60);
+  assert.equal(market(c).tariffCacheTtlSeconds, 86_400);
+  assert.equal(market(c).tariffUnpublishedTtlSeconds, 300);
+  assert.equal(market(c).carbonCacheTtlSeconds, 300);
+  assert.equal(flex(c).cacheTtlSeconds, 60);
   assert.deepEqual(
-    c.upstreams.flex.operators.map((o) => [o.slot, o.id, o.baseUrl, o.requiresTenderPlatformId]),
+    flex(c).operators.map((o) => [o.slot, o.id, o.baseUrl, o.requiresTenderPlatformId]),
     [['A', 'dno-a', undefined, false], ['B', 'dno-b', undefined, true]],
   );
-  assert.equal(c.esgSigningKeyPem, undefined);
+  assert.equal(esg(c).signingKeyPem, undefined);
 });
 
 test('provider settings: a bad variable fails at start with a message naming it', () => {
@@ -49,7 +56,7 @@ test('provider settings: the receipt key is accepted as a base64 seed or PKCS8 P
   const { privateKey } = generateKeyPairSync('ed25519');
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32).toString('base64');
-  for (const v of [pem, seed, pem.replace(/\n/g, '\\n')]) assert.equal(loadConfig({ ESG_SIGNING_KEY: v }).esgSigningKeyPem, pem);
+  for (const v of [pem, seed, pem.replace(/\n/g, '\\n')]) assert.equal(esg(loadConfig({ ESG_SIGNING_KEY: v })).signingKeyPem, pem);
   const c = loadConfig({ FLEX_DNO_A_ID: 'ukpn', FLEX_DNO_A_BASE_URL: 'https://flex.example', FLEX_DNO_A_CLIENT_ID: 'm', FLEX_DNO_A_API_KEY: 'k' });
-  assert.deepEqual(c.upstreams.flex.operators[0], { slot: 'A', id: 'ukpn', baseUrl: 'https://flex.example', clientId: 'm', apiKey: 'k', requiresTenderPlatformId: false });
+  assert.deepEqual(flex(c).operators[0], { slot: 'A', id: 'ukpn', baseUrl: 'https://flex.example', clientId: 'm', apiKey: 'k', requiresTenderPlatformId: false });
 });

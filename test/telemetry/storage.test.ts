@@ -122,7 +122,7 @@ test('retention drops whole partitions older than TELEMETRY_RETENTION_DAYS and o
 test('retention 0 (the default) keeps every partition', async () => {
   const clock = new ManualClock('2026-10-15T12:00:00Z');
   const svc = await service(clock);
-  assert.equal(svc.config.telemetryRetentionDays, 0);
+  assert.equal((svc.config.modules.telemetry as { retentionDays: number }).retentionDays, 0);
   assert.equal((await client(svc, ORG).ingest({ asset_id: 'bat-keep', ts: '2026-09-10T00:00:00Z', soc_pct: 20 })).statusCode, 200);
   clock.set('2027-06-20T00:00:00Z');
   await maintain(svc);

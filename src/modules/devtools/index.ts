@@ -25,12 +25,15 @@ import { healthStore } from './status/store.ts';
 import { statusOperations } from './status/routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { devtoolsMetrics } from './metrics.ts';
+import { sectionOf } from '../../core/config-section.ts';
+import { devtoolsConfig } from './config.ts';
 
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 const HOUR_MS = 3_600_000;
 
 export const devtoolsModule: ModuleFactory = (deps) => {
   const { db, clock, config, cursors } = deps;
+  const settings = sectionOf(config, devtoolsConfig);
   const audit = deps.services.get(AUDIT_LOG);
   // Job handlers read and write through the background store (its own connections and statement
   // timeout, decision 0018); request handlers through `db`.
@@ -44,10 +47,10 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   const keys = createKeyService({ db, clock, audit, config, keyAlerts });
   const sandbox = createSandboxData(config);
   // The engine's own reads are the delivery job's; requests reach it with their transaction.
-  const engine = createDeliveryEngine({ db: work, clock, config, alerts, audit, queue, box, onOutcome: counters.delivered });
-  const hooks = createWebhookService({ db, clock, config, audit, alerts, cursors, box, engine, sandbox });
+  const engine = createDeliveryEngine({ db: work, clock, config, webhookTimeoutMs: settings.webhookTimeoutMs, alerts, audit, queue, box, onOutcome: counters.delivered });
+  const hooks = createWebhookService({ db, clock, config, sandboxMaxPendingDeliveries: settings.sandboxMaxPendingDeliveries, audit, alerts, cursors, box, engine, sandbox });
   const partner = createPartnerService({ db, clock, cursors, alerts, keys, sandbox });
-  const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox, maxPending: config.sandboxMaxPendingDeliveries });
+  const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox, maxPending: settings.sandboxMaxPendingDeliveries });
   const probeKey = `${config.apiKeyPrefix}_live_0000000000000000_${'A'.repeat(43)}`;
   const status = createStatusService({
     db,
@@ -85,7 +88,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
     envelopePrefixes: ['/api/devtools'],
     limitClasses: {
       // Key and webhook management: 60 requests a minute per organisation (concepts.md section 8).
-      'devtools-management': { policy: 'devtools', limit: config.limits.devtoolsPerMinutePerOrg, windowMs: 60_000 },
+      'devtools-management': { policy: 'devtools', limit: settings.managementPerMinutePerOrg, windowMs: 60_000 },
     },
     background: {
       jobs: [
@@ -120,4 +123,4 @@ export const devtoolsModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-export const devtoolsDefinition: ModuleDefinition = { name: 'devtools', dependsOn: ['orgs', 'alerts', 'telemetry', 'registry'], migrations: migrationsDir(import.meta.url), create: devtoolsModule };
+export const devtoolsDefinition: ModuleDefinition = { name: 'devtools', dependsOn: ['orgs', 'alerts', 'telemetry', 'registry'], migrations: migrationsDir(import.meta.url), config: devtoolsConfig, create: devtoolsModule };

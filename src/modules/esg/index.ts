@@ -4,13 +4,15 @@ import { createKeyring } from './keys.ts';
 import { createReceiptService } from './service.ts';
 import { esgOperations } from './routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { sectionOf } from '../../core/config-section.ts';
+import { esgConfig } from './config.ts';
 
 /** The service's receipt keyring from configuration; settlement receipts use it too (decision 0110). */
 export const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =>
   createKeyring({
     db: deps.db,
     clock: deps.clock,
-    configuredPem: deps.config.esgSigningKeyPem,
+    configuredPem: sectionOf(deps.config, esgConfig).signingKeyPem,
     production: deps.config.nodeEnv === 'production',
   });
 
@@ -34,4 +36,4 @@ export type { Keyring } from './keys.ts';
 export { PublicKey as PublicKeySchema } from './routes.ts';
 
 /** This module as the module list names it. */
-export const esgDefinition: ModuleDefinition = { name: 'esg', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: esgModule };
+export const esgDefinition: ModuleDefinition = { name: 'esg', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), config: esgConfig, create: esgModule };

@@ -5,7 +5,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../../platform/module.ts';
 import type { RequestContext } from '../../platform/operation.ts';
-import type { FlexOperatorConfig } from '../../config.ts';
+import type { FlexOperatorConfig } from './config.ts';
+import { flexConfig } from './config.ts';
+import { sectionOf } from '../../core/config-section.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import { createUpstreamCache, createUpstreamClient, UpstreamError, type Served, type UpstreamCache } from '../../infra/upstream/index.ts';
 import { isoZ, parseInstant } from '../market/index.ts';
@@ -35,8 +37,9 @@ type FlexDeps = Pick<AppDeps, 'config' | 'cache' | 'clock' | 'metrics' | 'log' |
 
 export function createFlexService(deps: FlexDeps) {
   const { config, clock, db, audit } = deps;
-  const operators = config.upstreams.flex.operators;
-  const ttlMs = config.upstreams.flex.cacheTtlSeconds * 1000;
+  const settings = sectionOf(config, flexConfig);
+  const operators = settings.operators;
+  const ttlMs = settings.cacheTtlSeconds * 1000;
   const cache: UpstreamCache = createUpstreamCache({ cache: deps.cache, clock, namespace: config.namespace, metrics: deps.metrics });
   const clients = new Map<string, PlatformClient>();
   const log: FastifyBaseLogger = deps.log;

@@ -3,6 +3,7 @@
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createMarketData } from '../market/index.ts';
 import { createFlexService } from './flex-service.ts';
+import { flexConfig } from './config.ts';
 import { createVppService } from './vpp-service.ts';
 import { flexOperations } from './routes.ts';
 import { vppOperations } from './vpp-routes.ts';
@@ -24,4 +25,4 @@ export const flexModule: ModuleFactory = (deps) => ({
 });
 
 /** This module as the module list names it. */
-export const flexDefinition: ModuleDefinition = { name: 'flex', dependsOn: ['orgs', 'registry'], migrations: migrationsDir(import.meta.url), create: flexModule };
+export const flexDefinition: ModuleDefinition = { name: 'flex', dependsOn: ['orgs', 'registry'], migrations: migrationsDir(import.meta.url), config: flexConfig, create: flexModule };

@@ -3,6 +3,7 @@
 import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
 import { createMarketData } from './service.ts';
 import { marketOperations } from './routes.ts';
+import { marketConfig } from './config.ts';
 
 export const marketModule: ModuleFactory = (deps) => ({
   name: 'market',
@@ -33,4 +34,4 @@ export {
 } from './uk-time.ts';
 
 /** This module as the module list names it. */
-export const marketDefinition: ModuleDefinition = { name: 'market', create: marketModule };
+export const marketDefinition: ModuleDefinition = { name: 'market', config: marketConfig, create: marketModule };

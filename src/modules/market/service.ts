@@ -14,10 +14,13 @@ export interface MarketData {
   tariffCode(region: string): string;
 }
 
+import { sectionOf } from '../../core/config-section.ts';
+import { marketConfig } from './config.ts';
+
 type MarketDeps = Pick<AppDeps, 'config' | 'cache' | 'clock' | 'metrics' | 'log'>;
 
 export function createMarketData(deps: MarketDeps): MarketData {
-  const u = deps.config.upstreams;
+  const u = { ...deps.config.upstreams, ...sectionOf(deps.config, marketConfig) };
   const common = {
     timeoutMs: u.timeoutMs,
     retries: u.retries,

@@ -1,6 +1,8 @@
 // The telemetry module: ingestion, live events, history, and the partition maintenance that keeps
 // monthly partitions made ahead and applies retention. What other modules may use is exported here.
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { sectionOf } from '../../core/config-section.ts';
+import { telemetryConfig } from './config.ts';
 import { createTelemetryService } from './service.ts';
 import { telemetryOperations } from './routes.ts';
 import { createPartitionMaintenance } from './maintenance.ts';
@@ -28,13 +30,13 @@ export const telemetryModule: ModuleFactory = (deps) => {
     log: deps.log,
     onStored: (n) => ingestTotal.inc(n),
     onRejected: (reason) => rejectedTotal.inc({ reason }),
-    retentionDays: deps.config.telemetryRetentionDays,
+    retentionDays: sectionOf(deps.config, telemetryConfig).retentionDays,
   });
   const maintenance = createPartitionMaintenance({
     db: deps.backgroundDb,
     clock: deps.clock,
     log: deps.log,
-    retentionDays: deps.config.telemetryRetentionDays,
+    retentionDays: sectionOf(deps.config, telemetryConfig).retentionDays,
   });
   return {
     name: 'telemetry', tags: { telemetry: 'Telemetry ingestion, live events and history.' },
@@ -49,6 +51,7 @@ export const telemetryDefinition: ModuleDefinition = {
   name: 'telemetry',
   dependsOn: ['orgs'],
   migrations: migrationsDir(import.meta.url),
+  config: telemetryConfig,
   scopes: {
     'telemetry:read': 'read telemetry (latest readings and history)',
     'telemetry:write': 'write telemetry (the home-automation connector)',

@@ -48,6 +48,8 @@ export interface EngineDeps {
   db: Db;
   clock: Clock;
   config: Config;
+  /** Deadline of one attempt (devtools settings). */
+  webhookTimeoutMs: number;
   alerts: AlertStream;
   audit: AuditLog;
   queue: Pick<JobQueue, 'enqueue'>;
@@ -63,7 +65,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   const { db, clock, config, alerts, audit, queue, box } = deps;
   // One deadline for the whole exchange (spec: 10 s). A receiver that accepts and never answers
   // holds one worker slot for this long, and its organisation's cap bounds how many (0088).
-  const timeoutMs = config.webhookTimeoutMs;
+  const timeoutMs = deps.webhookTimeoutMs;
   const timeoutText = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
   // The one error recorded for an attempt without an HTTP answer, whatever went wrong (refused,
   // reset, timed out, TLS or DNS failure): the log must not let its reader map hosts and ports

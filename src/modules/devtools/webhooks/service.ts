@@ -27,6 +27,8 @@ export interface WebhookDeps {
   db: Db;
   clock: Clock;
   config: Config;
+  /** Pending sandbox deliveries an organisation may have (devtools settings, decision 0089). */
+  sandboxMaxPendingDeliveries: number;
   audit: AuditLog;
   alerts: AlertStream;
   cursors: CursorCodec;
@@ -244,7 +246,7 @@ export function createWebhookService(deps: WebhookDeps) {
           data,
           envelopeOrgId,
           endpointIds: [id],
-          maxPending: ep.environment === 'sandbox' ? config.sandboxMaxPendingDeliveries : undefined,
+          maxPending: ep.environment === 'sandbox' ? deps.sandboxMaxPendingDeliveries : undefined,
         });
         await audit.record(q, ctx, { action: 'webhook.test', targetType: 'webhook_endpoint', targetId: id, details: { event_type: type, event_id: queued.event_id } });
         return { event_id: queued.event_id, event_type: type, delivery_id: queued.deliveries[0].delivery_id, endpoint_id: id };
