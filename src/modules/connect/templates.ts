@@ -173,19 +173,23 @@ function words(s: string): string[] {
   return s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 }
 
+/** Site and smart meters stand for one another in a proposal (installers name them loosely). */
+const GRID_METERS: readonly string[] = ['site_meter', 'smart_meter'];
+const sameClass = (a: AssetClass, b: AssetClass) => a === b || (GRID_METERS.includes(a) && GRID_METERS.includes(b));
+
 function score(s: Slot, d: Device, siteId: string): { score: number; reasons: string[] } | null {
   const reasons: string[] = [];
   let total = 0;
   let evidence = false;
   const { cls, said } = declaredClass(d.raw);
-  if (cls && cls !== s.asset_class) return null;
+  if (cls && !sameClass(cls, s.asset_class)) return null;
   if (d.site_ref === siteId) {
     total += W_SITE;
     reasons.push(`raw site_ref '${siteId}' names this site`);
   } else {
     reasons.push('no site_ref in raw: the device names no site');
   }
-  if (cls === s.asset_class) {
+  if (cls && sameClass(cls, s.asset_class)) {
     total += W_TYPE;
     evidence = true;
     reasons.push(`declared type '${said}' is a ${s.asset_class}`);
@@ -243,7 +247,7 @@ export function propose(slots: readonly { slot: Slot; asset_id: string }[], site
     .filter((d) => d.site_ref === siteId && !taken.has(d.asset_id))
     .map((d) => {
       const { cls, said } = declaredClass(d.raw);
-      const fits = slots.some(({ slot: s }) => !cls || cls === s.asset_class);
+      const fits = slots.some(({ slot: s }) => !cls || sameClass(cls, s.asset_class));
       return {
         device_id: d.asset_id,
         reason: !fits
