@@ -69,7 +69,7 @@ export const runStore = {
   },
   async latestForSite(q: Queryable, orgId: string, siteId: string, opts: { forUpdate?: boolean } = {}): Promise<RunRow | null> {
     const r = await q.query<RunRow>(
-      `select ${RUN_COLS} from connect_onboarding_runs where org_id = $1 and site_id = $2 order by seq desc limit 1${opts.forUpdate ? ' for update' : ''}`,
+      `select ${RUN_COLS} from connect_onboarding_runs r where r.org_id = $1 and r.site_id = $2 order by r.seq desc limit 1${opts.forUpdate ? ' for update' : ''}`,
       [orgId, siteId],
     );
     return r.rows[0] ?? null;
@@ -277,7 +277,7 @@ export const bufferStore = {
     return (
       await q.query<BufferRow>(
         `select device_id, sequence::text as sequence, site_id, to_char(ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ts, anomalies, replay_id, received_at
-         from connect_buffer_rows where ${where.join(' and ')} order by device_id, sequence limit $${params.length}`,
+         from connect_buffer_rows b where ${where.join(' and ')} order by b.device_id, b.sequence limit $${params.length}`,
         params,
       )
     ).rows;
