@@ -167,7 +167,7 @@ export const HeartbeatBody = Type.Object(
     gateway_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     firmware: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     buffer_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Readings waiting in the gateway buffer' })),
-    sent_at: Type.Optional(Type.String({ format: 'date-time', description: "The gateway's own clock (recorded in nothing; last contact is the service's time)" })),
+    sent_at: Type.Optional(Type.String({ format: 'date-time', description: "The gateway's own clock, for its logs: last contact is always the service's time" })),
     thresholds: Type.Optional(
       Type.Object(
         {
