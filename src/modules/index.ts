@@ -15,6 +15,7 @@ import { esgDefinition } from './esg/index.ts';
 import { settlementDefinition } from './settlement/index.ts';
 import { alertsDefinition } from './alerts/index.ts';
 import { devtoolsDefinition } from './devtools/index.ts';
+import { connectDefinition } from './connect/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -31,6 +32,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   settlementDefinition,
   alertsDefinition,
   devtoolsDefinition,
+  connectDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

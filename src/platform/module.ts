@@ -102,8 +102,11 @@ export interface ModuleDefinition {
    * module reads them with `sectionOf(deps.config, section)`.
    */
   config?: ConfigSection<unknown>;
-  /** Services this module provides to others, registered before any module's factory runs. */
-  provides?: (deps: Omit<AppDeps, 'services' | 'jobs'>, registry: Pick<ServiceRegistry, 'provide'>) => void;
+  /**
+   * Services this module provides to others, registered before any module's factory runs, in
+   * dependency order: a provider may `registry.get` the services of the modules it depends on.
+   */
+  provides?: (deps: Omit<AppDeps, 'services' | 'jobs'>, registry: ServiceRegistry) => void;
   create?: ModuleFactory;
 }
 

@@ -6,6 +6,8 @@ import { createRegistryService } from './service.ts';
 import { twinOperations } from './routes-twin.ts';
 import { registryOperations } from './routes-registry.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { serviceKey } from '../../platform/services.ts';
+import { createRegistrySites, type RegistrySites } from './sites-service.ts';
 
 export const registryModule: ModuleFactory = (deps) => {
   const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG), store: createRegistryStore() });
@@ -28,4 +30,14 @@ export { registryView, twinView, latestReading, iso } from './service.ts';
 export { ErrorBody, SiteId, SourceSchema, FreshnessSchema } from './schemas.ts';
 
 /** This module as the module list names it. */
-export const registryDefinition: ModuleDefinition = { name: 'registry', dependsOn: ['orgs', 'telemetry'], migrations: migrationsDir(import.meta.url), create: registryModule };
+export const registryDefinition: ModuleDefinition = {
+  name: 'registry',
+  dependsOn: ['orgs', 'telemetry'],
+  migrations: migrationsDir(import.meta.url),
+  provides: (deps, registry) => registry.provide(REGISTRY_SITES, createRegistrySites({ clock: deps.clock })),
+  create: registryModule,
+};
+
+/** Sites and assets for other modules (onboarding): `deps.services.get(REGISTRY_SITES)`. */
+export const REGISTRY_SITES = serviceKey<RegistrySites>('registry.sites');
+export type { RegistrySites, PlannedAsset, ReportingDevice } from './sites-service.ts';

@@ -55,7 +55,7 @@ export const AssetParams = Type.Object({ asset_id: Type.String({ minLength: 1, m
 export const SiteParams = Type.Object({ site_id: Type.String({ minLength: 1, maxLength: 200 }) });
 
 const Reporting = {
-  origin: Type.Enum(['twin', 'registry', 'import'], { description: 'How the record was made' }),
+  origin: Type.Enum(['twin', 'registry', 'import', 'onboarding'], { description: 'How the record was made (onboarding: created from a site template)' }),
   freshness: FreshnessSchema,
   connectivity: Type.Enum(['online', 'offline', 'never_reported'], {
     description: 'online: live or recent; offline: stale or silent; never_reported: no record',

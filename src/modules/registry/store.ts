@@ -61,7 +61,7 @@ export interface NewAsset {
   details: Record<string, unknown>;
   asset_class: string | null;
   parent_asset_id: string | null;
-  origin: 'twin' | 'registry' | 'import';
+  origin: 'twin' | 'registry' | 'import' | 'onboarding';
 }
 
 export function createRegistryStore() {
@@ -252,6 +252,21 @@ export function createRegistryStore() {
         [orgId],
       );
       return r.rows[0]?.n ?? 0;
+    },
+
+    /**
+     * Gives an asset a new id (an onboarding placeholder taking the id of the device that reports
+     * for it): its children and source priorities follow. False when the old id is absent.
+     */
+    async rename(q: Queryable, orgId: string, assetId: string, newId: string, details: Record<string, unknown>, now: Date): Promise<boolean> {
+      const r = await q.query(
+        `update assets set asset_id = $3, details = details || $4::jsonb, updated_at = $5 where org_id = $1 and asset_id = $2`,
+        [orgId, assetId, newId, JSON.stringify(details), now],
+      );
+      if ((r.rowCount ?? 0) === 0) return false;
+      await q.query('update assets set parent_asset_id = $3, updated_at = $4 where org_id = $1 and parent_asset_id = $2', [orgId, assetId, newId, now]);
+      await q.query('update source_priorities set asset_id = $3 where org_id = $1 and asset_id = $2', [orgId, assetId, newId]);
+      return true;
     },
 
     /** Which of these ids are registered in the organisation. */

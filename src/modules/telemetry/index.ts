@@ -1,37 +1,25 @@
 // The telemetry module: ingestion, live events, history, and the partition maintenance that keeps
 // monthly partitions made ahead and applies retention. What other modules may use is exported here.
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { createTelemetryService, type TelemetryService } from './service.ts';
+import { serviceKey } from '../../platform/services.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { telemetryConfig } from './config.ts';
-import { createTelemetryService } from './service.ts';
 import { telemetryOperations } from './routes.ts';
 import { createPartitionMaintenance } from './maintenance.ts';
 
-export { createTelemetryService, type TelemetryService } from './service.ts';
+export { createTelemetryService, type TelemetryService, type JudgedRecord } from './service.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
 export { trustedTsSql } from './store.ts';
 
+/** Telemetry writes for other modules: judge records by the ingestion rules, write them in the
+ * caller's transaction, then count and stream them after commit (`TELEMETRY_WRITER`). */
+export type TelemetryWriter = Pick<TelemetryService, 'judge' | 'writeInTx' | 'committed'>;
+export const TELEMETRY_WRITER = serviceKey<TelemetryWriter>('telemetry.writer');
+const TELEMETRY_SERVICE = serviceKey<TelemetryService>('telemetry.service');
+
 export const telemetryModule: ModuleFactory = (deps) => {
-  // The spec names telemetry_ingest_total, so it keeps its name; the others carry the prefix.
-  const ingestTotal = deps.metrics.counter({
-    name: 'telemetry_ingest_total',
-    help: 'Telemetry records accepted and stored since start',
-    unprefixed: true,
-  });
-  const rejectedTotal = deps.metrics.counter({
-    name: 'telemetry_records_rejected_total',
-    help: 'Telemetry records refused by the record rules, by reason (stored ones are in telemetry_ingest_total)',
-    labelNames: ['reason'],
-  });
-  const service = createTelemetryService({
-    db: deps.db,
-    bus: deps.bus,
-    clock: deps.clock,
-    log: deps.log,
-    onStored: (n) => ingestTotal.inc(n),
-    onRejected: (reason) => rejectedTotal.inc({ reason }),
-    retentionDays: sectionOf(deps.config, telemetryConfig).retentionDays,
-  });
+  const service = deps.services.get(TELEMETRY_SERVICE);
   const maintenance = createPartitionMaintenance({
     db: deps.backgroundDb,
     clock: deps.clock,
@@ -55,6 +43,31 @@ export const telemetryDefinition: ModuleDefinition = {
   scopes: {
     'telemetry:read': 'read telemetry (latest readings and history)',
     'telemetry:write': 'write telemetry (the home-automation connector)',
+  },
+  // One ingestion service (and one set of counters) for the module's own operations and for others.
+  provides: (deps, registry) => {
+    // The spec names telemetry_ingest_total, so it keeps its name; the others carry the prefix.
+    const ingestTotal = deps.metrics.counter({
+      name: 'telemetry_ingest_total',
+      help: 'Telemetry records accepted and stored since start',
+      unprefixed: true,
+    });
+    const rejectedTotal = deps.metrics.counter({
+      name: 'telemetry_records_rejected_total',
+      help: 'Telemetry records refused by the record rules, by reason (stored ones are in telemetry_ingest_total)',
+      labelNames: ['reason'],
+    });
+    const service = createTelemetryService({
+      db: deps.db,
+      bus: deps.bus,
+      clock: deps.clock,
+      log: deps.log,
+      onStored: (n) => ingestTotal.inc(n),
+      onRejected: (reason) => rejectedTotal.inc({ reason }),
+      retentionDays: sectionOf(deps.config, telemetryConfig).retentionDays,
+    });
+    registry.provide(TELEMETRY_SERVICE, service);
+    registry.provide(TELEMETRY_WRITER, service);
   },
   create: telemetryModule,
 };

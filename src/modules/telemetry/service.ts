@@ -1,7 +1,7 @@
 // Telemetry rules: ingestion (validate, deduplicate, store in one transaction, stream after
 // commit), the live window and history reads. Services decide; routes answer; store.ts queries.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../infra/db/index.ts';
+import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Bus } from '../../infra/bus/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
@@ -22,6 +22,11 @@ export type ResultEntry =
   | { index: number; status: 'stored'; anomalies?: string[] }
   | { index: number; status: 'duplicate'; duplicate_of: number }
   | { index: number; status: 'rejected'; field: string | null; reason: string; message: string; errors: RecordProblem[] };
+
+/** One record judged by the ingestion rules: accepted (with its canonical row) or rejected. */
+export type JudgedRecord =
+  | { index: number; ok: true; row: CanonicalRow; asset_id: string; ts: string; anomalies: string[] }
+  | { index: number; ok: false; field: string | null; reason: string; message: string; errors: RecordProblem[] };
 
 export interface IngestCounts {
   count: number;
@@ -111,6 +116,42 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
   }
 
   return {
+    /**
+     * The record rules without storing anything (for modules that write telemetry through
+     * TELEMETRY_WRITER): each record accepted with its canonical row and anomalies, or rejected by
+     * field and reason. A record naming another organisation refuses the whole batch (403).
+     */
+    judge(orgId: string, records: readonly unknown[]): JudgedRecord[] {
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i];
+        if (isPlainObject(r) && r.tenant_id !== undefined && r.tenant_id !== null && r.tenant_id !== orgId) {
+          throw telemetryErrors.crossTenantRecord(i, 'tenant_id');
+        }
+      }
+      const nowMs = clock.now().getTime();
+      return records.map((rec, index) => {
+        const n = normaliseRecord(rec, nowMs, { retentionDays: deps.retentionDays });
+        if (!n.ok) {
+          const first = n.problems[0];
+          deps.onRejected?.(first.reason);
+          return { index, ok: false as const, field: first.field, reason: first.reason, message: first.message, errors: n.problems };
+        }
+        return { index, ok: true as const, row: n.row, asset_id: n.row.asset_id, ts: n.row.ts, anomalies: [...n.row.anomalies] };
+      });
+    },
+
+    /** Writes accepted rows in the caller's transaction (one statement, array order). */
+    async writeInTx(q: Queryable, orgId: string, receivedAt: Date, rows: readonly CanonicalRow[]): Promise<void> {
+      if (rows.length) await createTelemetryStore(q).insertBatch(orgId, receivedAt, [...rows]);
+    },
+
+    /** After the caller's transaction committed: counts the rows and streams them. Returns records streamed. */
+    async committed(orgId: string, receivedAt: Date, rows: readonly CanonicalRow[]): Promise<number> {
+      if (!rows.length) return 0;
+      deps.onStored(rows.length);
+      return stream(orgId, receivedAt, [...rows], true);
+    },
+
     async ingest(ctx: RequestContext, body: unknown): Promise<IngestOutcome> {
       const orgId = ctx.orgId;
       const records: unknown[] = Array.isArray(body) ? body : [body];

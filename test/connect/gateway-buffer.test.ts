@@ -1,0 +1,171 @@
+// Gateway link and buffer replay through HTTP: production organisations record state and get no
+// watchdog; thresholds; replay outcomes (207, 422, anomalies, gaps), rows in device and sequence
+// order with cursors; the three rehearsals: demo realm only, production refused with nothing
+// recorded; refusals by role, other organisation, unknown site and bad input.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { call, clockOf, tokenFor } from './helpers.ts';
+
+let svc: TestService;
+const PROD = 'gw-prod';
+const DEMO = 'demo-gw';
+const OTHER = 'gw-other';
+let prod: string;
+let prodViewer: string;
+let prodAnalyst: string;
+let demo: string;
+let other: string;
+
+before(async () => {
+  svc = await startTestService({ clock: new ManualClock('2026-11-23T08:00:00.000Z') });
+  for (const o of [PROD, DEMO, OTHER]) await svc.createOrg(o);
+  prod = await tokenFor(svc, PROD);
+  prodViewer = await tokenFor(svc, PROD, 'VIEWER');
+  prodAnalyst = await tokenFor(svc, PROD, 'ANALYST');
+  demo = await tokenFor(svc, DEMO);
+  other = await tokenFor(svc, OTHER);
+  for (const [token, site] of [[prod, 'plant'], [demo, 'demo-home']] as const) {
+    const r = await call(svc, token, 'POST', '/api/twin/registry/assets', { asset_id: `${site}-meter`, asset_class: 'site_meter', site_id: site, name: 'Meter' });
+    assert.equal(r.statusCode, 201, r.body);
+  }
+});
+after(() => svc.stop());
+
+const gw = (token: string, site: string, what: string, body?: object) =>
+  call(svc, token, what === 'status' ? 'GET' : 'POST', `/api/hardware/ems/comms/${site}/${what}`, what === 'status' ? undefined : body ?? {});
+
+test('production: heartbeat records state, status evaluates online → late → silent with reasons, no watchdog, no alert; check records', async () => {
+  const hb = await gw(prodAnalyst, 'plant', 'heartbeat', { firmware: 'fw-1.2', buffer_depth: 42, gateway_id: 'gw-01', thresholds: { late_after_s: 60, silent_after_s: 300 } });
+  assert.equal(hb.statusCode, 200, hb.body);
+  assert.deepEqual([json(hb).state, json(hb).firmware, json(hb).buffer_depth, json(hb).heartbeat_count], ['online', 'fw-1.2', 42, 1]);
+  assert.deepEqual(json(hb).thresholds, { late_after_s: 60, silent_after_s: 300 });
+  assert.equal(json(hb).watchdog.active, false);
+  clockOf(svc).advance(90_000);
+  const late = json(await gw(prodViewer, 'plant', 'status'));
+  assert.equal(late.state, 'late');
+  assert.equal(late.reason, 'Last heartbeat 90 s ago: past late_after_s (60 s), within silent_after_s (300 s).');
+  assert.equal(late.recorded_state.state, 'online', 'status records nothing');
+  clockOf(svc).advance(300_000);
+  await svc.runDue();
+  const silent = json(await gw(prodViewer, 'plant', 'status'));
+  assert.equal(silent.state, 'silent');
+  assert.equal(silent.recorded_state.state, 'online', 'the watchdog does not walk production organisations');
+  assert.equal(silent.alert, null);
+  const checked = json(await gw(prod, 'plant', 'check'));
+  assert.deepEqual([checked.state, checked.recorded_state.state, checked.alert], ['silent', 'silent', null]);
+  const alerts = await svc.request({ method: 'GET', url: '/api/hardware/ems/comms/plant/status', headers: { authorization: `Bearer ${prod}` } });
+  assert.equal(json(alerts).alert, null);
+});
+
+test('gateway refusals: viewer heartbeat, other organisation, unknown site, bad thresholds', async () => {
+  assert.deepEqual([(await gw(prodViewer, 'plant', 'heartbeat')).statusCode], [403]);
+  assert.equal((await gw(prodViewer, 'plant', 'check')).statusCode, 403);
+  assert.equal((await gw(other, 'plant', 'status')).statusCode, 404);
+  assert.equal((await gw(other, 'plant', 'heartbeat')).statusCode, 404);
+  assert.equal((await gw(prod, 'nowhere', 'status')).statusCode, 404);
+  const bad = await gw(prod, 'plant', 'heartbeat', { thresholds: { late_after_s: 600, silent_after_s: 300 } });
+  assert.equal(bad.statusCode, 422);
+  assert.deepEqual(json(bad).detail[0].loc, ['body', 'thresholds', 'silent_after_s']);
+  assert.equal((await gw(prod, 'plant', 'heartbeat', { buffer_depth: -1 })).statusCode, 422);
+});
+
+test('rehearsals are demo-realm: a production organisation gets 403 Demo realm only and nothing is recorded', async () => {
+  const before = json(await gw(prod, 'plant', 'status'));
+  for (const url of ['/api/hardware/ems/comms/plant/rehearse/drop', '/api/hardware/ems/comms/plant/rehearse/restore', '/api/hardware/ems/buffer/plant/rehearse']) {
+    const r = await call(svc, prod, 'POST', url, {});
+    assert.deepEqual([r.statusCode, json(r).detail], [403, 'Demo realm only'], url);
+  }
+  const afterStatus = json(await gw(prod, 'plant', 'status'));
+  assert.deepEqual(afterStatus.rehearsal, { dropped: false, dropped_at: null });
+  assert.equal(afterStatus.heartbeat_count, before.heartbeat_count);
+  const buffer = json(await call(svc, prod, 'GET', '/api/hardware/ems/buffer/plant/status'));
+  assert.equal(buffer.replays, 0);
+});
+
+test('demo rehearsals: drop silences the link and raises asset_silence at once; heartbeats meanwhile do not bring it back; restore resolves', async () => {
+  assert.equal(json(await gw(demo, 'demo-home', 'heartbeat')).state, 'online');
+  const viewerDrop = await call(svc, await tokenFor(svc, DEMO, 'VIEWER'), 'POST', '/api/hardware/ems/comms/demo-home/rehearse/drop', {});
+  assert.equal(viewerDrop.statusCode, 403);
+  const drop = await call(svc, demo, 'POST', '/api/hardware/ems/comms/demo-home/rehearse/drop', {});
+  assert.equal(drop.statusCode, 200, drop.body);
+  assert.equal(json(drop).state, 'silent');
+  assert.equal(json(drop).rehearsal.dropped, true);
+  assert.equal(json(drop).alert.status, 'open');
+  assert.match(json(drop).reason, /^Rehearsal: the link was dropped/);
+  const during = json(await gw(demo, 'demo-home', 'heartbeat'));
+  assert.equal(during.state, 'silent');
+  assert.equal(during.alert.id, json(drop).alert.id, 'one open alert per condition');
+  const restore = await call(svc, demo, 'POST', '/api/hardware/ems/comms/demo-home/rehearse/restore', {});
+  assert.equal(restore.statusCode, 200, restore.body);
+  assert.deepEqual([json(restore).state, json(restore).alert, json(restore).rehearsal.dropped], ['online', null, false]);
+  assert.equal((await call(svc, demo, 'POST', '/api/hardware/ems/comms/nowhere/rehearse/drop', {})).statusCode, 404);
+});
+
+test('demo buffer rehearsal: an interrupted upload and its retry store each synthetic reading once; sequences continue on the next rehearsal', async () => {
+  const r1 = await call(svc, demo, 'POST', '/api/hardware/ems/buffer/demo-home/rehearse', { readings_per_device: 8 });
+  assert.equal(r1.statusCode, 200, r1.body);
+  const b1 = json(r1);
+  assert.deepEqual([b1.devices, b1.generated, b1.interrupted_attempt.stored, b1.retry.stored, b1.retry.duplicates, b1.each_stored_once], [['demo-home-meter'], 8, 4, 4, 4, true]);
+  const b2 = json(await call(svc, demo, 'POST', '/api/hardware/ems/buffer/demo-home/rehearse', { readings_per_device: 8 }));
+  assert.equal(b2.stored_total, 8);
+  const rows = json(await call(svc, demo, 'GET', '/api/hardware/ems/buffer/demo-home/rows?limit=1000')).rows;
+  assert.deepEqual(rows.map((r: { sequence: number }) => r.sequence), Array.from({ length: 16 }, (_, i) => i));
+  assert.equal((await call(svc, demo, 'POST', '/api/hardware/ems/buffer/demo-home/rehearse', { readings_per_device: 1 })).statusCode, 422);
+});
+
+test('replay: per-record outcomes (207), anomalies kept, gaps reported; 422 when all rejected; rows paged in device and sequence order', async () => {
+  const ts = (m: number) => new Date(Date.parse('2026-11-23T07:00:00Z') + m * 60_000).toISOString();
+  const res = await call(svc, prodAnalyst, 'POST', '/api/hardware/ems/buffer/plant/replay', {
+    replay_id: 'up-1',
+    remaining: 20,
+    records: [
+      { device_id: 'bat-1', sequence: 0, ts: ts(0), soc_pct: 50 },
+      { device_id: 'bat-1', sequence: 1, ts: ts(1), soc_pct: 150 },
+      { device_id: 'bat-1', sequence: 5, ts: ts(5), soc_pct: 52 },
+      { device_id: 'bat-1', ts: ts(6), soc_pct: 53 },
+      { device_id: 'bat-1', sequence: 7, ts: 'yesterday', soc_pct: 53 },
+      { device_id: 'inv-1', sequence: 3, ts: ts(0), power_kw: -3.2 },
+      { device_id: 'inv-1', sequence: 3, ts: ts(0), power_kw: -3.2 },
+    ],
+  });
+  assert.equal(res.statusCode, 207, res.body);
+  const out = json(res);
+  assert.deepEqual([out.count, out.stored, out.duplicates, out.rejected, out.replay_id], [7, 4, 1, 2, 'up-1']);
+  assert.deepEqual(out.results.map((r: { status: string }) => r.status), ['stored', 'stored', 'stored', 'rejected', 'rejected', 'stored', 'duplicate']);
+  assert.equal(out.results[3].reason, 'missing_sequence');
+  assert.equal(out.results[4].field, 'ts');
+  assert.equal(out.results[6].duplicate_of, 5);
+  assert.deepEqual(out.anomalies.map((a: { index: number; reasons: string[] }) => [a.index, a.reasons]), [[1, ['soc_out_of_range']]]);
+  assert.deepEqual(out.gaps, [{ device_id: 'bat-1', from_sequence: 2, to_sequence: 4, missing: 3 }]);
+
+  const none = await call(svc, prodAnalyst, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [{ device_id: 'x', ts: ts(0) }] });
+  assert.deepEqual([none.statusCode, json(none).detail, json(none).stored], [422, 'all_records_rejected', 0]);
+
+  const status = json(await call(svc, prodViewer, 'GET', '/api/hardware/ems/buffer/plant/status'));
+  assert.deepEqual([status.stored, status.rejected, status.remaining, status.remaining_source], [4, 2, 20, 'replay'], 'an all-rejected replay records nothing');
+  // 4 stored of 4 + 20 remaining = 16.7 %.
+  assert.equal(status.progress_pct, 16.7);
+  assert.deepEqual(status.devices.map((d: { device_id: string; rows: number; missing: number }) => [d.device_id, d.rows, d.missing]), [['bat-1', 3, 3], ['inv-1', 1, 0]]);
+
+  const p1 = json(await call(svc, prodViewer, 'GET', '/api/hardware/ems/buffer/plant/rows?limit=2'));
+  const p2 = json(await call(svc, prodViewer, 'GET', `/api/hardware/ems/buffer/plant/rows?limit=2&cursor=${p1.next_cursor}`));
+  assert.deepEqual([...p1.rows, ...p2.rows].map((r: { device_id: string; sequence: number }) => `${r.device_id}#${r.sequence}`), ['bat-1#0', 'bat-1#1', 'bat-1#5', 'inv-1#3']);
+  assert.equal(p2.has_more, false);
+  const byDevice = json(await call(svc, prodViewer, 'GET', '/api/hardware/ems/buffer/plant/rows?device_id=inv-1')).rows;
+  assert.deepEqual(byDevice.map((r: { sequence: number }) => r.sequence), [3]);
+  assert.equal((await call(svc, prodViewer, 'GET', `/api/hardware/ems/buffer/plant/rows?device_id=bat-1&cursor=${p1.next_cursor}`)).statusCode, 400);
+});
+
+test('replay refusals: viewer, other organisation, unknown site, bad body', async () => {
+  const rec = { records: [{ device_id: 'bat-1', sequence: 99, ts: '2026-11-23T07:30:00Z' }] };
+  assert.equal((await call(svc, prodViewer, 'POST', '/api/hardware/ems/buffer/plant/replay', rec)).statusCode, 403);
+  assert.equal((await call(svc, other, 'POST', '/api/hardware/ems/buffer/plant/replay', rec)).statusCode, 404);
+  assert.equal((await call(svc, other, 'GET', '/api/hardware/ems/buffer/plant/status')).statusCode, 404);
+  assert.equal((await call(svc, other, 'GET', '/api/hardware/ems/buffer/plant/rows')).statusCode, 404);
+  assert.equal((await call(svc, prod, 'POST', '/api/hardware/ems/buffer/nowhere/replay', rec)).statusCode, 404);
+  assert.equal((await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [] })).statusCode, 422);
+  const cross = await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [{ ...rec.records[0], tenant_id: OTHER }] });
+  assert.deepEqual([cross.statusCode, json(cross).detail], [403, 'cross_tenant_record']);
+});
