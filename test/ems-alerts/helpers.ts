@@ -100,3 +100,13 @@ export async function startSmtp(): Promise<Mailbox> {
 export const smtpEnv = (m: Mailbox) => ({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(m.port), SMTP_FROM: 'alerts@platform.test', SMTP_REQUIRE_TLS: 'false' });
 
 export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** An inverter at `site` that reported -1 kW every half hour until 10:00 and then went silent: £5.88/day at NOW. */
+export async function silentInverter(svc: TestService, token: string, assetId: string, site = 'S9') {
+  await ok(svc, token, 'POST', '/api/twin/registry/assets', { asset_id: assetId, site_id: site, type: 'inverter', name: assetId, asset_class: 'inverter', details: {} }, 201);
+  const records = [];
+  for (let t = Date.parse('2026-11-23T10:30:00Z'); t <= Date.parse('2026-11-24T10:00:00Z'); t += 1_800_000) {
+    records.push({ asset_id: assetId, ts: new Date(t).toISOString(), power_kw: -1 });
+  }
+  await ok(svc, token, 'POST', '/api/telemetry/ingest', records);
+}
