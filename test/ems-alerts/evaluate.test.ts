@@ -22,7 +22,8 @@ before(async () => {
 });
 after(() => svc.stop());
 
-const bySource = (alerts: { source: string }[]) => Object.fromEntries(alerts.map((a) => [a.source, a]));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const bySource = (alerts: any[]): Record<string, any> => Object.fromEntries(alerts.map((a) => [a.source, a]));
 
 test('evaluate raises one alert per condition with evidence and the hand-worked £/day; the queue is ranked by impact', async () => {
   const r = await ok(svc, admin, 'POST', '/api/hardware/ems/alerts/evaluate');

@@ -326,7 +326,7 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       tags: adminTags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      schema: { params: AlertIdParams, body: Type.Optional(Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false })), response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody } },
+      schema: { params: AlertIdParams, body: Type.Union([Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false }), Type.Null()], { description: 'Optional: `{note}`, or no body' }), response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody } },
       handler: async ({ ctx, params, body }) => admin.acknowledge(ctx, params.alert_id, body ?? {}),
     }),
     defineOperation({

@@ -56,8 +56,8 @@ export const Preferences = Component(
 
 const PreferencesBody = Type.Object(
   {
-    kinds: Type.Optional(Type.Partial(Kinds)),
-    channels: Type.Optional(Type.Partial(Channels)),
+    kinds: Type.Optional(Type.Partial(Kinds, { additionalProperties: false })),
+    channels: Type.Optional(Type.Partial(Channels, { additionalProperties: false })),
     quiet_hours: Type.Optional(Nullable(QuietHours)),
   },
   { additionalProperties: false },
