@@ -232,7 +232,7 @@ test('user channel honours preferences: kind off is suppressed; email held in qu
 
 test('two instances dispatching at once deliver each channel exactly once', async () => {
   const a = await startAt({ env: smtpEnv(mail) });
-  const b = await startTestService({ shareWith: a });
+  const b = await startTestService({ shareWith: a, env: smtpEnv(mail) });
   const rxTwo = await startFakeServer((_req, res) => {
     res.writeHead(200);
     res.end();
@@ -275,6 +275,7 @@ test('two instances dispatching at once deliver each channel exactly once', asyn
     }, 201);
     const [x, y] = await Promise.all([ok(a, ta, 'POST', '/api/hardware/ems/routing/dispatch'), ok(b, tb, 'POST', '/api/hardware/ems/routing/dispatch')]);
     assert.equal(x.deliveries.length + y.deliveries.length, 3, 'three channels, each once');
+    assert.deepEqual([...x.deliveries, ...y.deliveries].map((d: { outcome: string }) => d.outcome), ['delivered', 'delivered', 'delivered']);
     assert.equal(x.already_delivered + y.already_delivered, 3, 'the other instance found each claimed');
     assert.deepEqual(rxTwo.requests.map((r) => r.url).sort(), ['/c', '/c2', '/w', '/w2']);
     assert.equal(mail.messages.filter((m) => m.to.includes('twice2@x.test')).length, 1);
