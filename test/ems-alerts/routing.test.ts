@@ -22,7 +22,7 @@ before(async () => {
     res.writeHead(200);
     res.end('1');
   });
-  svc = await startAt({ env: { ...smtpEnv(mail), WEBHOOK_TIMEOUT_MS: '300' } });
+  svc = await startAt({ env: { ...smtpEnv(mail), ROUTING_WEBHOOK_TIMEOUT_MS: '300' } });
   await svc.createOrg(ORG, ['ems/routing']);
   await svc.createOrg(OFF);
   await svc.createOrg('route-other', ['ems/routing']);

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { Config } from '../../config.ts';
+import type { EmsAlertsConfig } from './config.ts';
 import { OutboundRefusedError, outboundRequest } from '../../infra/outbound/http-client.ts';
 import { API_VERSION, signatureHeader } from '../devtools/index.ts';
 import type { EmsAlertOut } from './views.ts';
@@ -117,10 +118,10 @@ export function routedEvent(m: RoutedMessage, createdAt: Date) {
   };
 }
 
-export function createChannels(config: Config) {
-  const timeoutMs = config.webhookTimeoutMs;
+export function createChannels(config: Config, settings: EmsAlertsConfig) {
+  const timeoutMs = settings.webhookTimeoutMs;
   const noAnswer = `connection failed: no HTTP answer within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`;
-  const smtp = config.smtp;
+  const smtp = settings.smtp;
   const transport = smtp.host
     ? nodemailer.createTransport({
         host: smtp.host,
@@ -159,6 +160,7 @@ export function createChannels(config: Config) {
 
   return {
     emailConfigured: transport !== null,
+    timeoutMs,
     from: smtp.from,
 
     async email(to: string, m: RoutedMessage): Promise<Attempt> {

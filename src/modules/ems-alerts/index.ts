@@ -12,6 +12,8 @@ import { REGISTRY_READS } from '../registry/index.ts';
 import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { createAdmin } from './admin.ts';
 import { createChannels } from './channels.ts';
+import { sectionOf } from '../../core/config-section.ts';
+import { emsAlertsConfig } from './config.ts';
 import { EMS_ERROR_DOCS } from './errors.ts';
 import { createEvaluation } from './evaluate.ts';
 import { emsAlertOperations } from './routes.ts';
@@ -26,7 +28,7 @@ export const emsAlertsModule: ModuleFactory = (deps) => {
   const audit = deps.services.get(AUDIT_LOG);
   const members = deps.services.get(MEMBERS);
   const notifications = deps.services.get(NOTIFICATIONS);
-  const channels = createChannels(config);
+  const channels = createChannels(config, sectionOf(config, emsAlertsConfig));
   // Channel secrets are sealed like webhook signing secrets, under a key derived from the service secret.
   const box = createSecretBox(`${config.jwtSecret}:ems-routing`);
   const evaluation = createEvaluation({ db, clock, alerts, audit, registry: deps.services.get(REGISTRY_READS), telemetry: deps.services.get(TELEMETRY_READS) });
@@ -52,5 +54,6 @@ export const emsAlertsDefinition: ModuleDefinition = {
   name: 'ems-alerts',
   dependsOn: ['orgs', 'identity', 'audit', 'telemetry', 'registry', 'alerts', 'devtools', 'notifications'],
   migrations: migrationsDir(import.meta.url),
+  config: emsAlertsConfig,
   create: emsAlertsModule,
 };

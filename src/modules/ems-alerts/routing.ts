@@ -404,7 +404,7 @@ export function createRouting(deps: {
       return {
         types: CHANNEL_TYPES.map((t) => ({ ...t, available: t.type === 'email' ? channels.emailConfigured : true })),
         email: { configured: channels.emailConfigured, from: channels.emailConfigured ? channels.from : null },
-        webhook: { attempts: 1, timeout_seconds: config.webhookTimeoutMs / 1000, retry: false, signature_header: 'Platform-Signature', event_type: 'emsAlertRouted' },
+        webhook: { attempts: 1, timeout_seconds: channels.timeoutMs / 1000, retry: false, signature_header: 'Platform-Signature', event_type: 'emsAlertRouted' },
         channels: [...inUse.values()].map((e) => ({ ...e.channel, rule_ids: [...e.rules], escalation_rule_ids: [...e.escalation_rules] })),
       };
     },
