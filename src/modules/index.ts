@@ -16,6 +16,8 @@ import { settlementDefinition } from './settlement/index.ts';
 import { alertsDefinition } from './alerts/index.ts';
 import { devtoolsDefinition } from './devtools/index.ts';
 import { connectDefinition } from './connect/index.ts';
+import { notificationsDefinition } from './notifications/index.ts';
+import { emsAlertsDefinition } from './ems-alerts/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -33,6 +35,8 @@ export const moduleList: readonly ModuleDefinition[] = [
   alertsDefinition,
   devtoolsDefinition,
   connectDefinition,
+  notificationsDefinition,
+  emsAlertsDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

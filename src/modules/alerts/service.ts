@@ -95,6 +95,34 @@ export function createAlertStream(deps: { clock: Clock }) {
       return alert;
     },
 
+    /** One alert of the organisation by id (open or resolved); null when absent or another organisation's. */
+    async get(q: Queryable, orgId: string, id: string): Promise<AlertView | null> {
+      const row = await alertStore.byId(q, orgId, id);
+      return row ? alertView(row) : null;
+    },
+
+    /** Resolves the open alert with this id (publishing alert.resolved); null when it is not open. */
+    async resolveById(q: Queryable, orgId: string, id: string, resolution: string): Promise<AlertView | null> {
+      const row = await alertStore.byId(q, orgId, id);
+      if (!row || row.status !== 'open') return null;
+      return this.resolve(q, orgId, row.dedupe_key, resolution);
+    },
+
+    /** Open alerts raised by one source, oldest first. */
+    async listOpenBySource(q: Queryable, orgId: string, source: string): Promise<AlertView[]> {
+      return (await alertStore.listOpenBySource(q, orgId, source)).map(alertView);
+    },
+
+    /** Every organisation's alerts for platform staff, newest first; rows carry org_id and cursor keys. */
+    pageAll(q: Queryable, opts: Parameters<typeof alertStore.pageAll>[1]) {
+      return alertStore.pageAll(q, opts);
+    },
+
+    /** Counts by status and severity: every open alert, and the resolved ones raised since `since`. */
+    counts(q: Queryable, orgId: string, since: Date) {
+      return alertStore.counts(q, orgId, since);
+    },
+
     async listOpen(q: Queryable, orgId: string, type?: string): Promise<AlertView[]> {
       return (await alertStore.listOpen(q, orgId, type)).map(alertView);
     },

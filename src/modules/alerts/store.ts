@@ -70,6 +70,52 @@ export const alertStore = {
     return r.rows[0] ?? null;
   },
 
+  async byId(q: Queryable, orgId: string, id: string): Promise<AlertRow | null> {
+    const r = await q.query<AlertRow>(`select ${COLS} from org_alerts where org_id = $1 and id = $2`, [orgId, id]);
+    return r.rows[0] ?? null;
+  },
+
+  /** Open alerts raised by one source (e.g. 'ems'), oldest first. */
+  async listOpenBySource(q: Queryable, orgId: string, source: string): Promise<AlertRow[]> {
+    const r = await q.query<AlertRow>(
+      `select ${COLS} from org_alerts where org_id = $1 and status = 'open' and source = $2 order by raised_at, seq`,
+      [orgId, source],
+    );
+    return r.rows;
+  },
+
+  /**
+   * Every organisation's alerts (platform staff), newest first, ties by seq; optional filters.
+   * Not organisation-scoped on purpose: staff operations read across organisations.
+   */
+  async pageAll(
+    q: Queryable,
+    opts: { orgId?: string; status?: 'open' | 'resolved'; source?: string; since?: Date; before?: { t: string; seq: number }; limit: number },
+  ): Promise<AlertRow[]> {
+    const r = await q.query<AlertRow>(
+      `select ${COLS} from org_alerts
+       where ($1::text is null or org_id = $1)
+         and ($2::text is null or status = $2)
+         and ($3::text is null or source = $3)
+         and ($4::timestamptz is null or raised_at >= $4)
+         and ($5::timestamptz is null or (raised_at, seq) < ($5::timestamptz, $6::bigint))
+       order by raised_at desc, seq desc
+       limit $7`,
+      [opts.orgId ?? null, opts.status ?? null, opts.source ?? null, opts.since ?? null, opts.before?.t ?? null, opts.before?.seq ?? 0, opts.limit],
+    );
+    return r.rows;
+  },
+
+  /** Counts of the organisation's alerts raised since `since`, by status and severity. */
+  async counts(q: Queryable, orgId: string, since: Date): Promise<{ status: string; severity: string; n: number }[]> {
+    const r = await q.query<{ status: string; severity: string; n: number }>(
+      `select status, severity, count(*)::int as n from org_alerts
+       where org_id = $1 and (status = 'open' or raised_at >= $2) group by 1, 2`,
+      [orgId, since],
+    );
+    return r.rows;
+  },
+
   async listOpen(q: Queryable, orgId: string, type?: string): Promise<AlertRow[]> {
     const r = await q.query<AlertRow>(
       `select ${COLS} from org_alerts where org_id = $1 and status = 'open' and ($2::text is null or type = $2)

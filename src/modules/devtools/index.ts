@@ -28,6 +28,10 @@ import { devtoolsMetrics } from './metrics.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { devtoolsConfig } from './config.ts';
 
+/** Signing for other modules' signed webhooks (concepts.md section 6): the same scheme and secret sealing. */
+export { signatureHeader, createSecretBox, secretKeyBytes, type SecretBox } from './webhooks/secrets.ts';
+export { API_VERSION } from './common.ts';
+
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 const HOUR_MS = 3_600_000;
 

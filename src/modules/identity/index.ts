@@ -12,6 +12,17 @@ import { authOperations } from './routes/auth.ts';
 import { invitationOperations } from './routes/invitations.ts';
 import { ssoOperations } from './routes/sso.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { serviceKey } from '../../platform/services.ts';
+import type { Queryable } from '../../infra/db/index.ts';
+import type { Role } from '../../platform/roles.ts';
+import { createUserStore } from './users-store.ts';
+
+/** Who belongs to an organisation, for modules that address people (alert routing, notifications). */
+export interface Members {
+  /** The member's id, email and role in this organisation; null when not a member (or disabled). */
+  member(q: Queryable, orgId: string, userId: string): Promise<{ id: string; email: string; role: Role } | null>;
+}
+export const MEMBERS = serviceKey<Members>('identity.members');
 
 export { createUserStore, type User, type Membership, type UserStore } from './users-store.ts';
 export { hashPassword, verifyPassword, KDF_PARAMETERS } from './password.ts';
@@ -45,4 +56,10 @@ export const identityModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-export const identityDefinition: ModuleDefinition = { name: 'identity', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), create: identityModule };
+export const identityDefinition: ModuleDefinition = {
+  name: 'identity',
+  dependsOn: ['orgs'],
+  migrations: migrationsDir(import.meta.url),
+  provides: (_deps, registry) => registry.provide(MEMBERS, { member: (q, orgId, userId) => createUserStore(q).memberById(orgId, userId) }),
+  create: identityModule,
+};

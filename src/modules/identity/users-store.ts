@@ -74,6 +74,15 @@ export function createUserStore(db: Queryable) {
       );
       return r.rows[0] ?? null;
     },
+    /** A member of the organisation by user id (active accounts only), or null. */
+    async memberById(orgId: string, userId: string): Promise<{ id: string; email: string; role: Role } | null> {
+      const r = await db.query<{ id: string; email: string; role: Role }>(
+        `select u.id, u.email, m.role from memberships m join users u on u.id = m.user_id
+         where m.org_id = $1 and m.user_id = $2 and not u.disabled`,
+        [orgId, userId],
+      );
+      return r.rows[0] ?? null;
+    },
     async organisationName(orgId: string): Promise<string | null> {
       const r = await db.query<{ name: string }>('select name from organisations where id = $1', [orgId]);
       return r.rows[0]?.name ?? null;

@@ -8,6 +8,14 @@ import { registryOperations } from './routes-registry.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { createRegistrySites, type RegistrySites } from './sites-service.ts';
+import type { Queryable } from '../../infra/db/index.ts';
+import type { AssetFilter, AssetWithLatest } from './store.ts';
+
+/** Read access for other modules: the organisation's assets with their newest stored record. */
+export interface RegistryReads {
+  assets(q: Queryable, orgId: string, filter?: AssetFilter): Promise<AssetWithLatest[]>;
+}
+export const REGISTRY_READS = serviceKey<RegistryReads>('registry.reads');
 
 export const registryModule: ModuleFactory = (deps) => {
   const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG), store: createRegistryStore() });
@@ -24,7 +32,7 @@ export const registryModule: ModuleFactory = (deps) => {
 };
 
 export * from './vocabulary.ts';
-export { createRegistryStore, reportedSourceSql, type AssetRow, type AssetWithLatest, type RegistryStore } from './store.ts';
+export { createRegistryStore, reportedSourceSql, type AssetRow, type AssetWithLatest, type AssetFilter, type RegistryStore } from './store.ts';
 export { findingsOf, type Finding } from './topology.ts';
 export { registryView, twinView, latestReading, iso } from './service.ts';
 export { ErrorBody, SiteId, SourceSchema, FreshnessSchema } from './schemas.ts';
@@ -34,7 +42,11 @@ export const registryDefinition: ModuleDefinition = {
   name: 'registry',
   dependsOn: ['orgs', 'telemetry'],
   migrations: migrationsDir(import.meta.url),
-  provides: (deps, registry) => registry.provide(REGISTRY_SITES, createRegistrySites({ clock: deps.clock })),
+  provides: (deps, registry) => {
+    registry.provide(REGISTRY_SITES, createRegistrySites({ clock: deps.clock }));
+    const store = createRegistryStore();
+    registry.provide(REGISTRY_READS, { assets: (q, orgId, filter) => store.list(q, orgId, filter) });
+  },
   create: registryModule,
 };
 

@@ -7,10 +7,20 @@ import { sectionOf } from '../../core/config-section.ts';
 import { telemetryConfig } from './config.ts';
 import { telemetryOperations } from './routes.ts';
 import { createPartitionMaintenance } from './maintenance.ts';
+import { halfHourly } from './store.ts';
+import type { Queryable } from '../../infra/db/index.ts';
+import type { HalfHourRow } from './store.ts';
 
 export { createTelemetryService, type TelemetryService, type JudgedRecord } from './service.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
 export { trustedTsSql } from './store.ts';
+export type { HalfHourRow } from './store.ts';
+
+/** Reads other modules derive figures from (EMS alerts): half-hourly means per asset. */
+export interface TelemetryReads {
+  halfHourly(q: Queryable, orgId: string, assetIds: string[], from: Date, to: Date): Promise<HalfHourRow[]>;
+}
+export const TELEMETRY_READS = serviceKey<TelemetryReads>('telemetry.reads');
 
 /** Telemetry writes for other modules: judge records by the ingestion rules, write them in the
  * caller's transaction, then count and stream them after commit (`TELEMETRY_WRITER`). */
@@ -68,6 +78,7 @@ export const telemetryDefinition: ModuleDefinition = {
     });
     registry.provide(TELEMETRY_SERVICE, service);
     registry.provide(TELEMETRY_WRITER, service);
+    registry.provide(TELEMETRY_READS, { halfHourly });
   },
   create: telemetryModule,
 };

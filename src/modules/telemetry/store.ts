@@ -121,6 +121,36 @@ export interface HistoryRows {
   summary: { count: number; min: number | null; max: number | null; avg: number | null; latest: number | null };
 }
 
+/** One asset's half hour: mean power and the state-of-charge range of its samples (UTC slot start). */
+export interface HalfHourRow {
+  asset_id: string;
+  slot: string;
+  samples: number;
+  mean_power_kw: number | null;
+  min_soc_pct: number | null;
+  max_soc_pct: number | null;
+}
+
+/**
+ * Half-hourly means of the given assets' samples in [from, to) (slots aligned to UTC half hours,
+ * which are UK half hours too), for modules that derive figures from telemetry (EMS alerts).
+ * Records whose ts cannot be placed in time are left out, as in every read by ts.
+ */
+export async function halfHourly(q: Queryable, orgId: string, assetIds: string[], from: Date, to: Date): Promise<HalfHourRow[]> {
+  if (assetIds.length === 0) return [];
+  const r = await q.query<HalfHourRow>(
+    `select asset_id, ${iso(`date_bin('30 minutes'::interval, ts, '${BUCKET_ORIGIN}'::timestamptz)`)} as slot,
+            count(*)::int as samples, avg(power_kw)::float8 as mean_power_kw,
+            min(soc_pct)::float8 as min_soc_pct, max(soc_pct)::float8 as max_soc_pct
+     from telemetry
+     where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and ${trustedTsSql()}
+     group by 1, 2
+     order by 1, 2`,
+    [orgId, assetIds, from, to],
+  );
+  return r.rows;
+}
+
 export function createTelemetryStore(db: Queryable) {
   return {
     /** Inserts one batch. Must run in the caller's transaction (db.tx). Returns the rows written. */

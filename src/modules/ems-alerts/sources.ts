@@ -1,0 +1,279 @@
+// The five EMS alert sources, as pure functions of the organisation's assets, their half-hourly
+// telemetry and the policy (docs/alerts.md). Energy in a half hour = the half hour's mean power ×
+// 0.5 h; energies are fixed to millionths of a kWh before they are added, and impacts are whole
+// pence from exact decimal arithmetic (money.ts).
+import { freshnessOf, type Freshness } from '../registry/index.ts';
+import { kwhFigure, kwhMicros, pencePerDay, divRound, parseMicros } from './money.ts';
+import { sitePrices, type AlertPolicy } from './policy.ts';
+
+export const SOURCES = ['asset_silence', 'pv_underperformance', 'battery_not_cycling', 'peak_import_with_charge', 'export_over_limit'] as const;
+export type Source = (typeof SOURCES)[number];
+
+/** How each source's impact (£/day) is worked out, in one sentence. */
+export const IMPACT_METHODS: Record<Source, string> = {
+  asset_silence:
+    "Energy the asset generated or discharged in the 24 hours before its last record (half-hourly mean export power × 0.5 h, summed) × the site's import rate: the energy now bought instead, per day (0.00 for assets that neither generate nor store).",
+  pv_underperformance:
+    "(Expected yield − measured generation) over the evaluation window, scaled to 24 hours, × the site's import rate; expected yield is capacity_kwp × the policy's kWh per kWp per day (or the asset's own expected_kwh_per_day), measured generation the half-hourly mean export power × 0.5 h, summed.",
+  battery_not_cycling:
+    "One full cycle of the battery's capacity_kwh per day × (the site's peak import rate − its import rate): the peak-time purchases a daily cycle would displace (0.00 when the capacity is not recorded).",
+  peak_import_with_charge:
+    "Energy imported at the site meter in peak-band half hours while the battery's state of charge stayed at or above the policy's level (half-hourly mean import power × 0.5 h, summed), scaled to 24 hours, × the site's peak import rate.",
+  export_over_limit:
+    "Energy exported above the site's export limit (half-hourly mean export power minus the limit, × 0.5 h, summed over the half hours above it), scaled to 24 hours, × the site's export rate.",
+};
+
+export const SOURCE_DESCRIPTIONS: Record<Source, string> = {
+  asset_silence: 'A device whose newest record is older than the policy allows (past its freshness band).',
+  pv_underperformance: 'An inverter generating less than its expected yield by more than the policy allows.',
+  battery_not_cycling: "A battery whose state of charge barely moved over the window.",
+  peak_import_with_charge: 'A site importing in the peak band while its battery holds charge.',
+  export_over_limit: "A site exporting above its export limit.",
+};
+
+export interface EvalAsset {
+  asset_id: string;
+  site_id: string;
+  cls: string | null;
+  details: Record<string, unknown>;
+  last_ts: Date | null;
+}
+
+export interface Slot {
+  slot: string;
+  samples: number;
+  mean_power_kw: number | null;
+  min_soc_pct: number | null;
+  max_soc_pct: number | null;
+}
+
+export interface Finding {
+  source: Source;
+  dedupe_key: string;
+  site_id: string;
+  asset_id: string | null;
+  subject: { type: 'asset' | 'site'; id: string };
+  since: Date;
+  title: string;
+  evidence: Record<string, unknown>;
+  impact_pence: bigint;
+}
+
+export interface EvalInput {
+  now: Date;
+  policy: AlertPolicy;
+  assets: EvalAsset[];
+  /** Half hours of each asset in the evaluation window [from, to). */
+  window: { from: Date; to: Date; slots: Map<string, Slot[]> };
+  /** Half hours of each silent asset in the 24 hours before its last record. */
+  beforeSilence: Map<string, { from: Date; to: Date; slots: Slot[] }>;
+}
+
+const HALF_HOUR_H = 0.5;
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null);
+const windowOf = (w: { from: Date; to: Date }) => ({ from: w.from.toISOString(), to: w.to.toISOString() });
+/** Energy of a half hour's positive side (import/charge) or negative side (export/generation/discharge). */
+const exportMicros = (s: Slot) => (s.mean_power_kw !== null && s.mean_power_kw < 0 ? kwhMicros(-s.mean_power_kw * HALF_HOUR_H) : 0n);
+const importMicros = (s: Slot) => (s.mean_power_kw !== null && s.mean_power_kw > 0 ? kwhMicros(s.mean_power_kw * HALF_HOUR_H) : 0n);
+const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+const METERS = ['site_meter', 'smart_meter'];
+
+/** Minutes after UK local midnight at the start of a half hour. */
+export function ukMinutes(at: Date): number {
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  return Number(parts.find((p) => p.type === 'hour')!.value) * 60 + Number(parts.find((p) => p.type === 'minute')!.value);
+}
+
+export function inBand(at: Date, band: { start: string; end: string }): boolean {
+  const m = ukMinutes(at);
+  const s = Number(band.start.slice(0, 2)) * 60 + Number(band.start.slice(3));
+  const e = Number(band.end.slice(0, 2)) * 60 + Number(band.end.slice(3));
+  return s <= e ? m >= s && m < e : m >= s || m < e;
+}
+
+export function evaluateSources(input: EvalInput): Finding[] {
+  const { now, policy: p, assets, window } = input;
+  const out: Finding[] = [];
+  const slotsIn = window.slots;
+  const halfHoursInWindow = p.window_hours * 2;
+  const covered = (slots: Slot[]) => slots.filter((s) => s.samples > 0).length;
+
+  for (const a of assets) {
+    const prices = sitePrices(p, a.site_id);
+    // asset_silence: the newest record is older than the policy allows.
+    if (a.last_ts && now.getTime() - a.last_ts.getTime() >= p.silence_after_minutes * 60_000) {
+      const before = input.beforeSilence.get(a.asset_id);
+      const values = a.cls === 'inverter' || a.cls === 'battery';
+      const energy = values && before ? sum(before.slots.map(exportMicros)) : 0n;
+      const band: Freshness = freshnessOf(a.last_ts, now);
+      out.push({
+        source: 'asset_silence',
+        dedupe_key: `ems:asset_silence:${a.asset_id}`,
+        site_id: a.site_id,
+        asset_id: a.asset_id,
+        subject: { type: 'asset', id: a.asset_id },
+        since: a.last_ts,
+        title: `${a.asset_id} at ${a.site_id} has sent nothing since ${a.last_ts.toISOString()}`,
+        evidence: {
+          last_record_at: a.last_ts.toISOString(),
+          silent_for_minutes: Math.floor((now.getTime() - a.last_ts.getTime()) / 60_000),
+          freshness: band,
+          threshold_minutes: p.silence_after_minutes,
+          asset_class: a.cls,
+          energy_before_silence_kwh: kwhFigure(energy),
+          import_p_per_kwh: prices.import_p_per_kwh,
+          window: before ? windowOf(before) : null,
+        },
+        impact_pence: pencePerDay(energy, 24, prices.import_p_per_kwh),
+      });
+      continue; // a silent asset's other figures would be judged on missing data
+    }
+    const slots = slotsIn.get(a.asset_id) ?? [];
+    if (a.cls === 'inverter') {
+      const kwp = num(a.details.capacity_kwp) ?? num(a.details.kwp);
+      const ownDaily = num(a.details.expected_kwh_per_day);
+      if ((kwp || ownDaily) && covered(slots) * 2 >= halfHoursInWindow) {
+        const dailyMicros = ownDaily ? kwhMicros(ownDaily) : divRound(kwhMicros(kwp!) * parseMicros(p.pv.expected_kwh_per_kwp_day), 1_000_000n);
+        const expected = divRound(dailyMicros * BigInt(p.window_hours), 24n);
+        const measured = sum(slots.map(exportMicros));
+        // measured < expected × (1 − pct/100), in integers
+        if (measured * 100n < expected * BigInt(100 - p.pv.underperformance_pct)) {
+          const shortfall = expected - measured;
+          const first = slots.find((s) => s.samples > 0)!;
+          out.push({
+            source: 'pv_underperformance',
+            dedupe_key: `ems:pv_underperformance:${a.asset_id}`,
+            site_id: a.site_id,
+            asset_id: a.asset_id,
+            subject: { type: 'asset', id: a.asset_id },
+            since: new Date(first.slot),
+            title: `${a.asset_id} at ${a.site_id} generated ${kwhFigure(measured)} kWh against ${kwhFigure(expected)} kWh expected`,
+            evidence: {
+              capacity_kwp: kwp,
+              expected_kwh_per_kwp_day: ownDaily ? null : p.pv.expected_kwh_per_kwp_day,
+              expected_kwh_per_day: ownDaily ?? null,
+              expected_kwh: kwhFigure(expected),
+              measured_kwh: kwhFigure(measured),
+              shortfall_kwh: kwhFigure(shortfall),
+              shortfall_pct: expected > 0n ? Number(divRound(shortfall * 1000n, expected)) / 10 : 0,
+              threshold_pct: p.pv.underperformance_pct,
+              half_hours_with_data: covered(slots),
+              import_p_per_kwh: prices.import_p_per_kwh,
+              window: windowOf(window),
+            },
+            impact_pence: pencePerDay(shortfall, p.window_hours, prices.import_p_per_kwh),
+          });
+        }
+      }
+    }
+    if (a.cls === 'battery') {
+      const soc = slots.filter((s) => s.min_soc_pct !== null && s.max_soc_pct !== null);
+      if (soc.length * 2 >= halfHoursInWindow) {
+        const lo = Math.min(...soc.map((s) => s.min_soc_pct!));
+        const hi = Math.max(...soc.map((s) => s.max_soc_pct!));
+        const swing = Math.round((hi - lo) * 1000) / 1000;
+        if (swing < p.battery.min_soc_swing_pct) {
+          const cap = num(a.details.capacity_kwh);
+          const spread = parseMicros(prices.peak_import_p_per_kwh) - parseMicros(prices.import_p_per_kwh);
+          const impact = cap && spread > 0n ? divRound(kwhMicros(cap) * spread, 1_000_000_000_000n) : 0n;
+          out.push({
+            source: 'battery_not_cycling',
+            dedupe_key: `ems:battery_not_cycling:${a.asset_id}`,
+            site_id: a.site_id,
+            asset_id: a.asset_id,
+            subject: { type: 'asset', id: a.asset_id },
+            since: new Date(soc[0].slot),
+            title: `${a.asset_id} at ${a.site_id} moved ${swing} points of charge in ${p.window_hours} h`,
+            evidence: {
+              min_soc_pct: lo,
+              max_soc_pct: hi,
+              swing_pct: swing,
+              threshold_pct: p.battery.min_soc_swing_pct,
+              capacity_kwh: cap,
+              import_p_per_kwh: prices.import_p_per_kwh,
+              peak_import_p_per_kwh: prices.peak_import_p_per_kwh,
+              window: windowOf(window),
+            },
+            impact_pence: impact,
+          });
+        }
+      }
+    }
+  }
+
+  // Site-level sources: the site's meter (a site meter before a smart meter, then by id).
+  const bySite = new Map<string, EvalAsset[]>();
+  for (const a of assets) bySite.set(a.site_id, [...(bySite.get(a.site_id) ?? []), a]);
+  const silent = new Set(out.filter((f) => f.source === 'asset_silence').map((f) => f.asset_id));
+  for (const [siteId, list] of [...bySite.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
+    const meter = list
+      .filter((a) => a.cls && METERS.includes(a.cls) && !silent.has(a.asset_id))
+      .sort((x, y) => METERS.indexOf(x.cls!) - METERS.indexOf(y.cls!) || (x.asset_id < y.asset_id ? -1 : 1))[0];
+    if (!meter) continue;
+    const prices = sitePrices(p, siteId);
+    const meterSlots = (slotsIn.get(meter.asset_id) ?? []).filter((s) => s.mean_power_kw !== null);
+
+    // peak_import_with_charge
+    const batteries = list.filter((a) => a.cls === 'battery' && !silent.has(a.asset_id)).sort((x, y) => (x.asset_id < y.asset_id ? -1 : 1));
+    for (const b of batteries) {
+      const socBySlot = new Map((slotsIn.get(b.asset_id) ?? []).map((s) => [s.slot, s]));
+      const hits = meterSlots.filter((s) => {
+        const bs = socBySlot.get(s.slot);
+        return (s.mean_power_kw ?? 0) > 0 && inBand(new Date(s.slot), p.peak_band) && bs?.min_soc_pct != null && bs.min_soc_pct >= p.battery.charge_held_soc_pct;
+      });
+      if (hits.length === 0) continue;
+      const kwh = sum(hits.map(importMicros));
+      out.push({
+        source: 'peak_import_with_charge',
+        dedupe_key: `ems:peak_import_with_charge:${siteId}:${b.asset_id}`,
+        site_id: siteId,
+        asset_id: b.asset_id,
+        subject: { type: 'site', id: siteId },
+        since: new Date(hits[0].slot),
+        title: `${siteId} imported ${kwhFigure(kwh)} kWh at peak while ${b.asset_id} held charge`,
+        evidence: {
+          meter_asset_id: meter.asset_id,
+          battery_asset_id: b.asset_id,
+          half_hours: hits.map((s) => s.slot),
+          imported_kwh: kwhFigure(kwh),
+          peak_band: p.peak_band,
+          charge_held_soc_pct: p.battery.charge_held_soc_pct,
+          peak_import_p_per_kwh: prices.peak_import_p_per_kwh,
+          window: windowOf(window),
+        },
+        impact_pence: pencePerDay(kwh, p.window_hours, prices.peak_import_p_per_kwh),
+      });
+      break; // one alert per site: the first battery (by id) that held charge
+    }
+
+    // export_over_limit
+    const limit = p.sites[siteId]?.export_limit_kw ?? num(meter.details.export_limit_kw);
+    if (limit != null) {
+      const over = meterSlots.filter((s) => -(s.mean_power_kw as number) > limit);
+      if (over.length > 0) {
+        const excess = sum(over.map((s) => kwhMicros((-(s.mean_power_kw as number) - limit) * HALF_HOUR_H)));
+        const peak = Math.max(...over.map((s) => -(s.mean_power_kw as number)));
+        out.push({
+          source: 'export_over_limit',
+          dedupe_key: `ems:export_over_limit:${siteId}`,
+          site_id: siteId,
+          asset_id: meter.asset_id,
+          subject: { type: 'site', id: siteId },
+          since: new Date(over[0].slot),
+          title: `${siteId} exported up to ${Math.round(peak * 1000) / 1000} kW against a ${limit} kW limit`,
+          evidence: {
+            meter_asset_id: meter.asset_id,
+            export_limit_kw: limit,
+            half_hours_over: over.length,
+            max_export_kw: Math.round(peak * 1000) / 1000,
+            excess_kwh: kwhFigure(excess),
+            export_p_per_kwh: prices.export_p_per_kwh,
+            window: windowOf(window),
+          },
+          impact_pence: pencePerDay(excess, p.window_hours, prices.export_p_per_kwh),
+        });
+      }
+    }
+  }
+  return out;
+}

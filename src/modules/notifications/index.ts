@@ -1,0 +1,28 @@
+// Notifications: each user's own in-app notifications and preferences. Other modules notify a user
+// through NOTIFICATIONS (`notify` honours the user's kinds and channels; `preferences` for routing).
+import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { serviceKey } from '../../platform/services.ts';
+import { createNotificationService, type NotificationService } from './service.ts';
+import { notificationOperations } from './routes.ts';
+
+export { inQuietHours, NOTIFICATION_KINDS, type NotificationKind, type Preferences as NotificationPreferences } from './service.ts';
+
+export type { NotificationService } from './service.ts';
+export type Notifications = Pick<NotificationService, 'notify' | 'preferences'>;
+/** `deps.services.get(NOTIFICATIONS).notify(q, {orgId, userId, kind, title, ...})`. */
+export const NOTIFICATIONS = serviceKey<NotificationService>('notifications.service');
+
+export const notificationsModule: ModuleFactory = (deps) => ({
+  name: 'notifications',
+  tags: { notifications: "The calling user's in-app notifications, unread count and preferences (kinds, channels, quiet hours)." },
+  operations: notificationOperations(deps.services.get(NOTIFICATIONS)),
+});
+
+/** This module as the module list names it. */
+export const notificationsDefinition: ModuleDefinition = {
+  name: 'notifications',
+  dependsOn: ['orgs'],
+  migrations: migrationsDir(import.meta.url),
+  provides: (deps, registry) => registry.provide(NOTIFICATIONS, createNotificationService({ db: deps.db, clock: deps.clock, cursors: deps.cursors })),
+  create: notificationsModule,
+};
