@@ -7,7 +7,7 @@ import { AUDIT_LOG } from '../audit/index.ts';
 import { createSecretBox } from '../devtools/index.ts';
 import { MEMBERS } from '../identity/index.ts';
 import { NOTIFICATIONS } from '../notifications/index.ts';
-import { ORG_GATES } from '../orgs/index.ts';
+import { ORG_DIRECTORY } from '../orgs/index.ts';
 import { REGISTRY_READS } from '../registry/index.ts';
 import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { createAdmin } from './admin.ts';
@@ -42,7 +42,7 @@ export const emsAlertsModule: ModuleFactory = (deps) => {
       alerts: 'Alert admin: the staff history list, and acknowledge, assign, resolve, comment and stats for the organisation.',
     },
     errors: EMS_ERROR_DOCS,
-    operations: emsAlertOperations({ evaluation, routing, admin, gates: deps.services.get(ORG_GATES), db }),
+    operations: emsAlertOperations({ evaluation, routing, admin, orgs: deps.services.get(ORG_DIRECTORY), db: deps.db }),
     async stop() {
       channels.close();
     },

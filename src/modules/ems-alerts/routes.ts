@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { defineOperation, type RequestContext } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
 import { CursorParam, LimitParam, Page, Timestamp } from '../../platform/schema-kit.ts';
-import type { OrgGates } from '../orgs/index.ts';
+import type { OrgDirectory } from '../orgs/index.ts';
+import type { Db } from '../../infra/db/index.ts';
 import type { Admin } from './admin.ts';
 import type { Evaluation } from './evaluate.ts';
 import type { Routing } from './routing.ts';
@@ -30,9 +31,9 @@ const PoundsQuery = Type.String({ pattern: '^(0|[1-9][0-9]{0,8})(\\.[0-9]{1,2})?
 const AlertIdParams = Type.Object({ alert_id: Type.String({ minLength: 1, maxLength: 100 }) });
 const Note = Type.String({ minLength: 1, maxLength: 2000 });
 
-export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Routing; admin: Admin; gates: OrgGates; db: import('../../infra/db/index.ts').Db }) {
-  const { evaluation, routing, admin, gates, db } = deps;
-  const routingEnabled = async (ctx: RequestContext) => (await gates.gatesOf(db, ctx.orgId))?.modules.includes('ems/routing') ?? false;
+export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Routing; admin: Admin; orgs: OrgDirectory; db: Db }) {
+  const { evaluation, routing, admin, orgs, db } = deps;
+  const routingEnabled = (ctx: RequestContext) => orgs.hasModule(ctx.orgId, 'ems/routing');
   const emsTags = ['ems-alerts'];
   const routingTags = ['ems-routing'];
   const adminTags = ['alerts'];

@@ -1,14 +1,15 @@
 // Organisations (tenants): what other modules and the CLI may use.
 import { migrationsDir, type ModuleDefinition } from '../../platform/module.ts';
 import { serviceKey } from '../../platform/services.ts';
-import type { Queryable } from '../../infra/db/index.ts';
 import { createOrgStore, type Realm } from './store.ts';
 export { createOrgStore, realmForId, MODULES, type OrgModule, type Organisation, type OrgStore, type Realm } from './store.ts';
 
-/** What other modules may ask about an organisation: its realm (demo or production). */
+/** What other modules may ask about an organisation: its realm and the modules it has enabled. */
 export interface OrgDirectory {
-  /** The organisation's realm; null when it does not exist. */
+  /** The organisation's realm (demo or production); null when it does not exist. */
   realmOf(orgId: string): Promise<Realm | null>;
+  /** Whether the organisation has this module (gate) enabled. */
+  hasModule(orgId: string, module: string): Promise<boolean>;
 }
 
 /** `deps.services.get(ORG_DIRECTORY).realmOf(orgId)`. */
@@ -20,13 +21,9 @@ export const orgsDefinition: ModuleDefinition = {
   migrations: migrationsDir(import.meta.url),
   provides: (deps, registry) => {
     const store = createOrgStore(deps.db);
-    registry.provide(ORG_DIRECTORY, { realmOf: async (orgId) => (await store.gatesOf(orgId))?.realm ?? null });
-    registry.provide(ORG_GATES, { gatesOf: (q, orgId) => createOrgStore(q).gatesOf(orgId) });
+    registry.provide(ORG_DIRECTORY, {
+      realmOf: async (orgId) => (await store.gatesOf(orgId))?.realm ?? null,
+      hasModule: async (orgId, module) => (await store.gatesOf(orgId))?.modules.includes(module) ?? false,
+    });
   },
 };
-
-/** An organisation's enabled modules and realm, for modules whose behaviour depends on them. */
-export interface OrgGates {
-  gatesOf(q: Queryable, orgId: string): Promise<{ modules: string[]; realm: Realm } | null>;
-}
-export const ORG_GATES = serviceKey<OrgGates>('orgs.gates');
