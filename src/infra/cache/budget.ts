@@ -3,24 +3,12 @@
 // reply is dropped. So a slow Redis costs a request at most the budget (reliability plan T-8),
 // while the adapter's own, longer command timeout decides when the connection is replaced.
 import { CacheUnavailableError, type Cache } from './index.ts';
+import { settleWithin } from '../../core/timeout.ts';
 
 /** Settles like `p`, or rejects with CacheUnavailableError once `budgetMs` has passed. */
 export function withinBudget<T>(p: Promise<T>, budgetMs: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    // Decide after the I/O phase: when the event loop was busy past the budget, Node runs expired
-    // timers before reading sockets, so a reply already waiting would otherwise lose to the timer
-    // (found by the T-8 run: key writes refused with Redis healthy on a busy box).
-    const t = setTimeout(() => setImmediate(() => reject(new CacheUnavailableError('cache budget exceeded'))), budgetMs);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
+  return settleWithin(p, budgetMs, () => {
+    throw new CacheUnavailableError('cache budget exceeded');
   });
 }
 
