@@ -2,7 +2,8 @@
 // against the source address, and an address over the unauthenticated limit is refused 429
 // before any token or key is verified. The count is the rate limiter's, in the shared cache; a
 // marker in the same cache (expiring with the window) tells every instance that the address is
-// over, so the refusal costs one cache read. A credential this deployment has verified before is
+// over, so the refusal costs one cache read (none for a credential this instance verified lately,
+// the common path). A credential this deployment has verified before is
 // still verified while its address is blocked, so strangers behind a shared address cannot lock
 // out its signed-in users; an unseen credential waits for the window like the unauthenticated.
 import { createHash } from 'node:crypto';
@@ -66,8 +67,12 @@ export function createFailedAuthLimit(opts: {
   return {
     async refuseIfBlocked(ip, credential) {
       const now = clock.now().getTime();
+      // A credential this instance verified lately passes whether or not its address is blocked:
+      // no cache read on the common path (a signed-in client's next request).
+      const digest = credential ? digestOf(credential) : undefined;
+      if (digest && (localKnown.get(digest) ?? 0) > now) return;
       if (!(await isBlocked(ip, now))) return;
-      if (credential && (await isKnown(digestOf(credential), now))) return;
+      if (digest && (await isKnown(digest, now))) return;
       // Counting this attempt too tells how long the window has left; the address stays blocked.
       const r = await limiter.check(policy, ip);
       if (!r.allowed) throw errors.rateLimited(r.resetSeconds);

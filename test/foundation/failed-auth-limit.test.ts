@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { issueKey } from '../devtools/helpers.ts';
+import { ManualClock } from '../../src/core/clock.ts';
+import { createMemoryCache } from '../../src/infra/cache/memory.ts';
+import { createRateLimiter } from '../../src/platform/rate-limit.ts';
+import { createFailedAuthLimit } from '../../src/platform/auth-failures.ts';
 
 const LIMIT = 20;
 let a: TestService;
@@ -94,4 +98,23 @@ test('refusals of a verified credential (403) are not failed authentication', as
     assert.equal(res.statusCode, 403);
   }
   assert.equal((await me(a, ip, `Bearer ${await a.token({ orgId: 'acme', roles: ['VIEWER'] })}`)).statusCode, 200);
+});
+
+test('a credential this instance verified lately is checked without a cache read; a blocked address still refuses a stranger', async () => {
+  const clock = new ManualClock(Date.parse('2030-01-01T00:00:00Z'));
+  const inner = createMemoryCache(() => clock.now().getTime());
+  let reads = 0;
+  const cache = { ...inner, get: (key: string) => ((reads += 1), inner.get(key)) };
+  const limiter = createRateLimiter({ cache, clock, namespace: 'fa', budgetMs: 50 });
+  const limit = createFailedAuthLimit({ cache, limiter, clock, namespace: 'fa', limit: 2 });
+  await limit.recordSuccess('Bearer known');
+  await limit.refuseIfBlocked('10.0.0.1', 'Bearer known');
+  assert.equal(reads, 0, 'no cache read for a credential verified here');
+  await limit.refuseIfBlocked('10.0.0.1', 'Bearer stranger');
+  assert.equal(reads, 1, 'an unseen credential costs one read of the block marker');
+  await limit.recordFailure('10.0.0.1');
+  await limit.recordFailure('10.0.0.1');
+  await assert.rejects(limit.refuseIfBlocked('10.0.0.1', 'Bearer stranger'), (e: { status: number }) => e.status === 429);
+  await limit.refuseIfBlocked('10.0.0.1', 'Bearer known');
+  await limiter.close();
 });
