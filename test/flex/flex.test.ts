@@ -104,9 +104,9 @@ test('tenders: open tenders read live from the first operator’s platform with 
     zone: 'Zone 12',
     product: 'Scheduled Utilisation',
     status: 'open',
-    bidding_closes_at: '2026-06-20T12:00:00Z',
+    bidding_closes_at: '2026-06-20T12:00:00.000Z',
     capacity_required_mw: 2.5,
-    service_windows: [{ id: 'ukpn-sw-1', start_utc: '2026-07-01T16:00:00Z', end_utc: '2026-07-01T19:00:00Z' }],
+    service_windows: [{ id: 'ukpn-sw-1', start_utc: '2026-07-01T16:00:00.000Z', end_utc: '2026-07-01T19:00:00.000Z' }],
   });
   assert.equal(a.calls(/authtoken/, 'POST').length, 1);
   assert.deepEqual(JSON.parse(a.calls(/authtoken/)[0].body), { client_id: 'machine-a', api_key: 'key-a-secret' });

@@ -10,6 +10,7 @@ import type { Role } from '../../src/platform/roles.ts';
 const ORG = 'vpp-org';
 const OTHER = 'vpp-other';
 const NOW = '2026-05-13T10:10:00Z';
+const isoNow = new Date(NOW).toISOString();
 const SLOT = 1800_000;
 let clock: ManualClock;
 let tariff: FakeTariff;
@@ -55,12 +56,12 @@ test('enrollment: POST enrols (201), again updates the region (200), is audited,
   const first = await call('POST', `${base('site-a')}/enrollment`, { payload: { region: 'C' } });
   assert.equal(first.statusCode, 201, first.body);
   assert.equal(json(first).status, 'enrolled');
-  assert.equal(json(first).enrolled_at, NOW);
+  assert.equal(json(first).enrolled_at, isoNow);
   clock.advance(60_000);
   const again = await call('POST', `${base('site-a')}/enrollment`, { payload: { region: 'H' } });
   assert.equal(again.statusCode, 200);
   assert.equal(json(again).region, 'H');
-  assert.equal(json(again).enrolled_at, NOW, 'the enrolment keeps its start');
+  assert.equal(json(again).enrolled_at, isoNow, 'the enrolment keeps its start');
   const read = json(await call('GET', `${base('site-a')}/enrollment`, { role: 'VIEWER' }));
   assert.equal(read.status, 'enrolled');
   assert.equal(read.region, 'H');
@@ -90,7 +91,7 @@ test('withdraw: enrolled → withdrawn; withdrawing again or a site never enroll
   const w = await call('POST', `${base('site-c')}/withdraw`);
   assert.equal(w.statusCode, 200, w.body);
   assert.equal(json(w).status, 'withdrawn');
-  assert.equal(json(w).withdrawn_at, '2026-05-13T11:10:00Z');
+  assert.equal(json(w).withdrawn_at, '2026-05-13T11:10:00.000Z');
   for (const site of ['site-c', 'site-never']) {
     const r = await call('POST', `${base(site)}/withdraw`);
     assert.equal(r.statusCode, 409, site);
@@ -129,7 +130,7 @@ test('signal: charge when cheap and clean, discharge when dear, hold otherwise, 
   assert.equal(res.statusCode, 200, res.body);
   const body = json(res);
   assert.equal(body.region, 'J');
-  assert.equal(body.generated_at, NOW);
+  assert.equal(body.generated_at, isoNow);
   assert.equal(body.device_command_sent, false);
   assert.equal(body.data_basis.basis, 'calculated');
   assert.equal(body.slots.length, 6);
@@ -140,7 +141,7 @@ test('signal: charge when cheap and clean, discharge when dear, hold otherwise, 
   assert.match(body.slots[1].reason, /dearest quarter/);
   assert.match(body.slots[3].reason, /very high/);
   assert.match(body.slots[4].reason, /zero or negative/);
-  assert.equal(body.slots[0].valid_from, '2026-05-13T10:00:00Z');
+  assert.equal(body.slots[0].valid_from, '2026-05-13T10:00:00.000Z');
   assert.equal(body.slots[0].value_inc_vat, 10.5);
   assert.equal(body.slots[3].carbon_intensity, 300);
   assert.ok(body.thresholds.cheap_value_inc_vat < body.thresholds.dear_value_inc_vat);

@@ -27,6 +27,28 @@ test('no module defines its own Nullable, Timestamp, cursor parameter or page me
   assert.deepEqual([...OWN_COPIES_LEFT].filter((f) => !found.includes(f)), [], 'moved onto the kit: remove from OWN_COPIES_LEFT');
 });
 
+/**
+ * Files that cut or reshape toISOString() on purpose, each for a reason other than an instant in
+ * an answer. Signed receipt bodies keep their documented formats (decisions 0107, 0110: changing
+ * them would change what existing signatures cover); providers' and platforms' own request
+ * formats; calendar dates (YYYY-MM-DD) cut from an instant.
+ */
+const OWN_INSTANT_FORMATS = new Set<string>([
+  'settlement/format.ts', // signed receipt body
+  'esg/keys.ts', // signed receipt keys
+  'esg/service.ts', // signed energy receipts
+  'market/carbon-provider.ts', // the carbon API's URL format
+  'market/uk-time.ts', // calendar dates, and isoZ for the tariff provider's and flexibility platforms' requests
+  'devtools/apikeys/alerts.ts', // the expiry date in an alert title
+]);
+
+test('no module writes instants in a format of its own (milliseconds dropped, offsets)', () => {
+  const found = walk(MODULES)
+    .filter((file) => /toISOString\(\)\s*\.(replace|slice|substring)\(/.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(MODULES, file));
+  assert.deepEqual(found.filter((f) => !OWN_INSTANT_FORMATS.has(f)), [], 'write instants with isoTime (src/platform/schema-kit.ts)');
+});
+
 test('isoTime: UTC, Z and milliseconds always, from a Date, epoch milliseconds or text with an offset', () => {
   assert.equal(isoTime(new Date('2026-03-29T01:00:00+01:00')), '2026-03-29T00:00:00.000Z');
   assert.equal(isoTime(Date.UTC(2026, 9, 25, 1, 30, 0, 7)), '2026-10-25T01:30:00.007Z');

@@ -8,6 +8,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 
 const ORG = 'carbon-org';
 const NOW = '2026-05-13T20:10:00Z';
+const isoNow = new Date(NOW).toISOString();
 let fake: FakeCarbon;
 let svc: TestService;
 let clock: ManualClock;
@@ -57,15 +58,15 @@ test('carbon: the current half hour in gCO2/kWh with forecast, actual (null unti
     const body = json(res);
     assert.equal(body.unit, 'gCO2/kWh');
     assert.equal(body.region, 'GB');
-    assert.equal(body.from, '2026-05-13T20:00:00Z');
-    assert.equal(body.to, '2026-05-13T20:30:00Z');
+    assert.equal(body.from, '2026-05-13T20:00:00.000Z');
+    assert.equal(body.to, '2026-05-13T20:30:00.000Z');
     assert.equal(body.settlement_date, '2026-05-13');
     assert.equal(body.settlement_period, 43); // 21:00 BST
-    assert.equal(body.forecast, fake.forecast(Date.parse('2026-05-13T20:00:00Z')));
+    assert.equal(body.forecast, fake.forecast(Date.parse('2026-05-13T20:00:00.000Z')));
     assert.equal(body.actual, null);
     assert.ok(['very low', 'low', 'moderate', 'high', 'very high'].includes(body.index));
     assert.equal(body.stale, false);
-    assert.equal(body.cached_at, NOW);
+    assert.equal(body.cached_at, isoNow);
   });
 });
 
@@ -82,7 +83,7 @@ test('carbon: cached within its half hour; asked again in the next half hour; a 
     fake.mode = 'ok';
     clock.set('2026-05-13T21:31:00Z');
     const next = json(await get('/api/trading/carbon-intensity', s));
-    assert.equal(next.from, '2026-05-13T21:30:00Z');
+    assert.equal(next.from, '2026-05-13T21:30:00.000Z');
     assert.equal(fake.requests(/^\/intensity$/).length, 2, 'a new half hour is a new question');
   });
 });
@@ -97,8 +98,8 @@ test('carbon: an expired figure is served marked stale with cached_at while the 
     assert.equal(res.statusCode, 200);
     const body = json(res);
     assert.equal(body.stale, true);
-    assert.equal(body.cached_at, '2026-05-13T22:05:00Z');
-    assert.equal(body.from, '2026-05-13T22:00:00Z', 'the half hour it belongs to is stated');
+    assert.equal(body.cached_at, '2026-05-13T22:05:00.000Z');
+    assert.equal(body.from, '2026-05-13T22:00:00.000Z', 'the half hour it belongs to is stated');
   });
 });
 
@@ -141,10 +142,10 @@ test('forecast: default 24 hours from the current half hour, 48 periods, ascendi
     const body = json(res);
     assert.equal(body.hours, 24);
     assert.equal(body.count, 48);
-    assert.equal(body.from, '2026-05-13T20:00:00Z');
-    assert.equal(body.to, '2026-05-14T20:00:00Z');
-    assert.equal(body.periods[0].from, '2026-05-13T20:00:00Z');
-    assert.equal(body.periods[47].to, '2026-05-14T20:00:00Z');
+    assert.equal(body.from, '2026-05-13T20:00:00.000Z');
+    assert.equal(body.to, '2026-05-14T20:00:00.000Z');
+    assert.equal(body.periods[0].from, '2026-05-13T20:00:00.000Z');
+    assert.equal(body.periods[47].to, '2026-05-14T20:00:00.000Z');
     for (let i = 1; i < body.periods.length; i++) assert.equal(body.periods[i].from, body.periods[i - 1].to);
     assert.ok(body.periods.every((p: { actual: unknown }) => p.actual === null));
     // The provider was asked in its own format (minutes, no seconds).
@@ -171,7 +172,7 @@ test('forecast: a provider answer starting one half hour early is trimmed to the
     clock.set(NOW);
     fake.startOneEarly = true;
     const body = json(await get('/api/trading/carbon-intensity/forecast?hours=2', s));
-    assert.equal(body.periods[0].from, '2026-05-13T20:00:00Z');
+    assert.equal(body.periods[0].from, '2026-05-13T20:00:00.000Z');
     assert.equal(body.count, 4);
   });
 });
@@ -184,8 +185,8 @@ test('forecast: expired and the provider down: served stale; no credential: 401'
     fake.mode = 'down';
     const body = json(await get('/api/trading/carbon-intensity/forecast?hours=2', s));
     assert.equal(body.stale, true);
-    assert.equal(body.cached_at, NOW);
-    assert.equal(body.periods[0].from, '2026-05-13T20:30:00Z');
+    assert.equal(body.cached_at, isoNow);
+    assert.equal(body.periods[0].from, '2026-05-13T20:30:00.000Z');
     for (const url of ['/api/trading/carbon-intensity', '/api/trading/carbon-intensity/forecast']) {
       const r = await s.request({ method: 'GET', url });
       assert.equal(r.statusCode, 401, url);

@@ -63,14 +63,14 @@ test('prices: a normal UK day is 48 half hours, ascending, UTC with Z, VAT figur
   assert.equal(body.expected_count, 48);
   assert.equal(body.complete, true);
   assert.equal(body.stale, false);
-  assert.equal(body.period_from, '2026-05-11T23:00:00Z');
-  assert.equal(body.prices[0].valid_from, '2026-05-11T23:00:00Z');
+  assert.equal(body.period_from, '2026-05-11T23:00:00.000Z');
+  assert.equal(body.prices[0].valid_from, '2026-05-11T23:00:00.000Z');
   assert.equal(body.prices[0].settlement_period, 1);
   assert.equal(body.prices[0].settlement_date, '2026-05-12');
-  assert.equal(body.prices[47].valid_to, '2026-05-12T23:00:00Z');
+  assert.equal(body.prices[47].valid_to, '2026-05-12T23:00:00.000Z');
   for (let i = 1; i < 48; i++) assert.equal(body.prices[i].valid_from, body.prices[i - 1].valid_to);
   for (const p of body.prices) {
-    assert.match(p.valid_from, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    assert.match(p.valid_from, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     // The inclusive figure is the exclusive one × 1.05, never rounded first.
     assert.equal(p.value_inc_vat, Number(((Math.round(p.value_exc_vat * 100) * 105) / 10000).toFixed(4)));
   }
@@ -84,13 +84,13 @@ test('prices: 2026-03-29 (clocks go forward) has 46 half hours and 2026-10-25 (c
   const spring = json(await get('/api/trading/prices/provider-agile?region=A&period_from=2026-03-29&period_to=2026-03-30'));
   assert.equal(spring.count, 46);
   assert.equal(spring.expected_count, 46);
-  assert.equal(spring.prices[0].valid_from, '2026-03-29T00:00:00Z');
-  assert.equal(spring.prices[45].valid_to, '2026-03-29T23:00:00Z');
+  assert.equal(spring.prices[0].valid_from, '2026-03-29T00:00:00.000Z');
+  assert.equal(spring.prices[45].valid_to, '2026-03-29T23:00:00.000Z');
   assert.deepEqual(spring.prices.map((p: { settlement_period: number }) => p.settlement_period), Array.from({ length: 46 }, (_, i) => i + 1));
   const autumn = json(await get('/api/trading/prices/provider-agile?region=A&period_from=2026-10-25&period_to=2026-10-26'));
   assert.equal(autumn.count, 50);
-  assert.equal(autumn.prices[0].valid_from, '2026-10-24T23:00:00Z');
-  assert.equal(autumn.prices[49].valid_to, '2026-10-26T00:00:00Z');
+  assert.equal(autumn.prices[0].valid_from, '2026-10-24T23:00:00.000Z');
+  assert.equal(autumn.prices[49].valid_to, '2026-10-26T00:00:00.000Z');
   assert.equal(autumn.prices[49].settlement_period, 50);
   assert.ok(autumn.prices.every((p: { settlement_date: string }) => p.settlement_date === '2026-10-25'));
 });
@@ -145,7 +145,7 @@ test('prices: unreadable, unzoned, reversed and over-long periods are 422', asyn
   const ok = await get('/api/trading/prices/provider-agile?period_from=2026-05-12T00:00:00+01:00&period_to=2026-05-12T02:00:00%2B01:00');
   assert.equal(ok.statusCode, 200, ok.body);
   assert.equal(json(ok).count, 4);
-  assert.equal(json(ok).prices[0].valid_from, '2026-05-11T23:00:00Z');
+  assert.equal(json(ok).prices[0].valid_from, '2026-05-11T23:00:00.000Z');
 });
 
 test('prices: tomorrow before publication is absent, not an error; it appears once published and the short lifetime passes', async () => {
@@ -153,12 +153,12 @@ test('prices: tomorrow before publication is absent, not an error; it appears on
   const before = await get('/api/trading/prices/provider-agile?region=D');
   assert.equal(before.statusCode, 200);
   const b = json(before);
-  assert.equal(b.period_from, '2026-05-12T23:00:00Z');
-  assert.equal(b.period_to, '2026-05-14T23:00:00Z');
+  assert.equal(b.period_from, '2026-05-12T23:00:00.000Z');
+  assert.equal(b.period_to, '2026-05-14T23:00:00.000Z');
   assert.equal(b.count, 48);
   assert.equal(b.expected_count, 96);
   assert.equal(b.complete, false);
-  assert.equal(b.published_until, '2026-05-13T23:00:00Z');
+  assert.equal(b.published_until, '2026-05-13T23:00:00.000Z');
   // Published at 16:00 UK; within the short lifetime the cached answer stands.
   fake.publishedUntil = null;
   clock.set('2026-05-13T15:01:00Z');
@@ -183,7 +183,7 @@ test('prices: a cache hit makes no provider call, and a still-valid cached day i
   assert.equal(fake.server.requests.length, calls, 'no provider call on a cache hit');
   assert.deepEqual(second.prices, first.prices);
   assert.equal(second.stale, false);
-  assert.equal(second.cached_at, '2026-05-13T10:10:00Z');
+  assert.equal(second.cached_at, '2026-05-13T10:10:00.000Z');
 });
 
 test('prices: after expiry with the provider down the cached day is served marked stale with cached_at', async () => {
@@ -195,13 +195,13 @@ test('prices: after expiry with the provider down the cached day is served marke
   assert.equal(res.statusCode, 200);
   const body = json(res);
   assert.equal(body.stale, true);
-  assert.equal(body.cached_at, '2026-05-13T10:10:00Z');
+  assert.equal(body.cached_at, '2026-05-13T10:10:00.000Z');
   assert.equal(body.count, 48);
   // Back up: fresh again.
   fake.mode = 'ok';
   const again = json(await get(url));
   assert.equal(again.stale, false);
-  assert.equal(again.cached_at, '2026-05-14T11:10:00Z');
+  assert.equal(again.cached_at, '2026-05-14T11:10:00.000Z');
 });
 
 test('prices: provider down, slow or answering garbage with nothing cached is 502 "Tariff provider API error", leaking nothing', async () => {
@@ -312,20 +312,20 @@ test('current: the half hour containing now and the cheapest 2-hour window ahead
   const res = await get('/api/trading/prices/current?region=M');
   assert.equal(res.statusCode, 200, res.body);
   const body = json(res);
-  assert.equal(body.at, '2026-05-13T10:10:00Z');
-  assert.equal(body.current.valid_from, '2026-05-13T10:00:00Z');
+  assert.equal(body.at, '2026-05-13T10:10:00.000Z');
+  assert.equal(body.current.valid_from, '2026-05-13T10:00:00.000Z');
   assert.equal(body.current.settlement_period, 23);
   assert.equal(body.window_minutes, 120);
   assert.deepEqual(
     { from: body.next_cheap_window.valid_from, to: body.next_cheap_window.valid_to, slots: body.next_cheap_window.slots },
-    { from: '2026-05-13T14:00:00Z', to: '2026-05-13T16:00:00Z', slots: 4 },
+    { from: '2026-05-13T14:00:00.000Z', to: '2026-05-13T16:00:00.000Z', slots: 4 },
   );
   assert.equal(body.next_cheap_window.mean_value_exc_vat, 5);
   assert.equal(body.next_cheap_window.mean_value_inc_vat, 5.25);
-  assert.equal(body.published_until, '2026-05-14T23:00:00Z');
+  assert.equal(body.published_until, '2026-05-14T23:00:00.000Z');
   // A 30-minute window finds the single cheap half hour.
   const short = json(await get('/api/trading/prices/current?region=M&window_minutes=30'));
-  assert.equal(short.next_cheap_window.valid_from, '2026-05-13T12:00:00Z');
+  assert.equal(short.next_cheap_window.valid_from, '2026-05-13T12:00:00.000Z');
   for (const bad of ['45', '0', '750', 'x']) {
     const r = await get(`/api/trading/prices/current?region=M&window_minutes=${bad}`);
     assert.equal(r.statusCode, 422, bad);
@@ -338,7 +338,7 @@ test('current: nothing published ahead gives null slot and window, not an error;
   const body = json(await get('/api/trading/prices/current?region=N'));
   assert.equal(body.current, null);
   assert.equal(body.next_cheap_window, null);
-  assert.equal(body.published_until, '2026-05-13T10:00:00Z');
+  assert.equal(body.published_until, '2026-05-13T10:00:00.000Z');
   fake.mode = 'down';
   const r = await get('/api/trading/prices/current?region=P');
   assert.equal(r.statusCode, 502);

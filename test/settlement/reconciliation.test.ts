@@ -41,8 +41,8 @@ test('reconciliation: receipted energy, gaps and overlaps per site, asset and di
   assert.equal(battery.receipts, 4);
   assert.equal(battery.receipted_wh, String(1250 + 1251 + 1253 + 7));
   assert.equal(battery.receipted_kwh, '3.761');
-  assert.equal(battery.first_period_start, '2026-03-01T00:00:00Z');
-  assert.equal(battery.last_period_end, '2026-03-01T02:00:00Z');
+  assert.equal(battery.first_period_start, '2026-03-01T00:00:00.000Z');
+  assert.equal(battery.last_period_end, '2026-03-01T02:00:00.000Z');
   assert.equal(battery.covered_seconds, 3 * 1800);
   assert.equal(battery.uncovered_seconds, 1800);
   assert.equal(battery.overlapping_receipts, 1);
@@ -73,6 +73,6 @@ test('reconciliation.csv: the same lines as CSV', async () => {
   assert.match(String(res.headers['content-type']), /^text\/csv/);
   const lines = res.body.split('\r\n');
   assert.equal(lines[0], 'site_id,asset_id,direction,receipts,receipted_wh,receipted_kwh,first_period_start,last_period_end,covered_seconds,uncovered_seconds,overlapping_receipts,shared_receipts,findings');
-  assert.equal(lines[1], 'site-1,battery-1,turn_down,4,3761,3.761,2026-03-01T00:00:00Z,2026-03-01T02:00:00Z,5400,1800,1,0,overlap gap');
+  assert.equal(lines[1], 'site-1,battery-1,turn_down,4,3761,3.761,2026-03-01T00:00:00.000Z,2026-03-01T02:00:00.000Z,5400,1800,1,0,overlap gap');
   assert.equal(lines.length, 4);
 });

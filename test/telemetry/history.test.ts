@@ -58,8 +58,8 @@ test('hourly is the default range: 1-hour buckets over 24 h, each the mean of it
   assert.equal(h.unit, 'kW');
   assert.equal(h.bucket, '1 hour');
   assert.equal(h.source, 'timeseries');
-  assert.equal(h.from, '2026-10-14T12:34:00Z');
-  assert.equal(h.to, '2026-10-15T12:34:00Z');
+  assert.equal(h.from, '2026-10-14T12:34:00.000Z');
+  assert.equal(h.to, '2026-10-15T12:34:00.000Z');
   assert.deepEqual(h.series, [
     { t: '2026-10-14T13:00:00Z', v: 6 },
     { t: '2026-10-15T10:00:00Z', v: 5 },

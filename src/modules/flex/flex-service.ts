@@ -1,6 +1,7 @@
 // Flexibility with the two configured network operators: open tenders and awarded contracts read
 // live from the operator's platform (briefly cached, stale served visibly when it is down), and
 // offers validated, recorded, audited, submitted and recorded again with the platform's answer.
+import { isoTime } from '../../platform/schema-kit.ts';
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppDeps } from '../../platform/module.ts';
@@ -10,7 +11,7 @@ import { flexConfig } from './config.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import { createUpstreamCache, createUpstreamClient, UpstreamError, type Served, type UpstreamCache } from '../../infra/upstream/index.ts';
-import { isoZ, parseInstant } from '../market/index.ts';
+import { parseInstant } from '../market/index.ts';
 import { createPlatformClient, type BallotAnswer, type Contract, type PlatformClient, type Tender } from './platform-client.ts';
 import { flexErrors } from './errors.ts';
 import { insertOffer, platformRefs, recordAnswer, type OfferInterval, type OfferStatus } from './offers-store.ts';
@@ -129,7 +130,7 @@ export function createFlexService(deps: FlexDeps) {
       if (!tenderPlatformId) throw flexErrors.unknownReserveObject(op.id);
     }
     const offerId = randomUUID();
-    const intervals = body.intervals.map((iv, i) => ({ ...iv, start_utc: isoZ(spans[i].start) }));
+    const intervals = body.intervals.map((iv, i) => ({ ...iv, start_utc: isoTime(spans[i].start) }));
     const createdAt = clock.now();
     const submittedBy = ctx.actor.kind === 'user' ? ctx.actor.userId : null;
     await db.tx(async (q) => {
@@ -199,8 +200,8 @@ export function createFlexService(deps: FlexDeps) {
       intervals,
       status: 'submitted' as const,
       platform_reference: answer!.ballotId,
-      submitted_at: isoZ(createdAt.getTime()),
-      answered_at: isoZ(answeredAt.getTime()),
+      submitted_at: isoTime(createdAt.getTime()),
+      answered_at: isoTime(answeredAt.getTime()),
     };
   }
 

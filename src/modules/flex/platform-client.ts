@@ -5,6 +5,7 @@
 // slashes, decimals as strings. The list and obligation shapes are UNCONFIRMED: the readers below
 // take the documented field names plus common aliases and ignore anything else. When the real
 // shapes are known, this file is the one to change.
+import { isoTime } from '../../platform/schema-kit.ts';
 import { BadResponseError, jsonBody, UpstreamError, type UpstreamClient } from '../../infra/upstream/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { parseInstant, isoZ } from '../market/index.ts';
@@ -59,9 +60,10 @@ function decimal(v: unknown, what: string): number | null {
   throw new BadResponseError(`${what} is not a decimal`);
 }
 
+/** An instant from the platform, as our answers write instants (isoTime). */
 function time(v: unknown): string | null {
   const t = typeof v === 'string' ? parseInstant(v) : null;
-  return t === null ? null : isoZ(t);
+  return t === null ? null : isoTime(t);
 }
 
 function list(raw: unknown): unknown[] {

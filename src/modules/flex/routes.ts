@@ -1,9 +1,9 @@
 // Flexibility (partner-gated) and the fleet portfolio (endpoints.md 4.2, Flexibility).
+import { isoTime } from '../../platform/schema-kit.ts';
 import { Type } from 'typebox';
 import { defineOperation } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
 import type { AppDeps } from '../../platform/module.ts';
-import { isoZ } from '../market/index.ts';
 import type { FlexService } from './flex-service.ts';
 import { listFleetAssets } from './portfolio-store.ts';
 import { CAPACITY_KEYS_KW, CAPACITY_KEYS_MW, PORTFOLIO_METHOD, portfolioOf } from './portfolio.ts';
@@ -31,7 +31,7 @@ export function flexOperations(deps: AppDeps, flex: FlexService) {
       schema: { query: DnoQuery, response: { 200: TendersResponse, 502: ErrorDetail, 503: ErrorDetail } },
       handler: async ({ query }) => {
         const s = await flex.tenders(query.dno);
-        return { dno: query.dno, count: s.value.length, tenders: s.value, stale: s.stale, cached_at: isoZ(s.fetchedAt) };
+        return { dno: query.dno, count: s.value.length, tenders: s.value, stale: s.stale, cached_at: isoTime(s.fetchedAt) };
       },
     }),
     defineOperation({
@@ -55,7 +55,7 @@ export function flexOperations(deps: AppDeps, flex: FlexService) {
           count: s.value.length,
           contracts: s.value.map(({ ballot_id: _b, bid_id: _i, ...c }) => c),
           stale: s.stale,
-          cached_at: isoZ(s.fetchedAt),
+          cached_at: isoTime(s.fetchedAt),
         };
       },
     }),
@@ -93,7 +93,7 @@ export function flexOperations(deps: AppDeps, flex: FlexService) {
       dataBasis: { basis: 'calculated', method: PORTFOLIO_METHOD },
       schema: { response: { 200: PortfolioResponse } },
       handler: async ({ ctx }) => ({
-        as_of: isoZ(deps.clock.now().getTime()),
+        as_of: isoTime(deps.clock.now().getTime()),
         ...portfolioOf(await listFleetAssets(deps.db, ctx.orgId)),
         capacity_keys: [...CAPACITY_KEYS_KW, ...CAPACITY_KEYS_MW],
         data_basis: { basis: 'calculated' as const, method: PORTFOLIO_METHOD },

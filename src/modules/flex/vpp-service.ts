@@ -1,9 +1,10 @@
 // Enrolment of a site in the service's virtual power plant, and its signal. Enrolment is its own
 // state (not_enrolled → enrolled ⇄ withdrawn); it implies no partnership, qualification or
 // dispatch, and nothing here sends a device command.
+import { isoTime } from '../../platform/schema-kit.ts';
 import type { AppDeps } from '../../platform/module.ts';
 import type { RequestContext } from '../../platform/operation.ts';
-import { addDays, isoZ, ukDate, ukMidnight, type MarketData } from '../market/index.ts';
+import { addDays, ukDate, ukMidnight, type MarketData } from '../market/index.ts';
 import { flexErrors } from './errors.ts';
 import { getEnrolment, upsertEnrolment, withdrawEnrolment, type EnrolmentRow } from './vpp-store.ts';
 import { deriveSignal, SIGNAL_METHOD } from './signal.ts';
@@ -12,7 +13,7 @@ import type { AuditLog } from '../audit/index.ts';
 type VppDeps = Pick<AppDeps, 'db' | 'clock'> & { audit: AuditLog };
 
 const by = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
-const when = (d: Date | null) => (d ? isoZ(new Date(d).getTime()) : null);
+const when = (d: Date | null) => (d ? isoTime(new Date(d).getTime()) : null);
 
 function view(siteId: string, row: EnrolmentRow | null) {
   return {
@@ -72,12 +73,12 @@ export function createVppService(deps: VppDeps, market: MarketData) {
       return {
         site_id: siteId,
         region: row.region,
-        generated_at: isoZ(now),
+        generated_at: isoTime(now),
         action: current?.action ?? ('hold' as const),
         reason: current?.reason ?? 'No published price for the current half hour',
         slots: s.slots.map((x) => ({
-          valid_from: isoZ(x.row.from),
-          valid_to: isoZ(x.row.to),
+          valid_from: isoTime(x.row.from),
+          valid_to: isoTime(x.row.to),
           action: x.action,
           reason: x.reason,
           value_inc_vat: x.row.inc,
@@ -89,7 +90,7 @@ export function createVppService(deps: VppDeps, market: MarketData) {
         device_command_sent: false as const,
         data_basis: { basis: 'calculated' as const, method: SIGNAL_METHOD },
         stale: prices.stale || carbon.stale,
-        cached_at: isoZ(Math.min(prices.fetchedAt, carbon.fetchedAt)),
+        cached_at: isoTime(Math.min(prices.fetchedAt, carbon.fetchedAt)),
       };
     },
   };

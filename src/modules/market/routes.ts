@@ -1,4 +1,5 @@
 // Market data: tariff prices, GSP regions, GB carbon intensity (endpoints.md 4.2, Market data).
+import { isoTime } from '../../platform/schema-kit.ts';
 import { defineOperation } from '../../platform/operation.ts';
 import { CAN_READ } from '../../platform/roles.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
@@ -9,7 +10,7 @@ import { nextCheapWindow } from './prices.ts';
 import type { RateRow } from './tariff-provider.ts';
 import type { IntensityRow } from './carbon-provider.ts';
 import { VAT_PERCENT } from './tariff-provider.ts';
-import { addDays, ceilSlot, days, floorSlot, isoZ, parseInstant, settlementPeriod, ukDate, ukMidnight, SLOT_MS } from './uk-time.ts';
+import { addDays, ceilSlot, days, floorSlot, parseInstant, settlementPeriod, ukDate, ukMidnight, SLOT_MS } from './uk-time.ts';
 import {
   CurrentIntensityResponse,
   CurrentQuery,
@@ -28,8 +29,8 @@ const TWO_DAYS = 48 * 3600_000;
 export function priceSlot(r: RateRow) {
   const sp = settlementPeriod(r.from);
   return {
-    valid_from: isoZ(r.from),
-    valid_to: isoZ(r.to),
+    valid_from: isoTime(r.from),
+    valid_to: isoTime(r.to),
     settlement_date: sp.date,
     settlement_period: sp.period,
     value_exc_vat: r.exc,
@@ -40,8 +41,8 @@ export function priceSlot(r: RateRow) {
 export function intensity(r: IntensityRow) {
   const sp = settlementPeriod(r.from);
   return {
-    from: isoZ(r.from),
-    to: isoZ(r.to),
+    from: isoTime(r.from),
+    to: isoTime(r.to),
     settlement_date: sp.date,
     settlement_period: sp.period,
     forecast: r.forecast,
@@ -71,11 +72,11 @@ function period(query: { period_from?: string; period_to?: string }, now: number
   from ??= to! - TWO_DAYS;
   to ??= from + TWO_DAYS;
   if (to <= from) {
-    throw errors.validation([fieldError(['query', 'period_to'], 'period_to must be after period_from', query.period_to ?? isoZ(to))]);
+    throw errors.validation([fieldError(['query', 'period_to'], 'period_to must be after period_from', query.period_to ?? isoTime(to))]);
   }
   if (to - from > days(MAX_RANGE_DAYS)) {
     throw errors.validation([
-      fieldError(['query', 'period_to'], `The period must not be longer than ${MAX_RANGE_DAYS} days`, query.period_to ?? isoZ(to)),
+      fieldError(['query', 'period_to'], `The period must not be longer than ${MAX_RANGE_DAYS} days`, query.period_to ?? isoTime(to)),
     ]);
   }
   return { from, to };
@@ -114,17 +115,17 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
           region_name: region.name,
           product_code: market.productCode,
           tariff_code: market.tariffCode(region.letter),
-          period_from: isoZ(from),
-          period_to: isoZ(to),
+          period_from: isoTime(from),
+          period_to: isoTime(to),
           unit: 'p/kWh' as const,
           vat_rate_percent: VAT_PERCENT,
           count: r.rows.length,
           expected_count: expected,
           complete: r.rows.length >= expected,
-          published_until: r.rows.length ? isoZ(r.rows[r.rows.length - 1].to) : null,
+          published_until: r.rows.length ? isoTime(r.rows[r.rows.length - 1].to) : null,
           prices: r.rows.map(priceSlot),
           stale: r.stale,
-          cached_at: isoZ(r.fetchedAt),
+          cached_at: isoTime(r.fetchedAt),
         };
       },
     }),
@@ -159,12 +160,12 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
         return {
           region: region.letter,
           region_name: region.name,
-          at: isoZ(now),
+          at: isoTime(now),
           current: current ? priceSlot(current) : null,
           next_cheap_window: w
             ? {
-                valid_from: isoZ(w.from),
-                valid_to: isoZ(w.to),
+                valid_from: isoTime(w.from),
+                valid_to: isoTime(w.to),
                 duration_minutes: windowMinutes,
                 slots: w.rows.length,
                 mean_value_inc_vat: w.meanInc,
@@ -174,9 +175,9 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
               }
             : null,
           window_minutes: windowMinutes,
-          published_until: r.rows.length ? isoZ(r.rows[r.rows.length - 1].to) : null,
+          published_until: r.rows.length ? isoTime(r.rows[r.rows.length - 1].to) : null,
           stale: r.stale,
-          cached_at: isoZ(r.fetchedAt),
+          cached_at: isoTime(r.fetchedAt),
         };
       },
     }),
@@ -211,7 +212,7 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
       schema: { response: { 200: CurrentIntensityResponse, 502: ErrorDetail } },
       handler: async () => {
         const s = await market.carbon.current();
-        return { region: 'GB' as const, unit: 'gCO2/kWh' as const, ...intensity(s.value), stale: s.stale, cached_at: isoZ(s.fetchedAt) };
+        return { region: 'GB' as const, unit: 'gCO2/kWh' as const, ...intensity(s.value), stale: s.stale, cached_at: isoTime(s.fetchedAt) };
       },
     }),
     defineOperation({
@@ -236,12 +237,12 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
           region: 'GB' as const,
           unit: 'gCO2/kWh' as const,
           hours,
-          from: isoZ(from),
-          to: isoZ(from + hours * 3600_000),
+          from: isoTime(from),
+          to: isoTime(from + hours * 3600_000),
           count: s.value.length,
           periods: s.value.map(intensity),
           stale: s.stale,
-          cached_at: isoZ(s.fetchedAt),
+          cached_at: isoTime(s.fetchedAt),
         };
       },
     }),

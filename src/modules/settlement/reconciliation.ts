@@ -3,6 +3,7 @@
 // overlap an earlier one (the same delivery possibly receipted twice). Only stored receipts are
 // read: the telemetry module offers no metered energy per period, and power samples integrated
 // here would be a calculation, not a measurement, so nothing is compared with telemetry.
+import { isoTime } from '../../platform/schema-kit.ts';
 import type { ReconRow } from './store.ts';
 
 export const RECONCILIATION_METHOD =
@@ -35,7 +36,7 @@ export function bigWhToKwh(wh: bigint): string {
   return `${neg ? '-' : ''}${digits.slice(0, -3)}.${digits.slice(-3)}`;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+const iso = (ms: number) => isoTime(ms);
 
 /** Rows must come ordered by site, asset, direction and period start. */
 export function reconcile(rows: ReconRow[]): ReconLine[] {

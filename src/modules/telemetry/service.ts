@@ -6,6 +6,7 @@ import type { Bus } from '../../infra/bus/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
+import { isoTime } from '../../platform/schema-kit.ts';
 import { canonicalJson, isPlainObject, normaliseRecord, type CanonicalRow, type RecordProblem } from './normalise.ts';
 import { createTelemetryStore, type LiveEvent } from './store.ts';
 import { ASSET_METRICS, RANGES, defaultMetric, findMetric } from './metrics.ts';
@@ -262,8 +263,8 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
         range: range.range,
         unit: def.unit,
         bucket: range.bucket,
-        from: isoUtc(from),
-        to: isoUtc(to),
+        from: isoTime(from),
+        to: isoTime(to),
       };
       try {
         const r = await reads.history(ctx.orgId, input.assetId, def, range, from, to);
@@ -283,7 +284,5 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
 
 const rawJson = (row: CanonicalRow) => (row.rawJson ??= JSON.stringify(row.raw));
 
-/** ISO 8601 UTC with Z, milliseconds only when there are some (as the stored timestamps read). */
-const isoUtc = (d: Date) => d.toISOString().replace('.000Z', 'Z');
 
 export type TelemetryService = ReturnType<typeof createTelemetryService>;
