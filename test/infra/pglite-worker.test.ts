@@ -182,6 +182,29 @@ test('an open transaction is not interleaved: other queries wait for its end and
   );
 });
 
+test('close lets an open transaction finish, then refuses new work', async () => {
+  const db = await store();
+  await db.exec('create table t (id int)');
+  let began!: () => void;
+  const begun = new Promise<void>((r) => (began = r));
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const tx = db.tx(async (q) => {
+    await q.query('insert into t values (1)');
+    began();
+    await gate;
+    await q.query('insert into t values (2)');
+    return (await q.query<{ n: number }>('select count(*)::int as n from t')).rows[0].n;
+  });
+  await begun;
+  const closing = db.close();
+  await assert.rejects(db.query('select 1'), StoreUnavailableError);
+  release();
+  assert.equal(await tx, 2, 'the transaction ran to its commit');
+  await closing;
+  assert.equal(await db.ping(), false);
+});
+
 test('a worker that dies fails what waits on it and what comes after with StoreUnavailableError, never hangs', async () => {
   const db = await store();
   await db.exec('create table t (id int)');

@@ -155,7 +155,9 @@ export async function openWorkerEngine(opts: { dataDir?: string; loadDataDir?: B
   }
 
   function call<T>(req: Call, meta: { sql?: string; params?: unknown[]; generation?: number } = {}): Promise<T> {
-    if (closed) return Promise.reject(new StoreUnavailableError('the embedded store is closed'));
+    // After close(), a transaction already open may still finish (its statements and its end), as
+    // in the thread: the worker closes the engine once it has ended.
+    if (closed && meta.generation === undefined) return Promise.reject(new StoreUnavailableError('the embedded store is closed'));
     const w = worker;
     if (!w || down) return Promise.reject(down ?? new StoreUnavailableError('the embedded store is not open'));
     if (meta.generation !== undefined && meta.generation !== generation) {
