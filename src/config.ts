@@ -12,6 +12,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** The embedded store's engine in a worker thread (true) or in the event loop's thread (decision 0034). */
+  pgliteWorker: boolean;
   databaseUrl?: string;
   redisUrl?: string;
   natsUrl?: string;
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env, sections: readonly ConfigSect
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST', '127.0.0.1'),
     dataDir,
+    pgliteWorker: bool(env, 'PGLITE_WORKER', true),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),

@@ -15,9 +15,9 @@ export function hasTaskset(): boolean {
   return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
 }
 
-export async function startChild(env: Record<string, string>, log: (s: string) => void): Promise<Child> {
+export async function startChild(env: Record<string, string>, log: (s: string) => void, opts: { pin?: boolean } = {}): Promise<Child> {
   const script = fileURLToPath(new URL('./service-child.ts', import.meta.url));
-  const pinned = hasTaskset();
+  const pinned = opts.pin !== false && hasTaskset();
   // BENCH_NODE_ARGS (e.g. --cpu-prof) go to the service's node, for diagnosis.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const cmd = pinned ? 'taskset' : process.execPath;

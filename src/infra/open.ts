@@ -52,11 +52,12 @@ export async function openDb(config: Config, opts: OpenOptions): Promise<{ db: D
   if (config.databaseUrl) {
     return { db: await openPostgres({ url: config.databaseUrl, schema: opts.schema }), release: () => {} };
   }
-  if (config.dataDir === IN_MEMORY) return { db: await openPglite(undefined, { loadDataDir: opts.pgliteTemplate }), release: () => {} };
+  const worker = config.pgliteWorker;
+  if (config.dataDir === IN_MEMORY) return { db: await openPglite(undefined, { loadDataDir: opts.pgliteTemplate, worker }), release: () => {} };
   const dir = resolve(config.dataDir);
   const release = acquireStoreLock(dir, opts.holder);
   try {
-    return { db: await openPglite(dir), release };
+    return { db: await openPglite(dir, { worker }), release };
   } catch (e) {
     release();
     throw e;

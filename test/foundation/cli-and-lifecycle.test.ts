@@ -114,7 +114,9 @@ describe('graceful shutdown', () => {
         res.on('end', () => resolve({ status: res.statusCode!, body }));
       }).on('error', reject);
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // Stop once the request is being handled (a fixed 50 ms was not always enough on a loaded box:
+    // the connection was still idle when the server closed, and the client got ECONNRESET).
+    while (((await svc.deps.metrics.inFlight.get()).values[0]?.value ?? 0) < 1) await new Promise((r) => setTimeout(r, 10));
     const stopped = svc.stop();
     const res = await inflight;
     assert.equal(res.status, 200);

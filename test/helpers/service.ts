@@ -69,6 +69,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     JWT_SECRET: TEST_JWT_SECRET,
     NAMESPACE: namespace,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The embedded store's engine in a worker thread (the default) or in the test's thread.
+    ...(process.env.PGLITE_WORKER && { PGLITE_WORKER: process.env.PGLITE_WORKER }),
     ALLOW_PRIVATE_OUTBOUND: 'true',
     // No test may reach past this machine, whatever URL it registers.
     OUTBOUND_LOOPBACK_ONLY: 'true',

@@ -5,7 +5,7 @@ import { migrate, splitStatements } from '../../src/infra/db/migrate.ts';
 import { moduleMigrations } from '../../src/modules/index.ts';
 import { rawStores } from '../helpers/raw-stores.ts';
 
-const adapters = rawStores();
+const adapters = rawStores({ inlinePglite: true });
 
 for (const [name, open] of adapters) {
   test(`${name}: rowCount, types, transactions and migrations behave alike`, async () => {

@@ -1,18 +1,66 @@
+// The embedded store: PostgreSQL compiled to WASM (PGlite). By default the engine runs in a worker
+// thread (pglite-client.ts, decision 0034), so a long statement does not stop the event loop; with
+// `worker: false` (PGLITE_WORKER=false) in this thread, as before.
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable, QueryResult } from './index.ts';
 import { withTimeout } from './index.ts';
 import { currentOrgScope, scopeStatement } from './scope.ts';
+import { openWorkerEngine } from './pglite-client.ts';
 
-const handles = new WeakMap<Db, PGlite>();
+/** What the store needs from PGlite, in this thread or in a worker. */
+export interface PgliteEngine {
+  /** One statement; with a scope, inside a transaction that sets it first. */
+  query<T>(sql: string, params: unknown[] | undefined, scope: string | undefined): Promise<QueryResult<T>>;
+  transaction<T>(scope: string | undefined, fn: (q: Queryable) => Promise<T>): Promise<T>;
+  exec(sql: string): Promise<void>;
+  ping(timeoutMs: number): Promise<boolean>;
+  dump(): Promise<Blob>;
+  close(): Promise<void>;
+  /** Worker only: ends the thread as a crash would. */
+  terminate?(): Promise<void>;
+}
+
+const engines = new WeakMap<Db, PgliteEngine>();
 
 export interface PgliteOptions {
   /** Start from this dump (`dumpPglite`) instead of an empty cluster: no initdb, no migrations. */
   loadDataDir?: Blob;
+  /** Run the engine in a worker thread (default) or in this one. */
+  worker?: boolean;
 }
 
 /** Embedded PostgreSQL (WASM). dataDir undefined = in memory (tests). */
 export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
-  const pg = await PGlite.create({ ...(dataDir && { dataDir }), ...(opts.loadDataDir && { loadDataDir: opts.loadDataDir }) });
+  const engine = opts.worker === false ? await openInlineEngine(dataDir, opts.loadDataDir) : await openWorkerEngine({ dataDir, loadDataDir: opts.loadDataDir });
+  const db: Db = {
+    kind: 'pglite',
+    query: (sql, params) => engine.query(sql, params, currentOrgScope() || undefined),
+    tx: (fn) => engine.transaction(currentOrgScope() || undefined, fn),
+    exec: (sql) => engine.exec(sql),
+    ping: (timeoutMs = 1000) => engine.ping(timeoutMs),
+    close: () => engine.close(),
+  };
+  engines.set(db, engine);
+  return db;
+}
+
+/** The whole cluster as an uncompressed tarball, to start other embedded stores from (`loadDataDir`). */
+export async function dumpPglite(db: Db): Promise<Blob> {
+  const engine = engines.get(db);
+  if (!engine) throw new Error('not an embedded store');
+  return engine.dump();
+}
+
+/** Ends the embedded store's worker thread as a crash would (tests and fault runs). */
+export async function terminatePgliteWorker(db: Db): Promise<void> {
+  const engine = engines.get(db);
+  if (!engine?.terminate) throw new Error('not an embedded store in a worker');
+  await engine.terminate();
+}
+
+/** PGlite in this thread: a long statement holds the event loop for its whole length. */
+async function openInlineEngine(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<PgliteEngine> {
+  const pg = await PGlite.create({ ...(dataDir && { dataDir }), ...(loadDataDir && { loadDataDir }) });
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
       const r = await q.query<T>(sql, params as unknown[]);
@@ -24,40 +72,27 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
   let closed = false;
   // One connection serves every request in turn, so a scope is set per transaction (local), never
   // per session: another request's query cannot run in between.
-  const scoped = <T>(orgId: string, fn: (q: Queryable) => Promise<T>) =>
+  const transaction = <T>(scope: string | undefined, fn: (q: Queryable) => Promise<T>) =>
     pg.transaction(async (tx) => {
-      const [sql, params] = scopeStatement(orgId, true);
-      await tx.query(sql, params);
+      if (scope !== undefined) {
+        const [sql, params] = scopeStatement(scope, true);
+        await tx.query(sql, params);
+      }
       return fn(wrap(tx));
     });
-  const db: Db = {
-    kind: 'pglite',
-    query<T>(sql: string, params?: unknown[]) {
-      const orgId = currentOrgScope();
-      return orgId ? scoped(orgId, (q) => q.query<T>(sql, params)) : base.query<T>(sql, params);
-    },
-    tx: (fn) => {
-      const orgId = currentOrgScope();
-      return orgId ? scoped(orgId, fn) : pg.transaction((tx) => fn(wrap(tx)));
-    },
+  return {
+    query: <T>(sql: string, params: unknown[] | undefined, scope: string | undefined) =>
+      scope !== undefined ? transaction(scope, (q) => q.query<T>(sql, params)) : base.query<T>(sql, params),
+    transaction,
     exec: async (sql) => {
       await pg.exec(sql);
     },
-    ping: async (timeoutMs = 1000) =>
-      !closed && withTimeout(pg.query('select 1').then(() => true), timeoutMs, false),
+    ping: async (timeoutMs) => !closed && withTimeout(pg.query('select 1').then(() => true), timeoutMs, false),
+    dump: () => pg.dumpDataDir('none'),
     close: async () => {
       if (closed) return;
       closed = true;
       await pg.close();
     },
   };
-  handles.set(db, pg);
-  return db;
-}
-
-/** The whole cluster as an uncompressed tarball, to start other embedded stores from (`loadDataDir`). */
-export async function dumpPglite(db: Db): Promise<Blob> {
-  const pg = handles.get(db);
-  if (!pg) throw new Error('not an embedded store');
-  return pg.dumpDataDir('none');
 }
