@@ -149,4 +149,9 @@ export const EXPECTED_ROLE_CLASS: Record<string, keyof typeof ROLE_CLASSES> = {
   "POST /api/notifications/read-all": "read",
   "GET /api/notifications/preferences": "read",
   "PUT /api/notifications/preferences": "read",
+  "GET /api/telemetry/sites/{site_id}/ledger": "read",
+  "GET /api/telemetry/ledger/period/{site_id}/{period_start}": "read",
+  "POST /api/telemetry/sites/{site_id}/ledger/rebuild": "config",
+  "GET /api/telemetry/sites/{site_id}/ppa/contracts": "read",
+  "GET /api/telemetry/sites/{site_id}/ppa/statement": "read",
 };

@@ -1,0 +1,54 @@
+// Energy accounting: the half-hour energy model kept current from ingestion, the ledger and PPA
+// statements, site energy, EMS reporting with lineage, and carbon (Scope 2). One module: every
+// figure is read from the same rollup (decision 0140).
+import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { sectionOf } from '../../core/config-section.ts';
+import { TELEMETRY_ENERGY } from '../telemetry/index.ts';
+import { REGISTRY_SITES } from '../registry/index.ts';
+import { energyConfig } from './config.ts';
+import { createEnergyModel } from './model.ts';
+import { createEnergyStore } from './store.ts';
+import { createLedger, REBUILD_KIND } from './ledger.ts';
+import { ledgerOperations } from './routes-ledger.ts';
+import { ENERGY_ERROR_DOCS } from './errors.ts';
+
+export const energyModule: ModuleFactory = (deps) => {
+  const settings = sectionOf(deps.config, energyConfig);
+  const telemetry = deps.services.get(TELEMETRY_ENERGY);
+  const model = createEnergyModel({ telemetry, sites: deps.services.get(REGISTRY_SITES), settings, clock: deps.clock, log: deps.log });
+  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs });
+  return {
+    name: 'energy',
+    tags: {
+      'energy-ledger': 'The half-hourly energy ledger of a site, its rebuild, PPA contracts and monthly statements.',
+    },
+    errors: ENERGY_ERROR_DOCS,
+    operations: [...ledgerOperations(ledger)],
+    background: {
+      jobs: [{ kind: REBUILD_KIND, handler: ledger.runRebuild as never }],
+      schedules: [
+        {
+          kind: 'energy.refresh',
+          everyMs: settings.refreshIntervalSeconds * 1000,
+          run: async () => {
+            await model.refreshPending(deps.backgroundDb);
+          },
+        },
+      ],
+    },
+  };
+};
+
+/** This module as the module list names it. */
+export const energyDefinition: ModuleDefinition = {
+  name: 'energy',
+  dependsOn: ['orgs', 'telemetry', 'registry', 'market'],
+  migrations: migrationsDir(import.meta.url),
+  config: energyConfig,
+  // Ingestion tells the energy model what each batch touched, in the batch's own transaction.
+  provides: (deps, registry) => {
+    const store = createEnergyStore();
+    registry.get(TELEMETRY_ENERGY).onBatch((q, orgId, touched) => store.markPending(q, orgId, touched));
+  },
+  create: energyModule,
+};
