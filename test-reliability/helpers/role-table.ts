@@ -154,4 +154,13 @@ export const EXPECTED_ROLE_CLASS: Record<string, keyof typeof ROLE_CLASSES> = {
   "POST /api/telemetry/sites/{site_id}/ledger/rebuild": "config",
   "GET /api/telemetry/sites/{site_id}/ppa/contracts": "read",
   "GET /api/telemetry/sites/{site_id}/ppa/statement": "read",
+  "GET /api/telemetry/sites": "read",
+  "GET /api/telemetry/sites/{site_id}/self-consumption": "read",
+  "GET /api/telemetry/sites/{site_id}/battery/state": "read",
+  "GET /api/telemetry/portfolio/league": "read",
+  "GET /api/telemetry/sites/{site_id}/capacity": "read",
+  "GET /api/telemetry/sites/{site_id}/capacity/peaks": "read",
+  "GET /api/hardware/ems/sites": "read",
+  "GET /api/hardware/ems/sites/{site_id}/settings": "read",
+  "PUT /api/hardware/ems/sites/{site_id}/settings": "config",
 };

@@ -11,19 +11,28 @@ import { createEnergyStore } from './store.ts';
 import { createLedger, REBUILD_KIND } from './ledger.ts';
 import { ledgerOperations } from './routes-ledger.ts';
 import { ENERGY_ERROR_DOCS } from './errors.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
+import { createSettings } from './settings.ts';
+import { createSiteEnergy } from './site.ts';
+import { siteOperations } from './routes-site.ts';
 
 export const energyModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, energyConfig);
   const telemetry = deps.services.get(TELEMETRY_ENERGY);
   const model = createEnergyModel({ telemetry, sites: deps.services.get(REGISTRY_SITES), settings, clock: deps.clock, log: deps.log });
-  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs });
+  const audit = deps.services.get(AUDIT_LOG);
+  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs, audit });
+  const siteSettings = createSettings({ db: deps.db, clock: deps.clock, model, audit });
+  const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });
   return {
     name: 'energy',
     tags: {
       'energy-ledger': 'The half-hourly energy ledger of a site, its rebuild, PPA contracts and monthly statements.',
+      'site-energy': 'Site energy: self-consumption, battery state, the portfolio league and capacity against the agreed figure.',
+      'ems-reporting': 'EMS reporting: site settings, reports with figure-level lineage, interval exports, PV underperformance and calibration.',
     },
     errors: ENERGY_ERROR_DOCS,
-    operations: [...ledgerOperations(ledger)],
+    operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db)],
     background: {
       jobs: [{ kind: REBUILD_KIND, handler: ledger.runRebuild as never }],
       schedules: [
@@ -42,7 +51,7 @@ export const energyModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const energyDefinition: ModuleDefinition = {
   name: 'energy',
-  dependsOn: ['orgs', 'telemetry', 'registry', 'market'],
+  dependsOn: ['orgs', 'audit', 'telemetry', 'registry', 'market'],
   migrations: migrationsDir(import.meta.url),
   config: energyConfig,
   // Ingestion tells the energy model what each batch touched, in the batch's own transaction.

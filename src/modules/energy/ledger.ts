@@ -7,6 +7,7 @@ import type { RequestContext } from '../../platform/operation.ts';
 import type { JobQueue, Job, JobOutcome } from '../../platform/jobs.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../telemetry/index.ts';
+import type { AuditLog } from '../audit/index.ts';
 import { settlementPeriod, SLOT_MS, parseInstant, addDays, ukMidnight, ukDate } from '../market/index.ts';
 import { energyErrors } from './errors.ts';
 import { DAY_MS, type EnergyModel } from './model.ts';
@@ -86,6 +87,7 @@ export interface LedgerDeps {
   model: EnergyModel;
   telemetry: TelemetryEnergy;
   jobs: Pick<JobQueue, 'enqueue'>;
+  audit: AuditLog;
 }
 
 export function createLedger(deps: LedgerDeps) {
@@ -197,6 +199,7 @@ export function createLedger(deps: LedgerDeps) {
         const again = await store.activeRebuild(q, ctx.orgId, siteId);
         return { rebuild: rebuildView(again!), created: false };
       }
+      await deps.audit.record(q, ctx, { action: 'energy.ledger.rebuild', details: { site_id: siteId, rebuild_id: row.rebuild_id } });
       await deps.jobs.enqueue(q, { kind: REBUILD_KIND, orgId: ctx.orgId, payload: { rebuild_id: row.rebuild_id, step: 0 }, dedupeKey: `${REBUILD_KIND}:${ctx.orgId}:${row.rebuild_id}:0` });
       return { rebuild: rebuildView(row), created: true };
     });

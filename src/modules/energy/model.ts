@@ -128,6 +128,13 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     return siteContextOf(siteId, await deps.sites.assets(q, orgId, { siteId }));
   }
 
+  /** Every site of the organisation with at least one registered asset, by site id. */
+  async function allSites(q: Queryable, orgId: string): Promise<SiteContext[]> {
+    const by = new Map<string, SiteAsset[]>();
+    for (const a of await deps.sites.assets(q, orgId)) by.set(a.site_id, [...(by.get(a.site_id) ?? []), a]);
+    return [...by.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, list]) => siteContextOf(id, list));
+  }
+
   /** One asset's flow rows over [from, to) from the samples (a counter wins where it covers as much). */
   async function assetFlows(q: Queryable, orgId: string, ra: RoledAsset, from: number, to: number): Promise<Omit<AssetFlowRow, 'asset_id'>[]> {
     const reads = deps.telemetry.reads(q);
@@ -211,7 +218,7 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     return done;
   }
 
-  return { store, siteContext, recomputeSite, refreshPending, assetFlows };
+  return { store, siteContext, allSites, recomputeSite, refreshPending, assetFlows };
 }
 
 export type EnergyModel = ReturnType<typeof createEnergyModel>;

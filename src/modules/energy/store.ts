@@ -373,3 +373,22 @@ export interface MarketFactorRow {
 }
 
 export type EnergyStore = ReturnType<typeof createEnergyStore>;
+
+/** Half hours of a site ordered by import, largest first (capacity peaks). */
+export async function topImports(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, limit: number) {
+  const r = await q.query<{ slot: Date; import_kwh: string; complete: boolean; basis: Record<string, string> }>(
+    `select slot, import_kwh, complete, basis from energy_site_halfhours
+     where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 order by import_kwh desc, slot limit $5`,
+    [orgId, siteId, from, to, limit],
+  );
+  return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+}
+
+/** Half hours whose import exceeds `kwh` (a half hour's energy at the agreed capacity). */
+export async function importsAbove(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, kwh: number) {
+  const r = await q.query<{ n: number }>(
+    `select count(*)::int as n from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 and import_kwh > $5`,
+    [orgId, siteId, from, to, kwh],
+  );
+  return r.rows[0].n;
+}
