@@ -163,4 +163,12 @@ export const EXPECTED_ROLE_CLASS: Record<string, keyof typeof ROLE_CLASSES> = {
   "GET /api/hardware/ems/sites": "read",
   "GET /api/hardware/ems/sites/{site_id}/settings": "read",
   "PUT /api/hardware/ems/sites/{site_id}/settings": "config",
+  "GET /api/hardware/ems/scope2": "read",
+  "GET /api/hardware/ems/scope2/intensity": "read",
+  "GET /api/hardware/ems/scope2/avoided": "read",
+  "GET /api/hardware/ems/scope2/factors/versions": "read",
+  "GET /api/hardware/ems/scope2/factors/changes": "read",
+  "GET /api/hardware/ems/scope2/market-factors": "read",
+  "POST /api/hardware/ems/scope2/market-factors": "config",
+  "GET /api/hardware/usage/carbon": "read",
 };

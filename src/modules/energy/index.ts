@@ -15,6 +15,9 @@ import { AUDIT_LOG } from '../audit/index.ts';
 import { createSettings } from './settings.ts';
 import { createSiteEnergy } from './site.ts';
 import { siteOperations } from './routes-site.ts';
+import { CARBON_INTENSITY } from '../market/index.ts';
+import { createCarbon } from './carbon.ts';
+import { carbonOperations } from './routes-carbon.ts';
 
 export const energyModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, energyConfig);
@@ -23,16 +26,18 @@ export const energyModule: ModuleFactory = (deps) => {
   const audit = deps.services.get(AUDIT_LOG);
   const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs, audit });
   const siteSettings = createSettings({ db: deps.db, clock: deps.clock, model, audit });
+  const carbon = createCarbon({ db: deps.db, clock: deps.clock, model, intensity: deps.services.get(CARBON_INTENSITY), audit });
   const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });
   return {
     name: 'energy',
     tags: {
       'energy-ledger': 'The half-hourly energy ledger of a site, its rebuild, PPA contracts and monthly statements.',
       'site-energy': 'Site energy: self-consumption, battery state, the portfolio league and capacity against the agreed figure.',
+      carbon: 'Carbon and Scope 2: location- and market-based emissions, DESNZ factor versions, grid intensity, avoided emissions, usage with carbon.',
       'ems-reporting': 'EMS reporting: site settings, reports with figure-level lineage, interval exports, PV underperformance and calibration.',
     },
     errors: ENERGY_ERROR_DOCS,
-    operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db)],
+    operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db), ...carbonOperations(carbon)],
     background: {
       jobs: [{ kind: REBUILD_KIND, handler: ledger.runRebuild as never }],
       schedules: [
