@@ -18,6 +18,7 @@ import { devtoolsDefinition } from './devtools/index.ts';
 import { connectDefinition } from './connect/index.ts';
 import { notificationsDefinition } from './notifications/index.ts';
 import { emsAlertsDefinition } from './ems-alerts/index.ts';
+import { energyDefinition } from './energy/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -37,6 +38,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   connectDefinition,
   notificationsDefinition,
   emsAlertsDefinition,
+  energyDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

@@ -182,6 +182,16 @@ export async function startFakeCarbon(now: () => number): Promise<FakeCarbon> {
       for (let i = 0; i < 96; i++) data.push(row(start + i * SLOT));
       return sendJson(res, 200, { data });
     }
+    // Range, as the API serves it: the half hours from `from` up to `to`, at most 14 days.
+    const r = /^\/intensity\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z)\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z)$/.exec(path);
+    if (r) {
+      const from = Date.parse(r[1]);
+      const to = Date.parse(r[2]);
+      if (to - from > 14 * 86_400_000 || to <= from) return sendJson(res, 400, { error: { code: '400 Bad Request', message: 'Date range must be at most 14 days' } });
+      const data = [];
+      for (let t = Math.floor(from / SLOT) * SLOT; t < to; t += SLOT) data.push(row(t));
+      return sendJson(res, 200, { data });
+    }
     sendJson(res, 400, { error: { code: '400 Bad Request', message: 'Please enter a valid date' } });
   });
   fake.url = fake.server.url;

@@ -68,6 +68,8 @@ export interface CarbonProvider {
   current(): Promise<IntensityRow>;
   /** The 48 hours forward of `from` (the half hour containing it, or the one before: both handled). */
   forward48h(from: number): Promise<IntensityRow[]>;
+  /** The half hours from `from` to `to` (at most 14 days, the API's limit). */
+  range(from: number, to: number): Promise<IntensityRow[]>;
 }
 
 export function createCarbonProvider(client: UpstreamClient): CarbonProvider {
@@ -83,5 +85,7 @@ export function createCarbonProvider(client: UpstreamClient): CarbonProvider {
       }),
     forward48h: (from) =>
       client.call({ url: `/intensity/${carbonTime(from)}/fw48h`, decode: (res) => decodeList(jsonBody(res)) }),
+    range: (from, to) =>
+      client.call({ url: `/intensity/${carbonTime(from)}/${carbonTime(to)}`, decode: (res) => decodeList(jsonBody(res)) }),
   };
 }

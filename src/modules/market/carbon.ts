@@ -43,6 +43,27 @@ export function createCarbonService(o: CarbonServiceOptions) {
         }),
       );
     },
+    /**
+     * Past and present half hours of [from, to), GB, fetched a UK-agnostic UTC day at a time (each
+     * day cached on its own: a day wholly in the past keeps for the cache period, the current one
+     * until its half hour ends), so a year is 365 calls once and then none.
+     */
+    async range(from: number, to: number): Promise<IntensityRow[]> {
+      const DAY = 86_400_000;
+      const out: IntensityRow[] = [];
+      for (let d = Math.floor(from / DAY) * DAY; d < to; d += DAY) {
+        const served = await guarded(
+          o.cache.serve<IntensityRow[]>(`carbon:day:${d}`, {
+            provider: 'carbon',
+            fetch: () => o.provider.range(d, d + DAY),
+            freshFor: (_rows, now) => (d + DAY <= now - SLOT_MS ? Math.max(o.ttlMs, 86_400_000) : Math.min(o.ttlMs, Math.max(0, floorSlot(now) + SLOT_MS - now))),
+            retainMs: RETAIN_MS,
+          }),
+        );
+        for (const r of served.value) if (r.from >= d && r.from < d + DAY && r.from >= floorSlot(from) && r.from < to) out.push(r);
+      }
+      return out;
+    },
     /** Half hours from the one containing now, for `hours` hours (up to 48), GB. */
     async forward(hours: number): Promise<Served<IntensityRow[]>> {
       const anchor = floorSlot(o.clock.now().getTime());

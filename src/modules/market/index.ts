@@ -1,19 +1,25 @@
 // Market data module: tariff prices, GSP regions, carbon intensity. Other modules use
 // createMarketData (prices and carbon through the same cache) and the UK time helpers.
 import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
-import { createMarketData } from './service.ts';
+import { createMarketData, type MarketData } from './service.ts';
+import { serviceKey } from '../../platform/services.ts';
 import { marketOperations } from './routes.ts';
 import { marketConfig } from './config.ts';
+
+/** GB grid carbon intensity for other modules (Scope 2): `deps.services.get(CARBON_INTENSITY)`. */
+export const CARBON_INTENSITY = serviceKey<MarketData['carbon']>('market.carbon');
+const MARKET_DATA = serviceKey<MarketData>('market.data');
 
 export const marketModule: ModuleFactory = (deps) => ({
   name: 'market',
   tags: {
     market: 'UK half-hourly tariff prices, GSP regions, the next cheap window and GB grid carbon intensity.',
   },
-  operations: marketOperations(deps, createMarketData(deps)),
+  operations: marketOperations(deps, deps.services.get(MARKET_DATA)),
 });
 
 export { createMarketData, type MarketData } from './service.ts';
+export type { CarbonService } from './carbon.ts';
 export { nextCheapWindow } from './prices.ts';
 export { REGIONS, REGION_LETTERS, DEFAULT_REGION, regionOf, type GspRegion } from './regions.ts';
 export { priceSlot, intensity } from './routes.ts';
@@ -34,4 +40,14 @@ export {
 } from './uk-time.ts';
 
 /** This module as the module list names it. */
-export const marketDefinition: ModuleDefinition = { name: 'market', config: marketConfig, create: marketModule };
+export const marketDefinition: ModuleDefinition = {
+  name: 'market',
+  config: marketConfig,
+  // One market-data instance (providers, cache) for the module's operations and for others.
+  provides: (deps, registry) => {
+    const data = createMarketData(deps);
+    registry.provide(MARKET_DATA, data);
+    registry.provide(CARBON_INTENSITY, data.carbon);
+  },
+  create: marketModule,
+};

@@ -52,4 +52,4 @@ export const registryDefinition: ModuleDefinition = {
 
 /** Sites and assets for other modules (onboarding): `deps.services.get(REGISTRY_SITES)`. */
 export const REGISTRY_SITES = serviceKey<RegistrySites>('registry.sites');
-export type { RegistrySites, PlannedAsset, ReportingDevice } from './sites-service.ts';
+export type { RegistrySites, PlannedAsset, ReportingDevice, SiteAsset } from './sites-service.ts';

@@ -24,6 +24,16 @@ export interface PlannedAsset {
   parent_asset_id: string | null;
 }
 
+export interface SiteAsset {
+  asset_id: string;
+  site_id: string;
+  asset_class: AssetClass | null;
+  type: string;
+  name: string;
+  parent_asset_id: string | null;
+  details: Record<string, unknown>;
+}
+
 export interface ReportingDevice {
   asset_id: string;
   site_ref: string | null;
@@ -50,6 +60,22 @@ export function createRegistrySites(deps: { clock: Clock }) {
         site_ref: d.site_ref,
         last_ts: new Date(d.ts).toISOString(),
         raw: d.raw ?? {},
+      }));
+    },
+
+    /**
+     * Registered assets (every site, one site, or these ids), each with its class (the registry
+     * class, else the class its free-form type names, else null), parent and details.
+     */
+    async assets(q: Queryable, orgId: string, f: { siteId?: string; assetIds?: string[] } = {}): Promise<SiteAsset[]> {
+      return (await store.list(q, orgId, f)).map((a) => ({
+        asset_id: a.asset_id,
+        site_id: a.site_id,
+        asset_class: (a.asset_class as AssetClass | null) ?? classOfType(a.type),
+        type: a.type,
+        name: a.name,
+        parent_asset_id: a.parent_asset_id,
+        details: a.details ?? {},
       }));
     },
 

@@ -7,11 +7,12 @@ import { sectionOf } from '../../core/config-section.ts';
 import { telemetryConfig } from './config.ts';
 import { telemetryOperations } from './routes.ts';
 import { createPartitionMaintenance } from './maintenance.ts';
-import { halfHourly } from './store.ts';
+import { halfHourly, createEnergyReads } from './store.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { HalfHourRow } from './store.ts';
 
-export { createTelemetryService, type TelemetryService, type JudgedRecord } from './service.ts';
+export { createTelemetryService, type TelemetryService, type JudgedRecord, type BatchListener, type TouchedRange } from './service.ts';
+export type { PowerHalfHour, CounterHalfHour, ReadingRow } from './store.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
 export { trustedTsSql } from './store.ts';
 export type { HalfHourRow } from './store.ts';
@@ -27,6 +28,18 @@ export const TELEMETRY_READS = serviceKey<TelemetryReads>('telemetry.reads');
 export type TelemetryWriter = Pick<TelemetryService, 'judge' | 'writeInTx' | 'committed'>;
 export const TELEMETRY_WRITER = serviceKey<TelemetryWriter>('telemetry.writer');
 const TELEMETRY_SERVICE = serviceKey<TelemetryService>('telemetry.service');
+
+/**
+ * Energy from stored telemetry, for the energy module (`TELEMETRY_ENERGY`): a listener told of
+ * every batch in its transaction, half-hour integrals of power and counter advances computed in
+ * SQL over the samples, the span of an asset's records, readings by time and the newest readings.
+ * Every read takes the store to run on (a request's or the background store) and the organisation.
+ */
+export interface TelemetryEnergy {
+  onBatch: TelemetryService['onBatch'];
+  reads(q: Queryable): ReturnType<typeof createEnergyReads>;
+}
+export const TELEMETRY_ENERGY = serviceKey<TelemetryEnergy>('telemetry.energy');
 
 export const telemetryModule: ModuleFactory = (deps) => {
   const service = deps.services.get(TELEMETRY_SERVICE);
@@ -79,6 +92,7 @@ export const telemetryDefinition: ModuleDefinition = {
     registry.provide(TELEMETRY_SERVICE, service);
     registry.provide(TELEMETRY_WRITER, service);
     registry.provide(TELEMETRY_READS, { halfHourly });
+    registry.provide(TELEMETRY_ENERGY, { onBatch: (l) => service.onBatch(l), reads: (q) => createEnergyReads(q) });
   },
   create: telemetryModule,
 };

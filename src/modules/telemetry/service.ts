@@ -63,9 +63,50 @@ export interface TelemetryServiceDeps {
   retentionDays?: number;
 }
 
+/** What a batch touched, per asset: the earliest and latest placeable ts (epoch ms). */
+export interface TouchedRange {
+  asset_id: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * Called inside the ingestion transaction, after the batch is written, with what it touched: a
+ * derived store kept by another module (the energy rollup) records its pending work in the same
+ * transaction, so a stored record is never missed by it. Must be cheap (one statement).
+ */
+export type BatchListener = (q: Queryable, orgId: string, touched: TouchedRange[]) => Promise<void>;
+
+/** Per asset, the span of the rows' placeable timestamps (rows flagged ts_in_future are left out). */
+export function touchedRanges(rows: readonly CanonicalRow[]): TouchedRange[] {
+  const by = new Map<string, TouchedRange>();
+  for (const r of rows) {
+    if (r.anomalies.includes('ts_in_future')) continue;
+    const t = Date.parse(r.ts);
+    if (!Number.isFinite(t)) continue;
+    const cur = by.get(r.asset_id);
+    if (!cur) by.set(r.asset_id, { asset_id: r.asset_id, from: t, to: t });
+    else {
+      if (t < cur.from) cur.from = t;
+      if (t > cur.to) cur.to = t;
+    }
+  }
+  return [...by.values()];
+}
+
 export function createTelemetryService(deps: TelemetryServiceDeps) {
   const { db, bus, clock, log } = deps;
   const reads = createTelemetryStore(db);
+  const listeners: BatchListener[] = [];
+
+  /** Writes a batch and tells the listeners, in the caller's transaction. */
+  async function writeBatch(q: Queryable, orgId: string, receivedAt: Date, rows: CanonicalRow[]): Promise<void> {
+    await createTelemetryStore(q).insertBatch(orgId, receivedAt, rows);
+    if (listeners.length) {
+      const touched = touchedRanges(rows);
+      if (touched.length) for (const l of listeners) await l(q, orgId, touched);
+    }
+  }
 
   /** Publishes after commit (or instead of it when the store is down). Returns records published. */
   async function stream(orgId: string, receivedAt: Date, rows: CanonicalRow[], stored: boolean): Promise<number> {
@@ -117,6 +158,11 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
   }
 
   return {
+    /** Registers a listener told of every batch written, in its transaction (see BatchListener). */
+    onBatch(listener: BatchListener): void {
+      listeners.push(listener);
+    },
+
     /**
      * The record rules without storing anything (for modules that write telemetry through
      * TELEMETRY_WRITER): each record accepted with its canonical row and anomalies, or rejected by
@@ -143,7 +189,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
 
     /** Writes accepted rows in the caller's transaction (one statement, array order). */
     async writeInTx(q: Queryable, orgId: string, receivedAt: Date, rows: readonly CanonicalRow[]): Promise<void> {
-      if (rows.length) await createTelemetryStore(q).insertBatch(orgId, receivedAt, [...rows]);
+      if (rows.length) await writeBatch(q, orgId, receivedAt, [...rows]);
     },
 
     /** After the caller's transaction committed: counts the rows and streams them. Returns records streamed. */
@@ -213,7 +259,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
 
       let writeError: unknown;
       try {
-        await db.tx((q) => createTelemetryStore(q).insertBatch(orgId, now, rows));
+        await db.tx((q) => writeBatch(q, orgId, now, rows));
       } catch (e) {
         writeError = e;
       }

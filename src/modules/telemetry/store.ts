@@ -394,3 +394,171 @@ export function createPartitionStore(db: Db) {
 }
 
 export type TelemetryStore = ReturnType<typeof createTelemetryStore>;
+
+// ---------------------------------------------------------------------------------------------
+// Energy reads for the energy module (TELEMETRY_ENERGY): half-hour integrals of stored samples,
+// the span of an asset's records, and readings by time. Half hours are UTC half hours, which are
+// UK local half hours too (UK offsets are whole hours).
+
+/** One asset's power integral over one half hour (`slot`, its start). */
+export interface PowerHalfHour {
+  asset_id: string;
+  slot: Date;
+  /** Energy while power_kw was positive (import, charge, consumption), kWh. */
+  pos_kwh: number;
+  /** Energy while power_kw was negative (export, generation, discharge), kWh, as a magnitude. */
+  neg_kwh: number;
+  /** Seconds of the half hour covered by integrated segments (1800 = whole). */
+  covered_s: number;
+  /** Samples whose ts falls in the half hour. */
+  samples: number;
+}
+
+/** One asset's cumulative counter advance over one half hour. */
+export interface CounterHalfHour {
+  asset_id: string;
+  key: string;
+  slot: Date;
+  kwh: number;
+  covered_s: number;
+  /** Counter resets (a reading lower than the one before) ending in this half hour. */
+  resets: number;
+}
+
+const HALF_HOUR = `'30 minutes'::interval`;
+const SLOT_ORIGIN = `'2000-01-01T00:00:00Z'::timestamptz`;
+
+// Consecutive samples of an asset no further apart than the gap are one segment, power linear
+// between them (trapezoidal rule); a segment is split at half-hour boundaries by interpolation and
+// its positive and negative parts integrated apart (split exactly at the zero crossing). A longer
+// silence is a gap: it is not integrated, and the half hours it spans show less coverage.
+const POWER_HALF_HOURS = `
+with s as (
+  select asset_id, ts as t0, power_kw as p0,
+         lead(ts) over w as t1, lead(power_kw) over w as p1
+  from telemetry
+  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3::timestamptz - $5::interval
+    and ts < $4::timestamptz + $5::interval and power_kw is not null and ${trustedTsSql()}
+  window w as (partition by asset_id order by ts, id)
+), seg as (
+  select * from s where t1 is not null and t1 > t0 and t1 - t0 <= $5::interval
+), pieces as (
+  select asset_id, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, p0, p1
+  from seg cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
+                                              date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
+                                              ${HALF_HOUR}) as slot
+), v as (
+  select asset_id, slot, extract(epoch from b - a)::float8 as d,
+         p0 + (p1 - p0) * extract(epoch from a - t0)::float8 / extract(epoch from t1 - t0)::float8 as pa,
+         p0 + (p1 - p0) * extract(epoch from b - t0)::float8 / extract(epoch from t1 - t0)::float8 as pb
+  from pieces where b > a and slot >= $3 and slot < $4
+), integ as (
+  select asset_id, slot,
+         sum(case when pa >= 0 and pb >= 0 then (pa + pb) / 2 * d
+                  when pa <= 0 and pb <= 0 then 0
+                  when pa > 0 then pa * pa / (pa - pb) * d / 2
+                  else pb * pb / (pb - pa) * d / 2 end) / 3600.0 as pos_kwh,
+         sum(case when pa <= 0 and pb <= 0 then -(pa + pb) / 2 * d
+                  when pa >= 0 and pb >= 0 then 0
+                  when pa > 0 then pb * pb / (pa - pb) * d / 2
+                  else pa * pa / (pb - pa) * d / 2 end) / 3600.0 as neg_kwh,
+         sum(d) as covered_s
+  from v group by asset_id, slot
+), n as (
+  select asset_id, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
+  from telemetry
+  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and power_kw is not null and ${trustedTsSql()}
+  group by 1, 2
+)
+select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as slot,
+       coalesce(i.pos_kwh, 0)::float8 as pos_kwh, coalesce(i.neg_kwh, 0)::float8 as neg_kwh,
+       coalesce(i.covered_s, 0)::float8 as covered_s, coalesce(n.samples, 0) as samples
+from integ i full join n on n.asset_id = i.asset_id and n.slot = i.slot
+order by 1, 2`;
+
+// A counter's advance between consecutive readings no further apart than the counter gap is spread
+// over that interval in proportion to time. A reading lower than the one before is a reset (the
+// meter restarted from zero): the advance is the new reading itself, and the reset is counted.
+const COUNTER_HALF_HOURS = `
+with cs as (
+  select asset_id, k.key, ts, id, (raw->>k.key)::float8 as v
+  from telemetry cross join unnest($6::text[]) as k(key)
+  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3::timestamptz - $5::interval
+    and ts < $4::timestamptz + $5::interval and jsonb_typeof(raw->k.key) = 'number' and ${trustedTsSql()}
+), cseg as (
+  select asset_id, key, ts as t1, v as v1, lag(ts) over w as t0, lag(v) over w as v0
+  from cs window w as (partition by asset_id, key order by ts, id)
+), cd as (
+  select asset_id, key, t0, t1, case when v1 >= v0 then v1 - v0 else v1 end as delta, (v1 < v0) as reset
+  from cseg where t0 is not null and t1 > t0 and t1 - t0 <= $5::interval
+), pieces as (
+  select asset_id, key, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, delta, reset
+  from cd cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
+                                             date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
+                                             ${HALF_HOUR}) as slot
+)
+select asset_id, key, slot,
+       sum(delta * extract(epoch from b - a)::float8 / extract(epoch from t1 - t0)::float8)::float8 as kwh,
+       sum(extract(epoch from b - a)::float8)::float8 as covered_s,
+       count(*) filter (where reset and b = t1)::int as resets
+from pieces where b > a and slot >= $3 and slot < $4
+group by asset_id, key, slot
+order by 1, 2, 3`;
+
+export interface ReadingRow {
+  id: number;
+  asset_id: string;
+  ts: string;
+  received_at: string;
+  power_kw: number | null;
+  soc_pct: number | null;
+  anomalies: string[];
+  raw: Record<string, unknown>;
+}
+
+export function createEnergyReads(db: Queryable) {
+  return {
+    async powerHalfHours(orgId: string, assetIds: string[], from: Date, to: Date, gapSeconds: number): Promise<PowerHalfHour[]> {
+      if (!assetIds.length) return [];
+      const r = await db.query<PowerHalfHour>(POWER_HALF_HOURS, [orgId, assetIds, from, to, `${gapSeconds} seconds`]);
+      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+    },
+    async counterHalfHours(orgId: string, assetIds: string[], from: Date, to: Date, gapSeconds: number, keys: string[]): Promise<CounterHalfHour[]> {
+      if (!assetIds.length || !keys.length) return [];
+      const r = await db.query<CounterHalfHour>(COUNTER_HALF_HOURS, [orgId, assetIds, from, to, `${gapSeconds} seconds`, keys]);
+      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+    },
+    /** Earliest and latest placeable ts of each asset that has records (index ends, no scan). */
+    async extent(orgId: string, assetIds: string[]): Promise<{ asset_id: string; first: Date; last: Date }[]> {
+      if (!assetIds.length) return [];
+      const r = await db.query<{ asset_id: string; first: Date | null; last: Date | null }>(
+        `select a.asset_id,
+                (select min(ts) from telemetry t where t.org_id = $1 and t.asset_id = a.asset_id and ${trustedTsSql('t')}) as first,
+                (select max(ts) from telemetry t where t.org_id = $1 and t.asset_id = a.asset_id and ${trustedTsSql('t')}) as last
+         from unnest($2::text[]) as a(asset_id)`,
+        [orgId, assetIds],
+      );
+      return r.rows.filter((x) => x.first && x.last).map((x) => ({ asset_id: x.asset_id, first: new Date(x.first!), last: new Date(x.last!) }));
+    },
+    /** Stored records of the assets with from <= ts < to, in ts order (at most `limit`). */
+    async readings(orgId: string, assetIds: string[], from: Date, to: Date, limit: number): Promise<ReadingRow[]> {
+      if (!assetIds.length) return [];
+      const r = await db.query<ReadingRow>(
+        `select id, asset_id, ${iso('ts')} as ts, ${iso('received_at')} as received_at, power_kw, soc_pct, anomalies, raw
+         from telemetry where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and ${trustedTsSql()}
+         order by ts, id limit $5`,
+        [orgId, assetIds, from, to, limit],
+      );
+      return r.rows.map((x) => ({ ...x, id: Number(x.id) }));
+    },
+    /** The newest record of each asset (telemetry_latest). */
+    async latest(orgId: string, assetIds: string[]): Promise<{ asset_id: string; ts: string; power_kw: number | null; soc_pct: number | null; raw: Record<string, unknown> }[]> {
+      if (!assetIds.length) return [];
+      const r = await db.query<{ asset_id: string; ts: string; power_kw: number | null; soc_pct: number | null; raw: Record<string, unknown> }>(
+        `select asset_id, ${iso('ts')} as ts, power_kw, soc_pct, raw from telemetry_latest where org_id = $1 and asset_id = any($2::text[]) order by asset_id`,
+        [orgId, assetIds],
+      );
+      return r.rows;
+    },
+  };
+}

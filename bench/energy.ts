@@ -1,0 +1,183 @@
+// Energy accounting benchmark (issue 16; prints figures, never pass/fail). On PostgreSQL, in a
+// fresh schema: `--sites` sites (a grid meter and a PV inverter each) with `--days` of telemetry at
+// `--step` minutes, written through the telemetry write path (the same statement as ingestion,
+// without HTTP) in batches of 500, first half of the days WITHOUT the energy listener and second
+// half WITH it (ingestion rate ratio = the cost of keeping the rollup current); then the pending
+// spans are folded in, the first half rebuilt site by site, and the reads timed:
+//   - a site's half hours over the whole period (what the interval export reads; the full-scale
+//     target is a year, 17,520 rows), read whole and streamed in pages of 2,000 (memory noted)
+//   - a site's daily rollup over the period (the yearly report and self-consumption read)
+//   - the portfolio league over all sites (one aggregate over the daily rollup)
+//
+//   npm run bench:energy -- --sites=20 --days=60              # reduced scale (2 shared cores)
+//   npm run bench:energy -- --sites=1000 --days=365           # the issue's full scale
+//   options: --step=5 --reads=30 --database-url=... --keep
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { pino } from 'pino';
+import { openPostgres } from '../src/infra/db/postgres.ts';
+import { migrate } from '../src/infra/db/migrate.ts';
+import { moduleMigrations } from '../src/modules/index.ts';
+import { createMemoryBus } from '../src/infra/bus/memory.ts';
+import { createTelemetryService } from '../src/modules/telemetry/index.ts';
+import { createEnergyReads } from '../src/modules/telemetry/store.ts';
+import { normaliseRecord, type CanonicalRow } from '../src/modules/telemetry/normalise.ts';
+import { createRegistrySites } from '../src/modules/registry/sites-service.ts';
+import { createEnergyModel } from '../src/modules/energy/model.ts';
+import { createEnergyStore } from '../src/modules/energy/store.ts';
+import { systemClock } from '../src/platform/clock.ts';
+import { fmt, machine, mib, summary } from './lib/stats.ts';
+
+const args = Object.fromEntries(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k, v ?? 'true']; }));
+const SITES = Number(args.sites ?? 20);
+const DAYS = Number(args.days ?? 60);
+const STEP_MIN = Number(args.step ?? 5);
+const READS = Number(args.reads ?? 30);
+const DATABASE_URL = args['database-url'] ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ORG = 'bench-energy';
+const START = Date.parse('2025-01-01T00:00:00Z');
+const DAY = 86_400_000;
+
+const log = pino({ level: 'silent' });
+const admin = new pg.Client({ connectionString: DATABASE_URL });
+await admin.connect();
+const schema = `benche_${randomBytes(4).toString('hex')}`;
+await admin.query(`create schema ${schema}`);
+const db = await openPostgres({ url: DATABASE_URL, schema, statementTimeoutMs: 600_000 });
+await migrate(db, moduleMigrations);
+await db.query(`select telemetry_ensure_partitions($1, $2)`, [new Date(START), new Date(START + (DAYS + 1) * DAY)]);
+console.log(`energy bench: ${SITES} sites x ${DAYS} days at ${STEP_MIN}-minute steps (${fmt((SITES * 2 * DAYS * 1440) / STEP_MIN)} records); ${await machine()}`);
+
+const now = new Date();
+for (let s = 0; s < SITES; s++) {
+  await db.query(
+    `insert into assets (org_id, asset_id, site_id, type, name, details, asset_class, parent_asset_id, origin, created_at, updated_at)
+     values ($1, $2, $3, 'site_meter', 'meter', '{}', 'site_meter', null, 'registry', $4, $4),
+            ($1, $5, $3, 'inverter', 'pv', '{}', 'inverter', $2, 'registry', $4, $4)`,
+    [ORG, `m-${s}`, `site-${s}`, now, `pv-${s}`],
+  );
+}
+
+const service = createTelemetryService({ db, bus: createMemoryBus(), clock: systemClock, log, onStored: () => {} });
+const energyStore = createEnergyStore();
+
+/** One day of records for every asset, in time order, as canonical rows. */
+function dayRows(d: number): CanonicalRow[] {
+  const rows: CanonicalRow[] = [];
+  const nowMs = Date.now();
+  for (let t = START + d * DAY; t < START + (d + 1) * DAY; t += STEP_MIN * 60_000) {
+    const hour = ((t / 3_600_000) % 24 + 24) % 24;
+    const sun = Math.max(0, Math.sin(((hour - 6) / 12) * Math.PI));
+    for (let s = 0; s < SITES; s++) {
+      const pv = -4 * sun * (0.8 + 0.2 * ((s % 5) / 5));
+      const load = 0.6 + 0.4 * Math.sin((hour / 24) * 2 * Math.PI + s);
+      for (const rec of [{ asset_id: `m-${s}`, ts: new Date(t).toISOString(), power_kw: Math.round((load + pv) * 1000) / 1000 }, { asset_id: `pv-${s}`, ts: new Date(t).toISOString(), power_kw: Math.round(pv * 1000) / 1000 }]) {
+        const n = normaliseRecord(rec, nowMs);
+        if (n.ok) rows.push(n.row);
+      }
+    }
+  }
+  return rows;
+}
+
+async function write(days: number[], withListener: boolean): Promise<{ records: number; ms: number }> {
+  let records = 0;
+  const started = performance.now();
+  for (const d of days) {
+    const rows = dayRows(d);
+    for (let i = 0; i < rows.length; i += 500) {
+      const batch = rows.slice(i, i + 500);
+      await db.tx(async (q) => {
+        await service.writeInTx(q, ORG, new Date(), batch);
+        if (withListener) {
+          // What the energy module's listener does in the ingestion transaction.
+          const by = new Map<string, { asset_id: string; from: number; to: number }>();
+          for (const r of batch) {
+            const t = Date.parse(r.ts);
+            const c = by.get(r.asset_id);
+            if (!c) by.set(r.asset_id, { asset_id: r.asset_id, from: t, to: t });
+            else { c.from = Math.min(c.from, t); c.to = Math.max(c.to, t); }
+          }
+          await energyStore.markPending(q, ORG, [...by.values()]);
+        }
+      });
+      records += batch.length;
+    }
+  }
+  return { records, ms: performance.now() - started };
+}
+
+const half = Math.floor(DAYS / 2);
+const without = await write(Array.from({ length: half }, (_, i) => i), false);
+const withL = await write(Array.from({ length: DAYS - half }, (_, i) => half + i), true);
+const rateWithout = without.records / (without.ms / 1000);
+const rateWith = withL.records / (withL.ms / 1000);
+console.log(`ingestion write path, batches of 500: without the energy listener ${fmt(rateWithout)} records/s; with it ${fmt(rateWith)} records/s; ratio ${fmt((rateWith / rateWithout) * 100, 1)}%`);
+
+const sites = createRegistrySites({ clock: systemClock });
+const model = createEnergyModel({
+  telemetry: { onBatch: () => {}, reads: (q) => createEnergyReads(q) },
+  sites,
+  settings: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30 },
+  clock: systemClock,
+  log,
+});
+let t0 = performance.now();
+const refreshed = await model.refreshPending(db);
+const refreshMs = performance.now() - t0;
+console.log(`refresh of the pending spans (${refreshed} asset spans, ${DAYS - half} days each): ${fmt(refreshMs / 1000, 1)} s`);
+t0 = performance.now();
+for (let s = 0; s < SITES; s++) {
+  for (let d = 0; d < half; d += 7) {
+    await db.tx((q) => model.recomputeSite(q, ORG, `site-${s}`, START + d * DAY, START + Math.min(half, d + 7) * DAY));
+  }
+}
+const rebuildMs = performance.now() - t0;
+console.log(`rebuild of the first ${half} days of every site: ${fmt(rebuildMs / 1000, 1)} s (${fmt(rebuildMs / (SITES * half), 1)} ms a site-day)`);
+await db.query('analyze');
+
+const store = model.store;
+async function timed(fn: () => Promise<unknown>) {
+  const out: number[] = [];
+  for (let i = 0; i < READS; i++) {
+    const s = performance.now();
+    await fn();
+    out.push(performance.now() - s);
+  }
+  return summary(out);
+}
+const from = new Date(START);
+const to = new Date(START + DAYS * DAY);
+const fromDay = '2025-01-01';
+const toDay = new Date(START + DAYS * DAY).toISOString().slice(0, 10);
+const pick = () => `site-${Math.floor(Math.random() * SITES)}`;
+const hh = await timed(() => store.siteHalfHours(db, ORG, pick(), from, to));
+let peakHeap = 0;
+const streamed = await timed(async () => {
+  const site = pick();
+  let after: { site: string; slot: Date } | null = null;
+  for (;;) {
+    const page = await store.siteHalfHoursAfter(db, ORG, [site], after, to, from, 2000);
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+    if (page.length < 2000) break;
+    after = { site, slot: page[page.length - 1].slot };
+  }
+});
+const daysRead = await timed(() => store.siteDays(db, ORG, [pick()], fromDay, toDay));
+const league = await timed(() => store.siteTotals(db, ORG, fromDay, toDay));
+const rows = (await store.siteHalfHours(db, ORG, 'site-0', from, to)).length;
+const line = (name: string, s: ReturnType<typeof summary>) => console.log(`  ${name}: p50 ${fmt(s.p50, 1)} ms, p95 ${fmt(s.p95, 1)} ms, max ${fmt(s.max, 1)} ms`);
+console.log(`reads (${READS} each, store level, no HTTP):`);
+line(`a site's half hours, whole period (${rows} rows)`, hh);
+line(`the same streamed in pages of 2,000 (peak heap ${mib(peakHeap)})`, streamed);
+line(`a site's daily rollup (${DAYS} days)`, daysRead);
+line(`portfolio league over ${SITES} sites`, league);
+const size = await db.query<{ t: string; s: string }>(
+  `select relname as t, pg_size_pretty(pg_total_relation_size(c.oid)) as s from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname = $1 and relname in ('energy_asset_flows', 'energy_site_halfhours', 'energy_site_days') order by 1`,
+  [schema],
+);
+console.log(`rollup sizes: ${size.rows.map((r) => `${r.t} ${r.s}`).join(', ')}`);
+await db.close();
+if (args.keep === undefined) await admin.query(`drop schema ${schema} cascade`);
+await admin.end();

@@ -1,0 +1,20 @@
+// The energy module's settings (docs/configuration.md, "Energy accounting").
+import type { ConfigSection } from '../../core/config-section.ts';
+
+export interface EnergyConfig {
+  /** Consecutive power samples further apart than this are a gap, not integrated. */
+  powerGapSeconds: number;
+  /** Consecutive counter readings further apart than this are a gap (their advance is not placed). */
+  counterGapSeconds: number;
+  /** How often the refresh job folds newly stored telemetry into the half-hour rollup. */
+  refreshIntervalSeconds: number;
+}
+
+export const energyConfig: ConfigSection<EnergyConfig> = {
+  name: 'energy',
+  read: (r) => ({
+    powerGapSeconds: r.int('ENERGY_POWER_GAP_SECONDS', 900, 60, 7200),
+    counterGapSeconds: r.int('ENERGY_COUNTER_GAP_SECONDS', 7200, 300, 86_400),
+    refreshIntervalSeconds: r.int('ENERGY_REFRESH_INTERVAL_SECONDS', 30, 1, 3600),
+  }),
+};

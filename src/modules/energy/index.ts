@@ -1,0 +1,68 @@
+// Energy accounting: the half-hour energy model kept current from ingestion, the ledger and PPA
+// statements, site energy, EMS reporting with lineage, and carbon (Scope 2). One module: every
+// figure is read from the same rollup (decision 0140).
+import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { sectionOf } from '../../core/config-section.ts';
+import { TELEMETRY_ENERGY } from '../telemetry/index.ts';
+import { REGISTRY_SITES } from '../registry/index.ts';
+import { energyConfig } from './config.ts';
+import { createEnergyModel } from './model.ts';
+import { createEnergyStore } from './store.ts';
+import { createLedger, REBUILD_KIND } from './ledger.ts';
+import { ledgerOperations } from './routes-ledger.ts';
+import { ENERGY_ERROR_DOCS } from './errors.ts';
+import { AUDIT_LOG } from '../audit/index.ts';
+import { createSettings } from './settings.ts';
+import { createSiteEnergy } from './site.ts';
+import { siteOperations } from './routes-site.ts';
+import { CARBON_INTENSITY } from '../market/index.ts';
+import { createCarbon } from './carbon.ts';
+import { carbonOperations } from './routes-carbon.ts';
+
+export const energyModule: ModuleFactory = (deps) => {
+  const settings = sectionOf(deps.config, energyConfig);
+  const telemetry = deps.services.get(TELEMETRY_ENERGY);
+  const model = createEnergyModel({ telemetry, sites: deps.services.get(REGISTRY_SITES), settings, clock: deps.clock, log: deps.log });
+  const audit = deps.services.get(AUDIT_LOG);
+  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs, audit });
+  const siteSettings = createSettings({ db: deps.db, clock: deps.clock, model, audit });
+  const carbon = createCarbon({ db: deps.db, clock: deps.clock, model, intensity: deps.services.get(CARBON_INTENSITY), audit });
+  const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });
+  return {
+    name: 'energy',
+    tags: {
+      'energy-ledger': 'The half-hourly energy ledger of a site, its rebuild, PPA contracts and monthly statements.',
+      'site-energy': 'Site energy: self-consumption, battery state, the portfolio league and capacity against the agreed figure.',
+      carbon: 'Carbon and Scope 2: location- and market-based emissions, DESNZ factor versions, grid intensity, avoided emissions, usage with carbon.',
+      'ems-reporting': 'EMS reporting: site settings, reports with figure-level lineage, interval exports, PV underperformance and calibration.',
+    },
+    errors: ENERGY_ERROR_DOCS,
+    operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db), ...carbonOperations(carbon)],
+    background: {
+      jobs: [{ kind: REBUILD_KIND, handler: ledger.runRebuild as never }],
+      schedules: [
+        {
+          kind: 'energy.refresh',
+          everyMs: settings.refreshIntervalSeconds * 1000,
+          run: async () => {
+            await model.refreshPending(deps.backgroundDb);
+          },
+        },
+      ],
+    },
+  };
+};
+
+/** This module as the module list names it. */
+export const energyDefinition: ModuleDefinition = {
+  name: 'energy',
+  dependsOn: ['orgs', 'audit', 'telemetry', 'registry', 'market'],
+  migrations: migrationsDir(import.meta.url),
+  config: energyConfig,
+  // Ingestion tells the energy model what each batch touched, in the batch's own transaction.
+  provides: (deps, registry) => {
+    const store = createEnergyStore();
+    registry.get(TELEMETRY_ENERGY).onBatch((q, orgId, touched) => store.markPending(q, orgId, touched));
+  },
+  create: energyModule,
+};

@@ -1,0 +1,394 @@
+// Energy SQL: the rollup tables (asset flows, site half hours, site days), pending work, rebuilds,
+// EMS settings, PV calibrations and Scope 2 factors. Every organisation-scoped function takes the
+// organisation first and filters on it.
+import type { Queryable } from '../../infra/db/index.ts';
+import type { TouchedRange } from '../telemetry/index.ts';
+
+export interface AssetFlowRow {
+  asset_id: string;
+  slot: Date;
+  flow: string;
+  kwh: string;
+  basis: 'measured' | 'calculated';
+  source: string;
+  coverage: number;
+  samples: number;
+  resets: number;
+}
+
+export interface SiteHalfHourRow {
+  slot: Date;
+  day: string;
+  import_kwh: string;
+  export_kwh: string;
+  generation_kwh: string;
+  consumption_kwh: string;
+  charge_kwh: string;
+  discharge_kwh: string;
+  residual_kwh: string;
+  basis: Record<string, string>;
+  consumption_method: 'metered' | 'derived';
+  coverage: number;
+  assets_expected: number;
+  assets_reporting: number;
+  complete: boolean;
+  all_measured: boolean;
+}
+
+export interface SiteDayRow {
+  site_id: string;
+  day: string;
+  half_hours: number;
+  complete_half_hours: number;
+  measured_half_hours: number;
+  import_kwh: string;
+  export_kwh: string;
+  generation_kwh: string;
+  consumption_kwh: string;
+  charge_kwh: string;
+  discharge_kwh: string;
+  residual_kwh: string;
+  self_consumed_kwh: string;
+  max_import_kwh: string;
+}
+
+const HH_COLS = `slot, to_char(day, 'YYYY-MM-DD') as day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh,
+  discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured`;
+const DAY_COLS = `site_id, to_char(day, 'YYYY-MM-DD') as day, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
+  generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh`;
+
+export function createEnergyStore() {
+  return {
+    /** Widens each asset's pending span by what a batch touched (ingestion's transaction). */
+    async markPending(q: Queryable, orgId: string, touched: TouchedRange[]): Promise<void> {
+      await q.query(
+        `insert into energy_pending as p (org_id, asset_id, from_ts, to_ts)
+         select $1, a, to_timestamp(f / 1000.0), to_timestamp(t / 1000.0)
+         from unnest($2::text[], $3::float8[], $4::float8[]) as u(a, f, t)
+         order by a
+         on conflict (org_id, asset_id) do update set
+           from_ts = least(p.from_ts, excluded.from_ts), to_ts = greatest(p.to_ts, excluded.to_ts)`,
+        [orgId, touched.map((t) => t.asset_id), touched.map((t) => t.from), touched.map((t) => t.to)],
+      );
+    },
+
+    /** Takes up to `limit` pending spans (removed in the caller's transaction; skips rows others hold). */
+    async takePending(q: Queryable, limit: number, orgId?: string): Promise<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]> {
+      const r = await q.query<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }>(
+        `delete from energy_pending p using (
+           select org_id, asset_id from energy_pending ${orgId === undefined ? '' : 'where org_id = $2'}
+           order by org_id, asset_id limit $1 for update skip locked
+         ) x where p.org_id = x.org_id and p.asset_id = x.asset_id
+         returning p.org_id, p.asset_id, p.from_ts, p.to_ts`,
+        orgId === undefined ? [limit] : [limit, orgId],
+      );
+      return r.rows.map((x) => ({ ...x, from_ts: new Date(x.from_ts), to_ts: new Date(x.to_ts) }));
+    },
+
+    async pendingCount(q: Queryable, orgId: string, assetIds: string[]): Promise<number> {
+      const r = await q.query<{ n: number }>('select count(*)::int as n from energy_pending where org_id = $1 and asset_id = any($2::text[])', [orgId, assetIds]);
+      return r.rows[0].n;
+    },
+
+    /** Replaces one asset's flow rows in [from, to) (slots), rounding each to the watt-hour. */
+    async replaceAssetFlows(q: Queryable, orgId: string, assetId: string, siteId: string, from: Date, to: Date, rows: Omit<AssetFlowRow, 'asset_id'>[]): Promise<void> {
+      await q.query('delete from energy_asset_flows where org_id = $1 and asset_id = $2 and slot >= $3 and slot < $4', [orgId, assetId, from, to]);
+      if (!rows.length) return;
+      await q.query(
+        `insert into energy_asset_flows (org_id, asset_id, site_id, slot, flow, kwh, basis, source, coverage, samples, resets)
+         select $1, $2, $3, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
+         from unnest($4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
+              as u(slot, flow, kwh, basis, source, coverage, samples, resets)`,
+        [
+          orgId, assetId, siteId,
+          rows.map((r) => r.slot), rows.map((r) => r.flow), rows.map((r) => Number(r.kwh)), rows.map((r) => r.basis),
+          rows.map((r) => r.source), rows.map((r) => r.coverage), rows.map((r) => r.samples), rows.map((r) => r.resets),
+        ],
+      );
+    },
+
+    /** Removes flow rows of assets no longer at the site (moved, deleted or without a role). */
+    async dropOtherAssets(q: Queryable, orgId: string, siteId: string, keep: string[], from: Date, to: Date): Promise<void> {
+      await q.query(
+        'delete from energy_asset_flows where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 and not (asset_id = any($5::text[]))',
+        [orgId, siteId, from, to, keep],
+      );
+    },
+
+    async assetFlows(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, assetIds?: string[]): Promise<AssetFlowRow[]> {
+      const r = await q.query<AssetFlowRow>(
+        `select asset_id, slot, flow, kwh::text as kwh, basis, source, coverage, samples, resets from energy_asset_flows
+         where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 ${assetIds ? 'and asset_id = any($5::text[])' : ''}
+         order by slot, asset_id, flow`,
+        assetIds ? [orgId, siteId, from, to, assetIds] : [orgId, siteId, from, to],
+      );
+      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+    },
+
+    /** Replaces the site's half hours in [from, to) and re-sums the UK days they fall in. */
+    async replaceSiteHalfHours(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, rows: SiteHalfHourRow[]): Promise<void> {
+      await q.query('delete from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4', [orgId, siteId, from, to]);
+      if (rows.length) {
+        const col = <K extends keyof SiteHalfHourRow>(k: K) => rows.map((r) => r[k]);
+        await q.query(
+          `insert into energy_site_halfhours (org_id, site_id, slot, day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh,
+             discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured)
+           select $1, $2, u.* from unnest($3::timestamptz[], $4::date[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[],
+             $10::numeric[], $11::numeric[], $12::jsonb[], $13::text[], $14::float8[], $15::int[], $16::int[], $17::bool[], $18::bool[]) as u`,
+          [
+            orgId, siteId, col('slot'), col('day'), col('import_kwh'), col('export_kwh'), col('generation_kwh'), col('consumption_kwh'),
+            col('charge_kwh'), col('discharge_kwh'), col('residual_kwh'), rows.map((r) => JSON.stringify(r.basis)), col('consumption_method'),
+            col('coverage'), col('assets_expected'), col('assets_reporting'), col('complete'), col('all_measured'),
+          ],
+        );
+      }
+      // The UK days the range touches, summed again from their half hours.
+      await q.query(
+        `with days as (
+           select distinct (s at time zone 'Europe/London')::date as day
+           from generate_series($3::timestamptz, $4::timestamptz - '30 minutes'::interval, '30 minutes'::interval) s
+         ), gone as (
+           delete from energy_site_days d using days where d.org_id = $1 and d.site_id = $2 and d.day = days.day
+         )
+         insert into energy_site_days (org_id, site_id, day, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
+           generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh)
+         select $1, $2, h.day, count(*)::int, count(*) filter (where complete)::int, count(*) filter (where all_measured)::int,
+                sum(import_kwh), sum(export_kwh), sum(generation_kwh), sum(consumption_kwh), sum(charge_kwh), sum(discharge_kwh),
+                sum(residual_kwh), sum(greatest(generation_kwh - export_kwh, 0)), max(import_kwh)
+         from energy_site_halfhours h join days on days.day = h.day
+         where h.org_id = $1 and h.site_id = $2
+         group by h.day
+         on conflict (org_id, site_id, day) do update set
+           half_hours = excluded.half_hours, complete_half_hours = excluded.complete_half_hours,
+           measured_half_hours = excluded.measured_half_hours, import_kwh = excluded.import_kwh, export_kwh = excluded.export_kwh,
+           generation_kwh = excluded.generation_kwh, consumption_kwh = excluded.consumption_kwh, charge_kwh = excluded.charge_kwh,
+           discharge_kwh = excluded.discharge_kwh, residual_kwh = excluded.residual_kwh, self_consumed_kwh = excluded.self_consumed_kwh,
+           max_import_kwh = excluded.max_import_kwh`,
+        [orgId, siteId, from, to],
+      );
+    },
+
+    async siteHalfHours(q: Queryable, orgId: string, siteId: string, from: Date, to: Date): Promise<SiteHalfHourRow[]> {
+      const r = await q.query<SiteHalfHourRow>(
+        `select ${HH_COLS} from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 order by slot`,
+        [orgId, siteId, from, to],
+      );
+      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+    },
+
+    /** Half hours in slot order, `batch` at a time after `after` (streamed exports). */
+    async siteHalfHoursAfter(q: Queryable, orgId: string, siteIds: string[], after: { site: string; slot: Date } | null, to: Date, from: Date, batch: number) {
+      const r = await q.query<SiteHalfHourRow & { site_id: string }>(
+        `select site_id, ${HH_COLS} from energy_site_halfhours
+         where org_id = $1 and site_id = any($2::text[]) and slot >= $3 and slot < $4
+           and ($5::text is null or (site_id, slot) > ($5::text, $6::timestamptz))
+         order by site_id, slot limit $7`,
+        [orgId, siteIds, from, to, after?.site ?? null, after?.slot ?? null, batch],
+      );
+      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+    },
+
+    async siteDays(q: Queryable, orgId: string, siteIds: string[] | null, fromDay: string, toDay: string): Promise<SiteDayRow[]> {
+      const r = await q.query<SiteDayRow>(
+        `select ${DAY_COLS} from energy_site_days
+         where org_id = $1 and day >= $2::date and day < $3::date ${siteIds ? 'and site_id = any($4::text[])' : ''}
+         order by site_id, day`,
+        siteIds ? [orgId, fromDay, toDay, siteIds] : [orgId, fromDay, toDay],
+      );
+      return r.rows;
+    },
+
+    /** Sums of each site's days in [fromDay, toDay): one row a site (the portfolio league). */
+    async siteTotals(q: Queryable, orgId: string, fromDay: string, toDay: string, siteIds?: string[]) {
+      const r = await q.query<Omit<SiteDayRow, 'day'> & { days: number }>(
+        `select site_id, count(*)::int as days, sum(half_hours)::int as half_hours, sum(complete_half_hours)::int as complete_half_hours,
+                sum(measured_half_hours)::int as measured_half_hours,
+                sum(import_kwh)::text as import_kwh, sum(export_kwh)::text as export_kwh, sum(generation_kwh)::text as generation_kwh,
+                sum(consumption_kwh)::text as consumption_kwh, sum(charge_kwh)::text as charge_kwh, sum(discharge_kwh)::text as discharge_kwh,
+                sum(residual_kwh)::text as residual_kwh, sum(self_consumed_kwh)::text as self_consumed_kwh, max(max_import_kwh)::text as max_import_kwh
+         from energy_site_days where org_id = $1 and day >= $2::date and day < $3::date ${siteIds ? 'and site_id = any($4::text[])' : ''}
+         group by site_id order by site_id`,
+        siteIds ? [orgId, fromDay, toDay, siteIds] : [orgId, fromDay, toDay],
+      );
+      return r.rows;
+    },
+
+    // ---- Rebuilds ----------------------------------------------------------------------------
+    async activeRebuild(q: Queryable, orgId: string, siteId: string) {
+      const r = await q.query<RebuildRow>(`select ${REBUILD_COLS} from energy_rebuilds where org_id = $1 and site_id = $2 and status in ('queued', 'running')`, [orgId, siteId]);
+      return r.rows[0] ?? null;
+    },
+    async latestRebuild(q: Queryable, orgId: string, siteId: string) {
+      const r = await q.query<RebuildRow>(
+        `select ${REBUILD_COLS} from energy_rebuilds where org_id = $1 and site_id = $2 order by requested_at desc, rebuild_id desc limit 1`,
+        [orgId, siteId],
+      );
+      return r.rows[0] ?? null;
+    },
+    async getRebuild(q: Queryable, orgId: string, rebuildId: string) {
+      const r = await q.query<RebuildRow>(`select ${REBUILD_COLS} from energy_rebuilds where org_id = $1 and rebuild_id = $2`, [orgId, rebuildId]);
+      return r.rows[0] ?? null;
+    },
+    /** Inserts a queued rebuild unless one is queued or running for the site; returns it or null. */
+    async insertRebuild(q: Queryable, orgId: string, row: { rebuild_id: string; site_id: string; from: Date; to: Date; days_total: number; requested_by: string | null; now: Date }) {
+      const r = await q.query<RebuildRow>(
+        `insert into energy_rebuilds (org_id, rebuild_id, site_id, status, from_ts, to_ts, next_ts, days_total, days_done, requested_by, requested_at)
+         values ($1, $2, $3, 'queued', $4, $5, $4, $6, 0, $7, $8)
+         on conflict do nothing
+         returning ${REBUILD_COLS}`,
+        [orgId, row.rebuild_id, row.site_id, row.from, row.to, row.days_total, row.requested_by, row.now],
+      );
+      return r.rows[0] ?? null;
+    },
+    async advanceRebuild(q: Queryable, orgId: string, rebuildId: string, next: Date, daysDone: number, done: boolean, now: Date) {
+      await q.query(
+        `update energy_rebuilds set status = $3, next_ts = $4, days_done = $5, finished_at = case when $3 = 'completed' then $6::timestamptz end
+         where org_id = $1 and rebuild_id = $2`,
+        [orgId, rebuildId, done ? 'completed' : 'running', next, daysDone, now],
+      );
+    },
+    async failRebuild(q: Queryable, orgId: string, rebuildId: string, error: string, now: Date) {
+      await q.query(`update energy_rebuilds set status = 'failed', error = $3, finished_at = $4 where org_id = $1 and rebuild_id = $2`, [orgId, rebuildId, error, now]);
+    },
+
+    // ---- EMS settings ----------------------------------------------------------------------
+    async settings(q: Queryable, orgId: string, siteId: string) {
+      const r = await q.query<{ settings: Record<string, unknown>; updated_at: Date; updated_by: string | null }>(
+        'select settings, updated_at, updated_by from ems_site_settings where org_id = $1 and site_id = $2',
+        [orgId, siteId],
+      );
+      return r.rows[0] ?? null;
+    },
+    async allSettings(q: Queryable, orgId: string) {
+      const r = await q.query<{ site_id: string; settings: Record<string, unknown>; updated_at: Date }>(
+        'select site_id, settings, updated_at from ems_site_settings where org_id = $1 order by site_id',
+        [orgId],
+      );
+      return r.rows;
+    },
+    async putSettings(q: Queryable, orgId: string, siteId: string, settings: unknown, by: string | null, now: Date) {
+      await q.query(
+        `insert into ems_site_settings (org_id, site_id, settings, updated_at, updated_by) values ($1, $2, $3, $4, $5)
+         on conflict (org_id, site_id) do update set settings = excluded.settings, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
+        [orgId, siteId, JSON.stringify(settings), now, by],
+      );
+    },
+
+    // ---- PV calibration --------------------------------------------------------------------
+    async calibrations(q: Queryable, orgId: string, siteId: string) {
+      const r = await q.query<CalibrationRow>(
+        `select calibration_id, site_id, to_char(from_day, 'YYYY-MM-DD') as from_day, to_char(to_day, 'YYYY-MM-DD') as to_day, days_used,
+                factor::text as factor, previous_factor::text as previous_factor, details, created_by, created_at
+         from pv_calibrations where org_id = $1 and site_id = $2 order by created_at desc, calibration_id desc`,
+        [orgId, siteId],
+      );
+      return r.rows;
+    },
+    async insertCalibration(q: Queryable, orgId: string, c: Omit<CalibrationRow, 'created_at'> & { created_at: Date }) {
+      await q.query(
+        `insert into pv_calibrations (org_id, calibration_id, site_id, from_day, to_day, days_used, factor, previous_factor, details, created_by, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [orgId, c.calibration_id, c.site_id, c.from_day, c.to_day, c.days_used, c.factor, c.previous_factor, JSON.stringify(c.details), c.created_by, c.created_at],
+      );
+    },
+
+    // ---- Scope 2 factors -------------------------------------------------------------------
+    async factorVersions(q: Queryable) {
+      const r = await q.query<FactorVersionRow>(
+        `select year, generation_kg_per_kwh::text as generation_kg_per_kwh, td_kg_per_kwh::text as td_kg_per_kwh, published, source, confidence, note
+         from carbon_factor_versions order by year`,
+      );
+      return r.rows;
+    },
+    async marketFactors(q: Queryable, orgId: string) {
+      const r = await q.query<MarketFactorRow>(
+        `select factor_id, site_id, instrument, name, kg_per_kwh::text as kg_per_kwh, to_char(valid_from, 'YYYY-MM-DD') as valid_from,
+                to_char(valid_to, 'YYYY-MM-DD') as valid_to, evidence, created_by, created_at
+         from scope2_market_factors where org_id = $1 order by valid_from, created_at, factor_id`,
+        [orgId],
+      );
+      return r.rows;
+    },
+    async insertMarketFactor(q: Queryable, orgId: string, f: Omit<MarketFactorRow, 'created_at'> & { created_at: Date }) {
+      await q.query(
+        `insert into scope2_market_factors (org_id, factor_id, site_id, instrument, name, kg_per_kwh, valid_from, valid_to, evidence, created_by, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [orgId, f.factor_id, f.site_id, f.instrument, f.name, f.kg_per_kwh, f.valid_from, f.valid_to, f.evidence, f.created_by, f.created_at],
+      );
+    },
+  };
+}
+
+const REBUILD_COLS = `rebuild_id, site_id, status, from_ts, to_ts, next_ts, days_total, days_done, requested_by, requested_at, finished_at, error`;
+
+export interface RebuildRow {
+  rebuild_id: string;
+  site_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  from_ts: Date;
+  to_ts: Date;
+  next_ts: Date;
+  days_total: number;
+  days_done: number;
+  requested_by: string | null;
+  requested_at: Date;
+  finished_at: Date | null;
+  error: string | null;
+}
+
+export interface CalibrationRow {
+  calibration_id: string;
+  site_id: string;
+  from_day: string;
+  to_day: string;
+  days_used: number;
+  factor: string;
+  previous_factor: string | null;
+  details: Record<string, unknown>;
+  created_by: string | null;
+  created_at: Date;
+}
+
+export interface FactorVersionRow {
+  year: number;
+  generation_kg_per_kwh: string;
+  td_kg_per_kwh: string | null;
+  published: string | null;
+  source: string;
+  confidence: string;
+  note: string | null;
+}
+
+export interface MarketFactorRow {
+  factor_id: string;
+  site_id: string | null;
+  instrument: string;
+  name: string;
+  kg_per_kwh: string;
+  valid_from: string;
+  valid_to: string | null;
+  evidence: string | null;
+  created_by: string | null;
+  created_at: Date;
+}
+
+export type EnergyStore = ReturnType<typeof createEnergyStore>;
+
+/** Half hours of a site ordered by import, largest first (capacity peaks). */
+export async function topImports(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, limit: number) {
+  const r = await q.query<{ slot: Date; import_kwh: string; complete: boolean; basis: Record<string, string> }>(
+    `select slot, import_kwh, complete, basis from energy_site_halfhours
+     where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 order by import_kwh desc, slot limit $5`,
+    [orgId, siteId, from, to, limit],
+  );
+  return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+}
+
+/** Half hours whose import exceeds `kwh` (a half hour's energy at the agreed capacity). */
+export async function importsAbove(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, kwh: number) {
+  const r = await q.query<{ n: number }>(
+    `select count(*)::int as n from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 and import_kwh > $5`,
+    [orgId, siteId, from, to, kwh],
+  );
+  return r.rows[0].n;
+}
