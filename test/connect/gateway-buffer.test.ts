@@ -169,3 +169,21 @@ test('replay refusals: viewer, other organisation, unknown site, bad body', asyn
   const cross = await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [{ ...rec.records[0], tenant_id: OTHER }] });
   assert.deepEqual([cross.statusCode, json(cross).detail], [403, 'cross_tenant_record']);
 });
+
+test('replay: a device registered to another site of the organisation is refused per record; unregistered devices are stored', async () => {
+  const r = await call(svc, prod, 'POST', '/api/twin/registry/assets', { asset_id: 'far-meter', asset_class: 'site_meter', site_id: 'far-site', name: 'Far meter' });
+  assert.equal(r.statusCode, 201, r.body);
+  const res = await call(svc, prodAnalyst, 'POST', '/api/hardware/ems/buffer/plant/replay', {
+    records: [
+      { device_id: 'far-meter', sequence: 0, ts: '2026-11-23T07:40:00Z', power_kw: 1 },
+      { device_id: 'plant-meter', sequence: 0, ts: '2026-11-23T07:40:00Z', power_kw: 2 },
+      { device_id: 'new-inv', sequence: 0, ts: '2026-11-23T07:40:00Z', power_kw: -1 },
+    ],
+  });
+  assert.equal(res.statusCode, 207, res.body);
+  const out = json(res);
+  assert.deepEqual(out.results.map((x: { status: string }) => x.status), ['rejected', 'stored', 'stored']);
+  assert.deepEqual([out.results[0].field, out.results[0].reason, out.results[0].message], ['device_id', 'device_on_another_site', 'far-meter is registered to site far-site, not plant']);
+  const rows = json(await call(svc, prodViewer, 'GET', '/api/hardware/ems/buffer/plant/rows?device_id=far-meter')).rows;
+  assert.deepEqual(rows, [], 'nothing of the refused device was recorded for this site');
+});

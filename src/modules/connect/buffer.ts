@@ -43,6 +43,13 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
     const orgId = ctx.orgId;
     const replayId = body.replay_id ?? randomUUID();
     const judged = writer.judge(orgId, body.records);
+    // A device registered to another site is not this gateway's: its readings are refused, so a
+    // misconfigured gateway cannot write into another site's assets. Unregistered devices are
+    // welcome (a site being onboarded reports before its mapping is confirmed).
+    const ids = [...new Set(judged.flatMap((j) => (j.ok ? [j.asset_id] : [])))];
+    const elsewhere = new Map(
+      (ids.length ? await registry.assets(db, orgId, { assetIds: ids }) : []).filter((a) => a.site_id !== siteId).map((a) => [a.asset_id, a.site_id]),
+    );
     const results: ReplayResult[] = new Array(body.records.length);
     const accepted: { index: number; device_id: string; sequence: number; judged: Extract<(typeof judged)[number], { ok: true }> }[] = [];
     const inBatch = new Map<string, number>();
@@ -52,6 +59,19 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
       const sequence = typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : null;
       if (!j.ok) {
         results[j.index] = { index: j.index, status: 'rejected', device_id: deviceOf(rec), sequence, field: j.field, reason: j.reason, message: j.message };
+        continue;
+      }
+      const site = elsewhere.get(j.asset_id);
+      if (site !== undefined) {
+        results[j.index] = {
+          index: j.index,
+          status: 'rejected',
+          device_id: j.asset_id,
+          sequence,
+          field: 'device_id',
+          reason: 'device_on_another_site',
+          message: `${j.asset_id} is registered to site ${site}, not ${siteId}`,
+        };
         continue;
       }
       if (sequence === null) {
