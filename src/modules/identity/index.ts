@@ -21,8 +21,16 @@ import { createUserStore } from './users-store.ts';
 export interface Members {
   /** The member's id, email and role in this organisation; null when not a member (or disabled). */
   member(q: Queryable, orgId: string, userId: string): Promise<{ id: string; email: string; role: Role } | null>;
+  /** Active members holding this role (e.g. the administrators to tell about an expiring key). */
+  withRole(q: Queryable, orgId: string, role: Role): Promise<{ id: string; email: string; role: Role }[]>;
 }
 export const MEMBERS = serviceKey<Members>('identity.members');
+
+/**
+ * Domain event published when an invitee accepts: `{org_id, invitation_id, invited_by, user_id,
+ * email, role}` (`invited_by` null when the inviter is unknown). Subscribe with `background.subscriptions`.
+ */
+export { INVITATION_ACCEPTED } from './invitations.ts';
 
 export { createUserStore, type User, type Membership, type UserStore } from './users-store.ts';
 export { hashPassword, verifyPassword, KDF_PARAMETERS } from './password.ts';
@@ -60,6 +68,10 @@ export const identityDefinition: ModuleDefinition = {
   name: 'identity',
   dependsOn: ['orgs'],
   migrations: migrationsDir(import.meta.url),
-  provides: (_deps, registry) => registry.provide(MEMBERS, { member: (q, orgId, userId) => createUserStore(q).memberById(orgId, userId) }),
+  provides: (_deps, registry) =>
+    registry.provide(MEMBERS, {
+      member: (q, orgId, userId) => createUserStore(q).memberById(orgId, userId),
+      withRole: (q, orgId, role) => createUserStore(q).membersWithRole(orgId, role),
+    }),
   create: identityModule,
 };

@@ -12,6 +12,9 @@ import type { AuditActor, AuditLog } from '../audit/index.ts';
 import { createInvitationStore, statusOf, type InvitationRow } from './invitations-store.ts';
 import { createUserStore } from './users-store.ts';
 import { hashPassword } from './password.ts';
+import { publish } from '../../platform/jobs.ts';
+
+export const INVITATION_ACCEPTED = 'invitation.accepted';
 import { createLockoutStore } from './lockout-store.ts';
 import { createPasswordCheck } from './login.ts';
 import { identityErrors } from './errors.ts';
@@ -143,6 +146,13 @@ export function createInvitations(deps: InvitationDeps) {
           targetId: inv.id,
           details: { new_account: !existing, role, session_id: sessionId },
         });
+        await publish(
+          q,
+          clock.now(),
+          INVITATION_ACCEPTED,
+          { org_id: inv.org_id, invitation_id: inv.id, invited_by: inv.created_by, user_id: user.id, email: user.email, role },
+          inv.org_id,
+        );
         return tokens;
       });
     },

@@ -83,6 +83,15 @@ export function createUserStore(db: Queryable) {
       );
       return r.rows[0] ?? null;
     },
+    /** Active members of the organisation holding this role, by email. */
+    async membersWithRole(orgId: string, role: Role): Promise<{ id: string; email: string; role: Role }[]> {
+      const r = await db.query<{ id: string; email: string; role: Role }>(
+        `select u.id, u.email, m.role from memberships m join users u on u.id = m.user_id
+         where m.org_id = $1 and m.role = $2 and not u.disabled order by u.email`,
+        [orgId, role],
+      );
+      return r.rows;
+    },
     async organisationName(orgId: string): Promise<string | null> {
       const r = await db.query<{ name: string }>('select name from organisations where id = $1', [orgId]);
       return r.rows[0]?.name ?? null;
