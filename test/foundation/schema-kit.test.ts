@@ -40,6 +40,7 @@ const OWN_INSTANT_FORMATS = new Set<string>([
   'market/carbon-provider.ts', // the carbon API's URL format
   'market/uk-time.ts', // calendar dates, and isoZ for the tariff provider's and flexibility platforms' requests
   'devtools/apikeys/alerts.ts', // the expiry date in an alert title
+  'energy/range.ts', // calendar months and dates of a statement period
 ]);
 
 test('no module writes instants in a format of its own (milliseconds dropped, offsets)', () => {
