@@ -43,3 +43,48 @@ export function withVat(exclusive: number, ratePercent = 5): number {
   const out = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
   return Number(`${neg ? '-' : ''}${out}`);
 }
+
+// ---- Exact decimal text arithmetic ---------------------------------------------------------------
+// Figures given as decimal text ("24.50", "0.125") held as integers of 10^-scale units, so sums and
+// products are exact and rounding happens only where a rule says so.
+
+const DECIMAL_TEXT = /^(-)?(\d+)(?:\.(\d+))?$/;
+
+/** Decimal text as an integer count of 10^-scale units; null when not plain decimal text or finer than `scale`. */
+export function parseScaled(text: string, scale: number): bigint | null {
+  const m = DECIMAL_TEXT.exec(text);
+  if (!m) return null;
+  const frac = m[3] ?? '';
+  if (frac.length > scale) return null;
+  const v = BigInt(m[2] + frac.padEnd(scale, '0'));
+  return m[1] ? -v : v;
+}
+
+/** An integer at `from` decimals rounded to `to` decimals (to <= from), half away from zero. */
+export function rescale(v: bigint, from: number, to: number): bigint {
+  if (to >= from) return v * 10n ** BigInt(to - from);
+  const step = 10n ** BigInt(from - to);
+  const neg = v < 0n;
+  const a = neg ? -v : v;
+  const q = (a + step / 2n) / step;
+  return neg ? -q : q;
+}
+
+/** An integer at `scale` decimals as text with exactly `dp` decimals (rounded half away from zero when dp < scale). */
+export function formatScaled(v: bigint, scale: number, dp = scale): string {
+  const r = rescale(v, scale, dp);
+  const neg = r < 0n;
+  const s = (neg ? -r : r).toString().padStart(dp + 1, '0');
+  const out = dp > 0 ? `${s.slice(0, s.length - dp)}.${s.slice(s.length - dp)}` : s;
+  return neg && r !== 0n ? `-${out}` : out;
+}
+
+/** `a / b` for integers at the same scale, as an integer at `scale` decimals, rounded half away from zero. */
+export function divideScaled(a: bigint, b: bigint, scale: number): bigint {
+  if (b === 0n) throw new RangeError('division by zero');
+  const neg = a < 0n !== b < 0n;
+  const n = (a < 0n ? -a : a) * 10n ** BigInt(scale) * 2n;
+  const d = b < 0n ? -b : b;
+  const q = (n / d + 1n) / 2n;
+  return neg ? -q : q;
+}
