@@ -43,7 +43,7 @@ export const libraryStore = {
     const where = ['org_id = $1'];
     if (filter.component) where.push(`component = $${params.push(filter.component)}`);
     if (filter.distributorId) where.push(`(distributor_id is null or distributor_id = $${params.push(filter.distributorId)})`);
-    return (await q.query<RateRow>(`select ${RATE_COLS} from pricing_rates where ${where.join(' and ')} order by component, valid_from, rate_id`, params)).rows;
+    return (await q.query<RateRow>(`select ${RATE_COLS} from pricing_rates where ${where.join(' and ')} order by component, distributor_id nulls first, line_loss_class nulls first, supply_type nulls first, band nulls first, valid_from, rate_id`, params)).rows;
   },
   /** Rates of a component whose scope and validity overlap the given one (the clash check). */
   async clashingRates(q: Queryable, orgId: string, r: Omit<RateRow, 'rate_id' | 'rate' | 'source' | 'created_at'>): Promise<RateRow[]> {
