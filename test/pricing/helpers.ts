@@ -53,3 +53,15 @@ export function localClock(t: number): { h: number; m: number } {
   const l = new Date(t + off);
   return { h: l.getUTCHours(), m: l.getUTCMinutes() };
 }
+
+// NGED West Midlands (distributor 14) bands from ../shared/upstreams.md 5.2: red 16:00-19:00,
+// amber 07:30-16:00 and 19:00-21:00 on weekdays, green otherwise and all weekend.
+export const WMID_BANDS = [
+  { band: 'green', days: 'weekdays', from: '00:00', to: '07:30' },
+  { band: 'amber', days: 'weekdays', from: '07:30', to: '16:00' },
+  { band: 'red', days: 'weekdays', from: '16:00', to: '19:00' },
+  { band: 'amber', days: 'weekdays', from: '19:00', to: '21:00' },
+  { band: 'green', days: 'weekdays', from: '21:00', to: '24:00' },
+  { band: 'green', days: 'weekends', from: '00:00', to: '24:00' },
+];
+

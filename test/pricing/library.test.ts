@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { mpanCheckDigit, parseMpanCore } from '../../src/modules/pricing/index.ts';
-import { caller } from './helpers.ts';
+import { caller, WMID_BANDS } from './helpers.ts';
 
 let svc: TestService;
 let a: ReturnType<typeof caller>;
@@ -19,17 +19,6 @@ before(async () => {
   b = caller(svc, 'price-lib-b');
 });
 after(() => svc.stop());
-
-// NGED West Midlands (distributor 14) bands from ../shared/upstreams.md 5.2: red 16:00-19:00,
-// amber 07:30-16:00 and 19:00-21:00 on weekdays, green otherwise and all weekend.
-export const WMID_BANDS = [
-  { band: 'green', days: 'weekdays', from: '00:00', to: '07:30' },
-  { band: 'amber', days: 'weekdays', from: '07:30', to: '16:00' },
-  { band: 'red', days: 'weekdays', from: '16:00', to: '19:00' },
-  { band: 'amber', days: 'weekdays', from: '19:00', to: '21:00' },
-  { band: 'green', days: 'weekdays', from: '21:00', to: '24:00' },
-  { band: 'green', days: 'weekends', from: '00:00', to: '24:00' },
-];
 
 test('MPAN check digit: published example cores pass, a published bad one fails', () => {
   // limejump/mpan README and tests: 2012345678385 (core of 018011002012345678385), 1030006718997,

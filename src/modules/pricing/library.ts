@@ -328,7 +328,7 @@ export function stackSegments(m: SupplyPoint, rates: readonly LibRate[], schedul
   const segments = [];
   for (let i = 0; i < edges.length - 1; i++) {
     const day = edges[i];
-    const live = mine.filter((r) => inForce(r.valid_from, r.valid_to, day));
+    const live = mine.filter((r) => inForce(r.valid_from, r.valid_to, day)).sort((x, y) => COMPONENT_ORDER.indexOf(x.component) - COMPONENT_ORDER.indexOf(y.component));
     const sched = scheds.find((s) => inForce(s.valid_from, s.valid_to, day)) ?? null;
     const bands = sched ? [...new Set(sched.periods.map((p) => p.band))] : [];
     const kwhRates = live.filter((r) => componentInfo(r.component)!.basis === 'kwh');
@@ -363,4 +363,5 @@ export function stackSegments(m: SupplyPoint, rates: readonly LibRate[], schedul
   return segments;
 }
 
+const COMPONENT_ORDER = COMPONENTS.map((c) => c.component);
 const COMPONENT_KWH_NAMES = COMPONENTS.filter((c) => c.basis === 'kwh').map((c) => c.component);
