@@ -79,12 +79,12 @@ export function formatScaled(v: bigint, scale: number, dp = scale): string {
   return neg && r !== 0n ? `-${out}` : out;
 }
 
-/** `a / b` for integers at the same scale, as an integer at `scale` decimals, rounded half away from zero. */
-export function divideScaled(a: bigint, b: bigint, scale: number): bigint {
-  if (b === 0n) throw new RangeError('division by zero');
-  const neg = a < 0n !== b < 0n;
-  const n = (a < 0n ? -a : a) * 10n ** BigInt(scale) * 2n;
-  const d = b < 0n ? -b : b;
-  const q = (n / d + 1n) / 2n;
-  return neg ? -q : q;
+/** Integer division `num / den` rounded half away from zero (exact: no floating point). */
+export function roundDiv(num: bigint, den: bigint): bigint {
+  if (den === 0n) throw new RangeError('division by zero');
+  const neg = num < 0n !== den < 0n;
+  const a = num < 0n ? -num : num;
+  const d = den < 0n ? -den : den;
+  const r = (a * 2n + d) / (2n * d);
+  return neg ? -r : r;
 }

@@ -1,6 +1,6 @@
 // The pricing module's figures in exact decimal: rates and quantities at 6 decimals, products at
 // 12, rounded half away from zero only where a stated rule says (market's decimal helpers).
-import { parseScaled, rescale, formatScaled } from '../market/index.ts';
+import { parseScaled, rescale, formatScaled, roundDiv } from '../market/index.ts';
 
 export const Q = 6; // rates (p/kWh, p/day, p/kVA/day, percent), kWh and kVA: 10^-6 units
 export const P = 12; // products of two Q figures
@@ -12,16 +12,7 @@ export function q(text: string): bigint {
   return v;
 }
 
-/** Rounded `num / den` (integers), half away from zero. */
-export function roundDiv(num: bigint, den: bigint): bigint {
-  const neg = num < 0n !== den < 0n;
-  const a = num < 0n ? -num : num;
-  const d = den < 0n ? -den : den;
-  const r = (a * 2n + d) / (2n * d);
-  return neg ? -r : r;
-}
-
-export { rescale, formatScaled };
+export { rescale, formatScaled, roundDiv };
 /** A figure at `scale` decimals as text with `dp` decimals. */
 export const text = (v: bigint, scale: number, dp: number) => formatScaled(v, scale, dp);
 /** A Q figure as the shortest exact text ("0.5", "12", "-0.125"). */
