@@ -5,14 +5,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { caller, halfHours, localClock } from './helpers.ts';
 
 let svc: TestService;
+const clock = new ManualClock('2026-11-23T09:00:00Z');
 let a: ReturnType<typeof caller>;
 let b: ReturnType<typeof caller>;
 
 before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ clock });
   await svc.createOrg('tariff-a');
   await svc.createOrg('tariff-b');
   a = caller(svc, 'tariff-a');
@@ -43,6 +45,7 @@ test('create stores version 1; get shows every version; list pages; another orga
   assert.equal(got.status, 200);
   assert.deepEqual(got.body, t);
   assert.equal((await b.get(`/api/trading/retail-tariffs/${t.tariff_id}`, 'ORG_ADMIN')).status, 404);
+  clock.advance(1000); // newest first
   await create('Second', E7);
   const p1 = await a.get('/api/trading/retail-tariffs?limit=1', 'VIEWER');
   assert.equal(p1.body.tariffs[0].name, 'Second');

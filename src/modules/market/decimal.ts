@@ -60,14 +60,15 @@ export function parseScaled(text: string, scale: number): bigint | null {
   return m[1] ? -v : v;
 }
 
+const POW10 = Array.from({ length: 40 }, (_, i) => 10n ** BigInt(i));
+
 /** An integer at `from` decimals rounded to `to` decimals (to <= from), half away from zero. */
 export function rescale(v: bigint, from: number, to: number): bigint {
-  if (to >= from) return v * 10n ** BigInt(to - from);
-  const step = 10n ** BigInt(from - to);
-  const neg = v < 0n;
-  const a = neg ? -v : v;
-  const q = (a + step / 2n) / step;
-  return neg ? -q : q;
+  if (to === from) return v;
+  if (to > from) return v * POW10[to - from];
+  const step = POW10[from - to];
+  const half = step >> 1n;
+  return v >= 0n ? (v + half) / step : -((-v + half) / step);
 }
 
 /** An integer at `scale` decimals as text with exactly `dp` decimals (rounded half away from zero when dp < scale). */

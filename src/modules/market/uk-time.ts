@@ -46,8 +46,8 @@ function ymd(date: string): [number, number, number] {
 export function ukMidnight(date: string): number {
   const [y, m, d] = ymd(date);
   const guess = Date.UTC(y, m - 1, d);
-  let t = guess - ukOffsetMs(guess);
-  if (guess - ukOffsetMs(t) !== t) t = guess - ukOffsetMs(t);
+  let t = guess - ukOffsetFast(guess);
+  if (guess - ukOffsetFast(t) !== t) t = guess - ukOffsetFast(t);
   return t;
 }
 
@@ -79,7 +79,7 @@ export const ceilSlot = (t: number) => Math.ceil(t / SLOT_MS) * SLOT_MS;
 
 /** ISO 8601 in UTC with Z and seconds, no fraction: 2026-03-29T00:00:00Z. */
 export function isoZ(t: number): string {
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `${new Date(t).toISOString().slice(0, 19)}Z`;
 }
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -6,7 +6,7 @@
 import { ukClock, isoZ } from '../market/index.ts';
 import { bandAt, checkSchedule, type CompiledSchedule, type BandPeriod } from './bands.ts';
 import { COMPONENTS, componentInfo, type ComponentInfo } from './components.ts';
-import { Q, P, q, roundDiv, rescale, text, plain } from './money.ts';
+import { Q, P, q, roundDiv, text, plain } from './money.ts';
 
 export const LINE_DP = 4; // pence
 
@@ -145,8 +145,7 @@ const pad = (n: number) => String(n).padStart(2, '0');
 /** Prices a batch of half hours (distinct starts, on :00 or :30). */
 export function priceHalfHours(m: SupplyPoint, at: ReturnType<typeof libraryAt>, halfHours: readonly HalfHourIn[], opts: { detail: boolean; slotsInDay: (date: string) => number }): PriceResult {
   const unpriced = new Map<string, Unpriced>();
-  const miss = (component: string, band: string | null, reason: string, when: string, per: 'half_hour' | 'day') => {
-    const k = `${component}|${band}|${reason}`;
+  const miss = (component: string, band: string | null, reason: string, when: string, per: 'half_hour' | 'day', k = `${component}|${band}|${reason}`) => {
     const u = unpriced.get(k);
     if (u) {
       u.count++;
@@ -170,43 +169,67 @@ export function priceHalfHours(m: SupplyPoint, at: ReturnType<typeof libraryAt>,
   let total = 0n;
   const kwhComps = COMPONENTS.filter((c) => c.basis === 'kwh');
 
+  // What applies to a half hour depends only on its local date and band: planned once per pair.
+  interface Plan {
+    hits: { component: string; ci: number; banded: boolean; v: bigint; rate: LibRate }[];
+    misses: { component: string; band: string | null; reason: string; key?: string }[];
+  }
+  const plans = new Map<DayRates, Map<string | null, Plan>>();
+  const planOf = (lib: DayRates, band: string | null): Plan => {
+    let byBand = plans.get(lib);
+    if (!byBand) plans.set(lib, (byBand = new Map()));
+    let plan = byBand.get(band);
+    if (plan) return plan;
+    plan = { hits: [], misses: [] };
+    for (const info of kwhComps) {
+      const byBand = lib.kwh.get(info.component);
+      const ci = COMPONENTS.indexOf(info);
+      if (info.needsBand) {
+        if (!lib.schedule) {
+          plan.misses.push({ component: info.component, band: null, reason: byBand ? `no time-band schedule in force for distributor ${m.distributor_id}` : 'no rate in the library' });
+          continue;
+        }
+        const hit = byBand?.get(band!);
+        if (hit) plan.hits.push({ component: info.component, ci, banded: true, v: hit.v, rate: hit.rate });
+        else plan.misses.push({ component: info.component, band, reason: 'no rate in the library' });
+      } else {
+        const hit = byBand?.get('');
+        if (hit) plan.hits.push({ component: info.component, ci, banded: false, v: hit.v, rate: hit.rate });
+        // CCL is not charged on domestic supplies: nothing is missing there.
+        else if (!(info.component === 'ccl' && m.supply_type === 'domestic')) plan.misses.push({ component: info.component, band: null, reason: 'no rate in the library' });
+      }
+    }
+    for (const hit of plan.hits) used.set(hit.rate.rate_id, hit.rate);
+    for (const x of plan.misses) x.key = `${x.component}|${x.band}|${x.reason}`;
+    byBand.set(band, plan);
+    return plan;
+  };
+  const compQty = new Array<bigint>(COMPONENTS.length).fill(0n);
+  const compCost = new Array<bigint>(COMPONENTS.length).fill(0n);
+  const compSeen = new Array<boolean>(COMPONENTS.length).fill(false);
+  const step = 10n ** BigInt(P - LINE_DP);
+  const half = step / 2n;
+
   for (const h of halfHours) {
     const clock = ukClock(h.t);
     const lib = at(clock.date);
     perDay.set(clock.date, (perDay.get(clock.date) ?? 0) + 1);
     const band = lib.schedule ? bandAt(lib.schedule.compiled, clock.minute, clock.weekday) : null;
     if (lib.schedule) schedulesUsed.add(lib.schedule.id);
+    const plan = planOf(lib, band);
+    for (const x of plan.misses) miss(x.component, x.band, x.reason, clock.date, 'half_hour', x.key);
     const charges: Record<string, string> = {};
     let hhTotal = 0n;
     let bandCost = 0n;
-    for (const info of kwhComps) {
-      const byBand = lib.kwh.get(info.component);
-      let hit: { rate: LibRate; v: bigint } | undefined;
-      if (info.needsBand) {
-        if (!lib.schedule) {
-          if (byBand) miss(info.component, null, `no time-band schedule in force for distributor ${m.distributor_id}`, clock.date, 'half_hour');
-          else miss(info.component, null, 'no rate in the library', clock.date, 'half_hour');
-          continue;
-        }
-        hit = byBand?.get(band!);
-        if (!hit) {
-          miss(info.component, band, 'no rate in the library', clock.date, 'half_hour');
-          continue;
-        }
-      } else {
-        hit = byBand?.get('');
-        if (!hit) {
-          // CCL is not charged on domestic supplies: nothing is missing there.
-          if (!(info.component === 'ccl' && m.supply_type === 'domestic')) miss(info.component, null, 'no rate in the library', clock.date, 'half_hour');
-          continue;
-        }
-      }
-      used.set(hit.rate.rate_id, hit.rate);
-      const cost = rescale(hit.v * h.kwh, P, LINE_DP);
+    for (const x of plan.hits) {
+      const p = x.v * h.kwh;
+      const cost = p >= 0n ? (p + half) / step : -((-p + half) / step);
       hhTotal += cost;
-      if (info.needsBand) bandCost += cost;
-      addComp(info.component, h.kwh, cost);
-      if (opts.detail) charges[info.component] = text(cost, LINE_DP, LINE_DP);
+      if (x.banded) bandCost += cost;
+      compQty[x.ci] += h.kwh;
+      compCost[x.ci] += cost;
+      compSeen[x.ci] = true;
+      if (opts.detail) charges[x.component] = text(cost, LINE_DP, LINE_DP);
     }
     if (band !== null) {
       const b = bandTotals.get(band) ?? { kwh: 0n, cost: 0n };
@@ -230,6 +253,9 @@ export function priceHalfHours(m: SupplyPoint, at: ReturnType<typeof libraryAt>,
       });
     }
   }
+  COMPONENTS.forEach((c, i) => {
+    if (compSeen[i]) compTotals.set(c.component, { qty: compQty[i], cost: compCost[i] });
+  });
 
   // Fixed daily charges, pro rata to the half hours of each local day present.
   const daysOut: PriceResult['days'] = [];

@@ -11,6 +11,8 @@ import * as S from './schemas.ts';
 const charges = ['charges'];
 const tariffs = ['tariffs'];
 const live = 'live' as const;
+/** A year of half hours with prices is about 2 MB of JSON: batch operations take up to 6 MiB (decision 0154). */
+const YEAR_BODY_BYTES = 6 * 1024 * 1024;
 const read = { kind: 'bearer' as const, roles: CAN_READ };
 const configure = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
 const COMPARE_METHOD = `Each tariff is billed on the same consumption (and prices) by the bill method, then ranked by total, cheapest first; each difference is split into standing charges, unit charges and VAT against the cheapest. ${BILL_METHOD}`;
@@ -100,6 +102,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       summary: 'Price a batch of half hours at an MPAN: each half hour by component and band, plus totals',
       description:
         'Non-energy charges from the charge library in force each UK local day. Components without a rate in force are listed in `unpriced`, never defaulted. ' + PRICE_METHOD,
+      bodyLimit: YEAR_BODY_BYTES,
       tags: charges,
       status: live,
       access: read,
@@ -203,6 +206,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description:
         'Standing charge per UK local day, unit charges per band (or per half hour at supplied prices for dynamic tariffs), VAT, with the version in force each day. A half hour ' +
         'outside the period, a day with no version in force or a dynamic half hour without a price is a 422 naming it. ' + BILL_METHOD,
+      bodyLimit: YEAR_BODY_BYTES,
       tags: tariffs,
       status: live,
       access: read,
@@ -216,6 +220,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       path: '/api/trading/retail-tariffs/compare',
       summary: 'Compare tariffs on the same consumption, ranked, with the differences explained',
       description: COMPARE_METHOD,
+      bodyLimit: YEAR_BODY_BYTES,
       tags: tariffs,
       status: live,
       access: read,
@@ -229,6 +234,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       path: '/api/trading/retail-tariffs/smart-bands',
       summary: 'Propose time bands from a price series or a load profile',
       description: `At least one value for every half hour of the UK local day. ${SMART_BANDS_METHOD}`,
+      bodyLimit: YEAR_BODY_BYTES,
       tags: tariffs,
       status: live,
       access: read,
@@ -242,6 +248,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       path: '/api/trading/retail-tariffs/cost-plus',
       summary: 'Cost-plus tariff: wholesale + charges + margin, every input listed',
       description: `Answers the proposed standing charge and unit rate, every input (consumption, wholesale, each charge with its rates and sources, margin, VAT), the workings and the components not priced. ${COST_PLUS_METHOD}`,
+      bodyLimit: YEAR_BODY_BYTES,
       tags: tariffs,
       status: live,
       access: read,
