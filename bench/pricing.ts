@@ -114,16 +114,23 @@ async function main() {
   const priceList = year.map((h) => ({ start: new Date(h.t).toISOString(), rate_p_per_kwh: (Number(prices.get(h.t)!) / 1e6).toFixed(6) }));
   const httpTime = async (label: string, url: string, payload: object) => {
     const ms: number[] = [];
+    const cpu: number[] = [];
     let bytes = 0;
     for (let i = 0; i <= Math.min(RUNS, 10); i++) {
       const t = performance.now();
+      const c = process.cpuUsage();
       const res = await call(url, payload);
+      const d = process.cpuUsage(c);
       if (res.statusCode !== 200) throw new Error(res.body.slice(0, 500));
-      if (i > 0) ms.push(performance.now() - t);
+      if (i > 0) {
+        ms.push(performance.now() - t);
+        cpu.push((d.user + d.system) / 1000);
+      }
       bytes = res.body.length;
     }
     const s = summary(ms);
-    log(`${label.padEnd(58)} p50 ${fmt(s.p50, 1)} ms  p95 ${fmt(s.p95, 1)} ms  (${s.n} runs, answer ${fmt(bytes / 1024)} KiB)`);
+    const c = summary(cpu);
+    log(`${label.padEnd(58)} wall p50 ${fmt(s.p50, 1)} ms  p95 ${fmt(s.p95, 1)} ms | cpu p50 ${fmt(c.p50, 1)} ms  (${s.n} runs, answer ${fmt(bytes / 1024)} KiB)`);
   };
   await httpTime('POST /price, a year, every half hour broken down', '/api/trading/cost/price', { mpan_core: MPAN.mpan_core, half_hours: halfHours });
   await httpTime('POST /price, a year, totals only', '/api/trading/cost/price', { mpan_core: MPAN.mpan_core, half_hours: halfHours, detail: 'totals' });

@@ -83,6 +83,7 @@ export function isoZ(t: number): string {
 }
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
 const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
 function validDay(y: number, m: number, d: number): boolean {
@@ -95,6 +96,12 @@ function validDay(y: number, m: number, d: number): boolean {
  * it as UK local time and the answer would shift by an hour in summer.
  */
 export function parseInstant(raw: string): number | null {
+  // The common form (UTC, Z, seconds, optional milliseconds) parsed natively; the round trip
+  // refuses what Date.parse would roll over (30 February, 24:00).
+  if (ISO_Z.test(raw)) {
+    const t = Date.parse(raw);
+    return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === raw.slice(0, 19) ? t : null;
+  }
   // A '+' sent unencoded in a query string arrives as a space.
   const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
   const dm = DATE_RE.exec(text);
@@ -157,8 +164,13 @@ function summerWindow(year: number): [number, number] | null {
 }
 
 /** UK offset from UTC at instant t, in ms, from the cached summer-time window of its year. */
+let lastYear: { from: number; to: number; window: [number, number] | null } = { from: 0, to: 0, window: null };
 export function ukOffsetFast(t: number): number {
-  const w = summerWindow(new Date(t).getUTCFullYear());
+  if (!(t >= lastYear.from && t < lastYear.to)) {
+    const y = new Date(t).getUTCFullYear();
+    lastYear = { from: Date.UTC(y, 0, 1), to: Date.UTC(y + 1, 0, 1), window: summerWindow(y) };
+  }
+  const w = lastYear.window;
   return w && t >= w[0] && t < w[1] ? HOUR_MS : 0;
 }
 
