@@ -74,8 +74,8 @@ test('price: a business Friday and Saturday at 1 kWh a half hour, worked by hand
   const daySum = r.body.days.reduce((s: number, d: { total_p: string }) => s + Math.round(Number(d.total_p) * 1e4), 0);
   assert.equal(hhSum + daySum, 10502460);
   // The first red half hour: 16:00 BST = 15:00Z, settlement period 33.
-  const red = r.body.half_hours.find((h: { start: string }) => h.start === '2026-06-05T15:00:00.000Z' || h.start === '2026-06-05T15:00:00Z');
-  assert.deepEqual(red, { start: '2026-06-05T15:00:00Z', local_date: '2026-06-05', local_time: '16:00', settlement_period: 33, band: 'red', kwh: '1', charges: { duos_unit: '10.5000', bsuos: '1.3000', ccl: '0.8010' }, total_p: '12.6010' });
+  const red = r.body.half_hours.find((h: { start: string }) => h.start === '2026-06-05T15:00:00.000Z' || h.start === '2026-06-05T15:00:00.000Z');
+  assert.deepEqual(red, { start: '2026-06-05T15:00:00.000Z', local_date: '2026-06-05', local_time: '16:00', settlement_period: 33, band: 'red', kwh: '1', charges: { duos_unit: '10.5000', bsuos: '1.3000', ccl: '0.8010' }, total_p: '12.6010' });
   assert.deepEqual(r.body.days, [
     { date: '2026-06-05', half_hours: 48, half_hours_in_day: 48, charges: { duos_fixed: '25.0000', duos_capacity: '350.0000' }, total_p: '375.0000' },
     { date: '2026-06-06', half_hours: 48, half_hours_in_day: 48, charges: { duos_fixed: '25.0000', duos_capacity: '350.0000' }, total_p: '375.0000' },
@@ -95,12 +95,12 @@ test('price: clock-change days have 46 and 50 half hours, bands by local clock, 
   assert.equal(hh.length, 50);
   assert.deepEqual(hh.map((h: { settlement_period: number }) => h.settlement_period), Array.from({ length: 50 }, (_, i) => i + 1));
   assert.deepEqual(hh.slice(0, 6).map((h: { local_time: string; start: string }) => `${h.local_time} ${h.start}`), [
-    '00:00 2026-10-24T23:00:00Z',
-    '00:30 2026-10-24T23:30:00Z',
-    '01:00 2026-10-25T00:00:00Z',
-    '01:30 2026-10-25T00:30:00Z',
-    '01:00 2026-10-25T01:00:00Z',
-    '01:30 2026-10-25T01:30:00Z',
+    '00:00 2026-10-24T23:00:00.000Z',
+    '00:30 2026-10-24T23:30:00.000Z',
+    '01:00 2026-10-25T00:00:00.000Z',
+    '01:30 2026-10-25T00:30:00.000Z',
+    '01:00 2026-10-25T01:00:00.000Z',
+    '01:30 2026-10-25T01:30:00.000Z',
   ]);
   assert.deepEqual(autumn.body.days[0], { date: '2026-10-25', half_hours: 50, half_hours_in_day: 50, charges: { duos_fixed: '25.0000', duos_capacity: '350.0000' }, total_p: '375.0000' });
 
@@ -113,11 +113,11 @@ test('price: clock-change days have 46 and 50 half hours, bands by local clock, 
   const monday = spring.body.half_hours.filter((h: { local_date: string }) => h.local_date === '2026-03-30');
   const nov = await a.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: halfHours('2026-11-02', '2026-11-03', () => '1') });
   const bandAtZ = (list: { start: string; band: string }[], z: string) => list.find((h) => h.start === z)!.band;
-  assert.equal(bandAtZ(nov.body.half_hours, '2026-11-02T15:00:00Z'), 'amber', '15:00 GMT');
-  assert.equal(bandAtZ(nov.body.half_hours, '2026-11-02T16:00:00Z'), 'red', '16:00 GMT');
+  assert.equal(bandAtZ(nov.body.half_hours, '2026-11-02T15:00:00.000Z'), 'amber', '15:00 GMT');
+  assert.equal(bandAtZ(nov.body.half_hours, '2026-11-02T16:00:00.000Z'), 'red', '16:00 GMT');
   const june = await a.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: halfHours('2026-06-01', '2026-06-02', () => '1') });
-  assert.equal(bandAtZ(june.body.half_hours, '2026-06-01T15:00:00Z'), 'red', '16:00 BST');
-  assert.equal(bandAtZ(june.body.half_hours, '2026-06-01T18:00:00Z'), 'amber', '19:00 BST');
+  assert.equal(bandAtZ(june.body.half_hours, '2026-06-01T15:00:00.000Z'), 'red', '16:00 BST');
+  assert.equal(bandAtZ(june.body.half_hours, '2026-06-01T18:00:00.000Z'), 'amber', '19:00 BST');
   // March is before the schedule and the rates (from 1 April): DUoS unpriced, named with its dates.
   assert.equal(monday[0].band, null);
   const duos = spring.body.unpriced.find((u: { component: string }) => u.component === 'duos_unit');
@@ -126,7 +126,7 @@ test('price: clock-change days have 46 and 50 half hours, bands by local clock, 
   assert.equal(spring.body.totals.total_p, '72.8500');
 
   // A part day is charged its share of the fixed charges: 2 of 48 half hours.
-  const part = await a.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: [{ start: '2026-06-05T10:00:00Z', kwh: 1 }, { start: '2026-06-05T10:30:00+00:00', kwh: '0' }], detail: 'totals' });
+  const part = await a.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: 1 }, { start: '2026-06-05T10:30:00+00:00', kwh: '0' }], detail: 'totals' });
   assert.equal(part.status, 200, part.raw.body);
   assert.deepEqual(part.body.half_hours, []);
   // 25 × 2/48 = 1.041666.. -> 1.0417p; 350 × 2/48 = 14.583333.. -> 14.5833p
@@ -137,10 +137,10 @@ test('price: refusals: bad half hours named, unknown or another organisation\'s 
   const bad = await a.post('/api/trading/cost/price', {
     mpan_core: MPAN,
     half_hours: [
-      { start: '2026-06-05T10:15:00Z', kwh: '1' },
+      { start: '2026-06-05T10:15:00.000Z', kwh: '1' },
       { start: '2026-06-05T10:00:00', kwh: '1' },
-      { start: '2026-06-05T11:00:00Z', kwh: '-1' },
-      { start: '2026-06-05T12:00:00Z', kwh: '1' },
+      { start: '2026-06-05T11:00:00.000Z', kwh: '-1' },
+      { start: '2026-06-05T12:00:00.000Z', kwh: '1' },
       { start: '2026-06-05T13:00:00+01:00', kwh: '1' },
     ],
   });
@@ -151,15 +151,15 @@ test('price: refusals: bad half hours named, unknown or another organisation\'s 
       ['body.half_hours.0.start', 'start must be the start of a half hour (:00 or :30)'],
       ['body.half_hours.1.start', 'start must be an ISO 8601 date-time with an offset (Z or +01:00)'],
       ['body.half_hours.2.kwh', 'kwh must be a decimal, not negative, with at most 6 decimal places'],
-      ['body.half_hours.4.start', 'half hour 2026-06-05T12:00:00Z is given twice'],
+      ['body.half_hours.4.start', 'half hour 2026-06-05T12:00:00.000Z is given twice'],
     ],
   );
-  const unknown = await a.post('/api/trading/cost/price', { mpan_core: '2012345678385', half_hours: [{ start: '2026-06-05T10:00:00Z', kwh: '1' }] });
+  const unknown = await a.post('/api/trading/cost/price', { mpan_core: '2012345678385', half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }] });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.detail, 'MPAN not registered');
-  const other = await b.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: [{ start: '2026-06-05T10:00:00Z', kwh: '1' }] }, 'ORG_ADMIN');
+  const other = await b.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }] }, 'ORG_ADMIN');
   assert.equal(other.status, 404, 'another organisation\'s MPAN is not there');
-  const check = await a.post('/api/trading/cost/price', { mpan_core: '1412345678900', half_hours: [{ start: '2026-06-05T10:00:00Z', kwh: '1' }] });
+  const check = await a.post('/api/trading/cost/price', { mpan_core: '1412345678900', half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }] });
   assert.equal(check.status, 422);
   assert.equal((await svc.request({ method: 'POST', url: '/api/trading/cost/price', payload: { mpan_core: MPAN, half_hours: [] } })).statusCode, 401);
 });
@@ -227,12 +227,12 @@ test('cost-plus: wholesale + charges + margin, every input listed, worked by han
 
   const missing = await a.post('/api/trading/retail-tariffs/cost-plus', {
     mpan_core: MPAN, from: '2026-06-05', to: '2026-06-06',
-    consumption: [{ start: '2026-06-05T10:00:00Z', kwh: '1' }],
+    consumption: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }],
     wholesale: { type: 'half_hourly', prices: [] },
     margin: { unit_p_per_kwh: '2', standing_p_per_day: '10' },
   });
   assert.equal(missing.status, 422);
-  assert.equal(missing.body.detail[0].msg, 'No wholesale price for 1 half hour: 2026-06-05T10:00:00Z');
-  const noMargin = await a.post('/api/trading/retail-tariffs/cost-plus', { mpan_core: MPAN, from: '2026-06-05', to: '2026-06-06', consumption: [{ start: '2026-06-05T10:00:00Z', kwh: '1' }], wholesale: { type: 'flat', rate_p_per_kwh: '8' } });
+  assert.equal(missing.body.detail[0].msg, 'No wholesale price for 1 half hour: 2026-06-05T10:00:00.000Z');
+  const noMargin = await a.post('/api/trading/retail-tariffs/cost-plus', { mpan_core: MPAN, from: '2026-06-05', to: '2026-06-06', consumption: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }], wholesale: { type: 'flat', rate_p_per_kwh: '8' } });
   assert.equal(noMargin.status, 422, 'the margin is stated, never defaulted');
 });

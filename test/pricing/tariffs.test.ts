@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { caller, halfHours, localClock } from './helpers.ts';
 
 let svc: TestService;
-const clock = new ManualClock('2026-11-23T09:00:00Z');
+const clock = new ManualClock('2026-11-23T09:00:00.000Z');
 let a: ReturnType<typeof caller>;
 let b: ReturnType<typeof caller>;
 
@@ -185,9 +185,9 @@ test('bill: Agile months with each clock change, prices per half hour, the versi
   const prices = agilePrices('2026-10-01', '2026-10-02').filter((p) => p.start !== '2026-10-01T12:00:00.000Z');
   const noPrice = await a.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2026-10-01', to: '2026-10-02', consumption: halfHours('2026-10-01', '2026-10-02', () => '0.5'), prices });
   assert.equal(noPrice.status, 422);
-  assert.equal(noPrice.body.detail[0].msg, 'No price for 1 half hour of a dynamic tariff: 2026-10-01T12:00:00Z');
-  const outside = await a.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2026-10-02', to: '2026-10-03', consumption: [{ start: '2026-10-01T22:30:00Z', kwh: '1' }], prices });
-  assert.equal(outside.body.detail[0].msg, 'half hour 2026-10-01T22:30:00Z is on 2026-10-01, outside the bill period 2026-10-02 to 2026-10-03');
+  assert.equal(noPrice.body.detail[0].msg, 'No price for 1 half hour of a dynamic tariff: 2026-10-01T12:00:00.000Z');
+  const outside = await a.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2026-10-02', to: '2026-10-03', consumption: [{ start: '2026-10-01T22:30:00.000Z', kwh: '1' }], prices });
+  assert.equal(outside.body.detail[0].msg, 'half hour 2026-10-01T22:30:00.000Z is on 2026-10-01, outside the bill period 2026-10-02 to 2026-10-03');
   const before = await a.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2025-12-30', to: '2026-01-02', consumption: [] });
   assert.equal(before.body.detail[0].msg, `No tariff version of ${t.tariff_id} in force on 2025-12-30 to 2025-12-31`);
   assert.equal((await b.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2026-10-01', to: '2026-10-02', consumption: [] })).status, 404);
@@ -202,7 +202,7 @@ test('bill: time of use by local clock on the autumn clock change; missing half 
   assert.deepEqual(r.body.lines.map((l: { band: string | null; quantity: string; amount_gbp: string }) => [l.band, l.quantity, l.amount_gbp]), [[null, '1', '0.50'], ['night', '16', '1.92'], ['day', '34', '10.20']]);
   assert.equal(r.body.totals.total_gbp, '13.25');
   const part = await a.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2026-10-25', to: '2026-10-26', consumption: halfHours('2026-10-25', '2026-10-26', () => '1').slice(2) });
-  assert.deepEqual(part.body.coverage, { half_hours_expected: 50, half_hours_present: 48, half_hours_missing: 2, first_missing: ['2026-10-24T23:00:00Z', '2026-10-24T23:30:00Z'] });
+  assert.deepEqual(part.body.coverage, { half_hours_expected: 50, half_hours_present: 48, half_hours_missing: 2, first_missing: ['2026-10-24T23:00:00.000Z', '2026-10-24T23:30:00.000Z'] });
 });
 
 test('compare: ranked cheapest first with the difference explained', async () => {

@@ -3,8 +3,9 @@
 // then VAT. Rounding: each line is quantity × rate exactly, rounded half away from zero to the
 // penny; VAT is the rate times the sum of the rounded lines it applies to, rounded to the penny;
 // the total is the lines plus VAT. So the lines always add up to the totals exactly.
+import { isoTime } from '../../platform/schema-kit.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
-import { ukClock, slotsInDay, addDays, isoZ, SLOT_MS, ukMidnight } from '../market/index.ts';
+import { ukClock, slotsInDay, addDays, SLOT_MS, ukMidnight } from '../market/index.ts';
 import { bandAt, checkSchedule } from './bands.ts';
 import { Q, P, q, plain, rescale, roundDiv, text } from './money.ts';
 import type { HalfHourIn } from './engine.ts';
@@ -118,7 +119,7 @@ export function billTariff(input: {
   consumption.forEach((h, i) => {
     const clock = ukClock(h.t);
     if (clock.date < from || clock.date >= to) {
-      if (problems.length < 20) problems.push(fieldError(['body', 'consumption', i, 'start'], `half hour ${isoZ(h.t)} is on ${clock.date}, outside the bill period ${from} to ${to}`, isoZ(h.t)));
+      if (problems.length < 20) problems.push(fieldError(['body', 'consumption', i, 'start'], `half hour ${isoTime(h.t)} is on ${clock.date}, outside the bill period ${from} to ${to}`, isoTime(h.t)));
       return;
     }
     const v = versionOf.get(clock.date);
@@ -141,7 +142,7 @@ export function billTariff(input: {
   });
   if (missingPrices.length)
     problems.push(
-      fieldError(['body', 'prices'], `No price for ${missingPrices.length} half hour${missingPrices.length === 1 ? '' : 's'} of a dynamic tariff: ${missingPrices.slice(0, 5).map(isoZ).join(', ')}${missingPrices.length > 5 ? ', ...' : ''}`, null, 'missing'),
+      fieldError(['body', 'prices'], `No price for ${missingPrices.length} half hour${missingPrices.length === 1 ? '' : 's'} of a dynamic tariff: ${missingPrices.slice(0, 5).map((t) => isoTime(t)).join(', ')}${missingPrices.length > 5 ? ', ...' : ''}`, null, 'missing'),
     );
   if (problems.length) throw new BillProblems(problems);
 
@@ -209,7 +210,7 @@ export function billTariff(input: {
   const present = new Set(consumption.map((h) => h.t));
   const firstMissing: string[] = [];
   if (present.size < expected) {
-    for (let t = ukMidnight(from), end = ukMidnight(to); t < end && firstMissing.length < 5; t += SLOT_MS) if (!present.has(t)) firstMissing.push(isoZ(t));
+    for (let t = ukMidnight(from), end = ukMidnight(to); t < end && firstMissing.length < 5; t += SLOT_MS) if (!present.has(t)) firstMissing.push(isoTime(t));
   }
   return {
     tariff_id: input.tariff.tariff_id,

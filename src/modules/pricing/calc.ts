@@ -1,7 +1,8 @@
 // Calculated designs: smart bands (time bands proposed from a price series or a load profile) and
 // cost-plus (wholesale + charges + margin -> a tariff version, with every input listed).
+import { isoTime } from '../../platform/schema-kit.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
-import { ukClock, parseInstant, parseScaled, SLOT_MS, ukMidnight, addDays, isoZ } from '../market/index.ts';
+import { ukClock, parseInstant, parseScaled, SLOT_MS, ukMidnight, addDays } from '../market/index.ts';
 import { checkSchedule, clockOf, type BandPeriod } from './bands.ts';
 import { pricingErrors } from './errors.ts';
 import { libraryAt, priceHalfHours, parseRate, type HalfHourIn } from './engine.ts';
@@ -67,7 +68,7 @@ export function smartBands(body: { series: { start: string; value: string | numb
     if (errs.length >= 20) return;
     const t = parseInstant(p.start);
     if (t === null || t % SLOT_MS !== 0 || !/[Tt]/.test(p.start)) return void errs.push(fieldError(['body', 'series', i, 'start'], 'start must be an ISO 8601 date-time with an offset, at the start of a half hour', p.start));
-    if (seen.has(t)) return void errs.push(fieldError(['body', 'series', i, 'start'], `half hour ${isoZ(t)} is given twice`, p.start));
+    if (seen.has(t)) return void errs.push(fieldError(['body', 'series', i, 'start'], `half hour ${isoTime(t)} is given twice`, p.start));
     seen.add(t);
     const v = parseScaled(typeof p.value === 'number' ? String(p.value) : p.value, Q);
     if (v === null) return void errs.push(fieldError(['body', 'series', i, 'value'], 'value must be a decimal with at most 6 decimal places', p.value));
@@ -164,7 +165,7 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
     const d = ukClock(h.t).date;
     return d < body.from || d >= body.to;
   });
-  if (outside >= 0) throw pricingErrors.fields([fieldError(['body', 'consumption'], `half hour ${isoZ(consumption[outside].t)} is outside the period ${body.from} to ${body.to}`, isoZ(consumption[outside].t))]);
+  if (outside >= 0) throw pricingErrors.fields([fieldError(['body', 'consumption'], `half hour ${isoTime(consumption[outside].t)} is outside the period ${body.from} to ${body.to}`, isoTime(consumption[outside].t))]);
   const totalKwh = consumption.reduce((s, h) => s + h.kwh, 0n);
   if (totalKwh === 0n) throw pricingErrors.field(['consumption'], 'the consumption totals 0 kWh: a unit rate needs some consumption to spread costs over', null);
 
@@ -180,7 +181,7 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
       prices.set(t, v);
     }
     const missing = consumption.filter((h) => !prices.has(h.t));
-    if (missing.length) throw pricingErrors.field(['wholesale', 'prices'], `No wholesale price for ${missing.length} half hour${missing.length === 1 ? '' : 's'}: ${missing.slice(0, 5).map((h) => isoZ(h.t)).join(', ')}${missing.length > 5 ? ', ...' : ''}`, null);
+    if (missing.length) throw pricingErrors.field(['wholesale', 'prices'], `No wholesale price for ${missing.length} half hour${missing.length === 1 ? '' : 's'}: ${missing.slice(0, 5).map((h) => isoTime(h.t)).join(', ')}${missing.length > 5 ? ', ...' : ''}`, null);
     for (const h of consumption) wholesaleCost += prices.get(h.t)! * h.kwh;
   }
 

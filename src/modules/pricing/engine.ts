@@ -3,7 +3,8 @@
 // Rounding: each half hour's charge of each component (rate × kWh, exact) is rounded half away from
 // zero to 1/10 000 of a penny; each day's fixed charges likewise; totals are exact sums of those
 // rounded lines, so the lines always add up to the totals. Figures exclude VAT.
-import { ukClock, isoZ } from '../market/index.ts';
+import { isoTime } from '../../platform/schema-kit.ts';
+import { ukClock } from '../market/index.ts';
 import { bandAt, checkSchedule, type CompiledSchedule, type BandPeriod } from './bands.ts';
 import { COMPONENTS, componentInfo, type ComponentInfo } from './components.ts';
 import { Q, P, q, roundDiv, text, plain } from './money.ts';
@@ -242,7 +243,7 @@ export function priceHalfHours(m: SupplyPoint, at: ReturnType<typeof libraryAt>,
     if (opts.detail) {
       const hh = Math.floor(clock.minute / 60);
       hhOut.push({
-        start: isoZ(h.t),
+        start: isoTime(h.t),
         local_date: clock.date,
         local_time: `${pad(hh)}:${pad(clock.minute % 60)}`,
         settlement_period: clock.period,

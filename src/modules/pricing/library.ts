@@ -1,5 +1,6 @@
 // The charge library (rates and time-band schedules, published and the organisation's own), the
 // organisation's supply points (MPANs), and the pricing engine's two operations over them.
+import { isoTime } from '../../platform/schema-kit.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -8,7 +9,7 @@ import { toPage } from '../../platform/cursor.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
-import { parseInstant, slotsInDay, SLOT_MS, isoZ, parseScaled } from '../market/index.ts';
+import { parseInstant, slotsInDay, SLOT_MS, parseScaled } from '../market/index.ts';
 import { checkSchedule, type BandPeriod } from './bands.ts';
 import { COMPONENTS, componentInfo } from './components.ts';
 import { distributorOf } from './distributors.ts';
@@ -72,11 +73,11 @@ const own = (r: RateRow): LibRate => ({
 
 export function rateView(r: LibRate & { created_at?: Date | null }) {
   const info = componentInfo(r.component)!;
-  return { ...r, unit: info.unit, created_at: r.created_at ? r.created_at.toISOString() : null };
+  return { ...r, unit: info.unit, created_at: r.created_at ? isoTime(r.created_at) : null };
 }
 
 export function scheduleView(s: ScheduleRow) {
-  return { ...s, created_at: s.created_at.toISOString() };
+  return { ...s, created_at: isoTime(s.created_at) };
 }
 
 export function mpanView(m: MpanRow) {
@@ -90,7 +91,7 @@ export function mpanView(m: MpanRow) {
     agreed_capacity_kva: m.agreed_capacity_kva === null ? null : plain(parseRate(m.agreed_capacity_kva)),
     site_id: m.site_id,
     label: m.label,
-    created_at: m.created_at.toISOString(),
+    created_at: isoTime(m.created_at),
   };
 }
 
@@ -243,7 +244,7 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       const binding = { op: 'listMpans', orgId: ctx.orgId, filters: { distributor_id: query.distributor_id ?? null } };
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
       const rows = await mpanStore.page(db, ctx.orgId, { before: pos ? { t: pos.t, id: String(pos.id) } : undefined, distributorId: query.distributor_id, limit });
-      const page = toPage(rows, limit, (r) => ({ t: r.created_at.toISOString(), id: r.mpan_core }), cursors, binding);
+      const page = toPage(rows, limit, (r) => ({ t: isoTime(r.created_at), id: r.mpan_core }), cursors, binding);
       return { mpans: page.items.map(mpanView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 
@@ -299,7 +300,7 @@ export function parseHalfHours(list: { start: string; kwh: string | number }[], 
       continue;
     }
     if (seen.has(t)) {
-      errs.push(fieldError([...at, i, 'start'], `half hour ${isoZ(t)} is given twice`, h.start));
+      errs.push(fieldError([...at, i, 'start'], `half hour ${isoTime(t)} is given twice`, h.start));
       continue;
     }
     seen.add(t);

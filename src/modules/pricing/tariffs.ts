@@ -2,6 +2,7 @@
 // (never changed in place) and must start after every stored version; each version is in force
 // from its effective_from until its own effective_to or the next version's start. Validate judges
 // terms without storing. Bill, compare: calculated from the caller's consumption.
+import { isoTime } from '../../platform/schema-kit.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -35,7 +36,7 @@ function versionView(v: VersionRow | (StoredVersion & { created_at: Date; create
     vat_rate_percent: terms.vat_rate_percent,
     standing_charge_p_per_day: terms.standing_charge_p_per_day,
     unit_rates: terms.unit_rates,
-    created_at: v.created_at.toISOString(),
+    created_at: isoTime(v.created_at),
   };
 }
 
@@ -47,7 +48,7 @@ function tariffView(t: TariffRow, versions: VersionRow[]) {
     name: t.name,
     description: t.description,
     supply_type: t.supply_type,
-    created_at: t.created_at.toISOString(),
+    created_at: isoTime(t.created_at),
     versions: versions.map((v) => versionView(v, until.get(v.version) ?? null)),
   };
 }
@@ -193,9 +194,9 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       const binding = { op: 'listRetailTariffs', orgId: ctx.orgId };
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
       const rows = await tariffStore.page(db, ctx.orgId, { before: pos ? { t: pos.t, id: String(pos.id) } : undefined, limit });
-      const page = toPage(rows, limit, (r) => ({ t: r.created_at.toISOString(), id: r.tariff_id }), cursors, binding);
+      const page = toPage(rows, limit, (r) => ({ t: isoTime(r.created_at), id: r.tariff_id }), cursors, binding);
       return {
-        tariffs: page.items.map((r) => ({ tariff_id: r.tariff_id, name: r.name, description: r.description, supply_type: r.supply_type, versions: r.versions, latest_effective_from: r.latest_effective_from, created_at: r.created_at.toISOString() })),
+        tariffs: page.items.map((r) => ({ tariff_id: r.tariff_id, name: r.name, description: r.description, supply_type: r.supply_type, versions: r.versions, latest_effective_from: r.latest_effective_from, created_at: isoTime(r.created_at) })),
         next_cursor: page.next_cursor,
         has_more: page.has_more,
       };

@@ -4,6 +4,7 @@ import { fieldError, type FieldError } from '../../platform/errors.ts';
 import { parseScaled } from '../market/index.ts';
 import { checkSchedule, type BandPeriod, type CompiledSchedule } from './bands.ts';
 import { Q } from './money.ts';
+import { validDate } from './library.ts';
 
 export type UnitRates =
   | { type: 'flat'; rate_p_per_kwh: string }
@@ -18,8 +19,7 @@ export interface VersionTerms {
   unit_rates: UnitRates;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const isDate = (s: unknown): s is string => typeof s === 'string' && DATE.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+const isDate = (s: unknown): s is string => typeof s === 'string' && validDate(s);
 const STATED = 'every rate must be stated; none is defaulted';
 
 type Loc = (string | number)[];
