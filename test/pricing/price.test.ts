@@ -180,6 +180,8 @@ test('stack: segments by validity with per-band p/kWh sums, daily charges at the
   assert.deepEqual(april.daily.map((d: { component: string; p_per_day: string }) => `${d.component} ${d.p_per_day}`), ['duos_fixed 25', 'duos_capacity 350']);
   assert.equal(april.daily_total_p, '375');
   assert.equal(april.vat_rate_percent, '20');
+  assert.equal(r.body.data_basis.basis, 'calculated');
+  assert.match(r.body.data_basis.method, /nothing defaulted/);
   const bad = await a.get(`/api/trading/cost/stack?mpan_core=${MPAN}&from=2026-05-01&to=2026-05-01`);
   assert.equal(bad.status, 422);
   assert.equal(bad.body.detail[0].msg, 'to must be after from (it is the day after the last)');

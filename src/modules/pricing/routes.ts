@@ -15,6 +15,8 @@ const live = 'live' as const;
 const YEAR_BODY_BYTES = 6 * 1024 * 1024;
 const read = { kind: 'bearer' as const, roles: CAN_READ };
 const configure = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
+const STACK_METHOD =
+  'The charge-library rates in force at the MPAN (distributor, line-loss class, supply type), one segment per run of UK local days with the same rates and time bands; per band the exact sum of the p/kWh components; capacity charges at the MPAN\'s agreed kVA; nothing defaulted (components without a rate are listed).';
 const COMPARE_METHOD = `Each tariff is billed on the same consumption (and prices) by the bill method, then ranked by total, cheapest first; each difference is split into standing charges, unit charges and VAT against the cheapest. ${BILL_METHOD}`;
 
 export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
@@ -121,9 +123,9 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       tags: charges,
       status: live,
       access: read,
-      dataBasis: { basis: 'stored' },
+      dataBasis: { basis: 'calculated', method: STACK_METHOD },
       schema: { query: S.StackQuery, response: { 200: S.StackResponse } },
-      handler: async ({ ctx, query }) => lib.stack(ctx, query),
+      handler: async ({ ctx, query }) => ({ ...(await lib.stack(ctx, query)), data_basis: { basis: 'calculated' as const, method: STACK_METHOD } }),
     }),
 
     // ---- Retail tariffs ------------------------------------------------------------------------

@@ -220,6 +220,7 @@ export const StackResponse = Type.Object({
       vat_rate_percent: Nullable(Type.String()),
     }),
   ),
+  data_basis: DataBasis,
 });
 
 // ---- Retail tariffs ---------------------------------------------------------------------------
