@@ -19,6 +19,7 @@ import { connectDefinition } from './connect/index.ts';
 import { notificationsDefinition } from './notifications/index.ts';
 import { emsAlertsDefinition } from './ems-alerts/index.ts';
 import { energyDefinition } from './energy/index.ts';
+import { pricingDefinition } from './pricing/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -39,6 +40,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   notificationsDefinition,
   emsAlertsDefinition,
   energyDefinition,
+  pricingDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

@@ -75,4 +75,9 @@ export const AUDIT_ACTIONS: readonly AuditActionInfo[] = [
   { action: 'alert.assign', description: 'An alert was given an owner.' },
   { action: 'alert.resolve', description: 'An alert was resolved by a person, with the reason.' },
   { action: 'alert.comment', description: 'A comment was added to an alert.' },
+  { action: 'pricing.rate.create', description: 'A rate was added to the charge library (component, validity and source recorded).' },
+  { action: 'pricing.time_bands.create', description: "A distributor's time-band schedule was added to the charge library." },
+  { action: 'pricing.mpan.create', description: 'A supply point (MPAN) was registered.' },
+  { action: 'pricing.tariff.create', description: 'A retail tariff was created with its version 1.' },
+  { action: 'pricing.tariff.version', description: 'A new version was appended to a retail tariff.' },
 ];

@@ -37,7 +37,12 @@ export {
   addDays,
   settlementPeriod,
   slotsInDay,
+  ukClock,
+  ukOffsetFast,
+  type UkClock,
 } from './uk-time.ts';
+/** Exact decimal arithmetic for money and rates (never binary floating point summed). */
+export { parseScaled, rescale, formatScaled, roundDiv, withVat } from './decimal.ts';
 
 /** This module as the module list names it. */
 export const marketDefinition: ModuleDefinition = {

@@ -46,8 +46,8 @@ function ymd(date: string): [number, number, number] {
 export function ukMidnight(date: string): number {
   const [y, m, d] = ymd(date);
   const guess = Date.UTC(y, m - 1, d);
-  let t = guess - ukOffsetMs(guess);
-  if (guess - ukOffsetMs(t) !== t) t = guess - ukOffsetMs(t);
+  let t = guess - ukOffsetFast(guess);
+  if (guess - ukOffsetFast(t) !== t) t = guess - ukOffsetFast(t);
   return t;
 }
 
@@ -79,10 +79,11 @@ export const ceilSlot = (t: number) => Math.ceil(t / SLOT_MS) * SLOT_MS;
 
 /** ISO 8601 in UTC with Z and seconds, no fraction: 2026-03-29T00:00:00Z. */
 export function isoZ(t: number): string {
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `${new Date(t).toISOString().slice(0, 19)}Z`;
 }
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
 const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
 function validDay(y: number, m: number, d: number): boolean {
@@ -95,6 +96,12 @@ function validDay(y: number, m: number, d: number): boolean {
  * it as UK local time and the answer would shift by an hour in summer.
  */
 export function parseInstant(raw: string): number | null {
+  // The common form (UTC, Z, seconds, optional milliseconds) parsed natively; the round trip
+  // refuses what Date.parse would roll over (30 February, 24:00).
+  if (ISO_Z.test(raw)) {
+    const t = Date.parse(raw);
+    return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === raw.slice(0, 19) ? t : null;
+  }
   // A '+' sent unencoded in a query string arrives as a space.
   const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
   const dm = DATE_RE.exec(text);
@@ -120,3 +127,83 @@ export function parseInstant(raw: string): number | null {
 
 /** Milliseconds in n days, for range limits. */
 export const days = (n: number) => n * DAY_MS;
+
+// ---- Fast local clock facts for long runs of half hours -------------------------------------------
+// Pricing a year of half hours needs the local clock of each one; Intl for every instant is too slow.
+// The UK's summer-time windows are found once per year (from the same Intl zone data, by bisection)
+// and cached, so each half hour costs arithmetic only.
+
+const HOUR_MS = 3600_000;
+const summerWindows = new Map<number, [number, number] | null>();
+
+/** [start, end) in UTC ms of UK summer time in a year, null if none; from the Europe/London zone data. */
+function summerWindow(year: number): [number, number] | null {
+  const hit = summerWindows.get(year);
+  if (hit !== undefined) return hit;
+  // The first and last instant of the year in summer time, hour by hour around each change.
+  const jan = Date.UTC(year, 0, 1);
+  const jul = Date.UTC(year, 6, 1);
+  const dec = Date.UTC(year, 11, 31, 23);
+  let out: [number, number] | null = null;
+  if (ukOffsetMs(jul) !== 0) {
+    const edge = (lo: number, hi: number, inSummerAtHi: boolean) => {
+      // Smallest hour in (lo, hi] whose summer state equals the state at hi.
+      while (hi - lo > HOUR_MS) {
+        const mid = lo + Math.floor((hi - lo) / 2 / HOUR_MS) * HOUR_MS;
+        if ((ukOffsetMs(mid) !== 0) === inSummerAtHi) hi = mid;
+        else lo = mid;
+      }
+      return hi;
+    };
+    const start = edge(jan, jul, true);
+    const end = edge(jul, dec, false);
+    out = [start, end];
+  }
+  summerWindows.set(year, out);
+  return out;
+}
+
+/** UK offset from UTC at instant t, in ms, from the cached summer-time window of its year. */
+let lastYear: { from: number; to: number; window: [number, number] | null } = { from: 0, to: 0, window: null };
+export function ukOffsetFast(t: number): number {
+  if (!(t >= lastYear.from && t < lastYear.to)) {
+    const y = new Date(t).getUTCFullYear();
+    lastYear = { from: Date.UTC(y, 0, 1), to: Date.UTC(y + 1, 0, 1), window: summerWindow(y) };
+  }
+  const w = lastYear.window;
+  return w && t >= w[0] && t < w[1] ? HOUR_MS : 0;
+}
+
+const dayNames = new Map<number, string>();
+
+export interface UkClock {
+  /** UK local date, YYYY-MM-DD. */
+  date: string;
+  /** Minutes since local midnight by the clock on the wall (the repeated autumn hour repeats them). */
+  minute: number;
+  /** Day of the week of the local date, 0 = Sunday. */
+  weekday: number;
+  /** Settlement period: 1-based half hour counted from local midnight (to 46 or 50 on clock-change days). */
+  period: number;
+}
+
+/** The UK local clock at instant t (UTC ms): date, wall-clock minute, weekday, settlement period. */
+export function ukClock(t: number): UkClock {
+  const local = t + ukOffsetFast(t);
+  const day = Math.floor(local / DAY_MS);
+  let date = dayNames.get(day);
+  if (date === undefined) {
+    date = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    dayNames.set(day, date);
+  }
+  // Local midnight: the UK changes clocks at 01:00 UTC, never near midnight, so the offset in force
+  // at midnight is the one that makes the instant and its offset agree.
+  const summerMidnight = day * DAY_MS - HOUR_MS;
+  const midnight = ukOffsetFast(summerMidnight) === HOUR_MS ? summerMidnight : day * DAY_MS;
+  return {
+    date,
+    minute: Math.floor((local - day * DAY_MS) / 60_000),
+    weekday: (day + 4) % 7,
+    period: Math.floor((t - midnight) / SLOT_MS) + 1,
+  };
+}
