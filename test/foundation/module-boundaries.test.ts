@@ -255,7 +255,6 @@ const FOREIGN_TABLES_LEFT: string[] = [
   'identity -> memberships (orgs)',
   'identity -> organisations (orgs)',
   'identity -> users (orgs)',
-  'registry -> telemetry_latest (telemetry)',
 ];
 
 test('a module\'s SQL names only its own tables: others are reached through the owner\'s services', () => {

@@ -5,13 +5,14 @@ import { createDevicesStore } from './store.ts';
 import { createDevicesService } from './service.ts';
 import { deviceOperations } from './routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { TELEMETRY_READS } from '../telemetry/index.ts';
 
 export const devicesModule: ModuleFactory = (deps) => {
   const service = createDevicesService({
     db: deps.db,
     clock: deps.clock,
     audit: deps.services.get(AUDIT_LOG),
-    registry: createRegistryStore(),
+    registry: createRegistryStore(deps.services.get(TELEMETRY_READS)),
     store: createDevicesStore(),
   });
   return {

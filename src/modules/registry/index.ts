@@ -7,6 +7,7 @@ import { twinOperations } from './routes-twin.ts';
 import { registryOperations } from './routes-registry.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { serviceKey } from '../../platform/services.ts';
+import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { createRegistrySites, type RegistrySites } from './sites-service.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { AssetFilter, AssetWithLatest } from './store.ts';
@@ -18,7 +19,7 @@ export interface RegistryReads {
 export const REGISTRY_READS = serviceKey<RegistryReads>('registry.reads');
 
 export const registryModule: ModuleFactory = (deps) => {
-  const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG), store: createRegistryStore() });
+  const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG), store: createRegistryStore(deps.services.get(TELEMETRY_READS)) });
   return {
     name: 'registry',
     tags: {
@@ -43,8 +44,8 @@ export const registryDefinition: ModuleDefinition = {
   dependsOn: ['orgs', 'telemetry'],
   migrations: migrationsDir(import.meta.url),
   provides: (deps, registry) => {
-    registry.provide(REGISTRY_SITES, createRegistrySites({ clock: deps.clock }));
-    const store = createRegistryStore();
+    const store = createRegistryStore(registry.get(TELEMETRY_READS));
+    registry.provide(REGISTRY_SITES, createRegistrySites({ clock: deps.clock, store }));
     registry.provide(REGISTRY_READS, { assets: (q, orgId, filter) => store.list(q, orgId, filter) });
   },
   create: registryModule,

@@ -1,7 +1,9 @@
-// SQL of the asset registry: the `assets` table (twin v1 and registry v2), with the newest stored
-// record of each asset from telemetry_latest. Every function takes the organisation first.
+// SQL of the asset registry: the `assets` table (twin v1 and registry v2). The newest stored record
+// of each asset comes from the telemetry module (TELEMETRY_READS), asked for the asset ids of the
+// answer (one more query, never one a row). Every function takes the organisation first.
 import type { Queryable } from '../../infra/db/index.ts';
-import { REPORTED_SOURCES } from './vocabulary.ts';
+import type { LatestReading, TelemetryReads } from '../telemetry/index.ts';
+import { REPORTED_SOURCES, sourceOfRaw } from './vocabulary.ts';
 
 export interface AssetRow {
   org_id: string;
@@ -39,9 +41,36 @@ export function reportedSourceSql(alias: string): string {
   return `(case when ${alias}.raw->>'source' in (${names}) then ${alias}.raw->>'source' else 'telemetry' end)`;
 }
 
-const WITH_LATEST = `${COLS},
-  l.ts as last_ts, l.received_at as last_received_at, ${reportedSourceSql('l')} as last_source,
-  l.power_kw, l.soc_pct, l.voltage, l."current" as current, l.temp_c, l.status as last_status, l.raw`;
+const NO_RECORD = {
+  last_ts: null,
+  last_received_at: null,
+  last_source: null,
+  power_kw: null,
+  soc_pct: null,
+  voltage: null,
+  current: null,
+  temp_c: null,
+  last_status: null,
+  raw: null,
+} as const;
+
+/** An asset with its newest stored record (or none). */
+function withLatest(a: AssetRow, l: LatestReading | undefined): AssetWithLatest {
+  if (!l) return { ...a, ...NO_RECORD };
+  return {
+    ...a,
+    last_ts: l.ts,
+    last_received_at: l.received_at,
+    last_source: sourceOfRaw(l.raw),
+    power_kw: l.power_kw,
+    soc_pct: l.soc_pct,
+    voltage: l.voltage,
+    current: l.current,
+    temp_c: l.temp_c,
+    last_status: l.status,
+    raw: l.raw,
+  };
+}
 
 const UPDATABLE = ['name', 'type', 'details', 'asset_class', 'parent_asset_id', 'site_id'];
 
@@ -64,7 +93,42 @@ export interface NewAsset {
   origin: 'twin' | 'registry' | 'import' | 'onboarding';
 }
 
-export function createRegistryStore() {
+/** A device with a stored record and no registry entry (its newest record). */
+export interface UnregisteredDevice {
+  asset_id: string;
+  site_ref: string | null;
+  ts: Date;
+  received_at: Date;
+  raw: Record<string, unknown>;
+}
+
+export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | 'countBySiteRef'>) {
+  /** The assets with their newest records, in the order given. */
+  async function attachLatest(q: Queryable, orgId: string, rows: AssetRow[]): Promise<AssetWithLatest[]> {
+    if (rows.length === 0) return [];
+    const latest = new Map((await telemetry.latest(q, orgId, { assetIds: rows.map((a) => a.asset_id) })).map((l) => [l.asset_id, l]));
+    return rows.map((a) => withLatest(a, latest.get(a.asset_id)));
+  }
+
+  /** Newest records (by asset id) of devices that have no registry entry. */
+  async function unregistered(q: Queryable, orgId: string, latest: LatestReading[]): Promise<LatestReading[]> {
+    if (latest.length === 0) return [];
+    const registered = await ids(q, orgId, latest.map((l) => l.asset_id));
+    return latest.filter((l) => !registered.has(l.asset_id));
+  }
+
+  async function ids(q: Queryable, orgId: string, assetIds: string[]): Promise<Set<string>> {
+    const r = await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1 and asset_id = any($2::text[])', [
+      orgId,
+      assetIds,
+    ]);
+    return new Set(r.rows.map((x) => x.asset_id));
+  }
+
+  async function allIds(q: Queryable, orgId: string): Promise<string[]> {
+    return (await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1', [orgId])).rows.map((x) => x.asset_id);
+  }
+
   return {
     /** Inserts; false when the asset_id is already taken in the organisation. */
     async insert(q: Queryable, orgId: string, a: NewAsset, now: Date): Promise<AssetRow | null> {
@@ -87,13 +151,8 @@ export function createRegistryStore() {
     },
 
     async getWithLatest(q: Queryable, orgId: string, assetId: string): Promise<AssetWithLatest | null> {
-      const r = await q.query<AssetWithLatest>(
-        `select ${WITH_LATEST} from assets a
-         left join telemetry_latest l on l.org_id = a.org_id and l.asset_id = a.asset_id
-         where a.org_id = $1 and a.asset_id = $2`,
-        [orgId, assetId],
-      );
-      return r.rows[0] ?? null;
+      const a = await this.get(q, orgId, assetId);
+      return a ? (await attachLatest(q, orgId, [a]))[0] : null;
     },
 
     /** Every asset of the organisation, oldest first (v1 listing). */
@@ -114,14 +173,8 @@ export function createRegistryStore() {
       if (f.type !== undefined) add('a.type = ?', f.type);
       if (f.parentAssetId !== undefined) add('a.parent_asset_id = ?', f.parentAssetId);
       if (f.assetIds) add('a.asset_id = any(?::text[])', f.assetIds);
-      const r = await q.query<AssetWithLatest>(
-        `select ${WITH_LATEST} from assets a
-         left join telemetry_latest l on l.org_id = a.org_id and l.asset_id = a.asset_id
-         where ${where.join(' and ')}
-         order by a.site_id, a.asset_id`,
-        params,
-      );
-      return r.rows;
+      const r = await q.query<AssetRow>(`select ${COLS} from assets a where ${where.join(' and ')} order by a.site_id, a.asset_id`, params);
+      return attachLatest(q, orgId, r.rows);
     },
 
     /** Assets of one site, for tree checks (locked when inside a write). */
@@ -197,14 +250,8 @@ export function createRegistryStore() {
      */
     async sites(q: Queryable, orgId: string): Promise<{ site_id: string; registered: AssetWithLatest[]; unregistered: number }[]> {
       const assets = await this.list(q, orgId);
-      const un = await q.query<{ site_id: string; n: number }>(
-        `select l.raw->>'site_ref' as site_id, count(*)::int as n
-         from telemetry_latest l
-         where l.org_id = $1 and l.raw->>'site_ref' is not null and l.raw->>'site_ref' <> ''
-           and not exists (select 1 from assets a where a.org_id = l.org_id and a.asset_id = l.asset_id)
-         group by 1`,
-        [orgId],
-      );
+      const counts = await telemetry.countBySiteRef(q, orgId, assets.map((a) => a.asset_id));
+      const un = { rows: counts.filter((c) => c.site_ref !== '').map((c) => ({ site_id: c.site_ref, n: c.n })) };
       const bySite = new Map<string, { site_id: string; registered: AssetWithLatest[]; unregistered: number }>();
       for (const a of assets) {
         const s = bySite.get(a.site_id) ?? { site_id: a.site_id, registered: [], unregistered: 0 };
@@ -219,39 +266,22 @@ export function createRegistryStore() {
       return [...bySite.values()].sort((a, b) => a.site_id.localeCompare(b.site_id));
     },
 
-    /** Devices with a stored record and no registry entry (newest record each). */
-    async unregisteredDevices(
-      q: Queryable,
-      orgId: string,
-      f: { siteRef?: string; assetIds?: string[] },
-    ): Promise<{ asset_id: string; site_ref: string | null; ts: Date; received_at: Date; raw: Record<string, unknown> }[]> {
-      const params: unknown[] = [orgId];
-      const where = ['l.org_id = $1', 'not exists (select 1 from assets a where a.org_id = l.org_id and a.asset_id = l.asset_id)'];
-      if (f.siteRef !== undefined) {
-        params.push(f.siteRef);
-        where.push(`l.raw->>'site_ref' = $${params.length}`);
-      }
-      if (f.assetIds) {
-        params.push(f.assetIds);
-        where.push(`l.asset_id = any($${params.length}::text[])`);
-      }
-      const r = await q.query<{ asset_id: string; site_ref: string | null; ts: Date; received_at: Date; raw: Record<string, unknown> }>(
-        `select l.asset_id, l.raw->>'site_ref' as site_ref, l.ts, l.received_at, l.raw
-         from telemetry_latest l where ${where.join(' and ')} order by l.asset_id`,
-        params,
-      );
-      return r.rows;
+    /** Devices with a stored record and no registry entry (newest record each), by asset id. */
+    async unregisteredDevices(q: Queryable, orgId: string, f: { siteRef?: string; assetIds?: string[] }): Promise<UnregisteredDevice[]> {
+      const latest = await unregistered(q, orgId, await telemetry.latest(q, orgId, f));
+      return latest.map((l) => ({
+        asset_id: l.asset_id,
+        site_ref: l.site_ref,
+        ts: l.ts,
+        received_at: l.received_at,
+        raw: l.raw,
+      }));
     },
 
     /** Devices with a stored record, no registry entry and no `site_ref`: not tied to any site. */
     async countUnplaced(q: Queryable, orgId: string): Promise<number> {
-      const r = await q.query<{ n: number }>(
-        `select count(*)::int as n from telemetry_latest l
-         where l.org_id = $1 and coalesce(l.raw->>'site_ref', '') = ''
-           and not exists (select 1 from assets a where a.org_id = l.org_id and a.asset_id = l.asset_id)`,
-        [orgId],
-      );
-      return r.rows[0]?.n ?? 0;
+      const counts = await telemetry.countBySiteRef(q, orgId, await allIds(q, orgId));
+      return counts.find((c) => c.site_ref === '')?.n ?? 0;
     },
 
     /**
@@ -271,21 +301,14 @@ export function createRegistryStore() {
 
     /** Which of these ids are registered in the organisation. */
     async existingIds(q: Queryable, orgId: string, assetIds: string[]): Promise<Set<string>> {
-      const r = await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1 and asset_id = any($2::text[])', [
-        orgId,
-        assetIds,
-      ]);
-      return new Set(r.rows.map((x) => x.asset_id));
+      return ids(q, orgId, assetIds);
     },
 
+    /** A site exists while an asset is registered there or an unregistered device names it (site_ref). */
     async siteExists(q: Queryable, orgId: string, siteId: string): Promise<boolean> {
-      const r = await q.query<{ n: number }>(
-        `select (select count(*) from assets where org_id = $1 and site_id = $2)::int
-              + (select count(*) from telemetry_latest l where l.org_id = $1 and l.raw->>'site_ref' = $2
-                   and not exists (select 1 from assets a where a.org_id = l.org_id and a.asset_id = l.asset_id))::int as n`,
-        [orgId, siteId],
-      );
-      return (r.rows[0]?.n ?? 0) > 0;
+      const r = await q.query('select 1 from assets where org_id = $1 and site_id = $2 limit 1', [orgId, siteId]);
+      if (r.rows.length > 0) return true;
+      return (await unregistered(q, orgId, await telemetry.latest(q, orgId, { siteRef: siteId }))).length > 0;
     },
   };
 }
