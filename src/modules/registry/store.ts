@@ -3,7 +3,7 @@
 // answer (one more query, never one a row). Every function takes the organisation first.
 import type { Queryable } from '../../infra/db/index.ts';
 import type { LatestReading, TelemetryReads } from '../telemetry/index.ts';
-import { REPORTED_SOURCES, sourceOfRaw } from './vocabulary.ts';
+import { sourceOfRaw } from './vocabulary.ts';
 
 export interface AssetRow {
   org_id: string;
@@ -34,12 +34,6 @@ export interface AssetWithLatest extends AssetRow {
 }
 
 const COLS = 'a.org_id, a.asset_id, a.site_id, a.type, a.name, a.details, a.asset_class, a.parent_asset_id, a.origin, a.created_at, a.updated_at';
-
-/** SQL expression naming the source of a stored record (see vocabulary.sourceOfRaw). */
-export function reportedSourceSql(alias: string): string {
-  const names = REPORTED_SOURCES.map((s) => `'${s}'`).join(', ');
-  return `(case when ${alias}.raw->>'source' in (${names}) then ${alias}.raw->>'source' else 'telemetry' end)`;
-}
 
 const NO_RECORD = {
   last_ts: null,
@@ -175,6 +169,33 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
       if (f.assetIds) add('a.asset_id = any(?::text[])', f.assetIds);
       const r = await q.query<AssetRow>(`select ${COLS} from assets a where ${where.join(' and ')} order by a.site_id, a.asset_id`, params);
       return attachLatest(q, orgId, r.rows);
+    },
+
+    /** Registered assets (no readings): of these ids when given, by asset id. */
+    async records(q: Queryable, orgId: string, f: { assetIds?: readonly string[] } = {}): Promise<AssetRow[]> {
+      if (f.assetIds && f.assetIds.length === 0) return [];
+      const r = await q.query<AssetRow>(
+        `select ${COLS} from assets a where a.org_id = $1 and ($2::text[] is null or a.asset_id = any($2::text[])) order by a.asset_id`,
+        [orgId, f.assetIds ?? null],
+      );
+      return r.rows;
+    },
+
+    /**
+     * A page of registered assets, newest registration first (ties by asset id, descending), after
+     * the keyset position `before` (created_at to the microsecond, asset id). created_key is
+     * created_at to the microsecond, for the next position.
+     */
+    async page(q: Queryable, orgId: string, before: { t: string; id: string } | null, limit: number): Promise<(AssetRow & { created_key: string })[]> {
+      const r = await q.query<AssetRow & { created_key: string }>(
+        `select ${COLS}, to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_key
+         from assets a
+         where a.org_id = $1 and ($2::timestamptz is null or (a.created_at, a.asset_id) < ($2::timestamptz, $3::text))
+         order by a.created_at desc, a.asset_id desc
+         limit $4`,
+        [orgId, before?.t ?? null, before?.id ?? '', limit],
+      );
+      return r.rows;
     },
 
     /** Assets of one site, for tree checks (locked when inside a write). */
@@ -314,3 +335,79 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
 }
 
 export type RegistryStore = ReturnType<typeof createRegistryStore>;
+
+export interface PriorityRow {
+  asset_id: string;
+  measurement: string;
+  sources: string[];
+  updated_at: Date;
+}
+
+export interface RunRow {
+  run_id: string;
+  site_id: string;
+  outcome: string;
+  parameters: Record<string, unknown>;
+  summary: Record<string, number>;
+  checks: unknown[];
+  created_by: string | null;
+  created_at: Date;
+}
+
+/** Source priorities of registered assets (the registry deletes and renames them with the asset). */
+export const priorityStore = {
+  /** Configured priorities of registered assets, by asset and measurement. */
+  async list(q: Queryable, orgId: string, assetId?: string): Promise<PriorityRow[]> {
+    const r = await q.query<PriorityRow>(
+      `select p.asset_id, p.measurement, p.sources, p.updated_at
+       from source_priorities p
+       join assets a on a.org_id = p.org_id and a.asset_id = p.asset_id
+       where p.org_id = $1 and ($2::text is null or p.asset_id = $2)
+       order by p.asset_id, p.measurement`,
+      [orgId, assetId ?? null],
+    );
+    return r.rows;
+  },
+
+  /** Replaces an asset's priorities (call inside the write's transaction). */
+  async replace(q: Queryable, orgId: string, assetId: string, entries: { measurement: string; sources: string[] }[], now: Date): Promise<void> {
+    await q.query('delete from source_priorities where org_id = $1 and asset_id = $2', [orgId, assetId]);
+    for (const e of entries) {
+      await q.query(
+        'insert into source_priorities (org_id, asset_id, measurement, sources, updated_at) values ($1, $2, $3, $4, $5)',
+        [orgId, assetId, e.measurement, e.sources, now],
+      );
+    }
+  },
+};
+
+/** Commissioning runs of a site. */
+export const commissioningStore = {
+  async insert(q: Queryable, orgId: string, run: RunRow): Promise<void> {
+    await q.query(
+      `insert into commissioning_runs (org_id, run_id, site_id, outcome, parameters, summary, checks, created_by, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        orgId,
+        run.run_id,
+        run.site_id,
+        run.outcome,
+        JSON.stringify(run.parameters),
+        JSON.stringify(run.summary),
+        JSON.stringify(run.checks),
+        run.created_by,
+        run.created_at,
+      ],
+    );
+  },
+
+  async latest(q: Queryable, orgId: string, siteId: string): Promise<RunRow | null> {
+    const r = await q.query<RunRow>(
+      `select run_id, site_id, outcome, parameters, summary, checks, created_by, created_at
+       from commissioning_runs where org_id = $1 and site_id = $2
+       order by created_at desc, seq desc limit 1`,
+      [orgId, siteId],
+    );
+    return r.rows[0] ?? null;
+  },
+};

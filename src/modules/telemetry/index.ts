@@ -13,7 +13,6 @@ import type { Queryable } from '../../infra/db/index.ts';
 export { createTelemetryService, type TelemetryService, type JudgedRecord, type BatchListener, type TouchedRange } from './service.ts';
 export type { PowerHalfHour, CounterHalfHour, ReadingRow } from './store.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
-export { trustedTsSql } from './store.ts';
 export type { HalfHourRow, LatestReading, StoredReading, IntegrityRow, SourceValueRow, TelemetryReads } from './store.ts';
 
 /**
