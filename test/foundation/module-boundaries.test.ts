@@ -243,7 +243,6 @@ function foreignTables(): string[] {
  */
 const FOREIGN_TABLES_LEFT: string[] = [
   'access -> users (orgs)',
-  'flex -> assets (registry)',
   'identity -> memberships (orgs)',
   'identity -> organisations (orgs)',
   'identity -> users (orgs)',
