@@ -20,9 +20,10 @@ import { migrate } from '../src/infra/db/migrate.ts';
 import { moduleMigrations } from '../src/modules/index.ts';
 import { createMemoryBus } from '../src/infra/bus/memory.ts';
 import { createTelemetryService } from '../src/modules/telemetry/index.ts';
-import { createEnergyReads } from '../src/modules/telemetry/store.ts';
+import { createEnergyReads, telemetryReads } from '../src/modules/telemetry/store.ts';
 import { normaliseRecord, type CanonicalRow } from '../src/modules/telemetry/normalise.ts';
 import { createRegistrySites } from '../src/modules/registry/sites-service.ts';
+import { createRegistryStore } from '../src/modules/registry/store.ts';
 import { createEnergyModel } from '../src/modules/energy/model.ts';
 import { createEnergyStore } from '../src/modules/energy/store.ts';
 import { systemClock } from '../src/platform/clock.ts';
@@ -114,7 +115,7 @@ const rateWithout = without.records / (without.ms / 1000);
 const rateWith = withL.records / (withL.ms / 1000);
 console.log(`ingestion write path, batches of 500: without the energy listener ${fmt(rateWithout)} records/s; with it ${fmt(rateWith)} records/s; ratio ${fmt((rateWith / rateWithout) * 100, 1)}%`);
 
-const sites = createRegistrySites({ clock: systemClock });
+const sites = createRegistrySites({ clock: systemClock, store: createRegistryStore(telemetryReads) });
 const model = createEnergyModel({
   telemetry: { onBatch: () => {}, reads: (q) => createEnergyReads(q) },
   sites,

@@ -297,6 +297,29 @@ test('device.offline: a device silent past the threshold is reported once per si
   }
 });
 
+test('device.offline: a record timed to the microsecond is reported once, not again at every scan', async () => {
+  const ORG = await org('offline-us-org');
+  const rx = await startReceiver([200]);
+  try {
+    await registerEndpoint(svc, ORG, `${rx.url}/h`, { event_types: ['device.offline'] });
+    const t0 = svc.clock.now().getTime();
+    // Stored to the microsecond; the event states the millisecond.
+    const ts = new Date(t0 - 60_000).toISOString().replace('Z', '500Z');
+    const res = await svc.request({
+      method: 'POST',
+      url: '/api/telemetry/ingest',
+      headers: await bearer(svc, ORG),
+      payload: [{ asset_id: 'inv-us', ts, power_kw: 1.5, status: 'online' }],
+    });
+    assert.ok([200, 207].includes(res.statusCode), res.body);
+    for (const minutes of [35, 36, 41, 42, 47, 48]) await runAt(svc, t0 + minutes * 60_000);
+    assert.deepEqual(rx.requests.map((r) => JSON.parse(r.body).data.device.asset_id), ['inv-us'], 'one silence, one event');
+    assert.equal(JSON.parse(rx.requests[0].body).data.device.last_reported_at, new Date(t0 - 60_000).toISOString());
+  } finally {
+    await rx.close();
+  }
+});
+
 test('queued deliveries survive a restart and a crashed holder is taken over after its lease', async () => {
   const clock = new ManualClock();
   const store = await restartableStore({ clock });

@@ -109,3 +109,223 @@ test('src/platform, src/infra and src/core name no module, scope or realm', () =
   const gone = Object.entries(DOMAIN_WORDS_LEFT).flatMap(([f, ws]) => ws.filter((w) => !(found[f] ?? []).includes(w)).map((w) => `${f}: ${w}`));
   assert.deepEqual(gone, [], 'no longer named: remove from DOMAIN_WORDS_LEFT');
 });
+
+// ---- Tables: a module's SQL names only its own tables (and the platform's, through src/infra) ----
+
+/** Removes comments and gives the text of every string literal (template parts joined by a space). */
+function stringLiterals(src: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  const code = (close: string | null): void => {
+    let depth = 0;
+    while (i < src.length) {
+      const c = src[i];
+      const n = src[i + 1];
+      if (c === '/' && n === '/') { while (i < src.length && src[i] !== '\n') i++; continue; }
+      if (c === '/' && n === '*') { const e = src.indexOf('*/', i + 2); i = e < 0 ? src.length : e + 2; continue; }
+      if (c === "'" || c === '"') { out.push(quoted(c)); continue; }
+      if (c === '`') { out.push(template()); continue; }
+      if (c === '/' && regexAllowed()) { regex(); continue; }
+      if (c === '{') depth++;
+      if (c === '}') { if (depth === 0 && close === '}') { i++; return; } depth--; }
+      i++;
+    }
+  };
+  // A `/` starts a regular expression after an operator or keyword, not after a value.
+  const regexAllowed = () => {
+    let j = i - 1;
+    while (j >= 0 && /\s/.test(src[j])) j--;
+    if (j < 0) return true;
+    if (/[(,=:[!&|?{};+\-*%<>~^]/.test(src[j])) return true;
+    const word = /[A-Za-z_$]+$/.exec(src.slice(Math.max(0, j - 10), j + 1))?.[0];
+    return word !== undefined && ['return', 'typeof', 'case', 'in', 'of', 'void', 'throw'].includes(word);
+  };
+  const regex = () => {
+    i++;
+    let cls = false;
+    while (i < src.length) {
+      const c = src[i];
+      if (c === '\\') { i += 2; continue; }
+      if (c === '[') cls = true;
+      else if (c === ']') cls = false;
+      else if (c === '/' && !cls) { i++; break; }
+      else if (c === '\n') break;
+      i++;
+    }
+  };
+  const quoted = (q: string) => {
+    let s = '';
+    i++;
+    while (i < src.length && src[i] !== q) {
+      if (src[i] === '\\') { s += src[i + 1]; i += 2; continue; }
+      s += src[i++];
+    }
+    i++;
+    return s;
+  };
+  const template = () => {
+    let s = '';
+    i++;
+    while (i < src.length && src[i] !== '`') {
+      if (src[i] === '\\') { s += src[i + 1]; i += 2; continue; }
+      if (src[i] === '$' && src[i + 1] === '{') { i += 2; code('}'); s += ' '; continue; }
+      s += src[i++];
+    }
+    i++;
+    return s;
+  };
+  code(null);
+  return out;
+}
+
+/** Table -> owning module ('platform' for src/infra), from the `create table` statements. */
+function tableOwners(): Map<string, string> {
+  const owners = new Map<string, string>();
+  const add = (text: string, owner: string) => {
+    for (const m of text.matchAll(/create\s+(?:unlogged\s+)?table\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?/gi)) {
+      const t = m[1].toLowerCase();
+      if (owners.has(t) && owners.get(t) !== owner) throw new Error(`table ${t} is made by ${owners.get(t)} and ${owner}`);
+      owners.set(t, owner);
+    }
+  };
+  for (const e of readdirSync(MODULES, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const dir = join(MODULES, e.name, 'migrations');
+    let files: string[] = [];
+    try { files = readdirSync(dir).filter((f) => f.endsWith('.sql')); } catch { continue; }
+    for (const f of files) add(readFileSync(join(dir, f), 'utf8'), e.name);
+  }
+  const infra = join(SRC, 'infra');
+  const infraFiles = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? infraFiles(join(dir, e.name)) : /\.(sql|ts)$/.test(e.name) ? [join(dir, e.name)] : []));
+  for (const f of infraFiles(infra)) add(readFileSync(f, 'utf8'), 'platform');
+  return owners;
+}
+
+/** Tables named in a piece of SQL text (statement or fragment). */
+function tablesIn(sql: string, known: Set<string>): string[] {
+  const found = new Set<string>();
+  const s = sql.toLowerCase();
+  const name = '"?([a-z_][a-z0-9_]*)"?';
+  const patterns = [
+    new RegExp(`\\b(?:from|join|into|update|using|truncate|references|lock\\s+table|table)\\s+(?:only\\s+)?${name}`, 'g'),
+    new RegExp(`\\bfrom\\s+${name}\\s*(?:\\w+\\s*)?,\\s*${name}`, 'g'), // from a x, b y
+  ];
+  for (const p of patterns) for (const m of s.matchAll(p)) for (const t of m.slice(1)) if (t && known.has(t)) found.add(t);
+  return [...found];
+}
+
+/** A string literal is taken as SQL when it reads like a statement or a clause of one. */
+const looksLikeSql = (s: string) =>
+  /\b(select\b[\s\S]*\bfrom|insert\s+into|update\s+\S+\s+(?:as\s+\w+\s+)?set|delete\s+from|join\s+\S+\s+\w*\s*on|from\s+\S+\s+\w*\s*where)\b/i.test(s);
+
+function foreignTables(): string[] {
+  const owners = tableOwners();
+  const known = new Set(owners.keys());
+  const found = new Set<string>();
+  for (const file of walk(MODULES)) {
+    if (dirname(file) === MODULES) continue;
+    const mod = moduleOf(file);
+    for (const lit of stringLiterals(readFileSync(file, 'utf8'))) {
+      if (!looksLikeSql(lit)) continue;
+      for (const t of tablesIn(lit, known)) {
+        const owner = owners.get(t)!;
+        if (owner !== mod) found.add(`${mod} -> ${t} (${owner})`);
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+/**
+ * Today's uses of another module's tables, each to be replaced by a service of the owner (issue 11,
+ * decision 0036). The list only shrinks: an entry no longer needed fails the test too.
+ */
+const FOREIGN_TABLES_LEFT: string[] = [
+  // users and memberships are made by the orgs module's first migration (0001_core) but are
+  // identity's in every other respect; which module owns them is open (decision 0036, Left).
+  'access -> users (orgs)',
+  'identity -> memberships (orgs)',
+  'identity -> organisations (orgs)',
+  'identity -> users (orgs)',
+];
+
+test('a module\'s SQL names only its own tables: others are reached through the owner\'s services', () => {
+  const found = foreignTables();
+  assert.deepEqual(found.filter((f) => !FOREIGN_TABLES_LEFT.includes(f)), [], 'module -> table (owner): ask the owner for a service instead');
+  assert.deepEqual(FOREIGN_TABLES_LEFT.filter((f) => !found.includes(f)), [], 'no longer used: remove from FOREIGN_TABLES_LEFT');
+});
+
+test('the table scan sees SQL and only SQL', () => {
+  const lits = stringLiterals(`
+    // select * from assets a where x  (a comment)
+    /* delete from telemetry where 1 */
+    const a = 'select a.x from assets a where a.org_id = $1';
+    const b = \`select \${cols('x')} from telemetry_latest l join assets a on a.id = l.id\`;
+    const c = "Records arrive from telemetry and the registry";
+    const re = /from telemetry where/;
+  `);
+  const known = new Set(['assets', 'telemetry', 'telemetry_latest']);
+  assert.deepEqual(lits.filter(looksLikeSql).map((l) => tablesIn(l, known).sort()), [['assets'], ['assets', 'telemetry_latest']]);
+});
+
+// ---- What an index.ts offers: services, types and rules, never SQL or a way to build the store ----
+
+const IMPORTED_NAMES = /^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'(\.[^']+)'/gms;
+
+/** SQL fragments and store factories another module imports from an index.ts (`module -> name (owner)`). */
+function sharedInternals(): string[] {
+  const found = new Set<string>();
+  for (const file of walk(MODULES)) {
+    if (dirname(file) === MODULES) continue;
+    const from = moduleOf(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(IMPORTED_NAMES)) {
+      const target = normalize(join(dirname(file), m[2]));
+      if (!target.startsWith(MODULES + '/')) continue;
+      const to = moduleOf(target);
+      if (to === from) continue;
+      for (const raw of m[1].split(',')) {
+        const name = raw.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0];
+        if (/sql$/i.test(name) || /^create\w*Store$/.test(name)) found.add(`${from} -> ${name} (${to})`);
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+/** Names an index.ts exports that are SQL (a name ending in Sql/SQL). */
+function sqlExports(): string[] {
+  const found: string[] = [];
+  for (const e of readdirSync(MODULES, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    let text = '';
+    try { text = readFileSync(join(MODULES, e.name, 'index.ts'), 'utf8'); } catch { continue; }
+    const names = [
+      ...[...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gms)].flatMap((m) => m[1].split(',').map((n) => n.trim().split(/\s+as\s+/).pop()!.replace(/^type\s+/, ''))),
+      ...[...text.matchAll(/^export\s+(?:async\s+)?(?:function|const|let)\s+([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]),
+    ];
+    for (const n of names) if (/sql$/i.test(n)) found.push(`${e.name}: ${n}`);
+  }
+  return found.sort();
+}
+
+/** Today's imports of another module's SQL or store factory (decision 0036); the list only shrinks. */
+const SHARED_INTERNALS_LEFT: string[] = [
+  // To become services of identity and orgs (decision 0036, Left).
+  'access -> createUserStore (identity)',
+  'provisioning -> createOrgStore (orgs)',
+  'provisioning -> createUserStore (identity)',
+];
+const SQL_EXPORTS_LEFT: string[] = [];
+
+test('no module imports another\'s SQL fragment or builds its store', () => {
+  const found = sharedInternals();
+  assert.deepEqual(found.filter((f) => !SHARED_INTERNALS_LEFT.includes(f)), [], 'use a service the owner provides');
+  assert.deepEqual(SHARED_INTERNALS_LEFT.filter((f) => !found.includes(f)), [], 'no longer used: remove from SHARED_INTERNALS_LEFT');
+});
+
+test('no index.ts exports SQL', () => {
+  const found = sqlExports();
+  assert.deepEqual(found.filter((f) => !SQL_EXPORTS_LEFT.includes(f)), []);
+  assert.deepEqual(SQL_EXPORTS_LEFT.filter((f) => !found.includes(f)), [], 'no longer exported: remove from SQL_EXPORTS_LEFT');
+});

@@ -1,18 +1,21 @@
-// Device listings, source priority and data integrity over the registry and stored telemetry.
+// Device listings, source priority, data integrity and commissioning over the registry's assets and
+// the stored telemetry, both read through the services those modules provide.
 import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
-import { createRegistryStore } from '../registry/index.ts';
-import { createDevicesStore } from './store.ts';
+import { COMMISSIONING_RUNS, REGISTRY_READS, SOURCE_PRIORITIES } from '../registry/index.ts';
 import { createDevicesService } from './service.ts';
 import { deviceOperations } from './routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { TELEMETRY_READS } from '../telemetry/index.ts';
 
 export const devicesModule: ModuleFactory = (deps) => {
   const service = createDevicesService({
     db: deps.db,
     clock: deps.clock,
     audit: deps.services.get(AUDIT_LOG),
-    registry: createRegistryStore(),
-    store: createDevicesStore(),
+    registry: deps.services.get(REGISTRY_READS),
+    priorities: deps.services.get(SOURCE_PRIORITIES),
+    runs: deps.services.get(COMMISSIONING_RUNS),
+    telemetry: deps.services.get(TELEMETRY_READS),
   });
   return {
     name: 'devices',

@@ -17,17 +17,23 @@ import {
   latestReading,
   type AssetWithLatest,
   type Connectivity,
-  type RegistryStore,
+  type CommissioningRuns,
+  type RegistryReads,
+  type RunRow,
+  type SourcePriorities,
 } from '../registry/index.ts';
-import type { DevicesStore, RunRow } from './store.ts';
+import type { TelemetryReads } from '../telemetry/index.ts';
 import { ignitionOf, LISTING_CLASSES, readingsFor, type Listing } from './readings.ts';
 
 export interface DevicesDeps {
   db: Db;
   clock: Clock;
   audit: AuditLog;
-  registry: RegistryStore;
-  store: DevicesStore;
+  /** The registry's assets (with their newest records) and unregistered devices. */
+  registry: RegistryReads;
+  priorities: SourcePriorities;
+  runs: CommissioningRuns;
+  telemetry: TelemetryReads;
 }
 
 const HOUR = 3600_000;
@@ -53,9 +59,9 @@ export function deviceRow(a: AssetWithLatest, now: Date) {
 
 type Check = { check: string; asset_id: string | null; result: 'pass' | 'warn' | 'fail'; message: string };
 
-export function createDevicesService({ db, clock, audit, registry, store }: DevicesDeps) {
+export function createDevicesService({ db, clock, audit, registry, priorities, runs, telemetry }: DevicesDeps) {
   const assetsOf = (ctx: RequestContext, f: { classes?: string[]; siteId?: string; assetIds?: string[] }) =>
-    registry.list(db, ctx.orgId, f);
+    registry.assets(db, ctx.orgId, f);
 
   const api = {
     async listing(ctx: RequestContext, listing: Listing, siteId?: string) {
@@ -95,7 +101,7 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
       const ids = rows.map((r) => r.asset_id);
       const since = new Date(now.getTime() - TELEMATICS_WINDOW_DAYS * 24 * HOUR);
       const [pos, ign] = ids.length
-        ? await Promise.all([store.latestPositions(db, ctx.orgId, ids, since), store.latestIgnition(db, ctx.orgId, ids, since)])
+        ? await Promise.all([telemetry.latestPositions(db, ctx.orgId, ids, since), telemetry.latestIgnition(db, ctx.orgId, ids, since)])
         : [[], []];
       const posBy = new Map(pos.map((p) => [p.asset_id, p]));
       const ignBy = new Map(ign.map((p) => [p.asset_id, p]));
@@ -123,7 +129,7 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
     // ---- Source priority ------------------------------------------------------------------
 
     async priorities(ctx: RequestContext, assetId?: string) {
-      const rows = await store.priorities(db, ctx.orgId, assetId);
+      const rows = await priorities.list(db, ctx.orgId, assetId);
       return {
         sources: [...REPORTED_SOURCES],
         measurements: [...MEASUREMENTS],
@@ -142,9 +148,9 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
       }
       if (fe.length) throw errors.validation(fe);
       await db.tx(async (q) => {
-        const asset = await registry.get(q, ctx.orgId, body.asset_id, { forUpdate: true });
+        const asset = await registry.asset(q, ctx.orgId, body.asset_id, { forUpdate: true });
         if (!asset) throw errors.validation([fieldError(['body', 'asset_id'], 'Asset not found', body.asset_id)]);
-        await store.replacePriorities(q, ctx.orgId, body.asset_id, body.priorities, clock.now());
+        await priorities.replace(q, ctx.orgId, body.asset_id, body.priorities, clock.now());
         await audit.record(q, ctx, {
           action: 'source_priority.update',
           targetType: 'asset',
@@ -162,7 +168,7 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
       if (f.asset_id && !assets.length) throw errors.notFound();
       const ids = assets.map((a) => a.asset_id);
       const [values, prios] = ids.length
-        ? await Promise.all([store.latestBySource(db, ctx.orgId, ids, since), store.priorities(db, ctx.orgId)])
+        ? await Promise.all([telemetry.latestBySource(db, ctx.orgId, ids, since, REPORTED_SOURCES), priorities.list(db, ctx.orgId)])
         : [[], []];
       const prioBy = new Map(prios.map((p) => [`${p.asset_id}\u0000${p.measurement}`, p.sources]));
       const out = assets.map((a) => {
@@ -215,7 +221,7 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
       const assets = await assetsOf(ctx, { siteId: f.site_id, assetIds: f.asset_id ? [f.asset_id] : undefined });
       const ids = assets.map((a) => a.asset_id);
       const [stats, anomalies] = ids.length
-        ? await Promise.all([store.integrity(db, ctx.orgId, ids, since, gapSeconds), store.anomalyCounts(db, ctx.orgId, ids, since)])
+        ? await Promise.all([telemetry.integrity(db, ctx.orgId, ids, since, gapSeconds), telemetry.anomalyCounts(db, ctx.orgId, ids, since)])
         : [[], []];
       const statBy = new Map(stats.map((s) => [s.asset_id, s]));
       const rows = assets.map((a) => {
@@ -248,7 +254,7 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
     async runCommissioning(ctx: RequestContext, body: { site_id: string; max_silence_minutes: number }) {
       const now = clock.now();
       return db.tx(async (q) => {
-        const assets = await registry.list(q, ctx.orgId, { siteId: body.site_id });
+        const assets = await registry.assets(q, ctx.orgId, { siteId: body.site_id });
         const unregistered = await registry.unregisteredDevices(q, ctx.orgId, { siteRef: body.site_id });
         if (!assets.length && !unregistered.length) throw errors.notFound();
         const checks: Check[] = [];
@@ -300,7 +306,7 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
           created_by: ctx.actor.kind === 'user' ? ctx.actor.userId : null,
           created_at: now,
         };
-        await store.insertRun(q, ctx.orgId, run);
+        await runs.insert(q, ctx.orgId, run);
         await audit.record(q, ctx, {
           action: 'commissioning.run',
           targetType: 'site',
@@ -312,7 +318,7 @@ export function createDevicesService({ db, clock, audit, registry, store }: Devi
     },
 
     async latestCommissioning(ctx: RequestContext, siteId: string) {
-      const run = await store.latestRun(db, ctx.orgId, siteId);
+      const run = await runs.latest(db, ctx.orgId, siteId);
       if (!run) throw errors.notFound();
       return runView(run);
     },

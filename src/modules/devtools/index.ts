@@ -24,6 +24,9 @@ import { createStatusService, CHECK_EVERY_MS } from './status/service.ts';
 import { healthStore } from './status/store.ts';
 import { statusOperations } from './status/routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { ORG_DIRECTORY } from '../orgs/index.ts';
+import { REGISTRY_READS } from '../registry/index.ts';
+import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { devtoolsMetrics } from './metrics.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { devtoolsConfig } from './config.ts';
@@ -45,15 +48,18 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   const queue = deps.jobs;
   const counters = devtoolsMetrics(deps.metrics);
   const alerts = deps.services.get(ALERT_STREAM);
+  const orgs = deps.services.get(ORG_DIRECTORY);
+  const registry = deps.services.get(REGISTRY_READS);
+  const telemetry = deps.services.get(TELEMETRY_READS);
   const box = createSecretBox(config.jwtSecret);
   let deprecated: readonly Operation[] = [];
   const keyAlerts = createKeyAlerts({ alerts, deprecatedOps: () => deprecated });
-  const keys = createKeyService({ db, clock, audit, config, keyAlerts });
+  const keys = createKeyService({ db, clock, audit, config, keyAlerts, orgs });
   const sandbox = createSandboxData(config);
   // The engine's own reads are the delivery job's; requests reach it with their transaction.
-  const engine = createDeliveryEngine({ db: work, clock, config, webhookTimeoutMs: settings.webhookTimeoutMs, alerts, audit, queue, box, onOutcome: counters.delivered });
-  const hooks = createWebhookService({ db, clock, config, sandboxMaxPendingDeliveries: settings.sandboxMaxPendingDeliveries, audit, alerts, cursors, box, engine, sandbox });
-  const partner = createPartnerService({ db, clock, cursors, alerts, keys, sandbox });
+  const engine = createDeliveryEngine({ db: work, clock, config, webhookTimeoutMs: settings.webhookTimeoutMs, alerts, audit, queue, box, orgs, onOutcome: counters.delivered });
+  const hooks = createWebhookService({ db, clock, config, sandboxMaxPendingDeliveries: settings.sandboxMaxPendingDeliveries, audit, alerts, cursors, box, engine, sandbox, orgs });
+  const partner = createPartnerService({ db, clock, cursors, alerts, keys, sandbox, orgs, registry, telemetry });
   const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox, maxPending: settings.sandboxMaxPendingDeliveries });
   const probeKey = `${config.apiKeyPrefix}_live_0000000000000000_${'A'.repeat(43)}`;
   const status = createStatusService({
@@ -65,7 +71,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
     deliveryLag: () => queue.waitingAge([DELIVER_JOB]),
   });
 
-  const watchdog = createOfflineWatchdog({ db: work, clock, engine });
+  const watchdog = createOfflineWatchdog({ db: work, clock, engine, registry, telemetry });
 
   const instance: ModuleInstance = {
     name: 'devtools',

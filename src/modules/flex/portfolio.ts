@@ -3,7 +3,14 @@
 // number (or numeric text). Meters are not counted: they measure, they do not flex. Available
 // capacity applies one fixed availability assumption; it is not a measurement and not for
 // settlement or financial claims. Regions are not segmented.
-import type { FleetAsset } from './portfolio-store.ts';
+
+/** A registered asset as the portfolio reads it (the registry's REGISTRY_READS.records). */
+export interface FleetAsset {
+  asset_id: string;
+  site_id: string;
+  type: string;
+  details: Record<string, unknown> | null;
+}
 
 export const CAPACITY_KEYS_KW = ['rated_power_kw', 'capacity_kw', 'max_power_kw', 'power_rating_kw'] as const;
 export const CAPACITY_KEYS_MW = ['rated_power_mw', 'capacity_mw'] as const;

@@ -5,7 +5,7 @@ import { defineOperation } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
 import type { AppDeps } from '../../platform/module.ts';
 import type { FlexService } from './flex-service.ts';
-import { listFleetAssets } from './portfolio-store.ts';
+import { REGISTRY_READS } from '../registry/index.ts';
 import { CAPACITY_KEYS_KW, CAPACITY_KEYS_MW, PORTFOLIO_METHOD, portfolioOf } from './portfolio.ts';
 import { ContractsResponse, dnoEnum, ErrorDetail, OfferResponse, offerBody, PortfolioResponse, TendersResponse } from './schemas.ts';
 
@@ -17,6 +17,7 @@ export function flexOperations(deps: AppDeps, flex: FlexService) {
   const ids = flex.operators.map((o) => o.id);
   const DnoQuery = Type.Object({ dno: dnoEnum(ids) });
   const tags = ['flex'];
+  const registry = deps.services.get(REGISTRY_READS);
   return [
     defineOperation({
       operationId: 'listFlexTenders',
@@ -94,7 +95,7 @@ export function flexOperations(deps: AppDeps, flex: FlexService) {
       schema: { response: { 200: PortfolioResponse } },
       handler: async ({ ctx }) => ({
         as_of: isoTime(deps.clock.now().getTime()),
-        ...portfolioOf(await listFleetAssets(deps.db, ctx.orgId)),
+        ...portfolioOf(await registry.records(deps.db, ctx.orgId)),
         capacity_keys: [...CAPACITY_KEYS_KW, ...CAPACITY_KEYS_MW],
         data_basis: { basis: 'calculated' as const, method: PORTFOLIO_METHOD },
       }),

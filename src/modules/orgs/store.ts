@@ -32,6 +32,15 @@ export function createOrgStore(db: Queryable) {
       const r = await db.query<{ modules: string[]; realm: Realm }>('select modules, realm from organisations where id = $1', [id]);
       return r.rows[0] ?? null;
     },
+    /** The organisation's name; null when it does not exist. */
+    async nameOf(id: string): Promise<string | null> {
+      return (await db.query<{ name: string }>('select name from organisations where id = $1', [id])).rows[0]?.name ?? null;
+    },
+    /** Locks the organisation row (in the transaction `db` is) and returns its plan limits; null if absent. */
+    async lockPlanLimits(id: string): Promise<Record<string, number> | null> {
+      const r = await db.query<{ plan_limits: Record<string, number> }>('select plan_limits from organisations where id = $1 for update', [id]);
+      return r.rows[0]?.plan_limits ?? null;
+    },
     /** Creates the organisation (its realm from its id), or updates its name and adds modules when it exists. */
     async upsert(org: { id: string; name: string; modules?: string[]; planLimits?: Record<string, number> }) {
       const r = await db.query<Organisation>(

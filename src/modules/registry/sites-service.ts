@@ -8,7 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
 import { registryErrors } from './errors.ts';
 import { registryView } from './service.ts';
-import { createRegistryStore } from './store.ts';
+import type { RegistryStore } from './store.ts';
 import { parentRefusal } from './topology.ts';
 import { ASSET_ID_PATTERN, classOfType, isAssetClass, type AssetClass } from './vocabulary.ts';
 
@@ -41,8 +41,8 @@ export interface ReportingDevice {
   raw: Record<string, unknown>;
 }
 
-export function createRegistrySites(deps: { clock: Clock }) {
-  const store = createRegistryStore();
+export function createRegistrySites(deps: { clock: Clock; store: RegistryStore }) {
+  const { store } = deps;
   return {
     /** A site is known when an asset is registered at it or an unregistered device names it in site_ref. */
     siteExists: (q: Queryable, orgId: string, siteId: string) => store.siteExists(q, orgId, siteId),

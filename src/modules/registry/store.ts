@@ -1,7 +1,9 @@
-// SQL of the asset registry: the `assets` table (twin v1 and registry v2), with the newest stored
-// record of each asset from telemetry_latest. Every function takes the organisation first.
+// SQL of the asset registry: the `assets` table (twin v1 and registry v2). The newest stored record
+// of each asset comes from the telemetry module (TELEMETRY_READS), asked for the asset ids of the
+// answer (one more query, never one a row). Every function takes the organisation first.
 import type { Queryable } from '../../infra/db/index.ts';
-import { REPORTED_SOURCES } from './vocabulary.ts';
+import type { LatestReading, TelemetryReads } from '../telemetry/index.ts';
+import { sourceOfRaw } from './vocabulary.ts';
 
 export interface AssetRow {
   org_id: string;
@@ -33,15 +35,36 @@ export interface AssetWithLatest extends AssetRow {
 
 const COLS = 'a.org_id, a.asset_id, a.site_id, a.type, a.name, a.details, a.asset_class, a.parent_asset_id, a.origin, a.created_at, a.updated_at';
 
-/** SQL expression naming the source of a stored record (see vocabulary.sourceOfRaw). */
-export function reportedSourceSql(alias: string): string {
-  const names = REPORTED_SOURCES.map((s) => `'${s}'`).join(', ');
-  return `(case when ${alias}.raw->>'source' in (${names}) then ${alias}.raw->>'source' else 'telemetry' end)`;
-}
+const NO_RECORD = {
+  last_ts: null,
+  last_received_at: null,
+  last_source: null,
+  power_kw: null,
+  soc_pct: null,
+  voltage: null,
+  current: null,
+  temp_c: null,
+  last_status: null,
+  raw: null,
+} as const;
 
-const WITH_LATEST = `${COLS},
-  l.ts as last_ts, l.received_at as last_received_at, ${reportedSourceSql('l')} as last_source,
-  l.power_kw, l.soc_pct, l.voltage, l."current" as current, l.temp_c, l.status as last_status, l.raw`;
+/** An asset with its newest stored record (or none). */
+function withLatest(a: AssetRow, l: LatestReading | undefined): AssetWithLatest {
+  if (!l) return { ...a, ...NO_RECORD };
+  return {
+    ...a,
+    last_ts: l.ts,
+    last_received_at: l.received_at,
+    last_source: sourceOfRaw(l.raw),
+    power_kw: l.power_kw,
+    soc_pct: l.soc_pct,
+    voltage: l.voltage,
+    current: l.current,
+    temp_c: l.temp_c,
+    last_status: l.status,
+    raw: l.raw,
+  };
+}
 
 const UPDATABLE = ['name', 'type', 'details', 'asset_class', 'parent_asset_id', 'site_id'];
 
@@ -64,7 +87,42 @@ export interface NewAsset {
   origin: 'twin' | 'registry' | 'import' | 'onboarding';
 }
 
-export function createRegistryStore() {
+/** A device with a stored record and no registry entry (its newest record). */
+export interface UnregisteredDevice {
+  asset_id: string;
+  site_ref: string | null;
+  ts: Date;
+  received_at: Date;
+  raw: Record<string, unknown>;
+}
+
+export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | 'countBySiteRef'>) {
+  /** The assets with their newest records, in the order given. */
+  async function attachLatest(q: Queryable, orgId: string, rows: AssetRow[]): Promise<AssetWithLatest[]> {
+    if (rows.length === 0) return [];
+    const latest = new Map((await telemetry.latest(q, orgId, { assetIds: rows.map((a) => a.asset_id) })).map((l) => [l.asset_id, l]));
+    return rows.map((a) => withLatest(a, latest.get(a.asset_id)));
+  }
+
+  /** Newest records (by asset id) of devices that have no registry entry. */
+  async function unregistered(q: Queryable, orgId: string, latest: LatestReading[]): Promise<LatestReading[]> {
+    if (latest.length === 0) return [];
+    const registered = await ids(q, orgId, latest.map((l) => l.asset_id));
+    return latest.filter((l) => !registered.has(l.asset_id));
+  }
+
+  async function ids(q: Queryable, orgId: string, assetIds: string[]): Promise<Set<string>> {
+    const r = await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1 and asset_id = any($2::text[])', [
+      orgId,
+      assetIds,
+    ]);
+    return new Set(r.rows.map((x) => x.asset_id));
+  }
+
+  async function allIds(q: Queryable, orgId: string): Promise<string[]> {
+    return (await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1', [orgId])).rows.map((x) => x.asset_id);
+  }
+
   return {
     /** Inserts; false when the asset_id is already taken in the organisation. */
     async insert(q: Queryable, orgId: string, a: NewAsset, now: Date): Promise<AssetRow | null> {
@@ -87,13 +145,8 @@ export function createRegistryStore() {
     },
 
     async getWithLatest(q: Queryable, orgId: string, assetId: string): Promise<AssetWithLatest | null> {
-      const r = await q.query<AssetWithLatest>(
-        `select ${WITH_LATEST} from assets a
-         left join telemetry_latest l on l.org_id = a.org_id and l.asset_id = a.asset_id
-         where a.org_id = $1 and a.asset_id = $2`,
-        [orgId, assetId],
-      );
-      return r.rows[0] ?? null;
+      const a = await this.get(q, orgId, assetId);
+      return a ? (await attachLatest(q, orgId, [a]))[0] : null;
     },
 
     /** Every asset of the organisation, oldest first (v1 listing). */
@@ -114,12 +167,33 @@ export function createRegistryStore() {
       if (f.type !== undefined) add('a.type = ?', f.type);
       if (f.parentAssetId !== undefined) add('a.parent_asset_id = ?', f.parentAssetId);
       if (f.assetIds) add('a.asset_id = any(?::text[])', f.assetIds);
-      const r = await q.query<AssetWithLatest>(
-        `select ${WITH_LATEST} from assets a
-         left join telemetry_latest l on l.org_id = a.org_id and l.asset_id = a.asset_id
-         where ${where.join(' and ')}
-         order by a.site_id, a.asset_id`,
-        params,
+      const r = await q.query<AssetRow>(`select ${COLS} from assets a where ${where.join(' and ')} order by a.site_id, a.asset_id`, params);
+      return attachLatest(q, orgId, r.rows);
+    },
+
+    /** Registered assets (no readings): of these ids when given, by asset id. */
+    async records(q: Queryable, orgId: string, f: { assetIds?: readonly string[] } = {}): Promise<AssetRow[]> {
+      if (f.assetIds && f.assetIds.length === 0) return [];
+      const r = await q.query<AssetRow>(
+        `select ${COLS} from assets a where a.org_id = $1 and ($2::text[] is null or a.asset_id = any($2::text[])) order by a.asset_id`,
+        [orgId, f.assetIds ?? null],
+      );
+      return r.rows;
+    },
+
+    /**
+     * A page of registered assets, newest registration first (ties by asset id, descending), after
+     * the keyset position `before` (created_at to the microsecond, asset id). created_key is
+     * created_at to the microsecond, for the next position.
+     */
+    async page(q: Queryable, orgId: string, before: { t: string; id: string } | null, limit: number): Promise<(AssetRow & { created_key: string })[]> {
+      const r = await q.query<AssetRow & { created_key: string }>(
+        `select ${COLS}, to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_key
+         from assets a
+         where a.org_id = $1 and ($2::timestamptz is null or (a.created_at, a.asset_id) < ($2::timestamptz, $3::text))
+         order by a.created_at desc, a.asset_id desc
+         limit $4`,
+        [orgId, before?.t ?? null, before?.id ?? '', limit],
       );
       return r.rows;
     },
@@ -197,14 +271,8 @@ export function createRegistryStore() {
      */
     async sites(q: Queryable, orgId: string): Promise<{ site_id: string; registered: AssetWithLatest[]; unregistered: number }[]> {
       const assets = await this.list(q, orgId);
-      const un = await q.query<{ site_id: string; n: number }>(
-        `select l.raw->>'site_ref' as site_id, count(*)::int as n
-         from telemetry_latest l
-         where l.org_id = $1 and l.raw->>'site_ref' is not null and l.raw->>'site_ref' <> ''
-           and not exists (select 1 from assets a where a.org_id = l.org_id and a.asset_id = l.asset_id)
-         group by 1`,
-        [orgId],
-      );
+      const counts = await telemetry.countBySiteRef(q, orgId, assets.map((a) => a.asset_id));
+      const un = { rows: counts.filter((c) => c.site_ref !== '').map((c) => ({ site_id: c.site_ref, n: c.n })) };
       const bySite = new Map<string, { site_id: string; registered: AssetWithLatest[]; unregistered: number }>();
       for (const a of assets) {
         const s = bySite.get(a.site_id) ?? { site_id: a.site_id, registered: [], unregistered: 0 };
@@ -219,39 +287,22 @@ export function createRegistryStore() {
       return [...bySite.values()].sort((a, b) => a.site_id.localeCompare(b.site_id));
     },
 
-    /** Devices with a stored record and no registry entry (newest record each). */
-    async unregisteredDevices(
-      q: Queryable,
-      orgId: string,
-      f: { siteRef?: string; assetIds?: string[] },
-    ): Promise<{ asset_id: string; site_ref: string | null; ts: Date; received_at: Date; raw: Record<string, unknown> }[]> {
-      const params: unknown[] = [orgId];
-      const where = ['l.org_id = $1', 'not exists (select 1 from assets a where a.org_id = l.org_id and a.asset_id = l.asset_id)'];
-      if (f.siteRef !== undefined) {
-        params.push(f.siteRef);
-        where.push(`l.raw->>'site_ref' = $${params.length}`);
-      }
-      if (f.assetIds) {
-        params.push(f.assetIds);
-        where.push(`l.asset_id = any($${params.length}::text[])`);
-      }
-      const r = await q.query<{ asset_id: string; site_ref: string | null; ts: Date; received_at: Date; raw: Record<string, unknown> }>(
-        `select l.asset_id, l.raw->>'site_ref' as site_ref, l.ts, l.received_at, l.raw
-         from telemetry_latest l where ${where.join(' and ')} order by l.asset_id`,
-        params,
-      );
-      return r.rows;
+    /** Devices with a stored record and no registry entry (newest record each), by asset id. */
+    async unregisteredDevices(q: Queryable, orgId: string, f: { siteRef?: string; assetIds?: string[] }): Promise<UnregisteredDevice[]> {
+      const latest = await unregistered(q, orgId, await telemetry.latest(q, orgId, f));
+      return latest.map((l) => ({
+        asset_id: l.asset_id,
+        site_ref: l.site_ref,
+        ts: l.ts,
+        received_at: l.received_at,
+        raw: l.raw,
+      }));
     },
 
     /** Devices with a stored record, no registry entry and no `site_ref`: not tied to any site. */
     async countUnplaced(q: Queryable, orgId: string): Promise<number> {
-      const r = await q.query<{ n: number }>(
-        `select count(*)::int as n from telemetry_latest l
-         where l.org_id = $1 and coalesce(l.raw->>'site_ref', '') = ''
-           and not exists (select 1 from assets a where a.org_id = l.org_id and a.asset_id = l.asset_id)`,
-        [orgId],
-      );
-      return r.rows[0]?.n ?? 0;
+      const counts = await telemetry.countBySiteRef(q, orgId, await allIds(q, orgId));
+      return counts.find((c) => c.site_ref === '')?.n ?? 0;
     },
 
     /**
@@ -271,23 +322,92 @@ export function createRegistryStore() {
 
     /** Which of these ids are registered in the organisation. */
     async existingIds(q: Queryable, orgId: string, assetIds: string[]): Promise<Set<string>> {
-      const r = await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1 and asset_id = any($2::text[])', [
-        orgId,
-        assetIds,
-      ]);
-      return new Set(r.rows.map((x) => x.asset_id));
+      return ids(q, orgId, assetIds);
     },
 
+    /** A site exists while an asset is registered there or an unregistered device names it (site_ref). */
     async siteExists(q: Queryable, orgId: string, siteId: string): Promise<boolean> {
-      const r = await q.query<{ n: number }>(
-        `select (select count(*) from assets where org_id = $1 and site_id = $2)::int
-              + (select count(*) from telemetry_latest l where l.org_id = $1 and l.raw->>'site_ref' = $2
-                   and not exists (select 1 from assets a where a.org_id = l.org_id and a.asset_id = l.asset_id))::int as n`,
-        [orgId, siteId],
-      );
-      return (r.rows[0]?.n ?? 0) > 0;
+      const r = await q.query('select 1 from assets where org_id = $1 and site_id = $2 limit 1', [orgId, siteId]);
+      if (r.rows.length > 0) return true;
+      return (await unregistered(q, orgId, await telemetry.latest(q, orgId, { siteRef: siteId }))).length > 0;
     },
   };
 }
 
 export type RegistryStore = ReturnType<typeof createRegistryStore>;
+
+export interface PriorityRow {
+  asset_id: string;
+  measurement: string;
+  sources: string[];
+  updated_at: Date;
+}
+
+export interface RunRow {
+  run_id: string;
+  site_id: string;
+  outcome: string;
+  parameters: Record<string, unknown>;
+  summary: Record<string, number>;
+  checks: unknown[];
+  created_by: string | null;
+  created_at: Date;
+}
+
+/** Source priorities of registered assets (the registry deletes and renames them with the asset). */
+export const priorityStore = {
+  /** Configured priorities of registered assets, by asset and measurement. */
+  async list(q: Queryable, orgId: string, assetId?: string): Promise<PriorityRow[]> {
+    const r = await q.query<PriorityRow>(
+      `select p.asset_id, p.measurement, p.sources, p.updated_at
+       from source_priorities p
+       join assets a on a.org_id = p.org_id and a.asset_id = p.asset_id
+       where p.org_id = $1 and ($2::text is null or p.asset_id = $2)
+       order by p.asset_id, p.measurement`,
+      [orgId, assetId ?? null],
+    );
+    return r.rows;
+  },
+
+  /** Replaces an asset's priorities (call inside the write's transaction). */
+  async replace(q: Queryable, orgId: string, assetId: string, entries: { measurement: string; sources: string[] }[], now: Date): Promise<void> {
+    await q.query('delete from source_priorities where org_id = $1 and asset_id = $2', [orgId, assetId]);
+    for (const e of entries) {
+      await q.query(
+        'insert into source_priorities (org_id, asset_id, measurement, sources, updated_at) values ($1, $2, $3, $4, $5)',
+        [orgId, assetId, e.measurement, e.sources, now],
+      );
+    }
+  },
+};
+
+/** Commissioning runs of a site. */
+export const commissioningStore = {
+  async insert(q: Queryable, orgId: string, run: RunRow): Promise<void> {
+    await q.query(
+      `insert into commissioning_runs (org_id, run_id, site_id, outcome, parameters, summary, checks, created_by, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        orgId,
+        run.run_id,
+        run.site_id,
+        run.outcome,
+        JSON.stringify(run.parameters),
+        JSON.stringify(run.summary),
+        JSON.stringify(run.checks),
+        run.created_by,
+        run.created_at,
+      ],
+    );
+  },
+
+  async latest(q: Queryable, orgId: string, siteId: string): Promise<RunRow | null> {
+    const r = await q.query<RunRow>(
+      `select run_id, site_id, outcome, parameters, summary, checks, created_by, created_at
+       from commissioning_runs where org_id = $1 and site_id = $2
+       order by created_at desc, seq desc limit 1`,
+      [orgId, siteId],
+    );
+    return r.rows[0] ?? null;
+  },
+};

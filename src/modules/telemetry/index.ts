@@ -7,20 +7,20 @@ import { sectionOf } from '../../core/config-section.ts';
 import { telemetryConfig } from './config.ts';
 import { telemetryOperations } from './routes.ts';
 import { createPartitionMaintenance } from './maintenance.ts';
-import { halfHourly, createEnergyReads } from './store.ts';
+import { telemetryReads, createEnergyReads, type TelemetryReads } from './store.ts';
 import type { Queryable } from '../../infra/db/index.ts';
-import type { HalfHourRow } from './store.ts';
 
 export { createTelemetryService, type TelemetryService, type JudgedRecord, type BatchListener, type TouchedRange } from './service.ts';
 export type { PowerHalfHour, CounterHalfHour, ReadingRow } from './store.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
-export { trustedTsSql } from './store.ts';
-export type { HalfHourRow } from './store.ts';
+export type { HalfHourRow, LatestReading, StoredReading, IntegrityRow, SourceValueRow, TelemetryReads } from './store.ts';
 
-/** Reads other modules derive figures from (EMS alerts): half-hourly means per asset. */
-export interface TelemetryReads {
-  halfHourly(q: Queryable, orgId: string, assetIds: string[], from: Date, to: Date): Promise<HalfHourRow[]>;
-}
+/**
+ * Reads of stored telemetry for other modules, in the caller's Queryable (its transaction when it
+ * has one): half-hourly means (EMS alerts), the newest record of assets (registry, devices, the
+ * partner API, the device.offline watchdog), pages of stored readings, positions, ignition, values
+ * by source, integrity and anomaly counts (devices). No other module reads telemetry's tables.
+ */
 export const TELEMETRY_READS = serviceKey<TelemetryReads>('telemetry.reads');
 
 /** Telemetry writes for other modules: judge records by the ingestion rules, write them in the
@@ -91,7 +91,7 @@ export const telemetryDefinition: ModuleDefinition = {
     });
     registry.provide(TELEMETRY_SERVICE, service);
     registry.provide(TELEMETRY_WRITER, service);
-    registry.provide(TELEMETRY_READS, { halfHourly });
+    registry.provide(TELEMETRY_READS, telemetryReads);
     registry.provide(TELEMETRY_ENERGY, { onBatch: (l) => service.onBatch(l), reads: (q) => createEnergyReads(q) });
   },
   create: telemetryModule,

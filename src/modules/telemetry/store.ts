@@ -151,6 +151,246 @@ export async function halfHourly(q: Queryable, orgId: string, assetIds: string[]
   return r.rows;
 }
 
+/** The newest stored record of an asset (telemetry_latest): what other modules read as "latest". */
+export interface LatestReading {
+  asset_id: string;
+  ts: Date;
+  received_at: Date;
+  power_kw: number | null;
+  soc_pct: number | null;
+  voltage: number | null;
+  current: number | null;
+  temp_c: number | null;
+  status: string;
+  raw: Record<string, unknown>;
+  /** raw `site_ref` as text (null when absent): the site a device names before it is registered. */
+  site_ref: string | null;
+}
+
+/** One stored record as a page of readings shows it; ts_key is ts to the microsecond (keyset cursors). */
+export interface StoredReading {
+  id: number;
+  asset_id: string;
+  ts: Date;
+  ts_key: string;
+  power_kw: number | null;
+  soc_pct: number | null;
+  voltage: number | null;
+  current: number | null;
+  temp_c: number | null;
+  status: string;
+}
+
+export interface IntegrityRow {
+  asset_id: string;
+  records: number;
+  duplicate_timestamps: number;
+  future_timestamps: number;
+  late_records: number;
+  gaps: number;
+  longest_gap_seconds: number;
+  first_ts: Date | null;
+  last_ts: Date | null;
+}
+
+/** Per asset, source and measurement: the newest value (num for numbers, txt for status). */
+export interface SourceValueRow {
+  asset_id: string;
+  source: string;
+  measurement: string;
+  num: number | null;
+  txt: string | null;
+  ts: Date;
+}
+
+const LATEST_COLS = `l.asset_id, l.ts, l.received_at, l.power_kw, l.soc_pct, l.voltage, l."current" as current, l.temp_c, l.status, l.raw, l.raw->>'site_ref' as site_ref`;
+
+/** SQL: a jsonb number of raw under the first of these keys that holds one. */
+function rawNumber(alias: string, keys: string[]): string {
+  const parts = keys.map((k) => `case when jsonb_typeof(${alias}.raw->'${k}') = 'number' then (${alias}.raw->>'${k}')::float8 end`);
+  return `coalesce(${parts.join(', ')})`;
+}
+
+/**
+ * Reads of stored telemetry for other modules (TELEMETRY_READS). Every function takes the
+ * caller's Queryable (its transaction, when it has one) and the organisation, and filters on it.
+ * Records whose ts cannot be placed in time (decision 0048) are left out of every read by ts.
+ */
+export const telemetryReads = {
+  halfHourly,
+
+  /**
+   * Newest record of each asset that has one, by asset id: those of `assetIds` (when given) whose
+   * raw `site_ref` is `siteRef` (when given). An empty `assetIds` reads nothing.
+   */
+  async latest(q: Queryable, orgId: string, f: { assetIds?: readonly string[]; siteRef?: string }): Promise<LatestReading[]> {
+    if (f.assetIds && f.assetIds.length === 0) return [];
+    const params: unknown[] = [orgId];
+    const where = ['l.org_id = $1'];
+    if (f.assetIds) {
+      params.push(f.assetIds);
+      where.push(`l.asset_id = any($${params.length}::text[])`);
+    }
+    if (f.siteRef !== undefined) {
+      params.push(f.siteRef);
+      where.push(`l.raw->>'site_ref' = $${params.length}`);
+    }
+    const r = await q.query<LatestReading>(`select ${LATEST_COLS} from telemetry_latest l where ${where.join(' and ')} order by l.asset_id`, params);
+    return r.rows;
+  },
+
+  /**
+   * How many assets have a newest record, by their raw `site_ref` ('' when absent or empty),
+   * leaving out the assets of `except`.
+   */
+  async countBySiteRef(q: Queryable, orgId: string, except: readonly string[]): Promise<{ site_ref: string; n: number }[]> {
+    const r = await q.query<{ site_ref: string; n: number }>(
+      `select coalesce(l.raw->>'site_ref', '') as site_ref, count(*)::int as n
+       from telemetry_latest l
+       where l.org_id = $1 and not (l.asset_id = any($2::text[]))
+       group by 1 order by 1`,
+      [orgId, except],
+    );
+    return r.rows;
+  },
+
+  /**
+   * Assets whose newest record has ts in [notBefore, before), oldest first (ties by asset id),
+   * after the keyset position `after`, at most `limit`.
+   */
+  async newestBetween(
+    q: Queryable,
+    orgId: string,
+    w: { notBefore: Date; before: Date; after?: { ts: Date; assetId: string }; limit: number },
+  ): Promise<{ asset_id: string; ts: Date }[]> {
+    const r = await q.query<{ asset_id: string; ts: Date }>(
+      `select l.asset_id, l.ts from telemetry_latest l
+       where l.org_id = $1 and l.ts < $2 and l.ts >= $3
+         and ($4::timestamptz is null or (l.ts, l.asset_id) > ($4::timestamptz, $5::text))
+       order by l.ts, l.asset_id
+       limit $6`,
+      [orgId, w.before, w.notBefore, w.after?.ts ?? null, w.after?.assetId ?? '', w.limit],
+    );
+    return r.rows;
+  },
+
+  /** Stored records with ts in [from, until], newest first (ties by row id), after the keyset position. */
+  async readingsPage(
+    q: Queryable,
+    orgId: string,
+    window: { from: Date; until: Date | null },
+    before: { t: string; id: number } | null,
+    limit: number,
+  ): Promise<StoredReading[]> {
+    const r = await q.query<StoredReading>(
+      `select t.id, t.asset_id, t.ts, to_char(t.ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts_key,
+              t.power_kw, t.soc_pct, t.voltage, t."current" as current, t.temp_c, t.status
+       from telemetry t
+       where t.org_id = $1 and t.ts >= $2 and ${trustedTsSql('t')}
+         and ($3::timestamptz is null or t.ts <= $3)
+         and ($4::timestamptz is null or (t.ts, t.id) < ($4::timestamptz, $5::bigint))
+       order by t.ts desc, t.id desc
+       limit $6`,
+      [orgId, window.from, window.until, before?.t ?? null, before?.id ?? 0, limit],
+    );
+    return r.rows.map((row) => ({ ...row, id: Number(row.id) }));
+  },
+
+  /** Newest record within the window that carries a position (raw lat/latitude and lon/lng/longitude). */
+  async latestPositions(q: Queryable, orgId: string, assetIds: readonly string[], since: Date) {
+    const lat = rawNumber('t', ['lat', 'latitude']);
+    const lon = rawNumber('t', ['lon', 'lng', 'longitude']);
+    const r = await q.query<{ asset_id: string; ts: Date; lat: number; lon: number }>(
+      `select a.asset_id, p.ts, p.lat, p.lon
+       from unnest($2::text[]) as a(asset_id)
+       cross join lateral (
+         select t.ts, ${lat} as lat, ${lon} as lon
+         from telemetry t
+         where t.org_id = $1 and t.asset_id = a.asset_id and t.ts >= $3 and ${trustedTsSql('t')}
+           and ${lat} between -90 and 90 and ${lon} between -180 and 180
+         order by t.ts desc, t.id desc limit 1
+       ) p`,
+      [orgId, assetIds, since],
+    );
+    return r.rows;
+  },
+
+  /** Newest record within the window that states the ignition (raw ignition or ignition_on). */
+  async latestIgnition(q: Queryable, orgId: string, assetIds: readonly string[], since: Date) {
+    const r = await q.query<{ asset_id: string; ts: Date; value: string }>(
+      `select a.asset_id, p.ts, p.value
+       from unnest($2::text[]) as a(asset_id)
+       cross join lateral (
+         select t.ts, lower(coalesce(t.raw->>'ignition', t.raw->>'ignition_on')) as value
+         from telemetry t
+         where t.org_id = $1 and t.asset_id = a.asset_id and t.ts >= $3 and ${trustedTsSql('t')}
+           and lower(coalesce(t.raw->>'ignition', t.raw->>'ignition_on')) in ('true', 'false', 'on', 'off')
+         order by t.ts desc, t.id desc limit 1
+       ) p`,
+      [orgId, assetIds, since],
+    );
+    return r.rows;
+  },
+
+  /**
+   * Per asset, source and measurement: the newest non-null value since `since`. A record's source
+   * is its raw `source` when that is one of `sources`, else 'telemetry'.
+   */
+  async latestBySource(q: Queryable, orgId: string, assetIds: readonly string[], since: Date, sources: readonly string[]): Promise<SourceValueRow[]> {
+    const r = await q.query<SourceValueRow>(
+      `select distinct on (t.asset_id, source, m.measurement)
+         t.asset_id, case when t.raw->>'source' = any($4::text[]) then t.raw->>'source' else 'telemetry' end as source,
+         m.measurement, m.num, m.txt, t.ts
+       from telemetry t
+       cross join lateral (values
+         ('power_kw', t.power_kw, null::text), ('soc_pct', t.soc_pct, null), ('voltage', t.voltage, null),
+         ('current', t."current", null), ('temp_c', t.temp_c, null), ('status', null::float8, t.status)
+       ) as m(measurement, num, txt)
+       where t.org_id = $1 and t.asset_id = any($2::text[]) and t.ts >= $3 and ${trustedTsSql('t')}
+         and (m.num is not null or (m.txt is not null and m.txt <> 'unknown'))
+       order by t.asset_id, source, m.measurement, t.ts desc, t.id desc`,
+      [orgId, assetIds, since, sources],
+    );
+    return r.rows;
+  },
+
+  /** Per asset since `since`: records, duplicates, future and late timestamps, gaps over `gapSeconds`. */
+  async integrity(q: Queryable, orgId: string, assetIds: readonly string[], since: Date, gapSeconds: number): Promise<IntegrityRow[]> {
+    const r = await q.query<IntegrityRow>(
+      `with t as (
+         select asset_id, ts, received_at,
+           extract(epoch from ts - lag(ts) over (partition by asset_id order by ts, id))::float8 as step
+         from telemetry where org_id = $1 and asset_id = any($2::text[]) and ts >= $3
+       )
+       select asset_id,
+         count(*)::int as records,
+         count(*) filter (where step = 0)::int as duplicate_timestamps,
+         count(*) filter (where ts > received_at + interval '5 minutes')::int as future_timestamps,
+         count(*) filter (where received_at > ts + interval '1 hour')::int as late_records,
+         count(*) filter (where step > $4)::int as gaps,
+         coalesce(max(step) filter (where step > $4), 0)::float8 as longest_gap_seconds,
+         min(ts) as first_ts, max(ts) as last_ts
+       from t group by asset_id`,
+      [orgId, assetIds, since, gapSeconds],
+    );
+    return r.rows;
+  },
+
+  /** Per asset and anomaly reason: how many records since `since` carry it. */
+  async anomalyCounts(q: Queryable, orgId: string, assetIds: readonly string[], since: Date) {
+    const r = await q.query<{ asset_id: string; reason: string; n: number }>(
+      `select t.asset_id, a.reason, count(*)::int as n
+       from telemetry t cross join lateral unnest(t.anomalies) as a(reason)
+       where t.org_id = $1 and t.asset_id = any($2::text[]) and t.ts >= $3
+       group by 1, 2 order by 1, 2`,
+      [orgId, assetIds, since],
+    );
+    return r.rows;
+  },
+};
+
+export type TelemetryReads = typeof telemetryReads;
+
 export function createTelemetryStore(db: Queryable) {
   return {
     /** Inserts one batch. Must run in the caller's transaction (db.tx). Returns the rows written. */

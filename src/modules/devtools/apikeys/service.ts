@@ -7,6 +7,7 @@ import type { ApiKeyAuthenticator, KeyPrincipal } from '../../../platform/auth.t
 import { errors } from '../../../platform/errors.ts';
 import { isReadScope, type Scope } from '../../../platform/roles.ts';
 import type { AuditLog } from '../../audit/index.ts';
+import type { OrgDirectory } from '../../orgs/index.ts';
 import type { Config } from '../../../config.ts';
 import { DAY_MS, iso, type Environment } from '../common.ts';
 import { devtoolsErrors } from '../errors.ts';
@@ -35,10 +36,12 @@ export interface KeyDeps {
   audit: AuditLog;
   config: Config;
   keyAlerts: KeyAlerts;
+  /** The organisation's plan limits, locked in the creating transaction. */
+  orgs: Pick<OrgDirectory, 'lockPlanLimits'>;
 }
 
 export function createKeyService(deps: KeyDeps) {
-  const { db, clock, audit, config, keyAlerts } = deps;
+  const { db, clock, audit, config, keyAlerts, orgs } = deps;
   const prefix = config.apiKeyPrefix;
   const touched = new Map<string, number>();
 
@@ -92,7 +95,7 @@ export function createKeyService(deps: KeyDeps) {
       checkExpiry(expiresAt, now, ['body', 'expires_at']);
       const issued = issueKey(prefix, env);
       const row = await db.tx(async (q) => {
-        const limits = await keyStore.lockOrg(q, ctx.orgId);
+        const limits = await orgs.lockPlanLimits(q, ctx.orgId);
         if (!limits) throw errors.notFound();
         const limit = limits.api_keys;
         if (typeof limit === 'number' && (await keyStore.countValid(q, ctx.orgId, now)) >= limit) {

@@ -52,11 +52,6 @@ export const keyStore = {
     return r.rows;
   },
 
-  /** Locks the organisation row (serialises key creation) and returns its plan limits; null if absent. */
-  async lockOrg(q: Queryable, orgId: string): Promise<Record<string, number> | null> {
-    const r = await q.query<{ plan_limits: Record<string, number> }>('select plan_limits from organisations where id = $1 for update', [orgId]);
-    return r.rows[0]?.plan_limits ?? null;
-  },
 
   async countValid(q: Queryable, orgId: string, now: Date): Promise<number> {
     const r = await q.query<{ n: number }>(`select count(*)::int as n from api_keys where org_id = $1 and ${VALID_AT('$2')}`, [orgId, now]);

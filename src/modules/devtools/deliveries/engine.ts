@@ -7,6 +7,7 @@ import { OutboundRefusedError, outboundRequest } from '../../../infra/outbound/h
 import type { Clock } from '../../../platform/clock.ts';
 import type { Config } from '../../../config.ts';
 import type { AuditLog } from '../../audit/index.ts';
+import type { OrgDirectory } from '../../orgs/index.ts';
 import { PARTNER_ALERTS, type AlertStream } from '../../alerts/index.ts';
 import { API_VERSION, newId, type Environment } from '../common.ts';
 import { devtoolsErrors } from '../errors.ts';
@@ -54,6 +55,8 @@ export interface EngineDeps {
   audit: AuditLog;
   queue: Pick<JobQueue, 'enqueue'>;
   box: SecretBox;
+  /** Locks the organisation's row: sandbox backlog checks are serialised per organisation. */
+  orgs: Pick<OrgDirectory, 'lockPlanLimits'>;
   /** Told each delivery attempt's recorded outcome, and each delivery cancelled before its attempt. */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -62,7 +65,7 @@ export interface EngineDeps {
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'cancelled';
 
 export function createDeliveryEngine(deps: EngineDeps) {
-  const { db, clock, config, alerts, audit, queue, box } = deps;
+  const { db, clock, config, alerts, audit, queue, box, orgs } = deps;
   // One deadline for the whole exchange (spec: 10 s). A receiver that accepts and never answers
   // holds one worker slot for this long, and its organisation's cap bounds how many (0088).
   const timeoutMs = deps.webhookTimeoutMs;
@@ -112,7 +115,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   }
 
   async function checkBacklog(q: Queryable, orgId: string, env: Environment, adding: number, max: number) {
-    await endpointStore.lockOrg(q, orgId);
+    await orgs.lockPlanLimits(q, orgId);
     const pending = await deliveryStore.pendingCount(q, orgId, env);
     if (pending + adding > max) throw devtoolsErrors.sandboxBacklogFull(pending, adding, max);
   }

@@ -161,19 +161,14 @@ export const deliveryStore = {
   },
 
   /**
-   * device.offline watchdog: devices whose newest record is older than `silentBefore` (but not
-   * older than `notBefore`) and not yet reported offline for that record.
+   * device.offline watchdog: when each device was last reported offline (the ts of its newest
+   * record then), for these devices or, without ids, every device reported.
    */
-  async newlySilent(q: Queryable, orgId: string, silentBefore: Date, notBefore: Date, limit: number) {
-    const r = await q.query<{ asset_id: string; ts: Date; site_id: string | null; type: string | null; name: string | null }>(
-      `select l.asset_id, l.ts, a.site_id, a.type, a.name
-       from telemetry_latest l
-       left join assets a on a.org_id = l.org_id and a.asset_id = l.asset_id
-       left join device_offline_state s on s.org_id = l.org_id and s.asset_id = l.asset_id
-       where l.org_id = $1 and l.ts < $2 and l.ts >= $3 and (s.asset_id is null or s.last_ts < l.ts)
-       order by l.ts, l.asset_id
-       limit $4`,
-      [orgId, silentBefore, notBefore, limit],
+  async offlineSince(q: Queryable, orgId: string, assetIds?: readonly string[]): Promise<{ asset_id: string; last_ts: Date }[]> {
+    const r = await q.query<{ asset_id: string; last_ts: Date }>(
+      `select asset_id, last_ts from device_offline_state
+       where org_id = $1 and ($2::text[] is null or asset_id = any($2::text[])) order by asset_id`,
+      [orgId, assetIds ?? null],
     );
     return r.rows;
   },
@@ -189,11 +184,8 @@ export const deliveryStore = {
   },
 
   /** Forgets devices that reported again, so a later silence is reported anew. */
-  async clearRecovered(q: Queryable, orgId: string): Promise<void> {
-    await q.query(
-      `delete from device_offline_state s using telemetry_latest l
-       where s.org_id = $1 and l.org_id = s.org_id and l.asset_id = s.asset_id and l.ts > s.last_ts`,
-      [orgId],
-    );
+  async forgetOffline(q: Queryable, orgId: string, assetIds: readonly string[]): Promise<void> {
+    if (assetIds.length === 0) return;
+    await q.query('delete from device_offline_state where org_id = $1 and asset_id = any($2::text[])', [orgId, assetIds]);
   },
 };

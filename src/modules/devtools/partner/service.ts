@@ -12,7 +12,9 @@ import { alertView } from '../../alerts/index.ts';
 import { iso, PAGE_LIMIT } from '../common.ts';
 import type { KeyService } from '../apikeys/service.ts';
 import type { SandboxData } from '../sandbox/generator.ts';
-import { partnerStore } from './store.ts';
+import type { OrgDirectory } from '../../orgs/index.ts';
+import { sourceOfRaw, type RegistryReads } from '../../registry/index.ts';
+import type { TelemetryReads } from '../../telemetry/index.ts';
 import { canonicalStatus } from './status-canonical.ts';
 
 export const DEFAULT_HOURS = 24;
@@ -24,6 +26,9 @@ export interface PartnerDeps {
   alerts: AlertStream;
   keys: KeyService;
   sandbox: SandboxData;
+  orgs: Pick<OrgDirectory, 'nameOf'>;
+  registry: Pick<RegistryReads, 'page' | 'records'>;
+  telemetry: Pick<TelemetryReads, 'latest' | 'readingsPage'>;
 }
 
 type KeyActor = Extract<RequestContext['actor'], { kind: 'key' }>;
@@ -43,7 +48,7 @@ function unpackWindow(pos: Position): { id: string; windowStartMs: number } {
 }
 
 export function createPartnerService(deps: PartnerDeps) {
-  const { db, clock, cursors, alerts, keys, sandbox } = deps;
+  const { db, clock, cursors, alerts, keys, sandbox, orgs, registry, telemetry } = deps;
 
   /** The organisation a request reads: the key's own, or its sandbox organisation. */
   const readOrg = (ctx: RequestContext) => (keyOf(ctx).environment === 'sandbox' ? sandbox.orgOf(ctx.orgId) : ctx.orgId);
@@ -70,7 +75,7 @@ export function createPartnerService(deps: PartnerDeps) {
       const key = keyOf(ctx);
       const row = await keys.get(ctx.orgId, key.keyId);
       const sandboxed = key.environment === 'sandbox';
-      const name = sandboxed ? 'Sandbox organisation (simulated)' : ((await partnerStore.orgName(db, ctx.orgId)) ?? ctx.orgId);
+      const name = sandboxed ? 'Sandbox organisation (simulated)' : ((await orgs.nameOf(ctx.orgId)) ?? ctx.orgId);
       return {
         organisation: { id: readOrg(ctx), name },
         key: { id: key.keyId, name: row?.name ?? '', scopes: key.scopes, environment: key.environment, expires_at: row?.expires_at ?? null },
@@ -123,19 +128,24 @@ export function createPartnerService(deps: PartnerDeps) {
           has_more: page.has_more,
         };
       }
-      const rows = await partnerStore.devices(db, ctx.orgId, pos ? { t: pos.t, id: String(pos.id) } : null, limit + 1);
+      const rows = await registry.page(db, ctx.orgId, pos ? { t: pos.t, id: String(pos.id) } : null, limit + 1);
       const page = toPage(rows, limit, (r) => ({ t: r.created_key, id: r.asset_id }), cursors, b);
+      // The newest record of the page's devices: one read for the page.
+      const latest = new Map((await telemetry.latest(db, ctx.orgId, { assetIds: page.items.map((r) => r.asset_id) })).map((l) => [l.asset_id, l]));
       return {
-        devices: page.items.map((r) => ({
-          asset_id: r.asset_id,
-          site_id: r.site_id,
-          type: r.type,
-          name: r.name,
-          created_at: iso(r.created_at)!,
-          last_reported_at: r.last_ts ? iso(r.last_ts) : null,
-          last_reported_source: r.last_ts ? r.last_source : null,
-          status_canonical: r.last_ts ? canonicalStatus(r.status, r.power_kw, r.type) : 'unknown',
-        })),
+        devices: page.items.map((r) => {
+          const l = latest.get(r.asset_id);
+          return {
+            asset_id: r.asset_id,
+            site_id: r.site_id,
+            type: r.type,
+            name: r.name,
+            created_at: iso(r.created_at)!,
+            last_reported_at: l ? iso(l.ts) : null,
+            last_reported_source: l ? sourceOfRaw(l.raw) : null,
+            status_canonical: l ? canonicalStatus(l.status, l.power_kw, r.type) : 'unknown',
+          };
+        }),
         next_cursor: page.next_cursor,
         has_more: page.has_more,
       };
@@ -158,10 +168,12 @@ export function createPartnerService(deps: PartnerDeps) {
       }
       const before = pos ? { t: pos.t, id: Number(win!.id) } : null;
       if (before && !Number.isSafeInteger(before.id)) throw invalidCursor();
-      const rows = await partnerStore.readings(db, ctx.orgId, { from: new Date(windowStartMs), until: pos ? null : now }, before, limit + 1);
+      const rows = await telemetry.readingsPage(db, ctx.orgId, { from: new Date(windowStartMs), until: pos ? null : now }, before, limit + 1);
       const page = toPage(rows, limit, (r) => ({ t: r.ts_key, id: packWindow(r.id, windowStartMs) }), cursors, b);
+      // Site and type of the page's assets (null for a device the registry does not know).
+      const assets = new Map((await registry.records(db, ctx.orgId, { assetIds: [...new Set(page.items.map((r) => r.asset_id))] })).map((a) => [a.asset_id, a]));
       return {
-        readings: page.items.map((r) => reading({ ...r, ts: iso(r.ts)! })),
+        readings: page.items.map((r) => reading({ ...r, ts: iso(r.ts)!, site_id: assets.get(r.asset_id)?.site_id ?? null, asset_type: assets.get(r.asset_id)?.type ?? null })),
         window_start: new Date(windowStartMs).toISOString(),
         next_cursor: page.next_cursor,
         has_more: page.has_more,

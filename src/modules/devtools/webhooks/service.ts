@@ -12,6 +12,7 @@ import type { CursorCodec } from '../../../platform/cursor.ts';
 import { toPage } from '../../../platform/cursor.ts';
 import type { Config } from '../../../config.ts';
 import type { AuditLog } from '../../audit/index.ts';
+import type { OrgDirectory } from '../../orgs/index.ts';
 import type { AlertStream } from '../../alerts/index.ts';
 import { EVENT_TYPES, iso, newId, sandboxOrgId, PAGE_LIMIT, type Environment, type EventType } from '../common.ts';
 import { devtoolsErrors } from '../errors.ts';
@@ -37,6 +38,8 @@ export interface WebhookDeps {
   sandbox: SandboxData;
   /** Resolver used at registration (tests may stub it). */
   lookup?: (host: string) => Promise<string[]>;
+  /** The organisation's plan limits, locked in the registering transaction. */
+  orgs: Pick<OrgDirectory, 'lockPlanLimits'>;
 }
 
 const LOOKUP_TIMEOUT_MS = 2000;
@@ -47,7 +50,7 @@ async function systemLookup(host: string): Promise<string[]> {
 }
 
 export function createWebhookService(deps: WebhookDeps) {
-  const { db, clock, config, audit, alerts, cursors, box, engine } = deps;
+  const { db, clock, config, audit, alerts, cursors, box, engine, orgs } = deps;
   const lookup = deps.lookup ?? systemLookup;
 
   const view = (e: EndpointRow, now = clock.now()) => ({
@@ -136,7 +139,7 @@ export function createWebhookService(deps: WebhookDeps) {
       const now = clock.now();
       const secret = newSigningSecret();
       const row = await db.tx(async (q) => {
-        const limits = await endpointStore.lockOrg(q, ctx.orgId);
+        const limits = await orgs.lockPlanLimits(q, ctx.orgId);
         if (!limits) throw errors.notFound();
         const max = limits.webhook_endpoints;
         if (typeof max === 'number' && (await endpointStore.count(q, ctx.orgId)) >= max) {

@@ -57,11 +57,6 @@ export const endpointStore = {
     return r.rows;
   },
 
-  /** Locks the organisation row (serialises registration) and returns its plan limits; null if absent. */
-  async lockOrg(q: Queryable, orgId: string): Promise<Record<string, number> | null> {
-    const r = await q.query<{ plan_limits: Record<string, number> }>('select plan_limits from organisations where id = $1 for update', [orgId]);
-    return r.rows[0]?.plan_limits ?? null;
-  },
 
   async count(q: Queryable, orgId: string): Promise<number> {
     return (await q.query<{ n: number }>('select count(*)::int as n from webhook_endpoints where org_id = $1', [orgId])).rows[0].n;
