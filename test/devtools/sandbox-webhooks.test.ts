@@ -2,7 +2,7 @@
 // endpoints, and Idempotency-Key (T-16).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
 import { deliveries, issueKey, registerEndpoint, runAt, startReceiver, verifySignature, type Receiver } from './helpers.ts';
 
 let svc: TestService;
@@ -109,9 +109,23 @@ test('Idempotency-Key: empty or over-long keys are refused (422)', async () => {
   assert.equal((await send(key.auth, undefined, 'x'.repeat(255))).statusCode, 202);
 });
 
-test('Idempotency-Key: 50 parallel requests with one key queue exactly one delivery', async () => {
+test('Idempotency-Key: 50 parallel requests with one key, to two instances, queue exactly one delivery', {
+  skip: !realServers.database && 'needs PostgreSQL: the key is claimed by a unique insert that concurrent transactions race for, and PGlite runs one transaction at a time',
+}, async () => {
   const before = (await deliveries(svc, ORG, sandboxEp.id, '?limit=200')).deliveries.length;
-  const all = await Promise.all(Array.from({ length: 50 }, () => send(key.auth, { event_type: 'webhook.test' }, 'burst-1')));
+  // Two instances with their own connection pools on one schema, as two servers behind a balancer.
+  const second = await startTestService({ shareWith: svc });
+  const to = [svc, second];
+  let all;
+  try {
+    all = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        to[i % 2].request({ method: 'POST', url: URL_, headers: { ...key.auth, 'idempotency-key': 'burst-1' }, payload: { event_type: 'webhook.test' } }),
+      ),
+    );
+  } finally {
+    await second.stop();
+  }
   assert.ok(all.every((r) => r.statusCode === 202), all.map((r) => r.statusCode).join());
   assert.equal(new Set(all.map((r) => r.body)).size, 1, 'every answer is the first body');
   assert.equal(all.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 49);
