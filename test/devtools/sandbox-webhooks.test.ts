@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
 import { deliveries, issueKey, registerEndpoint, runAt, startReceiver, verifySignature, type Receiver } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let rx: Receiver;
@@ -65,9 +66,9 @@ test('202: a signed sample event to the sandbox endpoints only, delivered like a
 
 test('refusals: a bearer token 401, bad body 422, another organisation\'s endpoint 404', async () => {
   const t = await svc.token({ orgId: ORG });
-  assert.equal((await svc.request({ method: 'POST', url: URL_, headers: { authorization: `Bearer ${t}` } })).statusCode, 401);
-  assert.equal((await send(key.auth, { event_type: 'dispatch.executed' })).statusCode, 422);
-  assert.equal((await send(key.auth, { organisation_id: OTHER })).statusCode, 422);
+  assertRefused(await svc.request({ method: 'POST', url: URL_, headers: { authorization: `Bearer ${t}` } }), 401, { code: 'api_key_required', detail: 'This operation requires an API key' });
+  assertRefused(await send(key.auth, { event_type: 'dispatch.executed' }), 422, { code: 'validation_error', fields: ['body.event_type'] });
+  assertRefused(await send(key.auth, { organisation_id: OTHER }), 422, { code: 'validation_error', fields: ['body.organisation_id'] });
   const res = await send(key.auth, { endpoint_id: otherEp.id });
   assert.equal(res.statusCode, 404);
   assert.equal(json(res).code, 'not_found');

@@ -10,6 +10,7 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import type { Cache } from '../../src/infra/cache/index.ts';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { fixtureModule } from '../helpers/fixtures.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const policy = { name: 'test', limit: 5, windowMs: 60_000 };
 
@@ -162,9 +163,11 @@ describe('general limits through HTTP', () => {
   test('unauthenticated requests: limit per source IP', async () => {
     const svc2 = await startTestService({ extraModules: [fixtureModule], env: { RATE_LIMIT_ANON_PER_MIN: '2' } });
     try {
-      const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await svc2.request({ method: 'GET', url: '/api/test-fixture/public' })).statusCode);
-      assert.deepEqual(statuses, [200, 200, 429]);
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await svc2.request({ method: 'GET', url: '/api/test-fixture/public' }));
+      assert.deepEqual(answers.map((r) => r.statusCode), [200, 200, 429]);
+      assertRefused(answers[2], 429, 'Rate limit exceeded');
+      assert.ok(Number(answers[2].headers['retry-after']) >= 1);
     } finally {
       await svc2.stop();
     }

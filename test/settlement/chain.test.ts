@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
 import { client, issueBody } from './client.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let call: ReturnType<typeof client>;
@@ -91,8 +92,8 @@ test('receipts/{id}/verify: 404 for another organisation’s receipt or an unkno
   const [r] = await issueMany(org, 1);
   const ok = json(await call('GET', `/receipts/${r.receipt_id}/verify`, { org, role: 'ANALYST' }));
   assert.deepEqual({ valid: ok.valid, problems: ok.problems, seq: ok.seq }, { valid: true, problems: [], seq: 1 });
-  assert.equal((await call('GET', `/receipts/${r.receipt_id}/verify`, { org: OTHER })).statusCode, 404);
-  assert.equal((await call('GET', '/receipts/nope/verify', { org })).statusCode, 404);
+  assertRefused(await call('GET', `/receipts/${r.receipt_id}/verify`, { org: OTHER }), 404, 'Not Found');
+  assertRefused(await call('GET', '/receipts/nope/verify', { org }), 404, 'Not Found');
 });
 
 test('POST /verify: a presented copy is checked from its published form; every tamper found at its index', async () => {
@@ -144,9 +145,15 @@ test('POST /verify: malformed presentations are 422; a bad checkpoint is reporte
   const org = 'chain-present-bad';
   await svc.createOrg(org);
   const [r] = await issueMany(org, 1);
-  for (const payload of [{}, { receipts: [] }, { receipts: [{ signed_body: 'x' }] }, { receipts: 'x' }, { receipts: [present(r)], other: 1 }]) {
-    const res = await call('POST', '/verify', { org, payload });
-    assert.equal(res.statusCode, 422, JSON.stringify(payload));
+  const cases: [object, string][] = [
+    [{}, 'body.receipts'],
+    [{ receipts: [] }, 'body.receipts'],
+    [{ receipts: [{ signed_body: 'x' }] }, 'body.receipts.0.signature'],
+    [{ receipts: 'x' }, 'body.receipts'],
+    [{ receipts: [present(r)], other: 1 }, 'body.other'],
+  ];
+  for (const [payload, field] of cases) {
+    assertRefused(await call('POST', '/verify', { org, payload }), 422, { fields: [field] }, JSON.stringify(payload));
   }
   const notJson = json(await call('POST', '/verify', { org, payload: { receipts: [{ signed_body: '{', signature: 'x' }] } }));
   assert.equal(notJson.valid, false);
