@@ -33,7 +33,7 @@ function builtOperations(): number | undefined {
 
 export default async function* durations(source: AsyncIterable<Event>): AsyncGenerator<string> {
   const started = performance.now();
-  const files = new Map<string, { ms: number; tests: number }>();
+  const files = new Map<string, { ms: number }>();
   const tests = new Map<string, number>();
   const failures: string[] = [];
   let pass = 0;
@@ -45,7 +45,7 @@ export default async function* durations(source: AsyncIterable<Event>): AsyncGen
     const rel = relative(process.cwd(), file);
     // The runner reports each file as a test named by its path, with the file's whole wall time.
     const isFile = resolve(name) === resolve(file);
-    if (e.type === 'test:complete' && isFile) files.set(rel, { ms: details?.duration_ms ?? 0, tests: tests.get(rel) ?? 0 });
+    if (e.type === 'test:complete' && isFile) files.set(rel, { ms: details?.duration_ms ?? 0 });
     // Tests at any depth, as node's own summary counts them; suites (describe) are not tests.
     if (isFile || details?.type === 'suite') continue;
     if (e.type === 'test:pass') {
@@ -65,7 +65,7 @@ export default async function* durations(source: AsyncIterable<Event>): AsyncGen
   yield `\n${'s'.padStart(7)}  ${'share'.padStart(5)}  tests  file\n`;
   for (const [rel, f] of rows) {
     const s = f.ms / 1000;
-    yield `${s.toFixed(1).padStart(7)}  ${((100 * s) / sum).toFixed(1).padStart(4)}%  ${String(f.tests).padStart(5)}  ${rel}${s >= slow ? `   <- slow (>= ${slow} s)` : ''}\n`;
+    yield `${s.toFixed(1).padStart(7)}  ${((100 * s) / sum).toFixed(1).padStart(4)}%  ${String(tests.get(rel) ?? 0).padStart(5)}  ${rel}${s >= slow ? `   <- slow (>= ${slow} s)` : ''}\n`;
   }
   yield `\n${rows.length} files, ${pass} passed, ${fail} failed, ${skipped} skipped; wall ${wall.toFixed(0)} s, file time summed ${sum.toFixed(0)} s\n`;
   const ops = builtOperations();
