@@ -10,6 +10,7 @@ import { startTestService, json, type TestService } from '../test/helpers/servic
 import { hashPassword } from '../src/modules/identity/password.ts';
 import { createUserStore } from '../src/modules/identity/users-store.ts';
 import type { ManualClock } from '../src/platform/clock.ts';
+import { assertRefused } from '../test/helpers/refusal.ts';
 
 const ORG = 'spray-org';
 const PASSWORD = 'the-right-password-1';
@@ -47,7 +48,7 @@ describe('credential spraying from many source addresses', () => {
     assert.equal(statuses[401], 200, JSON.stringify(statuses));
     // A sixth attempt from one address inside the minute is limited before the password is checked.
     const sixth = await svc.request({ method: 'POST', url: '/api/auth/login', remoteAddress: '127.0.0.2', payload: { email: accounts[0], password: PASSWORD } });
-    assert.equal(sixth.statusCode, 429);
+    assertRefused(sixth, 429, 'Rate limit exceeded');
     // Nobody was locked: after the window, the right password works for every account tried.
     (svc.clock as ManualClock).advance(61_000);
     for (const [i, email] of accounts.slice(0, 10).entries()) {
@@ -130,7 +131,7 @@ describe('refresh rotation and reuse: a model against the real API', () => {
           if (!revoked) {
             assert.equal(res.statusCode, 200);
             revoked = true;
-          } else assert.equal(res.statusCode, 401, 'logout after revocation');
+          } else assertRefused(res, 401, 'Invalid or expired token', 'logout after revocation');
         } else {
           const res = await svc.request({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${accessTokens[accessTokens.length - 1]}` } });
           assert.equal(res.statusCode, revoked ? 401 : 200, 'access tokens follow their family');

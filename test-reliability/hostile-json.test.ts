@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { startTestService, json, type TestService } from '../test/helpers/service.ts';
 import { fixtureModule } from '../test/helpers/fixtures.ts';
 import { fuzzEnv, prepareCredentials, type Credentials } from './helpers/world.ts';
+import { assertRefused } from '../test/helpers/refusal.ts';
 
 let svc: TestService;
 let doc: any;
@@ -84,7 +85,7 @@ test('a 5 MB single string: refused by size or handled, never a 500', async () =
     headers: { authorization: `Bearer ${creds.adminToken}`, 'content-type': 'application/json' },
     payload: big,
   });
-  assert.equal(small.statusCode, 413);
+  assertRefused(small, 413, 'Request body too large: the limit is 1048576 bytes');
 });
 
 test('nothing from a refused ingestion request is stored', async () => {

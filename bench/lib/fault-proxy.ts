@@ -9,8 +9,17 @@ import net from 'node:net';
 
 export type FaultMode = { kind: 'pass' } | { kind: 'latency'; ms: number } | { kind: 'stall' } | { kind: 'blackhole' } | { kind: 'reset' };
 
+/** A chunk the proxy saw: from which side, and what became of it under the mode of the moment. */
+export interface ChunkEvent {
+  from: 'client' | 'upstream';
+  chunk: Buffer;
+  fate: 'forwarded' | 'delayed' | 'dropped';
+}
+
 export interface FaultProxy {
   port: number;
+  /** Calls `fn` for every chunk (tests wait on it instead of sleeping); returns a function that stops it. */
+  watch(fn: (e: ChunkEvent) => void): () => void;
   url(scheme: string, path?: string): string;
   set(mode: FaultMode): void;
   readonly mode: FaultMode;
@@ -21,13 +30,15 @@ export interface FaultProxy {
 export async function startFaultProxy(target: { host: string; port: number }, listenPort = 0): Promise<FaultProxy> {
   let mode: FaultMode = { kind: 'pass' };
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  const watchers = new Set<(e: ChunkEvent) => void>();
 
-  const pipe = (from: net.Socket, to: net.Socket) => {
-    from.on('data', (chunk) => {
+  const pipe = (from: net.Socket, to: net.Socket, side: ChunkEvent['from']) => {
+    from.on('data', (chunk: Buffer) => {
       const m = mode;
-      if (m.kind === 'stall' || m.kind === 'blackhole') return; // dropped
+      const fate = m.kind === 'stall' || m.kind === 'blackhole' ? 'dropped' : m.kind === 'latency' ? 'delayed' : 'forwarded';
       if (m.kind === 'latency') setTimeout(() => to.writable && to.write(chunk), m.ms);
-      else if (to.writable) to.write(chunk);
+      else if (fate === 'forwarded' && to.writable) to.write(chunk);
+      for (const w of watchers) w({ from: side, chunk, fate });
     });
   };
 
@@ -46,13 +57,17 @@ export async function startFaultProxy(target: { host: string; port: number }, li
     };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
-    pipe(client, upstream);
-    pipe(upstream, client);
+    pipe(client, upstream, 'client');
+    pipe(upstream, client, 'upstream');
   });
   await new Promise<void>((r) => server.listen(listenPort, '127.0.0.1', () => r()));
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
+    watch(fn) {
+      watchers.add(fn);
+      return () => void watchers.delete(fn);
+    },
     url: (scheme, path = '') => `${scheme}://127.0.0.1:${port}${path}`,
     get mode() {
       return mode;

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { auditEntries, bearer, claims, signIn, startService } from '../identity/support.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -43,7 +44,7 @@ test('five personas, each with permissions, readable by every role', async () =>
     assert.ok(p.permissions.length > 0, p.id);
     for (const perm of p.permissions) assert.ok(known.has(perm), `${p.id}: ${perm}`);
   }
-  assert.equal((await svc.request({ method: 'GET', url: '/api/hardware/ems/access/personas' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/hardware/ems/access/personas' }), 401, 'Authorization header missing');
 });
 
 test('an administrator grants a persona by user id or email, changes it, and the grant is listed and audited', async () => {
@@ -87,23 +88,23 @@ test('refusals: wrong role 403, unknown persona 422, user_id and email both or n
   assert.deepEqual(json(await put(operator, { site_id: 's', user_id: viewerId, persona: 'viewer' })), {
     detail: 'Insufficient permissions',
   });
-  assert.equal((await get(viewer)).statusCode, 403);
-  assert.equal((await del(operator, `?site_id=site-1&user_id=${viewerId}`)).statusCode, 403);
-  assert.equal((await put(admin, { site_id: 's', user_id: viewerId, persona: 'superuser' })).statusCode, 422);
-  assert.equal((await put(admin, { site_id: 's', persona: 'viewer' })).statusCode, 422);
-  assert.equal((await put(admin, { site_id: 's', user_id: viewerId, email: 'viewer@acme.example', persona: 'viewer' })).statusCode, 422);
+  assertRefused(await get(viewer), 403, 'Insufficient permissions');
+  assertRefused(await del(operator, `?site_id=site-1&user_id=${viewerId}`), 403, 'Insufficient permissions');
+  assertRefused(await put(admin, { site_id: 's', user_id: viewerId, persona: 'superuser' }), 422, { fields: ['body.persona'] });
+  assertRefused(await put(admin, { site_id: 's', persona: 'viewer' }), 422, { fields: ['body.user_id'] });
+  assertRefused(await put(admin, { site_id: 's', user_id: viewerId, email: 'viewer@acme.example', persona: 'viewer' }), 422, { fields: ['body.user_id'] });
   const outsider = await put(admin, { site_id: 's', user_id: outsiderId, persona: 'viewer' });
   assert.equal(outsider.statusCode, 422);
   assert.equal(json(outsider).detail[0].msg, 'Not a member of this organisation');
   const ghost = await put(admin, { site_id: 's', user_id: 'no-such-user', persona: 'viewer' });
   assert.deepEqual(json(ghost).detail[0].msg, json(outsider).detail[0].msg, 'another organisation’s user looks like nobody');
-  assert.equal((await put(admin, { site_id: 's', email: 'outsider@beta.example', persona: 'viewer' })).statusCode, 422);
-  assert.equal((await del(admin, '?site_id=site-1')).statusCode, 422);
+  assertRefused(await put(admin, { site_id: 's', email: 'outsider@beta.example', persona: 'viewer' }), 422, { fields: ['body.email'] });
+  assertRefused(await del(admin, '?site_id=site-1'), 422, { fields: ['query.user_id'] });
 });
 
 test('DELETE removes a grant; removing it again is 404', async () => {
   assert.equal((await del(admin, `?site_id=site-2&user_id=${viewerId}`)).statusCode, 204);
-  assert.equal((await del(admin, `?site_id=site-2&user_id=${viewerId}`)).statusCode, 404);
+  assertRefused(await del(admin, `?site_id=site-2&user_id=${viewerId}`), 404, 'Not Found');
   assert.equal(json(await get(admin, '?site_id=site-2')).memberships.length, 0);
   const removed = await auditEntries(svc, admin, '&action=access.membership.remove');
   assert.equal(removed.length, 1);

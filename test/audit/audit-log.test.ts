@@ -5,6 +5,7 @@ import { json, type TestService } from '../helpers/service.ts';
 import { bearer, clockOf, startService } from '../identity/support.ts';
 import { csvField, csvRecord } from '../../src/modules/audit/csv.ts';
 import { AUDIT_LOG } from '../../src/modules/audit/index.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -68,9 +69,9 @@ test('filters: action, actor and time range (since inclusive, until exclusive)',
     ranged.map((e: any) => e.details.i),
     [19, 18, 17, 16, 15, 14, 13, 12, 11, 10],
   );
-  assert.equal((await page(`?since=${until}&until=${since}`)).statusCode, 422);
-  assert.equal((await page('?since=yesterday')).statusCode, 422);
-  assert.equal((await page('?limit=0')).statusCode, 422);
+  assertRefused(await page(`?since=${until}&until=${since}`), 422, { fields: ['query.until'] });
+  assertRefused(await page('?since=yesterday'), 422, { fields: ['query.since'] });
+  assertRefused(await page('?limit=0'), 422, { fields: ['query.limit'] });
 });
 
 test('a bad cursor, or a cursor with other filters, is 400 invalid_cursor', async () => {
@@ -78,9 +79,9 @@ test('a bad cursor, or a cursor with other filters, is 400 invalid_cursor', asyn
   assert.ok(cursor);
   assert.equal((await page(`?action=auth.login&limit=3&cursor=${encodeURIComponent(cursor)}`)).statusCode, 200);
   assert.deepEqual(json(await page(`?action=twin.asset.update&cursor=${encodeURIComponent(cursor)}`)), { detail: 'invalid_cursor' });
-  assert.equal((await page('?cursor=garbage')).statusCode, 400);
+  assertRefused(await page('?cursor=garbage'), 400, 'invalid_cursor');
   const beta = await svc.token({ orgId: 'beta', roles: ['ORG_ADMIN'] });
-  assert.equal((await page(`?action=auth.login&limit=3&cursor=${encodeURIComponent(cursor)}`, beta)).statusCode, 400);
+  assertRefused(await page(`?action=auth.login&limit=3&cursor=${encodeURIComponent(cursor)}`, beta), 400, 'invalid_cursor');
 });
 
 test('administrators only: other roles are 403', async () => {
@@ -88,9 +89,9 @@ test('administrators only: other roles are 403', async () => {
     const t = await svc.token({ orgId: 'acme', roles: [role] });
     assert.deepEqual(json(await page('', t)), { detail: 'Insufficient permissions' }, role);
     const csv = await svc.request({ method: 'GET', url: '/api/hardware/admin/audit-log/export.csv', headers: bearer(t) });
-    assert.equal(csv.statusCode, 403);
+    assertRefused(csv, 403, 'Insufficient permissions');
     const actions = await svc.request({ method: 'GET', url: '/api/hardware/admin/audit-log/actions', headers: bearer(t) });
-    assert.equal(actions.statusCode, 403);
+    assertRefused(actions, 403, 'Insufficient permissions');
   }
 });
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { call, clockOf, tokenFor } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 const PROD = 'gw-prod';
@@ -61,14 +62,14 @@ test('production: heartbeat records state, status evaluates online → late → 
 
 test('gateway refusals: viewer heartbeat, other organisation, unknown site, bad thresholds', async () => {
   assert.deepEqual([(await gw(prodViewer, 'plant', 'heartbeat')).statusCode], [403]);
-  assert.equal((await gw(prodViewer, 'plant', 'check')).statusCode, 403);
-  assert.equal((await gw(other, 'plant', 'status')).statusCode, 404);
-  assert.equal((await gw(other, 'plant', 'heartbeat')).statusCode, 404);
-  assert.equal((await gw(prod, 'nowhere', 'status')).statusCode, 404);
+  assertRefused(await gw(prodViewer, 'plant', 'check'), 403, 'Insufficient permissions');
+  assertRefused(await gw(other, 'plant', 'status'), 404, 'Not Found');
+  assertRefused(await gw(other, 'plant', 'heartbeat'), 404, 'Not Found');
+  assertRefused(await gw(prod, 'nowhere', 'status'), 404, 'Not Found');
   const bad = await gw(prod, 'plant', 'heartbeat', { thresholds: { late_after_s: 600, silent_after_s: 300 } });
   assert.equal(bad.statusCode, 422);
   assert.deepEqual(json(bad).detail[0].loc, ['body', 'thresholds', 'silent_after_s']);
-  assert.equal((await gw(prod, 'plant', 'heartbeat', { buffer_depth: -1 })).statusCode, 422);
+  assertRefused(await gw(prod, 'plant', 'heartbeat', { buffer_depth: -1 }), 422, { fields: ['body.buffer_depth'] });
 });
 
 test('rehearsals are demo-realm: a production organisation gets 403 Demo realm only and nothing is recorded', async () => {
@@ -87,7 +88,7 @@ test('rehearsals are demo-realm: a production organisation gets 403 Demo realm o
 test('demo rehearsals: drop silences the link and raises asset_silence at once; heartbeats meanwhile do not bring it back; restore resolves', async () => {
   assert.equal(json(await gw(demo, 'demo-home', 'heartbeat')).state, 'online');
   const viewerDrop = await call(svc, await tokenFor(svc, DEMO, 'VIEWER'), 'POST', '/api/hardware/ems/comms/demo-home/rehearse/drop', {});
-  assert.equal(viewerDrop.statusCode, 403);
+  assertRefused(viewerDrop, 403, 'Insufficient permissions');
   const drop = await call(svc, demo, 'POST', '/api/hardware/ems/comms/demo-home/rehearse/drop', {});
   assert.equal(drop.statusCode, 200, drop.body);
   assert.equal(json(drop).state, 'silent');
@@ -100,7 +101,7 @@ test('demo rehearsals: drop silences the link and raises asset_silence at once; 
   const restore = await call(svc, demo, 'POST', '/api/hardware/ems/comms/demo-home/rehearse/restore', {});
   assert.equal(restore.statusCode, 200, restore.body);
   assert.deepEqual([json(restore).state, json(restore).alert, json(restore).rehearsal.dropped], ['online', null, false]);
-  assert.equal((await call(svc, demo, 'POST', '/api/hardware/ems/comms/nowhere/rehearse/drop', {})).statusCode, 404);
+  assertRefused(await call(svc, demo, 'POST', '/api/hardware/ems/comms/nowhere/rehearse/drop', {}), 404, 'Not Found');
 });
 
 test('demo buffer rehearsal: an interrupted upload and its retry store each synthetic reading once; sequences continue on the next rehearsal', async () => {
@@ -112,7 +113,7 @@ test('demo buffer rehearsal: an interrupted upload and its retry store each synt
   assert.equal(b2.stored_total, 8);
   const rows = json(await call(svc, demo, 'GET', '/api/hardware/ems/buffer/demo-home/rows?limit=1000')).rows;
   assert.deepEqual(rows.map((r: { sequence: number }) => r.sequence), Array.from({ length: 16 }, (_, i) => i));
-  assert.equal((await call(svc, demo, 'POST', '/api/hardware/ems/buffer/demo-home/rehearse', { readings_per_device: 1 })).statusCode, 422);
+  assertRefused(await call(svc, demo, 'POST', '/api/hardware/ems/buffer/demo-home/rehearse', { readings_per_device: 1 }), 422, { fields: ['body.readings_per_device'] });
 });
 
 test('replay: per-record outcomes (207), anomalies kept, gaps reported; 422 when all rejected; rows paged in device and sequence order', async () => {
@@ -155,17 +156,17 @@ test('replay: per-record outcomes (207), anomalies kept, gaps reported; 422 when
   assert.equal(p2.has_more, false);
   const byDevice = json(await call(svc, prodViewer, 'GET', '/api/hardware/ems/buffer/plant/rows?device_id=inv-1')).rows;
   assert.deepEqual(byDevice.map((r: { sequence: number }) => r.sequence), [3]);
-  assert.equal((await call(svc, prodViewer, 'GET', `/api/hardware/ems/buffer/plant/rows?device_id=bat-1&cursor=${p1.next_cursor}`)).statusCode, 400);
+  assertRefused(await call(svc, prodViewer, 'GET', `/api/hardware/ems/buffer/plant/rows?device_id=bat-1&cursor=${p1.next_cursor}`), 400, 'invalid_cursor');
 });
 
 test('replay refusals: viewer, other organisation, unknown site, bad body', async () => {
   const rec = { records: [{ device_id: 'bat-1', sequence: 99, ts: '2026-11-23T07:30:00Z' }] };
-  assert.equal((await call(svc, prodViewer, 'POST', '/api/hardware/ems/buffer/plant/replay', rec)).statusCode, 403);
-  assert.equal((await call(svc, other, 'POST', '/api/hardware/ems/buffer/plant/replay', rec)).statusCode, 404);
-  assert.equal((await call(svc, other, 'GET', '/api/hardware/ems/buffer/plant/status')).statusCode, 404);
-  assert.equal((await call(svc, other, 'GET', '/api/hardware/ems/buffer/plant/rows')).statusCode, 404);
-  assert.equal((await call(svc, prod, 'POST', '/api/hardware/ems/buffer/nowhere/replay', rec)).statusCode, 404);
-  assert.equal((await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [] })).statusCode, 422);
+  assertRefused(await call(svc, prodViewer, 'POST', '/api/hardware/ems/buffer/plant/replay', rec), 403, 'Insufficient permissions');
+  assertRefused(await call(svc, other, 'POST', '/api/hardware/ems/buffer/plant/replay', rec), 404, 'Not Found');
+  assertRefused(await call(svc, other, 'GET', '/api/hardware/ems/buffer/plant/status'), 404, 'Not Found');
+  assertRefused(await call(svc, other, 'GET', '/api/hardware/ems/buffer/plant/rows'), 404, 'Not Found');
+  assertRefused(await call(svc, prod, 'POST', '/api/hardware/ems/buffer/nowhere/replay', rec), 404, 'Not Found');
+  assertRefused(await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [] }), 422, { fields: ['body.records'] });
   const cross = await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [{ ...rec.records[0], tenant_id: OTHER }] });
   assert.deepEqual([cross.statusCode, json(cross).detail], [403, 'cross_tenant_record']);
 });

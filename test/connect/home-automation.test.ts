@@ -8,6 +8,7 @@ import { startTestService, json, type TestService } from '../helpers/service.ts'
 import { ManualClock } from '../../src/platform/clock.ts';
 import { issueKey } from '../devtools/helpers.ts';
 import { call, clockOf, tokenFor } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 const ORG = 'ha-org';
@@ -142,7 +143,7 @@ test('PUT with entries edits the mapping: assets must be at the site, units must
   assert.equal(wrongAsset.statusCode, 422);
   assert.deepEqual(json(wrongAsset).detail[0].loc, ['body', 'entries', 0, 'asset_id']);
   const wrongUnit = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, { entries: [{ entity_id: 'sensor.flow_temp', asset_id: 'flat8-hp', measurement: 'temp_c', unit: 'W' }] });
-  assert.equal(wrongUnit.statusCode, 422);
+  assertRefused(wrongUnit, 422, { fields: ['body.entries.0.unit'] });
   const ok = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, { entries: [{ entity_id: 'sensor.flow_temp', asset_id: 'flat8-hp', measurement: 'temp_c', unit: '°F' }] });
   assert.equal(ok.statusCode, 200, ok.body);
   const post = json(await withKey(write, 'POST', `${BASE}/v1/sites/${site}/telemetry`, { readings: [{ entity_id: 'sensor.flow_temp', state: 104, ts: '2026-11-23T12:10:00Z' }] }));
@@ -153,19 +154,19 @@ test('refusals: scopes, bearer on key operations, keys on people operations, oth
   const noScope = await withKey(devicesOnly, 'POST', `${BASE}/v1/sites/${SITE}/report`, { entities: ENTITIES });
   assert.deepEqual([noScope.statusCode, json(noScope).detail], [403, 'Missing scope: telemetry:write']);
   const readOnly = await withKey(read, 'POST', `${BASE}/v1/sites/${SITE}/telemetry`, { readings: [] });
-  assert.equal(readOnly.statusCode, 403);
+  assertRefused(readOnly, 403, 'Missing scope: telemetry:write');
   const bearerOnKeyOp = await call(svc, admin, 'GET', `${BASE}/v1/sites/${SITE}/mapping`);
-  assert.equal(bearerOnKeyOp.statusCode, 401);
+  assertRefused(bearerOnKeyOp, 401, 'This operation requires an API key');
   const keyOnPeopleOp = await withKey(write, 'GET', `${BASE}/sites`);
-  assert.equal(keyOnPeopleOp.statusCode, 401);
-  assert.equal((await withKey(otherKey, 'GET', `${BASE}/v1/sites/${SITE}/mapping`)).statusCode, 404, "another organisation's site is not found");
-  assert.equal((await call(svc, other, 'GET', `${BASE}/sites/${SITE}`)).statusCode, 404);
-  assert.equal((await call(svc, other, 'GET', `${BASE}/sites/${SITE}/health`)).statusCode, 404);
-  assert.equal((await call(svc, other, 'DELETE', `${BASE}/sites/${SITE}/mapping`)).statusCode, 404);
+  assertRefused(keyOnPeopleOp, 401, 'API keys are not accepted by this operation');
+  assertRefused(await withKey(otherKey, 'GET', `${BASE}/v1/sites/${SITE}/mapping`), 404, 'Not Found', "another organisation's site is not found");
+  assertRefused(await call(svc, other, 'GET', `${BASE}/sites/${SITE}`), 404, 'Not Found');
+  assertRefused(await call(svc, other, 'GET', `${BASE}/sites/${SITE}/health`), 404, 'Not Found');
+  assertRefused(await call(svc, other, 'DELETE', `${BASE}/sites/${SITE}/mapping`), 404, 'Not Found');
   assert.deepEqual(json(await call(svc, other, 'GET', `${BASE}/sites`)).sites, []);
-  assert.equal((await withKey(write, 'GET', `${BASE}/v1/sites/nowhere/mapping`)).statusCode, 404);
+  assertRefused(await withKey(write, 'GET', `${BASE}/v1/sites/nowhere/mapping`), 404, 'Not Found');
   const dup = await withKey(write, 'POST', `${BASE}/v1/sites/${SITE}/report`, { entities: [ENTITIES[0], ENTITIES[0]] });
-  assert.equal(dup.statusCode, 422);
+  assertRefused(dup, 422, { fields: ['body.entities.1.entity_id'] });
   const bad = await withKey(write, 'POST', `${BASE}/v1/sites/${SITE}/telemetry`, { readings: [{ entity_id: 'sensor.x', state: true, ts: 'now' }] });
-  assert.equal(bad.statusCode, 422);
+  assertRefused(bad, 422, { fields: ['body.readings.0.state'] });
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { call, clockOf, ingest, tokenFor } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 const ORG = 'onb-org';
@@ -39,7 +40,7 @@ test('GET templates: the four built-in GB shapes with slots; any role; 401 witho
   assert.deepEqual(depot.slots.map((s: { slot: string; required: boolean }) => [s.slot, s.required]), [
     ['meter', true], ['charger_1', true], ['charger_2', false], ['charger_3', false], ['charger_4', false],
   ]);
-  assert.equal((await call(svc, null, 'GET', '/api/hardware/sites/templates')).statusCode, 401);
+  assertRefused(await call(svc, null, 'GET', '/api/hardware/sites/templates'), 401, 'Authorization header missing');
 });
 
 test('POST templates: an organisation template (201, listed for it only); reserved ids, bad parents, duplicates and roles refused', async () => {
@@ -60,7 +61,7 @@ test('POST templates: an organisation template (201, listed for it only); reserv
   const dup = await call(svc, admin, 'POST', '/api/hardware/sites/templates', body);
   assert.deepEqual([dup.statusCode, json(dup).detail], [409, 'Template already exists']);
   const reserved = await call(svc, admin, 'POST', '/api/hardware/sites/templates', { ...body, template_id: 'gb-mine' });
-  assert.equal(reserved.statusCode, 422);
+  assertRefused(reserved, 422, { fields: ['body.template_id'] });
   const badParent = await call(svc, admin, 'POST', '/api/hardware/sites/templates', {
     template_id: 'bad',
     name: 'Bad',
@@ -83,7 +84,7 @@ test('from-template with omitted optional slots; edited confirmation; required s
   const bad = await fromTemplate(admin, { template_id: 'gb-depot-chargers', site_id: 'depot-1', omit_slots: ['charger_1'] });
   assert.equal(bad.statusCode, 422);
   assert.equal(json(bad).detail[0].msg, "Slot 'charger_1' is required by the template");
-  assert.equal((await fromTemplate(admin, { template_id: 'no-such', site_id: 'depot-1' })).statusCode, 422);
+  assertRefused(await fromTemplate(admin, { template_id: 'no-such', site_id: 'depot-1' }), 422, { fields: ['body.template_id'] });
   assert.deepEqual([(await fromTemplate(analyst, { template_id: 'gb-depot-chargers', site_id: 'depot-1' })).statusCode], [403]);
 
   const res = await fromTemplate(admin, { template_id: 'gb-depot-chargers', site_id: 'depot-1', omit_slots: ['charger_3', 'charger_4'] });
@@ -106,9 +107,9 @@ test('from-template with omitted optional slots; edited confirmation; required s
   assert.equal(noMeter.statusCode, 422);
   assert.equal(json(noMeter).detail[0].msg, "Slot 'meter' is required: map a device to it");
   const twice = await confirm(admin, 'depot-1', { mapping: [{ slot: 'charger_1', device_id: 'CP-A2' }] });
-  assert.equal(twice.statusCode, 422);
-  assert.equal((await confirm(viewer, 'depot-1')).statusCode, 403);
-  assert.equal((await confirm(other, 'depot-1')).statusCode, 404, "another organisation's site is not found");
+  assertRefused(twice, 422, { fields: ['body.mapping'] });
+  assertRefused(await confirm(viewer, 'depot-1'), 403, 'Insufficient permissions');
+  assertRefused(await confirm(other, 'depot-1'), 404, 'Not Found', "another organisation's site is not found");
   clockOf(svc).advance(60_000);
   const ok = await confirm(operator, 'depot-1', { mapping: [{ slot: 'meter', device_id: 'GRID-9' }, { slot: 'charger_1', device_id: 'CP-A2' }, { slot: 'charger_2', device_id: 'CP-A1' }] });
   assert.equal(ok.statusCode, 200, ok.body);
@@ -124,8 +125,8 @@ test('from-template with omitted optional slots; edited confirmation; required s
   assert.equal(json(site).run.status, 'confirmed');
   assert.deepEqual(json(site).assets.map((a: { asset_id: string }) => a.asset_id), ['CP-A1', 'CP-A2', 'GRID-9']);
   assert.equal(json(site).assets.find((a: { asset_id: string }) => a.asset_id === 'CP-A1').parent_asset_id, 'GRID-9');
-  assert.equal((await call(svc, other, 'GET', '/api/hardware/sites/depot-1/onboarding')).statusCode, 404);
-  assert.equal((await call(svc, viewer, 'GET', '/api/hardware/sites/never-onboarded/onboarding')).statusCode, 404);
+  assertRefused(await call(svc, other, 'GET', '/api/hardware/sites/depot-1/onboarding'), 404, 'Not Found');
+  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/sites/never-onboarded/onboarding'), 404, 'Not Found');
 });
 
 test('runs: timings summary (median, nearest-rank p90) worked by hand; cursor paging; invalid cursor', async () => {

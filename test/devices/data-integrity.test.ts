@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ago, auth, clockOf, ingest, register } from '../registry/seed.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -100,7 +101,7 @@ test('GET data-integrity/assets refusals: bad window and threshold 422, no crede
     assert.equal(res.statusCode, 422, q);
     assert.equal(locs(res).length, 1, q);
   }
-  assert.equal((await svc.request({ method: 'GET', url: '/api/hardware/data-integrity/assets' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/hardware/data-integrity/assets' }), 401, 'Authorization header missing');
 });
 
 test('POST commissioning/run passes a healthy site; later fails silence and warns on an inverter sign, a fault status and an unregistered device; stores the run', async () => {
@@ -171,10 +172,10 @@ test('commissioning refusals: roles 403, bad body 422, unknown or other-organisa
   const crossSite = await get(otherAdmin, '/api/hardware/data-integrity/commissioning?site_id=annex');
   assert.deepEqual([crossSite.statusCode, json(crossSite)], [404, { detail: 'Not Found' }]);
   const crossRun = await run(otherAdmin, { site_id: 'annex' });
-  assert.equal(crossRun.statusCode, 404);
+  assertRefused(crossRun, 404, 'Not Found');
   await register(svc, admin, { asset_id: 'new', site_id: 'fresh', asset_class: 'site_meter', name: 'New' });
-  assert.equal((await get(viewer, '/api/hardware/data-integrity/commissioning?site_id=fresh')).statusCode, 404);
+  assertRefused(await get(viewer, '/api/hardware/data-integrity/commissioning?site_id=fresh'), 404, 'Not Found');
   const noSite = await get(viewer, '/api/hardware/data-integrity/commissioning');
   assert.deepEqual([noSite.statusCode, locs(noSite)], [422, ['query.site_id']]);
-  assert.equal((await svc.request({ method: 'GET', url: '/api/hardware/data-integrity/commissioning?site_id=plant' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/hardware/data-integrity/commissioning?site_id=plant' }), 401, 'Authorization header missing');
 });

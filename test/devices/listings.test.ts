@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ago, auth, clockOf, ingest, register } from '../registry/seed.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -181,8 +182,8 @@ test('listings answer only the caller\'s organisation, filter by site, and refus
     assert.equal(theirs.status, 200, url);
     const rows = theirs.body.devices ?? theirs.body.vehicles;
     assert.ok(rows.every((r: { asset_id: string }) => r.asset_id === 'cp-b'), `${url}: ${JSON.stringify(rows)}`);
-    assert.equal((await svc.request({ method: 'GET', url })).statusCode, 401, url);
-    assert.equal((await get(viewer, `${url}?site_id=`)).status, 422, url);
+    assertRefused(await svc.request({ method: 'GET', url }), 401, 'Authorization header missing', url);
+    assertRefused(await get(viewer, `${url}?site_id=`), 422, { fields: ['query.site_id'] }, url);
     assert.equal((await get(viewer, `${url}?site_id=nowhere`)).body.count, 0, url);
   }
   const bad = await get(viewer, '/api/hardware/devices/health?connectivity=sleepy');

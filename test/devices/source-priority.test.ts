@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ago, auth, ingest, register } from '../registry/seed.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -54,7 +55,7 @@ test('GET source-priority: the four sources, the measurements, the default order
     default_order: ['telemetry', 'ocpp_heartbeat', 'provider_reading', 'provider_api'],
     priorities: [],
   });
-  assert.equal((await svc.request({ method: 'GET', url: '/api/hardware/source-priority' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/hardware/source-priority' }), 401, 'Authorization header missing');
 });
 
 test('PUT source-priority sets an asset\'s orders; a second PUT replaces them; an empty list resets; audited', async () => {
@@ -148,7 +149,7 @@ test('GET resolve says so where only telemetry exists, and when nothing is in th
 });
 
 test('GET resolve refusals: unknown or other-organisation asset 404, bad window 422, no credential 401; B sees only its own', async () => {
-  assert.equal((await get(viewer, '/api/hardware/source-priority/resolve?asset_id=ghost')).statusCode, 404);
+  assertRefused(await get(viewer, '/api/hardware/source-priority/resolve?asset_id=ghost'), 404, 'Not Found');
   const cross = await get(otherAdmin, '/api/hardware/source-priority/resolve?asset_id=ev');
   assert.deepEqual([cross.statusCode, json(cross)], [404, { detail: 'Not Found' }]);
   const theirs = json(await get(otherAdmin, '/api/hardware/source-priority/resolve'));
@@ -157,7 +158,7 @@ test('GET resolve refusals: unknown or other-organisation asset 404, bad window 
     const res = await get(viewer, `/api/hardware/source-priority/resolve?${q}`);
     assert.deepEqual([res.statusCode, locs(res)], [422, ['query.window_hours']], q);
   }
-  assert.equal((await svc.request({ method: 'GET', url: '/api/hardware/source-priority/resolve' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/hardware/source-priority/resolve' }), 401, 'Authorization header missing');
 });
 
 test('deleting an asset deletes its source priority; registering the id again starts from the default order', async () => {

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { READ, bearer, clockOf, issueKey, partnerAlerts, runAt } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 const ORG = 'keys-org';
@@ -89,7 +90,7 @@ test('create refusals: VIEWER/OPERATOR 403, sandbox write scope 422, bad body 42
     assert.equal(json(res).code, 'validation_error');
   }
   const env = await svc.request({ method: 'POST', url: '/api/devtools/apikeys?environment=staging', headers: await bearer(svc, ORG), payload: { name: 'x', scopes: READ } });
-  assert.equal(env.statusCode, 422);
+  assertRefused(env, 422, { code: 'validation_error', fields: ['query.environment'] });
 });
 
 test('a sandbox key: read scopes only, reads its demo-sandbox organisation, refused on non-sandbox key operations', async () => {
@@ -100,7 +101,7 @@ test('a sandbox key: read scopes only, reads its demo-sandbox organisation, refu
   assert.equal(who.environment, 'sandbox');
   // The organisation is fixed on the key row: no header changes it.
   const spoof = await svc.request({ method: 'GET', url: '/api/devtools/partner/v1/me', headers: { ...k.auth, 'x-tenant-id': OTHER } });
-  assert.equal(spoof.statusCode, 403);
+  assertRefused(spoof, 403, { code: 'tenant_mismatch', detail: 'Tenant mismatch' });
 });
 
 test('a key is refused by management operations (401), a bearer token by partner operations (401)', async () => {
@@ -109,7 +110,7 @@ test('a key is refused by management operations (401), a bearer token by partner
   assert.equal(res.statusCode, 401);
   assert.equal(json(res).error.code, 'api_key_not_accepted');
   const b = await svc.request({ method: 'GET', url: '/api/devtools/partner/v1/me', headers: await bearer(svc, ORG) });
-  assert.equal(b.statusCode, 401);
+  assertRefused(b, 401, { code: 'api_key_required', detail: 'This operation requires an API key' });
   const bad = await me({ authorization: `Bearer ${k.secret.slice(0, -1)}${k.secret.endsWith('A') ? 'B' : 'A'}` });
   assert.equal(bad.statusCode, 401);
   assert.equal(json(bad).detail, 'Invalid or expired API key');
@@ -121,21 +122,21 @@ test('revoke: 200, the key is refused at once; idempotent; other organisation 40
   assert.equal(other.statusCode, 404);
   assert.equal(json(other).detail, 'Not Found');
   const viewer = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/revoke`, headers: await bearer(svc, ORG, ['VIEWER']) });
-  assert.equal(viewer.statusCode, 403);
+  assertRefused(viewer, 403, { code: 'insufficient_permissions', detail: 'Insufficient permissions' });
   assert.equal((await me(k.auth)).statusCode, 200);
   const res = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/revoke`, headers: await bearer(svc, ORG) });
   assert.equal(res.statusCode, 200);
   assert.equal(json(res).status, 'revoked');
-  assert.equal((await me(k.auth)).statusCode, 401);
+  assertRefused(await me(k.auth), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
   const again = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/revoke`, headers: await bearer(svc, ORG) });
   assert.equal(again.statusCode, 200);
   assert.equal(json(again).revoked_at, json(res).revoked_at);
-  assert.equal((await svc.request({ method: 'POST', url: '/api/devtools/apikeys/nope/revoke', headers: await bearer(svc, ORG) })).statusCode, 404);
+  assertRefused(await svc.request({ method: 'POST', url: '/api/devtools/apikeys/nope/revoke', headers: await bearer(svc, ORG) }), 404, { code: 'not_found', detail: 'Not Found' });
 });
 
 test('rotate: the new secret works, the old one stops at once; 409 for a rotated key; other org 404', async () => {
   const k = await issueKey(svc, ORG);
-  assert.equal((await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, OTHER) })).statusCode, 404);
+  assertRefused(await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, OTHER) }), 404, { code: 'not_found', detail: 'Not Found' });
   const res = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, ORG) });
   assert.equal(res.statusCode, 200);
   const body = json(res);
@@ -145,12 +146,12 @@ test('rotate: the new secret works, the old one stops at once; 409 for a rotated
   assert.equal(body.predecessor.replaced_by, body.id);
   assert.deepEqual(body.scopes, READ);
   assert.equal((await me({ authorization: `Bearer ${body.secret}` })).statusCode, 200);
-  assert.equal((await me(k.auth)).statusCode, 401);
+  assertRefused(await me(k.auth), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
   const again = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, ORG) });
   assert.equal(again.statusCode, 409);
   assert.equal(json(again).code, 'api_key_not_active');
   const bad = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${body.id}/rotate`, headers: await bearer(svc, ORG), payload: { overlap_seconds: -1 } });
-  assert.equal(bad.statusCode, 422);
+  assertRefused(bad, 422, { code: 'validation_error', fields: ['body.overlap_seconds'] });
 });
 
 test('rotate with a bounded overlap: both keys work until overlap_until, then only the new one', async () => {
@@ -163,7 +164,7 @@ test('rotate with a bounded overlap: both keys work until overlap_until, then on
   assert.equal((await me(k.auth)).statusCode, 200);
   assert.equal((await me({ authorization: `Bearer ${body.secret}` })).statusCode, 200);
   clockOf(svc).advance(3600_000);
-  assert.equal((await me(k.auth)).statusCode, 401);
+  assertRefused(await me(k.auth), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
   assert.equal((await me({ authorization: `Bearer ${body.secret}` })).statusCode, 200);
 });
 
@@ -196,7 +197,7 @@ test('expiry: a key is refused once the clock passes expires_at', async () => {
   const k = await issueKey(svc, ORG, { expires_at: new Date(svc.clock.now().getTime() + 60_000).toISOString() });
   assert.equal((await me(k.auth)).statusCode, 200);
   clockOf(svc).advance(60_000);
-  assert.equal((await me(k.auth)).statusCode, 401);
+  assertRefused(await me(k.auth), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
 });
 
 test('plan limit: creating beyond organisations.plan_limits.api_keys answers 402 plan_limit_exceeded', async () => {

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { bearer, issueKey } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let key: { auth: { authorization: string } };
@@ -73,7 +74,7 @@ test('actual requests: the docs origin gets Access-Control-Allow-Origin (errors 
   assert.equal(ok.headers['access-control-allow-origin'], origin());
   assert.equal(ok.headers['access-control-allow-credentials'], undefined);
   const err = await svc.request({ method: 'GET', url: SIX[1][1], headers: { origin: origin() } });
-  assert.equal(err.statusCode, 401);
+  assertRefused(err, 401, { code: 'unauthorized', detail: 'Authorization header missing' });
   assert.equal(err.headers['access-control-allow-origin'], origin());
   const evil = await svc.request({ method: 'GET', url: SIX[0][1], headers: { ...key.auth, origin: 'https://evil.example' } });
   assert.equal(evil.statusCode, 200);

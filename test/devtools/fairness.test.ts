@@ -4,8 +4,11 @@
 // clock is the service's: only the socket deadline is real time, shortened by WEBHOOK_TIMEOUT_MS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
 import { startSilentServer, type SilentServer } from '../helpers/fake-server.ts';
+// The health checks and B's delivery log are read through the API until they show the work done:
+// the work runs beside a backlog that keeps runDue() from returning, so there is no promise to
+// await and no clock move that would do (the clock has moved already; the work is under way).
 import { eventually } from '../helpers/eventually.ts';
 import { bearer, clockOf, deliveries, issueKey, registerEndpoint, startReceiver, type Receiver } from './helpers.ts';
 
@@ -61,7 +64,7 @@ async function scenario(all: TestService[]) {
     // A's first attempts fall due (9 to 11 s after queueing): the backlog starts.
     clockOf(svc).set(t0 + 11_000);
     kick(all);
-    await eventually(() => dead.accepted() >= CAP, "A's deliveries reach the dead receiver");
+    await dead.acceptedAtLeast(CAP, "A's deliveries reach the dead receiver");
     // The health checks (due since the start) run meanwhile, on their own lane.
     const checkedAt = async () => (await status(svc)).components.map((c) => c.last_checked_at);
     const atStart = new Date(t0 + 11_000).toISOString();
@@ -73,7 +76,7 @@ async function scenario(all: TestService[]) {
     const due = new Date((await deliveries(svc, 'fair-b', epB.id)).deliveries[0].next_attempt_at).getTime();
     clockOf(svc).set(due);
     kick(all);
-    await eventually(() => rx!.requests.length === 1, "B's delivery arrives while A's backlog is being worked");
+    await rx.received(1, "B's delivery arrives while A's backlog is being worked");
     const logged = async () => (await deliveries(svc, 'fair-b', epB.id)).deliveries[0];
     await eventually(async () => (await logged()).status !== 'pending', "B's attempt is recorded");
     const log = await logged();
@@ -111,7 +114,9 @@ test("one organisation's 1,000 deliveries to a dead receiver: another's delivery
   }
 });
 
-test('the same across two instances sharing one store: the cap on one organisation holds across both', async () => {
+test('the same across two instances sharing one store: the cap on one organisation holds across both', {
+  skip: !realServers.database && 'needs PostgreSQL: the cap is held by an advisory lock and the running count, which two instances with their own pools contend for; on PGlite they share one connection',
+}, async () => {
   const a = await startTestService({ env: ENV });
   const b = await startTestService({ env: ENV, shareWith: a });
   try {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { clockOf, issueKey, registerEndpoint } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const ME = '/api/devtools/partner/v1/me';
 const WRITE = '/api/devtools/partner/v1/sandbox/webhooks/test';
@@ -21,7 +22,7 @@ test('per key: RateLimit headers, Remaining never rises nor goes negative, 429 w
     const other = await issueKey(svc, 'lim-org');
     // Wrong secret for the victim's key id: 401, and the quota is untouched.
     const forged = key.auth.authorization.slice(0, -3) + (key.auth.authorization.endsWith('AAA') ? 'BBB' : 'AAA');
-    for (let i = 0; i < 3; i++) assert.equal((await svc.request({ method: 'GET', url: ME, headers: { authorization: forged } })).statusCode, 401);
+    for (let i = 0; i < 3; i++) assertRefused(await svc.request({ method: 'GET', url: ME, headers: { authorization: forged } }), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
     const remaining: number[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await svc.request({ method: 'GET', url: ME, headers: key.auth });
@@ -61,7 +62,7 @@ test('counted across servers: two instances sharing one cache admit exactly the 
     assert.equal(results.filter((r) => r.statusCode === 429).length, 20);
     // Revocation is seen by both instances at once.
     await a.request({ method: 'POST', url: `/api/devtools/apikeys/${key.id}/revoke`, headers: { authorization: `Bearer ${await a.token({ orgId: 'lim-shared' })}` } });
-    assert.equal((await b.request({ method: 'GET', url: ME, headers: key.auth })).statusCode, 401);
+    assertRefused(await b.request({ method: 'GET', url: ME, headers: key.auth }), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
   } finally {
     await b.stop();
     await a.stop();
@@ -75,9 +76,10 @@ test('Redis unreachable: reads answered and limited per server; key-authenticate
     await svc.createOrg('lim-down');
     const key = await issueKey(svc, 'lim-down', { scopes: ['alerts:read'] });
     await registerEndpoint(svc, 'lim-down', 'http://127.0.0.1:9/h', { environment: 'sandbox' });
-    const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await svc.request({ method: 'GET', url: ME, headers: key.auth })).statusCode);
-    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await svc.request({ method: 'GET', url: ME, headers: key.auth }));
+    assert.deepEqual(answers.map((r) => r.statusCode), [200, 200, 200, 429]);
+    assertRefused(answers[3], 429, { code: 'rate_limited', detail: 'Rate limit exceeded' });
     const w = await svc.request({ method: 'POST', url: WRITE, headers: key.auth });
     assert.equal(w.statusCode, 503);
     assert.equal(w.headers['retry-after'], '30');

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import type { FakeServer } from '../helpers/fake-server.ts';
 import { bearer, deliveries, issueKey, registerEndpoint, runAt, startReceiver, verifySignature } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let strict: TestService;
@@ -54,10 +55,10 @@ test('register: 201 with the signing secret once; list shows it without the secr
 
 test('register refusals: wrong role 403, bad body 422, an API key 401', async () => {
   const viewer = await svc.request({ method: 'POST', url: '/api/devtools/webhooks', headers: await bearer(svc, ORG, ['OPERATOR']), payload: { url: 'https://example.com/x' } });
-  assert.equal(viewer.statusCode, 403);
+  assertRefused(viewer, 403, { code: 'insufficient_permissions', detail: 'Insufficient permissions' });
   const key = await issueKey(svc, ORG);
   const withKey = await svc.request({ method: 'POST', url: '/api/devtools/webhooks', headers: key.auth, payload: { url: 'https://example.com/x' } });
-  assert.equal(withKey.statusCode, 401);
+  assertRefused(withKey, 401, { code: 'api_key_not_accepted', detail: 'API keys are not accepted by this operation' });
   for (const payload of [{}, { url: 'https://example.com/x', event_types: ['nope'] }, { url: 'https://example.com/x', secret: 'mine' }, { url: 'not a url' }]) {
     const res = await post(svc, '/api/devtools/webhooks', payload);
     assert.equal(res.statusCode, 422, JSON.stringify(payload));
@@ -95,8 +96,8 @@ test('PATCH: change, disable, re-enable; other organisation 404; empty body 422'
   const ep = await registerEndpoint(svc, ORG, `${receiver.url}/patch`);
   const url = `/api/devtools/webhooks/${ep.id}`;
   const other = await svc.request({ method: 'PATCH', url, headers: await bearer(svc, OTHER), payload: { enabled: false } });
-  assert.equal(other.statusCode, 404);
-  assert.equal((await svc.request({ method: 'PATCH', url, headers: await bearer(svc, ORG), payload: {} })).statusCode, 422);
+  assertRefused(other, 404, { code: 'not_found', detail: 'Not Found' });
+  assertRefused(await svc.request({ method: 'PATCH', url, headers: await bearer(svc, ORG), payload: {} }), 422, { code: 'validation_error', fields: ['body'] });
   const changed = await svc.request({ method: 'PATCH', url, headers: await bearer(svc, ORG), payload: { description: 'changed', event_types: ['webhook.test'] } });
   assert.equal(changed.statusCode, 200);
   assert.equal(json(changed).description, 'changed');
@@ -114,12 +115,12 @@ test('PATCH: change, disable, re-enable; other organisation 404; empty body 422'
 test('DELETE: 204, then 404; other organisation 404; audited', async () => {
   const ep = await registerEndpoint(svc, ORG, `${receiver.url}/delete`);
   const url = `/api/devtools/webhooks/${ep.id}`;
-  assert.equal((await svc.request({ method: 'DELETE', url, headers: await bearer(svc, OTHER) })).statusCode, 404);
-  assert.equal((await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG, ['ANALYST']) })).statusCode, 403);
+  assertRefused(await svc.request({ method: 'DELETE', url, headers: await bearer(svc, OTHER) }), 404, { code: 'not_found', detail: 'Not Found' });
+  assertRefused(await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG, ['ANALYST']) }), 403, { code: 'insufficient_permissions', detail: 'Insufficient permissions' });
   const res = await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG) });
   assert.equal(res.statusCode, 204);
   assert.equal(res.body, '');
-  assert.equal((await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG) })).statusCode, 404);
+  assertRefused(await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG) }), 404, { code: 'not_found', detail: 'Not Found' });
   const audit = await svc.deps.db.query<{ action: string }>('select action from audit_log where target_id = $1 order by id', [ep.id]);
   assert.deepEqual(audit.rows.map((r) => r.action), ['webhook.create', 'webhook.delete']);
 });
@@ -132,8 +133,8 @@ test('test event: 202, delivered signed; a live endpoint refuses other types (40
   const refused = await post(svc, `/api/devtools/webhooks/${ep.id}/test`, { event_type: 'alert.raised' });
   assert.equal(refused.statusCode, 400);
   assert.equal(json(refused).code, 'sandbox_only_event_type');
-  assert.equal((await post(svc, `/api/devtools/webhooks/${ep.id}/test`, { event_type: 'nope' })).statusCode, 422);
-  assert.equal((await post(svc, `/api/devtools/webhooks/${ep.id}/test`, undefined, OTHER)).statusCode, 404);
+  assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/test`, { event_type: 'nope' }), 422, { code: 'validation_error', fields: ['body.event_type'] });
+  assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/test`, undefined, OTHER), 404, { code: 'not_found', detail: 'Not Found' });
   await runAt(svc, svc.clock.now().getTime() + 11_000);
   const got = receiver.requests.filter((r) => r.url === '/test-live');
   assert.equal(got.length, 1);
@@ -159,8 +160,8 @@ test('test event: 202, delivered signed; a live endpoint refuses other types (40
 test('rotate-secret: new secret once; during the window both secrets verify; after it only the new one', async () => {
   const ep = await registerEndpoint(svc, ORG, `${receiver.url}/rotate`);
   const url = `/api/devtools/webhooks/${ep.id}/rotate-secret`;
-  assert.equal((await post(svc, url, undefined, OTHER)).statusCode, 404);
-  assert.equal((await post(svc, url, { overlap_seconds: 'soon' })).statusCode, 422);
+  assertRefused(await post(svc, url, undefined, OTHER), 404, { code: 'not_found', detail: 'Not Found' });
+  assertRefused(await post(svc, url, { overlap_seconds: 'soon' }), 422, { code: 'validation_error', fields: ['body.overlap_seconds'] });
   const res = await post(svc, url, { overlap_seconds: 3600 });
   assert.equal(res.statusCode, 200);
   const fresh = json(res).secret as string;
@@ -216,10 +217,10 @@ test('deliveries log: newest first with attempts, cursor pages each row once whi
     assert.equal(json(res).code, 'invalid_cursor');
   }
   const ep2 = await registerEndpoint(svc, ORG, `${receiver.url}/log2`);
-  assert.equal((await bad(`?cursor=${encodeURIComponent(first.next_cursor)}`, ORG, ep2.id)).statusCode, 400, 'another endpoint (filter)');
+  assertRefused(await bad(`?cursor=${encodeURIComponent(first.next_cursor)}`, ORG, ep2.id), 400, { code: 'invalid_cursor', detail: 'invalid_cursor' }, 'another endpoint (filter)');
   assert.equal((await bad('')).statusCode, 200);
-  assert.equal((await bad('', OTHER)).statusCode, 404);
-  assert.equal((await bad('?limit=0')).statusCode, 422);
+  assertRefused(await bad('', OTHER), 404, { code: 'not_found', detail: 'Not Found' });
+  assertRefused(await bad('?limit=0'), 422, { code: 'validation_error', fields: ['query.limit'] });
 });
 
 test('replay: a stored event is delivered again (same id and body, fresh signature); refusals', async () => {
@@ -236,15 +237,15 @@ test('replay: a stored event is delivered again (same id and body, fresh signatu
   assert.equal(JSON.parse(got[1].body).id, sent.event_id);
   const log = await deliveries(svc, ORG, ep.id);
   assert.equal(log.deliveries[0].replay, true);
-  assert.equal((await post(svc, `/api/devtools/webhooks/${ep.id}/replay`, { event_id: 'evt_nope' })).statusCode, 404);
-  assert.equal((await post(svc, `/api/devtools/webhooks/${ep.id}/replay`, { event_id: sent.event_id }, OTHER)).statusCode, 404);
-  assert.equal((await post(svc, `/api/devtools/webhooks/${ep.id}/replay`, {})).statusCode, 422);
+  assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/replay`, { event_id: 'evt_nope' }), 404, { code: 'event_not_found', detail: 'Not Found' });
+  assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/replay`, { event_id: sent.event_id }, OTHER), 404, { code: 'not_found', detail: 'Not Found' });
+  assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/replay`, {}), 422, { code: 'validation_error', fields: ['body.event_id'] });
   // A sandbox endpoint cannot receive a live event.
   const sbx = await registerEndpoint(svc, ORG, `${receiver.url}/replay-sbx`, { environment: 'sandbox' });
-  assert.equal((await post(svc, `/api/devtools/webhooks/${sbx.id}/replay`, { event_id: sent.event_id })).statusCode, 404);
+  assertRefused(await post(svc, `/api/devtools/webhooks/${sbx.id}/replay`, { event_id: sent.event_id }), 404, { code: 'event_not_found', detail: 'Not Found' });
   // Events are kept 30 days.
   await runAt(svc, svc.clock.now().getTime() + 31 * 86_400_000);
-  assert.equal((await post(svc, `/api/devtools/webhooks/${ep.id}/replay`, { event_id: sent.event_id })).statusCode, 404);
+  assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/replay`, { event_id: sent.event_id }), 404, { code: 'event_not_found', detail: 'Not Found' });
 });
 
 test('plan limit: beyond organisations.plan_limits.webhook_endpoints registration answers 402', async () => {

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { call, clockOf, ok, silentInverter, startAt, tokenFor } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -44,16 +45,16 @@ test('alerts-history list: platform staff see every organisation; organisation t
   assert.equal(mine.details.impact_gbp_per_day, '5.88');
   const filtered = await ok(svc, staff, 'GET', `/api/hardware/admin/alerts-history?organisation_id=adm-other`);
   assert.equal(filtered.alerts.length, 0);
-  assert.equal((await call(svc, staff, 'GET', '/api/hardware/admin/alerts-history?status=closed')).statusCode, 422);
+  assertRefused(await call(svc, staff, 'GET', '/api/hardware/admin/alerts-history?status=closed'), 422, { fields: ['query.status'] });
 });
 
 test('acknowledge: stamped who and when, first one stands; refusals by role, organisation and unknown id', async () => {
   const clock = clockOf(svc);
   clock.set('2026-11-24T12:05:00Z');
   const denied = await call(svc, viewer, 'POST', url('acknowledge'), {});
-  assert.equal(denied.statusCode, 403);
-  assert.equal((await call(svc, other, 'POST', url('acknowledge'), {})).statusCode, 404, "another organisation's alert is not found");
-  assert.equal((await call(svc, admin, 'POST', url('acknowledge', 'nope'), {})).statusCode, 404);
+  assertRefused(denied, 403, 'Insufficient permissions');
+  assertRefused(await call(svc, other, 'POST', url('acknowledge'), {}), 404, 'Not Found', "another organisation's alert is not found");
+  assertRefused(await call(svc, admin, 'POST', url('acknowledge', 'nope'), {}), 404, 'Not Found');
   const a = await ok(svc, admin, 'POST', url('acknowledge'), { note: 'looking' });
   assert.equal(a.acknowledged_by, 'adm-user');
   assert.equal(a.acknowledged_at, '2026-11-24T12:05:00.000Z');
@@ -68,8 +69,8 @@ test('acknowledge: stamped who and when, first one stands; refusals by role, org
 
 test('assign: owner must be a member; they are notified; comment by an analyst; refusals', async () => {
   const bad = await call(svc, admin, 'POST', url('assign'), { user_id: 'stranger' });
-  assert.equal(bad.statusCode, 422);
-  assert.equal((await call(svc, analyst, 'POST', url('assign'), { user_id: opId })).statusCode, 403);
+  assertRefused(bad, 422, { fields: ['body.user_id'] });
+  assertRefused(await call(svc, analyst, 'POST', url('assign'), { user_id: opId }), 403, 'Insufficient permissions');
   const a = await ok(svc, admin, 'POST', url('assign'), { user_id: opId, note: 'yours' });
   assert.equal(a.assigned_to, opId);
   assert.equal(a.assigned_by, 'adm-user');
@@ -81,16 +82,16 @@ test('assign: owner must be a member; they are notified; comment by an analyst; 
   const c = await ok(svc, analyst, 'POST', url('comment'), { text: 'the breaker tripped at 10:00' }, 201);
   assert.deepEqual(c.history.at(-1).action, 'comment');
   assert.equal(c.history.at(-1).actor_id, 'analyst-1');
-  assert.equal((await call(svc, viewer, 'POST', url('comment'), { text: 'x' })).statusCode, 403);
-  assert.equal((await call(svc, analyst, 'POST', url('comment'), { text: '' })).statusCode, 422);
-  assert.equal((await call(svc, other, 'POST', url('comment'), { text: 'x' })).statusCode, 404);
+  assertRefused(await call(svc, viewer, 'POST', url('comment'), { text: 'x' }), 403, 'Insufficient permissions');
+  assertRefused(await call(svc, analyst, 'POST', url('comment'), { text: '' }), 422, { fields: ['body.text'] });
+  assertRefused(await call(svc, other, 'POST', url('comment'), { text: 'x' }), 404, 'Not Found');
 });
 
 test('resolve: who and why; resolved alerts refuse acknowledge, assign, resolve (409) and still take comments; audit log; stats', async () => {
   const clock = clockOf(svc);
   clock.set('2026-11-24T12:30:00Z');
-  assert.equal((await call(svc, admin, 'POST', url('resolve'), {})).statusCode, 422, 'a reason is required');
-  assert.equal((await call(svc, other, 'POST', url('resolve'), { reason: 'x' })).statusCode, 404);
+  assertRefused(await call(svc, admin, 'POST', url('resolve'), {}), 422, { fields: ['body.reason'] }, 'a reason is required');
+  assertRefused(await call(svc, other, 'POST', url('resolve'), { reason: 'x' }), 404, 'Not Found');
   const r = await ok(svc, admin, 'POST', url('resolve'), { reason: 'replaced the isolator' });
   assert.equal(r.status, 'resolved');
   assert.equal(r.resolved_by, 'adm-user');
@@ -117,5 +118,5 @@ test('resolve: who and why; resolved alerts refuse acknowledge, assign, resolve 
   assert.equal(stats.mean_minutes_to_resolve, 30);
   const theirs = await ok(svc, other, 'GET', '/api/hardware/admin/alerts-history/stats');
   assert.equal(theirs.raised_in_window, 0, 'stats are scoped to the caller');
-  assert.equal((await call(svc, viewer, 'GET', '/api/hardware/admin/alerts-history/stats?days=0')).statusCode, 422);
+  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/admin/alerts-history/stats?days=0'), 422, { fields: ['query.days'] });
 });

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { call, ok, seedScenario, startAt, tokenFor } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -109,12 +110,12 @@ test('policy: defaults, PUT changes severities and limits (a cleared condition r
   const bad = await call(svc, admin, 'PUT', '/api/hardware/ems/alerts/policy', { severity: { warning_gbp_per_day: '9.00', critical_gbp_per_day: '1.00' } });
   assert.equal(bad.statusCode, 422);
   assert.deepEqual(json(bad).detail[0].loc, ['body', 'severity', 'critical_gbp_per_day']);
-  assert.equal((await call(svc, admin, 'PUT', '/api/hardware/ems/alerts/policy', { window_hours: 0 })).statusCode, 422);
-  assert.equal((await call(svc, admin, 'PUT', '/api/hardware/ems/alerts/policy', { surprise: 1 })).statusCode, 422);
+  assertRefused(await call(svc, admin, 'PUT', '/api/hardware/ems/alerts/policy', { window_hours: 0 }), 422, { fields: ['body.window_hours'] });
+  assertRefused(await call(svc, admin, 'PUT', '/api/hardware/ems/alerts/policy', { surprise: 1 }), 422, { fields: ['body.surprise'] });
   const denied = await call(svc, viewer, 'PUT', '/api/hardware/ems/alerts/policy', {});
   assert.equal(denied.statusCode, 403);
   assert.equal(json(denied).detail, 'Insufficient permissions');
-  assert.equal((await call(svc, viewer, 'DELETE', '/api/hardware/ems/alerts/policy')).statusCode, 403);
+  assertRefused(await call(svc, viewer, 'DELETE', '/api/hardware/ems/alerts/policy'), 403, 'Insufficient permissions');
 
   const reset = await ok(svc, admin, 'DELETE', '/api/hardware/ems/alerts/policy');
   assert.equal(reset.is_default, true);
@@ -129,10 +130,10 @@ test('evaluate refusals: a viewer is 403; no token is 401; another organisation 
   const res = await call(svc, viewer, 'POST', '/api/hardware/ems/alerts/evaluate');
   assert.equal(res.statusCode, 403);
   assert.equal(json(res).detail, 'Insufficient permissions');
-  assert.equal((await svc.request({ method: 'POST', url: '/api/hardware/ems/alerts/evaluate' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'POST', url: '/api/hardware/ems/alerts/evaluate' }), 401, 'Authorization header missing');
   const theirs = await ok(svc, other, 'GET', '/api/hardware/ems/alerts');
   assert.deepEqual(theirs, { alerts: [], count: 0, total_impact_gbp_per_day: '0.00', ranked_by: theirs.ranked_by });
   const r = await ok(svc, other, 'POST', '/api/hardware/ems/alerts/evaluate');
   assert.equal(r.raised.length, 0, "the other organisation's evaluation sees none of this one's data");
-  assert.equal((await call(svc, viewer, 'GET', '/api/hardware/ems/alerts?severity=loud')).statusCode, 422);
+  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/alerts?severity=loud'), 422, { fields: ['query.severity'] });
 });

@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { startFakeCarbon, type FakeCarbon } from '../helpers/fake-market.ts';
 import { asset, call, ingest, json, refresh, tokenFor } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let fake: FakeCarbon;
@@ -79,7 +80,7 @@ test('Scope 2 location-based for each DESNZ year, to the gram; T&D apart where p
     assert.equal(b.factor.note, null);
   }
   const early = await call(svc, viewer, 'GET', '/api/hardware/ems/scope2?year=2019');
-  assert.equal(early.statusCode, 422);
+  assertRefused(early, 422, { fields: ['query.year'] });
   const later = json(await call(svc, viewer, 'GET', '/api/hardware/ems/scope2?year=2026'));
   assert.equal(later.factor.year, 2025);
   assert.match(later.factor.note, /2025 set is used/);
@@ -87,9 +88,9 @@ test('Scope 2 location-based for each DESNZ year, to the gram; T&D apart where p
 
 test('market-based with a REGO-backed supply: POST the factor, GET lists it, 2025 is covered at 0 kg/kWh', async () => {
   const bad = await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0.1234567', valid_from: '2025-01-01' });
-  assert.equal(bad.statusCode, 422);
+  assertRefused(bad, 422, { fields: ['body.kg_per_kwh'] });
   const v = await call(svc, viewer, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '2025-01-01' });
-  assert.equal(v.statusCode, 403);
+  assertRefused(v, 403, 'Insufficient permissions');
   const res = await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', {
     instrument: 'rego', name: 'Green supply 2025', kg_per_kwh: '0', valid_from: '2025-01-01', valid_to: '2025-12-31', evidence: 'REGO R12345',
   });
@@ -104,7 +105,7 @@ test('market-based with a REGO-backed supply: POST the factor, GET lists it, 202
   assert.equal(b.market_based_uncovered_import_kwh, '0.000');
   assert.deepEqual(b.market_instruments_used.map((x: any) => x.name), ['Green supply 2025']);
   const site = await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { site_id: 'elsewhere', instrument: 'ppa', name: 'x', kg_per_kwh: '0', valid_from: '2025-01-01' });
-  assert.equal(site.statusCode, 404);
+  assertRefused(site, 404, 'Site not found');
 });
 
 test('avoided emissions and usage/carbon by month; another organisation sees none of it', async () => {
@@ -120,10 +121,10 @@ test('avoided emissions and usage/carbon by month; another organisation sees non
   assert.equal(u.buckets[0].period_start, '2024-05-31T23:00:00.000Z');
   const w = json(await call(svc, viewer, 'GET', '/api/hardware/usage/carbon?period=week&from=2025-06-01&to=2025-06-07'));
   assert.deepEqual(w.buckets.map((b: any) => b.label), ['2025-05-26']); // 1 June 2025 is a Sunday; its week starts Monday 26 May
-  assert.equal((await call(svc, viewer, 'GET', '/api/hardware/usage/carbon?period=year')).statusCode, 422);
+  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/usage/carbon?period=year'), 422, { fields: ['query.period'] });
   const o = json(await call(svc, other, 'GET', '/api/hardware/usage/carbon?period=month&from=2024-05-01&to=2025-06-30'));
   assert.deepEqual(o.buckets, []);
-  assert.equal((await call(svc, other, 'GET', '/api/hardware/ems/scope2?year=2025&site_id=office')).statusCode, 404);
+  assertRefused(await call(svc, other, 'GET', '/api/hardware/ems/scope2?year=2025&site_id=office'), 404, 'Site not found');
 });
 
 test('half-hourly grid intensity for a UK day from the carbon provider, and a site\'s import weighted by it', async () => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { asset, call, counterSeries, HH, ingest, iso, json, powerSeries, refresh, tokenFor } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -219,15 +220,15 @@ test('ledger refusals: another organisation\'s site is 404, a bad date is 422, a
   const res = await call(svc, other, 'GET', '/api/telemetry/sites/autumn/ledger?date=2026-10-25');
   assert.equal(res.statusCode, 404);
   assert.equal(json(res).detail, 'Site not found');
-  assert.equal((await call(svc, other, 'GET', '/api/telemetry/ledger/period/autumn/2026-10-25T00:00:00Z')).statusCode, 404);
+  assertRefused(await call(svc, other, 'GET', '/api/telemetry/ledger/period/autumn/2026-10-25T00:00:00Z'), 404, 'Site not found');
   const bad = await call(svc, admin, 'GET', '/api/telemetry/sites/autumn/ledger?date=2026-13-01');
   assert.equal(bad.statusCode, 422);
   assert.deepEqual(json(bad).detail[0].loc, ['query', 'date']);
   const off = await call(svc, admin, 'GET', '/api/telemetry/ledger/period/autumn/2026-10-25T00:10:00Z');
-  assert.equal(off.statusCode, 422);
+  assertRefused(off, 422, { fields: ['path.period_start'] });
   const v = await call(svc, viewer, 'POST', '/api/telemetry/sites/autumn/ledger/rebuild', {});
   assert.equal(v.statusCode, 403);
   assert.equal(json(v).detail, 'Insufficient permissions');
-  assert.equal((await call(svc, other, 'POST', '/api/telemetry/sites/autumn/ledger/rebuild', {})).statusCode, 404);
-  assert.equal((await call(svc, null, 'GET', '/api/telemetry/sites/autumn/ledger')).statusCode, 401);
+  assertRefused(await call(svc, other, 'POST', '/api/telemetry/sites/autumn/ledger/rebuild', {}), 404, 'Site not found');
+  assertRefused(await call(svc, null, 'GET', '/api/telemetry/sites/autumn/ledger'), 401, 'Authorization header missing');
 });

@@ -17,6 +17,7 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { asset, call, counterSeries, HH, ingest, iso, json, powerSeries, refresh, tokenFor } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -85,14 +86,14 @@ test('EMS settings: PUT replaces, GET reads back; refused for a viewer, another 
   const sites = json(await call(svc, viewer, 'GET', '/api/hardware/ems/sites'));
   assert.deepEqual(sites.sites.map((s: any) => [s.site_id, s.configured, s.assets]), [['bat', false, 1], ['home', true, 2], ['spare', false, 1]]);
 
-  assert.equal((await call(svc, viewer, 'PUT', '/api/hardware/ems/sites/home/settings', SETTINGS)).statusCode, 403);
-  assert.equal((await call(svc, other, 'PUT', '/api/hardware/ems/sites/home/settings', SETTINGS)).statusCode, 404);
-  assert.equal((await call(svc, other, 'GET', '/api/hardware/ems/sites/home/settings')).statusCode, 404);
+  assertRefused(await call(svc, viewer, 'PUT', '/api/hardware/ems/sites/home/settings', SETTINGS), 403, 'Insufficient permissions');
+  assertRefused(await call(svc, other, 'PUT', '/api/hardware/ems/sites/home/settings', SETTINGS), 404, 'Site not found');
+  assertRefused(await call(svc, other, 'GET', '/api/hardware/ems/sites/home/settings'), 404, 'Site not found');
   const dup = await call(svc, admin, 'PUT', '/api/hardware/ems/sites/home/settings', { ...SETTINGS, ppa_contracts: [SETTINGS.ppa_contracts[0], SETTINGS.ppa_contracts[0]] });
   assert.equal(dup.statusCode, 422);
   assert.deepEqual(json(dup).detail[0].loc, ['body', 'ppa_contracts', 1, 'contract_id']);
   const money = await call(svc, admin, 'PUT', '/api/hardware/ems/sites/home/settings', { ...SETTINGS, tariff: { import_p_per_kwh: 24.5, export_p_per_kwh: null } });
-  assert.equal(money.statusCode, 422);
+  assertRefused(money, 422, { fields: ['body.tariff'] });
 });
 
 test('PPA statement for November: a line a UK day, rounded to the penny per line, basis per line, totals the sum of lines', async () => {
@@ -126,9 +127,9 @@ test('PPA statement for November: a line a UK day, rounded to the penny per line
   const missing = await call(svc, viewer, 'GET', '/api/telemetry/sites/home/ppa/statement?month=2026-11&contract_id=nope');
   assert.equal(missing.statusCode, 404);
   assert.equal(json(missing).detail, 'PPA contract not found');
-  assert.equal((await call(svc, viewer, 'GET', '/api/telemetry/sites/home/ppa/statement?month=2026-13')).statusCode, 422);
-  assert.equal((await call(svc, other, 'GET', '/api/telemetry/sites/home/ppa/statement?month=2026-11')).statusCode, 404);
-  assert.equal((await call(svc, other, 'GET', '/api/telemetry/sites/home/ppa/contracts')).statusCode, 404);
+  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/home/ppa/statement?month=2026-13'), 422, { fields: ['query.month'] });
+  assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/home/ppa/statement?month=2026-11'), 404, 'Site not found');
+  assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/home/ppa/contracts'), 404, 'Site not found');
 });
 
 test('self-consumption and self-sufficiency over November, worked by hand', async () => {
@@ -143,8 +144,8 @@ test('self-consumption and self-sufficiency over November, worked by hand', asyn
   assert.deepEqual([b.days[0].date, b.days[0].self_consumed_kwh, b.days[0].self_consumption_ratio], ['2026-11-01', '19.200', 0.8]);
   assert.equal(b.half_hours, 1440);
   assert.equal(b.complete_half_hours, 1440 - 24);
-  assert.equal((await call(svc, other, 'GET', '/api/telemetry/sites/home/self-consumption')).statusCode, 404);
-  assert.equal((await call(svc, viewer, 'GET', '/api/telemetry/sites/home/self-consumption?from=2026-11-10&to=2026-11-01')).statusCode, 422);
+  assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/home/self-consumption'), 404, 'Site not found');
+  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/home/self-consumption?from=2026-11-10&to=2026-11-01'), 422, { fields: ['query.to'] });
 });
 
 test('sites list and the portfolio league with the measure\'s definition; a site without generation is unranked', async () => {
@@ -159,7 +160,7 @@ test('sites list and the portfolio league with the measure\'s definition; a site
   assert.deepEqual(league.unranked, ['bat', 'spare']);
   const imp = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=import_kwh&from=2026-11-01&to=2026-11-30'));
   assert.deepEqual(imp.league.map((r: any) => [r.site_id, r.value]), [['bat', 0], ['spare', 48], ['home', 289.8]]); // lower import ranks higher
-  assert.equal((await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=carbon')).statusCode, 422);
+  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=carbon'), 422, { fields: ['query.measure'] });
   const mine = json(await call(svc, other, 'GET', '/api/telemetry/portfolio/league?from=2026-11-01&to=2026-11-30'));
   assert.deepEqual(mine.league, []);
 });
@@ -183,9 +184,9 @@ test('capacity: the 4 kW half hour against an agreed 1 kW; the peak-shaving what
   assert.equal(p.half_hours_fully_shaved, 0);
   assert.equal(p.peak_before_kw, 4);
   assert.equal(p.peak_after_kw, 2);
-  assert.equal((await call(svc, viewer, 'GET', '/api/telemetry/sites/home/capacity/peaks?date=2026-11-20')).statusCode, 422);
-  assert.equal((await call(svc, viewer, 'GET', '/api/telemetry/sites/spare/capacity/peaks?date=2026-11-01&battery_kwh=1&battery_kw=1')).statusCode, 422);
-  assert.equal((await call(svc, other, 'GET', '/api/telemetry/sites/home/capacity')).statusCode, 404);
+  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/home/capacity/peaks?date=2026-11-20'), 422, { fields: ['query.battery_kw', 'query.battery_kwh'] });
+  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/spare/capacity/peaks?date=2026-11-01&battery_kwh=1&battery_kw=1'), 422, { fields: ['query.target_kw'] });
+  assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/home/capacity'), 404, 'Site not found');
 });
 
 test('battery state: latest SoC, throughput, equivalent cycles and observed round-trip efficiency', async () => {
@@ -201,5 +202,5 @@ test('battery state: latest SoC, throughput, equivalent cycles and observed roun
   assert.equal(b.equivalent_full_cycles, 0.18);
   assert.equal(b.round_trip_efficiency_observed, 0.8);
   assert.equal(b.capacity_source, 'asset_details');
-  assert.equal((await call(svc, other, 'GET', '/api/telemetry/sites/bat/battery/state')).statusCode, 404);
+  assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/bat/battery/state'), 404, 'Site not found');
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
 import { canonicalJson } from '../../src/modules/esg/index.ts';
 import type { Role } from '../../src/platform/roles.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const ORG = 'esg-org';
 const OTHER = 'esg-other';
@@ -116,7 +117,7 @@ test('receipts: malformed bodies are 422; VIEWER and ANALYST may not create; no 
   }
   for (const method of ['GET', 'POST'] as const) {
     const r = await svc.request({ method, url: '/api/esg/', payload: method === 'POST' ? { payload: {} } : undefined });
-    assert.equal(r.statusCode, 401);
+    assertRefused(r, 401, 'Authorization header missing');
   }
 });
 
@@ -132,7 +133,7 @@ test('keys: published without a credential, as PEM, raw base64 and JWK, the sign
   assert.doesNotMatch(JSON.stringify(keys), /PRIVATE/);
   // Publishing is read-only.
   const write = await svc.request({ method: 'POST', url: '/api/esg/keys', payload: {} });
-  assert.equal(write.statusCode, 405);
+  assertRefused(write, 405, 'Method Not Allowed');
 });
 
 test('keys: a generated key is kept in the store, so another instance (or a restart) signs with it and old receipts verify', async () => {

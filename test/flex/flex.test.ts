@@ -6,6 +6,7 @@ import { startTestService, json, type TestService } from '../helpers/service.ts'
 import { startFakeFlex, sampleOpportunities, type FakeFlex } from '../helpers/fake-flex.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import type { Role } from '../../src/platform/roles.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const ORG = 'flex-org';
 const OTHER = 'flex-other';
@@ -137,7 +138,7 @@ test('tenders: dno missing or not one of the two operators is 422; no credential
     ['POST', '/api/vpp/vpp/flex/offers'],
   ] as const) {
     const r = await svc.request({ method, url, ...(method === 'POST' && { payload: offer() }) });
-    assert.equal(r.statusCode, 401, url);
+    assertRefused(r, 401, 'Authorization header missing', url);
   }
   assert.equal(a.server.requests.length, 0);
 });
@@ -199,7 +200,7 @@ test('tenders: platform down, slow or answering garbage is 502 Flexibility platf
   try {
     await s.createOrg(ORG);
     const r = await call('GET', '/api/vpp/vpp/flex/tenders?dno=nged', { s });
-    assert.equal(r.statusCode, 502);
+    assertRefused(r, 502, 'Flexibility platform API error');
   } finally {
     await s.stop();
   }
@@ -344,7 +345,7 @@ test('offers: platform failing is 502 recorded as failed; no answer in time is 5
   a.mode = 'slow';
   clock.advance(1000); // rows are read back newest first
   const slow = await call('POST', '/api/vpp/vpp/flex/offers', { payload: offer() });
-  assert.equal(slow.statusCode, 502);
+  assertRefused(slow, 502, 'Flexibility platform API error');
   const row = await lastOfferRow();
   assert.equal(row.status, 'unknown');
   assert.deepEqual(row.platform_response, { failure: 'timeout' });

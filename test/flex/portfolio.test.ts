@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 const ORG = 'fleet-org';
@@ -76,7 +77,7 @@ test('portfolio: rated power from the documented details keys, meters and assets
 
 test('portfolio: no credential is 401; the operation is documented as calculated', async () => {
   const r = await svc.request({ method: 'GET', url: '/api/vpp/vpp/portfolio' });
-  assert.equal(r.statusCode, 401);
+  assertRefused(r, 401, 'Authorization header missing');
   const doc = json(await svc.request({ method: 'GET', url: '/openapi.json' }));
   const op = doc.paths['/api/vpp/vpp/portfolio'].get;
   assert.equal(op['x-platform-status'], 'live');

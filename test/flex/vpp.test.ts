@@ -6,6 +6,7 @@ import { startTestService, json, type TestService } from '../helpers/service.ts'
 import { startFakeTariff, startFakeCarbon, defaultPrice, type FakeTariff, type FakeCarbon } from '../helpers/fake-market.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import type { Role } from '../../src/platform/roles.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const ORG = 'vpp-org';
 const OTHER = 'vpp-other';
@@ -72,15 +73,15 @@ test('enrollment: POST enrols (201), again updates the region (200), is audited,
 });
 
 test('enrollment: bad region or extra fields are 422; VIEWER and ANALYST may not enrol or withdraw', async () => {
-  for (const payload of [{}, { region: 'I' }, { region: 'c' }, { region: 'C', extra: true }]) {
+  for (const [payload, field] of [[{}, 'body.region'], [{ region: 'I' }, 'body.region'], [{ region: 'c' }, 'body.region'], [{ region: 'C', extra: true }, 'body.extra']] as const) {
     const r = await call('POST', `${base('site-b')}/enrollment`, { payload });
-    assert.equal(r.statusCode, 422, JSON.stringify(payload));
+    assertRefused(r, 422, { fields: [field] }, JSON.stringify(payload));
   }
   for (const role of ['VIEWER', 'ANALYST'] as const) {
     const r = await call('POST', `${base('site-b')}/enrollment`, { payload: { region: 'C' }, role });
     assert.equal(r.statusCode, 403);
     assert.deepEqual(json(r), { detail: 'Insufficient permissions' });
-    assert.equal((await call('POST', `${base('site-b')}/withdraw`, { role })).statusCode, 403);
+    assertRefused(await call('POST', `${base('site-b')}/withdraw`, { role }), 403, 'Insufficient permissions');
   }
   assert.equal(json(await call('GET', `${base('site-b')}/enrollment`)).status, 'not_enrolled');
 });
@@ -98,7 +99,7 @@ test('withdraw: enrolled → withdrawn; withdrawing again or a site never enroll
     assert.deepEqual(json(r), { detail: 'Site is not enrolled in the virtual power plant' });
   }
   const other = await call('POST', `${base('site-c')}/withdraw`, { org: OTHER });
-  assert.equal(other.statusCode, 409);
+  assertRefused(other, 409, 'Site is not enrolled in the virtual power plant');
   const back = await call('POST', `${base('site-c')}/enrollment`, { payload: { region: 'A' } });
   assert.equal(back.statusCode, 201);
   assert.equal(json(back).withdrawn_at, null);
@@ -152,7 +153,7 @@ test('signal: hours outside 1..24 is 422; a provider down with nothing cached is
   await call('POST', `${base('site-f')}/enrollment`, { payload: { region: 'N' } });
   for (const bad of ['0', '25', 'x']) {
     const r = await call('GET', `${base('site-f')}/signal?hours=${bad}`);
-    assert.equal(r.statusCode, 422, bad);
+    assertRefused(r, 422, { fields: ['query.hours'] }, bad);
   }
   clock.set('2026-05-20T10:10:00Z'); // nothing cached for these days or this half hour
   tariff.mode = 'down';

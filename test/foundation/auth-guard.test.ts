@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { fixtureModule } from '../helpers/fixtures.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 const ORG = 'acme';
@@ -104,7 +105,7 @@ test('a role the operation does not admit: 403 Insufficient permissions', async 
 
 test('an API key on a bearer-only operation: 401', async () => {
   const res = await call({ authorization: `Bearer ${svc.config.apiKeyPrefix}_live_abcdef0123456789` });
-  assert.equal(res.status, 401);
+  assertRefused(res, 401, 'API keys are not accepted by this operation');
 });
 
 test('module gate: 403 Module not enabled for an organisation without it', async () => {
@@ -139,7 +140,7 @@ test('the realm is an attribute of the organisation, set when it is made, and ag
 
 test('platform-staff operation: 403 for a partner (organisation) token, 200 for staff', async () => {
   const partner = await svc.token({ orgId: ORG, roles: ['ORG_ADMIN'] });
-  assert.equal((await call({ authorization: `Bearer ${partner}` }, '/api/test-fixture/staff-only')).status, 403);
+  assertRefused(await call({ authorization: `Bearer ${partner}` }, '/api/test-fixture/staff-only'), 403, 'Platform staff only');
   const staff = await svc.token({ orgId: ORG, roles: ['VIEWER'], staff: true });
   assert.equal((await call({ authorization: `Bearer ${staff}` }, '/api/test-fixture/staff-only')).status, 200);
 });

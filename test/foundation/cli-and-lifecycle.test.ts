@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
-import { startTestService, json } from '../helpers/service.ts';
-import { fixtureModule } from '../helpers/fixtures.ts';
+import { startTestService } from '../helpers/service.ts';
+import { fixtureModule, held } from '../helpers/fixtures.ts';
+import { bounded, deferred } from '../helpers/signal.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'eps-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -104,26 +105,37 @@ describe('provisioning CLI on the embedded store', () => {
 });
 
 describe('graceful shutdown', () => {
-  test('an in-flight request finishes; new connections are refused afterwards', async () => {
+  test('an in-flight request finishes; new connections are refused from the moment stop begins', async () => {
     const svc = await startTestService({ extraModules: [fixtureModule] });
     const address = await svc.app.listen({ port: 0, host: '127.0.0.1' });
+    // Told when the listener is closed (stop's first step), so the test never guesses with a sleep.
+    const server = svc.app.server;
+    const listenerClosed = deferred();
+    const close = server.close.bind(server);
+    server.close = ((cb?: (err?: Error) => void) => {
+      const out = close(cb);
+      listenerClosed.resolve();
+      return out;
+    }) as typeof server.close;
     const inflight = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      http.get(`${address}/api/test-fixture/slow`, (res) => {
+      // Connection: close, so stop need not wait for the client to drop an idle keep-alive socket.
+      http.get(`${address}/api/test-fixture/held`, { agent: false }, (res) => {
         let body = '';
         res.on('data', (d) => (body += d));
         res.on('end', () => resolve({ status: res.statusCode!, body }));
       }).on('error', reject);
     });
-    // Stop once the request is being handled (a fixed 50 ms was not always enough on a loaded box:
-    // the connection was still idle when the server closed, and the client got ECONNRESET).
-    while (((await svc.deps.metrics.inFlight.get()).values[0]?.value ?? 0) < 1) await new Promise((r) => setTimeout(r, 10));
-    const stopped = svc.stop();
+    await held.entered.count(1, 'the request reaches its handler');
+    let stoppedYet = false;
+    const stopped = svc.stop().then(() => (stoppedYet = true));
+    await bounded(listenerClosed.promise, 'stop closes the listener');
+    await assert.rejects(fetch(`${address}/api/telemetry/healthz`), 'no new connection once stop has begun');
+    assert.equal(stoppedYet, false, 'stop waits for the request in flight');
+    held.release();
     const res = await inflight;
     assert.equal(res.status, 200);
     assert.deepEqual(JSON.parse(res.body), { ok: true });
     await stopped;
-    await assert.rejects(fetch(`${address}/api/telemetry/healthz`));
-    void json;
   });
 });
 

@@ -10,6 +10,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { createMemoryCache } from '../../src/infra/cache/memory.ts';
 import { createRateLimiter } from '../../src/platform/rate-limit.ts';
 import { createFailedAuthLimit } from '../../src/platform/auth-failures.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const LIMIT = 20;
 let a: TestService;
@@ -50,7 +51,7 @@ test('bad bearer tokens: twenty a minute per address across instances, then 429 
   // A missing or malformed header from the same address is refused the same way.
   assertLimited(await from(b, ip, { method: 'GET', url: '/api/auth/me' }));
   // Another address is not affected.
-  assert.equal((await me(b, '192.0.2.11', 'Bearer not.a.token')).statusCode, 401);
+  assertRefused(await me(b, '192.0.2.11', 'Bearer not.a.token'), 401, 'Invalid or expired token');
 });
 
 test('bad API keys count too, and an unseen valid credential is refused without being verified', async () => {
@@ -87,7 +88,7 @@ test('signed-in users behind the attacked address keep working on every instance
   assert.equal((await partnerMe(b, ip, key.auth.authorization)).statusCode, 200);
   // A credential that verified once is still verified in full: revoked, it is refused 401.
   await a.request({ method: 'POST', url: `/api/devtools/apikeys/${key.id}/revoke`, headers: { authorization: `Bearer ${await a.token({ orgId: 'acme' })}` } });
-  assert.equal((await partnerMe(b, ip, key.auth.authorization)).statusCode, 401);
+  assertRefused(await partnerMe(b, ip, key.auth.authorization), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
 });
 
 test('refusals of a verified credential (403) are not failed authentication', async () => {
@@ -95,7 +96,7 @@ test('refusals of a verified credential (403) are not failed authentication', as
   const viewer = `Bearer ${await a.token({ orgId: 'acme', roles: ['VIEWER'] })}`;
   for (let i = 0; i < LIMIT + 5; i++) {
     const res = await from(a, ip, { method: 'GET', url: '/api/devtools/apikeys', headers: { authorization: viewer } });
-    assert.equal(res.statusCode, 403);
+    assertRefused(res, 403, { code: 'insufficient_permissions', detail: 'Insufficient permissions' });
   }
   assert.equal((await me(a, ip, `Bearer ${await a.token({ orgId: 'acme', roles: ['VIEWER'] })}`)).statusCode, 200);
 });

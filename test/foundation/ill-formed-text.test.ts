@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -30,7 +31,7 @@ const send = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: string | Bu
 /** JSON text whose string holds a lone surrogate as an escape (as any client library writes it). */
 const withLone = (obj: object, marker: string, escape: string) => JSON.stringify(obj).replace(marker, escape);
 
-function assertRefused(res: Parameters<typeof json>[0], loc: (string | number)[], type = 'string_unicode') {
+function assertIllFormed(res: Parameters<typeof json>[0], loc: (string | number)[], type = 'string_unicode') {
   assert.equal(res.statusCode, 422, res.body);
   const [first] = json(res).detail;
   assert.deepEqual(first.loc, loc);
@@ -41,10 +42,10 @@ function assertRefused(res: Parameters<typeof json>[0], loc: (string | number)[]
 const asset = (over: Record<string, unknown> = {}) => ({ asset_id: 'bat-1', asset_class: 'battery', site_id: 'site-1', name: 'Battery', ...over });
 
 test('registry: a lone surrogate in a value or in a key at depth is 422 at its location; nothing stored', async () => {
-  assertRefused(await send('POST', '/api/twin/registry/assets', withLone(asset({ name: 'MARK' }), 'MARK', 'x\\ud800')), ['body', 'name']);
+  assertIllFormed(await send('POST', '/api/twin/registry/assets', withLone(asset({ name: 'MARK' }), 'MARK', 'x\\ud800')), ['body', 'name']);
   const keyed = withLone(asset({ details: { model: { MARK: 1 } } }), 'MARK', 'k\\udc00');
-  assertRefused(await send('POST', '/api/twin/registry/assets', keyed), ['body', 'details', 'model', 'k\udc00']);
-  assert.equal((await send('GET', '/api/twin/registry/assets/bat-1')).statusCode, 404);
+  assertIllFormed(await send('POST', '/api/twin/registry/assets', keyed), ['body', 'details', 'model', 'k\udc00']);
+  assertRefused(await send('GET', '/api/twin/registry/assets/bat-1'), 404, 'Not Found');
   // A surrogate pair (an emoji written as two escapes) is valid text and is kept.
   const pair = await send('POST', '/api/twin/registry/assets', withLone(asset({ name: 'MARK' }), 'MARK', 'Battery \\ud83d\\udd0b'));
   assert.equal(pair.statusCode, 201, pair.body);
@@ -54,23 +55,23 @@ test('registry: a lone surrogate in a value or in a key at depth is 422 at its l
 test('raw invalid UTF-8 bytes in a JSON body: 422 json_invalid, never stored as U+FFFD', async () => {
   const bytes = Buffer.concat([Buffer.from(JSON.stringify(asset({ asset_id: 'bat-2', name: 'x' })).slice(0, -2)), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
   const res = await send('POST', '/api/twin/registry/assets', bytes);
-  assertRefused(res, ['body'], 'json_invalid');
+  assertIllFormed(res, ['body'], 'json_invalid');
   assert.equal(json(res).detail[0].msg, 'Body is not valid UTF-8');
   // CESU-8 / WTF-8 bytes of a lone surrogate (ED A0 80) are invalid UTF-8 too.
   const cesu = Buffer.concat([Buffer.from('{"asset_id":"bat-2","asset_class":"battery","site_id":"site-1","name":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
-  assertRefused(await send('POST', '/api/twin/registry/assets', cesu), ['body'], 'json_invalid');
-  assert.equal((await send('GET', '/api/twin/registry/assets/bat-2')).statusCode, 404);
+  assertIllFormed(await send('POST', '/api/twin/registry/assets', cesu), ['body'], 'json_invalid');
+  assertRefused(await send('GET', '/api/twin/registry/assets/bat-2'), 404, 'Not Found');
 });
 
 test('SSO configuration: a lone surrogate is 422 at its location; the provider stays unset', async () => {
   const body = withLone({ tid: 'tenant-1', issuer: 'MARK', application_id: 'app', jwks_url: 'https://idp.example/keys' }, 'MARK', 'https://idp.example/\\udfff');
-  assertRefused(await send('PUT', '/api/auth/sso/idp/provider', body), ['body', 'issuer']);
+  assertIllFormed(await send('PUT', '/api/auth/sso/idp/provider', body), ['body', 'issuer']);
   assert.equal(json(await send('GET', '/api/auth/sso/idp/provider')).configured, false);
 });
 
 test('query and path: lone surrogates percent-encoded as invalid UTF-8 are refused, never a 500', async () => {
-  assertRefused(await send('GET', '/api/twin/registry/assets?site_id=%ED%A0%80'), ['query', 'site_id']);
-  assertRefused(await send('GET', '/api/twin/registry/assets?site_id=ok&class=%FF'), ['query', 'class']);
+  assertIllFormed(await send('GET', '/api/twin/registry/assets?site_id=%ED%A0%80'), ['query', 'site_id']);
+  assertIllFormed(await send('GET', '/api/twin/registry/assets?site_id=ok&class=%FF'), ['query', 'class']);
   const path = await send('GET', '/api/twin/registry/assets/%ED%A0%80');
   assert.equal(path.statusCode, 400, path.body);
   assert.deepEqual(json(path), { detail: 'Malformed URL' });
@@ -94,7 +95,7 @@ const issue = (reference: string) =>
   }).replace('MARK', reference);
 
 test('settlement: no receipt is issued with a lone surrogate, and a presented one does not verify', async () => {
-  assertRefused(await send('POST', `${BASE}/receipts/issue`, issue('dispatch-\\ud800')), ['body', 'reference']);
+  assertIllFormed(await send('POST', `${BASE}/receipts/issue`, issue('dispatch-\\ud800')), ['body', 'reference']);
   assert.deepEqual(json(await send('GET', `${BASE}/receipts`)).receipts, []);
 
   // A receipt signed by the service's own key whose body carries a lone surrogate (as a JSON

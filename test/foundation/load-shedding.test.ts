@@ -8,10 +8,12 @@ import { startTestService, json, type TestService } from '../helpers/service.ts'
 import { defineOperation } from '../../src/platform/operation.ts';
 import type { ModuleFactory } from '../../src/platform/module.ts';
 import { CAN_READ } from '../../src/platform/roles.ts';
+import { Inbox } from '../helpers/signal.ts';
 
-// An operation that holds its request until the test lets it go.
+// An operation that holds its request until the test lets it go, and says when a request is in.
 let release: () => void = () => {};
 let gate = new Promise<void>((r) => (release = r));
+const entered = new Inbox<string>();
 const held: ModuleFactory = () => ({
   name: 'held-fixture',
   operations: (['/api/test-fixture/held', '/api/devtools/test-fixture/held'] as const).map((path, i) =>
@@ -26,6 +28,7 @@ const held: ModuleFactory = () => ({
       access: { kind: 'bearer', roles: CAN_READ },
       schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } },
       handler: async () => {
+        entered.push(path);
         await gate;
         return { ok: true };
       },
@@ -43,7 +46,7 @@ test('past MAX_INFLIGHT_REQUESTS a request is shed with 503 and Retry-After; pro
   const auth = { authorization: `Bearer ${await svc.token({ orgId: 'acme', roles: ['VIEWER'] })}` };
 
   const holding = [1, 2, 3].map(() => svc.request({ method: 'GET', url: '/api/test-fixture/held', headers: auth }));
-  await new Promise((r) => setTimeout(r, 50));
+  await entered.count(3, 'the three held requests reach their handler');
 
   const shed = await svc.request({ method: 'GET', url: '/api/test-fixture/held', headers: auth });
   assert.equal(shed.statusCode, 503);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 // The catalogue is kept in the repository (spec/operations.json), so a fresh clone tests alone; it
 // is a copy of the contract's, and a test below checks the two agree wherever ../shared is present.
@@ -195,7 +196,7 @@ test('the separately described /v1 surface is not served', async () => {
     ['GET', '/v1/receipts/r1/verify'],
   ] as const) {
     const res = await svc.request({ method, url });
-    assert.equal(res.statusCode, 404, url);
+    assertRefused(res, 404, 'Not Found', url);
   }
 });
 

@@ -11,6 +11,7 @@ import type { ModuleFactory } from '../../src/platform/module.ts';
 import { CAN_READ } from '../../src/platform/roles.ts';
 import { StoreUnavailableError } from '../../src/infra/db/index.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const storeDown: ModuleFactory = () => ({
   name: 'store-down-fixture',
@@ -68,10 +69,10 @@ test('PostgreSQL unreachable: sign-in, API-key reads and ingestion answer 503 wi
     url: '/api/auth/login',
     payload: { email: 'admin@acme.example', password: 'correct-horse-battery-staple' },
   });
-  assert.equal(signIn.statusCode, 503);
+  assertRefused(signIn, 503, 'Service Unavailable');
   assert.ok(Number(signIn.headers['retry-after']) >= 1);
   const partner = await svc.request({ method: 'GET', url: '/api/devtools/partner/v1/devices', headers: { authorization: `Bearer ${secret}` } });
-  assert.equal(partner.statusCode, 503);
+  assertRefused(partner, 503, { code: 'store_unavailable', detail: 'Service Unavailable' });
   assert.ok(Number(partner.headers['retry-after']) >= 1);
   const ingest = await svc.request({
     method: 'POST',

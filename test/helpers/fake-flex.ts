@@ -89,8 +89,8 @@ export async function startFakeFlex(opts: { clientId: string; apiKey: string; pr
     if (fake.override) return fake.override(req, res);
     if (fake.mode === 'down') return sendJson(res, 500, { detail: 'Internal error at 10.0.0.7, trace id secret-123' });
     if (fake.mode === 'slow') {
-      await new Promise((r) => setTimeout(r, 5000).unref());
-      return;
+      // Never answers: past any deadline the tests configure (the socket goes when the fake closes).
+      return new Promise<never>(() => {});
     }
     if (fake.mode === 'garbage') {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -17,10 +17,9 @@ async function misbehave(mode: FakeMode, res: http.ServerResponse, state: { flak
       sendJson(res, 503, { detail: 'upstream secret: db at 10.1.2.3 failed', error: { code: '503', message: 'internal' } });
       return true;
     case 'slow':
-      // Longer than any timeout the tests configure; the socket is destroyed when the fake closes.
-      await new Promise((r) => setTimeout(r, 5000).unref());
-      if (!res.destroyed) sendJson(res, 200, {});
-      return true;
+      // Never answers: past any deadline the tests configure, however busy the box (the socket
+      // goes when the fake closes).
+      return new Promise<never>(() => {});
     case 'garbage':
       sendJson(res, 200, { results: 'not a list', data: { nope: true } });
       return true;

@@ -1,6 +1,7 @@
 // A small HTTP server on loopback standing in for a third party (provider, IdP, webhook receiver).
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { Inbox } from './signal.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -15,6 +16,8 @@ export interface FakeServer {
   url: string;
   port: number;
   requests: RecordedRequest[];
+  /** Resolves once `n` requests have arrived (before they are answered): no polling, no sleep. */
+  received(n: number, what?: string): Promise<void>;
   /** Replace the handler while running. */
   handle(h: FakeHandler): void;
   close(): Promise<void>;
@@ -22,14 +25,15 @@ export interface FakeServer {
 
 export async function startFakeServer(handler: FakeHandler): Promise<FakeServer> {
   let current = handler;
-  const requests: RecordedRequest[] = [];
+  const inbox = new Inbox<RecordedRequest>();
+  const requests = inbox.items as RecordedRequest[];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', async () => {
       const rec = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      requests.push(rec);
+      inbox.push(rec);
       try {
         await current(rec, res);
       } catch {
@@ -48,6 +52,7 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    received: (n, what = `${n} request(s) at the fake server`) => inbox.count(n, what),
     handle: (h) => {
       current = h;
     },
@@ -69,6 +74,8 @@ export interface SilentServer {
   url: string;
   /** Connections accepted so far. */
   accepted(): number;
+  /** Resolves once `n` connections have been accepted. */
+  acceptedAtLeast(n: number, what?: string): Promise<void>;
   /** Most connections open at one time. */
   peak(): number;
   close(): Promise<void>;
@@ -79,8 +86,10 @@ export async function startSilentServer(): Promise<SilentServer> {
   const open = new Set<import('node:net').Socket>();
   let accepted = 0;
   let peak = 0;
+  const arrivals = new Inbox<true>();
   const server = net.createServer((s) => {
     accepted++;
+    arrivals.push(true);
     sockets.add(s);
     open.add(s);
     // A connection is over when the client ends or drops it (not when this side's close completes,
@@ -101,6 +110,7 @@ export async function startSilentServer(): Promise<SilentServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     accepted: () => accepted,
+    acceptedAtLeast: (n, what = `${n} connection(s) at the silent server`) => arrivals.count(n, what),
     peak: () => peak,
     close: () =>
       new Promise<void>((r) => {

@@ -5,6 +5,17 @@ import { defineOperation } from '../../src/platform/operation.ts';
 import type { ModuleFactory } from '../../src/platform/module.ts';
 import { CAN_READ, ADMIN_ONLY } from '../../src/platform/roles.ts';
 import { AppError } from '../../src/platform/errors.ts';
+import { deferred, Inbox } from './signal.ts';
+
+let current = deferred();
+/** GET /api/test-fixture/held: `entered` sees each request reach the handler; `release()` lets the waiting ones answer. */
+export const held = {
+  entered: new Inbox<string>(),
+  release() {
+    current.resolve();
+    current = deferred();
+  },
+};
 
 const Echo = Type.Object({ ok: Type.Boolean() }, { additionalProperties: true });
 const base = { tags: ['fixtures'], hidden: true, status: 'live' as const };
@@ -118,14 +129,26 @@ export const fixtureModule: ModuleFactory = () => ({
     }),
     defineOperation({
       ...base,
-      operationId: 'fixtureSlow',
+      operationId: 'fixturePublic',
       method: 'GET',
-      path: '/api/test-fixture/slow',
-      summary: 'Answers after 300 ms',
+      path: '/api/test-fixture/public',
+      summary: 'Answers at once, without a credential',
+      access: { kind: 'public' },
+      schema: { response: { 200: Echo } },
+      handler: async () => ({ ok: true }),
+    }),
+    defineOperation({
+      ...base,
+      operationId: 'fixtureHeld',
+      method: 'GET',
+      path: '/api/test-fixture/held',
+      summary: 'Answers when the test releases it (held.release())',
       access: { kind: 'public' },
       schema: { response: { 200: Echo } },
       handler: async () => {
-        await new Promise((r) => setTimeout(r, 300));
+        const gate = current;
+        held.entered.push('held');
+        await gate.promise;
         return { ok: true };
       },
     }),

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { auditEntries, bearer, claims, clockOf, login, PASSWORD, signIn, startService } from './support.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -83,37 +84,37 @@ test('a new account needs a password of at least 12 characters', async () => {
 
 test('refusals: non-administrator 403, bad input 422, already a member or already invited 409', async () => {
   assert.deepEqual(json(await invite(operator, { email: 'x@acme.example', role: 'VIEWER' })), { detail: 'Insufficient permissions' });
-  assert.equal((await svc.request({ method: 'GET', url: '/api/auth/invitations', headers: bearer(operator) })).statusCode, 403);
-  assert.equal((await invite(admin, { email: 'not-an-email', role: 'VIEWER' })).statusCode, 422);
-  assert.equal((await invite(admin, { email: 'x@acme.example', role: 'SUPERUSER' })).statusCode, 422);
-  assert.equal((await invite(admin, { email: 'OP@acme.example', role: 'VIEWER' })).statusCode, 409);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/auth/invitations', headers: bearer(operator) }), 403, 'Insufficient permissions');
+  assertRefused(await invite(admin, { email: 'not-an-email', role: 'VIEWER' }), 422, { fields: ['body.email'] });
+  assertRefused(await invite(admin, { email: 'x@acme.example', role: 'SUPERUSER' }), 422, { fields: ['body.role'] });
+  assertRefused(await invite(admin, { email: 'OP@acme.example', role: 'VIEWER' }), 409, 'Already a member of this organisation');
   assert.equal((await invite(admin, { email: 'twice@acme.example', role: 'VIEWER' })).statusCode, 201);
   const again = await invite(admin, { email: 'twice@acme.example', role: 'ANALYST' });
   assert.equal(again.statusCode, 409);
   assert.equal(json(again).detail, 'An invitation for this email is already pending');
-  assert.equal((await accept({ token: 'inv_unknown', password: 'whatever-password' })).statusCode, 401);
-  assert.equal((await accept({ token: 'inv_x' })).statusCode, 422);
+  assertRefused(await accept({ token: 'inv_unknown', password: 'whatever-password' }), 401, 'Invalid or expired invitation');
+  assertRefused(await accept({ token: 'inv_x' }), 422, { fields: ['body.password'] });
 });
 
 test('revoke: the token stops working; revoking an accepted one is 409; unknown is 404', async () => {
   const inv = json(await invite(admin, { email: 'revoked@acme.example', role: 'VIEWER' }));
   const del = (id: string, token = admin) =>
     svc.request({ method: 'DELETE', url: `/api/auth/invitations/${id}`, headers: bearer(token) });
-  assert.equal((await del(inv.id, operator)).statusCode, 403);
+  assertRefused(await del(inv.id, operator), 403, 'Insufficient permissions');
   assert.equal((await del(inv.id)).statusCode, 204);
-  assert.equal((await accept({ token: inv.token, password: 'a-brand-new-password' })).statusCode, 401);
+  assertRefused(await accept({ token: inv.token, password: 'a-brand-new-password' }), 401, 'Invalid or expired invitation');
   assert.equal((await list()).find((i) => i.id === inv.id).status, 'revoked');
-  assert.equal((await del('no-such-invitation')).statusCode, 404);
+  assertRefused(await del('no-such-invitation'), 404, 'Not Found');
 
   const used = json(await invite(admin, { email: 'used@acme.example', role: 'VIEWER' }));
   await accept({ token: used.token, password: 'a-brand-new-password' });
-  assert.equal((await del(used.id)).statusCode, 409);
+  assertRefused(await del(used.id), 409, 'Invitation already accepted');
 });
 
 test('an invitation expires after 7 days', async () => {
   const inv = json(await invite(admin, { email: 'late@acme.example', role: 'VIEWER' }));
   clockOf(svc).advance(7 * DAY + 1000);
-  assert.equal((await accept({ token: inv.token, password: 'a-brand-new-password' })).statusCode, 401);
+  assertRefused(await accept({ token: inv.token, password: 'a-brand-new-password' }), 401, 'Invalid or expired invitation');
   const fresh = (await signIn(svc, 'admin@acme.example')).access_token;
   assert.equal((await list(fresh)).find((i) => i.id === inv.id).status, 'expired');
   // A new invitation for the same email can be made once the old one has expired.

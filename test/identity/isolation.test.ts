@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { bearer, signIn, startService } from './support.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let acme: string;
@@ -70,13 +71,13 @@ test('reads show nothing of the other organisation', async () => {
 });
 
 test('writes cannot reach the other organisation’s rows', async () => {
-  assert.equal((await asAcme('DELETE', `/api/auth/invitations/${betaInvitationId}`)).statusCode, 404);
-  assert.equal((await asAcme('DELETE', `/api/auth/sso/idp/mappings/${betaMappingId}`)).statusCode, 404);
-  assert.equal((await asAcme('DELETE', `/api/hardware/ems/access/memberships?site_id=beta-site&user_id=${betaUserId}`)).statusCode, 404);
+  assertRefused(await asAcme('DELETE', `/api/auth/invitations/${betaInvitationId}`), 404, 'Not Found');
+  assertRefused(await asAcme('DELETE', `/api/auth/sso/idp/mappings/${betaMappingId}`), 404, 'Not Found');
+  assertRefused(await asAcme('DELETE', `/api/hardware/ems/access/memberships?site_id=beta-site&user_id=${betaUserId}`), 404, 'Not Found');
   const grant = await asAcme('PUT', '/api/hardware/ems/access/memberships', { site_id: 'beta-site', user_id: betaUserId, persona: 'viewer' });
-  assert.equal(grant.statusCode, 422);
+  assertRefused(grant, 422, { fields: ['body.user_id'] });
   const byEmail = await asAcme('PUT', '/api/hardware/ems/access/memberships', { site_id: 's', email: 'member@beta.example', persona: 'viewer' });
-  assert.equal(byEmail.statusCode, 422);
+  assertRefused(byEmail, 422, { fields: ['body.email'] });
   // Naming beta's provider tenant makes only a pending claim of acme's own (decision 0029): the
   // answer says nothing of beta, and beta's configuration is untouched (checked below).
   const tid = await asAcme('PUT', '/api/auth/sso/idp/provider', {
@@ -90,7 +91,7 @@ test('writes cannot reach the other organisation’s rows', async () => {
   assert.ok(!tid.body.includes('beta-app'));
   // Logging out beta's session with acme's token is refused.
   const out = await asAcme('POST', '/api/auth/logout', { refresh_token: beta.refresh_token });
-  assert.equal(out.statusCode, 401);
+  assertRefused(out, 401, 'Invalid or expired refresh token');
 
   // Beta's data is intact.
   const b = bearer(beta.access_token);

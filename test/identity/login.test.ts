@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { createProvisioning } from '../../src/modules/provisioning/service.ts';
 import { auditEntries, bearer, claims, login, PASSWORD, signIn, startService } from './support.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 
@@ -116,7 +117,7 @@ test('GET /api/auth/me: identity context; no or bad token is 401', async () => {
   assert.deepEqual(me.roles, ['VIEWER']);
   assert.equal(me.auth_method, 'password');
   assert.equal(me.session_id, claims(t.access_token).sid);
-  assert.equal((await svc.request({ method: 'GET', url: '/api/auth/me' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/auth/me' }), 401, 'Authorization header missing');
   const bad = await svc.request({ method: 'GET', url: '/api/auth/me', headers: bearer(t.refresh_token) });
   assert.deepEqual(json(bad), { detail: 'Invalid or expired token' }, 'a refresh token is not an access token');
 });

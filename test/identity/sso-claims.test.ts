@@ -7,6 +7,7 @@ import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { json, type TestService } from '../helpers/service.ts';
 import { startFakeServer, sendJson, type FakeServer } from '../helpers/fake-server.ts';
 import { auditEntries, bearer, claims, startService } from './support.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 type Key = Awaited<ReturnType<typeof generateKeyPair>> & { kid: string; jwk: JWK };
 let svc: TestService;
@@ -102,7 +103,7 @@ test('a claim proven with keys of its own is undone by a platform administrator 
   // The squatter signs its own token first and so holds the tenant.
   assert.equal((await exchange(await idToken(tid, 'api://squatter-app', squatterKey))).status, 200);
   await configure('owner2', tid, 'api://owner-app', 'real');
-  assert.equal((await exchange(await idToken(tid, 'api://owner-app', realKey))).status, 401);
+  assertRefused(await exchange(await idToken(tid, 'api://owner-app', realKey)), 401, { detail: { error: 'sso_refused', reason: 'unknown_signing_key' } });
   assert.equal((await providerOf('owner2')).verification, 'pending');
 
   const approve = (orgId: string, token: string) =>
@@ -110,7 +111,7 @@ test('a claim proven with keys of its own is undone by a platform administrator 
   const notAdmin = await approve('owner2', await adminOf('owner2'));
   assert.equal(notAdmin.statusCode, 403);
   assert.deepEqual(json(notAdmin), { detail: 'Platform administrators only' });
-  assert.equal((await approve('nobody-here', await platformAdmin())).statusCode, 404);
+  assertRefused(await approve('nobody-here', await platformAdmin()), 404, 'Not Found');
 
   const ok = await approve('owner2', await platformAdmin());
   assert.equal(ok.statusCode, 200, ok.body);
@@ -123,7 +124,7 @@ test('a claim proven with keys of its own is undone by a platform administrator 
   const session = await exchange(await idToken(tid, 'api://owner-app', realKey));
   assert.equal(session.status, 200);
   assert.equal(claims(session.body.access_token).org_id, 'owner2');
-  assert.equal((await exchange(await idToken(tid, 'api://squatter-app', squatterKey))).status, 401);
+  assertRefused(await exchange(await idToken(tid, 'api://squatter-app', squatterKey)), 401, { detail: { error: 'sso_refused', reason: 'unknown_signing_key' } });
 });
 
 test('with several pending claims a token none admits is 404, each refusal recorded in its own log', async () => {

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { auditEntries, bearer, claims, clockOf, secondInstance, signIn, startService, type Instance } from './support.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let other: Instance;
@@ -52,10 +53,10 @@ test('reuse of a used refresh token revokes every token of that sign-in, and is 
   assert.equal(reused.statusCode, 401);
   assert.deepEqual(json(reused), { detail: 'Invalid or expired refresh token' });
   // Every descendant of that login is dead: the rotated refresh token and both access tokens.
-  assert.equal((await refresh(second.refresh_token)).statusCode, 401);
+  assertRefused(await refresh(second.refresh_token), 401, 'Invalid or expired refresh token');
   assert.deepEqual(json(await me(second.access_token)), { detail: 'Invalid or expired token' });
-  assert.equal((await me(first.access_token)).statusCode, 401);
-  assert.equal((await me(second.access_token, other)).statusCode, 401, 'on the other instance too');
+  assertRefused(await me(first.access_token), 401, 'Invalid or expired token');
+  assertRefused(await me(second.access_token, other), 401, 'Invalid or expired token', 'on the other instance too');
   // Another sign-in of the same user is untouched.
   assert.equal((await me(unrelated.access_token)).statusCode, 200);
   assert.equal((await refresh(unrelated.refresh_token)).statusCode, 200);
@@ -74,10 +75,10 @@ test('logout revokes at once: its refresh token and access tokens stop working o
   assert.equal(res.statusCode, 200);
   assert.equal(json(res).status, 'ok');
   assert.equal(typeof json(res).message, 'string');
-  assert.equal((await me(t.access_token)).statusCode, 401);
-  assert.equal((await me(t.access_token, other)).statusCode, 401);
-  assert.equal((await refresh(t.refresh_token)).statusCode, 401);
-  assert.equal((await refresh(t.refresh_token, other)).statusCode, 401);
+  assertRefused(await me(t.access_token), 401, 'Invalid or expired token');
+  assertRefused(await me(t.access_token, other), 401, 'Invalid or expired token');
+  assertRefused(await refresh(t.refresh_token), 401, 'Invalid or expired refresh token');
+  assertRefused(await refresh(t.refresh_token, other), 401, 'Invalid or expired refresh token');
 });
 
 test('logout refusals: no bearer, someone else’s refresh token, not a refresh token', async () => {
@@ -85,29 +86,29 @@ test('logout refusals: no bearer, someone else’s refresh token, not a refresh 
   const theirs = await signIn(svc, 'admin@beta.example');
   const noBearer = await svc.request({ method: 'POST', url: '/api/auth/logout', payload: { refresh_token: mine.refresh_token } });
   assert.deepEqual(json(noBearer), { detail: 'Authorization header missing' });
-  assert.equal((await logout(mine.access_token, theirs.refresh_token)).statusCode, 401);
-  assert.equal((await logout(mine.access_token, mine.access_token)).statusCode, 401);
-  assert.equal((await logout(mine.access_token, 'garbage')).statusCode, 401);
+  assertRefused(await logout(mine.access_token, theirs.refresh_token), 401, 'Invalid or expired refresh token');
+  assertRefused(await logout(mine.access_token, mine.access_token), 401, 'Invalid or expired refresh token');
+  assertRefused(await logout(mine.access_token, 'garbage'), 401, 'Invalid or expired refresh token');
   // Their session is untouched.
   assert.equal((await me(theirs.access_token)).statusCode, 200);
   const missing = await svc.request({ method: 'POST', url: '/api/auth/logout', headers: bearer(mine.access_token), payload: {} });
-  assert.equal(missing.statusCode, 422);
+  assertRefused(missing, 422, { fields: ['body.refresh_token'] });
 });
 
 test('refresh refusals: garbage, an access token, bad input, and a refresh token past 7 days', async () => {
   const t = await signIn(svc, 'op@acme.example');
-  assert.equal((await refresh('not-a-token')).statusCode, 401);
-  assert.equal((await refresh(t.access_token)).statusCode, 401, 'an access token is not a refresh token');
-  assert.equal((await refresh(42)).statusCode, 422);
-  assert.equal((await svc.request({ method: 'POST', url: '/api/auth/token/refresh', payload: {} })).statusCode, 422);
+  assertRefused(await refresh('not-a-token'), 401, 'Invalid or expired refresh token');
+  assertRefused(await refresh(t.access_token), 401, 'Invalid or expired refresh token', 'an access token is not a refresh token');
+  assertRefused(await refresh(42), 422, { fields: ['body.refresh_token'] });
+  assertRefused(await svc.request({ method: 'POST', url: '/api/auth/token/refresh', payload: {} }), 422, { fields: ['body.refresh_token'] });
   clockOf(svc).advance(7 * DAY + 1000);
-  assert.equal((await refresh(t.refresh_token)).statusCode, 401);
-  assert.equal((await me(t.access_token)).statusCode, 401, 'the access token expired long ago');
+  assertRefused(await refresh(t.refresh_token), 401, 'Invalid or expired refresh token');
+  assertRefused(await me(t.access_token), 401, 'Invalid or expired token', 'the access token expired long ago');
 });
 
 test('a removed membership ends the session at its next refresh', async () => {
   await svc.createUser('acme', 'leaver@acme.example', 'ANALYST');
   const t = await signIn(svc, 'leaver@acme.example');
   await svc.deps.db.query(`delete from memberships where org_id = 'acme' and user_id = $1`, [claims(t.access_token).sub]);
-  assert.equal((await refresh(t.refresh_token)).statusCode, 401);
+  assertRefused(await refresh(t.refresh_token), 401, 'Invalid or expired refresh token');
 });

@@ -6,6 +6,7 @@ import type { Bus } from '../../src/infra/bus/index.ts';
 import { subjectMatches, BusUnavailableError } from '../../src/infra/bus/index.ts';
 import { createMemoryBus } from '../../src/infra/bus/memory.ts';
 import { openNatsBus } from '../../src/infra/bus/nats.ts';
+import { Inbox } from '../helpers/signal.ts';
 
 const adapters: [string, () => Promise<Bus>][] = [['memory', async () => createMemoryBus()]];
 if (process.env.TEST_NATS_URL) {
@@ -16,16 +17,9 @@ if (process.env.TEST_NATS_URL) {
 }
 
 function collect(bus: Bus, pattern: string) {
-  const got: { subject: string; payload: unknown }[] = [];
-  const ready = bus.subscribe(pattern, (payload, subject) => {
-    got.push({ subject, payload });
-  });
-  return { got, ready };
-}
-
-async function until(cond: () => boolean, ms = 3000) {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  const inbox = new Inbox<{ subject: string; payload: unknown }>();
+  const ready = bus.subscribe(pattern, (payload, subject) => inbox.push({ subject, payload }));
+  return { got: inbox.items, inbox, ready };
 }
 
 for (const [name, open] of adapters) {
@@ -39,10 +33,10 @@ for (const [name, open] of adapters) {
     });
 
     test('a subscriber receives what is published after it subscribed, in order', async () => {
-      const { got, ready } = collect(bus, 'telemetry.org1');
+      const { got, inbox, ready } = collect(bus, 'telemetry.org1');
       const stop = await ready;
       for (let i = 0; i < 5; i++) await bus.publish('telemetry.org1', { i });
-      await until(() => got.length === 5);
+      await inbox.count(5, 'five messages');
       assert.deepEqual(got.map((g) => (g.payload as { i: number }).i), [0, 1, 2, 3, 4]);
       assert.equal(got[0].subject, 'telemetry.org1');
       await stop();
@@ -55,22 +49,30 @@ for (const [name, open] of adapters) {
       await bus.publish('telemetry.orgA', { a: 1 });
       await bus.publish('telemetry.orgB', { b: 1 });
       await bus.publish('other.orgA', { c: 1 });
-      await until(() => all.got.length === 2 && one.got.length === 1);
-      await new Promise((r) => setTimeout(r, 50));
-      assert.equal(all.got.length, 2);
-      assert.equal(one.got.length, 1);
+      // Instead of waiting a while for what must not come: a last message both subscriptions
+      // select. Each subscription delivers in order, so once it arrives nothing earlier is owed.
+      await bus.publish('telemetry.orgA', { end: true });
+      await all.inbox.until((g) => g.some((m) => (m.payload as { end?: boolean }).end === true), 'the end marker (wildcard)');
+      await one.inbox.until((g) => g.some((m) => (m.payload as { end?: boolean }).end === true), 'the end marker (exact)');
+      assert.deepEqual(all.got.map((g) => g.subject), ['telemetry.orgA', 'telemetry.orgB', 'telemetry.orgA']);
+      assert.deepEqual(one.got.map((g) => g.payload), [{ a: 1 }, { end: true }]);
       for (const s of stops) await s();
     });
 
     test('after unsubscribe nothing more arrives', async () => {
-      const { got, ready } = collect(bus, 'events.x');
+      const { got, inbox, ready } = collect(bus, 'events.x');
       const stop = await ready;
       await bus.publish('events.x', { n: 1 });
-      await until(() => got.length === 1);
+      await inbox.count(1, 'the first message');
       await stop();
+      // A witness subscribed before the second message: once the witness has it, the bus has
+      // delivered it, and the stopped subscription must not have (no waiting a while instead).
+      const witness = collect(bus, 'events.x');
+      const stopWitness = await witness.ready;
       await bus.publish('events.x', { n: 2 });
-      await new Promise((r) => setTimeout(r, 100));
-      assert.equal(got.length, 1);
+      await witness.inbox.count(1, 'the witness gets the second message');
+      assert.deepEqual(got.map((g) => g.payload), [{ n: 1 }]);
+      await stopWitness();
     });
 
     test('after close, ping is false and publish fails', async () => {

@@ -10,8 +10,24 @@ import pg from 'pg';
 import { openPostgres } from '../../src/infra/db/postgres.ts';
 import { startFaultProxy, type FaultProxy } from '../../bench/lib/fault-proxy.ts';
 import { StoreUnavailableError, type Db } from '../../src/infra/db/index.ts';
+import { bounded, deferred } from '../helpers/signal.ts';
 
 const url = process.env.TEST_DATABASE_URL;
+
+/** Resolves when pg next emits 'error' on a client (the adapter's clients are pg.Client instances). */
+function nextClientError(): Promise<void> {
+  return new Promise((resolve) => {
+    const proto = pg.Client.prototype as unknown as { emit(event: string | symbol, ...args: unknown[]): boolean };
+    const emit = proto.emit;
+    proto.emit = function (this: unknown, event, ...args) {
+      if (event === 'error') {
+        proto.emit = emit;
+        resolve();
+      }
+      return emit.call(this, event, ...args);
+    };
+  });
+}
 
 async function setup(opts: { statementTimeoutMs?: number; max?: number; connectTimeoutMs?: number } = {}): Promise<{ db: Db; proxy: FaultProxy; done: () => Promise<void> }> {
   const target = new URL(url!);
@@ -46,21 +62,28 @@ test('a connection dropped while checked out fails that work, leaves the process
     await assert.rejects(
       db.tx(async (q) => {
         await q.query('insert into t values (1)');
+        const errored = nextClientError();
         proxy.set({ kind: 'reset' });
-        await new Promise((r) => setTimeout(r, 100));
+        // The client has seen its socket go and emitted 'error' with no query of its own in flight.
+        await bounded(errored, "pg emits 'error' on the checked-out client");
         await q.query('insert into t values (2)');
       }),
     );
-    // With a query in flight.
-    await assert.rejects(
-      Promise.all([
-        db.query('select pg_sleep(1)'),
-        new Promise<void>((r) => setTimeout(() => {
-          proxy.set({ kind: 'reset' });
+    // With a query in flight (on a new connection: the proxy passes again), the reset comes as
+    // soon as the proxy has passed the query on.
+    proxy.set({ kind: 'pass' });
+    const sent = new Promise<void>((r) => {
+      const stop = proxy.watch((e) => {
+        if (e.from === 'client' && e.fate === 'forwarded' && e.chunk.includes('pg_sleep')) {
+          stop();
           r();
-        }, 200)),
-      ]),
-    );
+        }
+      });
+    });
+    const failed = assert.rejects(db.query('select pg_sleep(1)'), StoreUnavailableError);
+    await bounded(sent, 'the query reaches the server');
+    proxy.set({ kind: 'reset' });
+    await failed;
     proxy.set({ kind: 'pass' });
     assert.equal(await db.ping(), true);
     assert.equal((await db.query('select count(*)::int as n from t')).rows[0].n, 0, 'the broken transaction was not committed');
@@ -72,8 +95,10 @@ test('a connection dropped while checked out fails that work, leaves the process
 });
 
 test('a connection gone silent fails its query at the client-side cut-off; probes and the pool recover', { skip: !url, timeout: 30_000 }, async () => {
-  // Statement timeout 1 s: the client cuts a silent connection at 1.5 s.
-  const { db, proxy, done } = await setup({ statementTimeoutMs: 1000 });
+  // The cut-offs are real time, and the behaviour under test; short ones keep the test short.
+  // Statement timeout 300 ms: the client cuts a silent connection at 800 ms; a new connection
+  // through the stalled proxy gives up after 300 ms.
+  const { db, proxy, done } = await setup({ statementTimeoutMs: 300, connectTimeoutMs: 300 });
   try {
     await db.query('insert into t values (1)');
     proxy.set({ kind: 'stall' });
@@ -114,11 +139,18 @@ test('transient failures reach callers as StoreUnavailableError; refusals of the
   const { db, done } = await setup({ statementTimeoutMs: 300, max: 1, connectTimeoutMs: 200 });
   try {
     await db.query('insert into t values (1)');
-    // Pool exhausted: the only connection is busy past the wait.
+    // Pool exhausted: the only connection is held (on a gate, not for a guessed time) past the
+    // 200 ms wait for a connection, a real deadline and the behaviour under test.
+    const release = deferred();
+    const holding = deferred();
     const busy = db.tx(async (q) => {
-      await q.query('select pg_sleep(0.25)');
+      await q.query('select 1');
+      holding.resolve();
+      await release.promise;
     });
+    await holding.promise;
     await assert.rejects(db.query('select 1'), StoreUnavailableError);
+    release.resolve();
     await busy;
     // A statement past its timeout (57014).
     await assert.rejects(db.query('select pg_sleep(2)'), StoreUnavailableError);

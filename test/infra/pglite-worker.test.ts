@@ -9,11 +9,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPglite, terminatePgliteWorker } from '../../src/infra/db/pglite.ts';
+import { openPglite, terminatePgliteWorker, type WorkerEvent } from '../../src/infra/db/pglite.ts';
 import { StoreUnavailableError, type Db } from '../../src/infra/db/index.ts';
 import { acquireStoreLock } from '../../src/infra/db/lock.ts';
 import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
 import { pgliteTemplate } from '../helpers/template.ts';
+import { deferred, Inbox } from '../helpers/signal.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const services: TestService[] = [];
 const stores: Db[] = [];
@@ -23,8 +25,8 @@ after(async () => {
 });
 
 /** An embedded store: in memory from the run's migrated template (no initdb), or on disk. */
-async function store(dataDir?: string, worker = true): Promise<Db> {
-  const db = await openPglite(dataDir, { worker, loadDataDir: dataDir ? undefined : await pgliteTemplate() });
+async function store(dataDir?: string, worker = true, onWorkerEvent?: (e: WorkerEvent) => void): Promise<Db> {
+  const db = await openPglite(dataDir, { worker, loadDataDir: dataDir ? undefined : await pgliteTemplate(), onWorkerEvent });
   stores.push(db);
   return db;
 }
@@ -159,7 +161,9 @@ test('an open transaction is not interleaved: other queries wait for its end and
       order.push('read');
       return r.rows[0].n;
     });
-    await new Promise((r) => setTimeout(r, 50)); // the caller does other work mid-transaction
+    // The caller goes on mid-transaction. The worker answers in the order it is asked: had the
+    // reader been let in, its answer would have come before this one (no sleep needed to see it).
+    await q.query('select 1');
     await q.query('insert into t values (2)');
     order.push('commit');
   });
@@ -206,23 +210,31 @@ test('close lets an open transaction finish, then refuses new work', async () =>
 });
 
 test('a worker that dies fails what waits on it and what comes after with StoreUnavailableError, never hangs', async () => {
-  const db = await store();
+  const events = new Inbox<WorkerEvent>();
+  const db = await store(undefined, true, events.push);
   await db.exec('create table t (id int)');
-  const inFlight = db.query(LONG_STATEMENT);
+  // A transaction half done (held on a gate, not for a guessed time), and a statement waiting
+  // behind it, when the worker dies.
+  const midway = deferred();
+  const gate = deferred();
   const inTx = db.tx(async (q) => {
     await q.query('insert into t values (1)');
-    await new Promise((r) => setTimeout(r, 20));
+    midway.resolve();
+    await gate.promise;
     await q.query('insert into t values (2)');
   });
-  await new Promise((r) => setTimeout(r, 100));
+  await midway.promise;
+  const waiting = db.query(LONG_STATEMENT);
   await terminatePgliteWorker(db);
-  await assert.rejects(inFlight, StoreUnavailableError);
+  gate.resolve();
+  await assert.rejects(waiting, StoreUnavailableError);
   await assert.rejects(inTx, StoreUnavailableError);
   await assert.rejects(db.query('select 1'), StoreUnavailableError);
   await assert.rejects(db.tx(async (q) => q.query('select 1')), StoreUnavailableError);
   assert.equal(await db.ping(), false);
-  // In memory its data went with the thread: it stays unavailable rather than come back empty.
-  await new Promise((r) => setTimeout(r, 1200));
+  // In memory its data went with the thread: it stays unavailable rather than come back empty. A
+  // restart would have been scheduled when the worker stopped, so no wait is needed to see none was.
+  assert.deepEqual(events.items, ['stopped']);
   await assert.rejects(db.query('select 1'), StoreUnavailableError);
   await db.close();
 });
@@ -231,17 +243,16 @@ test('a store on disk comes back in a new worker after a crash, with its data an
   const dir = mkdtempSync(join(tmpdir(), 'pglite-worker-'));
   const release = acquireStoreLock(dir, 'test');
   try {
-    const db = await store(dir);
+    const events = new Inbox<WorkerEvent>();
+    const db = await store(dir, true, events.push);
     await db.exec('create table t (id int)');
     await db.query('insert into t values (1), (2)');
     await terminatePgliteWorker(db);
     await assert.rejects(db.query('select 1'), StoreUnavailableError);
-    let back = false;
-    for (let i = 0; i < 100 && !back; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      back = await db.ping();
-    }
-    assert.ok(back, 'the store answers again');
+    assert.deepEqual(events.items, ['stopped', 'restart-scheduled']);
+    // The restart waits its first back-off (real time, the behaviour); the test waits for the event.
+    await events.until((e) => e.includes('restarted'), 'a new worker is running');
+    assert.equal(await db.ping(), true, 'the store answers again');
     assert.equal((await db.query<{ n: number }>('select count(*)::int as n from t')).rows[0].n, 2);
     assert.ok(existsSync(join(dir, 'service.lock')), 'the lock stays with this process');
     await db.close();
@@ -259,7 +270,7 @@ test('through HTTP: a crashed worker answers 503 with Retry-After, not a 500 or 
   assert.equal((await svc.request({ method: 'GET', url: '/api/devtools/apikeys', headers: auth })).statusCode, 200);
   await terminatePgliteWorker(svc.deps.db);
   const res = await svc.request({ method: 'GET', url: '/api/devtools/apikeys', headers: auth });
-  assert.equal(res.statusCode, 503);
+  assertRefused(res, 503, { code: 'store_unavailable', detail: 'Service Unavailable' });
   assert.equal(res.headers['retry-after'], '5');
   const ready = await svc.request({ method: 'GET', url: '/api/telemetry/readyz' });
   assert.equal(json(ready).checks.database, false);

@@ -8,6 +8,7 @@ import { createMemoryCache } from '../../src/infra/cache/memory.ts';
 import { createMetrics } from '../../src/platform/metrics.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { startFakeServer, sendJson } from '../helpers/fake-server.ts';
+import { deferred } from '../helpers/signal.ts';
 
 const fake = await startFakeServer((req, res) => sendJson(res, 503, { detail: 'busy' }));
 after(() => fake.close());
@@ -81,8 +82,15 @@ test('upstream cache: concurrent misses share one provider call; a non-provider 
   const mem = createMemoryCache();
   const cache = createUpstreamCache({ cache: mem, clock, namespace: 't', metrics: createMetrics() });
   let calls = 0;
-  const opts = { provider: 'p', fetch: async () => { calls++; await new Promise((r) => setTimeout(r, 20)); return 'v'; }, freshFor: () => 1000, retainMs: 10_000 };
-  const all = await Promise.all([cache.serve('s', opts), cache.serve('s', opts), cache.serve('s', opts)]);
+  // The provider call is held until all three requests are in, so they overlap whatever the timing.
+  const answer = deferred();
+  const opts = { provider: 'p', fetch: async () => { calls++; await answer.promise; return 'v'; }, freshFor: () => 1000, retainMs: 10_000 };
+  const pending = Promise.all([cache.serve('s', opts), cache.serve('s', opts), cache.serve('s', opts)]);
+  // One turn of the event loop (not a wait on time): on the memory cache, with no I/O, all three
+  // requests have by then missed and joined the one provider call.
+  await new Promise((r) => setImmediate(r));
+  answer.resolve();
+  const all = await pending;
   assert.equal(calls, 1);
   assert.ok(all.every((x) => x.value === 'v'));
   clock.advance(2000);

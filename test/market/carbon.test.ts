@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { startFakeCarbon, type FakeCarbon } from '../helpers/fake-market.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const ORG = 'carbon-org';
 const NOW = '2026-05-13T20:10:00Z';
@@ -124,13 +125,13 @@ test('carbon: an unknown index band or a non-numeric forecast is garbage (502)',
       res.end(JSON.stringify({ data: [{ from: '2026-05-13T20:00Z', to: '2026-05-13T20:30Z', intensity: { forecast: 100, actual: null, index: 'purple' } }] }));
     };
     const r1 = await get('/api/trading/carbon-intensity', s);
-    assert.equal(r1.statusCode, 502);
+    assertRefused(r1, 502, 'Carbon Intensity API error');
     fake.override = (req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ data: [{ from: '2026-05-13T20:00Z', to: '2026-05-13T20:30Z', intensity: { forecast: 'high' } }] }));
     };
     const r2 = await get('/api/trading/carbon-intensity/forecast', s);
-    assert.equal(r2.statusCode, 502);
+    assertRefused(r2, 502, 'Carbon Intensity API error');
   });
 });
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { startFakeTariff, defaultPrice, type FakeTariff } from '../helpers/fake-market.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const ORG = 'market-org';
 const NOW = '2026-05-13T10:10:00Z'; // 11:10 UK (BST)
@@ -122,7 +123,7 @@ test('prices: region defaults to C and anything but the 14 letters is 422 in the
     assert.equal(e.input, bad);
   }
   const current = await get('/api/trading/prices/current?region=I');
-  assert.equal(current.statusCode, 422);
+  assertRefused(current, 422, { fields: ['query.region'] });
 });
 
 test('prices: unreadable, unzoned, reversed and over-long periods are 422', async () => {
@@ -235,7 +236,7 @@ test('prices: a row with a missing number is garbage (502); a next link off the 
   };
   fake.server.requests.length = 0;
   const r2 = await get('/api/trading/prices/provider-agile?region=J');
-  assert.equal(r2.statusCode, 502);
+  assertRefused(r2, 502, 'Tariff provider API error');
   assert.equal(fake.server.requests.length, 1, 'the foreign next link was not followed, not even on the configured host');
 });
 
@@ -251,7 +252,7 @@ test('prices: a provider error is retried with backoff on idempotent reads, and 
     assert.equal(f.server.requests.length, 3, 'two failures, then the answer');
     f.flakyLeft = 3;
     const r2 = await get('/api/trading/prices/provider-agile?region=K&period_from=2026-04-22&period_to=2026-04-23', s, t);
-    assert.equal(r2.statusCode, 502, 'gives up after the configured retries');
+    assertRefused(r2, 502, 'Tariff provider API error', 'gives up after the configured retries');
     assert.equal(f.server.requests.length, 6);
     const metrics = (await s.request({ method: 'GET', url: '/api/telemetry/metrics' })).body;
     assert.match(metrics, /eps_upstream_calls_total\{provider="tariff",outcome="ok"\} 1/);

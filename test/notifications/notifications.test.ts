@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, startTestService, type TestService } from '../helpers/service.ts';
 import { NOTIFICATIONS } from '../../src/modules/notifications/index.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let me: string;
@@ -43,9 +44,9 @@ test('list: only the caller\'s own, newest first, cursor pages and filters; the 
   assert.equal(json(await get(me, '/api/notifications?kind=work_order_assigned')).notifications.length, 1);
   assert.equal(json(await get(colleague, '/api/notifications/')).notifications.length, 1);
   assert.equal(json(await get(otherOrg, '/api/notifications/')).notifications.length, 0, 'the same user id in another organisation sees nothing');
-  assert.equal((await get(me, '/api/notifications/?kind=gossip')).statusCode, 422);
-  assert.equal((await get(me, `/api/notifications/?limit=3&cursor=${encodeURIComponent(p1.next_cursor)}&unread_only=true`)).statusCode, 400);
-  assert.equal((await svc.request({ method: 'GET', url: '/api/notifications/' })).statusCode, 401);
+  assertRefused(await get(me, '/api/notifications/?kind=gossip'), 422, { fields: ['query.kind'] });
+  assertRefused(await get(me, `/api/notifications/?limit=3&cursor=${encodeURIComponent(p1.next_cursor)}&unread_only=true`), 400, 'invalid_cursor');
+  assertRefused(await svc.request({ method: 'GET', url: '/api/notifications/' }), 401, 'Authorization header missing');
 });
 
 test('unread count, mark one read (idempotent; someone else\'s is 404), mark all read', async () => {
@@ -56,8 +57,8 @@ test('unread count, mark one read (idempotent; someone else\'s is 404), mark all
   assert.equal(json(r).read, true);
   const at = json(r).read_at;
   assert.equal(json(await post(me, `/api/notifications/${first.id}/read`)).read_at, at);
-  assert.equal((await post(colleague, `/api/notifications/${first.id}/read`)).statusCode, 404);
-  assert.equal((await post(otherOrg, `/api/notifications/${first.id}/read`)).statusCode, 404);
+  assertRefused(await post(colleague, `/api/notifications/${first.id}/read`), 404, 'Not Found');
+  assertRefused(await post(otherOrg, `/api/notifications/${first.id}/read`), 404, 'Not Found');
   assert.deepEqual(json(await get(me, '/api/notifications/unread-count')), { unread: 3 });
   assert.equal(json(await get(me, '/api/notifications/?unread_only=true')).notifications.length, 3);
   assert.deepEqual(json(await post(me, '/api/notifications/read-all')), { marked: 3, unread: 0 });
@@ -89,14 +90,15 @@ test('preferences: defaults, PUT (whole set), honoured by notify; refusals', asy
   assert.ok(await n.notify(svc.deps.db, { orgId: ORG, userId: 'u-me', kind: 'alert_assigned', title: 'kept' }));
   assert.equal(json(await get(colleague, '/api/notifications/preferences')).updated_at, null, "one user's preferences are theirs only");
 
-  for (const payload of [
-    { kinds: { gossip: true } },
-    { quiet_hours: { start: '25:00', end: '07:00', timezone: 'Europe/London' } },
-    { quiet_hours: { start: '22:00', end: '07:00', timezone: 'Mars/Olympus' } },
-    { quiet_hours: { start: '07:00', end: '07:00', timezone: 'Europe/London' } },
-    { channels: { pager: true } },
-  ]) {
+  const refusals: [object, string][] = [
+    [{ kinds: { gossip: true } }, 'body.kinds.gossip'],
+    [{ quiet_hours: { start: '25:00', end: '07:00', timezone: 'Europe/London' } }, 'body.quiet_hours'],
+    [{ quiet_hours: { start: '22:00', end: '07:00', timezone: 'Mars/Olympus' } }, 'body.quiet_hours.timezone'],
+    [{ quiet_hours: { start: '07:00', end: '07:00', timezone: 'Europe/London' } }, 'body.quiet_hours.end'],
+    [{ channels: { pager: true } }, 'body.channels.pager'],
+  ];
+  for (const [payload, field] of refusals) {
     const res = await svc.request({ method: 'PUT', url: '/api/notifications/preferences', headers: h(me), payload });
-    assert.equal(res.statusCode, 422, JSON.stringify(payload));
+    assertRefused(res, 422, { fields: [field] }, JSON.stringify(payload));
   }
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { mpanCheckDigit, parseMpanCore } from '../../src/modules/pricing/index.ts';
 import { caller, WMID_BANDS } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let a: ReturnType<typeof caller>;
@@ -67,7 +68,7 @@ test('rates: added with unit, scope, validity and source; clashes refused; anoth
   assert.equal(clash.status, 409);
   assert.equal(clash.body.detail, `Rate clashes with rate ${r.body.rate_id} (duos_unit red, in force 2026-04-01 to 2027-04-01)`);
   // A line-loss class narrowing still overlaps the distributor-wide rate.
-  assert.equal((await a.post('/api/trading/cost/library/rates', { ...red, line_loss_class: '501' })).status, 409);
+  assertRefused(await a.post('/api/trading/cost/library/rates', { ...red, line_loss_class: '501' }), 409, /^Rate clashes with rate [0-9a-f-]{36} \(duos_unit red, in force 2026-04-01 to 2027-04-01\)$/);
   // The next charging year, another band, another distributor: no clash.
   assert.equal((await a.post('/api/trading/cost/library/rates', { ...red, valid_from: '2027-04-01', valid_to: null })).status, 201);
   assert.equal((await a.post('/api/trading/cost/library/rates', { ...red, band: 'amber', rate: '1.2' })).status, 201);
@@ -95,14 +96,14 @@ test('rates: refusals name the problem (unit, scope, band, validity); viewers ca
   const dates = await a.post('/api/trading/cost/library/rates', { ...base, valid_to: '2026-04-01' });
   assert.equal(dates.body.detail[0].msg, 'valid_to must be after valid_from (it is the first day no longer in force)');
   const noSource = await a.post('/api/trading/cost/library/rates', { ...base, source: undefined });
-  assert.equal(noSource.status, 422);
+  assertRefused(noSource, 422, { fields: ['body.source'] });
   const vat = await a.post('/api/trading/cost/library/rates', { component: 'vat', unit: 'percent', rate: '120', valid_from: '2026-04-01', source: 'x y z' });
   assert.equal(vat.body.detail[0].msg, 'a VAT rate is a percentage, 0 to 100');
   const viewer = await a.post('/api/trading/cost/library/rates', base, 'VIEWER');
   assert.equal(viewer.status, 403);
   assert.equal(viewer.body.detail, 'Insufficient permissions');
   const none = await svc.request({ method: 'GET', url: '/api/trading/cost/library' });
-  assert.equal(none.statusCode, 401);
+  assertRefused(none, 401, 'Authorization header missing');
 });
 
 test('time bands: a schedule covering each day exactly once is stored; gaps and overlaps are named; validity clashes refused', async () => {
@@ -148,7 +149,7 @@ test('time bands: a schedule covering each day exactly once is stored; gaps and 
   assert.equal(clash.status, 409);
   assert.equal(clash.body.detail, `Time bands clash with schedule ${ok.body.schedule_id} for distributor 14 (in force 2026-04-01 to 2027-04-01)`);
   assert.equal((await b.post('/api/trading/cost/library/time-bands', { distributor_id: '14', valid_from: '2026-10-01', periods: WMID_BANDS, source: 'test' })).status, 201, 'each organisation has its own library');
-  assert.equal((await a.post('/api/trading/cost/library/time-bands', { distributor_id: '14', valid_from: '2026-10-01', periods: WMID_BANDS, source: 'test' }, 'ANALYST')).status, 403);
+  assertRefused(await a.post('/api/trading/cost/library/time-bands', { distributor_id: '14', valid_from: '2026-10-01', periods: WMID_BANDS, source: 'test' }, 'ANALYST'), 403, 'Insufficient permissions');
 });
 
 test('MPANs: registered with the distributor from the first two digits; check digit and duplicates refused; list pages and stays in the organisation', async () => {
@@ -161,13 +162,13 @@ test('MPANs: registered with the distributor from the first two digits; check di
   assert.equal(bad.status, 422);
   assert.deepEqual(bad.body.detail[0].loc, ['body', 'mpan_core']);
   assert.equal(bad.body.detail[0].msg, 'Check digit does not match: the first 12 digits call for 1');
-  assert.equal((await a.post('/api/trading/cost/mpans', { mpan_core: '2012345678385', line_loss_class: '801', connection_voltage: 'LV', supply_type: 'domestic' })).status, 409);
+  assertRefused(await a.post('/api/trading/cost/mpans', { mpan_core: '2012345678385', line_loss_class: '801', connection_voltage: 'LV', supply_type: 'domestic' }), 409, 'MPAN already registered');
   const biz = await a.post('/api/trading/cost/mpans', { mpan_core: '1030006718997', line_loss_class: '501', connection_voltage: 'HV', supply_type: 'business', agreed_capacity_kva: '250.5' });
   assert.equal(biz.status, 201);
   assert.equal(biz.body.distributor.gsp_group, 'A');
   assert.equal(biz.body.agreed_capacity_kva, '250.5');
-  assert.equal((await a.post('/api/trading/cost/mpans', { mpan_core: '1312345678907', line_loss_class: '501', connection_voltage: 'LV', supply_type: 'business' }, 'VIEWER')).status, 403);
-  assert.equal((await a.post('/api/trading/cost/mpans', { mpan_core: '1312345678907', line_loss_class: '501', connection_voltage: 'LV' })).status, 422, 'supply type is stated, not defaulted');
+  assertRefused(await a.post('/api/trading/cost/mpans', { mpan_core: '1312345678907', line_loss_class: '501', connection_voltage: 'LV', supply_type: 'business' }, 'VIEWER'), 403, 'Insufficient permissions');
+  assertRefused(await a.post('/api/trading/cost/mpans', { mpan_core: '1312345678907', line_loss_class: '501', connection_voltage: 'LV' }), 422, { fields: ['body.supply_type'] }, 'supply type is stated, not defaulted');
   // Another organisation may register the same supply point; each sees its own.
   assert.equal((await b.post('/api/trading/cost/mpans', { mpan_core: '2012345678385', line_loss_class: '801', connection_voltage: 'LV', supply_type: 'domestic' })).status, 201);
 

@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { caller, halfHours, WMID_BANDS } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let a: ReturnType<typeof caller>;
@@ -158,10 +159,10 @@ test('price: refusals: bad half hours named, unknown or another organisation\'s 
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.detail, 'MPAN not registered');
   const other = await b.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }] }, 'ORG_ADMIN');
-  assert.equal(other.status, 404, 'another organisation\'s MPAN is not there');
+  assertRefused(other, 404, 'MPAN not registered', 'another organisation\'s MPAN is not there');
   const check = await a.post('/api/trading/cost/price', { mpan_core: '1412345678900', half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }] });
-  assert.equal(check.status, 422);
-  assert.equal((await svc.request({ method: 'POST', url: '/api/trading/cost/price', payload: { mpan_core: MPAN, half_hours: [] } })).statusCode, 401);
+  assertRefused(check, 422, { fields: ['body.mpan_core'] });
+  assertRefused(await svc.request({ method: 'POST', url: '/api/trading/cost/price', payload: { mpan_core: MPAN, half_hours: [] } }), 401, 'Authorization header missing');
 });
 
 test('stack: segments by validity with per-band p/kWh sums, daily charges at the agreed capacity, and the gaps', async () => {
@@ -185,7 +186,7 @@ test('stack: segments by validity with per-band p/kWh sums, daily charges at the
   const bad = await a.get(`/api/trading/cost/stack?mpan_core=${MPAN}&from=2026-05-01&to=2026-05-01`);
   assert.equal(bad.status, 422);
   assert.equal(bad.body.detail[0].msg, 'to must be after from (it is the day after the last)');
-  assert.equal((await b.get(`/api/trading/cost/stack?mpan_core=${MPAN}&from=2026-03-01&to=2026-05-01`)).status, 404);
+  assertRefused(await b.get(`/api/trading/cost/stack?mpan_core=${MPAN}&from=2026-03-01&to=2026-05-01`), 404, 'MPAN not registered');
 });
 
 test('cost-plus: wholesale + charges + margin, every input listed, worked by hand', async () => {
@@ -236,5 +237,5 @@ test('cost-plus: wholesale + charges + margin, every input listed, worked by han
   assert.equal(missing.status, 422);
   assert.equal(missing.body.detail[0].msg, 'No wholesale price for 1 half hour: 2026-06-05T10:00:00.000Z');
   const noMargin = await a.post('/api/trading/retail-tariffs/cost-plus', { mpan_core: MPAN, from: '2026-06-05', to: '2026-06-06', consumption: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }], wholesale: { type: 'flat', rate_p_per_kwh: '8' } });
-  assert.equal(noMargin.status, 422, 'the margin is stated, never defaulted');
+  assertRefused(noMargin, 422, { fields: ['body.margin'] }, 'the margin is stated, never defaulted');
 });

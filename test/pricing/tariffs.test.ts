@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { caller, halfHours, localClock } from './helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 const clock = new ManualClock('2026-11-23T09:00:00.000Z');
@@ -44,7 +45,7 @@ test('create stores version 1; get shows every version; list pages; another orga
   const got = await a.get(`/api/trading/retail-tariffs/${t.tariff_id}`, 'VIEWER');
   assert.equal(got.status, 200);
   assert.deepEqual(got.body, t);
-  assert.equal((await b.get(`/api/trading/retail-tariffs/${t.tariff_id}`, 'ORG_ADMIN')).status, 404);
+  assertRefused(await b.get(`/api/trading/retail-tariffs/${t.tariff_id}`, 'ORG_ADMIN'), 404, 'Not Found');
   clock.advance(1000); // newest first
   await create('Second', E7);
   const p1 = await a.get('/api/trading/retail-tariffs?limit=1', 'VIEWER');
@@ -53,7 +54,7 @@ test('create stores version 1; get shows every version; list pages; another orga
   const p2 = await a.get(`/api/trading/retail-tariffs?limit=1&cursor=${encodeURIComponent(p1.body.next_cursor)}`, 'VIEWER');
   assert.deepEqual(p2.body.tariffs.map((x: { name: string; versions: number }) => `${x.name} ${x.versions}`), ['Flat domestic 1']);
   assert.equal((await b.get('/api/trading/retail-tariffs', 'VIEWER')).body.tariffs.length, 0);
-  assert.equal((await a.post('/api/trading/retail-tariffs', { name: 'x', supply_type: 'domestic', version: FLAT }, 'ANALYST')).status, 403);
+  assertRefused(await a.post('/api/trading/retail-tariffs', { name: 'x', supply_type: 'domestic', version: FLAT }, 'ANALYST'), 403, 'Insufficient permissions');
 });
 
 test('every rate is stated: a missing rate is an error naming it, from validate (nothing stored) and from create', async () => {
@@ -105,8 +106,8 @@ test('versions are append only: a new version must start after every stored one;
   const missing = await a.post(`/api/trading/retail-tariffs/${t.tariff_id}/versions`, { effective_from: '2027-01-01', vat_rate_percent: '5', standing_charge_p_per_day: '50' });
   assert.equal(missing.status, 422);
   assert.equal(missing.body.detail[0].msg, 'unit_rates missing: every rate must be stated; none is defaulted');
-  assert.equal((await b.post(`/api/trading/retail-tariffs/${t.tariff_id}/versions`, { ...FLAT, effective_from: '2027-01-01' }, 'ORG_ADMIN')).status, 404);
-  assert.equal((await a.post(`/api/trading/retail-tariffs/${t.tariff_id}/versions`, { ...FLAT, effective_from: '2027-01-01' }, 'VIEWER')).status, 403);
+  assertRefused(await b.post(`/api/trading/retail-tariffs/${t.tariff_id}/versions`, { ...FLAT, effective_from: '2027-01-01' }, 'ORG_ADMIN'), 404, 'Not Found');
+  assertRefused(await a.post(`/api/trading/retail-tariffs/${t.tariff_id}/versions`, { ...FLAT, effective_from: '2027-01-01' }, 'VIEWER'), 403, 'Insufficient permissions');
   // The store itself refuses to change a stored version.
   await assert.rejects(
     svc.deps.db.query(`update pricing_tariff_versions set terms = '{}'::jsonb where org_id = $1 and tariff_id = $2`, ['tariff-a', t.tariff_id]),
@@ -190,7 +191,7 @@ test('bill: Agile months with each clock change, prices per half hour, the versi
   assert.equal(outside.body.detail[0].msg, 'half hour 2026-10-01T22:30:00.000Z is on 2026-10-01, outside the bill period 2026-10-02 to 2026-10-03');
   const before = await a.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2025-12-30', to: '2026-01-02', consumption: [] });
   assert.equal(before.body.detail[0].msg, `No tariff version of ${t.tariff_id} in force on 2025-12-30 to 2025-12-31`);
-  assert.equal((await b.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2026-10-01', to: '2026-10-02', consumption: [] })).status, 404);
+  assertRefused(await b.post('/api/trading/retail-tariffs/bill', { tariff_id: t.tariff_id, from: '2026-10-01', to: '2026-10-02', consumption: [] }), 404, 'Not Found');
 });
 
 test('bill: time of use by local clock on the autumn clock change; missing half hours are counted, not estimated', async () => {
@@ -220,8 +221,8 @@ test('compare: ranked cheapest first with the difference explained', async () =>
   assert.deepEqual(r.body.ranked[1].difference, { standing_charges_gbp: '-0.03', unit_charges_gbp: '0.12', vat_gbp: '0.01' });
   assert.equal(r.body.data_basis.basis, 'calculated');
   const one = await a.post('/api/trading/retail-tariffs/compare', { tariff_ids: [flat.tariff_id, flat.tariff_id], from: '2026-01-10', to: '2026-01-11', consumption: [] });
-  assert.equal(one.status, 422);
-  assert.equal((await b.post('/api/trading/retail-tariffs/compare', { tariff_ids: [flat.tariff_id, e7.tariff_id], from: '2026-01-10', to: '2026-01-11', consumption: [] })).status, 404);
+  assertRefused(one, 422, { fields: ['body.tariff_ids'] });
+  assertRefused(await b.post('/api/trading/retail-tariffs/compare', { tariff_ids: [flat.tariff_id, e7.tariff_id], from: '2026-01-10', to: '2026-01-11', consumption: [] }), 404, 'Not Found');
 });
 
 test('smart bands: three bands from a price series, periods covering the day once, method stated', async () => {
@@ -249,9 +250,9 @@ test('smart bands: three bands from a price series, periods covering the day onc
   const v = await a.post('/api/trading/retail-tariffs/validate', { name: 'Smart', supply_type: 'domestic', version: { ...FLAT, unit_rates: { type: 'time_of_use', rates: { low: '10', mid: '20', high: '35' }, periods: r.body.periods } } });
   assert.equal(v.body.valid, true, JSON.stringify(v.body));
   const short = await a.post('/api/trading/retail-tariffs/smart-bands', { series: series.slice(0, 48).map((s, i) => ({ ...s, start: i === 47 ? series[0].start : s.start })), kind: 'price', band_count: 3 });
-  assert.equal(short.status, 422);
+  assertRefused(short, 422, { fields: ['body.series.47.start'] });
   const gap = await a.post('/api/trading/retail-tariffs/smart-bands', { series: series.filter((s) => localClock(Date.parse(s.start)).h !== 3), kind: 'load', band_count: 2 });
   assert.equal(gap.status, 422);
   assert.equal(gap.body.detail[0].msg, 'the series has no value at UK local 03:00-03:30, 03:30-04:00: every half hour of the day needs at least one');
-  assert.equal((await a.post('/api/trading/retail-tariffs/smart-bands', { series, kind: 'price', band_count: 5 })).status, 422);
+  assertRefused(await a.post('/api/trading/retail-tariffs/smart-bands', { series, kind: 'price', band_count: 5 }), 422, { fields: ['body.band_count'] });
 });

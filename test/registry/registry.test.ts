@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ago, auth, clockOf, ingest, register } from './seed.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -48,7 +49,7 @@ test('GET vocabulary: classes with allowed parents, freshness bands, sources, fi
   assert.deepEqual(v.freshness_bands.map((b: { max_age_seconds: number | null }) => b.max_age_seconds), [300, 3600, 86400, null, null]);
   assert.deepEqual(v.sources.map((s: { source: string }) => s.source), ['ocpp_heartbeat', 'provider_reading', 'telemetry', 'provider_api']);
   assert.ok(v.topology_findings.some((f: { code: string }) => f.code === 'cycle'));
-  assert.equal((await svc.request({ method: 'GET', url: '/api/twin/registry/vocabulary' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/twin/registry/vocabulary' }), 401, 'Authorization header missing');
   const bad = await svc.request({ method: 'GET', url: '/api/twin/registry/vocabulary', headers: { authorization: 'Bearer nope' } });
   assert.deepEqual([bad.statusCode, json(bad).detail], [401, 'Invalid or expired token']);
 });
@@ -77,7 +78,7 @@ test('POST register refusals: 409 duplicate, 422 for class, parent rules and bod
   assert.deepEqual([dup.statusCode, json(dup)], [409, { detail: 'Asset already registered' }]);
 
   const noClass = await postAsset(admin, { site_id: 'home', name: 'x' });
-  assert.equal(noClass.statusCode, 422);
+  assertRefused(noClass, 422, { fields: ['body.asset_class'] });
   assert.ok(locs(noClass).includes('body.asset_class'));
   const badClass = await postAsset(admin, { site_id: 'home', name: 'x', asset_class: 'toaster' });
   assert.deepEqual([badClass.statusCode, locs(badClass)], [422, ['body.asset_class']]);
@@ -85,10 +86,10 @@ test('POST register refusals: 409 duplicate, 422 for class, parent rules and bod
   const missingParent = await postAsset(admin, { site_id: 'home', name: 'x', asset_class: 'charger', parent_asset_id: 'ghost' });
   assert.deepEqual([missingParent.statusCode, locs(missingParent), msgs(missingParent)], [422, ['body.parent_asset_id'], 'Parent asset not found']);
   const otherSite = await postAsset(admin, { site_id: 'cabin', name: 'x', asset_class: 'charger', parent_asset_id: 'meter-1' });
-  assert.equal(otherSite.statusCode, 422);
+  assertRefused(otherSite, 422, { fields: ['body.parent_asset_id'] });
   assert.match(msgs(otherSite), /another site \(home\)/);
   const disallowed = await postAsset(admin, { site_id: 'home', name: 'x', asset_class: 'charger', parent_asset_id: 'inv-1' });
-  assert.equal(disallowed.statusCode, 422);
+  assertRefused(disallowed, 422, { fields: ['body.parent_asset_id'] });
   assert.match(msgs(disallowed), /A charger may sit only under site_meter, smart_meter, sub_meter; inverter is not allowed/);
   const meterUnder = await postAsset(admin, { site_id: 'home', name: 'x', asset_class: 'site_meter', parent_asset_id: 'meter-1' });
   assert.match(msgs(meterUnder), /top of the tree/);
@@ -102,7 +103,7 @@ test('POST register refusals: 409 duplicate, 422 for class, parent rules and bod
     assert.deepEqual([res.statusCode, json(res).detail], [403, 'Insufficient permissions']);
   }
   const extra = await postAsset(admin, { site_id: 'home', name: 'x', asset_class: 'charger', colour: 'red' });
-  assert.equal(extra.statusCode, 422);
+  assertRefused(extra, 422, { fields: ['body.colour'] });
 });
 
 test('GET one asset: freshness follows the age of the newest record (ts), posture says why; the request time is never last_reported_at', async () => {
@@ -143,7 +144,7 @@ test('GET one asset refusals: unknown 404, another organisation 404, no credenti
   assert.deepEqual([none.statusCode, json(none)], [404, { detail: 'Not Found' }]);
   const cross = await get(otherAdmin, '/api/twin/registry/assets/meter-1');
   assert.deepEqual([cross.statusCode, json(cross)], [404, { detail: 'Not Found' }]);
-  assert.equal((await svc.request({ method: 'GET', url: '/api/twin/registry/assets/meter-1' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/twin/registry/assets/meter-1' }), 401, 'Authorization header missing');
 });
 
 test('GET assets with filters: site, class, type, freshness, parent, unclassified; another organisation sees none of them', async () => {
@@ -165,7 +166,7 @@ test('GET assets with filters: site, class, type, freshness, parent, unclassifie
   assert.deepEqual(await ids('?site_id=nowhere'), []);
   assert.deepEqual(await ids('', otherAdmin), []);
   const bad = await get(viewer, '/api/twin/registry/assets?asset_class=toaster&freshness=old');
-  assert.equal(bad.statusCode, 422);
+  assertRefused(bad, 422, { fields: ['query.asset_class', 'query.freshness'] });
   assert.deepEqual(locs(bad).sort(), ['query.asset_class', 'query.freshness']);
 });
 
@@ -200,10 +201,10 @@ test('PATCH refuses a disallowed parent, a cycle, itself as parent and a class i
   assert.deepEqual([cyc.statusCode, locs(cyc)], [422, ['body.parent_asset_id']]);
   assert.match(msgs(cyc), /cycle/);
   const self = await patch(admin, 'sub-1', { parent_asset_id: 'sub-1' });
-  assert.equal(self.statusCode, 422);
+  assertRefused(self, 422, { fields: ['body.parent_asset_id'] });
   assert.match(msgs(self), /own parent/);
   const wrong = await patch(admin, 'ch-1', { parent_asset_id: 'inv-1' });
-  assert.equal(wrong.statusCode, 422);
+  assertRefused(wrong, 422, { fields: ['body.parent_asset_id'] });
   assert.match(msgs(wrong), /charger may sit only under/);
   const missing = await patch(admin, 'ch-1', { parent_asset_id: 'ghost' });
   assert.match(msgs(missing), /Parent asset not found/);
@@ -217,12 +218,11 @@ test('PATCH refuses a disallowed parent, a cycle, itself as parent and a class i
 });
 
 test('PATCH refusals: empty or unknown members 422, roles 403, unknown and other-organisation assets 404', async () => {
-  for (const payload of [{}, { asset_id: 'x' }, { asset_class: 'toaster' }, { name: '' }, { site_id: 'a/b' }]) {
-    const res = await patch(admin, 'ch-1', payload);
-    assert.equal(res.statusCode, 422, JSON.stringify(payload));
+  for (const [payload, field] of [[{}, 'body'], [{ asset_id: 'x' }, 'body.asset_id'], [{ asset_class: 'toaster' }, 'body.asset_class'], [{ name: '' }, 'body.name'], [{ site_id: 'a/b' }, 'body.site_id']] as const) {
+    assertRefused(await patch(admin, 'ch-1', payload), 422, { fields: [field] }, JSON.stringify(payload));
   }
-  for (const t of [analyst, viewer]) assert.equal((await patch(t, 'ch-1', { name: 'n' })).statusCode, 403);
-  assert.equal((await patch(admin, 'ghost', { name: 'n' })).statusCode, 404);
+  for (const t of [analyst, viewer]) assertRefused(await patch(t, 'ch-1', { name: 'n' }), 403, 'Insufficient permissions');
+  assertRefused(await patch(admin, 'ghost', { name: 'n' }), 404, 'Not Found');
   const cross = await patch(otherAdmin, 'ch-1', { name: 'stolen' });
   assert.deepEqual([cross.statusCode, json(cross)], [404, { detail: 'Not Found' }]);
   assert.equal(json(await get(admin, '/api/twin/registry/assets/ch-1')).name, 'Garage charger');
@@ -247,7 +247,7 @@ test('PATCH site_id moves the asset with everything below it; its parent is clea
   assert.equal(json(await get(admin, '/api/twin/registry/assets/sub-2')).site_id, 'home');
   // A parent left at the old site is refused.
   const bad = await patch(operator, 'sub-2', { site_id: 'barn', parent_asset_id: 'sub-1' });
-  assert.equal(bad.statusCode, 422);
+  assertRefused(bad, 422, { fields: ['body.parent_asset_id'] });
   assert.match(msgs(bad), /another site/);
 });
 
@@ -255,14 +255,14 @@ test('DELETE a registry asset: 409 while it has children, 204 when childless; te
   const res = await svc.request({ method: 'DELETE', url: '/api/twin/registry/assets/sub-1', headers: auth(admin) });
   assert.deepEqual([res.statusCode, json(res)], [409, { detail: 'Asset has child assets; move, re-link or delete them first' }]);
   for (const t of [analyst, viewer]) {
-    assert.equal((await svc.request({ method: 'DELETE', url: '/api/twin/registry/assets/sub-2', headers: auth(t) })).statusCode, 403);
+    assertRefused(await svc.request({ method: 'DELETE', url: '/api/twin/registry/assets/sub-2', headers: auth(t) }), 403, 'Insufficient permissions');
   }
   const cross = await svc.request({ method: 'DELETE', url: '/api/twin/registry/assets/sub-2', headers: auth(otherAdmin) });
-  assert.equal(cross.statusCode, 404);
+  assertRefused(cross, 404, 'Not Found');
   const ok = await svc.request({ method: 'DELETE', url: '/api/twin/registry/assets/sub-2', headers: auth(operator) });
   assert.equal(ok.statusCode, 204);
-  assert.equal((await get(admin, '/api/twin/registry/assets/sub-2')).statusCode, 404);
-  assert.equal((await svc.request({ method: 'DELETE', url: '/api/twin/registry/assets/sub-2', headers: auth(operator) })).statusCode, 404);
+  assertRefused(await get(admin, '/api/twin/registry/assets/sub-2'), 404, 'Not Found');
+  assertRefused(await svc.request({ method: 'DELETE', url: '/api/twin/registry/assets/sub-2', headers: auth(operator) }), 404, 'Not Found');
 });
 
 test('GET sites: counts by class and freshness, unregistered devices by site_ref; only the caller\'s sites', async () => {
@@ -282,7 +282,7 @@ test('GET sites: counts by class and freshness, unregistered devices by site_ref
   assert.ok(json(res).sites.some((s: { site_id: string }) => s.site_id === 'barn'));
   const theirs = json(await get(otherAdmin, '/api/twin/registry/sites'));
   assert.deepEqual(theirs.sites, []);
-  assert.equal((await svc.request({ method: 'GET', url: '/api/twin/registry/sites' })).statusCode, 401);
+  assertRefused(await svc.request({ method: 'GET', url: '/api/twin/registry/sites' }), 401, 'Authorization header missing');
 });
 
 test('GET topology: depth-first single-line tree with findings (orphan, missing meter, unclassified)', async () => {
@@ -335,7 +335,7 @@ test('POST import-devices registers every reporting device whose site_ref names 
     { asset_id: 'imp-noref', ts: ago(svc, 3), power_kw: 1 },
   ]);
   for (const t of [analyst, viewer]) {
-    assert.equal((await svc.request({ method: 'POST', url: '/api/twin/registry/sites/farm/import-devices', headers: auth(t) })).statusCode, 403);
+    assertRefused(await svc.request({ method: 'POST', url: '/api/twin/registry/sites/farm/import-devices', headers: auth(t) }), 403, 'Insufficient permissions');
   }
   const res = await svc.request({ method: 'POST', url: '/api/twin/registry/sites/farm/import-devices', headers: auth(operator) });
   assert.equal(res.statusCode, 200, res.body);
@@ -371,12 +371,12 @@ test('POST import-devices with asset_ids places devices without site_ref and rep
     { asset_id: 'never-sent', reason: 'no_telemetry' },
   ]);
   const bad = await svc.request({ method: 'POST', url: '/api/twin/registry/sites/farm/import-devices', headers: auth(admin), payload: { asset_ids: [] } });
-  assert.equal(bad.statusCode, 422);
+  assertRefused(bad, 422, { fields: ['body.asset_ids'] });
 });
 
 test('POST import-devices refusals: an unknown site 404; another organisation neither sees nor imports A\'s devices', async () => {
   const unknown = await svc.request({ method: 'POST', url: '/api/twin/registry/sites/atlantis/import-devices', headers: auth(admin) });
-  assert.equal(unknown.statusCode, 404);
+  assertRefused(unknown, 404, 'Not Found');
   const cross = await svc.request({ method: 'POST', url: '/api/twin/registry/sites/elsewhere/import-devices', headers: auth(otherAdmin) });
   assert.deepEqual([cross.statusCode, json(cross)], [404, { detail: 'Not Found' }]);
   const named = await svc.request({

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { auth, clockOf, ingest } from './seed.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 let admin: string;
@@ -87,7 +88,7 @@ test('POST /api/twin/ refusals: roles without configuration rights 403, no crede
     assert.deepEqual(json(res), { detail: 'Insufficient permissions' });
   }
   const anon = await svc.request({ method: 'POST', url: '/api/twin/', payload: { site_id: 's', type: 'battery', name: 'x' } });
-  assert.equal(anon.statusCode, 401);
+  assertRefused(anon, 401, 'Authorization header missing');
   const cases: [unknown, string][] = [
     [{ type: 'battery', name: 'x' }, 'body.site_id'],
     [{ site_id: 's', name: 'x' }, 'body.type'],
@@ -114,7 +115,7 @@ test('GET /api/twin/ lists every asset of the caller\'s organisation only; any r
   assert.deepEqual(theirs.map((x) => x.name), ['B owns this one']);
   assert.ok(!mine.some((x) => x.name === 'B owns this one'));
   const anon = await svc.request({ method: 'GET', url: '/api/twin/' });
-  assert.equal(anon.statusCode, 401);
+  assertRefused(anon, 401, 'Authorization header missing');
 });
 
 test('PUT /api/twin/{asset_id} changes name and/or details only; created_at kept, updated_at moves', async () => {
@@ -134,12 +135,12 @@ test('PUT /api/twin/{asset_id} changes name and/or details only; created_at kept
 });
 
 test('PUT /api/twin/{asset_id} refusals: other fields and empty bodies 422, roles 403, unknown or other organisation 404', async () => {
-  for (const payload of [{ type: 'battery' }, { site_id: 'x' }, {}, { name: '' }, { details: 5 }]) {
+  for (const [payload, field] of [[{ type: 'battery' }, 'body.type'], [{ site_id: 'x' }, 'body.site_id'], [{}, 'body'], [{ name: '' }, 'body.name'], [{ details: 5 }, 'body.details']] as const) {
     const res = await svc.request({ method: 'PUT', url: '/api/twin/put-1', headers: auth(admin), payload });
-    assert.equal(res.statusCode, 422, JSON.stringify(payload));
+    assertRefused(res, 422, { fields: [field] }, JSON.stringify(payload));
   }
   const ro = await svc.request({ method: 'PUT', url: '/api/twin/put-1', headers: auth(viewer), payload: { name: 'n' } });
-  assert.equal(ro.statusCode, 403);
+  assertRefused(ro, 403, 'Insufficient permissions');
   const missing = await svc.request({ method: 'PUT', url: '/api/twin/nope', headers: auth(admin), payload: { name: 'n' } });
   assert.deepEqual([missing.statusCode, json(missing)], [404, { detail: 'Not Found' }]);
   // B cannot change A's asset, and learns nothing about it.
@@ -156,15 +157,15 @@ test('DELETE /api/twin/{asset_id} removes the entry and keeps its telemetry', as
   ]);
   // B cannot delete it.
   const cross = await svc.request({ method: 'DELETE', url: '/api/twin/del-1', headers: auth(otherAdmin) });
-  assert.equal(cross.statusCode, 404);
+  assertRefused(cross, 404, 'Not Found');
   const ro = await svc.request({ method: 'DELETE', url: '/api/twin/del-1', headers: auth(analyst) });
-  assert.equal(ro.statusCode, 403);
+  assertRefused(ro, 403, 'Insufficient permissions');
   const res = await svc.request({ method: 'DELETE', url: '/api/twin/del-1', headers: auth(operator) });
   assert.equal(res.statusCode, 204);
   assert.equal(res.body, '');
   assert.ok(!(await list(admin)).some((x) => x.asset_id === 'del-1'));
   const again = await svc.request({ method: 'DELETE', url: '/api/twin/del-1', headers: auth(operator) });
-  assert.equal(again.statusCode, 404);
+  assertRefused(again, 404, 'Not Found');
   // Live events still show the deleted asset's records.
   const ev = await svc.request({ method: 'GET', url: '/api/telemetry/live/events?asset_id=del-1', headers: auth(admin) });
   assert.equal(ev.statusCode, 200, ev.body);

@@ -6,6 +6,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { canonicalJson } from '../../src/modules/esg/index.ts';
 import { BASE, client, issueBody } from './client.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 const ORG = 'settle-org';
 const OTHER = 'settle-other';
@@ -129,8 +130,8 @@ test('get and list: own receipts only, newest first, paged with a cursor bound t
   assert.equal(one.statusCode, 200);
   assert.deepEqual(json(one), issued[2]);
   // Another organisation's id is 404, as is an unknown one.
-  assert.equal((await call('GET', `/receipts/${issued[2].receipt_id}`, { org: OTHER })).statusCode, 404);
-  assert.equal((await call('GET', '/receipts/no-such-receipt', { org })).statusCode, 404);
+  assertRefused(await call('GET', `/receipts/${issued[2].receipt_id}`, { org: OTHER }), 404, 'Not Found');
+  assertRefused(await call('GET', '/receipts/no-such-receipt', { org }), 404, 'Not Found');
 
   const p1 = json(await call('GET', '/receipts?limit=2', { org, role: 'ANALYST' }));
   assert.deepEqual(p1.receipts.map((r: { seq: number }) => r.seq), [5, 4]);
@@ -144,16 +145,16 @@ test('get and list: own receipts only, newest first, paged with a cursor bound t
   const wrong = await call('GET', `/receipts?limit=2&asset_id=pv-1&cursor=${encodeURIComponent(p1.next_cursor)}`, { org });
   assert.equal(wrong.statusCode, 400);
   assert.deepEqual(json(wrong), { detail: 'invalid_cursor' });
-  assert.equal((await call('GET', `/receipts?cursor=${encodeURIComponent(p1.next_cursor)}`, { org: OTHER })).statusCode, 400);
+  assertRefused(await call('GET', `/receipts?cursor=${encodeURIComponent(p1.next_cursor)}`, { org: OTHER }), 400, 'invalid_cursor');
   const pv = json(await call('GET', '/receipts?asset_id=pv-1', { org }));
   assert.deepEqual(pv.receipts.map((r: { seq: number }) => r.seq), [4, 2]);
   // Nobody else's receipts.
   const other = json(await call('GET', '/receipts', { org: OTHER }));
   assert.ok(other.receipts.every((r: { organisation_id: string }) => r.organisation_id === OTHER));
-  for (const q of ['limit=0', 'limit=501', 'shared=maybe', 'cursor=' + 'x'.repeat(600)]) {
-    assert.equal((await call('GET', `/receipts?${q}`, { org })).statusCode, 422, q);
+  for (const [q, field] of [['limit=0', 'query.limit'], ['limit=501', 'query.limit'], ['shared=maybe', 'query.shared'], ['cursor=' + 'x'.repeat(600), 'query.cursor']]) {
+    assertRefused(await call('GET', `/receipts?${q}`, { org }), 422, { fields: [field] }, q);
   }
-  assert.equal((await call('GET', '/receipts?cursor=garbage', { org })).statusCode, 400);
+  assertRefused(await call('GET', '/receipts?cursor=garbage', { org }), 400, 'invalid_cursor');
 });
 
 test('receipts.csv: RFC 4180 with a header row, formulas defused, own organisation only', async () => {
@@ -172,7 +173,7 @@ test('receipts.csv: RFC 4180 with a header row, formulas defused, own organisati
   assert.ok(lines[1].includes('"plain, with comma"'));
   assert.ok(lines[2].includes(`"'=HYPERLINK(""http://x"")"`));
   assert.ok(!res.body.includes('not-yours'));
-  assert.equal((await call('GET', '/receipts.csv?shared=perhaps', { org })).statusCode, 422);
+  assertRefused(await call('GET', '/receipts.csv?shared=perhaps', { org }), 422, { fields: ['query.shared'] });
 });
 
 test('share and unshare: the public lookup serves only shared receipts; both audited; refusals', async () => {
@@ -180,13 +181,13 @@ test('share and unshare: the public lookup serves only shared receipts; both aud
   await svc.createOrg(org);
   const r = await issue(org, 0);
   const pub = () => svc.request({ method: 'GET', url: `${BASE}/public/receipts/${r.receipt_hash}` });
-  assert.equal((await pub()).statusCode, 404, 'not shared yet');
+  assertRefused(await pub(), 404, 'Not Found', 'not shared yet');
 
   for (const role of ['VIEWER', 'ANALYST'] as const) {
-    assert.equal((await call('POST', `/receipts/${r.receipt_id}/share`, { org, role })).statusCode, 403);
+    assertRefused(await call('POST', `/receipts/${r.receipt_id}/share`, { org, role }), 403, 'Insufficient permissions');
   }
-  assert.equal((await call('POST', `/receipts/${r.receipt_id}/share`, { org: OTHER })).statusCode, 404, 'another organisation');
-  assert.equal((await call('POST', '/receipts/unknown/share', { org })).statusCode, 404);
+  assertRefused(await call('POST', `/receipts/${r.receipt_id}/share`, { org: OTHER }), 404, 'Not Found', 'another organisation');
+  assertRefused(await call('POST', '/receipts/unknown/share', { org }), 404, 'Not Found');
 
   const shared = await call('POST', `/receipts/${r.receipt_id}/share`, { org, role: 'ORG_ADMIN' });
   assert.equal(shared.statusCode, 200, shared.body);
@@ -201,12 +202,12 @@ test('share and unshare: the public lookup serves only shared receipts; both aud
   assert.equal(body.key.key_id, r.kid);
   assert.ok(verify(null, Buffer.from(body.receipt.signed_body), createPublicKey(body.key.public_key_pem), Buffer.from(body.receipt.signature, 'base64url')));
 
-  assert.equal((await call('DELETE', `/receipts/${r.receipt_id}/share`, { org: OTHER })).statusCode, 404);
-  assert.equal((await call('DELETE', `/receipts/${r.receipt_id}/share`, { org, role: 'VIEWER' })).statusCode, 403);
+  assertRefused(await call('DELETE', `/receipts/${r.receipt_id}/share`, { org: OTHER }), 404, 'Not Found');
+  assertRefused(await call('DELETE', `/receipts/${r.receipt_id}/share`, { org, role: 'VIEWER' }), 403, 'Insufficient permissions');
   const unshared = await call('DELETE', `/receipts/${r.receipt_id}/share`, { org });
   assert.equal(unshared.statusCode, 200);
   assert.equal(json(unshared).shared, false);
-  assert.equal((await pub()).statusCode, 404, 'withdrawn');
+  assertRefused(await pub(), 404, 'Not Found', 'withdrawn');
   assert.equal((await call('DELETE', `/receipts/${r.receipt_id}/share`, { org })).statusCode, 200, 'unsharing again changes nothing');
 
   const audit = await svc.deps.db.query<{ action: string }>(
@@ -224,7 +225,7 @@ test('public lookup: unknown hash 404, malformed hash 422, needs no credential',
   assert.deepEqual(json(unknown), { detail: 'Not Found' });
   for (const h of ['abc', 'A'.repeat(64), 'g'.repeat(64)]) {
     const res = await svc.request({ method: 'GET', url: `${BASE}/public/receipts/${h}` });
-    assert.equal(res.statusCode, 422, h);
+    assertRefused(res, 422, { fields: ['path.receipt_hash'] }, h);
   }
 });
 

@@ -4,7 +4,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { client, eventually } from './support.ts';
+import { client } from './support.ts';
+import { Inbox } from '../helpers/signal.ts';
 
 const ORG = 'acme';
 const services: TestService[] = [];
@@ -22,10 +23,9 @@ test('store down: 503 writer_error with stored 0 and streamed n, Retry-After, X-
   const api = client(svc, ORG);
   const viewer = client(svc, ORG, 'VIEWER');
   assert.equal((await api.ingest({ asset_id: 'inv-1', ts: '2026-10-15T11:00:00Z', power_kw: -1 })).statusCode, 200);
-  const got: any[] = [];
-  await svc.deps.bus.subscribe(`telemetry.${ORG}`, (m) => {
-    got.push(m);
-  });
+  const stream = new Inbox<any>();
+  const got = stream.items;
+  await svc.deps.bus.subscribe(`telemetry.${ORG}`, stream.push);
 
   await svc.deps.db.close();
 
@@ -48,7 +48,7 @@ test('store down: 503 writer_error with stored 0 and streamed n, Retry-After, X-
   assert.equal(body.duplicates, 1);
   assert.equal(body.anomalies.length, 1);
 
-  await eventually(() => got.some((m) => m.stored === false), 'the batch on the live stream');
+  await stream.until((ms) => ms.some((m) => m.stored === false), 'the batch on the live stream');
   const msg = got.find((m) => m.stored === false);
   assert.deepEqual(
     msg.records.map((r: any) => r.ts),
@@ -85,4 +85,6 @@ test('bus unreachable after commit: the records are stored and the answer says s
   assert.equal((await api.live('?asset_id=bat-1')).length, 2);
   const ready = await svc.request({ method: 'GET', url: '/api/telemetry/readyz' });
   assert.equal(ready.statusCode, 503, 'readiness reports the bus');
+  assert.equal(json(ready).status, 'degraded');
+  assert.equal(json(ready).checks.bus, false);
 });

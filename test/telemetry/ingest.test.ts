@@ -4,7 +4,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { client, eventually, INGEST } from './support.ts';
+import { client, INGEST } from './support.ts';
+import { Inbox } from '../helpers/signal.ts';
 
 let svc: TestService;
 const ORG = 'acme';
@@ -389,10 +390,9 @@ test('telemetry_latest holds the newest record per asset, written with the batch
 
 test('stored records are published to the live stream after commit; telemetry_ingest_total counts them', async () => {
   const a = asset('bus');
-  const got: any[] = [];
-  const unsubscribe = await svc.deps.bus.subscribe(`telemetry.${ORG}`, (msg) => {
-    got.push(msg);
-  });
+  const stream = new Inbox<any>();
+  const got = stream.items;
+  const unsubscribe = await svc.deps.bus.subscribe(`telemetry.${ORG}`, stream.push);
   const metric = async () => {
     const res = await svc.request({ method: 'GET', url: '/api/telemetry/metrics' });
     return Number(/^telemetry_ingest_total (\d+)/m.exec(res.body)?.[1] ?? 0);
@@ -406,7 +406,7 @@ test('stored records are published to the live stream after commit; telemetry_in
     ]);
     assert.equal(res.statusCode, 207);
     assert.equal(json(res).streamed, 2);
-    await eventually(() => got.flatMap((m) => m.records).filter((r: any) => r.asset_id === a).length === 2, 'two records on the bus');
+    await stream.until((ms) => ms.flatMap((m) => m.records).filter((r: any) => r.asset_id === a).length === 2, 'two records on the bus');
     const msg = got.find((m) => m.records.some((r: any) => r.asset_id === a));
     assert.equal(msg.org_id, ORG);
     assert.equal(msg.stored, true);

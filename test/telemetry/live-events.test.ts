@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { client, LIVE } from './support.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
 const clock = new ManualClock('2026-10-15T12:00:00Z');
@@ -77,9 +78,9 @@ test('organisation-scoped: another organisation sees only its own records', asyn
 
 test('refusals: no token 401, a key-less bad token 401, X-Tenant-ID of another organisation 403', async () => {
   const anon = await svc.request({ method: 'GET', url: LIVE });
-  assert.equal(anon.statusCode, 401);
+  assertRefused(anon, 401, 'Authorization header missing');
   const bad = await svc.request({ method: 'GET', url: LIVE, headers: { authorization: 'Bearer nope' } });
-  assert.equal(bad.statusCode, 401);
+  assertRefused(bad, 401, 'Invalid or expired token');
   const mismatch = await client(svc, ORG).get(LIVE, { 'x-tenant-id': OTHER });
   assert.equal(mismatch.statusCode, 403);
   assert.equal(json(mismatch).detail, 'Tenant mismatch');

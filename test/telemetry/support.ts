@@ -38,5 +38,3 @@ export function client(svc: TestService, orgId: string, role: Role = 'OPERATOR')
 export function at(svc: TestService, minutes = 0): string {
   return new Date(svc.clock.now().getTime() + minutes * 60_000).toISOString();
 }
-
-export { eventually } from '../helpers/eventually.ts';

@@ -11,6 +11,8 @@ export interface NatsBusOptions {
   /** Remove the stream on close (tests). */
   deleteStreamOnClose?: boolean;
   publishTimeoutMs?: number;
+  /** Told when the connection is lost (false) or back (true); a seam for fault tests. */
+  onConnectionChange?: (connected: boolean) => void;
 }
 
 const codec = JSONCodec();
@@ -67,6 +69,8 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
         for await (const s of conn.status()) {
           if (s.type === Events.Disconnect) connected = false;
           else if (s.type === Events.Reconnect) connected = true;
+          else continue;
+          opts.onConnectionChange?.(connected);
         }
       })().catch(() => {});
       conn.closed().then(() => {

@@ -35,6 +35,8 @@ export interface RedisCacheOptions {
    * service clock; a deployment leaves it unset so every instance counts on Redis's one clock.
    */
   windowClock?: () => number;
+  /** Told when the connection becomes ready (true) or goes (false); a seam for fault tests. */
+  onConnectionChange?: (ready: boolean) => void;
 }
 
 export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
@@ -49,6 +51,10 @@ export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
   });
   // Connection errors are reported through ping/readiness, not as crashes.
   client.on('error', () => {});
+  if (opts.onConnectionChange) {
+    const tell = opts.onConnectionChange;
+    client.on('ready', () => tell(true)).on('close', () => tell(false));
+  }
   await client.connect().catch(() => {});
   let closed = false;
   // A command that timed out still owes its reply on this connection, and Redis replies carry no

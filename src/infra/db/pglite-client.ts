@@ -58,7 +58,7 @@ interface Pending {
   site: { stack?: string };
 }
 
-export async function openWorkerEngine(opts: { dataDir?: string; loadDataDir?: Blob }): Promise<PgliteEngine> {
+export async function openWorkerEngine(opts: { dataDir?: string; loadDataDir?: Blob; onEvent?: (e: 'stopped' | 'restart-scheduled' | 'restarted') => void }): Promise<PgliteEngine> {
   const wasm = await wasmModules();
   const heartbeat = new SharedArrayBuffer(8);
   const lastTurn = new Float64Array(heartbeat);
@@ -129,6 +129,7 @@ export async function openWorkerEngine(opts: { dataDir?: string; loadDataDir?: B
     down = new StoreUnavailableError(`the embedded store's worker stopped (${reason})`);
     for (const p of pending.values()) p.reject(down);
     pending.clear();
+    opts.onEvent?.('stopped');
     // A store on disk recovers as after a crash; an in-memory one lost its data with the thread.
     if (opts.dataDir) scheduleRestart();
   }
@@ -146,12 +147,14 @@ export async function openWorkerEngine(opts: { dataDir?: string; loadDataDir?: B
         }
         down = undefined;
         restartDelay = RESTART_FIRST_MS;
+        opts.onEvent?.('restarted');
       } catch {
         restartDelay = Math.min(restartDelay * 2, RESTART_MAX_MS);
         scheduleRestart();
       }
     }, restartDelay);
     t.unref();
+    opts.onEvent?.('restart-scheduled');
   }
 
   function call<T>(req: Call, meta: { sql?: string; params?: unknown[]; generation?: number } = {}): Promise<T> {

@@ -27,11 +27,15 @@ export interface PgliteOptions {
   loadDataDir?: Blob;
   /** Run the engine in a worker thread (default) or in this one. */
   worker?: boolean;
+  /** Worker only: told when the worker stops, when a restart is scheduled and when one is running (tests). */
+  onWorkerEvent?: (event: WorkerEvent) => void;
 }
+
+export type WorkerEvent = 'stopped' | 'restart-scheduled' | 'restarted';
 
 /** Embedded PostgreSQL (WASM). dataDir undefined = in memory (tests). */
 export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
-  const engine = opts.worker === false ? await openInlineEngine(dataDir, opts.loadDataDir) : await openWorkerEngine({ dataDir, loadDataDir: opts.loadDataDir });
+  const engine = opts.worker === false ? await openInlineEngine(dataDir, opts.loadDataDir) : await openWorkerEngine({ dataDir, loadDataDir: opts.loadDataDir, onEvent: opts.onWorkerEvent });
   const db: Db = {
     kind: 'pglite',
     query: (sql, params) => engine.query(sql, params, currentOrgScope() || undefined),
