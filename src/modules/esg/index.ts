@@ -1,14 +1,15 @@
 // Energy receipts: payloads stored and signed with the service's Ed25519 key; public keys published.
 import { migrationsDir, type AppDeps, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createKeyring } from './keys.ts';
+import { serviceKey } from '../../platform/services.ts';
 import { createReceiptService } from './service.ts';
 import { esgOperations } from './routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { esgConfig } from './config.ts';
 
-/** The service's receipt keyring from configuration; settlement receipts use it too (decision 0110). */
-export const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =>
+/** The service's receipt keyring from configuration. */
+const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =>
   createKeyring({
     db: deps.db,
     clock: deps.clock,
@@ -16,8 +17,12 @@ export const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =
     production: deps.config.nodeEnv === 'production',
   });
 
+/** The one receipt keyring; settlement receipts are signed with it too (decision 0110). */
+export type ReceiptKeyring = ReturnType<typeof createKeyring>;
+export const RECEIPT_KEYRING = serviceKey<ReceiptKeyring>('esg.receipt-keyring');
+
 export const esgModule: ModuleFactory = (deps) => {
-  const keys = receiptKeyring(deps);
+  const keys = deps.services.get(RECEIPT_KEYRING);
   return {
     name: 'esg',
     tags: {
@@ -36,4 +41,4 @@ export type { Keyring } from './keys.ts';
 export { PublicKey as PublicKeySchema } from './routes.ts';
 
 /** This module as the module list names it. */
-export const esgDefinition: ModuleDefinition = { name: 'esg', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), config: esgConfig, create: esgModule };
+export const esgDefinition: ModuleDefinition = { name: 'esg', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), config: esgConfig, provides: (deps, registry) => registry.provide(RECEIPT_KEYRING, receiptKeyring(deps)), create: esgModule };

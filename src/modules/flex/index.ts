@@ -1,7 +1,7 @@
 // Flexibility (tenders, contracts, offers with the two network operators), the fleet portfolio,
 // and enrolment in the service's virtual power plant with its signal.
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
-import { createMarketData } from '../market/index.ts';
+import { MARKET_DATA } from '../market/index.ts';
 import { createFlexService } from './flex-service.ts';
 import { flexConfig } from './config.ts';
 import { createVppService } from './vpp-service.ts';
@@ -20,9 +20,9 @@ export const flexModule: ModuleFactory = (deps) => ({
   ],
   operations: [
     ...flexOperations(deps, createFlexService({ ...deps, audit: deps.services.get(AUDIT_LOG) })),
-    ...vppOperations(createVppService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, createMarketData(deps))),
+    ...vppOperations(createVppService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, deps.services.get(MARKET_DATA))),
   ],
 });
 
 /** This module as the module list names it. */
-export const flexDefinition: ModuleDefinition = { name: 'flex', dependsOn: ['orgs', 'registry'], migrations: migrationsDir(import.meta.url), config: flexConfig, create: flexModule };
+export const flexDefinition: ModuleDefinition = { name: 'flex', dependsOn: ['orgs', 'registry', 'market', 'audit'], migrations: migrationsDir(import.meta.url), config: flexConfig, create: flexModule };

@@ -1,5 +1,5 @@
 // Market data module: tariff prices, GSP regions, carbon intensity. Other modules use
-// createMarketData (prices and carbon through the same cache) and the UK time helpers.
+// MARKET_DATA (prices and carbon through the same cache, one instance) and the UK time helpers.
 import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
 import { createMarketData, type MarketData } from './service.ts';
 import { serviceKey } from '../../platform/services.ts';
@@ -8,7 +8,8 @@ import { marketConfig } from './config.ts';
 
 /** GB grid carbon intensity for other modules (Scope 2): `deps.services.get(CARBON_INTENSITY)`. */
 export const CARBON_INTENSITY = serviceKey<MarketData['carbon']>('market.carbon');
-const MARKET_DATA = serviceKey<MarketData>('market.data');
+/** The one market-data instance (providers, caches, counters): `deps.services.get(MARKET_DATA)`. */
+export const MARKET_DATA = serviceKey<MarketData>('market.data');
 
 export const marketModule: ModuleFactory = (deps) => ({
   name: 'market',
@@ -18,7 +19,7 @@ export const marketModule: ModuleFactory = (deps) => ({
   operations: marketOperations(deps, deps.services.get(MARKET_DATA)),
 });
 
-export { createMarketData, type MarketData } from './service.ts';
+export type { MarketData } from './service.ts';
 export type { CarbonService } from './carbon.ts';
 export { nextCheapWindow } from './prices.ts';
 export { REGIONS, REGION_LETTERS, DEFAULT_REGION, regionOf, type GspRegion } from './regions.ts';

@@ -1,7 +1,7 @@
 // Settlement receipts: signed records of delivered energy, chained per organisation, verifiable
 // from the published keys and, when shared, by counterparties through their hash.
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
-import { receiptKeyring } from '../esg/index.ts';
+import { RECEIPT_KEYRING } from '../esg/index.ts';
 import { createSettlementService } from './service.ts';
 import { receiptOperations } from './routes-receipts.ts';
 import { verifyOperations } from './routes-verify.ts';
@@ -9,7 +9,7 @@ import { AUDIT_LOG } from '../audit/index.ts';
 
 export const settlementModule: ModuleFactory = (deps) => {
   // The service's receipt key, as energy receipts use it (decision 0110).
-  const service = createSettlementService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, receiptKeyring(deps));
+  const service = createSettlementService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, deps.services.get(RECEIPT_KEYRING));
   return {
     name: 'settlement',
     tags: {
