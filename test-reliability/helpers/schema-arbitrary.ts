@@ -56,7 +56,11 @@ export function valid(schema: Schema | undefined, depth = 0): fc.Arbitrary<unkno
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(valid(schema.items, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 5) });
+    {
+      // A handful of items, never fewer than the schema's minimum (a batch may require 48 half hours).
+      const minLength = schema.minItems ?? 0;
+      return fc.array(valid(schema.items, depth + 1), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 5)) });
+    }
     case 'object': {
       const props: Record<string, Schema> = schema.properties ?? {};
       const required: string[] = schema.required ?? [];
