@@ -3,7 +3,8 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import { randomUUID } from 'node:crypto';
 import { AppError, errors, STATUS_TITLES } from './platform/errors.ts';
 import { renderError } from './platform/render-error.ts';
-import { compileValidator, toFieldErrors } from './platform/validation.ts';
+import { toFieldErrors } from './platform/validation.ts';
+import { createLazySchemaCompilers } from './platform/schema-compilers.ts';
 import { registerOperation, pathRegex, wantsRequestIdHeader, type OrgDirectory } from './platform/register.ts';
 import { buildOpenApi } from './platform/openapi.ts';
 import type { Operation } from './platform/operation.ts';
@@ -27,6 +28,8 @@ export interface BuiltApp {
   operations: Operation[];
   modules: ModuleInstance[];
   openapi: ReturnType<typeof buildOpenApi>;
+  /** Compiles every request validator and response serializer not compiled yet (they compile on first use). */
+  warmSchemas(): number;
 }
 
 export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defaultModules): Promise<BuiltApp> {
@@ -68,7 +71,10 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     // it); from any other peer the header is ignored (decision 0028).
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
   });
-  app.setValidatorCompiler(compileValidator);
+  // Schemas compile on first use (schema-compilers.ts); main.ts warms the rest once it listens.
+  const compilers = createLazySchemaCompilers();
+  app.setValidatorCompiler(compilers.validatorCompiler);
+  app.setSerializerCompiler(compilers.serializerCompiler);
   // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body.
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
@@ -153,7 +159,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     },
   };
   for (const op of operations) registerOperation(app, op, registerDeps);
-  return { app, operations, modules, openapi };
+  return { app, operations, modules, openapi, warmSchemas: compilers.warm };
 
   function toAppError(err: FastifyError, req: FastifyRequest): AppError {
     if (err instanceof AppError) return err;

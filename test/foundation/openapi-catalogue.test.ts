@@ -210,3 +210,21 @@ test('/docs serves an interactive reference with its own assets (no CDN)', async
   const spec = await svc.request({ method: 'GET', url: '/docs/json' });
   assert.deepEqual(json(spec).paths, doc.paths);
 });
+
+test('every request validator and response serializer compiles (they compile on first use; the entry point warms the rest)', async () => {
+  const fresh = await startTestService();
+  try {
+    // One request compiles the validators and serializer of the route it takes, and only those.
+    const health = await fresh.request({ method: 'GET', url: '/api/telemetry/healthz' });
+    assert.equal(health.statusCode, 200, health.body);
+    const compiled = fresh.warmSchemas();
+    const withSchemas = fresh.operations.filter(({ schema: s }) => s.body || s.query || s.params || s.headers || Object.keys(s.response).length > 0);
+    assert.ok(compiled >= withSchemas.length, `compiled ${compiled} schemas for ${withSchemas.length} operations with schemas`);
+    assert.equal(fresh.warmSchemas(), 0, 'a second warm-up finds nothing left to compile');
+    // Still validating after the warm-up: a bad query is the spec's 422.
+    const bad = await fresh.request({ method: 'GET', url: '/api/telemetry/assets/solar/inv-1/history?range=fortnightly', headers: { authorization: `Bearer ${await fresh.token({ orgId: 'org-warm' })}` } });
+    assertRefused(bad, 422, { fields: ['query.range'] });
+  } finally {
+    await fresh.stop();
+  }
+});

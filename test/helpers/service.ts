@@ -1,8 +1,7 @@
 // Test harness: a whole service on a real store. PGlite in memory by default; with
 // TEST_DATABASE_URL / TEST_REDIS_URL / TEST_NATS_URL the real servers, isolated by a fresh
-// PostgreSQL schema and a fresh cache/bus namespace per service.
+// PostgreSQL database (a copy of the migrated template) and a fresh cache/bus namespace per service.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { SignJWT } from 'jose';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -12,7 +11,7 @@ import { defaultModules } from '../../src/modules/index.ts';
 import type { ModuleFactory } from '../../src/platform/module.ts';
 import { createProvisioning } from '../../src/modules/provisioning/service.ts';
 import type { Role } from '../../src/platform/roles.ts';
-import { pgliteTemplate } from './template.ts';
+import { clonePostgresTemplate, pgliteTemplate } from './template.ts';
 
 /** Random per test process (never a value written down: config.ts refuses published secrets). */
 export const TEST_JWT_SECRET = randomBytes(32).toString('base64url');
@@ -28,13 +27,14 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   /** Extra modules (fixtures) on top of the default ones. */
   extraModules?: ModuleFactory[];
-  /** Share the schema/namespace of another service (two instances on one store). */
+  /** Share the database and cache/bus namespace of another service (two instances on one store). */
   shareWith?: TestService;
 }
 
 export interface TestService extends Service {
   config: Config;
-  schema?: string;
+  /** On PostgreSQL, the name of the service's own database (copied from the migrated template). */
+  database?: string;
   clock: Clock;
   request(opts: InjectOptions): Promise<LightMyRequestResponse>;
   /** An access token as the identity module issues them, signed with the test secret. */
@@ -43,25 +43,12 @@ export interface TestService extends Service {
   createUser(orgId: string, email: string, role: Role, password?: string): Promise<{ id: string }>;
 }
 
-async function createSchema(url: string): Promise<string> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  await c.query(`create schema ${schema}`);
-  await c.end();
-  return schema;
-}
-
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  await c.query(`drop schema if exists ${schema} cascade`);
-  await c.end();
-}
-
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
   const shared = opts.shareWith;
-  const schema = shared ? shared.schema : realServers.database ? await createSchema(realServers.database) : undefined;
+  // On PostgreSQL each service gets its own database, copied from the run's migrated template;
+  // a second instance (shareWith) runs on the first one's.
+  const database = shared || !realServers.database ? undefined : await clonePostgresTemplate(realServers.database);
+  const databaseUrl = shared ? shared.config.databaseUrl : database?.url;
   const namespace = shared ? shared.config.namespace : `t${randomBytes(5).toString('hex')}`;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -74,7 +61,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     ALLOW_PRIVATE_OUTBOUND: 'true',
     // No test may reach past this machine, whatever URL it registers.
     OUTBOUND_LOOPBACK_ONLY: 'true',
-    ...(realServers.database && { DATABASE_URL: realServers.database }),
+    ...(databaseUrl && { DATABASE_URL: databaseUrl }),
     ...(realServers.redis && { REDIS_URL: realServers.redis }),
     ...(realServers.nats && { NATS_URL: realServers.nats }),
     ...opts.env,
@@ -88,7 +75,6 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     cacheWindowClock: () => clock.now().getTime(),
     // An in-memory embedded store starts from the run's migrated template.
     pgliteTemplate: !config.databaseUrl && config.dataDir === ':memory:' && !shared ? await pgliteTemplate() : undefined,
-    schema,
     ephemeralBus: !shared,
     // Embedded stores live in one process: a second instance runs on the first one's store, cache
     // and bus, as two servers would on one PostgreSQL, Redis and NATS.
@@ -101,7 +87,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   return {
     ...service,
     config,
-    schema,
+    database: shared ? shared.database : database?.name,
     clock,
     request: (o) => service.app.inject(o),
     async token({ orgId, roles = ['ORG_ADMIN'], userId, staff, admin, expiresIn = '60m' }) {
@@ -129,7 +115,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     },
     async stop() {
       await service.stop();
-      if (schema && !shared && realServers.database) await dropSchema(realServers.database, schema);
+      await database?.drop();
     },
   };
 }
