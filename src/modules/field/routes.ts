@@ -111,7 +111,7 @@ export function fieldOperations(field: Field) {
       method: 'GET',
       path: `${BASE}/alerts`,
       summary: "The organisation's open alerts, each with the work order opened from it",
-      description: 'Oldest first. from-alert opens one work order per alert.',
+      description: 'Newest first. from-alert opens one work order per alert; `site_id` and `asset_id` are those the alert names (details, else its subject).',
       access: access.read,
       schema: {
         query: Type.Object({ without_work_order: Type.Optional(Type.Boolean({ description: 'Only alerts no work order was opened from' })) }),
