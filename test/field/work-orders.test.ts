@@ -119,6 +119,7 @@ test('SLA policies: defaults, set one priority, refusals, DELETE restores the de
   assertRefused(await call(viewer, 'PUT', `${B}/sla-policies/low`, { response_minutes: 1, resolution_minutes: 2, measure: 'calendar_hours' }), 403, 'Insufficient permissions');
   assertRefused(await call(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 700, resolution_minutes: 600, measure: 'calendar_hours' }), 422, { fields: ['body.response_minutes'] });
   assertRefused(await call(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 7, resolution_minutes: 60, measure: 'business_hours', business_day_start: '01:30' }), 422, { fields: ['body.business_day_start'] });
+  assertRefused(await call(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 7, resolution_minutes: 86400, measure: 'business_hours', business_day_start: '12:00', business_day_end: '12:30' }), 422, { fields: ['body.business_day_end'] });
   const urgent = await call(admin, 'PUT', `${B}/sla-policies/urgent`, { response_minutes: 7, resolution_minutes: 60, measure: 'calendar_hours' });
   assertRefused(urgent, 422, { fields: ['path.priority'] });
   assert.equal(json(urgent).detail[0].msg, 'Input should be "critical", "high", "medium", "low"');

@@ -139,7 +139,7 @@ export function fieldOperations(field: Field) {
       summary: "Set a priority's SLA policy",
       description:
         'Applies to work orders created, or moved to this priority, afterwards: each work order keeps the policy it took (decision 0161). ' +
-        'response_minutes may not exceed resolution_minutes; the business day starts at 02:00 or later and ends after it starts.',
+        'response_minutes may not exceed resolution_minutes; the business day starts at 02:00 or later and lasts at least an hour.',
       access: access.configure,
       schema: { params: PriorityParams, body: SlaPolicyBody, response: { 200: SlaPolicy, 422: ErrorBody } },
       handler: async ({ ctx, params, body }: any) => field.putPolicy(ctx, params.priority, body),

@@ -33,7 +33,7 @@ export const SlaPolicyBody = Type.Object(
     resolution_minutes: PolicyMembers.resolution_minutes,
     measure: MeasureName,
     business_day_start: Type.Optional(hhmm('Start of the business day, UK local time, 02:00 or later (default 08:00)')),
-    business_day_end: Type.Optional(hhmm('End of the business day, UK local time, after the start (default 18:00)')),
+    business_day_end: Type.Optional(hhmm('End of the business day, UK local time, at least an hour after the start (default 18:00)')),
     pause_on_hold: Type.Optional(Type.Boolean({ description: "Clocks pause while on_hold (default: the priority's default)" })),
     at_risk_percent: Type.Optional(Type.Integer({ minimum: 1, maximum: 99, description: 'At-risk threshold in percent of the target (default 75)' })),
   },

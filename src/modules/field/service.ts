@@ -226,8 +226,9 @@ export function createField(deps: FieldDeps) {
         problems.push(fieldError(['body', 'response_minutes'], 'must not exceed resolution_minutes', policy.response_minutes));
       if (minutesOfPolicy(policy.business_day_start) < 120)
         problems.push(fieldError(['body', 'business_day_start'], 'must be 02:00 or later (UK clocks change between 01:00 and 02:00)', policy.business_day_start));
-      if (minutesOfPolicy(policy.business_day_end) <= minutesOfPolicy(policy.business_day_start))
-        problems.push(fieldError(['body', 'business_day_end'], 'must be later than business_day_start', policy.business_day_end));
+      // At least an hour a day: the longest target (86 400 minutes) then fits in under six years of working days.
+      if (minutesOfPolicy(policy.business_day_end) < minutesOfPolicy(policy.business_day_start) + 60)
+        problems.push(fieldError(['body', 'business_day_end'], 'must be at least an hour after business_day_start', policy.business_day_end));
       if (problems.length) throw errors.validation(problems);
       const now = clock.now();
       await db.tx(async (q) => {
