@@ -3,7 +3,7 @@
 // SLA clocks moved by the service clock, work from alerts and stale feeds, the SLA report.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { json, startTestService, type TestService } from '../helpers/service.ts';
+import { json, realServers, startTestService, type TestService } from '../helpers/service.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { ALERT_STREAM } from '../../src/modules/alerts/index.ts';
@@ -336,3 +336,16 @@ test('dispatch list, due list and SLA report: filters, risk as time moves, curso
   assertRefused(await call(viewer, 'GET', `${B}/reports/sla?from=yesterday`), 422, { fields: ['query.from'] });
   assert.equal((await ok(other, 'GET', `${B}/reports/sla?from=2026-12-01T00:00:00Z&to=2026-12-02T00:00:00Z`)).overall.total, 0);
 });
+
+test('from-alert and from-stale-feed called at once: one work order each, the other call answers 200 with it',
+  { skip: !realServers.database && 'needs PostgreSQL: PGlite runs one transaction at a time, so the unique-index race cannot happen' },
+  async () => {
+    clock.set('2026-12-10T09:00:00Z');
+    const { alert } = await svc.deps.services.get(ALERT_STREAM).raise(svc.deps.db, ORG, { type: 'race', source: 'test', severity: 'info', title: 'Race', details: { site_id: 'S2' } });
+    for (const url of [`${B}/work-orders/from-alert/${alert.id}`, `${B}/work-orders/from-stale-feed/pump-3`]) {
+      const answers = await Promise.all(Array.from({ length: 4 }, () => call(engineer.token, 'POST', url)));
+      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 200, 200, 201], url);
+      assert.equal(new Set(answers.map((r) => json(r).id)).size, 1, url);
+    }
+  },
+);
