@@ -87,9 +87,10 @@ function modelClock(m: Model, clock: 'response' | 'resolution', now: number): Mo
     }
     return m.timeline[idx].status;
   };
+  const firstInProgress = m.timeline.find((e) => e.status === 'in_progress')?.at ?? Infinity;
   for (let t = m.created; t < now; t += MIN) {
     const s = statusAt(t);
-    if (m.timeline.slice(0, idx + 1).some((e) => e.status === 'in_progress')) responded = true;
+    responded = t >= firstInProgress;
     if (runsIn(clock, s, responded, p) && counts(p, t)) {
       acc++;
       if (riskAt === null && acc >= risk) riskAt = t + MIN;
@@ -187,6 +188,9 @@ async function check(m: Model, id: string, site: string) {
   assert.equal(w.assignee_id, m.assignee);
   assert.deepEqual(w.allowed_transitions, MOVES[m.status]);
   const states: string[] = [];
+  // The stored clocks, as of the last recomputation: one read of the row.
+  const row = (await svc.deps.db.query(`select * from field_work_orders where org_id = $1 and id = $2`, [ORG, id])).rows[0] as Record<string, unknown>;
+  const t = (v: unknown) => (v === null ? null : new Date(v as string).toISOString());
   for (const name of ['response', 'resolution'] as const) {
     const c = modelClock(m, name, now);
     const got = w.sla[name];
@@ -197,15 +201,9 @@ async function check(m: Model, id: string, site: string) {
       { elapsed: c.elapsed * 60, running: c.running, paused: !c.running && c.stoppedAt === null, due: iso(c.dueAt), risk: iso(c.riskAt), stopped: iso(c.stoppedAt), state },
       `${name} clock at ${iso(now)}`,
     );
-    // The stored clock, as of the last recomputation.
     const at = modelClock(m, name, m.computedAt);
-    const row = (await svc.deps.db.query(
-      `select sla_computed_at, ${name}_elapsed_ms as elapsed, ${name}_running as running, ${name}_due_at as due, ${name}_risk_at as risk, ${name}_stopped_at as stopped from field_work_orders where org_id = $1 and id = $2`,
-      [ORG, id],
-    )).rows[0] as Record<string, unknown>;
-    const t = (v: unknown) => (v === null ? null : new Date(v as string).toISOString());
     assert.deepEqual(
-      { computed: t(row.sla_computed_at), elapsed: Number(row.elapsed), running: row.running, due: t(row.due), risk: t(row.risk), stopped: t(row.stopped) },
+      { computed: t(row.sla_computed_at), elapsed: Number(row[`${name}_elapsed_ms`]), running: row[`${name}_running`], due: t(row[`${name}_due_at`]), risk: t(row[`${name}_risk_at`]), stopped: t(row[`${name}_stopped_at`]) },
       { computed: iso(m.computedAt), elapsed: at.elapsed * MIN, running: at.running, due: iso(at.dueAt), risk: iso(at.riskAt), stopped: iso(at.stoppedAt) },
       `stored ${name} clock`,
     );
@@ -213,10 +211,8 @@ async function check(m: Model, id: string, site: string) {
   const risk = states.includes('breached') ? 'breached' : states.includes('at_risk') ? 'at_risk' : 'ok';
   assert.equal(w.sla.risk, risk);
   // Each run has a site of its own: the dispatch list filtered by it and by the risk holds just this work order.
-  for (const r of [risk, risk === 'ok' ? 'breached' : 'ok']) {
-    const listed = json(await req('GET', `${B}/work-orders?sla_risk=${r}&site_id=${site}`));
-    assert.deepEqual(listed.work_orders.map((x: { id: string }) => x.id), r === risk ? [id] : [], `listed under sla_risk=${r}`);
-  }
+  const listed = json(await req('GET', `${B}/work-orders?sla_risk=${risk}&site_id=${site}`));
+  assert.deepEqual(listed.work_orders.map((x: { id: string }) => x.id), [id], `listed under sla_risk=${risk}`);
 }
 
 test('random transitions, holds, priority changes and clock moves agree with the model of the state machine and the SLA clocks', async () => {
@@ -278,6 +274,6 @@ test('random transitions, holds, priority changes and clock moves agree with the
         await check(m, id, site);
       }
     }),
-    { numRuns: 40 },
+    { numRuns: 30 },
   );
 });
