@@ -20,6 +20,7 @@ import { notificationsDefinition } from './notifications/index.ts';
 import { emsAlertsDefinition } from './ems-alerts/index.ts';
 import { energyDefinition } from './energy/index.ts';
 import { pricingDefinition } from './pricing/index.ts';
+import { fieldDefinition } from './field/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -41,6 +42,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   emsAlertsDefinition,
   energyDefinition,
   pricingDefinition,
+  fieldDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

@@ -80,4 +80,6 @@ export const AUDIT_ACTIONS: readonly AuditActionInfo[] = [
   { action: 'pricing.mpan.create', description: 'A supply point (MPAN) was registered.' },
   { action: 'pricing.tariff.create', description: 'A retail tariff was created with its version 1.' },
   { action: 'pricing.tariff.version', description: 'A new version was appended to a retail tariff.' },
+  { action: 'field.sla_policy.update', description: "A priority's field SLA policy was set (the whole policy recorded)." },
+  { action: 'field.sla_policy.reset', description: "A priority's field SLA policy was deleted: the default is in force again." },
 ];
