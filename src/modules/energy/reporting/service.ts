@@ -87,6 +87,18 @@ export const CAUSE_DEFINITIONS: Record<Cause, string> = {
   unexplained: 'The rest: weather (the expected yield is an average, not a forecast) or a cause the data does not show.',
 };
 
+/** The window of a query, dates limited to 2000-01-01..2099-12-31 (beyond them UK time rules are not known). */
+function reportWindow(q: { date?: string; from?: string; to?: string }, now: number, opts: { defaultDays: number; maxDays: number }, loc: 'query' | 'body' = 'query'): DayWindow {
+  for (const k of ['date', 'from', 'to'] as const) {
+    const v = q[k];
+    if (v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && (v < '2000-01-01' || v > '2099-12-31')) {
+      const msg = 'Input should be a date from 2000-01-01 to 2099-12-31';
+      throw loc === 'query' ? energyErrors.query(k, msg, v) : energyErrors.body([k], msg, v);
+    }
+  }
+  return windowOf(q, now, opts);
+}
+
 export function createReporting(deps: {
   db: Db;
   clock: Clock;
@@ -210,7 +222,7 @@ export function createReporting(deps: {
 
   async function report(ctx: RequestContext, q: Query) {
     await requireSite(ctx.orgId, q.site_id);
-    const w = windowOf(q, now(), { defaultDays: 30, maxDays: 366 });
+    const w = reportWindow(q, now(), { defaultDays: 30, maxDays: 366 });
     const r = await computeReport(ctx.orgId, q.site_id, w);
     return {
       site_id: q.site_id,
@@ -229,7 +241,7 @@ export function createReporting(deps: {
 
   async function lineage(ctx: RequestContext, q: Query & { figure: FigureKey }) {
     const site = await requireSite(ctx.orgId, q.site_id);
-    const w = windowOf(q, now(), { defaultDays: 30, maxDays: 366 });
+    const w = reportWindow(q, now(), { defaultDays: 30, maxDays: 366 });
     const r = await computeReport(ctx.orgId, q.site_id, w);
     const fig = r.figures.find((f) => f.key === q.figure)!;
     const def = FIGURES[q.figure];
@@ -325,10 +337,19 @@ export function createReporting(deps: {
     for (const ra of roled) {
       const id = ra.asset.asset_id;
       const keys = ROLE_FLOWS[ra.role].flatMap((s) => s.counters);
-      const all = await reads.readings(ctx.orgId, [id], new Date(t - gapMs), new Date(t + SLOT_MS + gapMs), 2000);
-      const inside = all.filter((x) => Date.parse(x.ts) >= t && Date.parse(x.ts) < t + SLOT_MS);
-      const before = all.filter((x) => Date.parse(x.ts) < t).at(-1);
-      const after = all.find((x) => Date.parse(x.ts) >= t + SLOT_MS);
+      const inside = await reads.readings(ctx.orgId, [id], from, to, 501);
+      // The neighbour before: the newest reading within the gap limit, looked for in widening windows
+      // (readings come oldest first, so a narrow window finds it without reading hours of samples).
+      let before: (typeof inside)[number] | undefined;
+      for (const back of [60_000, 300_000, 1_800_000, gapMs]) {
+        const got = await reads.readings(ctx.orgId, [id], new Date(t - Math.min(back, gapMs)), from, 5000);
+        if (got.length) {
+          before = got[got.length - 1];
+          break;
+        }
+        if (back >= gapMs) break;
+      }
+      const [after] = await reads.readings(ctx.orgId, [id], to, new Date(t + SLOT_MS + gapMs), 1);
       const picked = [...(before ? [before] : []), ...inside.slice(0, 500), ...(after ? [after] : [])];
       assets.push({
         asset_id: id,
@@ -346,7 +367,7 @@ export function createReporting(deps: {
           counters: Object.fromEntries(keys.filter((k) => typeof x.raw?.[k] === 'number').map((k) => [k, x.raw[k] as number])),
           anomalies: x.anomalies ?? [],
         })),
-        readings_inside: inside.length,
+        readings_inside: Math.min(inside.length, 500),
         truncated: inside.length > 500,
       });
     }
@@ -399,7 +420,7 @@ export function createReporting(deps: {
 
   /** Resolves the sites and window of an export before anything is streamed (refusals answer whole). */
   async function exportScope(ctx: RequestContext, q: { site_id?: string; date?: string; from?: string; to?: string }) {
-    const w = windowOf(q, now(), { defaultDays: 30, maxDays: 366 });
+    const w = reportWindow(q, now(), { defaultDays: 30, maxDays: 366 });
     let sites: string[];
     if (q.site_id !== undefined) {
       await requireSite(ctx.orgId, q.site_id);
@@ -433,7 +454,7 @@ export function createReporting(deps: {
   // ---- PV: underperformance, attribution, calibration -------------------------------------------
   async function pvContext(ctx: RequestContext, q: Query, maxDays: number) {
     await requireSite(ctx.orgId, q.site_id);
-    const w = windowOf(q, now(), { defaultDays: 30, maxDays });
+    const w = reportWindow(q, now(), { defaultDays: 30, maxDays });
     const [set, cal] = await Promise.all([deps.settings.read(ctx.orgId, q.site_id), calibrationOf(ctx.orgId, q.site_id)]);
     const pv = pvSettings(set.settings);
     if (!pv) throw energyErrors.noPvSettings();
@@ -611,7 +632,7 @@ export function createReporting(deps: {
 
   async function outOfHours(ctx: RequestContext, q: Query) {
     await requireSite(ctx.orgId, q.site_id);
-    const w = windowOf(q, now(), { defaultDays: 30, maxDays: 366 });
+    const w = reportWindow(q, now(), { defaultDays: 30, maxDays: 366 });
     const set = await deps.settings.read(ctx.orgId, q.site_id);
     const rules = rulesOf(set.settings.operating_hours);
     if (!rules.length) throw energyErrors.noOperatingHours();
@@ -713,7 +734,7 @@ export function createReporting(deps: {
     }
     if (body.from && body.to && body.to < body.from) throw energyErrors.body(['to'], 'to must not be before from', body.to);
     if (body.from && body.to && Math.round((Date.parse(body.to) - Date.parse(body.from)) / 86_400_000) + 1 > 366) throw energyErrors.body(['to'], 'At most 366 days', body.to);
-    const w = windowOf({ from: body.from, to: body.to }, now(), { defaultDays: 90, maxDays: 366 });
+    const w = reportWindow({ from: body.from, to: body.to }, now(), { defaultDays: 90, maxDays: 366 }, 'body');
     const set = await deps.settings.read(ctx.orgId, body.site_id);
     const pv = pvSettings(set.settings);
     if (!pv) throw energyErrors.noPvSettings();
