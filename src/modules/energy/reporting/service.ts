@@ -11,7 +11,7 @@ import type { RequestContext } from '../../../platform/operation.ts';
 import { isoTime } from '../../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../../telemetry/index.ts';
 import type { AuditLog } from '../../audit/index.ts';
-import { addDays, parseInstant, settlementPeriod, SLOT_MS, ukMidnight, slotsInDay } from '../../market/index.ts';
+import { addDays, parseInstant, SLOT_MS, ukClock, ukMidnight, ukOffsetFast, slotsInDay } from '../../market/index.ts';
 import { energyErrors } from '../errors.ts';
 import type { EnergyConfig } from '../config.ts';
 import type { EnergyModel, SiteContext } from '../model.ts';
@@ -34,20 +34,9 @@ export type Query = { site_id: string; date?: string; from?: string; to?: string
 
 /** UK local wall-clock text of an instant with its offset (2026-10-25T01:00:00+01:00). */
 export function ukLocalIso(t: number): string {
-  const off = ukOffsetHours(t);
-  const local = new Date(t + off * 3_600_000).toISOString().slice(0, 19);
+  const off = ukOffsetFast(t);
+  const local = new Date(t + off).toISOString().slice(0, 19);
   return `${local}${off ? '+01:00' : '+00:00'}`;
-}
-
-function lastSundayUtc(year: number, month0: number): number {
-  const last = new Date(Date.UTC(year, month0 + 1, 0));
-  return Date.UTC(year, month0, last.getUTCDate() - last.getUTCDay(), 1);
-}
-
-/** 1 during British Summer Time (last Sunday of March 01:00Z to last Sunday of October 01:00Z), else 0. */
-export function ukOffsetHours(t: number): number {
-  const y = new Date(t).getUTCFullYear();
-  return t >= lastSundayUtc(y, 2) && t < lastSundayUtc(y, 9) ? 1 : 0;
 }
 
 /** Operating hours as rules of ISO weekday and local minutes (24:00 = 1440). */
@@ -58,10 +47,9 @@ export function rulesOf(hours: Settings['operating_hours']): OperatingRule[] {
 
 /** Whether the half hour starting at `slot` is within operating hours (its UK local start). */
 export function inHours(slot: number, rules: OperatingRule[]): boolean {
-  const local = new Date(slot + ukOffsetHours(slot) * 3_600_000);
-  const dow = ((local.getUTCDay() + 6) % 7) + 1;
-  const m = local.getUTCHours() * 60 + local.getUTCMinutes();
-  return rules.some((r) => r.dow === dow && m >= r.startMin && m < r.endMin);
+  const c = ukClock(slot);
+  const dow = c.weekday === 0 ? 7 : c.weekday;
+  return rules.some((r) => r.dow === dow && c.minute >= r.startMin && c.minute < r.endMin);
 }
 
 /**
@@ -390,7 +378,7 @@ export function createReporting(deps: {
   type Col = (typeof COLUMNS)[number];
 
   function intervalRecord(siteId: string, t: number, row: IntervalRow | undefined): Record<Col, string | number | boolean | null> {
-    const sp = settlementPeriod(t);
+    const sp = ukClock(t);
     const b = row?.basis ?? {};
     return {
       site_id: siteId,
