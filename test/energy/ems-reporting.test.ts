@@ -72,7 +72,8 @@ const clearDay = (date: string, k: number) => {
 };
 
 before(async () => {
-  svc = await startTestService({ clock: new ManualClock('2026-12-05T12:00:00Z') });
+  // Exports read 16 rows at a time here, so every export below crosses batch boundaries.
+  svc = await startTestService({ clock: new ManualClock('2026-12-05T12:00:00Z'), env: { ENERGY_EXPORT_BATCH_ROWS: '16' } });
   await svc.createOrg('org-rep');
   await svc.createOrg('org-y');
   admin = await tokenFor(svc, 'org-rep');
@@ -251,6 +252,15 @@ test('interval JSON and energy summary: the same figures as the CSV and the repo
   assert.equal(spring.rows.length, 46);
   assert.equal(spring.rows[10 * 2 + 1 - 2].gap, false); // 09:30Z (period 20 of a 46-period day: 10:30 BST)
   assert.equal(spring.rows.filter((r: any) => r.gap).length, 6);
+
+  // Five days around rep's three (batches of 16 rows): every half hour once, in order, the data intact.
+  const wide = json(await call(svc, viewer, 'GET', '/api/hardware/ems/exports/interval?site_id=rep&from=2026-10-31&to=2026-11-04'));
+  assert.equal(wide.rows.length, 5 * 48);
+  assert.ok(wide.rows.every((r: any, i: number) => r.period_start === iso(Date.parse('2026-10-31T00:00:00Z') + i * HH)));
+  assert.deepEqual(
+    [wide.rows.filter((r: any) => r.gap).length, wide.rows.reduce((s: number, r: any) => s + Math.round(Number(r.import_kwh ?? 0) * 1000), 0)],
+    [96, 28_800],
+  );
 
   const sum = await call(svc, viewer, 'GET', `/api/hardware/ems/exports/energy-summary?${REP_WINDOW}`);
   assert.equal(sum.statusCode, 200, sum.body);

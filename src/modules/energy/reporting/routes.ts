@@ -90,10 +90,12 @@ function withBasisHeaders(op: Operation): Operation {
   const handler = op.handler;
   return {
     ...op,
-    handler: ((a: Parameters<typeof handler>[0]) => {
+    handler: (async (a: Parameters<typeof handler>[0]) => {
+      const out = await handler(a);
+      // Set on success only (a refusal carries no figure), before a stream's first byte.
       a.reply.header('x-platform-data-basis', basis.basis);
       if (basis.method) a.reply.header('x-platform-method', headerText(basis.method));
-      return handler(a);
+      return out;
     }) as typeof handler,
   };
 }

@@ -26,7 +26,6 @@ import { flowBases, hoursSplit, intervalBatch, type IntervalRow, type OperatingR
 import { clearSkyDay, correlation, expectedDayWh, expectedHalfHours } from './solar.ts';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-const EXPORT_BATCH = 2000;
 export const REPORT_METHOD =
   'Each figure is computed from the half-hour energy rollup (summed per UK day) and the site settings as set, by the formula it states; its lineage lists the rollup rows and settings it came from.';
 
@@ -426,9 +425,9 @@ export function createReporting(deps: {
       let exhausted = false;
       for (let t = w.from; t < w.to; t += SLOT_MS) {
         if (i >= buf.length && !exhausted) {
-          buf = await intervalBatch(db, orgId, siteId, after, new Date(w.to), EXPORT_BATCH);
+          buf = await intervalBatch(db, orgId, siteId, after, new Date(w.to), deps.config.exportBatchRows);
           i = 0;
-          if (buf.length < EXPORT_BATCH) exhausted = true;
+          if (buf.length < deps.config.exportBatchRows) exhausted = true;
           if (buf.length) after = buf[buf.length - 1].slot;
         }
         while (i < buf.length && buf[i].slot.getTime() < t) i++;
