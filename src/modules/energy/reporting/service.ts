@@ -22,7 +22,7 @@ import { windowOf, type DayWindow } from '../range.ts';
 import { divRound, kwhText, linePence, poundsText, ratio, scaled, toWh } from '../wh.ts';
 import { halfHourView } from '../ledger.ts';
 import { FIGURES, type FigureKey } from './figures.ts';
-import { flowBases, hoursSplit, intervalBatch, type IntervalRow, type OperatingRule } from './store.ts';
+import { consumptionByLocalTime, flowBases, hoursSplit, intervalBatch, type IntervalRow, type OperatingRule } from './store.ts';
 import { clearSkyDay, correlation, expectedDayWh, expectedHalfHours } from './solar.ts';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
@@ -128,16 +128,17 @@ export function createReporting(deps: {
 
   /** Every figure of the report over the window, with what it was computed from. */
   async function computeReport(orgId: string, siteId: string, w: DayWindow) {
-    const [totalsRows, set, cal] = await Promise.all([
+    const [totalsRows, set, cal, bases, byTime] = await Promise.all([
       store.siteTotals(db, orgId, w.fromDay, w.toDay, [siteId]),
       deps.settings.read(orgId, siteId),
       calibrationOf(orgId, siteId),
+      flowBases(db, orgId, siteId, new Date(w.from), new Date(w.to)),
+      consumptionByLocalTime(db, orgId, siteId, new Date(w.from), new Date(w.to)),
     ]);
     const t = totalsRows[0];
     const s = set.settings;
     const wh = (k: Exclude<keyof SiteDayRow, 'day'>) => toWh((t?.[k] as string | undefined) ?? '0');
     const expectedHh = halfHoursOf(w);
-    const bases = await flowBases(db, orgId, siteId, new Date(w.from), new Date(w.to));
     const complete = !!t && t.half_hours === expectedHh && t.complete_half_hours === expectedHh;
     // An energy figure is measured when every half hour is complete and each flow it sums is counter-metered throughout.
     const energyBasis = (flows: string[]) =>
@@ -145,13 +146,14 @@ export function createReporting(deps: {
     const factor = cal ? Number(cal.factor) : 1;
     const pv = pvSettings(s);
     const rules = rulesOf(s.operating_hours);
-    const split = rules.length ? await hoursSplit(db, orgId, siteId, new Date(w.from), new Date(w.to), rules) : [];
+
     const gen = wh('generation_kwh');
     const cons = wh('consumption_kwh');
     const self = wh('self_consumed_kwh');
     const peakKw = t ? (wh('max_import_kwh') * 2) / 1000 : null;
     const expectedWh = pv ? expectedOverDays(w, pv, factor).reduce((a, x) => a + x.wh, 0) : null;
-    const oohWh = split.filter((x) => !x.in_hours).reduce((a, x) => a + toWh(x.consumption_kwh), 0);
+    const inRules = (dow: number, minute: number) => rules.some((r) => r.dow === dow && minute >= r.startMin && minute < r.endMin);
+    const oohWh = byTime.filter((x) => !inRules(x.dow, x.minute)).reduce((a, x) => a + toWh(x.consumption_kwh), 0);
     const values: Record<FigureKey, { value: string | number | null; unavailable?: string }> = {
       import_kwh: { value: kwhText(wh('import_kwh')) },
       export_kwh: { value: kwhText(wh('export_kwh')) },
@@ -204,7 +206,7 @@ export function createReporting(deps: {
         lineage_url: lineageUrl(siteId, key, w),
       };
     });
-    return { figures, t, set, cal, split, pv, factor, rules };
+    return { figures, t, set, cal, pv, factor, rules };
   }
 
   async function report(ctx: RequestContext, q: Query) {
@@ -253,8 +255,9 @@ export function createReporting(deps: {
     if (w.days > 1) {
       const days = await store.siteDays(db, ctx.orgId, [q.site_id], w.fromDay, w.toDay);
       const byDay = new Map(days.map((d) => [d.day, d]));
+      const split = usesHours && r.rules.length ? await hoursSplit(db, ctx.orgId, q.site_id, new Date(w.from), new Date(w.to), r.rules) : [];
       const ooh = new Map<string, { in: number; out: number }>();
-      for (const x of r.split) {
+      for (const x of split) {
         const e = ooh.get(x.day) ?? { in: 0, out: 0 };
         if (x.in_hours) e.in += toWh(x.consumption_kwh);
         else e.out += toWh(x.consumption_kwh);
@@ -378,7 +381,7 @@ export function createReporting(deps: {
 
   function intervalRecord(siteId: string, t: number, row: IntervalRow | undefined): Record<Col, string | number | boolean | null> {
     const sp = ukClock(t);
-    const b = row?.basis ?? {};
+
     return {
       site_id: siteId,
       settlement_date: sp.date,
@@ -396,12 +399,12 @@ export function createReporting(deps: {
       gap: row ? !row.complete : true,
       coverage: row ? row.coverage : 0,
       consumption_method: row?.consumption_method ?? null,
-      basis_import: b.import ?? 'missing',
-      basis_export: b.export ?? 'missing',
-      basis_generation: b.generation ?? 'missing',
-      basis_consumption: b.consumption ?? 'missing',
-      basis_charge: b.charge ?? 'missing',
-      basis_discharge: b.discharge ?? 'missing',
+      basis_import: row?.b_import ?? 'missing',
+      basis_export: row?.b_export ?? 'missing',
+      basis_generation: row?.b_generation ?? 'missing',
+      basis_consumption: row?.b_consumption ?? 'missing',
+      basis_charge: row?.b_charge ?? 'missing',
+      basis_discharge: row?.b_discharge ?? 'missing',
     };
   }
 

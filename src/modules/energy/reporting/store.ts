@@ -28,7 +28,12 @@ export interface IntervalRow {
   charge_kwh: string;
   discharge_kwh: string;
   residual_kwh: string;
-  basis: Record<string, string>;
+  b_import: string | null;
+  b_export: string | null;
+  b_generation: string | null;
+  b_consumption: string | null;
+  b_charge: string | null;
+  b_discharge: string | null;
   consumption_method: string;
   coverage: number;
   complete: boolean;
@@ -61,23 +66,43 @@ export async function intervalBatch(q: Queryable, orgId: string, siteId: string,
   const r = await q.query<IntervalRow>(
     `select slot, import_kwh::text as import_kwh, export_kwh::text as export_kwh, generation_kwh::text as generation_kwh,
             consumption_kwh::text as consumption_kwh, charge_kwh::text as charge_kwh, discharge_kwh::text as discharge_kwh,
-            residual_kwh::text as residual_kwh, basis, consumption_method, coverage, complete
+            residual_kwh::text as residual_kwh, basis ->> 'import' as b_import, basis ->> 'export' as b_export,
+            basis ->> 'generation' as b_generation, basis ->> 'consumption' as b_consumption, basis ->> 'charge' as b_charge,
+            basis ->> 'discharge' as b_discharge, consumption_method, coverage, complete
      from energy_site_halfhours where org_id = $1 and site_id = $2 and slot > $3 and slot < $4 order by slot limit $5`,
     [orgId, siteId, after, to, batch],
   );
   return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
 }
 
-/** How many of the window's half hours have each basis, per flow: `{import: {measured: 48}, ...}`. */
+/** How many of the window's half hours have each flow measured or absent, in one pass: `{import: {measured: 48, absent: 0}, ...}`. */
 export async function flowBases(q: Queryable, orgId: string, siteId: string, from: Date, to: Date): Promise<Record<string, Record<string, number>>> {
-  const r = await q.query<{ flow: string; basis: string; n: number }>(
-    `select f.flow, h.basis ->> f.flow as basis, count(*)::int as n
-     from energy_site_halfhours h cross join unnest(array['import', 'export', 'generation', 'consumption', 'charge', 'discharge']) as f(flow)
+  const flows = ['import', 'export', 'generation', 'consumption', 'charge', 'discharge'];
+  const cols = flows.flatMap((f) => [
+    `count(*) filter (where basis ->> '${f}' = 'measured')::int as "${f}_measured"`,
+    `count(*) filter (where basis ->> '${f}' = 'absent')::int as "${f}_absent"`,
+  ]);
+  const r = await q.query<Record<string, number>>(
+    `select ${cols.join(', ')} from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4`,
+    [orgId, siteId, from, to],
+  );
+  const row = r.rows[0] ?? {};
+  return Object.fromEntries(flows.map((f) => [f, { measured: Number(row[`${f}_measured`] ?? 0), absent: Number(row[`${f}_absent`] ?? 0) }]));
+}
+
+/**
+ * A site's consumption over the window by UK local weekday and minute of day (at most 7 × 48
+ * groups whatever the window): the report classifies them by the operating hours.
+ */
+export async function consumptionByLocalTime(q: Queryable, orgId: string, siteId: string, from: Date, to: Date) {
+  const r = await q.query<{ dow: number; minute: number; consumption_kwh: string }>(
+    `select extract(isodow from lt.l)::int as dow, (extract(hour from lt.l) * 60 + extract(minute from lt.l))::int as minute,
+            sum(h.consumption_kwh)::text as consumption_kwh
+     from energy_site_halfhours h
+     cross join lateral (select h.slot at time zone 'Europe/London' as l) lt
      where h.org_id = $1 and h.site_id = $2 and h.slot >= $3 and h.slot < $4
      group by 1, 2`,
     [orgId, siteId, from, to],
   );
-  const out: Record<string, Record<string, number>> = {};
-  for (const x of r.rows) (out[x.flow] ??= {})[x.basis] = x.n;
-  return out;
+  return r.rows;
 }
