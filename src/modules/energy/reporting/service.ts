@@ -431,10 +431,10 @@ export function createReporting(deps: {
           buf = await intervalBatch(db, orgId, siteId, after, new Date(w.to), deps.config.exportBatchRows);
           i = 0;
           if (buf.length < deps.config.exportBatchRows) exhausted = true;
-          if (buf.length) after = buf[buf.length - 1].slot;
+          if (buf.length) after = new Date(buf[buf.length - 1].slot);
         }
-        while (i < buf.length && buf[i].slot.getTime() < t) i++;
-        const row = i < buf.length && buf[i].slot.getTime() === t ? buf[i] : undefined;
+        while (i < buf.length && buf[i].slot < t) i++;
+        const row = i < buf.length && buf[i].slot === t ? buf[i] : undefined;
         if (row) i++;
         yield intervalRecord(siteId, t, row);
       }

@@ -20,7 +20,8 @@ export interface HoursSplitRow {
 }
 
 export interface IntervalRow {
-  slot: Date;
+  /** Start of the half hour, epoch milliseconds (read as a number: no date parsing per row). */
+  slot: number;
   import_kwh: string;
   export_kwh: string;
   generation_kwh: string;
@@ -64,7 +65,7 @@ export async function hoursSplit(q: Queryable, orgId: string, siteId: string, fr
 /** One site's half hours in slot order after `after` (exclusive), `batch` at a time (streamed exports). */
 export async function intervalBatch(q: Queryable, orgId: string, siteId: string, after: Date, to: Date, batch: number): Promise<IntervalRow[]> {
   const r = await q.query<IntervalRow>(
-    `select slot, import_kwh::text as import_kwh, export_kwh::text as export_kwh, generation_kwh::text as generation_kwh,
+    `select (extract(epoch from slot) * 1000)::float8 as slot, import_kwh::text as import_kwh, export_kwh::text as export_kwh, generation_kwh::text as generation_kwh,
             consumption_kwh::text as consumption_kwh, charge_kwh::text as charge_kwh, discharge_kwh::text as discharge_kwh,
             residual_kwh::text as residual_kwh, basis ->> 'import' as b_import, basis ->> 'export' as b_export,
             basis ->> 'generation' as b_generation, basis ->> 'consumption' as b_consumption, basis ->> 'charge' as b_charge,
@@ -72,7 +73,7 @@ export async function intervalBatch(q: Queryable, orgId: string, siteId: string,
      from energy_site_halfhours where org_id = $1 and site_id = $2 and slot > $3 and slot < $4 order by slot limit $5`,
     [orgId, siteId, after, to, batch],
   );
-  return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+  return r.rows.map((x) => ({ ...x, slot: Number(x.slot) }));
 }
 
 /** How many of the window's half hours have each flow measured or absent, in one pass: `{import: {measured: 48, absent: 0}, ...}`. */
