@@ -32,6 +32,7 @@ import { createEnergyStore } from '../src/modules/energy/store.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { createSettings } from '../src/modules/energy/settings.ts';
 import { createReporting } from '../src/modules/energy/reporting/service.ts';
+import { intervalBatch } from '../src/modules/energy/reporting/store.ts';
 import { csvRecord } from '../src/modules/audit/csv.ts';
 import { fmt, machine, mib, summary } from './lib/stats.ts';
 
@@ -214,9 +215,21 @@ const csv = await timed(async () => {
   }
   csvHeap = Math.max(csvHeap, process.memoryUsage().heapUsed);
 });
+// The same rows read alone (keyset batches of 2,000, no records built, no CSV): the database's share.
+const yearTo = new Date(START + Math.min(DAYS, 366) * DAY);
+const rowsOnly = await timed(async () => {
+  const site = pick();
+  let after = new Date(START - 1);
+  for (;;) {
+    const b = await intervalBatch(db, ORG, site, after, yearTo, 2000);
+    if (b.length < 2000) break;
+    after = new Date(b[b.length - 1].slot);
+  }
+});
 console.log(`EMS reporting over ${Math.min(DAYS, 366)} days (${READS} each, service level, no HTTP):`);
 line(`a site's report (16 figures)`, report);
 line(`a site's interval CSV (${fmt(csvRows)} rows, ${fmt(csvBytes / 1024 / 1024, 2)} MiB of CSV; heap before ${mib(baseHeap)}, peak while streaming ${mib(csvHeap)})`, csv);
+line(`the same rows read alone (keyset batches of 2,000, no records, no CSV)`, rowsOnly);
 
 const size = await db.query<{ t: string; s: string }>(
   `select relname as t, pg_size_pretty(pg_total_relation_size(c.oid)) as s from pg_class c join pg_namespace n on n.oid = c.relnamespace
