@@ -19,7 +19,8 @@
 // Site "pv" (June 2026, BST): an inverter only. Expected 4 × 950 × 13.9 % ÷ 30 = 17.60667 → 17.607 kWh
 // a day (15.846 once calibrated at 0.9000). Days: 1-3 clear (0.9 × the clear-sky model), 4 cloudy
 // (noisy), 5 outage (register flat), 6 no readings (data gap), 7 clear at 0.45 (soiling pattern),
-// 8 morning at 0.1 and afternoon at 0.6 of clear sky (shading).
+// 8 morning at 0.1 and afternoon at 0.6 of clear sky (shading), 9 clear but capped at 0.5 kWh a half
+// hour (clipping).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -62,6 +63,8 @@ const pvDay = (date: string, f: (wh: number, i: number, noon: number) => number)
   return cs.map((x, i) => Math.round(f(x.wh, i, noon)));
 };
 const NOISE = [0.1, 0.5, 0.2, 0.4, 0.05];
+/** 9 June: an inverter limited to 1 kW (0.5 kWh a half hour) on a clear day. */
+const CLIP_WH = 500;
 /** A clear day at k × the clear-sky model, the day's total exactly k × the model's (rounded to the Wh). */
 const clearDay = (date: string, k: number) => {
   const a = pvDay(date, (wh) => k * wh);
@@ -107,7 +110,11 @@ before(async () => {
     ...pvDay('2026-06-05', () => 0),
   ];
   await ingest(svc, admin, register('p-inv', 'generation_kwh', Date.parse('2026-05-31T23:00:00Z'), adv));
-  const later = [...pvDay('2026-06-07', (wh) => 0.45 * wh), ...pvDay('2026-06-08', (wh, i, noon) => (i < noon ? 0.1 : 0.6) * wh)];
+  const later = [
+    ...pvDay('2026-06-07', (wh) => 0.45 * wh),
+    ...pvDay('2026-06-08', (wh, i, noon) => (i < noon ? 0.1 : 0.6) * wh),
+    ...pvDay('2026-06-09', (wh) => Math.min(0.9 * wh, CLIP_WH)),
+  ];
   await ingest(svc, admin, register('p-inv', 'generation_kwh', Date.parse('2026-06-06T23:00:00Z'), later, 2_000_000));
   await refresh(svc);
   for (const [site, s] of [['rep', REP_SETTINGS], ['pv', PV_SETTINGS]] as const) {
@@ -368,6 +375,13 @@ test('PV calibration: fitted to the three clear days (0.9000), history kept; the
   assert.equal(causes.outage.kwh, '15.846');
   assert.equal(causes.outage.value_gbp, '3.88'); // 15.846 × 24.50 p = 388.227 p
   assert.equal(causes.data_gap.days, 1);
+
+  // 9 June: the flat top at 0.500 kWh is clipping; what the calibrated clear sky would have given
+  // above it in those half hours exceeds the shortfall, so the whole shortfall is clipping.
+  const clip = json(await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance/attribution?site_id=pv&date=2026-06-09'));
+  const sent9 = pvDay('2026-06-09', (wh) => Math.min(0.9 * wh, CLIP_WH)).reduce((s, x) => s + x, 0);
+  assert.equal(clip.days[0].shortfall_kwh, ((15_846 - sent9) / 1000).toFixed(3));
+  assert.deepEqual([clip.days[0].main_cause, clip.days[0].causes.clipping], ['clipping', clip.days[0].shortfall_kwh]);
 
   assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance/attribution?site_id=pv&from=2026-01-01&to=2026-06-30'), 422, { fields: ['query.to'] });
   assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance/attribution?site_id=clk&date=2026-06-01'), 409, 'PV settings missing: set pv_kwp and expected_yield_kwh_per_kwp first');
