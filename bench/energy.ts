@@ -8,6 +8,9 @@
 //     target is a year, 17,520 rows), read whole and streamed in pages of 2,000 (memory noted)
 //   - a site's daily rollup over the period (the yearly report and self-consumption read)
 //   - the portfolio league over all sites (one aggregate over the daily rollup)
+//   - EMS reporting: a site's report over the whole period (every figure, the way the operation
+//     computes it) and its interval CSV over the whole period (a year at full scale: 17,520 rows),
+//     produced as the operation streams it, with the peak heap while it runs
 //
 //   npm run bench:energy -- --sites=20 --days=60              # reduced scale (2 shared cores)
 //   npm run bench:energy -- --sites=1000 --days=365           # the issue's full scale
@@ -27,6 +30,10 @@ import { createRegistryStore } from '../src/modules/registry/store.ts';
 import { createEnergyModel } from '../src/modules/energy/model.ts';
 import { createEnergyStore } from '../src/modules/energy/store.ts';
 import { systemClock } from '../src/platform/clock.ts';
+import { createSettings } from '../src/modules/energy/settings.ts';
+import { createReporting } from '../src/modules/energy/reporting/service.ts';
+import { intervalBatch } from '../src/modules/energy/reporting/store.ts';
+import { csvRecord } from '../src/modules/audit/csv.ts';
 import { fmt, machine, mib, summary } from './lib/stats.ts';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k, v ?? 'true']; }));
@@ -119,7 +126,7 @@ const sites = createRegistrySites({ clock: systemClock, store: createRegistrySto
 const model = createEnergyModel({
   telemetry: { onBatch: () => {}, reads: (q) => createEnergyReads(q) },
   sites,
-  settings: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30 },
+  settings: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30, exportBatchRows: 2000 },
   clock: systemClock,
   log,
 });
@@ -173,6 +180,57 @@ line(`a site's half hours, whole period (${rows} rows)`, hh);
 line(`the same streamed in pages of 2,000 (peak heap ${mib(peakHeap)})`, streamed);
 line(`a site's daily rollup (${DAYS} days)`, daysRead);
 line(`portfolio league over ${SITES} sites`, league);
+// ---- EMS reporting: the yearly report and the yearly interval CSV of one site ----------------------
+const audit = { record: async () => {} } as never;
+const siteSettings = createSettings({ db, clock: systemClock, model, audit });
+const reporting = createReporting({
+  db, clock: systemClock, model, settings: siteSettings, audit,
+  telemetry: { onBatch: () => {}, reads: (q: Parameters<typeof createEnergyReads>[0]) => createEnergyReads(q) } as never,
+  config: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30, exportBatchRows: 2000 },
+});
+const settingsNow = new Date();
+for (let s = 0; s < SITES; s++) {
+  await store.putSettings(db, ORG, `site-${s}`, {
+    agreed_capacity_kw: 10, pv_kwp: 4, pv_orientation: null, expected_yield_kwh_per_kwp: 950,
+    operating_hours: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '08:00', end: '18:00' }],
+    tariff: { import_p_per_kwh: '24.50', export_p_per_kwh: '15' }, battery_capacity_kwh: null, ppa_contracts: [],
+  }, null, settingsNow);
+}
+const ctx = { orgId: ORG, actor: { kind: 'user', userId: 'bench' } } as never;
+const lastDay = new Date(START + (Math.min(DAYS, 366) - 1) * DAY).toISOString().slice(0, 10);
+const report = await timed(() => reporting.report(ctx, { site_id: pick(), from: fromDay, to: lastDay }));
+let csvBytes = 0;
+let csvRows = 0;
+let csvHeap = 0;
+const baseHeap = process.memoryUsage().heapUsed;
+const csv = await timed(async () => {
+  const site = pick();
+  const { w, sites: list } = await reporting.exportScope(ctx, { site_id: site, from: fromDay, to: lastDay });
+  csvBytes = csvRecord([...reporting.COLUMNS]).length;
+  csvRows = 0;
+  for await (const r of reporting.intervalRecords(ORG, list, w)) {
+    csvBytes += csvRecord(reporting.COLUMNS.map((c) => r[c])).length;
+    csvRows++;
+    if (csvRows % 500 === 0) csvHeap = Math.max(csvHeap, process.memoryUsage().heapUsed);
+  }
+  csvHeap = Math.max(csvHeap, process.memoryUsage().heapUsed);
+});
+// The same rows read alone (keyset batches of 2,000, no records built, no CSV): the database's share.
+const yearTo = new Date(START + Math.min(DAYS, 366) * DAY);
+const rowsOnly = await timed(async () => {
+  const site = pick();
+  let after = new Date(START - 1);
+  for (;;) {
+    const b = await intervalBatch(db, ORG, site, after, yearTo, 2000);
+    if (b.length < 2000) break;
+    after = new Date(b[b.length - 1].slot);
+  }
+});
+console.log(`EMS reporting over ${Math.min(DAYS, 366)} days (${READS} each, service level, no HTTP):`);
+line(`a site's report (16 figures)`, report);
+line(`a site's interval CSV (${fmt(csvRows)} rows, ${fmt(csvBytes / 1024 / 1024, 2)} MiB of CSV; heap before ${mib(baseHeap)}, peak while streaming ${mib(csvHeap)})`, csv);
+line(`the same rows read alone (keyset batches of 2,000, no records, no CSV)`, rowsOnly);
+
 const size = await db.query<{ t: string; s: string }>(
   `select relname as t, pg_size_pretty(pg_total_relation_size(c.oid)) as s from pg_class c join pg_namespace n on n.oid = c.relnamespace
    where n.nspname = $1 and relname in ('energy_asset_flows', 'energy_site_halfhours', 'energy_site_days') order by 1`,

@@ -8,6 +8,8 @@ export interface EnergyConfig {
   counterGapSeconds: number;
   /** How often the refresh job folds newly stored telemetry into the half-hour rollup. */
   refreshIntervalSeconds: number;
+  /** Rows the interval exports read from the rollup at a time (keyset batches; memory stays at one batch). */
+  exportBatchRows: number;
 }
 
 export const energyConfig: ConfigSection<EnergyConfig> = {
@@ -16,5 +18,6 @@ export const energyConfig: ConfigSection<EnergyConfig> = {
     powerGapSeconds: r.int('ENERGY_POWER_GAP_SECONDS', 900, 60, 7200),
     counterGapSeconds: r.int('ENERGY_COUNTER_GAP_SECONDS', 7200, 300, 86_400),
     refreshIntervalSeconds: r.int('ENERGY_REFRESH_INTERVAL_SECONDS', 30, 1, 3600),
+    exportBatchRows: r.int('ENERGY_EXPORT_BATCH_ROWS', 2000, 10, 50_000),
   }),
 };

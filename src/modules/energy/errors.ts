@@ -10,6 +10,7 @@ export const energyErrors = {
   noSettings: () => new AppError(409, 'Site settings missing: set them with PUT /api/hardware/ems/sites/{site_id}/settings', { code: 'settings_missing' }),
   noPvSettings: () => new AppError(409, 'PV settings missing: set pv_kwp and expected_yield_kwh_per_kwp first', { code: 'pv_settings_missing' }),
   noClearDays: () => new AppError(409, 'No clear-sky measured days in the window to calibrate against', { code: 'no_calibration_days' }),
+  noOperatingHours: () => new AppError(409, 'Operating hours missing: set operating_hours in the site settings', { code: 'operating_hours_missing' }),
   noContract: () => new AppError(404, 'PPA contract not found', { code: 'ppa_contract_not_found' }),
 };
 
@@ -18,5 +19,6 @@ export const ENERGY_ERROR_DOCS = [
   { code: 'settings_missing', status: 409, description: 'The figure needs EMS site settings (agreed capacity, tariff, PPA contracts) that are not set.' },
   { code: 'pv_settings_missing', status: 409, description: 'Underperformance and calibration need pv_kwp and expected_yield_kwh_per_kwp in the site settings.' },
   { code: 'no_calibration_days', status: 409, description: 'PV calibration found no complete, measured, clear-sky day in the window.' },
+  { code: 'operating_hours_missing', status: 409, description: 'Out-of-hours consumption needs operating_hours in the site settings.' },
   { code: 'ppa_contract_not_found', status: 404, description: 'The PPA statement names a contract the site does not have.' },
 ] as const;

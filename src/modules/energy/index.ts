@@ -18,6 +18,8 @@ import { siteOperations } from './routes-site.ts';
 import { CARBON_INTENSITY } from '../market/index.ts';
 import { createCarbon } from './carbon.ts';
 import { carbonOperations } from './routes-carbon.ts';
+import { createReporting } from './reporting/service.ts';
+import { reportingOperations } from './reporting/routes.ts';
 
 export const energyModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, energyConfig);
@@ -28,6 +30,7 @@ export const energyModule: ModuleFactory = (deps) => {
   const siteSettings = createSettings({ db: deps.db, clock: deps.clock, model, audit });
   const carbon = createCarbon({ db: deps.db, clock: deps.clock, model, intensity: deps.services.get(CARBON_INTENSITY), audit });
   const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });
+  const reporting = createReporting({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry, audit, config: settings });
   return {
     name: 'energy',
     tags: {
@@ -37,7 +40,7 @@ export const energyModule: ModuleFactory = (deps) => {
       'ems-reporting': 'EMS reporting: site settings, reports with figure-level lineage, interval exports, PV underperformance and calibration.',
     },
     errors: ENERGY_ERROR_DOCS,
-    operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db), ...carbonOperations(carbon)],
+    operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db), ...carbonOperations(carbon), ...reportingOperations(reporting)],
     background: {
       jobs: [{ kind: REBUILD_KIND, handler: ledger.runRebuild as never }],
       schedules: [

@@ -279,7 +279,7 @@ export function createEnergyStore() {
       const r = await q.query<CalibrationRow>(
         `select calibration_id, site_id, to_char(from_day, 'YYYY-MM-DD') as from_day, to_char(to_day, 'YYYY-MM-DD') as to_day, days_used,
                 factor::text as factor, previous_factor::text as previous_factor, details, created_by, created_at
-         from pv_calibrations where org_id = $1 and site_id = $2 order by created_at desc, calibration_id desc`,
+         from pv_calibrations where org_id = $1 and site_id = $2 order by created_at desc, seq desc`,
         [orgId, siteId],
       );
       return r.rows;
