@@ -137,12 +137,38 @@ function bearerCredential(req: FastifyRequest): string | undefined {
   return v ? v.trim() : undefined;
 }
 
+/** Header-safe text (visible ASCII): a formula's symbols spelt out, anything else dropped. */
+export function headerText(s: string): string {
+  return s
+    .replace(/Σ/g, 'sum of ')
+    .replace(/×/g, 'x')
+    .replace(/÷/g, '/')
+    .replace(/[−–—]/g, '-')
+    .replace(/[‘’]/g, "'")
+    .replace(/[“”]/g, '"')
+    .replace(/[^\x20-\x7e]/g, '')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+}
+
+/**
+ * `x-platform-data-basis` and, where stated, `x-platform-method` (concepts.md section 1), sent with
+ * every successful answer of an operation that declares a data basis, as the OpenAPI entry states.
+ */
+export function dataBasisHeaders(op: Pick<Operation, 'dataBasis'>): [string, string][] {
+  if (!op.dataBasis) return [];
+  const out: [string, string][] = [['x-platform-data-basis', op.dataBasis.basis]];
+  if (op.dataBasis.method) out.push(['x-platform-method', headerText(op.dataBasis.method)]);
+  return out;
+}
+
 export function registerOperation(app: FastifyInstance, op: Operation, deps: RegisterDeps): void {
   if (op.rateLimit && op.rateLimit !== 'auth' && !deps.limitClasses[op.rateLimit]) {
     throw new Error(`operation ${op.operationId} names limit class ${op.rateLimit}, which no module declares`);
   }
   const docsOrigin = deps.config.publicDocsOrigin;
   const url = toFastifyPath(op.path);
+  const basisHeaders = dataBasisHeaders(op);
   app.route({
     method: op.method,
     url,
@@ -196,6 +222,8 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
         reply,
       });
       if (reply.sent) return reply;
+      // A success carries its figures' basis as the operation declares it (a refusal carries none).
+      for (const [name, value] of basisHeaders) reply.header(name, value);
       if (op.successStatus && reply.statusCode === 200) reply.code(op.successStatus);
       return result ?? (reply.statusCode === 204 ? undefined : {});
     },

@@ -1,6 +1,7 @@
 // The error contract of concepts.md section 7, by mechanism: every route gets it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { dataBasisHeaders, headerText } from '../../src/platform/register.ts';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { fixtureModule } from '../helpers/fixtures.ts';
 
@@ -229,4 +230,21 @@ test('NUL characters in path, query or body are a 422 at their location, never a
   const body = await svc.request({ method: 'POST', url: '/api/test-fixture/echo', headers: auth(), payload: { email: 'a@b.co', count: 1, kind: 'a\u0000' } as never });
   assert.equal(body.statusCode, 422);
   assert.deepEqual(json(body).detail[0].loc, ['body', 'kind']);
+});
+
+test('a success carries the operation\'s data basis as x-platform-data-basis; a refusal carries none', async () => {
+  const ok = await svc.request({ method: 'GET', url: '/api/hardware/admin/audit-log', headers: { authorization: `Bearer ${token}` } });
+  assert.equal(ok.statusCode, 200, ok.body);
+  assert.equal(ok.headers['x-platform-data-basis'], 'stored');
+  assert.equal(ok.headers['x-platform-method'], undefined, 'stored figures state no method');
+  const viewer = await svc.token({ orgId: ORG, roles: ['VIEWER'] });
+  const refused = await svc.request({ method: 'GET', url: '/api/hardware/admin/audit-log', headers: { authorization: `Bearer ${viewer}` } });
+  assert.equal(refused.statusCode, 403);
+  assert.equal(refused.headers['x-platform-data-basis'], undefined);
+  // A method sentence becomes header-safe text.
+  assert.equal(headerText('Σ flows × price ÷ 1000 − losses’ share'), "sum of flows x price / 1000 - losses' share");
+  assert.deepEqual(dataBasisHeaders({ dataBasis: { basis: 'calculated', method: 'Energy × price.' } }), [
+    ['x-platform-data-basis', 'calculated'],
+    ['x-platform-method', 'Energy x price.'],
+  ]);
 });

@@ -77,31 +77,8 @@ const EXPORT_DESC =
   '`site_id` limits it to one site (404 when the organisation has no asset there); without it every site. ';
 const INTERVAL_METHOD = 'Half-hour energy per site and flow from the energy rollup: counters where every contributing asset has one (measured), otherwise power integrated over time (calculated); each row carries its own basis per flow.';
 
-/** Header-safe text (latin-1 only): the formulas' symbols spelt out. */
-const headerText = (s: string) => s.replace(/Σ/g, 'sum of').replace(/×/g, 'x').replace(/÷/g, '/').replace(/[^\x20-\x7e]/g, '');
-
-/**
- * The operation's data basis (and method) also as response headers, `x-platform-data-basis` and
- * `x-platform-method`, as the OpenAPI extensions name them (decision 0144).
- */
-function withBasisHeaders(op: Operation): Operation {
-  const basis = op.dataBasis;
-  if (!basis) return op;
-  const handler = op.handler;
-  return {
-    ...op,
-    handler: (async (a: Parameters<typeof handler>[0]) => {
-      const out = await handler(a);
-      // Set on success only (a refusal carries no figure), before a stream's first byte.
-      a.reply.header('x-platform-data-basis', basis.basis);
-      if (basis.method) a.reply.header('x-platform-method', headerText(basis.method));
-      return out;
-    }) as typeof handler,
-  };
-}
-
 export function reportingOperations(rep: Reporting): Operation[] {
-  return operations(rep).map(withBasisHeaders);
+  return operations(rep);
 }
 
 function operations(rep: Reporting): Operation[] {
