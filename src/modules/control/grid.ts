@@ -237,6 +237,8 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     },
 
     async plan(ctx: RequestContext, siteId: string, body: { date: string; added_kw: number; from?: string; to?: string }) {
+      const day = Date.parse(`${body.date}T00:00:00Z`);
+      if (!Number.isFinite(day) || new Date(day).toISOString().slice(0, 10) !== body.date) throw controlErrors.field(['body', 'date'], 'Not a calendar date', body.date);
       await control.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       if (!c) throw controlErrors.noAgreement();
