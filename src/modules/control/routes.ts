@@ -251,7 +251,7 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       tags: grid,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated' },
+      dataBasis: { basis: 'calculated', method: 'The connection as sent, compared member by member with the stored one; guardrails derived as GET .../guardrails does. Nothing is saved.' },
       schema: { body: S.ConfirmBody, response: { 200: S.ConfirmResult } },
       handler: async ({ ctx, body }) => g.confirm(ctx, body),
     }),
