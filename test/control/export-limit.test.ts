@@ -8,6 +8,7 @@ import { startTestService, json, type TestService } from '../helpers/service.ts'
 import { ManualClock } from '../../src/platform/clock.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 import { call, clockOf, ok, replayAll, tokenFor } from './helpers.ts';
+import { CONTROL_SETPOINTS } from '../../src/modules/control/index.ts';
 
 let svc: TestService;
 const DEMO = 'demo-control-el';
@@ -168,7 +169,20 @@ test('overrides: the loop respects one; revoke records who and why; expiry ends 
   assert.equal(held.outcome, 'skipped_override');
   assert.deepEqual(held.commands, []);
   assert.ok(held.export_after_kw > 3, 'nothing was sent');
-  // The optimiser's (any automatic) write is refused while the override holds; a manual one acts.
+  // The optimiser's write (the exported service) is refused while the override holds; a manual one acts.
+  const setpoints = svc.deps.services.get(CONTROL_SETPOINTS);
+  const countBefore = (await ok(svc, viewer, 'GET', '/api/hardware/ems/control/setpoints?limit=200')).setpoints.length;
+  await assert.rejects(
+    svc.deps.db.tx((q) => setpoints.write(q, DEMO, { site_id: SITE, device_id: 'farm-1.pv', value_kw: 2, source: 'optimiser' }, null)),
+    (e: any) => e.status === 409 && e.detail === 'Override active',
+  );
+  assert.deepEqual(await svc.deps.db.tx((q) => setpoints.overrides(q, DEMO, SITE)), { site: true, devices: [] });
+  assert.equal((await ok(svc, viewer, 'GET', '/api/hardware/ems/control/setpoints?limit=200')).setpoints.length, countBefore, 'nothing recorded');
+  // A production organisation through the service: 403 Demo realm only.
+  await assert.rejects(
+    svc.deps.db.tx((q) => setpoints.write(q, PROD, { site_id: 'plant-1', device_id: 'plant-1.pv', value_kw: 2, source: 'optimiser' }, null)),
+    (e: any) => e.status === 403 && e.detail === 'Demo realm only',
+  );
   assert.equal((await ok(svc, viewer, 'GET', '/api/hardware/ems/control/sites')).sites.find((s: any) => s.site_id === SITE).active_overrides, 1);
 
   const revoked = await ok(svc, admin, 'POST', `/api/hardware/ems/overrides/${created.override_id}/revoke`, { reason: 'Update finished early' });

@@ -64,6 +64,15 @@ test('scenario creates the model; the boundary is load + battery charge + EV - P
   assert.equal((await ok(svc, viewer, 'GET', `/api/hardware/ems/control/sites/${SITE}/balance`)).boundary_kw, -5.5);
 });
 
+test('registered assets of the site lend their ids to the model', async () => {
+  const reg = (body: object) => ok(svc, admin, 'POST', '/api/twin/registry/assets', body, 201);
+  await reg({ asset_id: 'EM-7', site_id: 'flat-9', asset_class: 'site_meter', name: 'Grid meter' });
+  await reg({ asset_id: 'SE-INV-1', site_id: 'flat-9', asset_class: 'inverter', name: 'Inverter', parent_asset_id: 'EM-7' });
+  const b = json(await scenario({ load_kw: 0.4, pv_available_kw: 1 }, 'flat-9'));
+  assert.deepEqual(b.devices.map((d: any) => d.device_id), ['flat-9.load', 'SE-INV-1', 'flat-9.battery', 'flat-9.ev', 'EM-7']);
+  assert.equal(json(await write({ site_id: 'flat-9', device_id: 'SE-INV-1', value_kw: 0.5 })).verdict, 'verified');
+});
+
 test('each behaviour gives its verdict through the verified write', async () => {
   await scenario({ load_kw: 1, pv_available_kw: 5 });
   const pv = 'home-1.pv';
@@ -115,7 +124,7 @@ test('each behaviour gives its verdict through the verified write', async () => 
 
 test('setpoint history lists writes newest first, filtered and paged', async () => {
   const all = await ok(svc, viewer, 'GET', '/api/hardware/ems/control/setpoints?site_id=home-1&limit=200');
-  assert.ok(all.setpoints.length >= 14);
+  assert.ok(all.setpoints.length >= 18);
   const times = all.setpoints.map((s: any) => Date.parse(s.commanded_at));
   assert.deepEqual(times, [...times].sort((a, b) => b - a));
   const rejected = await ok(svc, viewer, 'GET', '/api/hardware/ems/control/setpoints?verdict=rejected');
@@ -180,5 +189,5 @@ test('decision log: list, filter, one, unknown; replay of every recorded decisio
   assertRefused(await call(svc, viewer, 'POST', '/api/hardware/ems/decisions/not-a-uuid/replay'), 422, { fields: ['path.decision_id'] });
   assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/decisions?kind=whim'), 422, { fields: ['query.kind'] });
   const n = await replayAll(svc, viewer);
-  assert.ok(n >= 18, `${n} decisions replayed`);
+  assert.ok(n >= 19, `${n} decisions replayed`);
 });
