@@ -60,7 +60,7 @@ export const controlDefinition: ModuleDefinition = {
   dependsOn: ['orgs', 'registry', 'telemetry'],
   migrations: migrationsDir(import.meta.url),
   provides: (deps, registry) => {
-    const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES) });
+    const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES), log: deps.log });
     registry.provide(CONTROL, c);
     registry.provide(CONTROL_SETPOINTS, {
       write: (q, orgId, input, actor) => c.writeSetpoint(q, orgId, input, actor),

@@ -160,7 +160,7 @@ export function differences(a: unknown, b: unknown, path = '$'): { path: string;
   return [{ path, recorded: a ?? null, replayed: b ?? null }];
 }
 
-export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: CursorCodec; registry: RegistrySites }) {
+export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: CursorCodec; registry: RegistrySites; log?: { warn(obj: object, msg: string): void } }) {
   const { db, clock, cursors, registry } = deps;
   const replayers = new Map<string, Replayer>([
     ['setpoint', (i) => verdictOf(i)],
@@ -555,8 +555,9 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
         try {
           const r = await deps.work.tx((q) => iterate(q, s.org_id, s.site_id, 'schedule', null));
           if (r) ran++;
-        } catch {
-          // One site's failure (a model removed meanwhile) does not stop the others; the next tick retries.
+        } catch (err) {
+          // One site's failure does not stop the others; the next tick tries again.
+          deps.log?.warn({ err, org_id: s.org_id, site_id: s.site_id }, 'export limitation iteration failed');
         }
       }
       return { ran };
