@@ -116,6 +116,12 @@ test('the 30 s loop holds a demo site under its limit through a scripted day', a
   const last = await balance();
   assert.equal(last.devices.find((x: any) => x.kind === 'battery').setpoint_kw, 0, JSON.stringify(last.devices));
   assert.equal(last.devices.find((x: any) => x.kind === 'pv').setpoint_kw, 8);
+  // Each iteration stored the boundary meter's reading as telemetry: capacity measures from it.
+  const cap = await ok(svc, viewer, 'GET', `/api/hardware/ems/grid/sites/${SITE}/capacity`);
+  assert.deepEqual(cap.meters, ['farm-1.meter']);
+  assert.equal(cap.half_hours.filter((h: any) => h.half_hours_measured > 0).length, ticks);
+  assert.equal(cap.import_limit_kw, 20);
+  assert.equal(cap.peak_import_kw, Math.max(...events.filter((e: any) => e.trigger === 'schedule').map((e: any) => e.boundary_after_kw)));
 });
 
 test('run on demand: one iteration now; refusals', async () => {

@@ -130,7 +130,8 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     const modelMeter = model?.devices.find((d) => d.kind === 'meter');
     if (modelMeter) meters.add(modelMeter.device_id);
     const from = now - CAPACITY_WINDOW_DAYS * 86_400_000;
-    const rows = await telemetry.halfHourly(db, orgId, [...meters].sort(), new Date(from), new Date(now));
+    // Readings at the present instant count (the window ends after now).
+    const rows = await telemetry.halfHourly(db, orgId, [...meters].sort(), new Date(from), new Date(now + 1));
     const bySlotStart = new Map<number, number>();
     for (const r of rows) if (r.mean_power_kw !== null) bySlotStart.set(Date.parse(r.slot), (bySlotStart.get(Date.parse(r.slot)) ?? 0) + Number(r.mean_power_kw));
     const peaks = new Map<number, { kw: number; at: number; n: number }>();

@@ -5,7 +5,7 @@
 import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
-import { TELEMETRY_READS } from '../telemetry/index.ts';
+import { TELEMETRY_READS, TELEMETRY_WRITER } from '../telemetry/index.ts';
 import { createControl, LOOP_EVERY_MS, type Control, type DecisionEntry, type Replayer, type SetpointInput, type SetpointResult } from './service.ts';
 import { createGrid } from './grid.ts';
 import { controlOperations } from './routes.ts';
@@ -60,7 +60,7 @@ export const controlDefinition: ModuleDefinition = {
   dependsOn: ['orgs', 'registry', 'telemetry'],
   migrations: migrationsDir(import.meta.url),
   provides: (deps, registry) => {
-    const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES), log: deps.log });
+    const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES), writer: registry.get(TELEMETRY_WRITER), log: deps.log });
     registry.provide(CONTROL, c);
     registry.provide(CONTROL_SETPOINTS, {
       write: (q, orgId, input, actor) => c.writeSetpoint(q, orgId, input, actor),

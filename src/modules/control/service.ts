@@ -10,12 +10,15 @@ import { toPage } from '../../platform/cursor.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { realmForId } from '../orgs/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
+import type { TelemetryWriter } from '../telemetry/index.ts';
 import { controlErrors } from './errors.ts';
 import {
   CONTROLLABLE, SLOW_APPLY_SECONDS, TOLERANCE_KW, decideExport, evaluateGuardrails, measure, round3, step, verdictOf,
   type Behaviour, type Connection, type DeviceKind, type DeviceState, type ExportDecision, type ExportInputs, type SiteState, type Verdict,
 } from './model.ts';
 import { configStore, decisionStore, demoStore, eventStore, overrideStore, setpointStore, type ConfigRow, type DecisionRow, type OverrideRow, type SetpointRow } from './store.ts';
+
+type TelemetryRow = Extract<ReturnType<TelemetryWriter['judge']>[number], { ok: true }>['row'];
 
 export const LOOP_EVERY_MS = 30_000;
 export const DEADBAND_KW = 0.3;
@@ -160,7 +163,7 @@ export function differences(a: unknown, b: unknown, path = '$'): { path: string;
   return [{ path, recorded: a ?? null, replayed: b ?? null }];
 }
 
-export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: CursorCodec; registry: RegistrySites; log?: { warn(obj: object, msg: string): void } }) {
+export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: CursorCodec; registry: RegistrySites; writer: TelemetryWriter; log?: { warn(obj: object, msg: string): void } }) {
   const { db, clock, cursors, registry } = deps;
   const replayers = new Map<string, Replayer>([
     ['setpoint', (i) => verdictOf(i)],
@@ -338,7 +341,23 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       action, outcome, commands: setpoints, decision_id,
     };
     await eventStore.insert(q, orgId, ev);
-    return eventView(ev);
+    // The boundary meter's reading after the iteration, stored as the organisation's telemetry
+    // (capacity reads measured peaks from it).
+    const meter = site.devices.find((d) => d.kind === 'meter');
+    const rows: TelemetryRow[] = [];
+    if (meter) {
+      const [j] = deps.writer.judge(orgId, [{ asset_id: meter.device_id, ts: isoTime(now), power_kw: after, status: 'measured', site_ref: siteId, source: 'demo-device-model', export_limit_event: event_id }]);
+      if (j?.ok) {
+        rows.push(j.row);
+        await deps.writer.writeInTx(q, orgId, now, rows);
+      }
+    }
+    return { view: eventView(ev), rows, at: now };
+  }
+
+  /** After the iteration's transaction committed: the meter reading is counted and streamed. */
+  async function committed(orgId: string, r: { rows: TelemetryRow[]; at: Date } | null) {
+    if (r && r.rows.length) await deps.writer.committed(orgId, r.at, r.rows);
   }
 
   const eventView = (e: { event_id: string; site_id: string; trigger: string; tick_at: Date | null; at: Date; limit_kw: number; boundary_before_kw: number; boundary_after_kw: number; action: string; outcome: string; commands: any; decision_id: string }) => ({
@@ -543,7 +562,9 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
 
     // ---- Export limitation ----
     async run(ctx: RequestContext, siteId: string) {
-      return db.tx(async (q) => (await iterate(q, ctx.orgId, siteId, 'manual', actorId(ctx)))!);
+      const r = (await db.tx((q) => iterate(q, ctx.orgId, siteId, 'manual', actorId(ctx))))!;
+      await committed(ctx.orgId, r);
+      return r.view;
     },
 
     /** The 30 s tick: every demo-realm site with limitation on, each once per tick across instances. */
@@ -554,6 +575,7 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
         if (!(await isDemo(s.org_id))) continue;
         try {
           const r = await deps.work.tx((q) => iterate(q, s.org_id, s.site_id, 'schedule', null));
+          await committed(s.org_id, r);
           if (r) ran++;
         } catch (err) {
           // One site's failure does not stop the others; the next tick tries again.
