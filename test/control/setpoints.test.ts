@@ -155,6 +155,7 @@ test('refusals: bad input, unknown device, wrong role, another organisation', as
   assertRefused(await behaviour('home-1.pv', 'ignores', viewer), 403, /./);
   assertRefused(await scenario({ load_kw: -1, pv_available_kw: 1 }), 422, { fields: ['body.load_kw'] });
   assertRefused(await scenario({ load_kw: 1 }), 422, { fields: ['body.pv_available_kw'] });
+  assertRefused(await scenario({ load_kw: 1, pv_available_kw: 1 }, 'my%20house'), 422, { fields: ['path.site_id'] });
   assertRefused(await scenario({ load_kw: 1, pv_available_kw: 1 }, SITE, viewer), 403, /./);
   assertRefused(await call(svc, other, 'GET', `/api/hardware/ems/control/sites/${SITE}/balance`), 404, 'No device model for this site; set a scenario first');
   assertRefused(await call(svc, null, 'GET', `/api/hardware/ems/control/sites/${SITE}/balance`), 401, /./);

@@ -9,6 +9,7 @@ import type { CursorCodec } from '../../platform/cursor.ts';
 import { toPage } from '../../platform/cursor.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { realmForId } from '../orgs/index.ts';
+import { ASSET_ID_PATTERN } from '../registry/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
 import type { TelemetryWriter } from '../telemetry/index.ts';
 import { controlErrors } from './errors.ts';
@@ -412,6 +413,9 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       const now = clock.now().getTime();
       return db.tx(async (q) => {
         let site = await demoStore.site(q, ctx.orgId, siteId, { forUpdate: true });
+        if (!site && !new RegExp(ASSET_ID_PATTERN).test(`${siteId}.battery`)) {
+          throw controlErrors.field(['path', 'site_id'], 'A demo site id must also make device ids: letters, digits and . _ : @ + - only, at most 119 characters', siteId);
+        }
         if (!site) {
           // Registered assets of the site lend their ids to the model's devices (decision 0180).
           const assets = await registry.assets(q, ctx.orgId, { siteId });
