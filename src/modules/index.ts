@@ -21,6 +21,7 @@ import { emsAlertsDefinition } from './ems-alerts/index.ts';
 import { energyDefinition } from './energy/index.ts';
 import { pricingDefinition } from './pricing/index.ts';
 import { fieldDefinition } from './field/index.ts';
+import { controlDefinition } from './control/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -43,6 +44,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   energyDefinition,
   pricingDefinition,
   fieldDefinition,
+  controlDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

@@ -1,0 +1,75 @@
+// Control in the demo realm: the synthetic device model, the one verified setpoint write, the
+// 30-second export limitation loop on the platform job queue (demo-realm sites only, once per tick
+// across instances), overrides, grid connection guardrails and capacity, and the decision log with
+// replay (concepts.md section 1, demo realm rules 1-3, 5, 6; endpoints.md 4.6 and 4.10).
+import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { serviceKey } from '../../platform/services.ts';
+import { REGISTRY_SITES } from '../registry/index.ts';
+import { TELEMETRY_READS, TELEMETRY_WRITER } from '../telemetry/index.ts';
+import { createControl, LOOP_EVERY_MS, type Control, type DecisionEntry, type Replayer, type SetpointInput, type SetpointResult } from './service.ts';
+import { createGrid } from './grid.ts';
+import { controlOperations } from './routes.ts';
+import { CONTROL_ERROR_DOCS } from './errors.ts';
+import type { Queryable } from '../../infra/db/index.ts';
+
+/**
+ * The verified setpoint write for other modules (the optimiser's dispatch): demo realm only (403
+ * `Demo realm only` otherwise), refused 409 `Override active` while an override holds the site or
+ * device, recorded in the decision log, in the caller's transaction.
+ */
+export interface ControlSetpoints {
+  write(q: Queryable, orgId: string, input: SetpointInput & { source: 'optimiser' | 'export_limit' | 'manual' }, actor: string | null): Promise<SetpointResult>;
+  /** Active overrides on a site now: the whole site, or these devices. */
+  overrides(q: Queryable, orgId: string, siteId: string): Promise<{ site: boolean; devices: string[] }>;
+}
+export const CONTROL_SETPOINTS = serviceKey<ControlSetpoints>('control.setpoints');
+
+/** The decision log for other modules: record a decision (kind 'optimisation' with its plan) and register its replay. */
+export interface DecisionLog {
+  record(q: Queryable, orgId: string, entry: DecisionEntry): Promise<string>;
+  registerReplayer(kind: string, replay: Replayer): void;
+}
+export const DECISION_LOG = serviceKey<DecisionLog>('control.decisions');
+
+export type { SetpointInput, SetpointResult, DecisionEntry, Replayer };
+
+/** The module's own instance, shared between what it provides and its operations. */
+const CONTROL = serviceKey<Control>('control.instance');
+
+export const controlModule: ModuleFactory = (deps) => {
+  const c = deps.services.get(CONTROL);
+  const g = createGrid({ db: deps.db, clock: deps.clock, control: c, registry: deps.services.get(REGISTRY_SITES), telemetry: deps.services.get(TELEMETRY_READS) });
+  return {
+    name: 'control',
+    tags: {
+      'ems-control': 'EMS control: sites under control, setpoint history, per-site configuration, export limitation events and overrides.',
+      grid: 'Grid connection: guardrails from the connection agreement, evaluation, agreement reading, capacity and capacity plans. Sends no device command.',
+      decisions: 'The decision log: every control, optimisation and guardrail decision with its inputs, rule and outcome, and replay.',
+    },
+    errors: CONTROL_ERROR_DOCS,
+    operations: controlOperations(c, g),
+    background: {
+      schedules: [{ kind: 'control.export-limit', everyMs: LOOP_EVERY_MS, run: async () => void (await c.tick()) }],
+    },
+  };
+};
+
+/** This module as the module list names it. */
+export const controlDefinition: ModuleDefinition = {
+  name: 'control',
+  dependsOn: ['orgs', 'registry', 'telemetry'],
+  migrations: migrationsDir(import.meta.url),
+  provides: (deps, registry) => {
+    const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES), writer: registry.get(TELEMETRY_WRITER), log: deps.log });
+    registry.provide(CONTROL, c);
+    registry.provide(CONTROL_SETPOINTS, {
+      write: (q, orgId, input, actor) => c.writeSetpoint(q, orgId, input, actor),
+      overrides: (q, orgId, siteId) => c.overridesOn(q, orgId, siteId, deps.clock.now()),
+    });
+    registry.provide(DECISION_LOG, {
+      record: (q, orgId, entry) => c.recordDecision(q, orgId, entry),
+      registerReplayer: (kind, replay) => void c.replayers.set(kind, replay),
+    });
+  },
+  create: controlModule,
+};
