@@ -37,6 +37,13 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(errors.validation([{ type: 'json_invalid', loc: ['body'], msg: 'Body is not valid UTF-8', input: null }]), undefined);
       return;
     }
+    // No body under a JSON content type (clients send the header on a DELETE too): no body at all.
+    // An operation that needs one still answers that it is missing.
+    if (text.trim() === '') {
+      if (req.routeOptions?.schema?.body) done(errors.validation([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]), undefined);
+      else done(null, undefined);
+      return;
+    }
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
       done(
         new AppError(422, [{ type: 'json_invalid', loc: ['body'], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, input: null }], {

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { dataBasisHeaders, headerText } from '../../src/platform/register.ts';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { assertRefused } from '../helpers/refusal.ts';
 import { fixtureModule } from '../helpers/fixtures.ts';
 
 let svc: TestService;
@@ -247,4 +248,14 @@ test('a success carries the operation\'s data basis as x-platform-data-basis; a 
     ['x-platform-data-basis', 'calculated'],
     ['x-platform-method', 'Energy x price.'],
   ]);
+});
+
+test('an empty body under a JSON content type is no body: refused as missing where one is needed, accepted where none is', async () => {
+  const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const post = await svc.request({ method: 'POST', url: '/api/test-fixture/echo', headers: json, payload: '' });
+  assertRefused(post, 422, { fields: ['body'] });
+  assert.equal(JSON.parse(post.body).detail[0].type, 'missing');
+  // A DELETE with the header and no body reaches the operation (here: an unknown invitation).
+  const del = await svc.request({ method: 'DELETE', url: '/api/auth/invitations/inv-unknown', headers: json, payload: '' });
+  assertRefused(del, 404, 'Not Found');
 });
