@@ -41,6 +41,8 @@ const OWN_INSTANT_FORMATS = new Set<string>([
   'market/uk-time.ts', // calendar dates, and isoZ for the tariff provider's and flexibility platforms' requests
   'devtools/apikeys/alerts.ts', // the expiry date in an alert title
   'energy/range.ts', // calendar months and dates of a statement period
+  'energy/reporting/service.ts', // the interval export's UK local start time column, with its offset
+  'control/grid.ts', // checks that an agreement's date is a real calendar date
 ]);
 
 test('no module writes instants in a format of its own (milliseconds dropped, offsets)', () => {
