@@ -88,7 +88,7 @@ export interface ModuleStartContext {
    * The service's HTTP server (the one the API listens on): a module serving WebSockets handles
    * its `upgrade` events for its own paths and leaves the others alone.
    */
-  server: HttpServer;
+  server?: HttpServer;
 }
 
 export type ModuleFactory = (deps: AppDeps) => ModuleInstance;
