@@ -265,3 +265,37 @@ describe('load sharing', () => {
     assertRefused(await svc.request({ method: 'POST', url: `${H}/sites/nocap/load-sharing`, headers: auth(token), payload: {} }), 409, "No capacity to share: set the site's capacity_kw or send capacity_kw");
   });
 });
+
+describe('reliability from status history', () => {
+  test('a rapid connector\'s reported statuses give its PCPR figure; offline time is excluded; compliance follows', async () => {
+    clock.set('2026-02-01T00:00:00Z');
+    const { password } = await siteWithCharger(svc, token, { site_id: 'rel', name: 'Rapid hub' }, { charge_point_id: 'REL1', max_power_kw: 60, contactless: true });
+    const cp = await connect(charger({ base, orgId: ORG, id: 'REL1', password, protocol: 'ocpp2.0.1' }));
+    const status = (s: string) => cp.call('StatusNotification', { timestamp: clock.now().toISOString(), connectorStatus: s, evseId: 1, connectorId: 1 });
+    await status('Available');
+    clock.advance(99 * 3_600_000);
+    await status('Faulted');
+    clock.advance(3_600_000);
+    await status('Available');
+    const rel = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/reliability`, headers: auth(token) }));
+    assert.deepEqual(rel.connectors.map((c: any) => [c.connector_id, c.reliability_percent, c.reliable_hours, c.unreliable_hours, c.meets_target]), [[1, 99, 99, 1, true]]);
+    assert.deepEqual([rel.site.rapid_reliability_percent, rel.site.meets_target], [99, true]);
+
+    // Two hours offline (excluded), then faulted for two hours: 99 / (99 + 3) = 97.05% (truncated).
+    await cp.close({ force: true });
+    await eventually(async () => {
+      const site = json(await svc.request({ method: 'GET', url: `${H}/sites/rel`, headers: auth(token) }));
+      return site.charge_points[0].connector_status[0]?.ocpi_status === 'UNKNOWN';
+    }, 'the dropped charger\'s connector UNKNOWN');
+    clock.advance(2 * 3_600_000);
+    const back = await connect(charger({ base, orgId: ORG, id: 'REL1', password, protocol: 'ocpp2.0.1' }));
+    await back.call('StatusNotification', { timestamp: clock.now().toISOString(), connectorStatus: 'Faulted', evseId: 1, connectorId: 1 });
+    clock.advance(2 * 3_600_000);
+    const after = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/reliability`, headers: auth(token) }));
+    assert.deepEqual(after.connectors.map((c: any) => [c.reliability_percent, c.reliable_hours, c.unreliable_hours, c.excluded_hours, c.meets_target]), [[97.05, 99, 3, 2, false]]);
+    const comp = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/compliance`, headers: auth(token) }));
+    const duty = comp.duties.find((d: any) => d.duty === 'reliability_99' && d.charge_point_id === 'REL1');
+    assert.deepEqual([duty.applies, duty.result], [true, 'not_met']);
+    assert.match(duty.evidence, /connector 1 97\.05%/);
+  });
+});
