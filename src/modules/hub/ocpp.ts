@@ -17,7 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { TelemetryWriter } from '../telemetry/index.ts';
 import { hubStore as store, type ChargePointRow } from './store.ts';
 
-const { RPCServer, createRPCError } = ocppRpc;
+const { RPCServer } = ocppRpc;
 
 /** Where chargers connect: `<prefix>/<org_id>/<charge_point_id>`. */
 export const OCPP_PATH = '/ocpp';
@@ -166,17 +166,20 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     });
     if (version === 'ocpp1.6') handle16(client, s);
     else handle201(client, s);
-    client.handle(({ method }) => {
-      throw createRPCError('NotImplemented', `Requested Action is not known by receiver: ${method}`);
-    });
+    // No wildcard handler: an action not handled here is answered NotImplemented by ocpp-rpc
+    // before any schema check (a wildcard would be validated first and answer ProtocolError).
   });
 
   /** The connection ended: each connector it reported goes UNKNOWN (excluded from reliability). */
   async function offline(s: Session) {
+    const k = key(s.orgId, s.cpId);
+    if (clients.has(k)) return; // it reconnected here already
     const still = await store.disconnected(db, s.orgId, s.cpId, instanceId);
     if (!still) return;
     const now = clock.now();
-    for (const c of await store.reportedConnectors(db, s.orgId, s.cpId)) {
+    const connectors = await store.reportedConnectors(db, s.orgId, s.cpId);
+    if (clients.has(k)) return;
+    for (const c of connectors) {
       await store.insertStatus(db, s.orgId, { charge_point_id: s.cpId, connector_id: c, status: 'Offline', ocpi_status: 'UNKNOWN', error_code: null, ts: now }, now);
     }
   }
