@@ -20,6 +20,12 @@ import { fmt, machine, mib, pinSelf, summary } from './lib/stats.ts';
 import { startChild } from './lib/child.ts';
 
 const { RPCClient } = ocppRpc;
+/** The parts of ocpp-rpc's client used here (its typings make every option required). */
+interface Charger {
+  connect(): Promise<unknown>;
+  call(method: string, params?: unknown): Promise<any>;
+  close(opts?: { force?: boolean }): Promise<unknown>;
+}
 const args = Object.fromEntries(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k, v ?? 'true']; }));
 const STORE = (args.store ?? 'pglite') as 'pg' | 'pglite';
 const N = Number(process.env.HUB_BENCH_CHARGERS ?? args.chargers ?? 200);
@@ -79,7 +85,7 @@ async function main() {
     let messages = 0;
     let failures = 0;
     let measuring = false;
-    const timed = async (c: InstanceType<typeof RPCClient>, method: string, params: unknown) => {
+    const timed = async (c: Charger, method: string, params: unknown) => {
       const s = performance.now();
       try {
         const r = await c.call(method, params);
@@ -90,11 +96,12 @@ async function main() {
         throw e;
       }
     };
-    const clients: InstanceType<typeof RPCClient>[] = [];
+    const clients: Charger[] = [];
     const txs: number[] = [];
     const t1 = performance.now();
     await pool(creds, 50, async (c, i) => {
-      const cli = new RPCClient({ endpoint: c.endpoint.replace('localhost', '127.0.0.1'), identity: c.id, password: c.password, protocols: ['ocpp1.6'], strictMode: true, reconnect: false, callTimeoutMs: 30_000, pingIntervalMs: 0 });
+      const options = { endpoint: c.endpoint.replace('localhost', '127.0.0.1'), identity: c.id, password: c.password, protocols: ['ocpp1.6'], strictMode: true, reconnect: false, callTimeoutMs: 30_000, pingIntervalMs: 0 };
+      const cli = new RPCClient(options as never) as unknown as Charger;
       await cli.connect();
       clients[i] = cli;
       await timed(cli, 'BootNotification', { chargePointVendor: 'Bench', chargePointModel: 'Sim' });
