@@ -299,3 +299,16 @@ describe('reliability from status history', () => {
     assert.match(duty.evidence, /connector 1 97\.05%/);
   });
 });
+
+test('quote with overstay: connected for the duration plus the overstay, overstay charged beyond the grace period', async () => {
+  // 10 kWh over 60 minutes at 50 p = 500 p; 85 minutes connected at 1 p = 85 p; connection 30 p;
+  // 25 minutes' overstay less 10 grace = 15 at 10 p = 150 p. Net 765 p, VAT 153 p, total 918 p.
+  const q = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1/quote?energy_kwh=10&duration_minutes=60&overstay_minutes=25&start=2026-01-20T10:00:00Z`, headers: auth(token) }));
+  assert.deepEqual(q.lines.map((l: any) => [l.kind, l.quantity, l.amount_p]), [
+    ['energy', '10.000', '500.0000'],
+    ['time', '85.00', '85.0000'],
+    ['connection', '1', '30.0000'],
+    ['overstay', '15.00', '150.0000'],
+  ]);
+  assert.deepEqual([q.net_gbp, q.vat_gbp, q.total_gbp, q.schedule_version], ['7.65', '1.53', '9.18', 1]);
+});

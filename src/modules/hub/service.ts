@@ -289,7 +289,8 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
       const stopMs = startMs + query.duration_minutes * 60_000;
       const wh = Math.round(Number(query.energy_kwh) * 1000);
       const overstay = (query.overstay_minutes ?? 0) * 60_000;
-      const c = costSession(toSchedule(sched), [{ t: startMs, wh: 0 }, { t: stopMs, wh }], startMs, stopMs + overstay, overstay + sched.overstay_grace_minutes * 60_000 * (overstay > 0 ? 1 : 0));
+      // Connected for the duration plus the stated overstay; the overstay is charged beyond the grace period.
+      const c = costSession(toSchedule(sched), [{ t: startMs, wh: 0 }, { t: stopMs, wh }], startMs, stopMs + overstay, overstay);
       return { site_id: siteId, start: isoTime(start), ...c, data_basis: { basis: 'calculated' as const, method: QUOTE_METHOD } };
     },
 
