@@ -312,3 +312,9 @@ test('quote with overstay: connected for the duration plus the overstay, oversta
   ]);
   assert.deepEqual([q.net_gbp, q.vat_gbp, q.total_gbp, q.schedule_version], ['7.65', '1.53', '9.18', 1]);
 });
+
+test('a WebSocket upgrade to any other path is ended, not left hanging', async () => {
+  // ocpp-rpc's client appends the identity: this asks to upgrade /api/csms/api/hub/sites.
+  const stray = charger({ base: `${base}/api/csms/api/hub`, orgId: 'x', id: 'sites', password: 'whatever-password', protocol: 'ocpp1.6' });
+  await assert.rejects(stray.connect());
+});

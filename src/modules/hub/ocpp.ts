@@ -346,6 +346,9 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       server?.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
         const path = (req.url ?? '').split('?')[0];
         if (path.startsWith(`${OCPP_PATH}/`)) void rpc.handleUpgrade(req, socket, head);
+        // Node ends upgrades nobody listens for; with this listener it would not, so when no other
+        // module serves WebSockets an upgrade to any other path is ended here.
+        else if (server.listenerCount('upgrade') === 1) socket.destroy();
       });
       unsubs.push(
         await bus.subscribe(`hub.cmd.${instanceId}`, async (payload) => {
