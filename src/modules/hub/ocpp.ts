@@ -15,6 +15,7 @@ import type { Bus } from '../../infra/bus/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TelemetryWriter } from '../telemetry/index.ts';
+type CanonicalRow = Parameters<TelemetryWriter['writeInTx']>[3][number];
 import { hubStore as store, type ChargePointRow } from './store.ts';
 
 const { RPCServer } = ocppRpc;
@@ -202,8 +203,62 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
   }
 
   /** Stores register samples against the transaction and the readings as telemetry of the charger asset. */
-  async function meter(s: Session, connectorId: number, txId: string | null, values: Sampled[]) {
+  /**
+   * Meter values are written by group commit: a message waits for the next flush, and one flush
+   * writes every message queued since the last one in one transaction (register samples, then the
+   * telemetry rows of each organisation in one batch), so a thousand chargers cost a few store
+   * transactions a second rather than one each. The CALLRESULT goes out after the commit. A flush
+   * that fails is retried message by message, so one bad message fails alone.
+   */
+  interface MeterWrite {
+    s: Session;
+    txId: string | null;
+    values: Sampled[];
+    rows: CanonicalRow[];
+    done: (err?: unknown) => void;
+  }
+  const meterQueue: MeterWrite[] = [];
+  let flushing: Promise<void> | null = null;
+
+  async function writeMeters(batch: MeterWrite[]) {
     const now = clock.now();
+    const byOrg = new Map<string, CanonicalRow[]>();
+    for (const m of batch) byOrg.set(m.s.orgId, [...(byOrg.get(m.s.orgId) ?? []), ...m.rows]);
+    await db.tx(async (q) => {
+      for (const m of batch) {
+        if (!m.txId) continue;
+        for (const v of m.values) if (v.wh !== null && !Number.isNaN(v.ts.getTime())) await store.sample(q, m.s.orgId, m.txId, v.ts, v.wh);
+      }
+      for (const [orgId, rows] of byOrg) await writer.writeInTx(q, orgId, now, rows);
+    });
+    for (const [orgId, rows] of byOrg) await writer.committed(orgId, now, rows).catch((err) => log.warn({ err }, 'hub: telemetry stream publish failed'));
+  }
+
+  function flush() {
+    if (flushing) return;
+    flushing = (async () => {
+      while (meterQueue.length) {
+        const batch = meterQueue.splice(0, 500);
+        try {
+          await writeMeters(batch);
+          for (const m of batch) m.done();
+        } catch {
+          for (const m of batch) {
+            try {
+              await writeMeters([m]);
+              m.done();
+            } catch (err) {
+              m.done(err);
+            }
+          }
+        }
+      }
+      flushing = null;
+    })();
+    track(flushing);
+  }
+
+  function meter(s: Session, connectorId: number, txId: string | null, values: Sampled[]): Promise<void> {
     const records = values
       .filter((v) => !Number.isNaN(v.ts.getTime()) && (v.wh !== null || v.powerKw !== null))
       .map((v) => ({
@@ -216,14 +271,29 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
         ...(txId && { transaction_id: txId }),
         origin: 'ocpp',
       }));
-    const judged = writer.judge(s.orgId, records);
-    const rows = judged.flatMap((j) => (j.ok ? [j.row] : []));
-    await db.tx(async (q) => {
-      if (txId) for (const v of values) if (v.wh !== null && !Number.isNaN(v.ts.getTime())) await store.sample(q, s.orgId, txId, v.ts, v.wh);
-      await writer.writeInTx(q, s.orgId, now, rows);
+    const rows = writer.judge(s.orgId, records).flatMap((j) => (j.ok ? [j.row] : []));
+    return new Promise<void>((resolve, reject) => {
+      meterQueue.push({ s, txId, values, rows, done: (err) => (err ? reject(err) : resolve()) });
+      flush();
     });
-    await writer.committed(s.orgId, now, rows);
   }
+
+  /** Transaction ids of the link (ocpp id -> the hub's), per charger: MeterValues name theirs on every message. */
+  const txIds = new Map<string, { transaction_id: string; connector_id: number }>();
+  async function txOf(s: Session, ocppId: string) {
+    const k = `${key(s.orgId, s.cpId)}/${ocppId}`;
+    const hit = txIds.get(k);
+    if (hit) return hit;
+    const row = await store.transactionByOcpp(db, s.orgId, s.cpId, ocppId);
+    if (!row) return null;
+    const v = { transaction_id: row.transaction_id, connector_id: row.connector_id };
+    if (!row.stopped_at) {
+      if (txIds.size > 100_000) txIds.clear();
+      txIds.set(k, v);
+    }
+    return v;
+  }
+  const forget = (s: Session, ocppId: string) => txIds.delete(`${key(s.orgId, s.cpId)}/${ocppId}`);
 
   async function startTx(q: Queryable, s: Session, t: { connectorId: number; ocppId: string; version: OcppVersion; idTag: string | null; at: Date; meterStartWh: number | null }) {
     const now = clock.now();
@@ -269,7 +339,7 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       return { transactionId: ocppId, idTagInfo: { status: 'Accepted' } };
     });
     client.handle('MeterValues', async ({ params }) => {
-      const tx = params.transactionId !== undefined ? await store.transactionByOcpp(db, s.orgId, s.cpId, String(params.transactionId)) : null;
+      const tx = params.transactionId !== undefined ? await txOf(s, String(params.transactionId)) : null;
       await meter(s, params.connectorId, tx?.transaction_id ?? null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6')));
       return {};
     });
@@ -283,6 +353,7 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       const data = (params.transactionData ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6'));
       await meter(s, tx.connector_id, tx.transaction_id, [...data, { ts: at, wh: params.meterStop, powerKw: null }]);
       await store.stop(db, s.orgId, tx.transaction_id, at, params.meterStop, params.reason ?? 'Local');
+      forget(s, String(params.transactionId));
       return { idTagInfo: { status: 'Accepted' } };
     });
   }
@@ -306,17 +377,20 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       const ocppId: string = params.transactionInfo.transactionId;
       const at = chargerTime(params.timestamp);
       const values: Sampled[] = (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp2.0.1'));
-      let tx = await store.transactionByOcpp(db, s.orgId, s.cpId, ocppId);
+      let tx = await txOf(s, ocppId);
       let connectorId = params.evse?.id ?? tx?.connector_id ?? 1;
       if (!tx) {
         // Started, or the first event the hub sees of a transaction begun while it was not connected.
         const first = values.find((v) => v.wh !== null);
         await db.tx((q) => startTx(q, s, { connectorId, ocppId, version: 'ocpp2.0.1', idTag: params.idToken?.idToken ?? null, at, meterStartWh: first?.wh ?? null }));
-        tx = await store.transactionByOcpp(db, s.orgId, s.cpId, ocppId);
+        tx = await txOf(s, ocppId);
       }
       connectorId = tx!.connector_id;
       if (values.length) await meter(s, connectorId, tx!.transaction_id, values);
-      if (params.eventType === 'Ended') await store.stop(db, s.orgId, tx!.transaction_id, at, null, params.transactionInfo.stoppedReason ?? 'Local');
+      if (params.eventType === 'Ended') {
+        await store.stop(db, s.orgId, tx!.transaction_id, at, null, params.transactionInfo.stoppedReason ?? 'Local');
+        forget(s, ocppId);
+      }
       return params.idToken ? { idTokenInfo: { status: 'Accepted' } } : {};
     });
   }

@@ -295,9 +295,10 @@ export const hubStore = {
   },
   /** A register sample: stored once per instant; the transaction's last reading moves forward only. */
   async sample(q: Queryable, orgId: string, txId: string, ts: Date, wh: number): Promise<void> {
-    await q.query('insert into hub_meter_samples (org_id, transaction_id, ts, wh) values ($1,$2,$3,$4) on conflict do nothing', [orgId, txId, ts, wh]);
+    // One statement: the sample, and the transaction's last reading (moved forward only).
     await q.query(
-      `update hub_transactions set
+      `with ins as (insert into hub_meter_samples (org_id, transaction_id, ts, wh) values ($1,$2,$3,$4) on conflict do nothing)
+       update hub_transactions set
           energy_last_increase_at = case when meter_start_known and $4::bigint > coalesce(last_meter_wh, meter_start_wh) then $3 else energy_last_increase_at end,
           meter_start_wh = case when meter_start_known then meter_start_wh else $4::bigint end,
           last_meter_wh = case when meter_start_known then greatest(coalesce(last_meter_wh, meter_start_wh), $4::bigint) else $4::bigint end,
