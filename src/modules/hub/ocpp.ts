@@ -231,7 +231,9 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       }
       for (const [orgId, rows] of byOrg) await writer.writeInTx(q, orgId, now, rows);
     });
-    for (const [orgId, rows] of byOrg) await writer.committed(orgId, now, rows).catch((err) => log.warn({ err }, 'hub: telemetry stream publish failed'));
+    // The live stream is published after the commit without holding the next flush (or the
+    // chargers' answers) behind the bus's acknowledgement.
+    for (const [orgId, rows] of byOrg) track(writer.committed(orgId, now, rows).catch((err) => log.warn({ err }, 'hub: telemetry stream publish failed')));
   }
 
   function flush() {
