@@ -43,7 +43,7 @@ export { createOcppGateway, OCPP_PATH, SUBPROTOCOLS } from './ocpp.ts';
 /** This module as the module list names it. */
 export const hubDefinition: ModuleDefinition = {
   name: 'hub',
-  dependsOn: ['orgs', 'audit', 'telemetry', 'registry'],
+  dependsOn: ['orgs', 'audit', 'telemetry', 'registry', 'market'],
   migrations: migrationsDir(import.meta.url),
   config: hubConfig,
   create: hubModule,

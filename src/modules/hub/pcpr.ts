@@ -2,6 +2,8 @@
 // their thresholds and commencement dates, reliability from connector status history (reg 7) and
 // the compliance findings for a site's charge points.
 import type { ChargePointRow, SiteRow, StatusRow } from './store.ts';
+import { isoTime } from '../../platform/schema-kit.ts';
+import { ukDate } from '../market/index.ts';
 
 export const RAPID_KW = 50;
 export const RELIABILITY_TARGET = 99;
@@ -88,8 +90,8 @@ export function reliabilityOf(cps: readonly ChargePointRow[], history: readonly 
   }
   const rapidPc = percent(rapidSite);
   return {
-    from: from.toISOString(),
-    to: to.toISOString(),
+    from: isoTime(from),
+    to: isoTime(to),
     target: { percent: RELIABILITY_TARGET, applies_to: 'Rapid charge points (50 kW and above), averaged over the operator\'s rapid network in each calendar year', source: 'PCPR 2023 reg 7' },
     site: { ...figure(site), rapid_reliability_percent: rapidPc, meets_target: rapidPc === null ? null : rapidPc >= RELIABILITY_TARGET },
     connectors,
@@ -106,7 +108,8 @@ interface Finding {
   evidence: string;
 }
 
-const commenced = (duty: string, now: Date) => now.toISOString().slice(0, 10) >= DUTIES.find((d) => d.duty === duty)!.commences;
+/** Whether a duty has commenced by the UK calendar date of `now`. */
+const commenced = (duty: string, now: Date) => ukDate(now.getTime()) >= DUTIES.find((d) => d.duty === duty)!.commences;
 const known = (v: boolean | null, yes: string, no: string, unknown: string): [Result, string] => (v === null ? ['not_known', unknown] : v ? ['met', yes] : ['not_met', no]);
 
 export function complianceOf(input: {
