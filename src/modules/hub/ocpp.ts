@@ -224,11 +224,21 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     const now = clock.now();
     const byOrg = new Map<string, CanonicalRow[]>();
     for (const m of batch) byOrg.set(m.s.orgId, [...(byOrg.get(m.s.orgId) ?? []), ...m.rows]);
-    await db.tx(async (q) => {
-      for (const m of batch) {
-        if (!m.txId) continue;
-        for (const v of m.values) if (v.wh !== null && !Number.isNaN(v.ts.getTime())) await store.sample(q, m.s.orgId, m.txId, v.ts, v.wh);
+    // Samples in rounds, each transaction at most once a round, in the order they came.
+    const rounds: { orgId: string; txId: string; ts: Date; wh: number }[][] = [];
+    const seen = new Map<string, number>();
+    for (const m of batch) {
+      if (!m.txId) continue;
+      for (const v of m.values) {
+        if (v.wh === null || Number.isNaN(v.ts.getTime())) continue;
+        const k: string = `${m.s.orgId}/${m.txId}`;
+        const r: number = seen.get(k) ?? 0;
+        seen.set(k, r + 1);
+        (rounds[r] ??= []).push({ orgId: m.s.orgId, txId: m.txId, ts: v.ts, wh: v.wh });
       }
+    }
+    await db.tx(async (q) => {
+      for (const round of rounds) await store.sampleMany(q, round);
       for (const [orgId, rows] of byOrg) await writer.writeInTx(q, orgId, now, rows);
     });
     // The live stream is published after the commit without holding the next flush (or the

@@ -308,6 +308,26 @@ export const hubStore = {
       [orgId, txId, ts, wh],
     );
   },
+  /**
+   * Many register samples in one statement (meter values by group commit): each transaction at most
+   * once per call (the caller splits a batch into rounds), so every row updates its transaction as
+   * `sample` would. Rows name their own organisation.
+   */
+  async sampleMany(q: Queryable, rows: readonly { orgId: string; txId: string; ts: Date; wh: number }[]): Promise<void> {
+    if (!rows.length) return;
+    await q.query(
+      `with v as (select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[]) as v(org_id, transaction_id, ts, wh)),
+       ins as (insert into hub_meter_samples (org_id, transaction_id, ts, wh) select org_id, transaction_id, ts, wh from v on conflict do nothing)
+       update hub_transactions t set
+          energy_last_increase_at = case when t.meter_start_known and v.wh > coalesce(t.last_meter_wh, t.meter_start_wh) then v.ts else t.energy_last_increase_at end,
+          meter_start_wh = case when t.meter_start_known then t.meter_start_wh else v.wh end,
+          last_meter_wh = case when t.meter_start_known then greatest(coalesce(t.last_meter_wh, t.meter_start_wh), v.wh) else v.wh end,
+          last_meter_at = greatest(t.last_meter_at, v.ts),
+          meter_start_known = true
+        from v where t.org_id = v.org_id and t.transaction_id = v.transaction_id`,
+      [rows.map((r) => r.orgId), rows.map((r) => r.txId), rows.map((r) => r.ts), rows.map((r) => r.wh)],
+    );
+  },
   async samples(q: Queryable, orgId: string, txId: string): Promise<{ ts: Date; wh: string }[]> {
     const r = await q.query<{ ts: Date; wh: string }>('select ts, wh::text from hub_meter_samples where org_id=$1 and transaction_id=$2 order by ts', [orgId, txId]);
     return r.rows;
