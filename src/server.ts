@@ -75,7 +75,7 @@ export async function startService(
     const kinds = registerBackground(jobs, built.modules);
     jobQueueMetrics(deps.metrics, { db: infra.db, clock, kinds: () => kinds });
     await built.app.ready();
-    for (const m of built.modules) await m.start?.({ operations: built.operations });
+    for (const m of built.modules) await m.start?.({ operations: built.operations, server: built.app.server });
     await jobs.start();
   } catch (e) {
     await infra.close();
@@ -88,6 +88,8 @@ export async function startService(
     runDue: () => jobs.runDue(),
     stop() {
       stopping ??= (async () => {
+        // Long-lived connections (a module's WebSockets) end first: the server's close waits for them.
+        for (const m of built.modules) await m.closing?.().catch(() => {});
         await built.app.close();
         await jobs.stop().catch(() => {});
         for (const m of built.modules) await m.stop?.().catch(() => {});

@@ -22,6 +22,7 @@ import { energyDefinition } from './energy/index.ts';
 import { pricingDefinition } from './pricing/index.ts';
 import { fieldDefinition } from './field/index.ts';
 import { controlDefinition } from './control/index.ts';
+import { hubDefinition } from './hub/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -45,6 +46,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   pricingDefinition,
   fieldDefinition,
   controlDefinition,
+  hubDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

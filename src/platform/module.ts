@@ -1,6 +1,7 @@
 // What a module is: a factory over narrow dependencies that returns its declared operations,
 // and optionally what it provides to the platform (key and session checks) and background work.
 import { fileURLToPath } from 'node:url';
+import type { Server as HttpServer } from 'node:http';
 import type { Config, ConfigSection } from '../config.ts';
 import type { MigrationSource } from '../infra/db/migrate.ts';
 import type { Db } from '../infra/db/index.ts';
@@ -72,11 +73,22 @@ export interface ModuleInstance {
    * every operation the app serves (e.g. to find deprecated ones).
    */
   start?(ctx: ModuleStartContext): Promise<void>;
+  /**
+   * Called when the service starts to stop, before the HTTP server waits for its connections to
+   * end: a module that holds long-lived connections (WebSockets taken over from `ctx.server`)
+   * closes them here, or the server's close would wait for them.
+   */
+  closing?(): Promise<void>;
   stop?(): Promise<void>;
 }
 
 export interface ModuleStartContext {
   operations: readonly Operation[];
+  /**
+   * The service's HTTP server (the one the API listens on): a module serving WebSockets handles
+   * its `upgrade` events for its own paths and leaves the others alone.
+   */
+  server?: HttpServer;
 }
 
 export type ModuleFactory = (deps: AppDeps) => ModuleInstance;

@@ -82,4 +82,9 @@ export const AUDIT_ACTIONS: readonly AuditActionInfo[] = [
   { action: 'pricing.tariff.version', description: 'A new version was appended to a retail tariff.' },
   { action: 'field.sla_policy.update', description: "A priority's field SLA policy was set (the whole policy recorded)." },
   { action: 'field.sla_policy.reset', description: "A priority's field SLA policy was deleted: the default is in force again." },
+  { action: 'hub.site.create', description: 'A public charging hub site was created.' },
+  { action: 'hub.site.update', description: 'A public charging hub site was replaced (name, address, capacity, helpline, open data, roaming).' },
+  { action: 'hub.charge_point.register', description: 'A charge point was registered at a hub site (its OCPP password was shown once).' },
+  { action: 'hub.price_schedule.create', description: 'A draft price schedule version was added to a hub site.' },
+  { action: 'hub.price_schedule.publish', description: 'A price schedule version was published: drivers see it and it is never edited.' },
 ];

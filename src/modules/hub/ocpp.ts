@@ -1,0 +1,492 @@
+// The charger side: an OCPP-J endpoint (1.6 and 2.0.1) on the service's own HTTP server, through
+// ocpp-rpc (RPC framing, subprotocol negotiation, HTTP Basic credentials, strict validation of every
+// CALL and CALLRESULT against the official JSON schemas; malformed frames get a CALLERROR and the
+// connection stays). Charge points connect to `<OCPP_PATH>/<org_id>/<charge_point_id>`; an unknown
+// one is refused at the handshake (404), a wrong password too (401). Meter values land as telemetry
+// of the charge point's registry asset; status notifications go to the connector status history
+// (reliability). A charger is held by one instance; commands to it from another instance go over
+// the bus to the instance that holds it (hub.cmd.<instance>, answered on hub.reply.<instance>).
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
+import ocppRpc from 'ocpp-rpc';
+import type { Db, Queryable } from '../../infra/db/index.ts';
+import type { Bus } from '../../infra/bus/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { TelemetryWriter } from '../telemetry/index.ts';
+type CanonicalRow = Parameters<TelemetryWriter['writeInTx']>[3][number];
+import { hubStore as store, type ChargePointRow } from './store.ts';
+
+const { RPCServer } = ocppRpc;
+
+/** Where chargers connect: `<prefix>/<org_id>/<charge_point_id>`. */
+export const OCPP_PATH = '/ocpp';
+export const SUBPROTOCOLS = ['ocpp2.0.1', 'ocpp1.6'] as const;
+export type OcppVersion = (typeof SUBPROTOCOLS)[number];
+
+/** SHA-256 of a charge point password (the service makes them: 20 random characters, about 119 bits). */
+export const hashPassword = (pw: string | Buffer) => createHash('sha256').update(pw).digest('hex');
+
+const OCPI_16: Record<string, string> = {
+  Available: 'AVAILABLE',
+  Preparing: 'CHARGING',
+  Charging: 'CHARGING',
+  SuspendedEV: 'CHARGING',
+  SuspendedEVSE: 'CHARGING',
+  Finishing: 'CHARGING',
+  Reserved: 'RESERVED',
+  Unavailable: 'INOPERATIVE',
+  Faulted: 'OUTOFORDER',
+};
+const OCPI_201: Record<string, string> = { Available: 'AVAILABLE', Occupied: 'CHARGING', Reserved: 'RESERVED', Unavailable: 'INOPERATIVE', Faulted: 'OUTOFORDER' };
+
+interface Session {
+  orgId: string;
+  cpId: string;
+  siteId: string;
+  assetId: string;
+}
+
+// ocpp-rpc's types are loose where handlers are concerned; these are the parts used here.
+interface RpcClient {
+  identity: string;
+  protocol: string;
+  session: Session;
+  handle(method: string, fn: (c: { params: any }) => unknown): void;
+  handle(fn: (c: { method: string; params: any }) => unknown): void;
+  call(method: string, params: unknown, opts?: { callTimeoutMs?: number }): Promise<any>;
+  close(opts?: { code?: number; reason?: string; force?: boolean }): Promise<unknown>;
+  on(ev: 'close', fn: () => void): void;
+}
+
+export interface CommandOutcome {
+  /** local: sent from this instance; routed: sent by the instance holding the charger; not_connected; timeout; error. */
+  delivery: 'local' | 'routed' | 'not_connected' | 'timeout' | 'error';
+  result: Record<string, unknown> | null;
+  error: string | null;
+}
+
+export interface OcppSettings {
+  heartbeatIntervalS: number;
+  commandTimeoutMs: number;
+}
+
+interface Sampled {
+  ts: Date;
+  wh: number | null;
+  powerKw: number | null;
+}
+
+/** Energy register (Wh) and active import power (kW) of one OCPP meterValue (1.6 or 2.0.1 shape). */
+function readMeterValue(mv: any, version: OcppVersion): Sampled {
+  let wh: number | null = null;
+  let powerKw: number | null = null;
+  for (const sv of mv.sampledValue ?? []) {
+    if (sv.phase) continue; // totals only
+    const measurand = sv.measurand ?? 'Energy.Active.Import.Register';
+    let value: number;
+    let unit: string;
+    if (version === 'ocpp1.6') {
+      value = Number(sv.value);
+      unit = sv.unit ?? (measurand.startsWith('Power') ? 'W' : 'Wh');
+    } else {
+      value = Number(sv.value) * 10 ** (sv.unitOfMeasure?.multiplier ?? 0);
+      unit = sv.unitOfMeasure?.unit ?? (measurand.startsWith('Power') ? 'W' : 'Wh');
+    }
+    if (!Number.isFinite(value)) continue;
+    if (measurand === 'Energy.Active.Import.Register') wh = Math.round(unit === 'kWh' ? value * 1000 : value);
+    else if (measurand === 'Power.Active.Import') powerKw = unit === 'kW' ? value : value / 1000;
+  }
+  return { ts: new Date(mv.timestamp), wh, powerKw };
+}
+
+export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: FastifyBaseLogger; writer: TelemetryWriter; settings: OcppSettings }) {
+  const { db, bus, clock, log, writer, settings } = deps;
+  const instanceId = randomUUID();
+  const clients = new Map<string, RpcClient>(); // `${org}/${cp}` -> connection held here
+  const pending = new Set<Promise<unknown>>(); // writes started by connection events
+  const replies = new Map<string, (o: CommandOutcome) => void>();
+  const unsubs: (() => Promise<void>)[] = [];
+  const key = (orgId: string, cpId: string) => `${orgId}/${cpId}`;
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    pending.add(p);
+    p.finally(() => pending.delete(p)).catch(() => {});
+    return p;
+  };
+  /** A timestamp from a charger: used when it parses and is not ahead of the service's clock by more than 5 minutes. */
+  const chargerTime = (s: unknown): Date => {
+    const now = clock.now();
+    if (typeof s !== 'string') return now;
+    const t = new Date(s);
+    return Number.isNaN(t.getTime()) || t.getTime() > now.getTime() + 300_000 ? now : t;
+  };
+
+  const rpc = new RPCServer({
+    protocols: [...SUBPROTOCOLS],
+    strictMode: true,
+    callTimeoutMs: settings.commandTimeoutMs,
+    pingIntervalMs: 60_000,
+    respondWithDetailedErrors: false,
+  });
+
+  rpc.auth(async (accept: (s?: Record<string, unknown>, p?: string | false) => void, reject: (code: number, msg: string) => void, handshake: any) => {
+    try {
+      // endpoint is the path before the identity: <OCPP_PATH>/<org_id>
+      const parts = String(handshake.endpoint).split('/').filter(Boolean);
+      if (parts.length !== 2 || `/${parts[0]}` !== OCPP_PATH) return reject(404, 'Not Found');
+      const orgId = decodeURIComponent(parts[1]);
+      const cp = await store.chargePoint(db, orgId, handshake.identity);
+      if (!cp) return reject(404, 'Not Found');
+      const given: Buffer | undefined = handshake.password;
+      const expected = Buffer.from(cp.password_hash, 'hex');
+      const actual = Buffer.from(hashPassword(given ?? Buffer.alloc(0)), 'hex');
+      if (!given || !timingSafeEqual(expected, actual)) return reject(401, 'Unauthorized');
+      // The charger's preference order (its Sec-WebSocket-Protocol list) among those served.
+      const protocol = [...(handshake.protocols as Set<string>)].find((p) => (SUBPROTOCOLS as readonly string[]).includes(p));
+      if (!protocol) return reject(400, 'No supported subprotocol (ocpp2.0.1, ocpp1.6)');
+      accept({ orgId, cpId: cp.charge_point_id, siteId: cp.site_id, assetId: cp.asset_id } satisfies Session, protocol);
+    } catch (err) {
+      log.error({ err }, 'hub: OCPP handshake failed');
+      reject(500, 'Internal Server Error');
+    }
+  });
+
+  rpc.on('client', (client: RpcClient) => {
+    const s = client.session;
+    const version = client.protocol as OcppVersion;
+    const k = key(s.orgId, s.cpId);
+    const previous = clients.get(k);
+    clients.set(k, client);
+    if (previous && previous !== client) void previous.close({ code: 1000, reason: 'Replaced by a new connection' }).catch(() => {});
+    track(store.connected(db, s.orgId, s.cpId, instanceId, clock.now(), version));
+    client.on('close', () => {
+      if (clients.get(k) !== client) return; // replaced: the new connection holds it
+      clients.delete(k);
+      track(offline(s));
+    });
+    if (version === 'ocpp1.6') handle16(client, s);
+    else handle201(client, s);
+    // No wildcard handler: an action not handled here is answered NotImplemented by ocpp-rpc
+    // before any schema check (a wildcard would be validated first and answer ProtocolError).
+  });
+
+  /** The connection ended: each connector it reported goes UNKNOWN (excluded from reliability). */
+  async function offline(s: Session) {
+    const k = key(s.orgId, s.cpId);
+    if (clients.has(k)) return; // it reconnected here already
+    const still = await store.disconnected(db, s.orgId, s.cpId, instanceId);
+    if (!still) return;
+    const now = clock.now();
+    const connectors = await store.reportedConnectors(db, s.orgId, s.cpId);
+    if (clients.has(k)) return;
+    for (const c of connectors) {
+      await store.insertStatus(db, s.orgId, { charge_point_id: s.cpId, connector_id: c, status: 'Offline', ocpi_status: 'UNKNOWN', error_code: null, ts: now }, now);
+    }
+  }
+
+  async function boot(s: Session, b: { vendor: string; model: string; firmware: string | null; serial: string | null }) {
+    const now = clock.now();
+    await store.booted(db, s.orgId, s.cpId, b, now);
+    return { status: 'Accepted', currentTime: now.toISOString(), interval: settings.heartbeatIntervalS };
+  }
+
+  async function heartbeat(s: Session) {
+    const now = clock.now();
+    await store.heartbeat(db, s.orgId, s.cpId, now);
+    return { currentTime: now.toISOString() };
+  }
+
+  async function status(s: Session, connectorId: number, st: string, ocpi: string | undefined, errorCode: string | null, ts: unknown) {
+    const now = clock.now();
+    await store.insertStatus(db, s.orgId, { charge_point_id: s.cpId, connector_id: connectorId, status: st, ocpi_status: ocpi ?? 'UNKNOWN', error_code: errorCode, ts: chargerTime(ts) }, now);
+  }
+
+  /** Stores register samples against the transaction and the readings as telemetry of the charger asset. */
+  /**
+   * Meter values are written by group commit: a message waits for the next flush, and one flush
+   * writes every message queued since the last one in one transaction (register samples, then the
+   * telemetry rows of each organisation in one batch), so a thousand chargers cost a few store
+   * transactions a second rather than one each. The CALLRESULT goes out after the commit. A flush
+   * that fails is retried message by message, so one bad message fails alone.
+   */
+  interface MeterWrite {
+    s: Session;
+    txId: string | null;
+    values: Sampled[];
+    rows: CanonicalRow[];
+    done: (err?: unknown) => void;
+  }
+  const meterQueue: MeterWrite[] = [];
+  let flushing: Promise<void> | null = null;
+
+  async function writeMeters(batch: MeterWrite[]) {
+    const now = clock.now();
+    const byOrg = new Map<string, CanonicalRow[]>();
+    for (const m of batch) byOrg.set(m.s.orgId, [...(byOrg.get(m.s.orgId) ?? []), ...m.rows]);
+    // Samples in rounds, each transaction at most once a round, in the order they came.
+    const rounds: { orgId: string; txId: string; ts: Date; wh: number }[][] = [];
+    const seen = new Map<string, number>();
+    for (const m of batch) {
+      if (!m.txId) continue;
+      for (const v of m.values) {
+        if (v.wh === null || Number.isNaN(v.ts.getTime())) continue;
+        const k: string = `${m.s.orgId}/${m.txId}`;
+        const r: number = seen.get(k) ?? 0;
+        seen.set(k, r + 1);
+        (rounds[r] ??= []).push({ orgId: m.s.orgId, txId: m.txId, ts: v.ts, wh: v.wh });
+      }
+    }
+    await db.tx(async (q) => {
+      for (const round of rounds) await store.sampleMany(q, round);
+      for (const [orgId, rows] of byOrg) await writer.writeInTx(q, orgId, now, rows);
+    });
+    // The live stream is published after the commit without holding the next flush (or the
+    // chargers' answers) behind the bus's acknowledgement.
+    for (const [orgId, rows] of byOrg) track(writer.committed(orgId, now, rows).catch((err) => log.warn({ err }, 'hub: telemetry stream publish failed')));
+  }
+
+  function flush() {
+    if (flushing) return;
+    flushing = (async () => {
+      while (meterQueue.length) {
+        const batch = meterQueue.splice(0, 500);
+        try {
+          await writeMeters(batch);
+          for (const m of batch) m.done();
+        } catch {
+          for (const m of batch) {
+            try {
+              await writeMeters([m]);
+              m.done();
+            } catch (err) {
+              m.done(err);
+            }
+          }
+        }
+      }
+      flushing = null;
+    })();
+    track(flushing);
+  }
+
+  function meter(s: Session, connectorId: number, txId: string | null, values: Sampled[]): Promise<void> {
+    const records = values
+      .filter((v) => !Number.isNaN(v.ts.getTime()) && (v.wh !== null || v.powerKw !== null))
+      .map((v) => ({
+        asset_id: s.assetId,
+        ts: v.ts.toISOString(),
+        ...(v.powerKw !== null && { power_kw: v.powerKw }),
+        ...(v.wh !== null && { energy_kwh: v.wh / 1000 }),
+        charge_point_id: s.cpId,
+        connector_id: connectorId,
+        ...(txId && { transaction_id: txId }),
+        origin: 'ocpp',
+      }));
+    const rows = writer.judge(s.orgId, records).flatMap((j) => (j.ok ? [j.row] : []));
+    return new Promise<void>((resolve, reject) => {
+      meterQueue.push({ s, txId, values, rows, done: (err) => (err ? reject(err) : resolve()) });
+      flush();
+    });
+  }
+
+  /** Transaction ids of the link (ocpp id -> the hub's), per charger: MeterValues name theirs on every message. */
+  const txIds = new Map<string, { transaction_id: string; connector_id: number }>();
+  async function txOf(s: Session, ocppId: string) {
+    const k = `${key(s.orgId, s.cpId)}/${ocppId}`;
+    const hit = txIds.get(k);
+    if (hit) return hit;
+    const row = await store.transactionByOcpp(db, s.orgId, s.cpId, ocppId);
+    if (!row) return null;
+    const v = { transaction_id: row.transaction_id, connector_id: row.connector_id };
+    if (!row.stopped_at) {
+      if (txIds.size > 100_000) txIds.clear();
+      txIds.set(k, v);
+    }
+    return v;
+  }
+  const forget = (s: Session, ocppId: string) => txIds.delete(`${key(s.orgId, s.cpId)}/${ocppId}`);
+
+  async function startTx(q: Queryable, s: Session, t: { connectorId: number; ocppId: string; version: OcppVersion; idTag: string | null; at: Date; meterStartWh: number | null }) {
+    const now = clock.now();
+    const schedule = await store.inForce(q, s.orgId, s.siteId, t.at);
+    const transactionId = randomUUID();
+    const fresh = await store.insertTransaction(
+      q,
+      s.orgId,
+      {
+        transaction_id: transactionId,
+        site_id: s.siteId,
+        charge_point_id: s.cpId,
+        connector_id: t.connectorId,
+        ocpp_transaction_id: t.ocppId,
+        ocpp_version: t.version,
+        id_tag: t.idTag,
+        started_at: t.at,
+        meter_start_wh: String(t.meterStartWh ?? 0),
+        last_meter_wh: String(t.meterStartWh ?? 0),
+        schedule_version: schedule?.version ?? null,
+        meter_start_known: t.meterStartWh !== null,
+      },
+      now,
+    );
+    if (!fresh) return (await store.transactionByOcpp(q, s.orgId, s.cpId, t.ocppId))!.transaction_id;
+    if (t.meterStartWh !== null) await store.sample(q, s.orgId, transactionId, t.at, t.meterStartWh);
+    return transactionId;
+  }
+
+  function handle16(client: RpcClient, s: Session) {
+    client.handle('BootNotification', ({ params }) =>
+      boot(s, { vendor: params.chargePointVendor, model: params.chargePointModel, firmware: params.firmwareVersion ?? null, serial: params.chargePointSerialNumber ?? params.chargeBoxSerialNumber ?? null }),
+    );
+    client.handle('Heartbeat', () => heartbeat(s));
+    client.handle('StatusNotification', async ({ params }) => {
+      await status(s, params.connectorId, params.status, OCPI_16[params.status], params.errorCode === 'NoError' ? null : params.errorCode, params.timestamp);
+      return {};
+    });
+    client.handle('Authorize', () => ({ idTagInfo: { status: 'Accepted' } }));
+    client.handle('StartTransaction', async ({ params }) => {
+      const ocppId = await store.nextOcppTransactionId(db);
+      await db.tx((q) => startTx(q, s, { connectorId: params.connectorId, ocppId: String(ocppId), version: 'ocpp1.6', idTag: params.idTag, at: chargerTime(params.timestamp), meterStartWh: params.meterStart }));
+      return { transactionId: ocppId, idTagInfo: { status: 'Accepted' } };
+    });
+    client.handle('MeterValues', async ({ params }) => {
+      const tx = params.transactionId !== undefined ? await txOf(s, String(params.transactionId)) : null;
+      await meter(s, params.connectorId, tx?.transaction_id ?? null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6')));
+      return {};
+    });
+    client.handle('StopTransaction', async ({ params }) => {
+      const tx = await store.transactionByOcpp(db, s.orgId, s.cpId, String(params.transactionId));
+      if (!tx) {
+        log.warn({ orgId: s.orgId, cp: s.cpId, transactionId: params.transactionId }, 'hub: StopTransaction for an unknown transaction');
+        return { idTagInfo: { status: 'Accepted' } };
+      }
+      const at = chargerTime(params.timestamp);
+      const data = (params.transactionData ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6'));
+      await meter(s, tx.connector_id, tx.transaction_id, [...data, { ts: at, wh: params.meterStop, powerKw: null }]);
+      await store.stop(db, s.orgId, tx.transaction_id, at, params.meterStop, params.reason ?? 'Local');
+      forget(s, String(params.transactionId));
+      return { idTagInfo: { status: 'Accepted' } };
+    });
+  }
+
+  function handle201(client: RpcClient, s: Session) {
+    client.handle('BootNotification', ({ params }) =>
+      boot(s, { vendor: params.chargingStation.vendorName, model: params.chargingStation.model, firmware: params.chargingStation.firmwareVersion ?? null, serial: params.chargingStation.serialNumber ?? null }),
+    );
+    client.handle('Heartbeat', () => heartbeat(s));
+    client.handle('StatusNotification', async ({ params }) => {
+      // 2.0.1 reports per EVSE and connector; the hub counts EVSEs as its connectors.
+      await status(s, params.evseId, params.connectorStatus, OCPI_201[params.connectorStatus], null, params.timestamp);
+      return {};
+    });
+    client.handle('Authorize', () => ({ idTokenInfo: { status: 'Accepted' } }));
+    client.handle('MeterValues', async ({ params }) => {
+      await meter(s, params.evseId, null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp2.0.1')));
+      return {};
+    });
+    client.handle('TransactionEvent', async ({ params }) => {
+      const ocppId: string = params.transactionInfo.transactionId;
+      const at = chargerTime(params.timestamp);
+      const values: Sampled[] = (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp2.0.1'));
+      let tx = await txOf(s, ocppId);
+      let connectorId = params.evse?.id ?? tx?.connector_id ?? 1;
+      if (!tx) {
+        // Started, or the first event the hub sees of a transaction begun while it was not connected.
+        const first = values.find((v) => v.wh !== null);
+        await db.tx((q) => startTx(q, s, { connectorId, ocppId, version: 'ocpp2.0.1', idTag: params.idToken?.idToken ?? null, at, meterStartWh: first?.wh ?? null }));
+        tx = await txOf(s, ocppId);
+      }
+      connectorId = tx!.connector_id;
+      if (values.length) await meter(s, connectorId, tx!.transaction_id, values);
+      if (params.eventType === 'Ended') {
+        await store.stop(db, s.orgId, tx!.transaction_id, at, null, params.transactionInfo.stoppedReason ?? 'Local');
+        forget(s, ocppId);
+      }
+      return params.idToken ? { idTokenInfo: { status: 'Accepted' } } : {};
+    });
+  }
+
+  /** Sends a CALL to a charger held here; null when it is not held here. */
+  async function callLocal(orgId: string, cpId: string, action: string, params: unknown): Promise<CommandOutcome | null> {
+    const c = clients.get(key(orgId, cpId));
+    if (!c) return null;
+    try {
+      const result = await c.call(action, params, { callTimeoutMs: settings.commandTimeoutMs });
+      return { delivery: 'local', result, error: null };
+    } catch (err) {
+      const e = err as { name?: string; rpcErrorCode?: string; message?: string };
+      if (e.name === 'TimeoutError') return { delivery: 'timeout', result: null, error: 'The charger did not answer in time' };
+      return { delivery: 'error', result: null, error: e.rpcErrorCode ? `${e.rpcErrorCode}: ${e.message ?? ''}`.trim() : 'The call failed' };
+    }
+  }
+
+  return {
+    instanceId,
+    /** Chargers connected to this instance. */
+    connections: () => clients.size,
+    /** Whether this instance holds the charger's connection. */
+    holds: (orgId: string, cpId: string) => clients.has(key(orgId, cpId)),
+
+    async start(server: Server | undefined) {
+      server?.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+        const path = (req.url ?? '').split('?')[0];
+        if (path.startsWith(`${OCPP_PATH}/`)) void rpc.handleUpgrade(req, socket, head);
+        // Node ends upgrades nobody listens for; with this listener it would not, so when no other
+        // module serves WebSockets an upgrade to any other path is ended here.
+        else if (server.listenerCount('upgrade') === 1) socket.destroy();
+      });
+      unsubs.push(
+        await bus.subscribe(`hub.cmd.${instanceId}`, async (payload) => {
+          const m = payload as { id: string; reply: string; orgId: string; cpId: string; action: string; params: unknown };
+          const out = (await callLocal(m.orgId, m.cpId, m.action, m.params)) ?? { delivery: 'not_connected', result: null, error: 'The charger is not connected' };
+          await bus.publish(`hub.reply.${m.reply}`, { id: m.id, outcome: out.delivery === 'local' ? { ...out, delivery: 'routed' } : out });
+        }),
+      );
+      unsubs.push(
+        await bus.subscribe(`hub.reply.${instanceId}`, (payload) => {
+          const m = payload as { id: string; outcome: CommandOutcome };
+          replies.get(m.id)?.(m.outcome);
+        }),
+      );
+    },
+
+    /**
+     * Sends a CALL to a charger wherever it is connected: directly when this instance holds it,
+     * else over the bus to the instance that does (its answer comes back the same way).
+     */
+    async command(orgId: string, cp: ChargePointRow, action: string, params: unknown): Promise<CommandOutcome> {
+      const local = await callLocal(orgId, cp.charge_point_id, action, params);
+      if (local) return local;
+      const holder = (await store.chargePoint(db, orgId, cp.charge_point_id))?.connected_instance;
+      if (!holder || holder === instanceId) return { delivery: 'not_connected', result: null, error: 'The charger is not connected' };
+      const id = randomUUID();
+      const answer = new Promise<CommandOutcome>((resolve) => {
+        const timer = setTimeout(() => {
+          replies.delete(id);
+          resolve({ delivery: 'timeout', result: null, error: 'No answer from the instance holding the charger' });
+        }, settings.commandTimeoutMs + 2_000);
+        timer.unref?.();
+        replies.set(id, (o) => {
+          clearTimeout(timer);
+          replies.delete(id);
+          resolve(o);
+        });
+      });
+      await bus.publish(`hub.cmd.${holder}`, { id, reply: instanceId, orgId, cpId: cp.charge_point_id, action, params });
+      return answer;
+    },
+
+    /** Closes every charger connection (they reconnect to another instance). */
+    async closing() {
+      await rpc.close({ code: 1001, reason: 'Service stopping', force: true }).catch(() => {});
+    },
+
+    async stop() {
+      for (const u of unsubs.splice(0)) await u().catch(() => {});
+      await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+export type OcppGateway = ReturnType<typeof createOcppGateway>;

@@ -1,0 +1,343 @@
+// The hub's SQL: sites, charge points, connector status history, price schedules, transactions and
+// their meter samples. Every function takes the organisation id first and filters on it.
+import type { Queryable } from '../../infra/db/index.ts';
+
+export interface SiteRow {
+  site_id: string;
+  name: string;
+  address: string | null;
+  postcode: string | null;
+  capacity_kw: string | null;
+  helpline_phone: string | null;
+  helpline_24_7: boolean | null;
+  open_data_url: string | null;
+  payment_roaming: boolean | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SiteFields {
+  name: string;
+  address: string | null;
+  postcode: string | null;
+  capacity_kw: number | null;
+  helpline_phone: string | null;
+  helpline_24_7: boolean | null;
+  open_data_url: string | null;
+  payment_roaming: boolean | null;
+}
+
+export interface ChargePointRow {
+  charge_point_id: string;
+  site_id: string;
+  asset_id: string;
+  password_hash: string;
+  max_power_kw: string;
+  connectors: number;
+  contactless: boolean | null;
+  ocpp_version: string | null;
+  vendor: string | null;
+  model: string | null;
+  firmware: string | null;
+  serial_number: string | null;
+  last_boot_at: Date | null;
+  last_heartbeat_at: Date | null;
+  connected_instance: string | null;
+  connected_at: Date | null;
+  created_at: Date;
+}
+
+export interface StatusRow {
+  charge_point_id: string;
+  connector_id: number;
+  status: string;
+  ocpi_status: string;
+  error_code: string | null;
+  ts: Date;
+}
+
+export interface ScheduleRow {
+  site_id: string;
+  version: number;
+  status: 'draft' | 'published';
+  energy_p_per_kwh: string;
+  time_p_per_minute: string;
+  connection_fee_p: string;
+  overstay_p_per_minute: string;
+  overstay_grace_minutes: number;
+  vat_percent: string;
+  bands: { start: string; end: string; energy_p_per_kwh: string }[];
+  note: string | null;
+  created_at: Date;
+  published_at: Date | null;
+}
+
+export interface TransactionRow {
+  transaction_id: string;
+  site_id: string;
+  charge_point_id: string;
+  connector_id: number;
+  ocpp_transaction_id: string;
+  ocpp_version: string;
+  id_tag: string | null;
+  started_at: Date;
+  stopped_at: Date | null;
+  meter_start_wh: string;
+  meter_stop_wh: string | null;
+  last_meter_wh: string | null;
+  last_meter_at: Date | null;
+  energy_last_increase_at: Date | null;
+  stop_reason: string | null;
+  schedule_version: number | null;
+}
+
+const SITE_COLS = 'site_id, name, address, postcode, capacity_kw::text, helpline_phone, helpline_24_7, open_data_url, payment_roaming, created_at, updated_at';
+const CP_COLS =
+  'charge_point_id, site_id, asset_id, password_hash, max_power_kw::text, connectors, contactless, ocpp_version, vendor, model, firmware, serial_number, last_boot_at, last_heartbeat_at, connected_instance, connected_at, created_at';
+const SCHEDULE_COLS =
+  'site_id, version, status, energy_p_per_kwh::text, time_p_per_minute::text, connection_fee_p::text, overstay_p_per_minute::text, overstay_grace_minutes, vat_percent::text, bands, note, created_at, published_at';
+const TX_COLS =
+  'transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, stopped_at, meter_start_wh::text, meter_stop_wh::text, last_meter_wh::text, last_meter_at, energy_last_increase_at, stop_reason, schedule_version';
+
+export const hubStore = {
+  // ---- sites ------------------------------------------------------------------------------------
+  async insertSite(q: Queryable, orgId: string, siteId: string, f: SiteFields, now: Date): Promise<SiteRow | null> {
+    const r = await q.query<SiteRow>(
+      `insert into hub_sites (org_id, site_id, name, address, postcode, capacity_kw, helpline_phone, helpline_24_7, open_data_url, payment_roaming, created_at, updated_at)
+       values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11) on conflict do nothing returning ${SITE_COLS}`,
+      [orgId, siteId, f.name, f.address, f.postcode, f.capacity_kw, f.helpline_phone, f.helpline_24_7, f.open_data_url, f.payment_roaming, now],
+    );
+    return r.rows[0] ?? null;
+  },
+  async updateSite(q: Queryable, orgId: string, siteId: string, f: SiteFields, now: Date): Promise<SiteRow | null> {
+    const r = await q.query<SiteRow>(
+      `update hub_sites set name=$3, address=$4, postcode=$5, capacity_kw=$6, helpline_phone=$7, helpline_24_7=$8, open_data_url=$9, payment_roaming=$10, updated_at=$11
+       where org_id=$1 and site_id=$2 returning ${SITE_COLS}`,
+      [orgId, siteId, f.name, f.address, f.postcode, f.capacity_kw, f.helpline_phone, f.helpline_24_7, f.open_data_url, f.payment_roaming, now],
+    );
+    return r.rows[0] ?? null;
+  },
+  async site(q: Queryable, orgId: string, siteId: string, forUpdate = false): Promise<SiteRow | null> {
+    const r = await q.query<SiteRow>(`select ${SITE_COLS} from hub_sites where org_id=$1 and site_id=$2${forUpdate ? ' for update' : ''}`, [orgId, siteId]);
+    return r.rows[0] ?? null;
+  },
+  async sitesPage(q: Queryable, orgId: string, before: { t: string; id: string } | undefined, limit: number): Promise<(SiteRow & { pos: string })[]> {
+    const r = await q.query<SiteRow & { pos: string }>(
+      `select ${SITE_COLS}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as pos from hub_sites
+       where org_id=$1 and ($2::text is null or (to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), site_id) < ($2, $3))
+       order by created_at desc, site_id desc limit $4`,
+      [orgId, before?.t ?? null, before?.id ?? null, limit + 1],
+    );
+    return r.rows;
+  },
+
+  // ---- charge points ----------------------------------------------------------------------------
+  async insertChargePoint(
+    q: Queryable,
+    orgId: string,
+    cp: { charge_point_id: string; site_id: string; asset_id: string; password_hash: string; max_power_kw: number; connectors: number; contactless: boolean | null },
+    now: Date,
+  ): Promise<ChargePointRow | null> {
+    const r = await q.query<ChargePointRow>(
+      `insert into hub_charge_points (org_id, charge_point_id, site_id, asset_id, password_hash, max_power_kw, connectors, contactless, created_at)
+       values ($1,$2,$3,$4,$5,$6,$7,$8,$9) on conflict do nothing returning ${CP_COLS}`,
+      [orgId, cp.charge_point_id, cp.site_id, cp.asset_id, cp.password_hash, cp.max_power_kw, cp.connectors, cp.contactless, now],
+    );
+    return r.rows[0] ?? null;
+  },
+  async chargePoint(q: Queryable, orgId: string, cpId: string): Promise<ChargePointRow | null> {
+    const r = await q.query<ChargePointRow>(`select ${CP_COLS} from hub_charge_points where org_id=$1 and charge_point_id=$2`, [orgId, cpId]);
+    return r.rows[0] ?? null;
+  },
+  async chargePointsOfSite(q: Queryable, orgId: string, siteId: string): Promise<ChargePointRow[]> {
+    const r = await q.query<ChargePointRow>(`select ${CP_COLS} from hub_charge_points where org_id=$1 and site_id=$2 order by charge_point_id`, [orgId, siteId]);
+    return r.rows;
+  },
+  async connected(q: Queryable, orgId: string, cpId: string, instance: string, now: Date, version: string): Promise<void> {
+    await q.query('update hub_charge_points set connected_instance=$3, connected_at=$4, ocpp_version=$5 where org_id=$1 and charge_point_id=$2', [orgId, cpId, instance, now, version]);
+  },
+  /** Clears the connection only when this instance still holds it (a reconnect elsewhere may have taken it). */
+  async disconnected(q: Queryable, orgId: string, cpId: string, instance: string): Promise<boolean> {
+    const r = await q.query('update hub_charge_points set connected_instance=null where org_id=$1 and charge_point_id=$2 and connected_instance=$3', [orgId, cpId, instance]);
+    return (r.rowCount ?? 0) > 0;
+  },
+  async booted(q: Queryable, orgId: string, cpId: string, b: { vendor: string; model: string; firmware: string | null; serial: string | null }, now: Date): Promise<void> {
+    await q.query(
+      'update hub_charge_points set vendor=$3, model=$4, firmware=$5, serial_number=$6, last_boot_at=$7, last_heartbeat_at=$7 where org_id=$1 and charge_point_id=$2',
+      [orgId, cpId, b.vendor, b.model, b.firmware, b.serial, now],
+    );
+  },
+  async heartbeat(q: Queryable, orgId: string, cpId: string, now: Date): Promise<void> {
+    await q.query('update hub_charge_points set last_heartbeat_at=$3 where org_id=$1 and charge_point_id=$2', [orgId, cpId, now]);
+  },
+
+  // ---- connector status -------------------------------------------------------------------------
+  async insertStatus(q: Queryable, orgId: string, s: StatusRow, now: Date): Promise<void> {
+    await q.query(
+      'insert into hub_connector_status (org_id, charge_point_id, connector_id, status, ocpi_status, error_code, ts, received_at) values ($1,$2,$3,$4,$5,$6,$7,$8)',
+      [orgId, s.charge_point_id, s.connector_id, s.status, s.ocpi_status, s.error_code, s.ts, now],
+    );
+  },
+  /** Connector ids (above 0) a charge point has reported. */
+  async reportedConnectors(q: Queryable, orgId: string, cpId: string): Promise<number[]> {
+    const r = await q.query<{ connector_id: number }>('select distinct connector_id from hub_connector_status where org_id=$1 and charge_point_id=$2 and connector_id > 0 order by 1', [orgId, cpId]);
+    return r.rows.map((x) => x.connector_id);
+  },
+  /** Status rows of these charge points from `from` to `to`, plus the last row of each connector before `from`; by connector then time. */
+  async statusHistory(q: Queryable, orgId: string, cpIds: string[], from: Date, to: Date): Promise<StatusRow[]> {
+    if (!cpIds.length) return [];
+    const r = await q.query<StatusRow>(
+      `(select distinct on (charge_point_id, connector_id) charge_point_id, connector_id, status, ocpi_status, error_code, ts
+          from hub_connector_status where org_id=$1 and charge_point_id = any($2) and ts < $3
+          order by charge_point_id, connector_id, ts desc, seq desc)
+       union all
+       (select charge_point_id, connector_id, status, ocpi_status, error_code, ts
+          from hub_connector_status where org_id=$1 and charge_point_id = any($2) and ts >= $3 and ts < $4)
+       order by charge_point_id, connector_id, ts`,
+      [orgId, cpIds, from, to],
+    );
+    return r.rows;
+  },
+  /** The newest status of each connector of these charge points. */
+  async latestStatus(q: Queryable, orgId: string, cpIds: string[]): Promise<StatusRow[]> {
+    if (!cpIds.length) return [];
+    const r = await q.query<StatusRow>(
+      `select distinct on (charge_point_id, connector_id) charge_point_id, connector_id, status, ocpi_status, error_code, ts
+         from hub_connector_status where org_id=$1 and charge_point_id = any($2) order by charge_point_id, connector_id, ts desc, seq desc`,
+      [orgId, cpIds],
+    );
+    return r.rows;
+  },
+
+  // ---- price schedules --------------------------------------------------------------------------
+  async insertSchedule(
+    q: Queryable,
+    orgId: string,
+    siteId: string,
+    s: Omit<ScheduleRow, 'site_id' | 'version' | 'status' | 'created_at' | 'published_at'>,
+    now: Date,
+  ): Promise<ScheduleRow> {
+    const r = await q.query<ScheduleRow>(
+      `insert into hub_price_schedules (org_id, site_id, version, status, energy_p_per_kwh, time_p_per_minute, connection_fee_p, overstay_p_per_minute, overstay_grace_minutes, vat_percent, bands, note, created_at)
+       values ($1, $2, (select coalesce(max(version), 0) + 1 from hub_price_schedules where org_id=$1 and site_id=$2), 'draft', $3,$4,$5,$6,$7,$8,$9::jsonb,$10,$11)
+       returning ${SCHEDULE_COLS}`,
+      [orgId, siteId, s.energy_p_per_kwh, s.time_p_per_minute, s.connection_fee_p, s.overstay_p_per_minute, s.overstay_grace_minutes, s.vat_percent, JSON.stringify(s.bands), s.note, now],
+    );
+    return r.rows[0];
+  },
+  async schedules(q: Queryable, orgId: string, siteId: string): Promise<ScheduleRow[]> {
+    const r = await q.query<ScheduleRow>(`select ${SCHEDULE_COLS} from hub_price_schedules where org_id=$1 and site_id=$2 order by version desc`, [orgId, siteId]);
+    return r.rows;
+  },
+  async schedule(q: Queryable, orgId: string, siteId: string, version: number, forUpdate = false): Promise<ScheduleRow | null> {
+    const r = await q.query<ScheduleRow>(
+      `select ${SCHEDULE_COLS} from hub_price_schedules where org_id=$1 and site_id=$2 and version=$3${forUpdate ? ' for update' : ''}`,
+      [orgId, siteId, version],
+    );
+    return r.rows[0] ?? null;
+  },
+  async publish(q: Queryable, orgId: string, siteId: string, version: number, now: Date): Promise<ScheduleRow> {
+    const r = await q.query<ScheduleRow>(
+      `update hub_price_schedules set status='published', published_at=$4 where org_id=$1 and site_id=$2 and version=$3 returning ${SCHEDULE_COLS}`,
+      [orgId, siteId, version, now],
+    );
+    return r.rows[0];
+  },
+  /** The schedule in force at `at`: the one published most recently at or before it. */
+  async inForce(q: Queryable, orgId: string, siteId: string, at: Date): Promise<ScheduleRow | null> {
+    const r = await q.query<ScheduleRow>(
+      `select ${SCHEDULE_COLS} from hub_price_schedules where org_id=$1 and site_id=$2 and status='published' and published_at <= $3
+        order by published_at desc, version desc limit 1`,
+      [orgId, siteId, at],
+    );
+    return r.rows[0] ?? null;
+  },
+
+  // ---- transactions -----------------------------------------------------------------------------
+  async nextOcppTransactionId(q: Queryable): Promise<number> {
+    const r = await q.query<{ id: string }>(`select nextval('hub_ocpp_transaction_seq')::text as id`);
+    return Number(r.rows[0].id);
+  },
+  async insertTransaction(
+    q: Queryable,
+    orgId: string,
+    t: Omit<TransactionRow, 'stopped_at' | 'meter_stop_wh' | 'stop_reason' | 'last_meter_at' | 'energy_last_increase_at'> & { meter_start_known: boolean },
+    now: Date,
+  ): Promise<boolean> {
+    const r = await q.query(
+      `insert into hub_transactions (org_id, transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, meter_start_wh, meter_start_known, last_meter_wh, last_meter_at, schedule_version, created_at)
+       values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$10,$9,$12,$13) on conflict do nothing`,
+      [orgId, t.transaction_id, t.site_id, t.charge_point_id, t.connector_id, t.ocpp_transaction_id, t.ocpp_version, t.id_tag, t.started_at, t.meter_start_wh, t.meter_start_known, t.schedule_version, now],
+    );
+    return (r.rowCount ?? 0) > 0;
+  },
+  async transactionByOcpp(q: Queryable, orgId: string, cpId: string, ocppId: string): Promise<TransactionRow | null> {
+    const r = await q.query<TransactionRow>(`select ${TX_COLS} from hub_transactions where org_id=$1 and charge_point_id=$2 and ocpp_transaction_id=$3`, [orgId, cpId, ocppId]);
+    return r.rows[0] ?? null;
+  },
+  async transaction(q: Queryable, orgId: string, txId: string): Promise<TransactionRow | null> {
+    const r = await q.query<TransactionRow>(`select ${TX_COLS} from hub_transactions where org_id=$1 and transaction_id=$2`, [orgId, txId]);
+    return r.rows[0] ?? null;
+  },
+  /** Open transactions at a site (no stop yet). */
+  async openTransactions(q: Queryable, orgId: string, siteId: string): Promise<TransactionRow[]> {
+    const r = await q.query<TransactionRow>(`select ${TX_COLS} from hub_transactions where org_id=$1 and site_id=$2 and stopped_at is null order by started_at, transaction_id`, [orgId, siteId]);
+    return r.rows;
+  },
+  async transactionsPage(q: Queryable, orgId: string, siteId: string, before: { t: string; id: string } | undefined, limit: number): Promise<(TransactionRow & { pos: string })[]> {
+    const r = await q.query<TransactionRow & { pos: string }>(
+      `select ${TX_COLS}, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as pos from hub_transactions
+        where org_id=$1 and site_id=$2 and ($3::text is null or (to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), transaction_id) < ($3, $4))
+        order by started_at desc, transaction_id desc limit $5`,
+      [orgId, siteId, before?.t ?? null, before?.id ?? null, limit + 1],
+    );
+    return r.rows;
+  },
+  /** A register sample: stored once per instant; the transaction's last reading moves forward only. */
+  async sample(q: Queryable, orgId: string, txId: string, ts: Date, wh: number): Promise<void> {
+    // One statement: the sample, and the transaction's last reading (moved forward only).
+    await q.query(
+      `with ins as (insert into hub_meter_samples (org_id, transaction_id, ts, wh) values ($1,$2,$3,$4) on conflict do nothing)
+       update hub_transactions set
+          energy_last_increase_at = case when meter_start_known and $4::bigint > coalesce(last_meter_wh, meter_start_wh) then $3 else energy_last_increase_at end,
+          meter_start_wh = case when meter_start_known then meter_start_wh else $4::bigint end,
+          last_meter_wh = case when meter_start_known then greatest(coalesce(last_meter_wh, meter_start_wh), $4::bigint) else $4::bigint end,
+          last_meter_at = greatest(last_meter_at, $3),
+          meter_start_known = true
+        where org_id=$1 and transaction_id=$2`,
+      [orgId, txId, ts, wh],
+    );
+  },
+  /**
+   * Many register samples in one statement (meter values by group commit): each transaction at most
+   * once per call (the caller splits a batch into rounds), so every row updates its transaction as
+   * `sample` would. Rows name their own organisation.
+   */
+  async sampleMany(q: Queryable, rows: readonly { orgId: string; txId: string; ts: Date; wh: number }[]): Promise<void> {
+    if (!rows.length) return;
+    await q.query(
+      `with v as (select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[]) as v(org_id, transaction_id, ts, wh)),
+       ins as (insert into hub_meter_samples (org_id, transaction_id, ts, wh) select org_id, transaction_id, ts, wh from v on conflict do nothing)
+       update hub_transactions t set
+          energy_last_increase_at = case when t.meter_start_known and v.wh > coalesce(t.last_meter_wh, t.meter_start_wh) then v.ts else t.energy_last_increase_at end,
+          meter_start_wh = case when t.meter_start_known then t.meter_start_wh else v.wh end,
+          last_meter_wh = case when t.meter_start_known then greatest(coalesce(t.last_meter_wh, t.meter_start_wh), v.wh) else v.wh end,
+          last_meter_at = greatest(t.last_meter_at, v.ts),
+          meter_start_known = true
+        from v where t.org_id = v.org_id and t.transaction_id = v.transaction_id`,
+      [rows.map((r) => r.orgId), rows.map((r) => r.txId), rows.map((r) => r.ts), rows.map((r) => r.wh)],
+    );
+  },
+  async samples(q: Queryable, orgId: string, txId: string): Promise<{ ts: Date; wh: string }[]> {
+    const r = await q.query<{ ts: Date; wh: string }>('select ts, wh::text from hub_meter_samples where org_id=$1 and transaction_id=$2 order by ts', [orgId, txId]);
+    return r.rows;
+  },
+  async stop(q: Queryable, orgId: string, txId: string, at: Date, meterStopWh: number | null, reason: string | null): Promise<boolean> {
+    const r = await q.query(
+      `update hub_transactions set stopped_at=$3, meter_stop_wh=coalesce($4, last_meter_wh, meter_start_wh), stop_reason=$5
+        where org_id=$1 and transaction_id=$2 and stopped_at is null`,
+      [orgId, txId, at, meterStopWh, reason],
+    );
+    return (r.rowCount ?? 0) > 0;
+  },
+};

@@ -1,0 +1,320 @@
+// The charger side for real: ocpp-rpc clients as OCPP 1.6J and 2.0.1 chargers against the service's
+// own HTTP server. Boot, heartbeat, status, authorise, full transactions with meter values and their
+// cost against hand-worked figures, malformed frames, wrong password, unknown charger, a charger
+// reconnecting mid-session, and load sharing seen at the chargers (demo realm, one charger held by
+// a second instance so the command goes over the bus).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { assertRefused } from '../helpers/refusal.ts';
+import { deferred } from '../helpers/signal.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { auth, charger, listen, siteWithCharger, type Charger } from './helpers.ts';
+
+const ORG = 'demo-hub-ocpp';
+const OTHER = 'hub-ocpp-other';
+const H = '/api/csms/api/hub';
+let svc: TestService;
+let svc2: TestService;
+let base: string;
+let base2: string;
+let token: string;
+const clock = new ManualClock(new Date('2026-01-15T15:00:00.000Z'));
+const open: Charger[] = [];
+const connect = async (c: Charger) => {
+  open.push(c);
+  await c.connect();
+  return c;
+};
+
+before(async () => {
+  svc = await startTestService({ clock });
+  svc2 = await startTestService({ shareWith: svc, clock });
+  await svc.createOrg(ORG);
+  await svc.createOrg(OTHER);
+  token = await svc.token({ orgId: ORG, roles: ['ORG_ADMIN'], expiresIn: '400d' });
+  base = await listen(svc);
+  base2 = await listen(svc2);
+  await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'ws1', name: 'Motorway services', capacity_kw: 22 } });
+  const sched = await svc.request({
+    method: 'POST',
+    url: `${H}/sites/ws1/price-schedules`,
+    headers: auth(token),
+    payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }], time_p_per_minute: '1', connection_fee_p: '30', overstay_p_per_minute: '10', overstay_grace_minutes: 10, vat_percent: '20' },
+  });
+  assert.equal(sched.statusCode, 201, sched.body);
+  const pub = await svc.request({ method: 'POST', url: `${H}/sites/ws1/price-schedules/1/publish`, headers: auth(token) });
+  assert.equal(pub.statusCode, 200, pub.body);
+});
+
+after(async () => {
+  await Promise.allSettled(open.map((c) => c.close({ force: true })));
+  await svc2?.stop();
+  await svc?.stop();
+});
+
+describe('OCPP 1.6J', () => {
+  let pw: string;
+  before(async () => {
+    pw = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'CP16', max_power_kw: 7, contactless: true })).password;
+  });
+
+  test('boot, heartbeat, status, authorise, a full transaction with meter values, its cost as worked by hand, telemetry of the charger asset', async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'CP16', password: pw, protocol: 'ocpp1.6' }));
+    assert.equal(cp.protocol, 'ocpp1.6');
+    const boot = await cp.call('BootNotification', { chargePointVendor: 'VendorX', chargePointModel: 'Model7', firmwareVersion: '1.2.3' });
+    assert.equal(boot.status, 'Accepted');
+    assert.equal(boot.interval, 300);
+    assert.equal(boot.currentTime, '2026-01-15T15:00:00.000Z');
+    assert.equal((await cp.call('Heartbeat', {})).currentTime, '2026-01-15T15:00:00.000Z');
+    assert.deepEqual(await cp.call('StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Available', timestamp: '2026-01-15T15:00:00Z' }), {});
+    assert.equal((await cp.call('Authorize', { idTag: '04A1B2C3D4' })).idTagInfo.status, 'Accepted');
+
+    // 15:30 start at 100 000 Wh; 10 kWh by 16:00 (50 p), 8 kWh in the 16:00-19:00 band (80 p);
+    // nothing after 16:30; stop at 17:00: 90 minutes at 1 p, 30 p connection, 20 minutes of
+    // overstay beyond 10 minutes' grace at 10 p. Net 500 + 640 + 90 + 30 + 200 = 1460 p; VAT 292 p.
+    clock.set('2026-01-15T15:30:00Z');
+    const start = await cp.call('StartTransaction', { connectorId: 1, idTag: '04A1B2C3D4', meterStart: 100000, timestamp: '2026-01-15T15:30:00Z' });
+    assert.equal(start.idTagInfo.status, 'Accepted');
+    assert.equal(typeof start.transactionId, 'number');
+    await cp.call('StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Charging', timestamp: '2026-01-15T15:30:00Z' });
+    clock.set('2026-01-15T16:00:00Z');
+    const mv = (ts: string, wh: number) => ({ connectorId: 1, transactionId: start.transactionId, meterValue: [{ timestamp: ts, sampledValue: [{ value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }, { value: '7.2', measurand: 'Power.Active.Import', unit: 'kW' }] }] });
+    assert.deepEqual(await cp.call('MeterValues', mv('2026-01-15T16:00:00Z', 110000)), {});
+
+    // The charger drops mid-session and comes back (a new WebSocket); the transaction carries on.
+    await cp.close({ force: true });
+    // The service notices the drop on its own (the connection's close event): nothing to await but its state.
+    await eventually(async () => {
+      const site = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1`, headers: auth(token) }));
+      const v = site.charge_points.find((c: any) => c.charge_point_id === 'CP16');
+      return v.connected === false && v.connector_status[0]?.ocpi_status === 'UNKNOWN';
+    }, 'the dropped charger shown not connected, its connector UNKNOWN');
+    clock.set('2026-01-15T16:30:00Z');
+    const again = await connect(charger({ base, orgId: ORG, id: 'CP16', password: pw, protocol: 'ocpp1.6' }));
+    await again.call('BootNotification', { chargePointVendor: 'VendorX', chargePointModel: 'Model7' });
+    await again.call('StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Charging', timestamp: '2026-01-15T16:30:00Z' });
+    await again.call('MeterValues', mv('2026-01-15T16:30:00Z', 118000));
+    clock.set('2026-01-15T17:00:00Z');
+    const stop = await again.call('StopTransaction', { transactionId: start.transactionId, meterStop: 118000, timestamp: '2026-01-15T17:00:00Z', reason: 'EVDisconnected' });
+    assert.equal(stop.idTagInfo.status, 'Accepted');
+
+    const txs = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1/transactions`, headers: auth(token) }));
+    const tx = txs.transactions.find((t: any) => t.ocpp_transaction_id === String(start.transactionId));
+    assert.equal(tx.energy_kwh, '18.000');
+    assert.equal(tx.stopped_at, '2026-01-15T17:00:00.000Z');
+    assert.equal(tx.stop_reason, 'EVDisconnected');
+    assert.equal(tx.schedule_version, 1);
+    const cost = json(await svc.request({ method: 'GET', url: `${H}/transactions/${tx.transaction_id}/cost`, headers: auth(token) }));
+    assert.equal(cost.status, 'stopped');
+    assert.deepEqual(
+      cost.lines.map((l: any) => [l.kind, l.quantity, l.rate_p, l.amount_p]),
+      [
+        ['energy', '10.000', '50.0000', '500.0000'],
+        ['energy', '8.000', '80.0000', '640.0000'],
+        ['time', '90.00', '1.0000', '90.0000'],
+        ['connection', '1', '30.0000', '30.0000'],
+        ['overstay', '20.00', '10.0000', '200.0000'],
+      ],
+    );
+    assert.deepEqual([cost.net_gbp, cost.vat_gbp, cost.total_gbp, cost.vat_percent], ['14.60', '2.92', '17.52', '20.00']);
+    assert.equal(cost.data_basis.basis, 'calculated');
+
+    // Meter values are telemetry of the charger's registry asset.
+    const asset = json(await svc.request({ method: 'GET', url: '/api/twin/registry/assets/CP16', headers: auth(token) }));
+    assert.equal(asset.last_reported_at, '2026-01-15T17:00:00.000Z');
+
+    // The site shows the charger's boot and its connector's last status.
+    const site = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1`, headers: auth(token) }));
+    const view = site.charge_points.find((c: any) => c.charge_point_id === 'CP16');
+    assert.equal(view.vendor, 'VendorX');
+    assert.equal(view.connected, true);
+    assert.equal(view.ocpp_version, 'ocpp1.6');
+    assert.deepEqual(view.connector_status.map((c: any) => [c.connector_id, c.status, c.ocpi_status]), [[1, 'Charging', 'CHARGING']]);
+  });
+
+  test('malformed frames get a CALLERROR and the connection stays; an unknown action is NotImplemented', async () => {
+    const loose = await connect(charger({ base, orgId: ORG, id: 'CP16', password: pw, protocol: 'ocpp1.6', strict: false }));
+    await assert.rejects(loose.call('StatusNotification', { connectorId: 'one', errorCode: 'NoError', status: 'Available' }), (e: any) => {
+      assert.equal(e.rpcErrorCode, 'TypeConstraintViolation');
+      return true;
+    });
+    await assert.rejects(loose.call('BootNotification', { chargePointModel: 'no vendor' }), (e: any) => {
+      assert.equal(e.rpcErrorCode, 'OccurrenceConstraintViolation');
+      return true;
+    });
+    await assert.rejects(loose.call('FooBar', {}), (e: any) => {
+      assert.equal(e.rpcErrorCode, 'NotImplemented');
+      return true;
+    });
+    // A frame that is not an RPC message at all: answered, not dropped.
+    loose.sendRaw('[2, "x1"');
+    assert.ok((await loose.call('Heartbeat', {})).currentTime, 'the connection still answers after malformed frames');
+  });
+
+  test('wrong password (401) and a charger unknown to the organisation (404) are refused at the handshake', async () => {
+    await assert.rejects(charger({ base, orgId: ORG, id: 'CP16', password: 'not-the-password-xx', protocol: 'ocpp1.6' }).connect(), (e: any) => {
+      assert.equal(e.response?.statusCode, 401);
+      return true;
+    });
+    await assert.rejects(charger({ base, orgId: ORG, id: 'NOPE', password: pw, protocol: 'ocpp1.6' }).connect(), (e: any) => {
+      assert.equal(e.response?.statusCode, 404);
+      return true;
+    });
+    // The same charge point id under another organisation's endpoint is unknown there.
+    await assert.rejects(charger({ base, orgId: OTHER, id: 'CP16', password: pw, protocol: 'ocpp1.6' }).connect(), (e: any) => {
+      assert.equal(e.response?.statusCode, 404);
+      return true;
+    });
+  });
+});
+
+describe('OCPP 2.0.1', () => {
+  let pw: string;
+  before(async () => {
+    pw = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'CP201', max_power_kw: 50, contactless: true })).password;
+  });
+
+  test('boot, heartbeat, status, authorise, TransactionEvent Started/Updated/Ended with meter values, its cost as worked by hand', async () => {
+    clock.set('2026-01-16T10:00:00Z');
+    const cp = await connect(charger({ base, orgId: ORG, id: 'CP201', password: pw, protocol: 'ocpp2.0.1' }));
+    assert.equal(cp.protocol, 'ocpp2.0.1');
+    const boot = await cp.call('BootNotification', { reason: 'PowerUp', chargingStation: { model: 'Rapid50', vendorName: 'VendorY' } });
+    assert.deepEqual([boot.status, boot.interval], ['Accepted', 300]);
+    assert.ok((await cp.call('Heartbeat', {})).currentTime);
+    await cp.call('StatusNotification', { timestamp: '2026-01-16T10:00:00Z', connectorStatus: 'Occupied', evseId: 1, connectorId: 1 });
+    assert.equal((await cp.call('Authorize', { idToken: { idToken: 'TOKEN1', type: 'ISO14443' } })).idTokenInfo.status, 'Accepted');
+    const reg = (ts: string, wh: number) => [{ timestamp: ts, sampledValue: [{ value: wh, measurand: 'Energy.Active.Import.Register' }] }];
+    const ev = (eventType: string, ts: string, seqNo: number, wh: number, extra: object = {}) => ({
+      eventType,
+      timestamp: ts,
+      triggerReason: eventType === 'Started' ? 'Authorized' : eventType === 'Ended' ? 'EVDeparted' : 'MeterValuePeriodic',
+      seqNo,
+      transactionInfo: { transactionId: 'TX-201-A', ...(eventType === 'Ended' && { stoppedReason: 'EVDisconnected' }) },
+      evse: { id: 1, connectorId: 1 },
+      meterValue: reg(ts, wh),
+      ...extra,
+    });
+    // 10:00-10:30, 5 000 -> 20 000 Wh, all outside the band: 15 kWh x 50 p = 750 p, 30 minutes at
+    // 1 p = 30 p, connection 30 p; the energy rose to the end, so no overstay. Net 810 p, VAT 162 p.
+    assert.equal((await cp.call('TransactionEvent', ev('Started', '2026-01-16T10:00:00Z', 0, 5000, { idToken: { idToken: 'TOKEN1', type: 'ISO14443' } }))).idTokenInfo.status, 'Accepted');
+    clock.set('2026-01-16T10:15:00Z');
+    assert.deepEqual(await cp.call('TransactionEvent', ev('Updated', '2026-01-16T10:15:00Z', 1, 12000)), {});
+    clock.set('2026-01-16T10:30:00Z');
+    await cp.call('TransactionEvent', ev('Ended', '2026-01-16T10:30:00Z', 2, 20000));
+    const txs = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1/transactions`, headers: auth(token) }));
+    const tx = txs.transactions.find((t: any) => t.ocpp_transaction_id === 'TX-201-A');
+    assert.deepEqual([tx.ocpp_version, tx.energy_kwh, tx.stop_reason], ['ocpp2.0.1', '15.000', 'EVDisconnected']);
+    const cost = json(await svc.request({ method: 'GET', url: `${H}/transactions/${tx.transaction_id}/cost`, headers: auth(token) }));
+    assert.deepEqual([cost.net_gbp, cost.vat_gbp, cost.total_gbp, cost.overstay_minutes], ['8.10', '1.62', '9.72', '0.00']);
+  });
+
+  test('a schema-invalid 2.0.1 call gets a CALLERROR and the connection stays', async () => {
+    const loose = await connect(charger({ base, orgId: ORG, id: 'CP201', password: pw, protocol: 'ocpp2.0.1', strict: false }));
+    await assert.rejects(loose.call('StatusNotification', { timestamp: '2026-01-16T10:00:00Z', connectorStatus: 'Sleeping', evseId: 1, connectorId: 1 }), (e: any) => {
+      assert.equal(e.rpcErrorCode, 'FormatViolation');
+      return true;
+    });
+    assert.ok((await loose.call('Heartbeat', {})).currentTime);
+  });
+});
+
+describe('load sharing', () => {
+  test('splits the capacity across open sessions and the chargers receive SetChargingProfile, one through the instance that holds it', async () => {
+    clock.set('2026-01-17T09:00:00Z');
+    const a = await siteWithCharger(svc, token, { site_id: 'ls', name: 'Depot', capacity_kw: 22 }, { charge_point_id: 'LS16', max_power_kw: 7 });
+    const b = await siteWithCharger(svc, token, { site_id: 'ls', name: 'Depot' }, { charge_point_id: 'LS201', max_power_kw: 50 });
+    const got16 = deferred<any>();
+    const got201 = deferred<any>();
+    const c16 = await connect(charger({ base, orgId: ORG, id: 'LS16', password: a.password, protocol: 'ocpp1.6' }));
+    c16.handle('SetChargingProfile', ({ params }: any) => {
+      got16.resolve(params);
+      return { status: 'Accepted' };
+    });
+    // This one is held by the second instance: the command goes over the bus.
+    const c201 = await connect(charger({ base: base2, orgId: ORG, id: 'LS201', password: b.password, protocol: 'ocpp2.0.1' }));
+    c201.handle('SetChargingProfile', ({ params }: any) => {
+      got201.resolve(params);
+      return { status: 'Accepted' };
+    });
+    const t16 = await c16.call('StartTransaction', { connectorId: 1, idTag: 'A', meterStart: 0, timestamp: '2026-01-17T09:00:00Z' });
+    await c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-01-17T09:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'LS-B' }, evse: { id: 1, connectorId: 1 } });
+
+    const res = await svc.request({ method: 'POST', url: `${H}/sites/ls/load-sharing`, headers: auth(token), payload: {} });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = json(res);
+    const by = Object.fromEntries(body.sessions.map((s: any) => [s.charge_point_id, s]));
+    assert.deepEqual([by.LS16.limit_kw, by.LS16.delivery, by.LS16.charger_status], [7, 'local', 'Accepted']);
+    assert.deepEqual([by.LS201.limit_kw, by.LS201.delivery, by.LS201.charger_status], [15, 'routed', 'Accepted']);
+    const p16 = await got16.promise;
+    assert.equal(p16.csChargingProfiles.transactionId, t16.transactionId);
+    assert.deepEqual(p16.csChargingProfiles.chargingSchedule.chargingSchedulePeriod, [{ startPeriod: 0, limit: 7000 }]);
+    const p201 = await got201.promise;
+    assert.equal(p201.chargingProfile.transactionId, 'LS-B');
+    assert.deepEqual(p201.chargingProfile.chargingSchedule[0].chargingSchedulePeriod, [{ startPeriod: 0, limit: 15000 }]);
+  });
+
+  test('outside the demo realm: 403 Demo realm only; a site without capacity: 409', async () => {
+    const prodOrg = 'hub-prod-ls';
+    await svc.createOrg(prodOrg);
+    const prod = await svc.token({ orgId: prodOrg, roles: ['ORG_ADMIN'], expiresIn: '400d' });
+    await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(prod), payload: { site_id: 'p1', name: 'Prod', capacity_kw: 10 } });
+    assertRefused(await svc.request({ method: 'POST', url: `${H}/sites/p1/load-sharing`, headers: auth(prod), payload: {} }), 403, 'Demo realm only');
+    await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'nocap', name: 'No capacity' } });
+    assertRefused(await svc.request({ method: 'POST', url: `${H}/sites/nocap/load-sharing`, headers: auth(token), payload: {} }), 409, "No capacity to share: set the site's capacity_kw or send capacity_kw");
+  });
+});
+
+describe('reliability from status history', () => {
+  test('a rapid connector\'s reported statuses give its PCPR figure; offline time is excluded; compliance follows', async () => {
+    clock.set('2026-02-01T00:00:00Z');
+    const { password } = await siteWithCharger(svc, token, { site_id: 'rel', name: 'Rapid hub' }, { charge_point_id: 'REL1', max_power_kw: 60, contactless: true });
+    const cp = await connect(charger({ base, orgId: ORG, id: 'REL1', password, protocol: 'ocpp2.0.1' }));
+    const status = (s: string) => cp.call('StatusNotification', { timestamp: clock.now().toISOString(), connectorStatus: s, evseId: 1, connectorId: 1 });
+    await status('Available');
+    clock.advance(99 * 3_600_000);
+    await status('Faulted');
+    clock.advance(3_600_000);
+    await status('Available');
+    const rel = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/reliability`, headers: auth(token) }));
+    assert.deepEqual(rel.connectors.map((c: any) => [c.connector_id, c.reliability_percent, c.reliable_hours, c.unreliable_hours, c.meets_target]), [[1, 99, 99, 1, true]]);
+    assert.deepEqual([rel.site.rapid_reliability_percent, rel.site.meets_target], [99, true]);
+
+    // Two hours offline (excluded), then faulted for two hours: 99 / (99 + 3) = 97.05% (truncated).
+    await cp.close({ force: true });
+    await eventually(async () => {
+      const site = json(await svc.request({ method: 'GET', url: `${H}/sites/rel`, headers: auth(token) }));
+      return site.charge_points[0].connector_status[0]?.ocpi_status === 'UNKNOWN';
+    }, 'the dropped charger\'s connector UNKNOWN');
+    clock.advance(2 * 3_600_000);
+    const back = await connect(charger({ base, orgId: ORG, id: 'REL1', password, protocol: 'ocpp2.0.1' }));
+    await back.call('StatusNotification', { timestamp: clock.now().toISOString(), connectorStatus: 'Faulted', evseId: 1, connectorId: 1 });
+    clock.advance(2 * 3_600_000);
+    const after = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/reliability`, headers: auth(token) }));
+    assert.deepEqual(after.connectors.map((c: any) => [c.reliability_percent, c.reliable_hours, c.unreliable_hours, c.excluded_hours, c.meets_target]), [[97.05, 99, 3, 2, false]]);
+    const comp = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/compliance`, headers: auth(token) }));
+    const duty = comp.duties.find((d: any) => d.duty === 'reliability_99' && d.charge_point_id === 'REL1');
+    assert.deepEqual([duty.applies, duty.result], [true, 'not_met']);
+    assert.match(duty.evidence, /connector 1 97\.05%/);
+  });
+});
+
+test('quote with overstay: connected for the duration plus the overstay, overstay charged beyond the grace period', async () => {
+  // 10 kWh over 60 minutes at 50 p = 500 p; 85 minutes connected at 1 p = 85 p; connection 30 p;
+  // 25 minutes' overstay less 10 grace = 15 at 10 p = 150 p. Net 765 p, VAT 153 p, total 918 p.
+  const q = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1/quote?energy_kwh=10&duration_minutes=60&overstay_minutes=25&start=2026-01-20T10:00:00Z`, headers: auth(token) }));
+  assert.deepEqual(q.lines.map((l: any) => [l.kind, l.quantity, l.amount_p]), [
+    ['energy', '10.000', '500.0000'],
+    ['time', '85.00', '85.0000'],
+    ['connection', '1', '30.0000'],
+    ['overstay', '15.00', '150.0000'],
+  ]);
+  assert.deepEqual([q.net_gbp, q.vat_gbp, q.total_gbp, q.schedule_version], ['7.65', '1.53', '9.18', 1]);
+});
+
+test('a WebSocket upgrade to any other path is ended, not left hanging', async () => {
+  // ocpp-rpc's client appends the identity: this asks to upgrade /api/csms/api/hub/sites.
+  const stray = charger({ base: `${base}/api/csms/api/hub`, orgId: 'x', id: 'sites', password: 'whatever-password', protocol: 'ocpp1.6' });
+  await assert.rejects(stray.connect());
+});
