@@ -51,7 +51,7 @@ test('a reply that never comes is cut at the budget', async (t) => {
   await assert.rejects(checked, CacheUnavailableError);
 });
 
-test('with a cache that never answers, sign-in, signed-in reads and key reads are answered; key writes get 503', { timeout: 30_000 }, async () => {
+test('with a cache that never answers, sign-in, signed-in reads and key reads are answered; key writes get 503', async () => {
   const first: TestService = await startTestService();
   services.push(first);
   const second: Service = await startService(first.config, {
