@@ -98,3 +98,43 @@ export async function statementByHash(q: Queryable, hash: string): Promise<State
   const r = await q.query<StatementRow>(`select ${S_COLS} from statement_statements where statement_hash = $1`, [hash]);
   return r.rows[0] ?? null;
 }
+
+// ---- Export (the export module asks through STATEMENTS_EXPORTABLE) -------------------------------
+type Period = { from: Date | null; to: Date | null };
+
+function periodWhere(col: string, p: Period, params: unknown[]) {
+  let w = '';
+  if (p.from) {
+    params.push(p.from);
+    w += ` and ${col} >= $${params.length}`;
+  }
+  if (p.to) {
+    params.push(p.to);
+    w += ` and ${col} < $${params.length}`;
+  }
+  return w;
+}
+
+export async function countFor(q: Queryable, table: 'baselines' | 'statements', orgId: string, p: Period): Promise<number> {
+  const params: unknown[] = [orgId];
+  const [t, col] = table === 'baselines' ? ['statement_baselines', 'proposed_at'] : ['statement_statements', 'issued_at'];
+  const r = await q.query<{ n: number }>(`select count(*)::int as n from ${t} where org_id = $1${periodWhere(col, p, params)}`, params);
+  return r.rows[0].n;
+}
+
+/** Rows in id order after `after` (ids are unique per organisation). */
+export async function exportPage(q: Queryable, table: 'baselines' | 'statements', orgId: string, p: Period, after: string | null, limit: number) {
+  const params: unknown[] = [orgId];
+  const [t, col, id, cols] =
+    table === 'baselines'
+      ? ['statement_baselines', 'proposed_at', 'baseline_id', B_COLS]
+      : ['statement_statements', 'issued_at', 'statement_id', `${S_COLS}, to_char(period_from, 'YYYY-MM-DD') as period_from, to_char(period_to, 'YYYY-MM-DD') as period_to, issued_by`];
+  let w = periodWhere(col, p, params);
+  if (after !== null) {
+    params.push(after);
+    w += ` and ${id} > $${params.length}`;
+  }
+  params.push(limit);
+  const r = await q.query<Record<string, unknown>>(`select ${cols} from ${t} where org_id = $1${w} order by ${id} limit $${params.length}`, params);
+  return { rows: r.rows, last: r.rows.length ? String(r.rows[r.rows.length - 1][id]) : null };
+}
