@@ -24,6 +24,7 @@ import { fieldDefinition } from './field/index.ts';
 import { controlDefinition } from './control/index.ts';
 import { hubDefinition } from './hub/index.ts';
 import { statementsDefinition } from './statements/index.ts';
+import { exportDefinition } from './export/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -49,6 +50,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   controlDefinition,
   hubDefinition,
   statementsDefinition,
+  exportDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */
