@@ -197,6 +197,7 @@ test('public verification of a presented copy: the intact copy passes, a tampere
   const bad = await call(svc, null, 'POST', `${BASE}/public/verify`, { signed_body: tampered, signature: statement.signature, statement_hash: statement.statement_hash });
   assert.equal(bad.statusCode, 422);
   const b = json(bad);
+  assert.equal(b.detail, 'Statement does not verify: bad_signature, hash_mismatch, not_recorded');
   assert.equal(b.valid, false);
   assert.equal(b.recorded, false);
   assert.deepEqual(b.problems.map((p: any) => p.code), ['bad_signature', 'hash_mismatch', 'not_recorded']);

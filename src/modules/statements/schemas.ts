@@ -150,6 +150,7 @@ export const VerifyBody = Type.Object(
 );
 
 export const VerifyResult = Type.Object({
+  detail: Type.Optional(Type.String({ description: 'On a refused copy (422): "Statement does not verify: " and the failed checks' })),
   valid: Type.Boolean({ description: 'True only when the copy is canonical, signed by a published key, and is the statement the service issued' }),
   statement_hash: Type.String({ description: 'SHA-256 of the presented signed_body' }),
   recorded: Type.Boolean({ description: 'The service issued a statement with exactly these bytes' }),

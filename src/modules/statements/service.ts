@@ -417,6 +417,8 @@ export function createStatementService(
         problems.push({ code: 'signature_mismatch', message: 'The signature is not the one the service issued' });
       }
       return {
+        // A refused copy says so in `detail`, as every refusal does.
+        ...(problems.length ? { detail: `Statement does not verify: ${problems.map((p) => p.code).join(', ')}` } : {}),
         valid: problems.length === 0,
         statement_hash: c.hash,
         recorded: held !== null,
