@@ -23,6 +23,8 @@ import { pricingDefinition } from './pricing/index.ts';
 import { fieldDefinition } from './field/index.ts';
 import { controlDefinition } from './control/index.ts';
 import { hubDefinition } from './hub/index.ts';
+import { statementsDefinition } from './statements/index.ts';
+import { exportDefinition } from './export/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -47,6 +49,8 @@ export const moduleList: readonly ModuleDefinition[] = [
   fieldDefinition,
   controlDefinition,
   hubDefinition,
+  statementsDefinition,
+  exportDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

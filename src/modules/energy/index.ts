@@ -20,6 +20,21 @@ import { createCarbon } from './carbon.ts';
 import { carbonOperations } from './routes-carbon.ts';
 import { createReporting } from './reporting/service.ts';
 import { reportingOperations } from './reporting/routes.ts';
+import { serviceKey } from '../../platform/services.ts';
+import type { Queryable } from '../../infra/db/index.ts';
+import type { FactorVersionRow, SiteDayRow } from './store.ts';
+
+/**
+ * Energy figures for other modules (fleet savings statements): a site's UK days from the energy
+ * model (import, consumption, completeness) and the DESNZ location factor versions, read in the
+ * caller's Queryable. No other module reads the energy tables.
+ */
+export interface EnergyFigures {
+  siteDays(q: Queryable, orgId: string, siteId: string, fromDay: string, toDayExclusive: string): Promise<SiteDayRow[]>;
+  factorVersions(q: Queryable): Promise<FactorVersionRow[]>;
+}
+export const ENERGY_FIGURES = serviceKey<EnergyFigures>('energy.figures');
+export type { FactorVersionRow, SiteDayRow } from './store.ts';
 
 export const energyModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, energyConfig);
@@ -66,6 +81,10 @@ export const energyDefinition: ModuleDefinition = {
   provides: (deps, registry) => {
     const store = createEnergyStore();
     registry.get(TELEMETRY_ENERGY).onBatch((q, orgId, touched) => store.markPending(q, orgId, touched));
+    registry.provide(ENERGY_FIGURES, {
+      siteDays: (q, orgId, siteId, fromDay, toDay) => store.siteDays(q, orgId, [siteId], fromDay, toDay),
+      factorVersions: (q) => store.factorVersions(q),
+    });
   },
   create: energyModule,
 };

@@ -54,8 +54,9 @@ export interface Signed {
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** Canonical bytes, their Ed25519 signature (base64url, no padding) and their SHA-256. */
-export function signBody(body: ReceiptBody | CheckpointBody, privateKey: KeyObject): Signed {
+/** Canonical bytes, their Ed25519 signature (base64url, no padding) and their SHA-256 (any signed
+ * record of the service: settlement receipts and checkpoints, fleet savings statements). */
+export function signBody(body: object, privateKey: KeyObject): Signed {
   const signed_body = canonicalJson(body);
   return {
     signed_body,

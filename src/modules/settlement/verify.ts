@@ -100,7 +100,7 @@ function signatureProblem(signature: string, signedBody: string, key: KeyObject)
  * duplicate member, no whitespace, no other number form), have the expected members, name a
  * published key, and carry a canonical signature that verifies.
  */
-function checkSigned<T>(p: Presented, keyOf: KeyLookup, members: Record<string, (v: unknown) => boolean>): { body: T | null; hash: string; problems: Found[] } {
+export function checkSigned<T>(p: Presented, keyOf: KeyLookup, members: Record<string, (v: unknown) => boolean>): { body: T | null; hash: string; problems: Found[] } {
   const hash = typeof p.signed_body === 'string' ? sha256Hex(p.signed_body) : '';
   let parsed: unknown;
   try {

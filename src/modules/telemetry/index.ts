@@ -7,7 +7,7 @@ import { sectionOf } from '../../core/config-section.ts';
 import { telemetryConfig } from './config.ts';
 import { telemetryOperations } from './routes.ts';
 import { createPartitionMaintenance } from './maintenance.ts';
-import { telemetryReads, createEnergyReads, type TelemetryReads } from './store.ts';
+import { telemetryReads, createEnergyReads, exportCount, exportRows, TELEMETRY_EXPORT_COLUMNS, type TelemetryReads } from './store.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
 export { createTelemetryService, type TelemetryService, type JudgedRecord, type BatchListener, type TouchedRange } from './service.ts';
@@ -41,6 +41,21 @@ export interface TelemetryEnergy {
 }
 export const TELEMETRY_ENERGY = serviceKey<TelemetryEnergy>('telemetry.energy');
 
+/** Stored telemetry records for the organisation's data export (the export module's collection shape). */
+export const TELEMETRY_EXPORTABLE = serviceKey<ReturnType<typeof telemetryExportables>>('telemetry.exportable');
+function telemetryExportables() {
+  return [
+    {
+      name: 'telemetry.readings',
+      description: 'Every stored telemetry record of the organisation: asset, timestamps, power, state of charge, voltage, current, temperature, status, anomalies and the raw record.',
+      columns: TELEMETRY_EXPORT_COLUMNS,
+      periodColumn: 'ts',
+      count: exportCount,
+      page: exportRows,
+    },
+  ];
+}
+
 export const telemetryModule: ModuleFactory = (deps) => {
   const service = deps.services.get(TELEMETRY_SERVICE);
   const maintenance = createPartitionMaintenance({
@@ -69,6 +84,7 @@ export const telemetryDefinition: ModuleDefinition = {
   },
   // One ingestion service (and one set of counters) for the module's own operations and for others.
   provides: (deps, registry) => {
+    registry.provide(TELEMETRY_EXPORTABLE, telemetryExportables());
     // The spec names telemetry_ingest_total, so it keeps its name; the others carry the prefix.
     const ingestTotal = deps.metrics.counter({
       name: 'telemetry_ingest_total',

@@ -1,0 +1,86 @@
+// SQL of the export module: its jobs and the chunks they write. Every query filters on org_id,
+// except the expiry sweep (the platform's own work across organisations).
+import type { Queryable } from '../../infra/db/index.ts';
+
+export interface Position {
+  /** Index of the collection being written. */
+  c: number;
+  /** Key of the last row written in it (null: none yet). */
+  after: string | null;
+  /** Number of the next chunk. */
+  seq: number;
+}
+
+export interface JobRow {
+  job_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'expired';
+  collections: string[];
+  period_from: Date | null;
+  period_to: Date | null;
+  format: 'jsonl' | 'csv';
+  rows_expected: string;
+  rows_written: string;
+  position: Position;
+  bytes_written: string;
+  requested_by: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  expires_at: Date | null;
+  error: string | null;
+}
+
+const COLS = `job_id, status, collections, period_from, period_to, format, rows_expected::text as rows_expected, rows_written::text as rows_written,
+  position, bytes_written::text as bytes_written, requested_by, created_at, started_at, completed_at, expires_at, error`;
+
+export async function insertJob(q: Queryable, orgId: string, j: { job_id: string; collections: string[]; from: Date | null; to: Date | null; format: string; rows_expected: number; requested_by: string | null; now: Date }) {
+  await q.query(
+    `insert into export_jobs (org_id, job_id, status, collections, period_from, period_to, format, rows_expected, position, requested_by, created_at)
+     values ($1, $2, 'queued', $3::jsonb, $4, $5, $6, $7, $8::jsonb, $9, $10)`,
+    [orgId, j.job_id, JSON.stringify(j.collections), j.from, j.to, j.format, j.rows_expected, JSON.stringify({ c: 0, after: null, seq: 0 }), j.requested_by, j.now],
+  );
+}
+
+export async function jobById(q: Queryable, orgId: string, jobId: string, lock = false): Promise<JobRow | null> {
+  const r = await q.query<JobRow>(`select ${COLS} from export_jobs where org_id = $1 and job_id = $2${lock ? ' for update' : ''}`, [orgId, jobId]);
+  return r.rows[0] ?? null;
+}
+
+export async function insertChunk(q: Queryable, orgId: string, jobId: string, seq: number, collection: string, rows: number, body: string) {
+  await q.query(`insert into export_chunks (org_id, job_id, seq, collection, rows, body) values ($1, $2, $3, $4, $5, $6)`, [orgId, jobId, seq, collection, rows, body]);
+}
+
+export async function advance(q: Queryable, orgId: string, jobId: string, position: Position, rows: number, bytes: number, now: Date) {
+  await q.query(
+    `update export_jobs set position = $3::jsonb, rows_written = rows_written + $4, bytes_written = bytes_written + $5, status = 'running',
+       started_at = coalesce(started_at, $6) where org_id = $1 and job_id = $2`,
+    [orgId, jobId, JSON.stringify(position), rows, bytes, now],
+  );
+}
+
+export async function finish(q: Queryable, orgId: string, jobId: string, status: 'completed' | 'failed', now: Date, expiresAt: Date, error: string | null) {
+  await q.query(
+    `update export_jobs set status = $3, completed_at = $4, expires_at = $5, error = $6, started_at = coalesce(started_at, $4) where org_id = $1 and job_id = $2`,
+    [orgId, jobId, status, now, expiresAt, error],
+  );
+}
+
+/** The next chunk at or after `seq` (of one collection when named): one chunk a query, so memory stays flat. */
+export async function nextChunk(q: Queryable, orgId: string, jobId: string, seq: number, collection?: string) {
+  const r = await q.query<{ seq: number; collection: string; body: string }>(
+    `select seq, collection, body from export_chunks where org_id = $1 and job_id = $2 and seq >= $3 ${collection ? 'and collection = $4' : ''}
+     order by seq limit 1`,
+    collection ? [orgId, jobId, seq, collection] : [orgId, jobId, seq],
+  );
+  return r.rows[0] ?? null;
+}
+
+/** Expiry sweep: deletes the chunks of every export past its expiry and marks it expired. */
+export async function expire(q: Queryable, now: Date): Promise<number> {
+  const r = await q.query<{ org_id: string; job_id: string }>(
+    `update export_jobs set status = 'expired' where status in ('completed', 'failed') and expires_at <= $1 returning org_id, job_id`,
+    [now],
+  );
+  for (const j of r.rows) await q.query(`delete from export_chunks where org_id = $1 and job_id = $2`, [j.org_id, j.job_id]);
+  return r.rows.length;
+}
