@@ -83,7 +83,7 @@ const StatementBaseline = Type.Object({
   reference_to: Type.String(),
   mean_daily_import_kwh: Type.String(),
   tariff_pence_per_kwh: Type.String(),
-  agreed_at: Type.String(),
+  agreed_at: Type.String({ format: 'date-time', description: 'When the baseline was agreed, as signed (UTC, Z; milliseconds only when not zero, the receipts\' instant format)' }),
   agreed_by: Nullable(Type.String()),
 }, { description: 'The agreed baseline as it stood when the statement was issued (signed with it)' });
 
