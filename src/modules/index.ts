@@ -26,6 +26,7 @@ import { hubDefinition } from './hub/index.ts';
 import { statementsDefinition } from './statements/index.ts';
 import { exportDefinition } from './export/index.ts';
 import { forecastingDefinition } from './forecasting/index.ts';
+import { optimisationDefinition } from './optimisation/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -53,6 +54,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   statementsDefinition,
   exportDefinition,
   forecastingDefinition,
+  optimisationDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

@@ -129,6 +129,21 @@ export function createForecasting(deps: { db: Db; clock: Clock; registry: Regist
   }
 
   return {
+    /** For the optimiser: the site's forecast over n half hours from `origin` by its configured method. */
+    async forecastSeries(q: Queryable, orgId: string, siteId: string, origin: number, n: number) {
+      const cfg = await configOf(q, orgId, siteId);
+      const s = await series(q, orgId, siteId, origin - LOOKBACK, origin);
+      const load: (number | null)[] = [];
+      const generation: (number | null)[] = [];
+      for (let i = 0; i < n; i++) {
+        const t = origin + i * SLOT_MS;
+        load.push(s.has_load ? forecastAt(s.load, t, origin, cfg.method, cfg.seasonal_weight) : null);
+        generation.push(s.has_generation ? forecastAt(s.generation, t, origin, cfg.method, cfg.seasonal_weight) : null);
+      }
+      const last = Math.max(-Infinity, ...s.load.keys(), ...s.generation.keys());
+      return { method: cfg.method, method_description: METHOD_SENTENCES[cfg.method], load, generation, last_stored: Number.isFinite(last) ? last : null };
+    },
+
     async sites(ctx: RequestContext) {
       return db.tx(async (q) => {
         const assets = await deps.registry.assets(q, ctx.orgId);
