@@ -56,7 +56,7 @@ export function rolesOf(assets: SiteAsset[]) {
 }
 
 export const SERIES_METHOD =
-  'Half-hourly mean power of each asset from stored telemetry × 0.5 h. Generation = the magnitude of the inverters\' negative power; load = grid meter power + generation − battery power (charge positive) where the site has a grid meter, else the sum of metered loads. A half hour where any contributing asset has no sample is missing.';
+  'Half-hourly mean power of each asset from stored telemetry × 0.5 h (assets with no sample in the window are left out). Generation = the magnitude of the inverters\' negative power; load = grid meter power + generation − battery power (charge positive) where the site has a grid meter, else the sum of metered loads. A half hour where any contributing asset has no sample is missing.';
 
 export function createForecasting(deps: { db: Db; clock: Clock; registry: RegistrySites; telemetry: TelemetryReads }) {
   const { db, clock } = deps;
@@ -73,9 +73,18 @@ export function createForecasting(deps: { db: Db; clock: Clock; registry: Regist
 
   /** The site's half-hourly load and generation in [from, to) (UTC slot starts). */
   async function series(q: Queryable, orgId: string, siteId: string, from: number, to: number): Promise<SiteSeries> {
-    const roles = rolesOf(await deps.registry.assets(q, orgId, { siteId }));
-    const ids = [...roles.grid, ...roles.pv, ...roles.battery, ...roles.load];
+    const registered = rolesOf(await deps.registry.assets(q, orgId, { siteId }));
+    const ids = [...registered.grid, ...registered.pv, ...registered.battery, ...registered.load];
     const rows = await deps.telemetry.halfHourly(q, orgId, ids, new Date(from), new Date(to));
+    // An asset with no sample in the whole window has never reported there (a charger without a
+    // meter of its own): it is left out rather than making every half hour missing.
+    const reporting = new Set(rows.map((r) => r.asset_id));
+    const roles = {
+      grid: registered.grid.filter((id) => reporting.has(id)),
+      pv: registered.pv.filter((id) => reporting.has(id)),
+      battery: registered.battery.filter((id) => reporting.has(id)),
+      load: registered.load.filter((id) => reporting.has(id)),
+    };
     const at = new Map<number, Map<string, number>>();
     for (const r of rows) {
       if (r.mean_power_kw === null) continue;
@@ -86,15 +95,15 @@ export function createForecasting(deps: { db: Db; clock: Clock; registry: Regist
     }
     const load = new Map<number, number>();
     const generation = new Map<number, number>();
-    const has_generation = roles.pv.length > 0;
-    const has_load = roles.grid.length > 0 || roles.load.length > 0;
+    const has_generation = registered.pv.length > 0;
+    const has_load = registered.grid.length > 0 || registered.load.length > 0;
     for (const [k, m] of at) {
       const all = (list: string[]) => list.every((id) => m.has(id));
       const sum = (list: string[]) => list.reduce((s, id) => s + (m.get(id) ?? 0), 0);
-      const genKw = has_generation && all(roles.pv) ? roles.pv.reduce((s, id) => s + Math.max(0, -(m.get(id) ?? 0)), 0) : null;
+      const genKw = roles.pv.length > 0 && all(roles.pv) ? roles.pv.reduce((s, id) => s + Math.max(0, -(m.get(id) ?? 0)), 0) : null;
       if (genKw !== null) generation.set(k, genKw * 0.5);
       if (roles.grid.length > 0) {
-        if (all(roles.grid) && all(roles.battery) && (genKw !== null || !has_generation)) load.set(k, Math.max(0, (sum(roles.grid) + (genKw ?? 0) - sum(roles.battery)) * 0.5));
+        if (all(roles.grid) && all(roles.battery) && (genKw !== null || roles.pv.length === 0)) load.set(k, Math.max(0, (sum(roles.grid) + (genKw ?? 0) - sum(roles.battery)) * 0.5));
       } else if (roles.load.length > 0 && all(roles.load)) load.set(k, Math.max(0, sum(roles.load)) * 0.5);
     }
     return { load, generation, has_load, has_generation };
