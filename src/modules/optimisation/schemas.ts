@@ -199,3 +199,72 @@ export const LimitRun = Type.Object({
   half_hour_plan: HalfHourPlan,
 });
 export const LimitRuns = Type.Object({ runs: Type.Array(Type.Object(LimitSummary)), ...PageMembers });
+
+// ---- Awareness ----------------------------------------------------------------------------------
+const LayerName = Type.String({ description: 'prices, carbon, site_forecast, grid_constraints, flexibility_tenders or device_availability' });
+export const Catalogue = Type.Object({
+  layers: Type.Array(
+    Type.Object({
+      layer: LayerName,
+      name: Type.String(),
+      source: Type.String({ description: 'Where the layer comes from' }),
+      fallback: Type.String({ description: 'What is used when it is not live' }),
+      used_by_plan: Type.Boolean({ description: 'Whether the shadow plan uses it' }),
+    }),
+  ),
+});
+const LayerState = Type.Object({
+  layer: LayerName,
+  status: Type.Union([Type.Literal('live'), Type.Literal('fallback'), Type.Literal('missing')]),
+  why: Type.String({ description: 'Why the layer has this status' }),
+  as_of: Nullable(Timestamp, 'How recent the data is, where known'),
+});
+export const LayersQuery = Type.Object(
+  {
+    site_id: Type.Optional(SiteId),
+    region: Type.Optional(Type.String({ pattern: '^[A-HJ-NP]$', description: 'GSP region letter for prices (default C)' })),
+  },
+  { additionalProperties: false },
+);
+export const Layers = Type.Object({ site_id: Nullable(Type.String()), as_of: Timestamp, layers: Type.Array(LayerState) });
+export const Settings = Type.Object({
+  default_region: Type.String(),
+  horizon_hours: Type.Integer(),
+  fallback_import_p_per_kwh: Type.Number(),
+  forecast_stale_after_hours: Type.Integer(),
+  device_stale_after_minutes: Type.Integer(),
+  shadow_only: Type.Boolean({ description: 'Always true: awareness plans are never sent' }),
+});
+export const GridQuery = Type.Object({ site_id: SiteId }, { additionalProperties: false });
+export const Grid = Type.Object({
+  site_id: Type.String(),
+  import_limit_kw: Nullable(Type.Number(), 'The configured import limit (null: none)'),
+  forecast_peak_import_kw: Nullable(Type.Number(), 'Highest forecast mean import over the horizon'),
+  headroom_kw: Nullable(Type.Number(), 'Limit − forecast peak'),
+  half_hours_over: Nullable(Type.Integer(), 'Forecast half hours above the limit'),
+  forecast_method: Type.String(),
+  from: Timestamp,
+  to: Timestamp,
+});
+export const PlanBody = Type.Object(
+  {
+    site_id: SiteId,
+    region: Type.Optional(Type.String({ pattern: '^[A-HJ-NP]$', description: 'GSP region letter for prices (default C)' })),
+    hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 48, description: 'Horizon (default 24)' })),
+  },
+  { additionalProperties: false },
+);
+export const ShadowPlan = Type.Object({
+  plan_id: Type.String(),
+  site_id: Type.String(),
+  created_at: Timestamp,
+  created_by: Nullable(Type.String()),
+  start: Timestamp,
+  end: Timestamp,
+  shadow: Type.Boolean({ description: 'Always true' }),
+  sent: Type.Boolean({ description: 'Always false: nothing is sent to any device or market' }),
+  cost_gbp: Money('Energy cost of the plan, £'),
+  cost_do_nothing_gbp: Money('Energy cost with flexible assets idle, £'),
+  layers: Type.Array(LayerState, { description: 'The layers as they stood when planned' }),
+  half_hour_plan: HalfHourPlan,
+});
