@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { startFakeTariff, defaultPrice, type FakeTariff } from '../helpers/fake-market.ts';
+import { startFakeTariff, type FakeTariff } from '../helpers/fake-market.ts';
 import { asset, call, HH, ingest, iso, json, tokenFor } from '../energy/helpers.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 
