@@ -102,6 +102,10 @@ test('run: peaks avoided, advisory by default, dispatched in the demo realm thro
   assert.equal(sp.setpoints.filter((x: any) => x.source === 'optimiser').length, 2);
   const dec = json(await call(svc, viewer, 'GET', `/api/hardware/ems/decisions/${dr.decision_id}`));
   assert.equal(dec.kind, 'optimisation');
+  // Replay re-solves the recorded problem: the same first half hour and peaks come out.
+  const rep = json(await call(svc, admin, 'POST', `/api/hardware/ems/decisions/${dr.decision_id}/replay`));
+  assert.deepEqual([rep.replayable, rep.same, rep.differences], [true, true, []]);
+  assert.equal(rep.replayed.peaks_after, 0);
 
   const runs = json(await call(svc, viewer, 'GET', `${BASE}/depot/runs`));
   // Both runs were made at the same service time: their order between them is by run id.

@@ -55,6 +55,25 @@ export interface LimitAsset {
   ready_within_hours?: number;
 }
 
+/** What an import-limit decision records: the first half hour's commands and the peaks either way. */
+function limitOutput(input: PlanInput, sol: { import_kwh: number[]; export_kwh: number[]; charge_kw: number[][]; discharge_kw: number[][]; ev_kw: number[][] }) {
+  const evs = input.evs ?? [];
+  const netOpt = sol.import_kwh.map((x, i) => x - sol.export_kwh[i]);
+  // The do-nothing comparison charges each EV at full power from the start.
+  const evAsap = input.base_kwh.map((b, i) => b + evs.reduce((s, e) => s + (i < e.deadline_slot ? Math.max(0, Math.min(e.max_charge_kw * 0.5, e.energy_kwh - i * e.max_charge_kw * 0.5)) : 0), 0));
+  const limitKwh = (input.import_limit_kw ?? Infinity) * 0.5;
+  return {
+    first_half_hour: [
+      ...input.batteries.map((b, k) => ({ device_id: b.device_id, value_kw: r3(sol.charge_kw[k][0] - sol.discharge_kw[k][0]) })),
+      ...evs.map((e, k) => ({ device_id: e.device_id, value_kw: r3(sol.ev_kw[k][0]) })),
+    ],
+    peaks_before: evAsap.filter((x) => x > limitKwh + 1e-6).length,
+    peaks_after: netOpt.filter((x) => x > limitKwh + 1e-6).length,
+    max_import_before_kw: r3(Math.max(0, ...evAsap) / 0.5),
+    max_import_after_kw: r3(Math.max(0, ...netOpt) / 0.5),
+  };
+}
+
 type Deps = {
   db: Db;
   clock: Clock;
@@ -71,12 +90,14 @@ const actorOf = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.
 export function createOptimisation(deps: Deps) {
   const { db, clock, cursors } = deps;
 
-  deps.decisions.registerReplayer('optimisation', (inputs: { problem?: PlanInput & { days?: string[] } }) => {
+  // Replay re-solves the recorded problem and answers the recorded output's shape, so the decision
+  // log can say whether the same plan comes out.
+  deps.decisions.registerReplayer('optimisation', (inputs: { problem?: PlanInput }) => {
     if (!inputs?.problem) return { replayed: false, reason: 'no problem recorded' };
     const p = inputs.problem;
-    const sol = solveLoaded({ ...p, days: p.days ?? [], evs: p.evs } as never);
+    const sol = solveLoaded({ ...p, days: Array(p.n).fill('') });
     if (!sol) return { replayed: false, reason: 'solver not loaded in this process' };
-    return { replayed: true, objective_p: Math.round(sol.objective_p * 1000) / 1000, first_half_hour: firstCommands(p, sol) };
+    return limitOutput(p, sol);
   });
 
   async function siteAssets(q: Queryable, orgId: string, siteId: string) {
@@ -155,13 +176,6 @@ export function createOptimisation(deps: Deps) {
     });
   }
   const runSummary = (r: RunRow) => ({ run_id: r.run_id, site_id: r.site_id, created_at: r.created_at, created_by: r.created_by, dispatched: r.dispatched, ...r.summary });
-
-  function firstCommands(p: PlanInput, sol: { charge_kw: number[][]; discharge_kw: number[][]; ev_kw: number[][] }) {
-    return [
-      ...p.batteries.map((b, k) => ({ device_id: b.device_id, value_kw: r3(sol.charge_kw[k][0] - sol.discharge_kw[k][0]) })),
-      ...(p.evs ?? []).map((e, k) => ({ device_id: e.device_id, value_kw: r3(sol.ev_kw[k][0]) })),
-    ];
-  }
 
   async function solved(input: PlanInput) {
     try {
@@ -321,21 +335,19 @@ export function createOptimisation(deps: Deps) {
         const imp = body.import_p_per_kwh ?? Array(n).fill(DEFAULT_IMPORT_P);
         const input: PlanInput = { start, n, import_p: imp, export_p: imp.map(() => 0), base_kwh: base, batteries, evs, import_limit_kw: c.import_limit_kw };
         const { sol, slots, netOpt, cost } = await solved(input);
-        // The do-nothing comparison charges each EV at full power from the start.
-        const evAsap = base.map((b, i) => b + evs.reduce((s, e) => s + Math.max(0, Math.min(e.max_charge_kw * 0.5, e.energy_kwh - i * e.max_charge_kw * 0.5)) * (i < e.deadline_slot ? 1 : 0), 0));
-        const limitKwh = c.import_limit_kw * 0.5;
-        const before = evAsap.filter((x) => x > limitKwh + 1e-6).length;
-        const after = netOpt.filter((x) => x > limitKwh + 1e-6).length;
+        const out = limitOutput(input, sol);
+        const before = out.peaks_before;
+        const after = out.peaks_after;
         const run_id = randomUUID();
         const now = clock.now();
-        const commands = firstCommands(input, sol);
+        const commands = out.first_half_hour;
         let dispatch: { device_id: string; value_kw: number; verdict: string; setpoint_id: string }[] | null = null;
         const decision_id = await deps.decisions.record(q, ctx.orgId, {
           site_id: siteId,
           kind: 'optimisation',
           rule: 'import-limit plan: keep import under the limit at least cost (HiGHS LP); the first half hour is dispatched only when asked, in the demo realm',
-          inputs: { problem: { ...input, days: [] }, run_id },
-          output: { first_half_hour: commands, peaks_before: before, peaks_after: after },
+          inputs: { problem: input, run_id },
+          output: out,
           outcome: body.dispatch ? 'dispatched' : 'advisory',
           actor: actorOf(ctx),
         });
@@ -353,8 +365,8 @@ export function createOptimisation(deps: Deps) {
           peaks_before: before,
           peaks_after: after,
           peaks_avoided: Math.max(0, before - after),
-          max_import_before_kw: r3(Math.max(0, ...evAsap) / 0.5),
-          max_import_after_kw: r3(Math.max(0, ...netOpt) / 0.5),
+          max_import_before_kw: out.max_import_before_kw,
+          max_import_after_kw: out.max_import_after_kw,
           cost_gbp: gbp(cost.opt),
           decision_id,
         };
