@@ -112,6 +112,17 @@ test('run: peaks avoided, advisory by default, dispatched in the demo realm thro
   assert.deepEqual(runs.runs.map((x: any) => [x.run_id, x.dispatched]).sort(), [[r.run_id, false], [dr.run_id, true]].sort());
 });
 
+test('dispatch is refused while an override holds the site, and nothing is recorded', async () => {
+  const before = json(await call(svc, viewer, 'GET', `${BASE}/depot/runs`)).runs.length;
+  const ov = await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { site_id: 'depot', reason: 'engineer on site', authority: 'DNO', expires_at: iso(NOW + 3_600_000) });
+  assert.equal(ov.statusCode, 201, ov.body);
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/depot/run`, { hours: 2, dispatch: true }), 409, 'Override active');
+  assert.equal(json(await call(svc, viewer, 'GET', `${BASE}/depot/runs`)).runs.length, before);
+  const advisory = await call(svc, admin, 'POST', `${BASE}/depot/run`, { hours: 2 });
+  assert.equal(advisory.statusCode, 200, 'an advisory run sends nothing, so an override does not stop it');
+  await call(svc, admin, 'POST', `/api/hardware/ems/overrides/${json(ov).override_id}/revoke`, { reason: 'done' });
+});
+
 test('run refusals: production dispatch, roles, bad input', async () => {
   await call(svc, prod, 'PUT', `${BASE}/depot/config`, CONFIG);
   const advisory = await call(svc, prod, 'POST', `${BASE}/depot/run`, { hours: 2 });
