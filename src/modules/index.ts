@@ -25,6 +25,8 @@ import { controlDefinition } from './control/index.ts';
 import { hubDefinition } from './hub/index.ts';
 import { statementsDefinition } from './statements/index.ts';
 import { exportDefinition } from './export/index.ts';
+import { forecastingDefinition } from './forecasting/index.ts';
+import { optimisationDefinition } from './optimisation/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -51,6 +53,8 @@ export const moduleList: readonly ModuleDefinition[] = [
   hubDefinition,
   statementsDefinition,
   exportDefinition,
+  forecastingDefinition,
+  optimisationDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

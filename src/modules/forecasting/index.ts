@@ -1,0 +1,40 @@
+// Forecasting: each site's half-hourly load and generation forecast from stored telemetry (measured
+// persistence by default, seasonal, or a blend), forecast against actual, accuracy metrics and a
+// rolling-origin backtest (endpoints.md 4.6; decision 0190). Sends no device command or market write.
+import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { REGISTRY_SITES } from '../registry/index.ts';
+import { TELEMETRY_READS } from '../telemetry/index.ts';
+import { serviceKey } from '../../platform/services.ts';
+import { createForecasting, type Forecasting } from './service.ts';
+import { forecastingOperations } from './routes.ts';
+import { FORECAST_ERROR_DOCS } from './errors.ts';
+
+export { forecastAt, metricsOf, METHODS, type Method, type Metrics } from './methods.ts';
+
+/** A site's forecast for other modules (the optimiser), in the caller's Queryable. */
+export type SiteForecast = Pick<Forecasting, 'forecastSeries'>;
+export const SITE_FORECAST = serviceKey<SiteForecast>('forecasting.site');
+const FORECASTING = serviceKey<Forecasting>('forecasting.instance');
+
+export const forecastingModule: ModuleFactory = (deps) => {
+  const f = deps.services.get(FORECASTING);
+  return {
+    name: 'forecasting',
+    tags: { forecasting: 'Site load and generation forecasts (measured persistence by default), forecast against actual, accuracy metrics and backtests. Advisory: sends nothing.' },
+    errors: FORECAST_ERROR_DOCS,
+    operations: forecastingOperations(f),
+  };
+};
+
+/** This module as the module list names it. */
+export const forecastingDefinition: ModuleDefinition = {
+  name: 'forecasting',
+  dependsOn: ['orgs', 'registry', 'telemetry', 'market'],
+  migrations: migrationsDir(import.meta.url),
+  provides: (deps, registry) => {
+    const f = createForecasting({ db: deps.db, clock: deps.clock, registry: registry.get(REGISTRY_SITES), telemetry: registry.get(TELEMETRY_READS) });
+    registry.provide(FORECASTING, f);
+    registry.provide(SITE_FORECAST, { forecastSeries: (q, orgId, siteId, origin, n) => f.forecastSeries(q, orgId, siteId, origin, n) });
+  },
+  create: forecastingModule,
+};

@@ -1,0 +1,108 @@
+// Forecasting operations (endpoints.md 4.6). Computed on request; they send no device command and
+// no market write (concepts.md section 1, rule 8).
+import { defineOperation, type Operation } from '../../platform/operation.ts';
+import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
+import type { Forecasting } from './service.ts';
+import { SERIES_METHOD } from './service.ts';
+import * as S from './schemas.ts';
+
+const tags = ['forecasting'];
+const live = 'live' as const;
+const BASIS = "Forecast basis by default is measured persistence: the site's last stored half hours carried forward.";
+
+export function forecastingOperations(f: Forecasting): Operation[] {
+  return [
+    defineOperation({
+      operationId: 'listForecastSites',
+      method: 'GET',
+      path: '/api/optimiser/forecasting/sites',
+      summary: 'Sites that can be forecast',
+      description: 'Every site with a registered asset or a forecast configuration, with its method and horizon and whether load and generation can be derived.',
+      tags,
+      status: live,
+      access: { kind: 'bearer', roles: CAN_READ },
+      dataBasis: { basis: 'configured', method: 'Sites from the registry; method and horizon as configured, else the defaults (persistence, 48 hours).' },
+      schema: { response: { 200: S.SitesResponse } },
+      handler: async ({ ctx }) => f.sites(ctx),
+    }),
+    defineOperation({
+      operationId: 'getForecastConfig',
+      method: 'GET',
+      path: '/api/optimiser/forecasting/sites/{site_id}/config',
+      summary: "A site's forecast configuration",
+      description: `Method, horizon and blend weight (the defaults until written). ${BASIS} 404 \`Site not found\`.`,
+      tags,
+      status: live,
+      access: { kind: 'bearer', roles: CAN_READ },
+      dataBasis: { basis: 'configured' },
+      schema: { params: S.SiteParams, response: { 200: S.Config } },
+      handler: async ({ ctx, params }) => f.getConfig(ctx, params.site_id),
+    }),
+    defineOperation({
+      operationId: 'putForecastConfig',
+      method: 'PUT',
+      path: '/api/optimiser/forecasting/sites/{site_id}/config',
+      summary: "Set a site's forecast configuration",
+      description: 'Replaces the method (persistence, seasonal or blend), horizon (1 to 48 hours) and blend weight. 404 `Site not found`; 422 for a value out of range.',
+      tags,
+      status: live,
+      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      dataBasis: { basis: 'configured' },
+      schema: { params: S.SiteParams, body: S.ConfigBody, response: { 200: S.Config } },
+      handler: async ({ ctx, params, body }) => f.putConfig(ctx, params.site_id, body),
+    }),
+    defineOperation({
+      operationId: 'getSiteForecast',
+      method: 'GET',
+      path: '/api/optimiser/forecasting/sites/{site_id}/forecast',
+      summary: 'Load and generation forecast, half-hourly (up to 48 hours)',
+      description: `From the next half hour for the configured horizon (or \`hours\`), by the configured method (or \`method\`), in UK settlement periods. ${BASIS} 404 \`Site not found\`.`,
+      tags,
+      status: live,
+      access: { kind: 'bearer', roles: CAN_READ },
+      dataBasis: { basis: 'forecast', method: `${SERIES_METHOD} Forecast: each half hour carried forward from the stored history by the method (persistence: same half hour on the last whole day before the origin; seasonal: last week; blend: weighted mean).` },
+      schema: { params: S.SiteParams, query: S.ForecastQuery, response: { 200: S.Forecast } },
+      handler: async ({ ctx, params, query }) => f.forecast(ctx, params.site_id, query),
+    }),
+    defineOperation({
+      operationId: 'getForecastVsActual',
+      method: 'GET',
+      path: '/api/optimiser/forecasting/sites/{site_id}/forecast-vs-actual',
+      summary: 'Day-ahead forecast against measured, half-hourly',
+      description: 'Each half hour of the window (default the last 24 hours, at most 31 days) as forecast from the UK midnight that starts its day, beside what was measured. 404 `Site not found`; 422 for a window that is empty or too long.',
+      tags,
+      status: live,
+      access: { kind: 'bearer', roles: CAN_READ },
+      dataBasis: { basis: 'calculated', method: `${SERIES_METHOD} Forecasts recomputed from the same stored history with the origin at each day's UK midnight.` },
+      schema: { params: S.SiteParams, query: S.WindowQuery, response: { 200: S.VsActual } },
+      handler: async ({ ctx, params, query }) => f.forecastVsActual(ctx, params.site_id, query),
+    }),
+    defineOperation({
+      operationId: 'getForecastMetrics',
+      method: 'GET',
+      path: '/api/optimiser/forecasting/sites/{site_id}/metrics',
+      summary: 'Forecast accuracy over a window',
+      description: 'MAE, RMSE, normalised MAE and bias of the day-ahead forecast for load and generation over the window (as forecast-vs-actual). 404 `Site not found`; 422 for a bad window.',
+      tags,
+      status: live,
+      access: { kind: 'bearer', roles: CAN_READ },
+      dataBasis: { basis: 'calculated', method: 'Over half hours with both forecast and actual: MAE = mean |f − a|; RMSE = √(mean (f − a)²); nMAE = Σ|f − a| ÷ Σ|a|; bias = mean (f − a). Rounded to 4 decimals.' },
+      schema: { params: S.SiteParams, query: S.WindowQuery, response: { 200: S.MetricsResponse } },
+      handler: async ({ ctx, params, query }) => f.metrics(ctx, params.site_id, query),
+    }),
+    defineOperation({
+      operationId: 'runForecastBacktest',
+      method: 'POST',
+      path: '/api/optimiser/forecasting/sites/{site_id}/backtest',
+      summary: 'Rolling-origin backtest comparing methods',
+      description:
+        'Every UK day of the period (at most 28 days) is forecast from its own local midnight by each method, and each method\'s accuracy is reported with the best one. Computed in the request (decision 0190); nothing is stored. 404 `Site not found`; 422 for a bad period.',
+      tags,
+      status: live,
+      access: { kind: 'bearer', roles: CAN_READ },
+      dataBasis: { basis: 'calculated', method: 'Rolling origin at each UK local midnight; metrics as GET metrics, over every half hour of the period (46/50 on clock-change days).' },
+      schema: { params: S.SiteParams, body: S.BacktestBody, response: { 200: S.Backtest } },
+      handler: async ({ ctx, params, body }) => f.backtest(ctx, params.site_id, body),
+    }),
+  ];
+}

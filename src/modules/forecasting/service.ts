@@ -1,0 +1,315 @@
+// Forecasting rules: the site's half-hourly load and generation from stored telemetry (the
+// telemetry and registry services; never their tables), forecasts by the configured method,
+// forecast against actual, accuracy metrics and a rolling-origin backtest (decision 0190).
+import type { Db, Queryable } from '../../infra/db/index.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { RequestContext } from '../../platform/operation.ts';
+import { isoTime } from '../../platform/schema-kit.ts';
+import type { RegistrySites, SiteAsset } from '../registry/index.ts';
+import type { TelemetryReads } from '../telemetry/index.ts';
+import { addDays, floorSlot, settlementPeriod, SLOT_MS, ukDate, ukMidnight } from '../market/index.ts';
+import { forecastErrors } from './errors.ts';
+import { forecastStore, type ConfigRow } from './store.ts';
+import { forecastAt, METHOD_SENTENCES, METHODS, metricsOf, type Method } from './methods.ts';
+
+const DAY = 86_400_000;
+const METERS = new Set(['site_meter', 'smart_meter']);
+const LOADS = new Set(['charger', 'heat_pump', 'appliance', 'sub_meter']);
+export const MAX_WINDOW_DAYS = 31;
+export const MAX_BACKTEST_DAYS = 28;
+/** History read before a forecast origin: two weeks covers both the day and the week look-back. */
+const LOOKBACK = 15 * DAY;
+
+export interface SiteSeries {
+  load: Map<number, number>;
+  generation: Map<number, number>;
+  /** Which roles the site has: whether load and generation can be derived at all. */
+  has_load: boolean;
+  has_generation: boolean;
+}
+
+export const DEFAULT_CONFIG = { method: 'persistence' as Method, horizon_hours: 48, seasonal_weight: 0.5 };
+
+const r3 = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
+
+/** Roles of a site's assets by registry class (topmost meter; loads not under another load). */
+export function rolesOf(assets: SiteAsset[]) {
+  const byId = new Map(assets.map((a) => [a.asset_id, a]));
+  const grid: string[] = [];
+  const pv: string[] = [];
+  const battery: string[] = [];
+  const load: string[] = [];
+  for (const a of assets) {
+    const c = a.asset_class;
+    const parent = a.parent_asset_id ? byId.get(a.parent_asset_id) : undefined;
+    if (c && METERS.has(c)) {
+      if (!(parent?.asset_class && METERS.has(parent.asset_class))) grid.push(a.asset_id);
+    } else if (c === 'inverter') pv.push(a.asset_id);
+    else if (c === 'battery') battery.push(a.asset_id);
+    else if (c && LOADS.has(c)) {
+      let under = false;
+      for (let p = parent, hops = 0; p && hops < 16; p = p.parent_asset_id ? byId.get(p.parent_asset_id) : undefined, hops++) if (p.asset_class && LOADS.has(p.asset_class)) under = true;
+      if (!under) load.push(a.asset_id);
+    }
+  }
+  return { grid, pv, battery, load };
+}
+
+export const SERIES_METHOD =
+  'Half-hourly mean power of each asset from stored telemetry × 0.5 h (assets with no sample in the window are left out). Generation = the magnitude of the inverters\' negative power; load = grid meter power + generation − battery power (charge positive) where the site has a grid meter, else the sum of metered loads. A half hour where any contributing asset has no sample is missing.';
+
+export function createForecasting(deps: { db: Db; clock: Clock; registry: RegistrySites; telemetry: TelemetryReads }) {
+  const { db, clock } = deps;
+
+  async function mustExist(q: Queryable, orgId: string, siteId: string) {
+    if (!(await deps.registry.siteExists(q, orgId, siteId))) throw forecastErrors.siteNotFound();
+  }
+
+  async function configOf(q: Queryable, orgId: string, siteId: string) {
+    const row = await forecastStore.get(q, orgId, siteId);
+    return row ? { ...view(row), is_default: false } : { site_id: siteId, ...DEFAULT_CONFIG, updated_at: null, updated_by: null, is_default: true };
+  }
+  const view = (r: ConfigRow) => ({ site_id: r.site_id, method: r.method, horizon_hours: r.horizon_hours, seasonal_weight: r.seasonal_weight, updated_at: r.updated_at, updated_by: r.updated_by });
+
+  /** The site's half-hourly load and generation in [from, to) (UTC slot starts). */
+  async function series(q: Queryable, orgId: string, siteId: string, from: number, to: number): Promise<SiteSeries> {
+    const registered = rolesOf(await deps.registry.assets(q, orgId, { siteId }));
+    const ids = [...registered.grid, ...registered.pv, ...registered.battery, ...registered.load];
+    const rows = await deps.telemetry.halfHourly(q, orgId, ids, new Date(from), new Date(to));
+    // An asset with no sample in the whole window has never reported there (a charger without a
+    // meter of its own): it is left out rather than making every half hour missing.
+    const reporting = new Set(rows.map((r) => r.asset_id));
+    const roles = {
+      grid: registered.grid.filter((id) => reporting.has(id)),
+      pv: registered.pv.filter((id) => reporting.has(id)),
+      battery: registered.battery.filter((id) => reporting.has(id)),
+      load: registered.load.filter((id) => reporting.has(id)),
+    };
+    const at = new Map<number, Map<string, number>>();
+    for (const r of rows) {
+      if (r.mean_power_kw === null) continue;
+      const k = Date.parse(r.slot);
+      let m = at.get(k);
+      if (!m) at.set(k, (m = new Map()));
+      m.set(r.asset_id, r.mean_power_kw);
+    }
+    const load = new Map<number, number>();
+    const generation = new Map<number, number>();
+    const has_generation = registered.pv.length > 0;
+    const has_load = registered.grid.length > 0 || registered.load.length > 0;
+    for (const [k, m] of at) {
+      const all = (list: string[]) => list.every((id) => m.has(id));
+      const sum = (list: string[]) => list.reduce((s, id) => s + (m.get(id) ?? 0), 0);
+      const genKw = roles.pv.length > 0 && all(roles.pv) ? roles.pv.reduce((s, id) => s + Math.max(0, -(m.get(id) ?? 0)), 0) : null;
+      if (genKw !== null) generation.set(k, genKw * 0.5);
+      if (roles.grid.length > 0) {
+        if (all(roles.grid) && all(roles.battery) && (genKw !== null || roles.pv.length === 0)) load.set(k, Math.max(0, (sum(roles.grid) + (genKw ?? 0) - sum(roles.battery)) * 0.5));
+      } else if (roles.load.length > 0 && all(roles.load)) load.set(k, Math.max(0, sum(roles.load)) * 0.5);
+    }
+    return { load, generation, has_load, has_generation };
+  }
+
+  const slotView = (t: number) => {
+    const sp = settlementPeriod(t);
+    return { start: isoTime(t), end: isoTime(t + SLOT_MS), settlement_date: sp.date, settlement_period: sp.period };
+  };
+
+  /** Day-ahead comparison: each half hour forecast from the UK midnight that starts its day. */
+  function compare(s: SiteSeries, from: number, to: number, method: Method, weight: number) {
+    const out = [];
+    for (let t = from; t < to; t += SLOT_MS) {
+      const origin = ukMidnight(ukDate(t));
+      out.push({
+        t,
+        load: { forecast: forecastAt(s.load, t, origin, method, weight), actual: s.load.get(t) ?? null },
+        generation: { forecast: forecastAt(s.generation, t, origin, method, weight), actual: s.generation.get(t) ?? null },
+      });
+    }
+    return out;
+  }
+
+  function window(query: { from?: string; to?: string }) {
+    const now = floorSlot(clock.now().getTime());
+    const to = query.to ? floorSlot(Date.parse(query.to)) : now;
+    const from = query.from ? floorSlot(Date.parse(query.from)) : to - DAY;
+    if (to <= from) throw forecastErrors.field(['query', 'to'], 'must be after from (at least one half hour)', query.to);
+    if (to - from > MAX_WINDOW_DAYS * DAY) throw forecastErrors.field(['query', 'to'], `window longer than ${MAX_WINDOW_DAYS} days`, query.to);
+    return { from, to };
+  }
+
+  return {
+    /** For the optimiser: the site's forecast over n half hours from `origin` by its configured method. */
+    async forecastSeries(q: Queryable, orgId: string, siteId: string, origin: number, n: number) {
+      const cfg = await configOf(q, orgId, siteId);
+      const s = await series(q, orgId, siteId, origin - LOOKBACK, origin);
+      const load: (number | null)[] = [];
+      const generation: (number | null)[] = [];
+      for (let i = 0; i < n; i++) {
+        const t = origin + i * SLOT_MS;
+        load.push(s.has_load ? forecastAt(s.load, t, origin, cfg.method, cfg.seasonal_weight) : null);
+        generation.push(s.has_generation ? forecastAt(s.generation, t, origin, cfg.method, cfg.seasonal_weight) : null);
+      }
+      const last = Math.max(-Infinity, ...s.load.keys(), ...s.generation.keys());
+      return { method: cfg.method, method_description: METHOD_SENTENCES[cfg.method], load, generation, last_stored: Number.isFinite(last) ? last : null };
+    },
+
+    async sites(ctx: RequestContext) {
+      return db.tx(async (q) => {
+        const assets = await deps.registry.assets(q, ctx.orgId);
+        const configs = new Map((await forecastStore.list(q, ctx.orgId)).map((c) => [c.site_id, c]));
+        const bySite = new Map<string, SiteAsset[]>();
+        for (const a of assets) bySite.set(a.site_id, [...(bySite.get(a.site_id) ?? []), a]);
+        for (const id of configs.keys()) if (!bySite.has(id)) bySite.set(id, []);
+        return {
+          sites: [...bySite.keys()].sort().map((siteId) => {
+            const roles = rolesOf(bySite.get(siteId)!);
+            const c = configs.get(siteId);
+            return {
+              site_id: siteId,
+              method: c?.method ?? DEFAULT_CONFIG.method,
+              horizon_hours: c?.horizon_hours ?? DEFAULT_CONFIG.horizon_hours,
+              configured: !!c,
+              forecasts_load: roles.grid.length > 0 || roles.load.length > 0,
+              forecasts_generation: roles.pv.length > 0,
+            };
+          }),
+        };
+      });
+    },
+
+    async getConfig(ctx: RequestContext, siteId: string) {
+      return db.tx(async (q) => {
+        await mustExist(q, ctx.orgId, siteId);
+        return configOf(q, ctx.orgId, siteId);
+      });
+    },
+
+    async putConfig(ctx: RequestContext, siteId: string, body: { method: Method; horizon_hours?: number; seasonal_weight?: number }) {
+      return db.tx(async (q) => {
+        await mustExist(q, ctx.orgId, siteId);
+        const by = ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? `key:${ctx.actor.keyId}` : null;
+        const row = await forecastStore.put(
+          q,
+          ctx.orgId,
+          { site_id: siteId, method: body.method, horizon_hours: body.horizon_hours ?? DEFAULT_CONFIG.horizon_hours, seasonal_weight: body.seasonal_weight ?? DEFAULT_CONFIG.seasonal_weight, updated_by: by },
+          clock.now(),
+        );
+        return { ...view(row), is_default: false };
+      });
+    },
+
+    /** The forecast from the next half hour for the configured (or asked) horizon and method. */
+    async forecast(ctx: RequestContext, siteId: string, query: { hours?: number; method?: Method }) {
+      return db.tx(async (q) => {
+        await mustExist(q, ctx.orgId, siteId);
+        const cfg = await configOf(q, ctx.orgId, siteId);
+        const method = query.method ?? cfg.method;
+        const hours = query.hours ?? cfg.horizon_hours;
+        const now = clock.now().getTime();
+        const origin = floorSlot(now) + (now % SLOT_MS === 0 ? 0 : SLOT_MS);
+        const s = await series(q, ctx.orgId, siteId, origin - LOOKBACK, origin);
+        const half_hours = [];
+        for (let t = origin; t < origin + hours * 3_600_000; t += SLOT_MS) {
+          half_hours.push({
+            ...slotView(t),
+            load_kwh: s.has_load ? r3(forecastAt(s.load, t, origin, method, cfg.seasonal_weight)) : null,
+            generation_kwh: s.has_generation ? r3(forecastAt(s.generation, t, origin, method, cfg.seasonal_weight)) : null,
+          });
+        }
+        const last = Math.max(-Infinity, ...s.load.keys(), ...s.generation.keys());
+        return {
+          site_id: siteId,
+          method,
+          method_description: METHOD_SENTENCES[method],
+          seasonal_weight: cfg.seasonal_weight,
+          origin: isoTime(origin),
+          horizon_hours: hours,
+          last_stored_half_hour: Number.isFinite(last) ? isoTime(last) : null,
+          half_hours,
+        };
+      });
+    },
+
+    async forecastVsActual(ctx: RequestContext, siteId: string, query: { from?: string; to?: string; method?: Method }) {
+      const { from, to } = window(query);
+      return db.tx(async (q) => {
+        await mustExist(q, ctx.orgId, siteId);
+        const cfg = await configOf(q, ctx.orgId, siteId);
+        const method = query.method ?? cfg.method;
+        const s = await series(q, ctx.orgId, siteId, ukMidnight(ukDate(from)) - LOOKBACK, to);
+        const rows = compare(s, from, to, method, cfg.seasonal_weight);
+        return {
+          site_id: siteId,
+          method,
+          from: isoTime(from),
+          to: isoTime(to),
+          half_hours: rows.map((r) => ({
+            ...slotView(r.t),
+            load_forecast_kwh: r3(r.load.forecast),
+            load_actual_kwh: r3(r.load.actual),
+            generation_forecast_kwh: r3(r.generation.forecast),
+            generation_actual_kwh: r3(r.generation.actual),
+          })),
+        };
+      });
+    },
+
+    async metrics(ctx: RequestContext, siteId: string, query: { from?: string; to?: string; method?: Method }) {
+      const { from, to } = window(query);
+      return db.tx(async (q) => {
+        await mustExist(q, ctx.orgId, siteId);
+        const cfg = await configOf(q, ctx.orgId, siteId);
+        const method = query.method ?? cfg.method;
+        const s = await series(q, ctx.orgId, siteId, ukMidnight(ukDate(from)) - LOOKBACK, to);
+        const rows = compare(s, from, to, method, cfg.seasonal_weight);
+        return {
+          site_id: siteId,
+          method,
+          from: isoTime(from),
+          to: isoTime(to),
+          load: metricsOf(rows.map((r) => r.load)),
+          generation: metricsOf(rows.map((r) => r.generation)),
+        };
+      });
+    },
+
+    /** Rolling origin: every UK day of the period forecast from its own midnight by each method. */
+    async backtest(ctx: RequestContext, siteId: string, body: { from: string; to: string; methods?: Method[] }) {
+      const fromDate = body.from;
+      const toDate = body.to;
+      if (toDate <= fromDate) throw forecastErrors.field(['body', 'to'], 'must be after from', body.to);
+      const days: string[] = [];
+      for (let d = fromDate; d < toDate; d = addDays(d, 1)) days.push(d);
+      if (days.length > MAX_BACKTEST_DAYS) throw forecastErrors.field(['body', 'to'], `period longer than ${MAX_BACKTEST_DAYS} days`, body.to);
+      const methods = [...new Set(body.methods ?? METHODS)];
+      const from = ukMidnight(fromDate);
+      const to = ukMidnight(toDate);
+      return db.tx(async (q) => {
+        await mustExist(q, ctx.orgId, siteId);
+        const cfg = await configOf(q, ctx.orgId, siteId);
+        const s = await series(q, ctx.orgId, siteId, from - LOOKBACK, to);
+        const results = methods.map((method) => {
+          const rows = compare(s, from, to, method, cfg.seasonal_weight);
+          return { method, load: metricsOf(rows.map((r) => r.load)), generation: metricsOf(rows.map((r) => r.generation)) };
+        });
+        const best = (k: 'load' | 'generation') => {
+          const c = results.filter((r) => r[k].mae_kwh !== null).sort((a, b) => a[k].mae_kwh! - b[k].mae_kwh!);
+          return c[0]?.method ?? null;
+        };
+        return {
+          site_id: siteId,
+          from: fromDate,
+          to: toDate,
+          origins: days.length,
+          half_hours: Math.round((to - from) / SLOT_MS),
+          seasonal_weight: cfg.seasonal_weight,
+          results,
+          best_for_load: best('load'),
+          best_for_generation: best('generation'),
+        };
+      });
+    },
+  };
+}
+
+export type Forecasting = ReturnType<typeof createForecasting>;

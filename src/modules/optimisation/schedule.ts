@@ -1,0 +1,105 @@
+// Tariff-schedule and import-limit planning around the LP: the problem from the request, the site
+// forecast and the warranty; the two baselines (do nothing, and the simple rule); the plan's view.
+import { settlementPeriod, SLOT_MS, ukDate } from '../market/index.ts';
+import { isoTime } from '../../platform/schema-kit.ts';
+import { costOf, DT_H, solve, type BatterySpec, type Problem, type Solution } from './lp.ts';
+
+export const SCHEDULE_METHOD =
+  'Linear programme solved by HiGHS (WebAssembly): minimise Σ import × import price − export × export price over the half hours, subject to the energy balance, power limits, state-of-charge bounds, round-trip efficiency (√rte on charge and on discharge) and the warranty\'s discharge energy per UK day.';
+export const RULE_METHOD =
+  'Simple rule: each battery charges at full power in its cheapest half hours and discharges at full power in its dearest, as many as fill its usable capacity, in time order within its state-of-charge bounds and warranty.';
+
+/** The simple rule's charge (+) / discharge (−) kW per battery per slot. */
+export function simpleRule(p: Problem): number[][] {
+  const n = p.import_p.length;
+  return p.batteries.map((b) => {
+    const usable = b.max_soc_kwh - b.min_soc_kwh;
+    const k = Math.min(Math.floor(n / 2), Math.ceil(usable / (Math.max(b.max_charge_kw, b.max_discharge_kw, 1e-9) * DT_H)));
+    const order = [...Array(n).keys()].sort((a, c) => p.import_p[a] - p.import_p[c] || a - c);
+    const cheap = new Set(order.slice(0, k));
+    const dear = new Set(order.slice(n - k));
+    const eta = Math.sqrt(b.round_trip_efficiency);
+    let soc = b.initial_soc_kwh;
+    const usedByDay = new Map<string, number>();
+    return Array.from({ length: n }, (_, i) => {
+      if (cheap.has(i) && !dear.has(i)) {
+        const kw = Math.max(0, Math.min(b.max_charge_kw, (b.max_soc_kwh - soc) / (eta * DT_H)));
+        soc += kw * eta * DT_H;
+        return kw;
+      }
+      if (dear.has(i)) {
+        const used = usedByDay.get(p.days[i]) ?? 0;
+        const room = b.max_discharge_kwh_per_day === null ? Infinity : Math.max(0, b.max_discharge_kwh_per_day - used);
+        const kw = Math.max(0, Math.min(b.max_discharge_kw, ((soc - b.min_soc_kwh) * eta) / DT_H, room / DT_H));
+        soc -= (kw * DT_H) / eta;
+        usedByDay.set(p.days[i], used + kw * DT_H);
+        return -kw;
+      }
+      return 0;
+    });
+  });
+}
+
+export const gbp = (pence: number) => {
+  const s = (Math.round(pence) / 100).toFixed(2);
+  return s === '-0.00' ? '0.00' : s;
+};
+const r3 = (x: number) => {
+  const v = Math.round(x * 1000) / 1000;
+  return Object.is(v, -0) ? 0 : v;
+};
+
+export interface PlanInput {
+  start: number;
+  n: number;
+  import_p: number[];
+  export_p: number[];
+  base_kwh: number[];
+  batteries: BatterySpec[];
+  import_limit_kw?: number | null;
+  evs?: Problem['evs'];
+}
+
+export async function plan(input: PlanInput) {
+  const slots = Array.from({ length: input.n }, (_, i) => input.start + i * SLOT_MS);
+  const problem: Problem = {
+    days: slots.map((t) => ukDate(t)),
+    import_p: input.import_p,
+    export_p: input.export_p,
+    base_kwh: input.base_kwh,
+    batteries: input.batteries,
+    evs: input.evs,
+    import_limit_kw: input.import_limit_kw,
+  };
+  const sol = await solve(problem);
+  const rule = simpleRule(problem);
+  const netOpt = sol.import_kwh.map((x, i) => x - sol.export_kwh[i]);
+  const evKwh = (i: number) => sol.ev_kw.reduce((s, e) => s + e[i] * DT_H, 0);
+  const netRule = input.base_kwh.map((b, i) => b + rule.reduce((s, r) => s + r[i] * DT_H, 0) + evKwh(i));
+  const netNone = input.base_kwh;
+  const cost = { none: costOf(netNone, input.import_p, input.export_p), rule: costOf(netRule, input.import_p, input.export_p), opt: costOf(netOpt, input.import_p, input.export_p) };
+  return { problem, sol, slots, netOpt, cost };
+}
+
+export function halfHourView(slots: number[], input: PlanInput, sol: Solution, netOpt: number[]) {
+  return slots.map((t, i) => {
+    const sp = settlementPeriod(t);
+    return {
+      start: isoTime(t),
+      end: isoTime(t + SLOT_MS),
+      settlement_date: sp.date,
+      settlement_period: sp.period,
+      import_p_per_kwh: input.import_p[i],
+      export_p_per_kwh: input.export_p[i],
+      site_net_kwh: r3(input.base_kwh[i]),
+      devices: [
+        ...input.batteries.map((b, k) => ({ device_id: b.device_id, kind: 'battery' as const, power_kw: r3(sol.charge_kw[k][i] - sol.discharge_kw[k][i]), soc_kwh: r3(sol.soc_kwh[k][i]) })),
+        ...(input.evs ?? []).map((e, k) => ({ device_id: e.device_id, kind: 'ev_charger' as const, power_kw: r3(sol.ev_kw[k][i]), soc_kwh: null })),
+      ],
+      grid_import_kwh: r3(Math.max(0, netOpt[i])),
+      grid_export_kwh: r3(Math.max(0, -netOpt[i])),
+    };
+  });
+}
+
+export { r3 };

@@ -1,0 +1,211 @@
+// Forecasting through HTTP on a reproducible synthetic site: two weeks and a day of half-hourly power from a
+// site meter and a PV inverter with a daily pattern, a weekend pattern and seeded noise. One sample a
+// half hour (at :10 / :40), so each half hour's mean power is exactly the generated value and the
+// test computes every expected figure itself from the generator (independent of the service).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { asset, call, HH, ingest, iso, json, tokenFor } from '../energy/helpers.ts';
+import { assertRefused } from '../helpers/refusal.ts';
+
+const DAY = 86_400_000;
+const START = Date.parse('2026-11-08T00:00:00Z'); // a Sunday; GMT all month
+const NOW = Date.parse('2026-11-23T00:00:00Z'); // a Monday
+const BASE = '/api/optimiser/forecasting/sites';
+
+// Seeded generator (mulberry32): the same site on every run.
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = rng(19);
+const loadKw = new Map<number, number>();
+const genKw = new Map<number, number>();
+for (let t = START; t < NOW; t += HH) {
+  const d = new Date(t);
+  const h = d.getUTCHours() + d.getUTCMinutes() / 60;
+  const weekend = d.getUTCDay() === 0 || d.getUTCDay() === 6;
+  let l = 0.6 + ((h >= 7 && h < 9) || (h >= 17 && h < 21) ? 1.2 : 0) + (weekend && h >= 8 && h < 20 ? 0.8 : 0);
+  l += (rand() - 0.5) * 0.2;
+  const g = h >= 8 && h < 16 ? 3 * Math.sin((Math.PI * (h - 8)) / 8) * (0.95 + rand() * 0.1) : 0;
+  loadKw.set(t, Math.round(l * 1e6) / 1e6);
+  genKw.set(t, Math.round(g * 1e6) / 1e6);
+}
+const actualLoad = (t: number) => loadKw.get(t)! * 0.5;
+const actualGen = (t: number) => genKw.get(t)! * 0.5;
+
+/** Independent metrics: plain loops over the generator. */
+function expectedMetrics(from: number, to: number, back: number, of: (t: number) => number) {
+  const e: number[] = [];
+  const a: number[] = [];
+  for (let t = from; t < to; t += HH) {
+    e.push(of(t - back) - of(t));
+    a.push(of(t));
+  }
+  const n = e.length;
+  return {
+    n,
+    mae: e.reduce((s, x) => s + Math.abs(x), 0) / n,
+    rmse: Math.sqrt(e.reduce((s, x) => s + x * x, 0) / n),
+    nmae: e.reduce((s, x) => s + Math.abs(x), 0) / a.reduce((s, x) => s + Math.abs(x), 0),
+    bias: e.reduce((s, x) => s + x, 0) / n,
+  };
+}
+const close = (got: number, want: number, msg: string) => assert.ok(Math.abs(got - want) < 2e-4, `${msg}: ${got} vs ${want}`);
+/** Half-hour figures are given to the watt-hour. */
+const closeWh = (got: number, want: number, msg: string) => assert.ok(Math.abs(got - want) <= 0.0005 + 1e-9, `${msg}: ${got} vs ${want}`);
+
+let svc: TestService;
+let admin: string;
+let viewer: string;
+let other: string;
+
+before(async () => {
+  svc = await startTestService({ clock: new ManualClock(iso(NOW)) });
+  await svc.createOrg('org-fc');
+  await svc.createOrg('org-fx');
+  admin = await tokenFor(svc, 'org-fc');
+  viewer = await tokenFor(svc, 'org-fc', 'VIEWER');
+  other = await tokenFor(svc, 'org-fx');
+  await asset(svc, admin, { asset_id: 'fc-meter', site_id: 'synth', asset_class: 'site_meter' });
+  await asset(svc, admin, { asset_id: 'fc-pv', site_id: 'synth', asset_class: 'inverter', parent_asset_id: 'fc-meter' });
+  await asset(svc, admin, { asset_id: 'fc-empty', site_id: 'quiet', asset_class: 'site_meter' });
+  const records = [];
+  for (let t = START; t < NOW; t += HH) {
+    records.push({ device_id: 'fc-meter', ts: iso(t + 10 * 60_000), power_kw: Math.round((loadKw.get(t)! - genKw.get(t)!) * 1e6) / 1e6 });
+    records.push({ device_id: 'fc-pv', ts: iso(t + 10 * 60_000), power_kw: -genKw.get(t)! });
+  }
+  await ingest(svc, admin, records);
+});
+after(() => svc?.stop());
+
+test('list of sites and the default configuration; PUT replaces it; refusals', async () => {
+  const list = json(await call(svc, viewer, 'GET', BASE));
+  assert.deepEqual(list.sites.map((s: any) => [s.site_id, s.method, s.configured, s.forecasts_load, s.forecasts_generation]), [
+    ['quiet', 'persistence', false, true, false],
+    ['synth', 'persistence', false, true, true],
+  ]);
+  assert.equal(json(await call(svc, other, 'GET', BASE)).sites.length, 0);
+
+  const def = await call(svc, viewer, 'GET', `${BASE}/synth/config`);
+  assert.equal(def.statusCode, 200);
+  assert.equal(def.headers['x-platform-data-basis'], 'configured');
+  assert.deepEqual(json(def), { site_id: 'synth', method: 'persistence', horizon_hours: 48, seasonal_weight: 0.5, is_default: true, updated_at: null, updated_by: null });
+
+  assertRefused(await call(svc, viewer, 'PUT', `${BASE}/synth/config`, { method: 'seasonal' }), 403, /./);
+  assertRefused(await call(svc, admin, 'PUT', `${BASE}/synth/config`, { method: 'weekly' }), 422, { fields: ['body.method'] });
+  assertRefused(await call(svc, admin, 'PUT', `${BASE}/synth/config`, { method: 'blend', horizon_hours: 49 }), 422, { fields: ['body.horizon_hours'] });
+  assertRefused(await call(svc, other, 'PUT', `${BASE}/synth/config`, { method: 'seasonal' }), 404, 'Site not found');
+  assertRefused(await call(svc, other, 'GET', `${BASE}/synth/config`), 404, 'Site not found');
+  assertRefused(await call(svc, null, 'GET', `${BASE}/synth/config`), 401, /./);
+
+  const put = json(await call(svc, admin, 'PUT', `${BASE}/quiet/config`, { method: 'blend', horizon_hours: 24, seasonal_weight: 0.75 }));
+  assert.equal(put.is_default, false);
+  const again = json(await call(svc, viewer, 'GET', `${BASE}/quiet/config`));
+  assert.deepEqual([again.method, again.horizon_hours, again.seasonal_weight, again.is_default, again.updated_at], ['blend', 24, 0.75, false, iso(NOW)]);
+  assert.equal(json(await call(svc, viewer, 'GET', BASE)).sites.find((s: any) => s.site_id === 'quiet').configured, true);
+});
+
+test('48-hour forecast: measured persistence by default, seasonal on request, in UK half hours', async () => {
+  const res = await call(svc, viewer, 'GET', `${BASE}/synth/forecast`);
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers['x-platform-data-basis'], 'forecast');
+  assert.match(String(res.headers['x-platform-method']), /carried forward/);
+  const f = json(res);
+  assert.equal(f.method, 'persistence');
+  assert.equal(f.origin, iso(NOW));
+  assert.equal(f.half_hours.length, 96);
+  assert.equal(f.last_stored_half_hour, iso(NOW - HH));
+  for (const [i, h] of f.half_hours.entries()) {
+    const t = NOW + i * HH;
+    const src = t - (i < 48 ? 1 : 2) * DAY; // the last stored day carried forward
+    assert.equal(h.start, iso(t));
+    assert.equal(h.settlement_period, (i % 48) + 1);
+    closeWh(h.load_kwh, actualLoad(src), `load ${i}`);
+    closeWh(h.generation_kwh, actualGen(src), `gen ${i}`);
+  }
+  const s = json(await call(svc, viewer, 'GET', `${BASE}/synth/forecast?method=seasonal&hours=2`));
+  assert.equal(s.half_hours.length, 4);
+  for (const [i, h] of s.half_hours.entries()) closeWh(h.load_kwh, actualLoad(NOW + i * HH - 7 * DAY), `seasonal ${i}`);
+
+  // A site with no history: nulls, not zeros; the blend and 24-hour horizon it is configured with.
+  const q = json(await call(svc, viewer, 'GET', `${BASE}/quiet/forecast`));
+  assert.equal(q.method, 'blend');
+  assert.equal(q.half_hours.length, 48);
+  assert.equal(q.last_stored_half_hour, null);
+  assert.ok(q.half_hours.every((h: any) => h.load_kwh === null && h.generation_kwh === null));
+
+  assertRefused(await call(svc, other, 'GET', `${BASE}/synth/forecast`), 404, 'Site not found');
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/forecast?hours=49`), 422, { fields: ['query.hours'] });
+});
+
+test('forecast against actual is the day-ahead forecast beside the measured figure', async () => {
+  const from = NOW - DAY;
+  const res = await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?method=seasonal&from=${iso(from)}&to=${iso(NOW)}`);
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers['x-platform-data-basis'], 'calculated');
+  const b = json(res);
+  assert.equal(b.half_hours.length, 48);
+  for (const [i, h] of b.half_hours.entries()) {
+    const t = from + i * HH;
+    closeWh(h.load_actual_kwh, actualLoad(t), 'actual');
+    closeWh(h.load_forecast_kwh, actualLoad(t - 7 * DAY), 'forecast');
+    closeWh(h.generation_forecast_kwh, actualGen(t - 7 * DAY), 'gen forecast');
+  }
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?from=${iso(NOW)}&to=${iso(from)}`), 422, { fields: ['query.to'] });
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?from=2026-01-01T00:00:00Z&to=${iso(NOW)}`), 422, { fields: ['query.to'] });
+  assertRefused(await call(svc, other, 'GET', `${BASE}/synth/forecast-vs-actual`), 404, 'Site not found');
+});
+
+test('metrics match an independent computation, and seasonal beats persistence on this site', async () => {
+  const from = NOW - 7 * DAY;
+  const got: Record<string, any> = {};
+  for (const [method, back] of [['persistence', DAY], ['seasonal', 7 * DAY]] as const) {
+    const res = await call(svc, viewer, 'GET', `${BASE}/synth/metrics?method=${method}&from=${iso(from)}&to=${iso(NOW)}`);
+    assert.equal(res.statusCode, 200);
+    const m = json(res);
+    got[method] = m;
+    for (const [k, of] of [['load', actualLoad], ['generation', actualGen]] as const) {
+      const want = expectedMetrics(from, NOW, back, of);
+      assert.equal(m[k].n, want.n);
+      close(m[k].mae_kwh, want.mae, `${method} ${k} mae`);
+      close(m[k].rmse_kwh, want.rmse, `${method} ${k} rmse`);
+      close(m[k].nmae, want.nmae, `${method} ${k} nmae`);
+      close(m[k].bias_kwh, want.bias, `${method} ${k} bias`);
+    }
+  }
+  assert.ok(got.seasonal.load.mae_kwh < got.persistence.load.mae_kwh, 'seasonal beats persistence on load');
+  assert.ok(got.seasonal.load.rmse_kwh < got.persistence.load.rmse_kwh);
+  assertRefused(await call(svc, other, 'GET', `${BASE}/synth/metrics`), 404, 'Site not found');
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/metrics?from=yesterday`), 422, { fields: ['query.from'] });
+});
+
+test('backtest compares the methods with rolling origins; clock-change days have 46/50 half hours', async () => {
+  const res = await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-15', to: '2026-11-23' });
+  assert.equal(res.statusCode, 200);
+  const b = json(res);
+  assert.equal(b.origins, 8);
+  assert.equal(b.half_hours, 8 * 48);
+  assert.deepEqual(b.results.map((r: any) => r.method), ['persistence', 'seasonal', 'blend']);
+  const want = expectedMetrics(Date.parse('2026-11-15T00:00:00Z'), NOW, 7 * DAY, actualLoad);
+  close(b.results[1].load.mae_kwh, want.mae, 'backtest seasonal mae');
+  assert.equal(b.best_for_load, b.results.slice().sort((x: any, y: any) => x.load.mae_kwh - y.load.mae_kwh)[0].method);
+  assert.notEqual(b.best_for_load, 'persistence');
+
+  const autumn = json(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-10-25', to: '2026-10-26', methods: ['persistence'] }));
+  assert.equal(autumn.half_hours, 50);
+  assert.equal(autumn.results[0].load.n, 0);
+  assert.equal(autumn.results[0].load.mae_kwh, null);
+  const spring = json(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-03-29', to: '2026-03-30', methods: ['seasonal'] }));
+  assert.equal(spring.half_hours, 46);
+
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-12-15' }), 422, { fields: ['body.to'] });
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-20', to: '2026-11-10' }), 422, { fields: ['body.to'] });
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-11-08', methods: ['magic'] }), 422, { fields: ['body.methods.0'] });
+  assertRefused(await call(svc, other, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-15', to: '2026-11-16' }), 404, 'Site not found');
+});
