@@ -76,6 +76,7 @@ const EVERY: [string, string, unknown?][] = [
   ['POST', `${B}/tasks`, { title: 'x', due_at: NOW }],
   ['GET', `${B}/tasks/due`],
   ['PATCH', `${B}/tasks/t`, { done: true }],
+  ['POST', `${B}/import/tracker`, { csv: 'company\nx\n' }],
   ['GET', `${B}/retention/preview`],
   ['POST', `${B}/retention/run`],
 ];
@@ -332,4 +333,43 @@ test('retention: preview and run erase prospects with no engagement past the per
   const log = await ok(admin, 'GET', `/api/hardware/admin/audit-log?action=crm.retention.run`);
   assert.ok(JSON.stringify(log).includes(idle.id));
   clock.set(NOW);
+});
+
+test('import/tracker: maps lines to accounts, contacts and deals; errors by line; idempotent; no re-subscribing', async () => {
+  const suppressedAcc = await ok(admin, 'POST', `${B}/accounts`, { name: 'India Imports' }, 201);
+  const gone = await ok(analyst, 'POST', `${B}/contacts`, { name: 'Ivy Gone', email: 'ivy@india.example', account_id: suppressedAcc.id }, 201);
+  await ok(admin, 'POST', `${B}/contacts/${gone.id}/erase`);
+  const csv = [
+    'Company,Contact Name,Email,Phone,Deal Title,Deal Value,Stage,Expected Close',
+    'Juliet Joinery,Jo Juliet,jo@juliet.example,0161 496 0000,"Depot, phase 1","12,500.50",lead,2027-02-10',
+    'Juliet Joinery,Jim Juliet,,,,,,',
+    'Kilo Kitchens,,,,Rooftop PV,not money,nowhere,2027-13-01',
+    'India Imports,Ivy Again,IVY@india.example,,,,,',
+    ',No Company,,,,,,',
+  ].join('\r\n');
+  const dry = await ok(analyst, 'POST', `${B}/import/tracker`, { csv, dry_run: true });
+  assert.equal(dry.imported, 3);
+  assert.deepEqual(dry.created, { accounts: 0, contacts: 0, deals: 0 });
+  const first = await ok(analyst, 'POST', `${B}/import/tracker`, { csv });
+  assert.equal(first.rows, 5);
+  assert.deepEqual(first.created, { accounts: 1, contacts: 3, deals: 1 });
+  assert.deepEqual(first.matched, { accounts: 2, contacts: 0, deals: 0 });
+  assert.equal(first.suppressed_contacts, 1);
+  assert.deepEqual(first.errors, [
+    { line: 4, column: 'deal_value', message: 'a deal needs a value: a decimal with at most 2 places, e.g. 12500.00' },
+    { line: 4, column: 'stage', message: 'unknown stage; the pipeline has: lead, survey, proposal, won, lost' },
+    { line: 4, column: 'expected_close', message: 'a date, YYYY-MM-DD' },
+    { line: 6, column: 'company', message: 'company is required' },
+  ]);
+  const deals = (await ok(viewer, 'GET', `${B}/deals?stage=lead`)).deals.filter((d: any) => d.title === 'Depot, phase 1');
+  assert.deepEqual(deals.map((d: any) => [d.value, d.expected_close]), [['12500.50', '2027-02-10']]);
+  const again = await ok(analyst, 'POST', `${B}/import/tracker`, { csv });
+  assert.deepEqual(again.created, { accounts: 0, contacts: 0, deals: 0 });
+  assert.deepEqual(again.matched, { accounts: 3, contacts: 3, deals: 1 });
+  const ivy = (await ok(viewer, 'GET', `${B}/contacts?account_id=${suppressedAcc.id}`)).contacts.filter((c: any) => c.email === 'ivy@india.example');
+  assert.ok(ivy.length === 1 && ivy[0].opted_out && ivy[0].name === 'Ivy Again', 'the erased address comes back opted out');
+  assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,colour\nx,red\n' }), 422, { fields: ['body.csv'] });
+  assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,email\nx\n' }), 422, { fields: ['body.csv'] });
+  assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company\n"unclosed\n' }), 422, { fields: ['body.csv'] });
+  assert.equal((await ok(other, 'GET', `${B}/accounts`)).accounts.some((a: any) => a.name === 'Juliet Joinery'), false);
 });

@@ -7,15 +7,18 @@ import { crmOperations } from './routes.ts';
 import { createCrm } from './service.ts';
 import { crmConfig } from './config.ts';
 import { intakeOperation } from './intake.ts';
+import { createTrackerImport } from './import.ts';
 import { sectionOf } from '../../core/config-section.ts';
 
 export const crmModule: ModuleFactory = (deps) => {
-  const crm = createCrm({ db: deps.db, clock: deps.clock, cursors: deps.cursors, audit: deps.services.get(AUDIT_LOG) });
+  const audit = deps.services.get(AUDIT_LOG);
+  const crm = createCrm({ db: deps.db, clock: deps.clock, cursors: deps.cursors, audit });
+  const importTracker = createTrackerImport({ db: deps.db, clock: deps.clock, audit, crm });
   return {
     name: 'crm',
     tags: { crm: 'CRM (module crm): accounts, contacts (personal data: opt-out, erasure, retention), deals and their stages, activities, tasks, forecast.' },
     errors: CRM_ERROR_DOCS,
-    operations: [...crmOperations(crm), intakeOperation(crm, { config: sectionOf(deps.config, crmConfig), limiter: deps.limiter, clock: deps.clock })],
+    operations: [...crmOperations(crm, importTracker), intakeOperation(crm, { config: sectionOf(deps.config, crmConfig), limiter: deps.limiter, clock: deps.clock })],
   };
 };
 

@@ -4,6 +4,7 @@ import { defineOperation } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
 import { CursorParam, LimitParam, Money, Page, Timestamp } from '../../platform/schema-kit.ts';
 import type { Crm } from './service.ts';
+import { TRACKER_COLUMNS, type createTrackerImport } from './import.ts';
 import * as S from './schemas.ts';
 
 const BASE = '/api/notifications/crm';
@@ -14,7 +15,7 @@ const configure = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
 const paging = { limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) };
 const idParam = (name: string) => Type.Object({ [name]: S.Id });
 
-export function crmOperations(crm: Crm) {
+export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createTrackerImport>) {
   const op = (d: Record<string, unknown>) => defineOperation({ ...d, tags, status: 'awaiting-migration', module: 'crm' } as never);
   const noContent = { 204: Type.Null({ description: 'Deleted' }) };
   return [
@@ -353,6 +354,35 @@ export function crmOperations(crm: Crm) {
       access: write,
       schema: { params: idParam('task_id'), body: S.TaskPatch, response: { 200: S.Task } },
       handler: async ({ ctx, params, body }: any) => crm.patchTask(ctx, params.task_id, body),
+    }),
+    op({
+      operationId: 'importCrmTracker',
+      method: 'POST',
+      path: `${BASE}/import/tracker`,
+      summary: "Import a sales team's CSV tracker into accounts, contacts and deals",
+      description:
+        `CSV (RFC 4180) with a header line; columns (any order, case-insensitive): ${TRACKER_COLUMNS.join(', ')}. ` +
+        'Rows match existing records (account by name, contact by email else by name within the account, deal by title within the account), so importing the same file again creates nothing. ' +
+        'A line with errors is skipped and listed by line number; the others are imported (dry_run checks without writing). A suppressed address comes in opted out.',
+      access: write,
+      schema: {
+        body: Type.Object(
+          { csv: Type.String({ minLength: 1, maxLength: 2_000_000, description: 'The tracker file as text' }), dry_run: Type.Optional(Type.Boolean({ description: 'Check only; write nothing' })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            rows: Type.Integer(),
+            imported: Type.Integer({ description: 'Rows without errors (written unless dry_run)' }),
+            dry_run: Type.Boolean(),
+            created: Type.Object({ accounts: Type.Integer(), contacts: Type.Integer(), deals: Type.Integer() }),
+            matched: Type.Object({ accounts: Type.Integer(), contacts: Type.Integer(), deals: Type.Integer() }, { description: 'Rows that named records already there (left as they are)' }),
+            suppressed_contacts: Type.Integer({ description: 'New contacts whose address or number is suppressed: created opted out' }),
+            errors: Type.Array(Type.Object({ line: Type.Integer({ description: 'Line in the file, header = 1' }), column: Type.Union([Type.String(), Type.Null()]), message: Type.String() })),
+          }),
+        },
+      },
+      handler: async ({ ctx, body }: any) => importTracker(ctx, body),
     }),
     // Retention
     op({

@@ -90,7 +90,7 @@ export async function addMove(q: Queryable, orgId: string, m: { id: string; deal
 }
 
 export async function moves(q: Queryable, orgId: string, dealId: string): Promise<Row[]> {
-  return (await q.query(`select * from crm_deal_moves where org_id = $1 and deal_id = $2 order by moved_at, id`, [orgId, dealId])).rows as Row[];
+  return (await q.query(`select * from crm_deal_moves where org_id = $1 and deal_id = $2 order by moved_at, seq`, [orgId, dealId])).rows as Row[];
 }
 
 /** Open deals' value by stage and close month, summed in numeric (exact decimals). */
@@ -145,4 +145,15 @@ export async function stale(q: Queryable, orgId: string, before: Date, wonStage:
     [orgId, before, wonStage],
   );
   return r.rows as Row[];
+}
+
+/** Import matching: the first row of `kind` whose lower-cased column equals the value (and account, when given). */
+export async function findByText(q: Queryable, kind: Kind, orgId: string, column: string, value: string, accountId?: string): Promise<Row | null> {
+  const params: unknown[] = [orgId, value.toLowerCase()];
+  let sql = `select * from ${TABLES[kind]} where org_id = $1 and lower(${column}) = $2`;
+  if (accountId !== undefined) {
+    params.push(accountId);
+    sql += ` and account_id = $3`;
+  }
+  return (await q.query(`${sql} order by created_at, id limit 1`, params)).rows[0] ?? null;
 }

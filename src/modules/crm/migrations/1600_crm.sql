@@ -68,6 +68,7 @@ create index crm_deals_list_idx on crm_deals (org_id, created_at desc, id desc);
 select enable_org_isolation('crm_deals');
 
 create table crm_deal_moves (
+  seq bigint generated always as identity,
   id text primary key,
   org_id text not null references organisations(id) on delete cascade,
   deal_id text not null references crm_deals(id) on delete cascade,
