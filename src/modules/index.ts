@@ -27,6 +27,7 @@ import { statementsDefinition } from './statements/index.ts';
 import { exportDefinition } from './export/index.ts';
 import { forecastingDefinition } from './forecasting/index.ts';
 import { optimisationDefinition } from './optimisation/index.ts';
+import { crmDefinition } from './crm/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -55,6 +56,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   exportDefinition,
   forecastingDefinition,
   optimisationDefinition,
+  crmDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

@@ -58,6 +58,24 @@ export function createAuditLog(clock: Clock) {
         ],
       );
     },
+    /**
+     * Erasure (a data subject's request, decision 0221): replaces each term (a name, an email
+     * address, a phone number) wherever it appears in the organisation's entries' details with
+     * `[erased]`. Answers how many entries changed. Run in the erasing transaction.
+     */
+    async redact(q: Queryable, orgId: string, terms: string[]): Promise<number> {
+      let changed = 0;
+      for (const term of new Set(terms.filter((t) => t.trim().length >= 3))) {
+        const inJson = JSON.stringify(term).slice(1, -1);
+        const r = await q.query<{ n: number }>(
+          `with u as (update audit_log set details = replace(details::text, $2, '[erased]')::jsonb
+             where org_id = $1 and strpos(details::text, $2) > 0 returning 1) select count(*)::int as n from u`,
+          [orgId, inJson],
+        );
+        changed += r.rows[0]?.n ?? 0;
+      }
+      return changed;
+    },
   };
 }
 

@@ -1,0 +1,433 @@
+// CRM operations (endpoints.md 4.8, module `crm`, all awaiting-migration), base /api/notifications/crm.
+import { Type } from 'typebox';
+import { defineOperation } from '../../platform/operation.ts';
+import { CAN_CONFIGURE, CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
+import { CursorParam, LimitParam, Money, Page, Timestamp } from '../../platform/schema-kit.ts';
+import type { Crm } from './service.ts';
+import { TRACKER_COLUMNS, type createTrackerImport } from './import.ts';
+import * as S from './schemas.ts';
+
+const BASE = '/api/notifications/crm';
+const tags = ['crm'];
+const read = { kind: 'bearer' as const, roles: CAN_READ };
+const write = { kind: 'bearer' as const, roles: CAN_INGEST };
+const configure = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
+const paging = { limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) };
+const idParam = (name: string) => Type.Object({ [name]: S.Id });
+
+export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createTrackerImport>) {
+  const op = (d: Record<string, unknown>) => defineOperation({ ...d, tags, status: 'awaiting-migration', module: 'crm' } as never);
+  const noContent = { 204: Type.Null({ description: 'Deleted' }) };
+  return [
+    op({
+      operationId: 'getCrmSettings',
+      method: 'GET',
+      path: `${BASE}/settings`,
+      summary: 'Pipeline stages, retention period and outreach templates',
+      description: 'The defaults (updated_at null) until the organisation saves its own.',
+      access: read,
+      dataBasis: { basis: 'configured' },
+      schema: { response: { 200: S.Settings } },
+      handler: async ({ ctx }: any) => crm.getSettings(ctx),
+    }),
+    op({
+      operationId: 'updateCrmSettings',
+      method: 'PUT',
+      path: `${BASE}/settings`,
+      summary: 'Replace the pipeline stages, retention period and outreach templates',
+      description: 'Open stages in order with their win probability (won and lost are always there). A stage deals are still in cannot be removed (409).',
+      access: configure,
+      schema: { body: S.SettingsBody, response: { 200: S.Settings } },
+      handler: async ({ ctx, body }: any) => crm.putSettings(ctx, body),
+    }),
+    op({
+      operationId: 'getCrmForecast',
+      method: 'GET',
+      path: `${BASE}/forecast`,
+      summary: 'Weighted pipeline by expected close month and stage',
+      description: 'Open deals only; `weighted` is value x stage probability. Deals without an expected close date fall under month `unscheduled`. One row per currency.',
+      access: read,
+      dataBasis: { basis: 'calculated', method: 'Weighted value = sum over open deals of value × stage probability ÷ 100, rounded half up to the penny per stage and month; exact decimals.' },
+      schema: {
+        response: {
+          200: Type.Object({
+            as_of: Timestamp,
+            months: Type.Array(
+              Type.Object({
+                month: Type.String({ description: 'YYYY-MM of expected close, or unscheduled' }),
+                currency: Type.String(),
+                deals: Type.Integer(),
+                value: Money('Sum of deal values'),
+                weighted: Money('Probability-weighted value'),
+                stages: Type.Array(Type.Object({ stage: S.StageName, probability: Type.Integer(), deals: Type.Integer(), value: Money('Sum'), weighted: Money('Weighted') })),
+              }),
+            ),
+            totals: Type.Array(Type.Object({ currency: Type.String(), deals: Type.Integer(), value: Money('Sum'), weighted: Money('Weighted') })),
+          }),
+        },
+      },
+      handler: async ({ ctx }: any) => crm.forecast(ctx),
+    }),
+    // Accounts
+    op({
+      operationId: 'listCrmAccounts',
+      method: 'GET',
+      path: `${BASE}/accounts`,
+      summary: 'Accounts, newest first',
+      description: 'Filter by kind; cursor paging (limit, cursor).',
+      access: read,
+      schema: { query: Type.Object({ kind: Type.Optional(S.AccountKind), ...paging }), response: { 200: Page('accounts', S.Account) } },
+      handler: async ({ ctx, query }: any) => crm.listAccounts(ctx, query),
+    }),
+    op({
+      operationId: 'createCrmAccount',
+      method: 'POST',
+      path: `${BASE}/accounts`,
+      summary: 'Create an account',
+      description: 'A new account is a prospect unless kind says otherwise; contacts of prospects fall under retention.',
+      access: write,
+      successStatus: 201,
+      schema: { body: S.AccountBody, response: { 201: S.Account } },
+      handler: async ({ ctx, body }: any) => crm.createAccount(ctx, body),
+    }),
+    op({
+      operationId: 'getCrmAccount',
+      method: 'GET',
+      path: `${BASE}/accounts/{account_id}`,
+      summary: 'One account',
+      description: "404 for another organisation's account.",
+      access: read,
+      schema: { params: idParam('account_id'), response: { 200: S.Account } },
+      handler: async ({ ctx, params }: any) => crm.getAccount(ctx, params.account_id),
+    }),
+    op({
+      operationId: 'updateCrmAccount',
+      method: 'PATCH',
+      path: `${BASE}/accounts/{account_id}`,
+      summary: 'Change an account',
+      description: 'Only the members given change.',
+      access: write,
+      schema: { params: idParam('account_id'), body: S.AccountPatch, response: { 200: S.Account } },
+      handler: async ({ ctx, params, body }: any) => crm.patchAccount(ctx, params.account_id, body),
+    }),
+    op({
+      operationId: 'deleteCrmAccount',
+      method: 'DELETE',
+      path: `${BASE}/accounts/{account_id}`,
+      summary: 'Delete an account without contacts or deals',
+      description: '409 while contacts or deals name it.',
+      access: configure,
+      successStatus: 204,
+      schema: { params: idParam('account_id'), response: noContent },
+      handler: async ({ ctx, params, reply }: any) => {
+        await crm.deleteAccount(ctx, params.account_id);
+        reply.code(204);
+        return null;
+      },
+    }),
+    // Contacts
+    op({
+      operationId: 'listCrmContacts',
+      method: 'GET',
+      path: `${BASE}/contacts`,
+      summary: 'Contacts (personal data), newest first',
+      description: 'Erased contacts are left out unless include_erased=true (they then show no personal field).',
+      access: read,
+      schema: { query: Type.Object({ account_id: Type.Optional(S.Id), include_erased: Type.Optional(Type.Boolean()), ...paging }), response: { 200: Page('contacts', S.Contact) } },
+      handler: async ({ ctx, query }: any) => crm.listContacts(ctx, query),
+    }),
+    op({
+      operationId: 'createCrmContact',
+      method: 'POST',
+      path: `${BASE}/contacts`,
+      summary: 'Create a contact',
+      description: 'An email address or phone number on the suppression list makes the contact opted out from the start: nothing re-subscribes a suppressed person.',
+      access: write,
+      successStatus: 201,
+      schema: { body: S.ContactBody, response: { 201: S.Contact } },
+      handler: async ({ ctx, body }: any) => crm.createContact(ctx, body),
+    }),
+    op({
+      operationId: 'getCrmContact',
+      method: 'GET',
+      path: `${BASE}/contacts/{contact_id}`,
+      summary: 'One contact',
+      description: 'An erased contact shows erased: true and no personal field.',
+      access: read,
+      schema: { params: idParam('contact_id'), response: { 200: S.Contact } },
+      handler: async ({ ctx, params }: any) => crm.getContact(ctx, params.contact_id),
+    }),
+    op({
+      operationId: 'updateCrmContact',
+      method: 'PATCH',
+      path: `${BASE}/contacts/{contact_id}`,
+      summary: 'Change a contact',
+      description: 'Opt-out cannot be undone here. An erased contact cannot be changed (409).',
+      access: write,
+      schema: { params: idParam('contact_id'), body: S.ContactPatch, response: { 200: S.Contact } },
+      handler: async ({ ctx, params, body }: any) => crm.patchContact(ctx, params.contact_id, body),
+    }),
+    op({
+      operationId: 'optOutCrmContact',
+      method: 'POST',
+      path: `${BASE}/contacts/{contact_id}/opt-out`,
+      summary: 'Opt a contact out of outreach, at once and for good',
+      description: 'Adds the address and number to the suppression list (salted hashes). Idempotent.',
+      access: write,
+      schema: { params: idParam('contact_id'), response: { 200: S.Contact } },
+      handler: async ({ ctx, params }: any) => crm.optOut(ctx, params.contact_id),
+    }),
+    op({
+      operationId: 'eraseCrmContact',
+      method: 'POST',
+      path: `${BASE}/contacts/{contact_id}/erase`,
+      summary: "Erase a person's data everywhere it lives",
+      description:
+        "Clears the contact's name, email, phone and job title, the notes of activities with them, every mention of the name, address or number in other CRM texts and in the audit log's details; keeps only salted hashes so they stay suppressed. Answers what was erased.",
+      access: configure,
+      schema: { params: idParam('contact_id'), response: { 200: S.Erasure } },
+      handler: async ({ ctx, params }: any) => crm.erase(ctx, params.contact_id),
+    }),
+    op({
+      operationId: 'draftCrmOutreach',
+      method: 'POST',
+      path: `${BASE}/contacts/{contact_id}/outreach-draft`,
+      summary: 'Draft a message from a template (sends nothing)',
+      description: 'Refuses a contact who opted out or whose address is suppressed (409), and an erased one.',
+      access: write,
+      schema: {
+        params: idParam('contact_id'),
+        body: Type.Object({ template: S.StageName, deal_id: Type.Optional(S.Id) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({
+            contact_id: S.Id,
+            template: Type.String(),
+            to: Type.String(),
+            subject: Type.String(),
+            body: Type.String(),
+            sent: Type.Boolean({ description: 'Always false: drafts are never sent by the platform' }),
+          }),
+        },
+      },
+      handler: async ({ ctx, params, body }: any) => crm.outreachDraft(ctx, params.contact_id, body),
+    }),
+    // Deals
+    op({
+      operationId: 'listCrmDeals',
+      method: 'GET',
+      path: `${BASE}/deals`,
+      summary: 'Deals, newest first',
+      description: 'Filter by account or stage; cursor paging.',
+      access: read,
+      schema: { query: Type.Object({ account_id: Type.Optional(S.Id), stage: Type.Optional(S.StageName), ...paging }), response: { 200: Page('deals', S.Deal) } },
+      handler: async ({ ctx, query }: any) => crm.listDeals(ctx, query),
+    }),
+    op({
+      operationId: 'createCrmDeal',
+      method: 'POST',
+      path: `${BASE}/deals`,
+      summary: 'Create a deal',
+      description: 'Starts in the first open stage unless `stage` names another open one.',
+      access: write,
+      successStatus: 201,
+      schema: { body: S.DealBody, response: { 201: S.DealWithMoves } },
+      handler: async ({ ctx, body }: any) => crm.createDeal(ctx, body),
+    }),
+    op({
+      operationId: 'getCrmDeal',
+      method: 'GET',
+      path: `${BASE}/deals/{deal_id}`,
+      summary: 'One deal with its stage moves',
+      description: 'With every stage move, oldest first.',
+      access: read,
+      schema: { params: idParam('deal_id'), response: { 200: S.DealWithMoves } },
+      handler: async ({ ctx, params }: any) => crm.getDeal(ctx, params.deal_id),
+    }),
+    op({
+      operationId: 'updateCrmDeal',
+      method: 'PATCH',
+      path: `${BASE}/deals/{deal_id}`,
+      summary: 'Change a deal (not its stage: see deals/{deal_id}/stage)',
+      description: 'Title, value, contact and expected close; the stage moves only through deals/{deal_id}/stage.',
+      access: write,
+      schema: { params: idParam('deal_id'), body: S.DealPatch, response: { 200: S.DealWithMoves } },
+      handler: async ({ ctx, params, body }: any) => crm.patchDeal(ctx, params.deal_id, body),
+    }),
+    op({
+      operationId: 'deleteCrmDeal',
+      method: 'DELETE',
+      path: `${BASE}/deals/{deal_id}`,
+      summary: 'Delete a deal',
+      description: 'Removes the deal and its stage moves.',
+      access: configure,
+      successStatus: 204,
+      schema: { params: idParam('deal_id'), response: noContent },
+      handler: async ({ ctx, params, reply }: any) => {
+        await crm.deleteDeal(ctx, params.deal_id);
+        reply.code(204);
+        return null;
+      },
+    }),
+    op({
+      operationId: 'moveCrmDealStage',
+      method: 'POST',
+      path: `${BASE}/deals/{deal_id}/stage`,
+      summary: 'Move a deal to another stage',
+      description: 'Open stages move to any stage; won and lost are final (409). Each move is recorded.',
+      access: write,
+      schema: {
+        params: idParam('deal_id'),
+        body: Type.Object({ stage: S.StageName, reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }),
+        response: { 200: S.DealWithMoves },
+      },
+      handler: async ({ ctx, params, body }: any) => crm.moveStage(ctx, params.deal_id, body),
+    }),
+    // Activities
+    op({
+      operationId: 'listCrmActivities',
+      method: 'GET',
+      path: `${BASE}/activities`,
+      summary: 'Activities, newest first',
+      description: 'Filter by account, contact, deal or kind; newest occurred_at first; cursor paging.',
+      access: read,
+      schema: {
+        query: Type.Object({ account_id: Type.Optional(S.Id), contact_id: Type.Optional(S.Id), deal_id: Type.Optional(S.Id), kind: Type.Optional(S.ActivityKind), ...paging }),
+        response: { 200: Page('activities', S.Activity) },
+      },
+      handler: async ({ ctx, query }: any) => crm.listActivities(ctx, query),
+    }),
+    op({
+      operationId: 'createCrmActivity',
+      method: 'POST',
+      path: `${BASE}/activities`,
+      summary: 'Record a call, email, meeting or note',
+      description: 'Names at least one of account, contact, deal. Counts as engagement of the contact (retention).',
+      access: write,
+      successStatus: 201,
+      schema: { body: S.ActivityBody, response: { 201: S.Activity } },
+      handler: async ({ ctx, body }: any) => crm.createActivity(ctx, body),
+    }),
+    op({
+      operationId: 'deleteCrmActivity',
+      method: 'DELETE',
+      path: `${BASE}/activities/{activity_id}`,
+      summary: 'Delete an activity',
+      description: 'Removes one activity.',
+      access: write,
+      successStatus: 204,
+      schema: { params: idParam('activity_id'), response: noContent },
+      handler: async ({ ctx, params, reply }: any) => {
+        await crm.deleteActivity(ctx, params.activity_id);
+        reply.code(204);
+        return null;
+      },
+    }),
+    // Tasks
+    op({
+      operationId: 'listCrmTasks',
+      method: 'GET',
+      path: `${BASE}/tasks`,
+      summary: 'Tasks, newest first',
+      description: 'Filter by account, deal, assignee or done; cursor paging.',
+      access: read,
+      schema: {
+        query: Type.Object({ account_id: Type.Optional(S.Id), deal_id: Type.Optional(S.Id), assignee_id: Type.Optional(S.Id), done: Type.Optional(Type.Boolean()), ...paging }),
+        response: { 200: Page('tasks', S.Task) },
+      },
+      handler: async ({ ctx, query }: any) => crm.listTasks(ctx, query),
+    }),
+    op({
+      operationId: 'createCrmTask',
+      method: 'POST',
+      path: `${BASE}/tasks`,
+      summary: 'Create a task',
+      description: 'A task may name an account, a contact and a deal of the organisation.',
+      access: write,
+      successStatus: 201,
+      schema: { body: S.TaskBody, response: { 201: S.Task } },
+      handler: async ({ ctx, body }: any) => crm.createTask(ctx, body),
+    }),
+    op({
+      operationId: 'listCrmTasksDue',
+      method: 'GET',
+      path: `${BASE}/tasks/due`,
+      summary: 'Open tasks due within a window (overdue included), soonest first',
+      description: 'Overdue tasks carry overdue: true; done tasks are left out.',
+      access: read,
+      schema: {
+        query: Type.Object({ within_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 24 * 90, description: 'Window from now, hours; default 24' })) }),
+        response: { 200: Type.Object({ as_of: Timestamp, until: Timestamp, tasks: Type.Array(Type.Object({ ...S.Task.properties, overdue: Type.Boolean() })) }) },
+      },
+      handler: async ({ ctx, query }: any) => crm.dueTasks(ctx, query),
+    }),
+    op({
+      operationId: 'updateCrmTask',
+      method: 'PATCH',
+      path: `${BASE}/tasks/{task_id}`,
+      summary: 'Change a task or mark it done',
+      description: 'done: true closes the task (done_at kept on a repeat); done: false reopens it.',
+      access: write,
+      schema: { params: idParam('task_id'), body: S.TaskPatch, response: { 200: S.Task } },
+      handler: async ({ ctx, params, body }: any) => crm.patchTask(ctx, params.task_id, body),
+    }),
+    op({
+      operationId: 'importCrmTracker',
+      method: 'POST',
+      path: `${BASE}/import/tracker`,
+      summary: "Import a sales team's CSV tracker into accounts, contacts and deals",
+      description:
+        `CSV (RFC 4180) with a header line; columns (any order, case-insensitive): ${TRACKER_COLUMNS.join(', ')}. ` +
+        'Rows match existing records (account by name, contact by email else by name within the account, deal by title within the account), so importing the same file again creates nothing. ' +
+        'A line with errors is skipped and listed by line number; the others are imported (dry_run checks without writing). A suppressed address comes in opted out.',
+      access: write,
+      schema: {
+        body: Type.Object(
+          { csv: Type.String({ minLength: 1, maxLength: 2_000_000, description: 'The tracker file as text' }), dry_run: Type.Optional(Type.Boolean({ description: 'Check only; write nothing' })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            rows: Type.Integer(),
+            imported: Type.Integer({ description: 'Rows without errors (written unless dry_run)' }),
+            dry_run: Type.Boolean(),
+            created: Type.Object({ accounts: Type.Integer(), contacts: Type.Integer(), deals: Type.Integer() }),
+            matched: Type.Object({ accounts: Type.Integer(), contacts: Type.Integer(), deals: Type.Integer() }, { description: 'Rows that named records already there (left as they are)' }),
+            suppressed_contacts: Type.Integer({ description: 'New contacts whose address or number is suppressed: created opted out' }),
+            errors: Type.Array(Type.Object({ line: Type.Integer({ description: 'Line in the file, header = 1' }), column: Type.Union([Type.String(), Type.Null()]), message: Type.String() })),
+          }),
+        },
+      },
+      handler: async ({ ctx, body }: any) => importTracker(ctx, body),
+    }),
+    // Retention
+    op({
+      operationId: 'previewCrmRetention',
+      method: 'GET',
+      path: `${BASE}/retention/preview`,
+      summary: 'Prospects retention/run would erase now',
+      description: 'Contacts of prospect accounts (or of none), with no deal won, whose last engagement (else creation) is older than the retention period.',
+      access: read,
+      schema: {
+        response: {
+          200: Type.Object({
+            as_of: Timestamp,
+            retention_days: Type.Integer(),
+            cutoff: Timestamp,
+            contacts: Type.Array(Type.Object({ contact_id: S.Id, account_id: Type.Union([S.Id, Type.Null()]), last_engaged_at: Type.Union([Timestamp, Type.Null()]), created_at: Timestamp })),
+          }),
+        },
+      },
+      handler: async ({ ctx }: any) => crm.retentionPreview(ctx),
+    }),
+    op({
+      operationId: 'runCrmRetention',
+      method: 'POST',
+      path: `${BASE}/retention/run`,
+      summary: 'Erase the prospects past the retention period',
+      description: 'Erases each contact the preview lists, in one transaction, and records the run in the audit log.',
+      access: configure,
+      schema: { response: { 200: Type.Object({ as_of: Timestamp, retention_days: Type.Integer(), cutoff: Timestamp, erased: Type.Array(S.Erasure) }) } },
+      handler: async ({ ctx }: any) => crm.retentionRun(ctx),
+    }),
+  ];
+}
