@@ -28,6 +28,7 @@ import { exportDefinition } from './export/index.ts';
 import { forecastingDefinition } from './forecasting/index.ts';
 import { optimisationDefinition } from './optimisation/index.ts';
 import { crmDefinition } from './crm/index.ts';
+import { studiesDefinition } from './studies/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -57,6 +58,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   forecastingDefinition,
   optimisationDefinition,
   crmDefinition,
+  studiesDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */
