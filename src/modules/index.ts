@@ -29,6 +29,7 @@ import { forecastingDefinition } from './forecasting/index.ts';
 import { optimisationDefinition } from './optimisation/index.ts';
 import { crmDefinition } from './crm/index.ts';
 import { studiesDefinition } from './studies/index.ts';
+import { fleetDefinition } from './fleet/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -59,6 +60,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   optimisationDefinition,
   crmDefinition,
   studiesDefinition,
+  fleetDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */
