@@ -32,7 +32,7 @@ const Vehicle = Type.Object({ vehicle_id: Type.String(), powertrain: Type.Union(
 export function fleetOperations(f: Fleet) {
   return [
     defineOperation({
-      operationId: 'getFleetDepot', method: 'GET', path: '/api/fleet/depot', summary: 'The depot: chargers, connection capacity, vehicles and shifts held', tags, status: 'live', access: read,
+      operationId: 'getFleetDepot', method: 'GET', path: '/api/fleet/depot', summary: 'The depot: chargers, connection capacity, vehicles and shifts held', description: 'Summary of the depot: whether its constraints are set, connection and available kW, chargers, vehicle counts by powertrain, shifts held and when requirements were imported.', tags, status: 'live', access: read,
       schema: {
         response: {
           200: Type.Object({
@@ -50,22 +50,22 @@ export function fleetOperations(f: Fleet) {
       handler: async ({ ctx }) => f.depot(ctx),
     }),
     defineOperation({
-      operationId: 'getFleetDepotConstraints', method: 'GET', path: '/api/fleet/depot/constraints', summary: "The depot's connection, base load, reserve and chargers", tags, status: 'live', access: read,
+      operationId: 'getFleetDepotConstraints', method: 'GET', path: '/api/fleet/depot/constraints', summary: "The depot's connection, base load, reserve and chargers", description: "The depot's constraints. 404 until set.", tags, status: 'live', access: read,
       schema: { response: { 200: ConstraintsOut, 404: ErrorBody } },
       handler: async ({ ctx }) => f.getConstraints(ctx),
     }),
     defineOperation({
-      operationId: 'putFleetDepotConstraints', method: 'PUT', path: '/api/fleet/depot/constraints', summary: "Set the depot's connection, base load, reserve and chargers", tags, status: 'live', access: write,
+      operationId: 'putFleetDepotConstraints', method: 'PUT', path: '/api/fleet/depot/constraints', summary: "Set the depot's connection, base load, reserve and chargers", description: 'Replaces the constraints. Charger ids must be unique; base_load_kw must not exceed connection_kw.', tags, status: 'live', access: write,
       schema: { body: ConstraintsBody, response: { 200: ConstraintsOut } },
       handler: async ({ ctx, body }) => f.putConstraints(ctx, body),
     }),
     defineOperation({
-      operationId: 'getFleetShiftSchedule', method: 'GET', path: '/api/fleet/shift-schedule', summary: 'The daily shift schedule: when each vehicle leaves and returns', tags, status: 'live', access: read,
+      operationId: 'getFleetShiftSchedule', method: 'GET', path: '/api/fleet/shift-schedule', summary: 'The daily shift schedule: when each vehicle leaves and returns', description: 'The daily shift schedule; empty with updated_at null until set.', tags, status: 'live', access: read,
       schema: { response: { 200: Type.Object({ shifts: Type.Array(Shift), updated_at: Nullable(Timestamp) }) } },
       handler: async ({ ctx }) => f.getShifts(ctx),
     }),
     defineOperation({
-      operationId: 'putFleetShiftSchedule', method: 'PUT', path: '/api/fleet/shift-schedule', summary: 'Replace the daily shift schedule', tags, status: 'live', access: write,
+      operationId: 'putFleetShiftSchedule', method: 'PUT', path: '/api/fleet/shift-schedule', summary: 'Replace the daily shift schedule', description: 'Replaces the schedule: one shift per vehicle, depart and return in UK local time, not equal.', tags, status: 'live', access: write,
       schema: { body: Type.Object({ shifts: Type.Array(Shift, { maxItems: 2000 }) }, { additionalProperties: false }), response: { 200: Type.Object({ shifts: Type.Array(Shift), updated_at: Nullable(Timestamp) }) } },
       handler: async ({ ctx, body }) => f.putShifts(ctx, body),
     }),
@@ -79,7 +79,7 @@ export function fleetOperations(f: Fleet) {
     }),
     defineOperation({
       operationId: 'getFleetReadiness', method: 'GET', path: '/api/fleet/readiness',
-      summary: 'Will each electric vehicle have enough charge for its next departure, and the charging plan that gets it there',
+      summary: 'Will each electric vehicle have enough charge for its next departure, and the charging plan that gets it there', description: "For each electric vehicle in the requirements: arrival and target energy, the half-hourly charging plan, departure energy and time, ready or the shortfall and why; and the depot's load per slot. 409 until the depot constraints are set.",
       tags, status: 'live', access: read, dataBasis: { basis: 'calculated', method: PLAN_METHOD },
       schema: {
         response: {
@@ -102,7 +102,7 @@ export function fleetOperations(f: Fleet) {
     }),
     defineOperation({
       operationId: 'getFleetElectrification', method: 'GET', path: '/api/fleet/readiness/electrification',
-      summary: 'Which vehicles could be electric today given their duty cycles, and what the depot would need',
+      summary: 'Which vehicles could be electric today given their duty cycles, and what the depot would need', description: "For every vehicle (ICE with the figures of its electric replacement): could it be electric on its duty cycle, is it ready with today's depot; and the connection and chargers the depot would need for all feasible vehicles. 409 until the depot constraints are set.",
       tags, status: 'live', access: read, dataBasis: { basis: 'calculated', method: PLAN_METHOD + ' Every vehicle planned as electric with a charger each; the connection needed is the smallest (1 kW steps) at which every feasible vehicle is ready.' },
       schema: {
         response: {
