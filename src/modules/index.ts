@@ -28,6 +28,8 @@ import { exportDefinition } from './export/index.ts';
 import { forecastingDefinition } from './forecasting/index.ts';
 import { optimisationDefinition } from './optimisation/index.ts';
 import { crmDefinition } from './crm/index.ts';
+import { studiesDefinition } from './studies/index.ts';
+import { fleetDefinition } from './fleet/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -57,6 +59,8 @@ export const moduleList: readonly ModuleDefinition[] = [
   forecastingDefinition,
   optimisationDefinition,
   crmDefinition,
+  studiesDefinition,
+  fleetDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

@@ -1,0 +1,25 @@
+// Plan studies: study types with CSV templates and samples, studies with versioned inputs, runs as
+// background jobs on the platform queue, an HTML report and a proposal pack (decision 0210).
+import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { STUDY_ERROR_DOCS } from './errors.ts';
+import { studyOperations } from './routes.ts';
+import { createStudies, RUN_KIND } from './service.ts';
+
+export const studiesModule: ModuleFactory = (deps) => {
+  const studies = createStudies({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, jobs: deps.jobs, cursors: deps.cursors });
+  return {
+    name: 'studies',
+    tags: { studies: 'Plan studies: projections from CSV inputs, run in the background, with an HTML report and a proposal pack.' },
+    errors: STUDY_ERROR_DOCS,
+    operations: studyOperations(studies),
+    background: { jobs: [{ kind: RUN_KIND, handler: studies.runJob as never }] },
+  };
+};
+
+/** This module as the module list names it. */
+export const studiesDefinition: ModuleDefinition = {
+  name: 'studies',
+  dependsOn: ['orgs'],
+  migrations: migrationsDir(import.meta.url),
+  create: studiesModule,
+};

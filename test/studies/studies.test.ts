@@ -1,0 +1,197 @@
+// Plan studies through HTTP: catalogue, templates and samples, study CRUD, versioned CSV inputs
+// (bad rows named by line and column), runs as queue jobs, the HTML report checked against the
+// hand-worked depot savings audit (docs/studies.md) and the proposal pack unzipped with its
+// manifest's SHA-256s verified. One service for the file; time moves on the ManualClock.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { strFromU8, unzipSync } from 'fflate';
+import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { assertRefused } from '../helpers/refusal.ts';
+
+const B = '/api/notifications/studies';
+const ORG = 'studies-a';
+const OTHER = 'studies-b';
+let svc: TestService;
+let admin: string;
+let viewer: string;
+let other: string;
+const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'));
+const h = (t: string) => ({ authorization: `Bearer ${t}` });
+const req = (method: string, url: string, token: string, payload?: unknown) =>
+  svc.request({ method: method as never, url, headers: h(token), ...(payload !== undefined && { payload: payload as never }) });
+
+before(async () => {
+  svc = await startTestService({ clock });
+  await svc.createOrg(ORG);
+  await svc.createOrg(OTHER);
+  admin = await svc.token({ orgId: ORG, roles: ['ORG_ADMIN'] });
+  viewer = await svc.token({ orgId: ORG, roles: ['VIEWER'] });
+  other = await svc.token({ orgId: OTHER, roles: ['ORG_ADMIN'] });
+});
+after(async () => svc?.stop());
+
+describe('catalogue', () => {
+  test('types list the four study types with their inputs; anonymous is refused', async () => {
+    const res = await req('GET', `${B}/types`, viewer);
+    assert.equal(res.statusCode, 200, res.body);
+    const types = json(res).study_types;
+    assert.deepEqual(types.map((t: any) => t.study_type).sort(), ['depot_electrification', 'depot_savings_audit', 'heat_pump_retrofit', 'solar_battery']);
+    const audit = types.find((t: any) => t.study_type === 'depot_savings_audit');
+    assert.equal(audit.display_label, 'Calculated from your charging data');
+    assert.deepEqual(audit.inputs.map((i: any) => i.kind), ['half_hourly_load', 'tariff']);
+    assertRefused(await svc.request({ method: 'GET', url: `${B}/types` }), 401, 'Authorization header missing');
+  });
+  test('template is the header row; sample has rows; a kind the type does not take is 422', async () => {
+    const t = await req('GET', `${B}/templates/depot_savings_audit/tariff`, viewer);
+    assert.equal(t.statusCode, 200);
+    assert.match(String(t.headers['content-type']), /text\/csv/);
+    assert.equal(t.body, 'from_period,to_period,p_per_kwh\r\n');
+    const s = await req('GET', `${B}/samples/depot_electrification/vehicles_shifts`, viewer);
+    assert.equal(s.statusCode, 200);
+    assert.equal(s.body.trim().split('\r\n').length, 4);
+    assert.match(s.body, /^vehicle_id,battery_kwh,kwh_per_shift,depart,return\r\nVAN01,/);
+    assertRefused(await req('GET', `${B}/templates/depot_savings_audit/vehicles_shifts`, viewer), 422, { fields: ['path.kind'] });
+    assertRefused(await req('GET', `${B}/samples/nope/tariff`, viewer), 422, { fields: ['path.study_type'] });
+  });
+});
+
+describe('studies and inputs', () => {
+  let id: string;
+  test('create, read, list, patch; viewer and other organisation refused', async () => {
+    const c = await req('POST', B, admin, { study_type: 'solar_battery', name: 'Roof at Leeds' });
+    assert.equal(c.statusCode, 201, c.body);
+    id = json(c).study_id;
+    assert.deepEqual(json(c).required_inputs, ['half_hourly_load', 'tariff', 'site_constraints']);
+    assert.deepEqual(json(c).inputs, []);
+    assertRefused(await req('POST', B, viewer, { study_type: 'solar_battery', name: 'x' }), 403, 'Insufficient permissions');
+    assertRefused(await req('POST', B, admin, { study_type: 'wind', name: 'x' }), 422, { fields: ['body.study_type'] });
+    const g = await req('GET', `${B}/${id}`, viewer);
+    assert.equal(json(g).name, 'Roof at Leeds');
+    assertRefused(await req('GET', `${B}/${id}`, other), 404, 'Study not found');
+    clock.advance(1000);
+    const p = await req('PATCH', `${B}/${id}`, admin, { name: 'Roof at Leeds depot', description: 'phase 1' });
+    assert.equal(p.statusCode, 200, p.body);
+    assert.equal(json(p).description, 'phase 1');
+    assert.notEqual(json(p).updated_at, json(c).updated_at);
+    assertRefused(await req('PATCH', `${B}/${id}`, other, { name: 'x' }), 404, 'Study not found');
+    assertRefused(await req('PATCH', `${B}/${id}`, admin, {}), 422, { fields: ['body'] });
+    const l = await req('GET', `${B}?study_type=solar_battery&limit=1`, viewer);
+    assert.equal(l.statusCode, 200);
+    assert.equal(json(l).studies[0].study_id, id);
+    assert.equal(json((await req('GET', B, other))).studies.length, 0);
+    assertRefused(await req('GET', `${B}?limit=0`, viewer), 422, { fields: ['query.limit'] });
+  });
+  test('PUT stores versions; a bad row is named by line and column and nothing is stored; GET and DELETE', async () => {
+    const bad = await req('PUT', `${B}/${id}/inputs/half_hourly_load`, admin, { csv: 'date,period,kwh\n2026-11-02,1,5\n2026-11-02,51,5\n2026-13-40,2,x\n' });
+    assertRefused(bad, 422, { fields: ['body.csv'] });
+    const msgs = json(bad).detail.map((d: any) => d.msg);
+    assert.deepEqual(msgs, ['line 3, column period: must be a half-hour period 1 to 50', 'line 4, column date: must be a date YYYY-MM-DD', 'line 4, column kwh: must be a non-negative decimal number']);
+    assertRefused(await req('GET', `${B}/${id}/inputs/half_hourly_load`, viewer), 404, 'Input not found: half_hourly_load');
+    const hdr = await req('PUT', `${B}/${id}/inputs/tariff`, admin, { csv: 'from,to,rate\n1,48,10\n' });
+    assert.equal(json(hdr).detail[0].msg, 'line 1: header must be from_period,to_period,p_per_kwh');
+    const gap = await req('PUT', `${B}/${id}/inputs/tariff`, admin, { csv: 'from_period,to_period,p_per_kwh\n1,20,10\n22,48,20\n' });
+    assert.match(json(gap).detail[0].msg, /period 21 is covered 0 times/);
+    const v1 = await req('PUT', `${B}/${id}/inputs/tariff`, admin, { csv: 'from_period,to_period,p_per_kwh\n1,48,10\n' });
+    assert.equal(v1.statusCode, 200, v1.body);
+    assert.equal(json(v1).version, 1);
+    const v2 = await req('PUT', `${B}/${id}/inputs/tariff`, admin, { csv: 'from_period,to_period,p_per_kwh\r\n1,24,10\r\n25,48,30\r\n' });
+    assert.equal(json(v2).version, 2);
+    const g = await req('GET', `${B}/${id}/inputs/tariff`, viewer);
+    assert.equal(json(g).version, 2);
+    assert.deepEqual(json(g).rows[1], { from_period: '25', to_period: '48', p_per_kwh: '30' });
+    assertRefused(await req('PUT', `${B}/${id}/inputs/tariff`, viewer, { csv: 'a' }), 403, 'Insufficient permissions');
+    assertRefused(await req('PUT', `${B}/${id}/inputs/tariff`, other, { csv: 'from_period,to_period,p_per_kwh\n1,48,10\n' }), 404, 'Study not found');
+    assertRefused(await req('PUT', `${B}/${id}/inputs/vehicles_shifts`, admin, { csv: 'x' }), 422, { fields: ['path.kind'] });
+    assertRefused(await req('DELETE', `${B}/${id}/inputs/tariff`, other), 404, 'Study not found');
+    assert.equal((await req('DELETE', `${B}/${id}/inputs/tariff`, admin)).statusCode, 204);
+    assertRefused(await req('DELETE', `${B}/${id}/inputs/tariff`, admin), 404, 'Input not found: tariff');
+    assertRefused(await req('POST', `${B}/${id}/runs`, admin), 409, 'Study is missing inputs: half_hourly_load, tariff, site_constraints');
+  });
+  test('DELETE removes the study; other organisation and viewer refused', async () => {
+    assertRefused(await req('DELETE', `${B}/${id}`, other), 404, 'Study not found');
+    assertRefused(await req('DELETE', `${B}/${id}`, viewer), 403, 'Insufficient permissions');
+    assert.equal((await req('DELETE', `${B}/${id}`, admin)).statusCode, 204);
+    assertRefused(await req('GET', `${B}/${id}`, admin), 404, 'Study not found');
+  });
+});
+
+describe('a depot savings audit end to end', () => {
+  test('sample study → run job → succeeded → report figures → proposal pack hashes', async () => {
+    assertRefused(await req('POST', `${B}/samples/depot_savings_audit`, viewer), 403, 'Insufficient permissions');
+    const c = await req('POST', `${B}/samples/depot_savings_audit`, admin);
+    assert.equal(c.statusCode, 201, c.body);
+    const study = json(c);
+    assert.deepEqual(study.inputs.map((i: any) => [i.kind, i.version, i.row_count]), [['half_hourly_load', 1, 48], ['tariff', 1, 4]]);
+    const run = await req('POST', `${B}/${study.study_id}/runs`, admin);
+    assert.equal(run.statusCode, 202, run.body);
+    const r0 = json(run);
+    assert.equal(r0.status, 'queued');
+    assert.deepEqual(r0.input_versions, { half_hourly_load: 1, tariff: 1 });
+    assertRefused(await req('POST', `${B}/${study.study_id}/runs`, other), 404, 'Study not found');
+    assertRefused(await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}/report`, admin), 409, 'Run has not succeeded (status queued)');
+    // A new tariff version after the run was queued is not what the run reads.
+    await req('PUT', `${B}/${study.study_id}/inputs/tariff`, admin, { csv: 'from_period,to_period,p_per_kwh\n1,48,99\n' });
+    await svc.runDue();
+    const done = await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}`, viewer);
+    assert.equal(done.statusCode, 200);
+    const r1 = json(done);
+    assert.equal(r1.status, 'succeeded', r1.error);
+    assert.equal(r1.progress, 100);
+    assert.equal(r1.attempts, 1);
+    assert.equal(done.headers['x-platform-data-basis'], 'simulated');
+    assert.equal(r1.results.label, 'MODELLED');
+    assert.equal(r1.results.display_label, 'Calculated from your charging data');
+    // Hand-worked (docs/studies.md): 14 × 10 kWh at 10p = £14; 18 × 20 kWh at 25p = £90; 6 × 20 at 35p
+    // = £42; 10 × 20 at 25p = £50: £196.00 for 820 kWh; all at 10p £82.00; saving £114.00.
+    const fig = Object.fromEntries(r1.results.figures.map((f: any) => [f.key, f.value]));
+    assert.deepEqual(fig, { energy_kwh: '820.00', actual_cost_gbp: '196.00', cheapest_rate_p_per_kwh: '10.00', cost_all_cheapest_gbp: '82.00', savings_gbp: '114.00' });
+    assertRefused(await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}`, other), 404, 'Study not found');
+    assertRefused(await req('GET', `${B}/${study.study_id}/runs/nope`, viewer), 404, 'Run not found');
+
+    const list = await req('GET', `${B}/${study.study_id}/runs`, viewer);
+    assert.deepEqual(json(list).runs.map((r: any) => r.run_id), [r0.run_id]);
+    assertRefused(await req('GET', `${B}/${study.study_id}/runs`, other), 404, 'Study not found');
+
+    const rep = await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}/report`, viewer);
+    assert.equal(rep.statusCode, 200);
+    assert.match(String(rep.headers['content-type']), /text\/html/);
+    const html = rep.body;
+    const cell = (key: string) => new RegExp(`<tr data-key="${key}">.*?<td class="value">([^<]*)</td>`).exec(html)?.[1];
+    assert.equal(cell('actual_cost_gbp'), '196.00');
+    assert.equal(cell('savings_gbp'), '114.00');
+    assert.match(html, /data-label="MODELLED">Calculated from your charging data</);
+    assert.equal((html.match(/<rect /g) ?? []).length, 48);
+    assert.doesNotMatch(html, /(src|href)="?https?:/);
+    assert.match(html, /@media print/);
+    assertRefused(await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}/report`, other), 404, 'Study not found');
+
+    const pack = await svc.request({ method: 'GET', url: `${B}/${study.study_id}/runs/${r0.run_id}/proposal-pack`, headers: h(viewer) });
+    assert.equal(pack.statusCode, 200);
+    assert.equal(pack.headers['content-type'], 'application/zip');
+    const files = unzipSync(new Uint8Array(pack.rawPayload));
+    assert.deepEqual(Object.keys(files).sort(), ['covering-letter.txt', 'manifest.json', 'report.html']);
+    const manifest = JSON.parse(strFromU8(files['manifest.json']!));
+    assert.equal(manifest.files.length, 2);
+    for (const f of manifest.files) assert.equal(createHash('sha256').update(files[f.name]!).digest('hex'), f.sha256, f.name);
+    assert.equal(strFromU8(files['report.html']!), html);
+    assert.match(strFromU8(files['covering-letter.txt']!), /Saving available by moving charging to the cheapest band: 114.00/);
+    assertRefused(await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}/proposal-pack`, other), 404, 'Study not found');
+  });
+
+  test('a run whose inputs the model cannot use fails with the reason', async () => {
+    const c = json(await req('POST', B, admin, { study_type: 'depot_electrification', name: 'No chargers given' }));
+    for (const kind of ['vehicles_shifts', 'tariff'] as const) {
+      const csv = (await req('GET', `${B}/samples/depot_electrification/${kind}`, viewer)).body;
+      assert.equal((await req('PUT', `${B}/${c.study_id}/inputs/${kind}`, admin, { csv })).statusCode, 200);
+    }
+    await req('PUT', `${B}/${c.study_id}/inputs/site_constraints`, admin, { csv: 'name,value\nconnection_kw,100\n' });
+    const run = json(await req('POST', `${B}/${c.study_id}/runs`, admin));
+    await svc.runDue();
+    const r = json(await req('GET', `${B}/${c.study_id}/runs/${run.run_id}`, admin));
+    assert.equal(r.status, 'failed');
+    assert.equal(r.error, 'site_constraints has no charger_kw');
+    assert.equal(r.results, null);
+  });
+});
