@@ -13,6 +13,8 @@ function makeAjv(coerce: boolean): Ajv {
     useDefaults: true,
     removeAdditional: false,
     strict: false,
+    // Errors carry the schema that failed: an anyOf of constants names its allowed values.
+    verbose: true,
   });
   addFormats(ajv);
   return ajv;
@@ -99,7 +101,7 @@ export function toFieldErrors(errs: ErrorObject[], part: string, data: unknown):
       case 'anyOf':
       case 'oneOf': {
         const branches = (e.schema as { const?: unknown }[] | undefined) ?? [];
-        const consts = branches.every((b) => b && 'const' in b) ? branches.map((b) => b.const) : null;
+        const consts = branches.length > 0 && branches.every((b) => b && 'const' in b) ? branches.map((b) => b.const) : null;
         fe = consts
           ? { type: 'enum', loc: [partName, ...path], msg: `Input should be ${consts.map((c) => JSON.stringify(c)).join(', ')}`, input: input ?? null }
           : { type: 'union_error', loc: [partName, ...path], msg: 'Input does not match any allowed form', input: input ?? null };

@@ -259,3 +259,14 @@ test('an empty body under a JSON content type is no body: refused as missing whe
   const del = await svc.request({ method: 'DELETE', url: '/api/auth/invitations/inv-unknown', headers: json, payload: '' });
   assertRefused(del, 404, 'Not Found');
 });
+
+test('a value outside a union of constants names the allowed values', async () => {
+  const res = await svc.request({
+    method: 'POST',
+    url: '/api/test-fixture/echo',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { email: 'a@example.com', count: 1, kind: 'c' },
+  });
+  assertRefused(res, 422, { fields: ['body.kind'] });
+  assert.deepEqual(JSON.parse(res.body).detail[0], { type: 'enum', loc: ['body', 'kind'], msg: 'Input should be "a", "b"', input: 'c' });
+});
