@@ -118,5 +118,6 @@ export const errors = {
 
 /** One field error, for checks a schema cannot express. */
 export function fieldError(loc: (string | number)[], msg: string, input: unknown, type = 'value_error'): FieldError {
-  return { type, loc, msg, input };
+  // A value that was not sent (a defaulted parameter) is null: every entry has all four members.
+  return { type, loc, msg, input: input === undefined ? null : input };
 }

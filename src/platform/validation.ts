@@ -140,6 +140,7 @@ export function toFieldErrors(errs: ErrorObject[], part: string, data: unknown):
       default:
         fe = { type: 'value_error', loc: [partName, ...path], msg: e.message ?? 'Invalid value', input: input ?? null };
     }
+    if (fe.input === undefined) fe.input = null;
     const k = JSON.stringify([fe.type, fe.loc]);
     if (!seen.has(k)) {
       seen.add(k);

@@ -1,6 +1,7 @@
 // The error contract of concepts.md section 7, by mechanism: every route gets it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { fieldError } from '../../src/platform/errors.ts';
 import { dataBasisHeaders, headerText } from '../../src/platform/register.ts';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { assertRefused } from '../helpers/refusal.ts';
@@ -269,4 +270,8 @@ test('a value outside a union of constants names the allowed values', async () =
   });
   assertRefused(res, 422, { fields: ['body.kind'] });
   assert.deepEqual(JSON.parse(res.body).detail[0], { type: 'enum', loc: ['body', 'kind'], msg: 'Input should be "a", "b"', input: 'c' });
+});
+
+test('a field error about a value that was not sent says input null (every entry has type, loc, msg and input)', () => {
+  assert.deepEqual(fieldError(['query', 'to'], 'must be after from', undefined), { type: 'value_error', loc: ['query', 'to'], msg: 'must be after from', input: null });
 });
