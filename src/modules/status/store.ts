@@ -49,7 +49,7 @@ export const incidentStore = {
   /** Newest first; `open` = not resolved. */
   async list(q: Queryable, filter: 'open' | 'resolved' | 'all', limit: number) {
     const where = filter === 'open' ? "where state <> 'resolved'" : filter === 'resolved' ? "where state = 'resolved'" : '';
-    return (await q.query<IncidentRow>(`select ${COLS} from status_incidents ${where} order by started_at desc, id desc limit $1`, [limit])).rows;
+    return (await q.query<IncidentRow>(`select ${COLS} from status_incidents ${where} order by started_at desc, n desc limit $1`, [limit])).rows;
   },
   async updatesOf(q: Queryable, ids: string[]) {
     if (ids.length === 0) return [];

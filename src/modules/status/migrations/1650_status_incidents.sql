@@ -2,6 +2,8 @@
 -- row-level isolation. Members of every organisation read them; platform administrators write.
 create table status_incidents (
   id text primary key,
+  -- Insertion order: the tie-break between incidents opened in the same instant.
+  n bigint generated always as identity,
   title text not null,
   impact text not null,
   affected_components text[] not null,
@@ -11,7 +13,7 @@ create table status_incidents (
   updated_at timestamptz not null,
   created_by text not null
 );
-create index status_incidents_started on status_incidents (started_at desc, id desc);
+create index status_incidents_started on status_incidents (started_at desc, n desc);
 
 create table status_incident_updates (
   id text primary key,
