@@ -30,6 +30,7 @@ import { optimisationDefinition } from './optimisation/index.ts';
 import { crmDefinition } from './crm/index.ts';
 import { studiesDefinition } from './studies/index.ts';
 import { fleetDefinition } from './fleet/index.ts';
+import { statusDefinition } from './status/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -61,6 +62,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   crmDefinition,
   studiesDefinition,
   fleetDefinition,
+  statusDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

@@ -20,7 +20,8 @@ import { createSandboxService, IDEMPOTENCY_TTL_MS } from './sandbox/service.ts';
 import { idempotencyStore } from './sandbox/store.ts';
 import { createPartnerService } from './partner/service.ts';
 import { partnerOperations } from './partner/routes.ts';
-import { createStatusService, CHECK_EVERY_MS } from './status/service.ts';
+import { createStatusService, readStatus, CHECK_EVERY_MS, COMPONENTS } from './status/service.ts';
+import { serviceKey } from '../../platform/services.ts';
 import { healthStore } from './status/store.ts';
 import { statusOperations } from './status/routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
@@ -34,6 +35,17 @@ import { devtoolsConfig } from './config.ts';
 /** Signing for other modules' signed webhooks (concepts.md section 6): the same scheme and secret sealing. */
 export { signatureHeader, createSecretBox, secretKeyBytes, type SecretBox } from './webhooks/secrets.ts';
 export { API_VERSION } from './common.ts';
+
+/**
+ * The platform's component health for other modules (the status module): the state now and observed
+ * availability from the health checks the `devtools.health-checks` schedule records, and the names of
+ * the components checked. Reads only; no check is run.
+ */
+export interface PlatformHealth {
+  status(): ReturnType<typeof readStatus>;
+  components: readonly { name: string; description: string }[];
+}
+export const PLATFORM_HEALTH = serviceKey<PlatformHealth>('devtools.platform-health');
 
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 const HOUR_MS = 3_600_000;
@@ -133,4 +145,11 @@ export const devtoolsModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-export const devtoolsDefinition: ModuleDefinition = { name: 'devtools', dependsOn: ['orgs', 'alerts', 'telemetry', 'registry'], migrations: migrationsDir(import.meta.url), config: devtoolsConfig, create: devtoolsModule };
+export const devtoolsDefinition: ModuleDefinition = {
+  name: 'devtools',
+  dependsOn: ['orgs', 'alerts', 'telemetry', 'registry'],
+  migrations: migrationsDir(import.meta.url),
+  config: devtoolsConfig,
+  provides: (deps, registry) => registry.provide(PLATFORM_HEALTH, { status: () => readStatus(deps.db, deps.clock), components: COMPONENTS }),
+  create: devtoolsModule,
+};

@@ -45,6 +45,32 @@ async function timed(fn: () => Promise<boolean>): Promise<{ ok: boolean; latency
 
 const pct = (ok: number, n: number) => (n === 0 ? null : Math.round((ok / n) * 100_000) / 1000);
 
+/** The status now and observed availability, from the recorded health checks only (reads, no checks run). */
+export async function readStatus(db: Db, clock: Clock) {
+  const now = clock.now();
+  const counts = new Map((await healthStore.windows(db, now)).map((w) => [w.component, w]));
+  const components = COMPONENTS.map((c) => {
+    const w = counts.get(c.name);
+    const recent = w?.last_checked && now.getTime() - new Date(w.last_checked).getTime() <= RECENT_MS;
+    const state = !recent ? 'unobserved' : w!.last_ok ? 'operational' : 'degraded';
+    const win = (n: number, ok: number) => ({ percent: pct(ok, n), checks: n, failed: n - ok });
+    return {
+      name: c.name,
+      description: c.description,
+      state,
+      last_checked_at: w?.last_checked ? new Date(w.last_checked).toISOString() : null,
+      availability: {
+        last_24h: win(w?.n24 ?? 0, w?.ok24 ?? 0),
+        last_7d: win(w?.n7 ?? 0, w?.ok7 ?? 0),
+        last_30d: win(w?.n30 ?? 0, w?.ok30 ?? 0),
+      },
+    };
+  });
+  const states = components.map((c) => c.state);
+  const overall = states.includes('degraded') ? 'degraded' : states.every((s) => s === 'operational') ? 'operational' : 'unobserved';
+  return { status: overall, generated_at: now.toISOString(), check_interval_seconds: CHECK_EVERY_MS / 1000, components };
+}
+
 export function createStatusService(deps: StatusDeps) {
   const { db, cache, bus, clock } = deps;
   return {
@@ -60,30 +86,7 @@ export function createStatusService(deps: StatusDeps) {
       await healthStore.record(db, results, clock.now());
     },
 
-    async status() {
-      const now = clock.now();
-      const counts = new Map((await healthStore.windows(db, now)).map((w) => [w.component, w]));
-      const components = COMPONENTS.map((c) => {
-        const w = counts.get(c.name);
-        const recent = w?.last_checked && now.getTime() - new Date(w.last_checked).getTime() <= RECENT_MS;
-        const state = !recent ? 'unobserved' : w!.last_ok ? 'operational' : 'degraded';
-        const win = (n: number, ok: number) => ({ percent: pct(ok, n), checks: n, failed: n - ok });
-        return {
-          name: c.name,
-          description: c.description,
-          state,
-          last_checked_at: w?.last_checked ? new Date(w.last_checked).toISOString() : null,
-          availability: {
-            last_24h: win(w?.n24 ?? 0, w?.ok24 ?? 0),
-            last_7d: win(w?.n7 ?? 0, w?.ok7 ?? 0),
-            last_30d: win(w?.n30 ?? 0, w?.ok30 ?? 0),
-          },
-        };
-      });
-      const states = components.map((c) => c.state);
-      const overall = states.includes('degraded') ? 'degraded' : states.every((s) => s === 'operational') ? 'operational' : 'unobserved';
-      return { status: overall, generated_at: now.toISOString(), check_interval_seconds: CHECK_EVERY_MS / 1000, components };
-    },
+    status: () => readStatus(db, clock),
   };
 }
 
