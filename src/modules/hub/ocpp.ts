@@ -108,6 +108,35 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
   const pending = new Set<Promise<unknown>>(); // writes started by connection events
   const replies = new Map<string, (o: CommandOutcome) => void>();
   const unsubs: (() => Promise<void>)[] = [];
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  /**
+   * Commands routed here by other instances, and their answers. A bus that is down at start does not
+   * stop the service (readiness says degraded): this instance keeps its own chargers and tries again
+   * every few seconds; only routing through it waits for the bus.
+   */
+  async function listenForCommands(): Promise<void> {
+    try {
+      const cmd = await bus.subscribe(`hub.cmd.${instanceId}`, async (payload) => {
+        const m = payload as { id: string; reply: string; orgId: string; cpId: string; action: string; params: unknown };
+        const out = (await callLocal(m.orgId, m.cpId, m.action, m.params)) ?? { delivery: 'not_connected', result: null, error: 'The charger is not connected' };
+        await bus.publish(`hub.reply.${m.reply}`, { id: m.id, outcome: out.delivery === 'local' ? { ...out, delivery: 'routed' } : out });
+      });
+      unsubs.push(cmd);
+      unsubs.push(
+        await bus.subscribe(`hub.reply.${instanceId}`, (payload) => {
+          const m = payload as { id: string; outcome: CommandOutcome };
+          replies.get(m.id)?.(m.outcome);
+        }),
+      );
+    } catch (err) {
+      for (const u of unsubs.splice(0)) await u().catch(() => {});
+      if (stopped) return;
+      log.warn({ err }, 'hub: bus unavailable, command routing to this instance retries in 5 s');
+      retry = setTimeout(() => void listenForCommands(), 5_000);
+      retry.unref();
+    }
+  }
   const key = (orgId: string, cpId: string) => `${orgId}/${cpId}`;
   const track = <T>(p: Promise<T>): Promise<T> => {
     pending.add(p);
@@ -436,19 +465,7 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
         // module serves WebSockets an upgrade to any other path is ended here.
         else if (server.listenerCount('upgrade') === 1) socket.destroy();
       });
-      unsubs.push(
-        await bus.subscribe(`hub.cmd.${instanceId}`, async (payload) => {
-          const m = payload as { id: string; reply: string; orgId: string; cpId: string; action: string; params: unknown };
-          const out = (await callLocal(m.orgId, m.cpId, m.action, m.params)) ?? { delivery: 'not_connected', result: null, error: 'The charger is not connected' };
-          await bus.publish(`hub.reply.${m.reply}`, { id: m.id, outcome: out.delivery === 'local' ? { ...out, delivery: 'routed' } : out });
-        }),
-      );
-      unsubs.push(
-        await bus.subscribe(`hub.reply.${instanceId}`, (payload) => {
-          const m = payload as { id: string; outcome: CommandOutcome };
-          replies.get(m.id)?.(m.outcome);
-        }),
-      );
+      await listenForCommands();
     },
 
     /**
@@ -483,6 +500,8 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     },
 
     async stop() {
+      stopped = true;
+      clearTimeout(retry);
       for (const u of unsubs.splice(0)) await u().catch(() => {});
       await Promise.allSettled([...pending]);
     },
