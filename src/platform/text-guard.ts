@@ -17,20 +17,49 @@ const SURROGATE = { type: 'string_unicode', msg: 'Text may not contain unpaired 
 /** No unpaired surrogate (String.prototype.isWellFormed, ES2024). */
 export const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
-/** The first string or key in `value` holding a NUL character or an unpaired surrogate. */
-export function findIllFormedText(value: unknown, loc: Loc, depth = 0): TextProblem | null {
-  const check = (s: string) => (s.includes('\u0000') ? NUL : isWellFormed(s) ? null : SURROGATE);
+/**
+ * The first string or key in `value` holding a NUL character or an unpaired surrogate. The walk
+ * allocates nothing on the way down (a year of half hours is 35 000 strings); the location is built
+ * only for the one it finds.
+ */
+export function findIllFormedText(value: unknown, loc: Loc): TextProblem | null {
+  const hit = scan(value, 0);
+  return hit ? { ...hit.problem, loc: [...loc, ...hit.path.reverse()] } : null;
+}
+
+type Problem = typeof NUL | typeof SURROGATE;
+const checkText = (s: string): Problem | null => (s.includes('\u0000') ? NUL : isWellFormed(s) ? null : SURROGATE);
+
+/** The problem and its path, innermost step first (pushed while unwinding). */
+function scan(value: unknown, depth: number): { problem: Problem; path: Loc } | null {
   if (typeof value === 'string') {
-    const p = check(value);
-    return p ? { ...p, loc } : null;
+    const problem = checkText(value);
+    return problem ? { problem, path: [] } : null;
   }
   if (value === null || typeof value !== 'object' || depth > 64) return null;
-  const isArray = Array.isArray(value);
-  for (const [k, v] of Object.entries(value)) {
-    const keyProblem = isArray ? null : check(k);
-    if (keyProblem) return { ...keyProblem, loc: [...loc, k] };
-    const hit = findIllFormedText(v, [...loc, isArray ? Number(k) : k], depth + 1);
-    if (hit) return hit;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      if (v === null || (typeof v !== 'string' && typeof v !== 'object')) continue;
+      const hit = scan(v, depth + 1);
+      if (hit) {
+        hit.path.push(i);
+        return hit;
+      }
+    }
+    return null;
+  }
+  const record = value as Record<string, unknown>;
+  for (const k of Object.keys(record)) {
+    const keyProblem = checkText(k);
+    if (keyProblem) return { problem: keyProblem, path: [k] };
+    const v = record[k];
+    if (v === null || (typeof v !== 'string' && typeof v !== 'object')) continue;
+    const hit = scan(v, depth + 1);
+    if (hit) {
+      hit.path.push(k);
+      return hit;
+    }
   }
   return null;
 }

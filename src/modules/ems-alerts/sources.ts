@@ -3,6 +3,7 @@
 // 0.5 h; energies are fixed to millionths of a kWh before they are added, and impacts are whole
 // pence from exact decimal arithmetic (money.ts).
 import { freshnessOf, type Freshness } from '../registry/index.ts';
+import { ukClock } from '../market/index.ts';
 import { kwhFigure, kwhMicros, pencePerDay, divRound, parseMicros } from './money.ts';
 import { sitePrices, type AlertPolicy } from './policy.ts';
 
@@ -78,11 +79,8 @@ const importMicros = (s: Slot) => (s.mean_power_kw !== null && s.mean_power_kw >
 const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 const METERS = ['site_meter', 'smart_meter'];
 
-/** Minutes after UK local midnight at the start of a half hour. */
-export function ukMinutes(at: Date): number {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
-  return Number(parts.find((p) => p.type === 'hour')!.value) * 60 + Number(parts.find((p) => p.type === 'minute')!.value);
-}
+/** Minutes after UK local midnight at the start of a half hour (the wall clock). */
+export const ukMinutes = (at: Date): number => ukClock(at.getTime()).minute;
 
 export function inBand(at: Date, band: { start: string; end: string }): boolean {
   const m = ukMinutes(at);

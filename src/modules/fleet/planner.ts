@@ -4,6 +4,8 @@
 // By construction no slot has more vehicles charging than chargers, no vehicle above its charger's
 // or its own limit, and the slot's total never above the connection's (test/fleet property test).
 
+import { ukClock } from '../market/index.ts';
+
 export interface Charger { charger_id: string; max_kw: number }
 export interface Constraints { connection_kw: number; base_load_kw: number; reserve_pct: number; chargers: Charger[] }
 export interface Vehicle { vehicle_id: string; battery_kwh: number; kwh_per_shift: number; max_charge_kw: number; powertrain: 'ev' | 'ice' }
@@ -12,13 +14,8 @@ export interface Shift { vehicle_id: string; depart: string; return: string }
 export const SLOT_MIN = 30;
 export const SLOTS = 48;
 
-const localMinutes = (() => {
-  const f = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-  return (t: number) => {
-    const [h, m] = f.format(new Date(t)).split(':').map(Number);
-    return h! * 60 + m!;
-  };
-})();
+/** Minutes after UK local midnight by the wall clock. */
+const localMinutes = (t: number) => ukClock(t).minute;
 const hm = (s: string) => Number(s.slice(0, 2)) * 60 + Number(s.slice(3, 5));
 /** At the depot for the whole of [a, a+30) local minutes, given return and depart times (cyclic). */
 function present(start: number, ret: number, dep: number): boolean {

@@ -86,8 +86,12 @@ const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
 const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function validDay(y: number, m: number, d: number): boolean {
-  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (m < 1 || m > 12 || d < 1) return false;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= (m === 2 ? (leap ? 29 : 28) : MONTH_DAYS[m - 1]);
 }
 
 /**
@@ -96,8 +100,12 @@ function validDay(y: number, m: number, d: number): boolean {
  * it as UK local time and the answer would shift by an hour in summer.
  */
 export function parseInstant(raw: string): number | null {
-  // The common form (UTC, Z, seconds, optional milliseconds) parsed natively; the round trip
-  // refuses what Date.parse would roll over (30 February, 24:00).
+  // The common form (UTC, Z, seconds, optional milliseconds), read digit by digit: a year of half
+  // hours in one request is 17 520 of them.
+  const fast = parseIsoZ(raw);
+  if (fast !== undefined) return fast;
+  // The same form with a year before 100 (Date.UTC would read 0050 as 1950): Date.parse, and the
+  // round trip refuses what it would roll over (30 February, 24:00).
   if (ISO_Z.test(raw)) {
     const t = Date.parse(raw);
     return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 19) === raw.slice(0, 19) ? t : null;
@@ -123,6 +131,37 @@ export function parseInstant(raw: string): number | null {
     offset = (o[0] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
   }
   return Date.UTC(y, mo - 1, d, h, mi, s, ms) - offset;
+}
+
+const digit = (s: string, i: number) => {
+  const c = s.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : -1;
+};
+const num = (s: string, i: number, n: number) => {
+  let v = 0;
+  for (let k = i; k < i + n; k++) {
+    const d = digit(s, k);
+    if (d < 0) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+};
+
+/**
+ * YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DDTHH:MM:SS.mmmZ: the instant, null when a field is out of range
+ * (30 February, 24:00), undefined when the text is not of this form (or its year is before 100).
+ */
+function parseIsoZ(s: string): number | null | undefined {
+  const n = s.length;
+  if ((n !== 20 && n !== 24) || s.charCodeAt(n - 1) !== 90 /* Z */) return undefined;
+  if (s[4] !== '-' || s[7] !== '-' || s[10] !== 'T' || s[13] !== ':' || s[16] !== ':') return undefined;
+  if (n === 24 && s[19] !== '.') return undefined;
+  const y = num(s, 0, 4), mo = num(s, 5, 2), d = num(s, 8, 2), h = num(s, 11, 2), mi = num(s, 14, 2), sec = num(s, 17, 2);
+  const ms = n === 24 ? num(s, 20, 3) : 0;
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || sec < 0 || ms < 0) return undefined;
+  if (y < 100) return undefined;
+  if (!validDay(y, mo, d) || h > 23 || mi > 59 || sec > 59) return null;
+  return Date.UTC(y, mo - 1, d, h, mi, sec, ms);
 }
 
 /** Milliseconds in n days, for range limits. */

@@ -286,12 +286,16 @@ export type Library = ReturnType<typeof createLibrary>;
  */
 export function parseHalfHours(list: { start: string; kwh: string | number }[], at: (string | number)[]): HalfHourIn[] {
   const errs: FieldError[] = [];
-  const seen = new Set<number>();
+  // Starts in ascending order (the usual batch) are distinct without a set; the set is filled only
+  // from the first start out of order on.
+  let seen: Set<number> | null = null;
+  let last = -Infinity;
+  let sorted = true;
   const out: HalfHourIn[] = [];
   for (let i = 0; i < list.length && errs.length < 20; i++) {
     const h = list[i];
     const t = parseInstant(h.start);
-    if (t === null || !/[Tt]/.test(h.start)) {
+    if (t === null || !(h.start.includes('T') || h.start.includes('t'))) {
       errs.push(fieldError([...at, i, 'start'], 'start must be an ISO 8601 date-time with an offset (Z or +01:00)', h.start));
       continue;
     }
@@ -299,11 +303,14 @@ export function parseHalfHours(list: { start: string; kwh: string | number }[], 
       errs.push(fieldError([...at, i, 'start'], 'start must be the start of a half hour (:00 or :30)', h.start));
       continue;
     }
-    if (seen.has(t)) {
+    if (seen === null && t <= last) seen = new Set(out.map((x) => x.t));
+    if (seen?.has(t) || t === last) {
       errs.push(fieldError([...at, i, 'start'], `half hour ${isoTime(t)} is given twice`, h.start));
       continue;
     }
-    seen.add(t);
+    seen?.add(t);
+    if (t < last) sorted = false;
+    last = Math.max(last, t);
     const text = typeof h.kwh === 'number' ? String(h.kwh) : h.kwh;
     const kwh = parseScaled(text, Q);
     if (kwh === null || kwh < 0n) {
@@ -313,7 +320,7 @@ export function parseHalfHours(list: { start: string; kwh: string | number }[], 
     out.push({ t, kwh });
   }
   if (errs.length) throw pricingErrors.fields(errs);
-  return out.sort((a, b) => a.t - b.t);
+  return sorted ? out : out.sort((a, b) => a.t - b.t);
 }
 
 /** The component stack over [from, to): one segment per run of days with the same rates and bands in force. */

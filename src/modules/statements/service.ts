@@ -13,7 +13,7 @@ import type { Keyring } from '../esg/index.ts';
 import { checkSigned, isoInstant, sha256Hex, signBody, type KeyLookup } from '../settlement/index.ts';
 import type { EnergyFigures, FactorVersionRow, SiteDayRow } from '../energy/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
-import { addDays, formatScaled, parseScaled, rescale, roundDiv } from '../market/index.ts';
+import { addDays, formatScaled, parseScaled, rescale, roundDiv, ukClock } from '../market/index.ts';
 import type { AuditLog } from '../audit/index.ts';
 import { statementErrors } from './errors.ts';
 import * as store from './store.ts';
@@ -186,7 +186,7 @@ export function createStatementService(
     return (kid) => keyCache.get(kid);
   }
 
-  const ukToday = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' }).format(clock.now());
+  const ukToday = () => ukClock(clock.now().getTime()).date;
 
   async function siteMustExist(orgId: string, siteId: string) {
     const assets = await sites.assets(db, orgId, { siteId });
