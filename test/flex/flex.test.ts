@@ -26,7 +26,7 @@ function env(extra: Record<string, string> = {}) {
     FLEX_DNO_B_BASE_URL: b.url,
     FLEX_DNO_B_CLIENT_ID: b.clientId,
     FLEX_DNO_B_API_KEY: b.apiKey,
-    UPSTREAM_TIMEOUT_MS: '300',
+    UPSTREAM_TIMEOUT_MS: '2000',
     UPSTREAM_RETRY_BASE_MS: '1',
     ...extra,
   };

@@ -24,7 +24,7 @@ before(async () => {
   carbon = await startFakeCarbon(() => clock.now().getTime());
   svc = await startTestService({
     clock,
-    env: { TARIFF_API_BASE_URL: tariff.url, CARBON_API_BASE_URL: carbon.url, UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_RETRY_BASE_MS: '1' },
+    env: { TARIFF_API_BASE_URL: tariff.url, CARBON_API_BASE_URL: carbon.url, UPSTREAM_TIMEOUT_MS: '2000', UPSTREAM_RETRY_BASE_MS: '1' },
   });
   await svc.createOrg(ORG);
   await svc.createOrg(OTHER);

@@ -17,7 +17,7 @@ let clock: ManualClock;
 async function startService(env: Record<string, string> = {}) {
   const s = await startTestService({
     clock,
-    env: { CARBON_API_BASE_URL: fake.url, TARIFF_API_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_RETRY_BASE_MS: '1', ...env },
+    env: { CARBON_API_BASE_URL: fake.url, TARIFF_API_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '2000', UPSTREAM_RETRY_BASE_MS: '1', ...env },
   });
   await s.createOrg(ORG);
   return s;

@@ -19,7 +19,7 @@ async function startService(env: Record<string, string> = {}) {
     env: {
       TARIFF_API_BASE_URL: fake.url,
       CARBON_API_BASE_URL: 'http://127.0.0.1:9',
-      UPSTREAM_TIMEOUT_MS: '300',
+      UPSTREAM_TIMEOUT_MS: '2000',
       UPSTREAM_RETRY_BASE_MS: '1',
       ...env,
     },

@@ -21,7 +21,7 @@ before(async () => {
   fake = await startFakeTariff();
   svc = await startTestService({
     clock: new ManualClock(iso(NOW)),
-    env: { TARIFF_API_BASE_URL: fake.url, CARBON_API_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_RETRY_BASE_MS: '1', UPSTREAM_RETRIES: '0' },
+    env: { TARIFF_API_BASE_URL: fake.url, CARBON_API_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '2000', UPSTREAM_RETRY_BASE_MS: '1', UPSTREAM_RETRIES: '0' },
   });
   await svc.createOrg('org-aw');
   await svc.createOrg('org-ax');
