@@ -3,6 +3,8 @@ import { loadConfig, ConfigError } from './config.ts';
 import { describeSecretSource, startService } from './server.ts';
 import { StoreLockedError } from './infra/db/lock.ts';
 import { createProvisioning } from './modules/provisioning/service.ts';
+import { existsSync } from 'node:fs';
+import { CONSOLE_DIST } from './platform/console-ui.ts';
 
 async function main() {
   let config;
@@ -14,6 +16,11 @@ async function main() {
       process.exit(2);
     }
     throw e;
+  }
+  // The console is built by `npm ci` (prepare); a checkout without the build gets it here.
+  if (!existsSync(`${CONSOLE_DIST}index.html`)) {
+    const { buildConsole } = await import('../console/build.ts');
+    await buildConsole().catch((err: Error) => console.warn(`console: build failed (${err.message}); the API is served without it`));
   }
   let service;
   try {
