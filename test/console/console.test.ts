@@ -12,12 +12,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { json, startTestService, type TestService } from '../helpers/service.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 import { bounded } from '../helpers/signal.ts';
 import { call, ok, seedScenario, startAt, tokenFor, clockOf } from '../ems-alerts/helpers.ts';
 import { CONSOLE_DIST } from '../../src/platform/console-ui.ts';
+
+// Globals of the page, for the functions page.evaluate runs there (this file type-checks without the DOM library).
+declare const document: any, window: any, localStorage: any, sessionStorage: any;
 
 const CHROMIUM = '/usr/bin/chromium';
 const ORG = 'console-org';
