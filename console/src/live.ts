@@ -14,6 +14,8 @@ export interface LiveAlert {
 type Handler = (event: string, data: any) => void;
 
 const handlers = new Set<Handler>();
+/** The newest live sample of each asset seen since sign-in, so a screen opened later shows it too. */
+export const latestByAsset = new Map<string, LiveTelemetry['records'][number]>();
 let state: 'off' | 'connecting' | 'live' | 'retrying' = 'off';
 const stateListeners = new Set<(s: typeof state) => void>();
 let controller: AbortController | null = null;
@@ -52,6 +54,12 @@ function dispatch(block: string) {
     return;
   }
   if (event === 'ready') setState('live');
+  if (event === 'telemetry') {
+    for (const r of (parsed as LiveTelemetry).records) {
+      const had = latestByAsset.get(r.asset_id);
+      if (!had || had.ts <= r.ts) latestByAsset.set(r.asset_id, r);
+    }
+  }
   for (const h of handlers) h(event, parsed);
 }
 
@@ -94,6 +102,7 @@ async function run(signal: AbortSignal) {
 onSession((s) => {
   controller?.abort();
   controller = null;
+  latestByAsset.clear();
   if (s) {
     controller = new AbortController();
     void run(controller.signal);

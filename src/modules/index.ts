@@ -31,7 +31,7 @@ import { crmDefinition } from './crm/index.ts';
 import { studiesDefinition } from './studies/index.ts';
 import { fleetDefinition } from './fleet/index.ts';
 import { statusDefinition } from './status/index.ts';
-import { liveDefinition } from './live/index.ts';
+import { liveDefinition } from './livestream/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { get } from '../api.ts';
-import { subscribe, type LiveTelemetry } from '../live.ts';
+import { latestByAsset, subscribe, type LiveTelemetry } from '../live.ts';
 import { clock, num, when } from '../format.ts';
 import { Chart, Empty, ErrorNote, Loading, Section, useLoad } from '../ui.tsx';
 
@@ -49,7 +49,7 @@ export function Sites() {
                 <button type="button" class="row" aria-pressed={chosen === s.site_id} onClick={() => setSite(s.site_id)}>
                   <strong>{s.site_id}</strong>
                   <span class="small">
-                    {s.asset_count} assets · last reported {when(s.last_reported_at)}
+                    {s.asset_count} {s.asset_count === 1 ? 'asset' : 'assets'} · last reported {when(s.last_reported_at)}
                   </span>
                 </button>
               </li>
@@ -64,7 +64,7 @@ export function Sites() {
 
 function SiteAssets({ siteId }: { siteId: string }) {
   const assets = useLoad(() => get<{ assets: Asset[] }>(`/api/twin/registry/assets?site_id=${encodeURIComponent(siteId)}`), [siteId]);
-  const [latest, setLatest] = useState<Record<string, Latest>>({});
+  const [latest, setLatest] = useState<Record<string, Latest>>(() => Object.fromEntries(latestByAsset));
   const [selected, setSelected] = useState<string | null>(null);
   useEffect(
     () =>

@@ -9,12 +9,12 @@ import { ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
 import { liveRoutes } from './routes.ts';
 import { createLiveHub, ALERT_SUBJECT } from './hub.ts';
 
-const RELAY_JOB = 'live.alert-relay';
+const RELAY_JOB = 'livestream.alert-relay';
 
 export const liveModule: ModuleFactory = (deps) => {
   const hub = createLiveHub({ bus: deps.bus, log: deps.log });
   return {
-    name: 'live',
+    name: 'livestream',
     tags: { live: 'The organisation live stream (server-sent events): telemetry and alert transitions as they happen.' },
     operations: liveRoutes(hub),
     background: {
@@ -45,7 +45,7 @@ export const liveModule: ModuleFactory = (deps) => {
 };
 
 export const liveDefinition: ModuleDefinition = {
-  name: 'live',
+  name: 'livestream',
   dependsOn: ['orgs', 'telemetry', 'alerts'],
   create: liveModule,
 };
