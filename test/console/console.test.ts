@@ -57,6 +57,11 @@ before(async () => {
     records.push({ asset_id: 'home-pv', ts: new Date(t).toISOString(), power_kw: h >= 9 && h < 15 ? -2 : 0 });
   }
   await ok(svc, admin, 'POST', '/api/telemetry/ingest', records);
+  // One signed settlement receipt for the receipts screen.
+  await ok(svc, admin, 'POST', '/api/vpp/vpp/settle/receipts/issue', {
+    site_id: 'S1', asset_id: 'bat-1', reference: 'dispatch-1', period_start: '2026-11-23T17:00:00Z', period_end: '2026-11-23T17:30:00Z',
+    direction: 'turn_down', delivered_wh: 1250, source_basis: 'measured',
+  }, 201);
   base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
   base2 = await second.app.listen({ port: 0, host: '127.0.0.1' });
 });
@@ -343,10 +348,12 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
       assertRefused(afterRevoke, 401, 'Invalid or expired API key');
     });
 
-    await step('settlement receipts: the screen answers with its empty state', async () => {
+    await step('settlement receipts: a receipt with its energy, verified on request', async () => {
       await page.getByRole('link', { name: 'Settlement receipts' }).click();
       await page.getByRole('heading', { name: 'Settlement receipts' }).waitFor();
-      await page.getByText('No receipts issued yet.').waitFor();
+      await page.getByRole('cell', { name: 'turn_down 1.25 kWh' }).waitFor();
+      await page.getByRole('button', { name: 'Verify receipt 1' }).click();
+      await page.getByText('✓ Signature and chain valid').waitFor();
       await axe('settlement');
       await shot('settlement');
     });
