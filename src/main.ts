@@ -51,7 +51,7 @@ async function main() {
   setImmediate(() => service.deps.log.info({ compiled: service.warmSchemas() }, 'request and response schemas compiled'));
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   console.log(`\nEnergy Platform Service listening on ${address} (${store}, cache: ${service.deps.cache.kind}, bus: ${service.deps.bus.kind})`);
-  console.log(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
+  console.log(`Console: ${address}/   API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
   console.log(`Access-token secret: ${describeSecretSource(config)}`);
   if (demo) {
     console.log(`\nDemo organisation ${demo.organisation_id}: sign in as ORG_ADMIN with`);
