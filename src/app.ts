@@ -13,6 +13,7 @@ import { isReadScope } from './platform/roles.ts';
 import type { AppDeps, ModuleFactory, ModuleInstance } from './platform/module.ts';
 import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
+import { registerConsole } from './platform/console-ui.ts';
 import { errorPage, PLATFORM_ERRORS } from './platform/error-docs.ts';
 import { registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
 
   app.get('/openapi.json', async () => openapi);
   await registerDocs(app, openapi, errorPageHtml);
+  await registerConsole(app);
   const apiKeys = provided.apiKeys;
   const sessions = provided.sessions;
   const failedAuth = createFailedAuthLimit({

@@ -3,6 +3,8 @@ import { loadConfig, ConfigError } from './config.ts';
 import { describeSecretSource, startService } from './server.ts';
 import { StoreLockedError } from './infra/db/lock.ts';
 import { createProvisioning } from './modules/provisioning/service.ts';
+import { existsSync } from 'node:fs';
+import { CONSOLE_DIST } from './platform/console-ui.ts';
 
 async function main() {
   let config;
@@ -14,6 +16,11 @@ async function main() {
       process.exit(2);
     }
     throw e;
+  }
+  // The console is built by `npm ci` (prepare); a checkout without the build gets it here.
+  if (!existsSync(`${CONSOLE_DIST}index.html`)) {
+    const { buildConsole } = await import('../console/build.ts');
+    await buildConsole().catch((err: Error) => console.warn(`console: build failed (${err.message}); the API is served without it`));
   }
   let service;
   try {
@@ -44,7 +51,7 @@ async function main() {
   setImmediate(() => service.deps.log.info({ compiled: service.warmSchemas() }, 'request and response schemas compiled'));
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   console.log(`\nEnergy Platform Service listening on ${address} (${store}, cache: ${service.deps.cache.kind}, bus: ${service.deps.bus.kind})`);
-  console.log(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
+  console.log(`Console: ${address}/   API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);
   console.log(`Access-token secret: ${describeSecretSource(config)}`);
   if (demo) {
     console.log(`\nDemo organisation ${demo.organisation_id}: sign in as ORG_ADMIN with`);

@@ -31,6 +31,7 @@ import { crmDefinition } from './crm/index.ts';
 import { studiesDefinition } from './studies/index.ts';
 import { fleetDefinition } from './fleet/index.ts';
 import { statusDefinition } from './status/index.ts';
+import { liveDefinition } from './livestream/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -63,6 +64,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   studiesDefinition,
   fleetDefinition,
   statusDefinition,
+  liveDefinition,
 ];
 
 /** The factories of the modules that serve operations or run background work, in list order. */

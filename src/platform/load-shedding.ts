@@ -10,7 +10,13 @@ import { errors } from './errors.ts';
 export function registerLoadShedding(app: FastifyInstance, o: { maxInFlight: number; gauge: Gauge }): void {
   let inFlight = 0;
   app.addHook('onRequest', async (req, reply) => {
-    if (req.routeOptions.config?.op?.probe) return;
+    const op = req.routeOptions.config?.op;
+    if (op?.probe) return;
+    // A stream (server-sent events) is admitted like any request but holds no slot while it lasts.
+    if (op?.stream) {
+      if (inFlight >= o.maxInFlight) throw errors.overloaded();
+      return;
+    }
     if (inFlight >= o.maxInFlight) {
       throw errors.overloaded();
     }

@@ -88,6 +88,11 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   rateLimit?: string;
   /** A health probe: never shed under load and not counted against the anonymous limit. */
   probe?: boolean;
+  /**
+   * A long-lived answer (a server-sent event stream): not counted among the requests in flight
+   * for load shedding once admitted, since it holds no worker while it waits.
+   */
+  stream?: boolean;
   bodyLimit?: number;
   /**
    * The handler judges NUL characters and unpaired surrogates in the body itself (ingestion rejects

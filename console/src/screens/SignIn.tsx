@@ -1,0 +1,62 @@
+import { useState } from 'preact/hooks';
+import { ApiError, organisationChoices, signIn } from '../api.ts';
+import { ErrorNote } from '../ui.tsx';
+
+export function SignIn() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [orgs, setOrgs] = useState<string[] | null>(null);
+  const [org, setOrg] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await signIn(email, password, orgs ? org : undefined);
+      if (!location.hash) location.hash = '#/sites';
+    } catch (err) {
+      const choices = err instanceof ApiError && err.status === 422 ? organisationChoices(err) : null;
+      if (choices) {
+        setOrgs(choices);
+        setOrg(choices[0]);
+      } else setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section class="card signin" aria-labelledby="signin-title">
+      <h1 id="signin-title">Sign in</h1>
+      <form onSubmit={submit}>
+        <label for="email">Email</label>
+        <input id="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <label for="password">Password</label>
+        <input id="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        {orgs && (
+          <>
+            <label for="org">Organisation</label>
+            <p class="small" id="org-help">
+              This account belongs to several organisations: choose one.
+            </p>
+            <select id="org" aria-describedby="org-help" value={org} onChange={(e) => setOrg(e.currentTarget.value)}>
+              {orgs.map((o) => (
+                <option key={o} value={o}>
+                  {o}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <ErrorNote error={error} />
+      <p class="small">Your session is kept in this tab's memory only: reloading the page signs you out.</p>
+    </section>
+  );
+}
