@@ -150,3 +150,109 @@ test('ingest: a 100,000-row CSV with mapping and a progress bar, interrupted by 
 function readFileSyncDir(d: string): string[] {
   return readdirSync(d).filter((f) => f.endsWith('.json')).map((f) => join(d, f));
 }
+
+test('tail follows the live events window oldest first until its count; history as CSV, a table and --json; a bad asset type is exit 4', async () => {
+  const now = svc.clock.now().getTime();
+  const sdkIngest = (records: object[]) =>
+    fetch(`${baseUrl}/api/telemetry/ingest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${JSON.parse(readFileSync(join(configDir, 'session.json'), 'utf8')).session.accessToken}` },
+      body: JSON.stringify(records),
+    }).then((r) => assert.equal(r.status, 200));
+  await sdkIngest([
+    { asset_id: 'tail-1', ts: new Date(now - 50 * 60_000).toISOString(), soc_pct: 40 },
+    { asset_id: 'tail-1', ts: new Date(now - 40 * 60_000).toISOString(), soc_pct: 50 },
+  ]);
+  const tail = start(['tail', '--asset', 'tail-1', '--lines', '2', '--count', '4', '--interval', '100', '--json']);
+  await eventually(() => tail.stdout().trim().split('\n').filter(Boolean).length >= 2, 'the two events already in the window', 60_000);
+  await sdkIngest([
+    { asset_id: 'tail-1', ts: new Date(now - 20 * 60_000).toISOString(), soc_pct: 70 },
+    { asset_id: 'tail-2', ts: new Date(now - 20 * 60_000).toISOString(), soc_pct: 1 },
+    { asset_id: 'tail-1', ts: new Date(now - 10 * 60_000).toISOString(), soc_pct: 80 },
+  ]);
+  const tailed = await bounded(tail.done, 'tail', 60_000);
+  assert.equal(tailed.code, 0, tailed.stderr);
+  const events = tailed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(events.map((e) => [e.asset_id, e.soc_pct]), [['tail-1', 40], ['tail-1', 50], ['tail-1', 70], ['tail-1', 80]]);
+
+  const csv = await run(['history', 'battery', 'tail-1', '--range', 'hourly', '--format', 'csv']);
+  assert.equal(csv.code, 0, csv.stderr);
+  const rows = csv.stdout.trim().split('\n');
+  assert.equal(rows[0], 't,v');
+  const values = rows.slice(1).map((r) => Number(r.split(',')[1]));
+  assert.ok(rows.length >= 2 && rows.length <= 3, csv.stdout);
+  assert.equal(values.reduce((a, b) => a + b, 0) / values.length > 0, true);
+  assert.deepEqual(values.length === 1 ? values : values.sort(), values.length === 1 ? [60] : values.sort());
+  const json = await run(['history', 'battery', 'tail-1', '--json']);
+  const h = lastJson(json.stdout);
+  assert.equal(h.metric, 'soc');
+  assert.deepEqual(h.summary, { count: 4, min: 40, max: 80, avg: 60, latest: 80 });
+  const tableOut = await run(['history', 'battery', 'tail-1']);
+  assert.match(tableOut.stdout, /^t\s+v \(%\)$/m);
+  assert.match(tableOut.stdout, /count 4 {2}min 40 {2}max 80 {2}avg 60 {2}latest 80/);
+  const bad = await run(['history', 'boiler', 'tail-1', '--json']);
+  assert.equal(bad.code, 4, bad.stderr);
+  assert.equal(lastJson(bad.stdout).status, 422);
+});
+
+test('keys and webhooks: create (secret shown once), list, rotate, revoke/delete; an unknown id is exit 4', async () => {
+  const created = await run(['keys', 'create', '--name', 'cli key', '--scopes', 'alerts:read,devices:read', '--json']);
+  assert.equal(created.code, 0, created.stderr);
+  const key = lastJson(created.stdout);
+  assert.match(key.secret, /^plat_live_/);
+  const listed = lastJson((await run(['keys', 'list', '--json'])).stdout);
+  const mine = listed.find((k: { id: string }) => k.id === key.id);
+  assert.deepEqual(mine.scopes, ['alerts:read', 'devices:read']);
+  assert.equal(JSON.stringify(listed).includes(key.secret), false, 'never shown again');
+  // The key works for the partner API through the CLI's client too (--api-key).
+  const human = await run(['keys', 'list']);
+  assert.match(human.stdout, /cli key/);
+  const revoked = await run(['keys', 'revoke', key.id, '--json']);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.ok(lastJson((await run(['keys', 'list', '--json'])).stdout).find((k: { id: string }) => k.id === key.id).revoked_at);
+  assert.equal((await run(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'])).code, 4);
+
+  const hook = await run(['webhooks', 'create', 'https://127.0.0.1:9/hook', '--events', 'alert.raised', '--json']);
+  assert.equal(hook.code, 0, hook.stderr);
+  const endpoint = lastJson(hook.stdout);
+  assert.match(endpoint.secret, /^whsec_/);
+  const hooks = lastJson((await run(['webhooks', 'list', '--json'])).stdout);
+  assert.deepEqual(hooks.map((e: { id: string; event_types: string[] }) => [e.id, e.event_types]), [[endpoint.id, ['alert.raised']]]);
+  const disabled = await run(['webhooks', 'update', endpoint.id, '--disable', '--json']);
+  assert.equal(disabled.code, 0, disabled.stderr);
+  assert.equal(lastJson(disabled.stdout).enabled, false);
+  const rotated = lastJson((await run(['webhooks', 'rotate-secret', endpoint.id, '--json'])).stdout);
+  assert.notEqual(rotated.secret, endpoint.secret);
+  assert.equal((await run(['webhooks', 'delete', endpoint.id])).code, 0);
+  assert.deepEqual(lastJson((await run(['webhooks', 'list', '--json'])).stdout), []);
+  assert.equal((await run(['webhooks', 'delete', endpoint.id])).code, 4);
+});
+
+test('export: starts the job, follows it with a progress bar, writes the JSON Lines; logout ends the session (exit 3 after)', async () => {
+  const from = new Date(svc.clock.now().getTime() - 30 * 86_400_000).toISOString();
+  const to = new Date(svc.clock.now().getTime() - 30 * 86_400_000 + 600_000).toISOString();
+  const output = join(dir, 'export.jsonl');
+  const exp = start(['export', '--collections', 'telemetry.readings', '--from', from, '--to', to, '-o', output, '--interval', '100', '--json']);
+  // The service's job queue runs on the test clock: run what is due until the CLI has its file.
+  let exited = false;
+  void exp.done.then(() => { exited = true; });
+  while (!exited) {
+    await svc.runDue();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const done = await exp.done;
+  assert.equal(done.code, 0, done.stderr);
+  const summary = lastJson(done.stdout);
+  const rows = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  // Records of the 100,000-row file fall one a second from `from`: 600 in the ten minutes, less the bad row 5.
+  const readings = rows.filter((r) => r.collection === 'telemetry.readings' || r.asset_id);
+  assert.equal(summary.rows, 599);
+  assert.ok(readings.length >= 599, `${readings.length} lines`);
+  assert.match(done.stderr, /export \[[█░]*\] \d+% \| \d+\/\d+ rows/);
+
+  assert.equal((await run(['logout'])).code, 0);
+  assert.ok(!existsSync(join(configDir, 'session.json')));
+  const after = await run(['keys', 'list', '--json']);
+  assert.equal(after.code, 3);
+  assert.match(lastJson(after.stdout).error, /energy-platform login/);
+});

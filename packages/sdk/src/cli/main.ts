@@ -380,19 +380,18 @@ keys.command('revoke').argument('<key_id>').action(async (id: string) => {
 
 const hooks = program.command('webhooks').description('webhook endpoints (organisation administrators)');
 hooks.command('list').action(async () => {
-  const r = await client().webhooks.list();
-  const list = (r as { endpoints?: unknown[] }).endpoints ?? (r as unknown as unknown[]);
-  emit(list, () => table(list as Record<string, unknown>[], ['id', 'url', 'environment', 'enabled', 'event_types']));
+  const list = (await client().webhooks.list()).webhooks;
+  emit(list, () => table(list as unknown as Record<string, unknown>[], ['id', 'url', 'environment', 'enabled', 'event_types']));
 });
 hooks
   .command('create')
-  .requiredOption('--url <url>', 'https address')
+  .argument('<url>', 'the https address to deliver to')
   .option('--events <types>', 'comma-separated event types (default: every type)')
   .option('--description <text>')
   .addOption(new Option('--environment <env>').choices(['live', 'sandbox']))
-  .action(async (opts: { url: string; events?: string; description?: string; environment?: 'live' | 'sandbox' }) => {
+  .action(async (url: string, opts: { events?: string; description?: string; environment?: 'live' | 'sandbox' }) => {
     const e = await client().webhooks.create(
-      { url: opts.url, ...(opts.events && { event_types: opts.events.split(',').map((s) => s.trim()) as never }), ...(opts.description && { description: opts.description }) },
+      { url, ...(opts.events && { event_types: opts.events.split(',').map((s) => s.trim()) as never }), ...(opts.description && { description: opts.description }) },
       opts.environment ? { environment: opts.environment } : {},
     );
     emit(e, () => `Registered ${e.id}. Signing secret (shown once):\n${e.secret}`);
@@ -400,14 +399,14 @@ hooks
 hooks
   .command('update')
   .argument('<endpoint_id>')
-  .option('--url <url>')
+  .option('--endpoint-url <url>', 'a new https address')
   .option('--events <types>')
   .option('--enable')
   .option('--disable')
-  .action(async (id: string, opts: { url?: string; events?: string; enable?: boolean; disable?: boolean }) => {
+  .action(async (id: string, opts: { endpointUrl?: string; events?: string; enable?: boolean; disable?: boolean }) => {
     if (opts.enable && opts.disable) throw new CliError('--enable and --disable together', EXIT.usage);
     const e = await client().webhooks.update(id, {
-      ...(opts.url && { url: opts.url }),
+      ...(opts.endpointUrl && { url: opts.endpointUrl }),
       ...(opts.events && { event_types: opts.events.split(',').map((s) => s.trim()) as never }),
       ...(opts.enable && { enabled: true }),
       ...(opts.disable && { enabled: false }),
