@@ -40,8 +40,11 @@ interface Globals {
   progress?: boolean;
 }
 
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 const program = new Command('energy-platform')
   .description('Command-line tool for the energy platform API')
+  .version(VERSION)
   .option('--url <url>', 'service address (default: the signed-in one, or ENERGY_PLATFORM_URL)')
   .option('--api-key <key>', 'use an API key (or ENERGY_PLATFORM_API_KEY) instead of the signed-in session')
   .option('--json', 'machine-readable output on stdout')
