@@ -78,7 +78,10 @@ export class Platform {
   /** Telemetry: ingestion in batches, the live window, history. */
   readonly telemetry = {
     /** Sends one batch as is (one request); the answer with its per-record results. */
-    ingestBatch: (records: TelemetryRecord[]) => ingestBatches(this.transport, records, { batchSize: Math.max(1, records.length) })[Symbol.asyncIterator]().next().then((r) => r.value as BatchOutcome),
+    ingestBatch: async (records: TelemetryRecord[]): Promise<BatchOutcome> => {
+      for await (const outcome of ingestBatches(this.transport, records, { batchSize: Math.max(1, records.length) })) return outcome;
+      throw new RangeError('ingestBatch needs at least one record');
+    },
     /** Splits records (an array or any async iterable) into batches; yields each batch's outcome as it lands. */
     ingestBatches: (records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>, opts: IngestOptions = {}) => ingestBatches(this.transport, records, opts),
     /** Sends every record in batches and reports every record's outcome and the rejections by reason. */
