@@ -212,6 +212,14 @@ test('ingestion: a large array in batches of a chosen size, every record\'s outc
   assert.deepEqual(outcomes.map((o) => [o.offset, o.size, o.stored, o.rejected]), [[0, 2, 0, 2], [2, 1, 1, 0]]);
   assert.deepEqual(outcomes[0].results.map((r) => [r.index, r.status, r.reason]), [[0, 'rejected', 'missing_ts'], [1, 'rejected', 'missing_ts']]);
 
+  // Through the generated client a request whose every record is rejected is an ApiError carrying the per-record results.
+  const allRejected = await sdk.api.POST('/api/telemetry/ingest', { body: [{ asset_id: 'x' }, { ts: 'soon' }] as never }).then(() => null, (e: unknown) => e);
+  assert.ok(allRejected instanceof ApiError);
+  assert.equal(allRejected.status, 422);
+  assert.equal(allRejected.detail, 'all_records_rejected');
+  assert.deepEqual(allRejected.results!.map((r) => [r.index, r.status, r.reason]), [[0, 'rejected', 'missing_ts'], [1, 'rejected', 'missing_asset_id']]);
+  assert.ok(allRejected.requestId);
+
   // A refusal of the whole request is a typed error; a viewer may not ingest.
   await svc.createUser(ORG, 'viewer@sdk.test', 'VIEWER', PASSWORD);
   const viewer = createPlatform({ baseUrl, credentials: { email: 'viewer@sdk.test', password: PASSWORD } });
