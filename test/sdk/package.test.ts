@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,16 @@ function dependencyDirs(): string[] {
   }
   return [...found.values()];
 }
+
+test('dist/ is built from the current source (npm ci builds it; after editing packages/sdk/src run npm run build -w @energy-platform/sdk)', () => {
+  const stale: string[] = [];
+  const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
+  for (const src of walk(join(SDK, 'src')).filter((f) => f.endsWith('.ts'))) {
+    const out = src.replace(`${join(SDK, 'src')}/`, `${join(SDK, 'dist')}/`).replace(/\.ts$/, '.js');
+    if (!existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs) stale.push(src.slice(SDK.length + 1));
+  }
+  assert.deepEqual(stale, [], 'sources newer than their build');
+});
 
 test('npm pack ships compiled JavaScript and declarations; installed offline into an empty project, Node 24 imports it and runs the bin', () => {
   const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: SDK, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
