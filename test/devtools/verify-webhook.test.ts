@@ -1,10 +1,10 @@
-// The receiver-side verifier exported by the package (src/sdk/verify-webhook.ts), cross-checked
+// The receiver-side verifier exported by the SDK (packages/sdk/src/verify-webhook.ts), cross-checked
 // with the service's signer and an HMAC written here from the spec text (T-28).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { verifyWebhook, isValidWebhookSignature, WebhookVerificationError } from '../../src/sdk/verify-webhook.ts';
+import { verifyWebhook, isValidWebhookSignature, WebhookVerificationError } from '../../packages/sdk/src/verify-webhook.ts';
 import { newSigningSecret, signatureHeader } from '../../src/modules/devtools/webhooks/secrets.ts';
 import { verifySignature } from './helpers.ts';
 
@@ -52,7 +52,8 @@ test('rotation: either secret verifies a two-v1 header; stale or future t, missi
   }
 });
 
-test('the package exports the verifier', async () => {
-  const mod = await import('energy-platform-service/verify-webhook');
+test('the SDK package exports the verifier as compiled JavaScript (the workspace build)', async () => {
+  const mod = await import('@energy-platform/sdk/verify-webhook');
   assert.equal(typeof mod.verifyWebhook, 'function');
+  assert.match(import.meta.resolve('@energy-platform/sdk/verify-webhook'), /\/dist\/verify-webhook\.js$/);
 });

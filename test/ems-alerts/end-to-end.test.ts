@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.ts';
-import { verifyWebhook } from '../../src/sdk/verify-webhook.ts';
+import { verifyWebhook } from '../../packages/sdk/src/verify-webhook.ts';
 import { call, clockOf, newSecret, ok, startAt, startSmtp, smtpEnv, tokenFor, type Mailbox } from './helpers.ts';
 
 let svc: TestService;

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, realServers, startTestService, type TestService } from '../helpers/service.ts';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.ts';
-import { isValidWebhookSignature } from '../../src/sdk/verify-webhook.ts';
+import { isValidWebhookSignature } from '../../packages/sdk/src/verify-webhook.ts';
 import { call, clockOf, newSecret, ok, silentInverter, startAt, startSmtp, smtpEnv, tokenFor, type Mailbox } from './helpers.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 

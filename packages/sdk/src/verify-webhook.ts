@@ -1,6 +1,6 @@
 // Webhook signature verification for receivers (no dependencies beyond node:crypto).
 //
-//   import { verifyWebhook } from 'energy-platform-service/verify-webhook';
+//   import { verifyWebhook } from '@energy-platform/sdk/verify-webhook';   (or from '@energy-platform/sdk')
 //   const event = verifyWebhook({ body: rawBody, signature: req.headers['platform-signature'], secret });
 //
 // Platform-Signature: t=<unix seconds>,v1=<base64 HMAC-SHA256 of "<t>.<raw body>">. The HMAC key
