@@ -16,7 +16,7 @@
 //     killed instance is retried when its lease runs out: at least once, said so).
 //
 //   npm run bench:cluster
-//   CLUSTER_RATE=12 (requests/s offered)  CLUSTER_SECONDS=150  CLUSTER_BATCH=50
+//   CLUSTER_RATE=8 (requests/s offered)  CLUSTER_SECONDS=150  CLUSTER_BATCH=50
 //   DATABASE_URL (admin, default postgres://postgres@127.0.0.1:5432/postgres)  REDIS_URL  NATS_URL
 //   DATABASE_READ_URL_BASE (default postgres://postgres@127.0.0.1:5433; used when it answers)
 import http from 'node:http';
@@ -32,7 +32,7 @@ import { createDatabase, freePort, onCleanup, portOpen, runMain, sleep, tempDir 
 import { baseEnv, serviceProcess, type ServiceProcess } from './faults/lib/service.ts';
 import { cli, createApiKey, createReport, envInt, json, login, newSecret, request, showTally, tally, type Answer } from './faults/lib/client.ts';
 
-const RATE = envInt('CLUSTER_RATE', 12);
+const RATE = envInt('CLUSTER_RATE', 8);
 const SECONDS = envInt('CLUSTER_SECONDS', 150);
 const BATCH = envInt('CLUSTER_BATCH', 50);
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,6 +43,8 @@ const ORG = 'clusterorg';
 const PASSWORD = 'cluster-run-user-password-1';
 const USERS = 3;
 const log = (s = '') => console.log(s);
+/** A client waits as long as HAProxy waits for an instance (`timeout server`). */
+const TIMEOUT_MS = 60_000;
 
 type Kind = 'ingest' | 'history' | 'partner' | 'webhook' | 'login';
 const MIX: [Kind, number][] = [
@@ -92,6 +94,7 @@ defaults
   option redispatch 1
   retry-on conn-failure empty-response response-timeout
   option http-buffer-request
+  errorfile 503 ${errorFile}
 frontend api
   bind 127.0.0.1:${port}
   default_backend instances
@@ -99,9 +102,17 @@ backend instances
   balance roundrobin
   option httpchk GET /api/telemetry/readyz
   http-check expect status 200
-  default-server inter 1s fall 2 rise 2
+  # The probe pings each dependency with a 1 s budget; on a loaded machine it can miss once.
+  timeout check 3s
+  default-server inter 2s fall 3 rise 2
 ${backends.map((b, i) => `  server i${i + 1} 127.0.0.1:${b.port} check`).join('\n')}
 `;
+  // HAProxy's own 503 (no instance ready) carries Retry-After, as the service's 503s do.
+  const errorFile = join(dir, '503.http');
+  writeFileSync(
+    errorFile,
+    'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 5\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{"detail":"Service unavailable: no instance ready"}\n',
+  );
   const file = join(dir, 'haproxy.cfg');
   writeFileSync(file, cfg);
   const check = spawnSync(bin, ['-c', '-f', file], { encoding: 'utf8' });
@@ -194,7 +205,7 @@ runMain(async () => {
   const lbPort = await freePort();
   await startHaproxy(dir, lbPort, instances);
   const lb = `http://127.0.0.1:${lbPort}`;
-  log(`instances: ${instances.map((s, i) => `${i + 1} pid ${s.pid()} :${s.port}`).join(', ')}; HAProxy ${lb} (health check GET /api/telemetry/readyz every 1 s, fall 2, rise 2; L7 retries on connection failure or empty answer)`);
+  log(`instances: ${instances.map((s, i) => `${i + 1} pid ${s.pid()} :${s.port}`).join(', ')}; HAProxy ${lb} (health check GET /api/telemetry/readyz every 2 s, fall 3, rise 2; L7 retries on connection failure or empty answer)`);
   log(`PostgreSQL database ${dbName}${readUrl ? `, read replica ${readUrl}` : ' (no standby answering: reads on the primary)'}; Redis ${REDIS_URL}; NATS ${NATS_URL} namespace ${namespace}`);
 
   const tokens: string[] = [];
@@ -253,22 +264,22 @@ runMain(async () => {
         const first = recordSeq;
         recordSeq += BATCH;
         const body = JSON.stringify(Array.from({ length: BATCH }, (_, i) => makeRecord(first + i, T0, 'gateways', BATCH)));
-        return request(`${lb}/api/telemetry/ingest`, { method: 'POST', headers: auth, body, agent });
+        return request(`${lb}/api/telemetry/ingest`, { method: 'POST', headers: auth, body, agent, timeoutMs: TIMEOUT_MS });
       }
       case 'history': {
         const asset = `asset-${Math.floor(random() * 1000)}`;
-        return request(`${lb}/api/telemetry/assets/battery/${asset}/history?range=hourly`, { headers: auth, agent });
+        return request(`${lb}/api/telemetry/assets/battery/${asset}/history?range=hourly`, { headers: auth, agent, timeoutMs: TIMEOUT_MS });
       }
       case 'partner': {
         const path = random() < 0.5 ? 'telemetry/latest?limit=50' : 'devices?limit=50';
-        return request(`${lb}/api/devtools/partner/v1/${path}`, { headers: { authorization: `Bearer ${keys[seq % keys.length]}` }, agent });
+        return request(`${lb}/api/devtools/partner/v1/${path}`, { headers: { authorization: `Bearer ${keys[seq % keys.length]}` }, agent, timeoutMs: TIMEOUT_MS });
       }
       case 'webhook':
-        return request(`${lb}/api/devtools/webhooks/${endpointId}/test`, { method: 'POST', headers: { authorization: `Bearer ${tokens[0]}` }, body: '{}', agent });
+        return request(`${lb}/api/devtools/webhooks/${endpointId}/test`, { method: 'POST', headers: { authorization: `Bearer ${tokens[0]}` }, body: '{}', agent, timeoutMs: TIMEOUT_MS });
       case 'login': {
         // Spread over 127.0.0.2-127.0.0.200, each address well under the 5/min limit.
         const ip = `127.0.0.${2 + (ipSeq++ % 199)}`;
-        return request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: emails[ipSeq % USERS], password: PASSWORD }), agent: loginAgent(ip) });
+        return request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: emails[ipSeq % USERS], password: PASSWORD }), agent: loginAgent(ip), timeoutMs: TIMEOUT_MS });
       }
     }
   }

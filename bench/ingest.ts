@@ -171,7 +171,7 @@ function report(name: string, o: Outcome, records: number) {
 // ---------------------------------------------------------------------------------------------
 // COPY and the direct insert (PostgreSQL).
 
-async function copyPhase(client: pg.Client, records: number): Promise<number> {
+async function copyPhase(client: pg.Client, records: number, table = 'telemetry'): Promise<number> {
   const cols = 'org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw';
   const receivedAt = new Date().toISOString();
   function* chunks() {
@@ -190,10 +190,41 @@ async function copyPhase(client: pg.Client, records: number): Promise<number> {
     if (buf) yield buf;
   }
   const t0 = performance.now();
-  const n = await copyFrom(client, `copy telemetry (${cols}) from stdin`, chunks());
+  const n = await copyFrom(client, `copy ${table} (${cols}) from stdin`, chunks());
   const seconds = (performance.now() - t0) / 1000;
   if (n !== records) throw new Error(`COPY wrote ${n} rows, expected ${records}`);
   return records / seconds;
+}
+
+/**
+ * The physical reference and what each part of the telemetry table's design costs (issue 26): COPY
+ * of the same rows into a plain table with only the (org, asset, ts) index, then with each part of
+ * the real design added one at a time, and the real (partitioned) table. Each as a ratio of the
+ * plain table's rate.
+ */
+const DESIGN_STEPS: { name: string; ddl: string[] }[] = [
+  { name: 'plain table, (org, asset, ts) B-tree only (the physical reference)', ddl: [] },
+  { name: '+ id from a sequence', ddl: [`alter table t_design add column id bigint not null default nextval('t_design_seq')`] },
+  { name: '+ (org, received_at desc, id desc) B-tree (live events)', ddl: ['create index on t_design (org_id, received_at desc, id desc)'] },
+  { name: '+ (org, ts desc, id desc) B-tree (Partner API newest first)', ddl: ['create index on t_design (org_id, ts desc, id desc)'] },
+  { name: '+ BRIN on ts (rollup sealing)', ddl: ['create index on t_design using brin (ts)'] },
+];
+async function designPhase(client: pg.Client, records: number): Promise<{ name: string; rate: number }[]> {
+  const out: { name: string; rate: number }[] = [];
+  await client.query('create sequence t_design_seq');
+  await client.query(`create table t_design (org_id text not null, asset_id text not null, ts timestamptz not null, received_at timestamptz not null,
+    power_kw double precision, soc_pct double precision, voltage double precision, "current" double precision, temp_c double precision,
+    status text not null default 'unknown', run_id text, intent_id text, anomalies text[] not null default '{}', raw jsonb not null)`);
+  await client.query('create index on t_design (org_id, asset_id, ts)');
+  for (const step of DESIGN_STEPS) {
+    for (const d of step.ddl) await client.query(d);
+    await client.query('truncate t_design');
+    await client.query('checkpoint').catch(() => {});
+    out.push({ name: step.name, rate: await copyPhase(client, records, 't_design') });
+  }
+  await client.query('drop table t_design');
+  await client.query('drop sequence t_design_seq');
+  return out;
 }
 
 function prepareBatches(records: number): { raw: unknown[]; rows: CanonicalRow[] }[] {
@@ -333,6 +364,15 @@ async function main() {
       results.copy = Math.round(copyRate);
       log(`COPY FROM STDIN (one connection, text format, same rows, same table): ${fmt(copyRate)} records/s; API / COPY = ${fmt(api / copyRate, 2)}`);
       await truncate();
+      if (args['no-design'] === undefined) {
+        const steps = await designPhase(admin!, satBatches * BATCH);
+        const ref = steps[0].rate;
+        log(`\nCOPY of the same rows, the table's design added part by part (ratio to the plain table):`);
+        for (const st of steps) log(`  ${st.name.padEnd(72)} ${fmt(st.rate).padStart(9)} records/s  ${fmt(st.rate / ref, 2)}`);
+        log(`  ${'the telemetry table (monthly partitions, all of the above)'.padEnd(72)} ${fmt(copyRate).padStart(9)} records/s  ${fmt(copyRate / ref, 2)}`);
+        log(`  ${'the API at saturation (HTTP, rules, one transaction per batch, newest-reading upsert, live stream)'.padEnd(72)} ${fmt(api).padStart(9)} records/s  ${fmt(api / ref, 2)} (target >= 0.5)`);
+        results.design = { reference: Math.round(ref), steps: steps.map((st) => ({ name: st.name, rate: Math.round(st.rate), ratio: st.rate / ref })), apiRatio: api / ref };
+      }
     }
     if (args['no-direct'] === undefined) {
       const db = await openPostgres({ url: DATABASE_URL, schema });
