@@ -77,6 +77,12 @@ function haproxy(): string {
 
 async function startHaproxy(dir: string, port: number, backends: ServiceProcess[]): Promise<ChildProcess> {
   const bin = haproxy();
+  // HAProxy's own 503 (no instance ready) carries Retry-After, as the service's 503s do.
+  const errorFile = join(dir, '503.http');
+  writeFileSync(
+    errorFile,
+    'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 5\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{"detail":"Service unavailable: no instance ready"}\n',
+  );
   const cfg = `global
   maxconn 4096
   tune.bufsize 1048576
@@ -107,12 +113,6 @@ backend instances
   default-server inter 2s fall 3 rise 2
 ${backends.map((b, i) => `  server i${i + 1} 127.0.0.1:${b.port} check`).join('\n')}
 `;
-  // HAProxy's own 503 (no instance ready) carries Retry-After, as the service's 503s do.
-  const errorFile = join(dir, '503.http');
-  writeFileSync(
-    errorFile,
-    'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 5\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{"detail":"Service unavailable: no instance ready"}\n',
-  );
   const file = join(dir, 'haproxy.cfg');
   writeFileSync(file, cfg);
   const check = spawnSync(bin, ['-c', '-f', file], { encoding: 'utf8' });
