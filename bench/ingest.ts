@@ -5,13 +5,16 @@
 //   2. at a fixed arrival rate (open loop, default 70% of 1)     -> batch latency from the
 //      scheduled send time (no coordinated omission)
 // then, on PostgreSQL, loads the same rows into the same table with COPY FROM STDIN and through
-// the service's own insert function without HTTP, and prints the rates and ratios. After each
+// the service's own insert function without HTTP, and prints the rates and ratios; then (issue 26)
+// COPY of the same rows into a plain table with only the (org, asset, ts) index, the physical
+// reference, and with the telemetry table's design added part by part, each as a ratio of it
+// (--no-design skips it). After each
 // phase the row count is checked against the records the API said it stored, then truncated.
 //
 //   npm run bench:ingest                      # PostgreSQL (DATABASE_URL or local), Redis, NATS
 //   npm run bench:ingest -- --store=pglite    # embedded PGlite (file-backed), memory cache/bus
 //   options: --records=1000000 --rate-records=500000 --batch=500 --clients=16 --rate-fraction=0.7
-//            --rate=<records/s> --mix=gateways|interleaved --bus=memory --no-copy --no-direct --keep
+//            --rate=<records/s> --mix=gateways|interleaved --bus=memory --no-copy --no-design --no-direct --keep
 //   --mix=gateways (default): each batch is one gateway's 50 assets x 10 readings, consecutive
 //   batches from different gateways; --mix=interleaved: every batch spans all 1,000 assets, so
 //   concurrent batches contend for the same telemetry_latest rows (worst case).
@@ -171,7 +174,7 @@ function report(name: string, o: Outcome, records: number) {
 // ---------------------------------------------------------------------------------------------
 // COPY and the direct insert (PostgreSQL).
 
-async function copyPhase(client: pg.Client, records: number): Promise<number> {
+async function copyPhase(client: pg.Client, records: number, table = 'telemetry'): Promise<number> {
   const cols = 'org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw';
   const receivedAt = new Date().toISOString();
   function* chunks() {
@@ -190,10 +193,48 @@ async function copyPhase(client: pg.Client, records: number): Promise<number> {
     if (buf) yield buf;
   }
   const t0 = performance.now();
-  const n = await copyFrom(client, `copy telemetry (${cols}) from stdin`, chunks());
+  const n = await copyFrom(client, `copy ${table} (${cols}) from stdin`, chunks());
   const seconds = (performance.now() - t0) / 1000;
   if (n !== records) throw new Error(`COPY wrote ${n} rows, expected ${records}`);
   return records / seconds;
+}
+
+/**
+ * The physical reference and what each part of the telemetry table's design costs (issue 26): COPY
+ * of the same rows into a plain table with only the (org, asset, ts) index, then with each part of
+ * the real design added one at a time, and the real (partitioned) table. Each as a ratio of the
+ * plain table's rate.
+ */
+const DESIGN_STEPS: { name: string; ddl: (t: string) => string[] }[] = [
+  { name: 'plain table, (org, asset, ts) B-tree only (the physical reference)', ddl: () => [] },
+  { name: '+ id from a sequence', ddl: (t) => [`create sequence ${t}_seq`, `alter table ${t} add column id bigint not null default nextval('${t}_seq')`] },
+  { name: '+ (org, received_at desc, id desc) B-tree (live events)', ddl: (t) => [`create index on ${t} (org_id, received_at desc, id desc)`] },
+  { name: '+ (org, ts desc, id desc) B-tree (Partner API newest first)', ddl: (t) => [`create index on ${t} (org_id, ts desc, id desc)`] },
+  { name: '+ BRIN on ts (rollup sealing)', ddl: (t) => [`create index on ${t} using brin (ts)`] },
+];
+/** Each design as its own table; two rounds over all of them, the better of each kept (a shared machine is noisy). */
+async function designPhase(client: pg.Client, records: number, rounds = 2): Promise<{ name: string; rate: number; runs: number[] }[]> {
+  const tables = DESIGN_STEPS.map((_, i) => `t_design_${i}`);
+  for (let i = 0; i < tables.length; i++) {
+    const t = tables[i];
+    await client.query(`create table ${t} (org_id text not null, asset_id text not null, ts timestamptz not null, received_at timestamptz not null,
+      power_kw double precision, soc_pct double precision, voltage double precision, "current" double precision, temp_c double precision,
+      status text not null default 'unknown', run_id text, intent_id text, anomalies text[] not null default '{}', raw jsonb not null)`);
+    await client.query(`create index on ${t} (org_id, asset_id, ts)`);
+    for (let j = 1; j <= i; j++) for (const d of DESIGN_STEPS[j].ddl(t)) await client.query(d);
+  }
+  const runs: number[][] = tables.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < tables.length; i++) {
+      await client.query(`truncate ${tables[i]}`);
+      runs[i].push(await copyPhase(client, records, tables[i]));
+    }
+  }
+  for (let i = 0; i < tables.length; i++) {
+    await client.query(`drop table ${tables[i]}`);
+    if (i > 0) await client.query(`drop sequence ${tables[i]}_seq`);
+  }
+  return DESIGN_STEPS.map((st, i) => ({ name: st.name, rate: Math.max(...runs[i]), runs: runs[i] }));
 }
 
 function prepareBatches(records: number): { raw: unknown[]; rows: CanonicalRow[] }[] {
@@ -333,6 +374,15 @@ async function main() {
       results.copy = Math.round(copyRate);
       log(`COPY FROM STDIN (one connection, text format, same rows, same table): ${fmt(copyRate)} records/s; API / COPY = ${fmt(api / copyRate, 2)}`);
       await truncate();
+      if (args['no-design'] === undefined) {
+        const steps = await designPhase(admin!, satBatches * BATCH);
+        const ref = steps[0].rate;
+        log(`\nCOPY of the same rows, the table's design added part by part (the better of two rounds; ratio to the plain table):`);
+        for (const st of steps) log(`  ${st.name.padEnd(72)} ${fmt(st.rate).padStart(9)} records/s  ${fmt(st.rate / ref, 2)}  (runs ${st.runs.map((x) => fmt(x)).join(', ')})`);
+        log(`  ${'the telemetry table (monthly partitions, all of the above)'.padEnd(72)} ${fmt(copyRate).padStart(9)} records/s  ${fmt(copyRate / ref, 2)}`);
+        log(`  ${'the API at saturation (HTTP, rules, one transaction per batch, newest-reading upsert, live stream)'.padEnd(72)} ${fmt(api).padStart(9)} records/s  ${fmt(api / ref, 2)} (target >= 0.5)`);
+        results.design = { reference: Math.round(ref), steps: steps.map((st) => ({ name: st.name, rate: Math.round(st.rate), ratio: st.rate / ref })), apiRatio: api / ref };
+      }
     }
     if (args['no-direct'] === undefined) {
       const db = await openPostgres({ url: DATABASE_URL, schema });

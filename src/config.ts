@@ -15,6 +15,10 @@ export interface Config {
   /** The embedded store's engine in a worker thread (true) or in the event loop's thread (decision 0034). */
   pgliteWorker: boolean;
   databaseUrl?: string;
+  /** A PostgreSQL hot standby for reads that tolerate a little lag (decision 0250); used with databaseUrl only. */
+  databaseReadUrl?: string;
+  /** Past this replay lag (seconds) the standby is skipped and its reads go to the primary. */
+  databaseReadMaxLagSeconds: number;
   redisUrl?: string;
   natsUrl?: string;
   /** HS256 key of access tokens; also derives cursor, sandbox and webhook-secret keys. */
@@ -279,6 +283,8 @@ export function loadConfig(env: Env = process.env, sections: readonly ConfigSect
     dataDir,
     pgliteWorker: bool(env, 'PGLITE_WORKER', true),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseReadUrl: url(env, 'DATABASE_READ_URL', ['postgres:', 'postgresql:']),
+    databaseReadMaxLagSeconds: int(env, 'DATABASE_READ_MAX_LAG_SECONDS', 30, 1, 86_400),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
     apiKeyPrefix,

@@ -3,6 +3,7 @@
 import { pino } from 'pino';
 import type { Config } from './config.ts';
 import { openInfra, type Infra, type OpenOptions } from './infra/open.ts';
+import { primaryOnly } from './infra/db/read-replica.ts';
 import { buildApp, type BuiltApp } from './app.ts';
 import { createMetrics } from './platform/metrics.ts';
 import { createRateLimiter } from './platform/rate-limit.ts';
@@ -39,13 +40,13 @@ export async function startService(
     modules?: ModuleFactory[];
     defaultMetrics?: boolean;
     /** Run on another service's store, cache and bus (a second instance in one process); not closed here. */
-    sharedInfra?: Pick<Infra, 'db' | 'cache' | 'bus'> & Partial<Pick<Infra, 'background'>>;
+    sharedInfra?: Pick<Infra, 'db' | 'cache' | 'bus'> & Partial<Pick<Infra, 'background' | 'read'>>;
   } = {},
 ): Promise<Service> {
   setOutboundPolicy({ loopbackOnly: config.outboundLoopbackOnly });
   const clock = opts.clock ?? systemClock;
   const infra: Infra = opts.sharedInfra
-    ? { background: opts.sharedInfra.db, ...opts.sharedInfra, close: async () => {} }
+    ? { background: opts.sharedInfra.db, read: primaryOnly(opts.sharedInfra.db), ...opts.sharedInfra, close: async () => {} }
     : await openInfra(config, { holder: 'server', migrations: moduleMigrations, ...opts, now: () => clock.now().getTime() });
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
   log.info({ jwt_secret_source: describeSecretSource(config) }, 'access-token secret source');
@@ -55,6 +56,7 @@ export async function startService(
     config,
     db: infra.db,
     backgroundDb: infra.background,
+    readDb: infra.read,
     // Every cache call on a request's path is bounded by the limiter's budget (reliability plan T-8).
     cache: budgeted(infra.cache, config.limits.limiterBudgetMs),
     bus: infra.bus,

@@ -7,6 +7,7 @@ import type { Cache } from './cache/index.ts';
 import type { Bus } from './bus/index.ts';
 import { openPglite } from './db/pglite.ts';
 import { openPostgres } from './db/postgres.ts';
+import { primaryOnly, readReplica, type ReadDb } from './db/read-replica.ts';
 import { acquireStoreLock } from './db/lock.ts';
 import { migrate, type MigrationSource } from './db/migrate.ts';
 import { createMemoryCache } from './cache/memory.ts';
@@ -23,6 +24,11 @@ export interface Infra {
    * connection nor runs into the request timeout; on PGlite the same single connection as `db`.
    */
   background: Db;
+  /**
+   * The store for reads that tolerate a little lag (decision 0250): the hot standby of
+   * DATABASE_READ_URL while it answers within the allowed lag, the primary (`db`) otherwise.
+   */
+  read: ReadDb;
   cache: Cache;
   bus: Bus;
   close(): Promise<void>;
@@ -77,13 +83,31 @@ export async function openBackgroundDb(config: Config, opts: Pick<OpenOptions, '
   });
 }
 
+/** The read store beside `db` (see Infra.read); closed by its own close(). */
+export async function openReadDb(config: Config, opts: Pick<OpenOptions, 'schema'>, db: Db): Promise<ReadDb> {
+  if (!config.databaseUrl || !config.databaseReadUrl) return primaryOnly(db);
+  const replica = await openPostgres({
+    url: config.databaseReadUrl,
+    schema: opts.schema,
+    // A standby that went away is noticed within a second, and its reads go to the primary.
+    connectTimeoutMs: 1000,
+    applicationName: `${config.namespace}-read`,
+  });
+  const read = readReplica({ primary: db, replica, maxLagSeconds: config.databaseReadMaxLagSeconds });
+  await read.check();
+  return read;
+}
+
 export async function openInfra(config: Config, opts: OpenOptions): Promise<Infra> {
   const { db, release } = await openDb(config, opts);
   let background: Db | undefined;
+  let read: ReadDb | undefined;
   try {
     if (opts.migrate !== false) await migrate(db, opts.migrations ?? []);
     background = await openBackgroundDb(config, opts, db);
+    read = await openReadDb(config, opts, db);
   } catch (e) {
+    await background?.close().catch(() => {});
     await db.close();
     release();
     throw e;
@@ -105,11 +129,13 @@ export async function openInfra(config: Config, opts: OpenOptions): Promise<Infr
   return {
     db,
     background,
+    read,
     cache,
     bus,
     async close() {
       await Promise.allSettled([bus.close(), cache.close()]);
       await background.close().catch(() => {});
+      await read.close().catch(() => {});
       await db.close().catch(() => {});
       release();
     },

@@ -5,6 +5,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Config, ConfigSection } from '../config.ts';
 import type { MigrationSource } from '../infra/db/migrate.ts';
 import type { Db } from '../infra/db/index.ts';
+import type { ReadDb } from '../infra/db/read-replica.ts';
 import type { Cache } from '../infra/cache/index.ts';
 import type { Bus } from '../infra/bus/index.ts';
 import type { Clock } from './clock.ts';
@@ -27,6 +28,12 @@ export interface AppDeps {
    * statement timeout on PostgreSQL (decision 0018). Never used on a request's path.
    */
   backgroundDb: Db;
+  /**
+   * The store for reads that tolerate a little lag: history, reports, exports, listings (decision
+   * 0250). A PostgreSQL hot standby when DATABASE_READ_URL is set and it keeps up, the primary
+   * otherwise. Only plain reads go to it; a read that must see the caller's own latest write uses `db`.
+   */
+  readDb: ReadDb;
   cache: Cache;
   bus: Bus;
   clock: Clock;

@@ -12,6 +12,7 @@ import type { ModuleFactory } from '../../src/platform/module.ts';
 import { createProvisioning } from '../../src/modules/provisioning/service.ts';
 import type { Role } from '../../src/platform/roles.ts';
 import { clonePostgresTemplate, pgliteTemplate } from './template.ts';
+import { replayed } from './replica.ts';
 
 /** Random per test process (never a value written down: config.ts refuses published secrets). */
 export const TEST_JWT_SECRET = randomBytes(32).toString('base64url');
@@ -29,6 +30,12 @@ export interface TestServiceOptions {
   extraModules?: ModuleFactory[];
   /** Share the database and cache/bus namespace of another service (two instances on one store). */
   shareWith?: TestService;
+  /**
+   * On PostgreSQL: DATABASE_READ_URL for the service, given the name of its own database (a hot
+   * standby replicates the whole cluster, so the copy appears there once replayed; the start waits
+   * for that). test/helpers/replica.ts.
+   */
+  readUrl?: (database: string) => string;
 }
 
 export interface TestService extends Service {
@@ -49,6 +56,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   // a second instance (shareWith) runs on the first one's.
   const database = shared || !realServers.database ? undefined : await clonePostgresTemplate(realServers.database);
   const databaseUrl = shared ? shared.config.databaseUrl : database?.url;
+  const readUrl = opts.readUrl && database ? opts.readUrl(database.name) : undefined;
+  if (readUrl) await replayed(realServers.database!, readUrl);
   const namespace = shared ? shared.config.namespace : `t${randomBytes(5).toString('hex')}`;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -62,6 +71,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     // No test may reach past this machine, whatever URL it registers.
     OUTBOUND_LOOPBACK_ONLY: 'true',
     ...(databaseUrl && { DATABASE_URL: databaseUrl }),
+    ...(readUrl && { DATABASE_READ_URL: readUrl }),
     ...(realServers.redis && { REDIS_URL: realServers.redis }),
     ...(realServers.nats && { NATS_URL: realServers.nats }),
     ...opts.env,

@@ -45,7 +45,7 @@ export const energyModule: ModuleFactory = (deps) => {
   const siteSettings = createSettings({ db: deps.db, clock: deps.clock, model, audit });
   const carbon = createCarbon({ db: deps.db, clock: deps.clock, model, intensity: deps.services.get(CARBON_INTENSITY), audit });
   const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });
-  const reporting = createReporting({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry, audit, config: settings });
+  const reporting = createReporting({ db: deps.db, readDb: deps.readDb, clock: deps.clock, model, settings: siteSettings, telemetry, audit, config: settings });
   return {
     name: 'energy',
     tags: {

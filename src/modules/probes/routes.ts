@@ -7,6 +7,16 @@ const Readiness = Type.Object(
   {
     status: Type.Union([Type.Literal('ready'), Type.Literal('degraded')]),
     checks: Checks,
+    read_replica: Type.Optional(
+      Type.Object(
+        {
+          in_use: Type.Boolean({ description: 'true: reads that tolerate lag go to the standby; false: they go to the primary' }),
+          lag_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Replay lag of the standby (0 when caught up), null when unknown' }),
+          reason: Type.Optional(Type.String({ description: 'Why reads are on the primary' })),
+        },
+        { description: 'Present when DATABASE_READ_URL is set. The standby being away does not make the service degraded: its reads go to the primary.' },
+      ),
+    ),
     stores: Type.Optional(
       Type.Object({ database: Type.String(), cache: Type.String(), bus: Type.String() }, { description: 'Which adapter backs each dependency' }),
     ),
@@ -15,17 +25,28 @@ const Readiness = Type.Object(
 );
 
 export function probeOperations(deps: AppDeps) {
-  const { db, cache, bus, metrics } = deps;
+  const { db, readDb, cache, bus, metrics } = deps;
   // The spec names it on /api/telemetry/metrics, so it keeps its name (no prefix).
   const readinessGauge = metrics.gauge({ name: 'telemetry_readiness', help: '1 when ready, 0 when degraded', unprefixed: true });
 
   async function readiness() {
-    const [database, cacheOk, busOk] = await Promise.all([db.ping(1000), cache.ping(1000), bus.ping(1000)]);
+    const [database, cacheOk, busOk, replica] = await Promise.all([
+      db.ping(1000),
+      cache.ping(1000),
+      bus.ping(1000),
+      readDb.replicated ? readDb.check(1000) : undefined,
+    ]);
     const checks = { bus: busOk, cache: cacheOk, database };
     // A database outage does not make the service degraded: data is still accepted and streamed.
+    // Nor does the read replica's: its reads go to the primary (decision 0250).
     const ready = busOk && cacheOk;
     readinessGauge.set(ready ? 1 : 0);
-    return { ready, checks };
+    const readReplica = replica && {
+      in_use: replica.available,
+      lag_seconds: replica.lagSeconds === null ? null : Math.round(replica.lagSeconds * 1000) / 1000,
+      ...(replica.reason ? { reason: replica.reason } : {}),
+    };
+    return { ready, checks, readReplica };
   }
 
   return [
@@ -50,7 +71,8 @@ export function probeOperations(deps: AppDeps) {
       description:
         '200 `ready` or 503 `degraded`. `checks` holds booleans `bus`, `cache` and `database`. A false `bus` or ' +
         '`cache` gives 503 (writes fail). A false `database` does not set degraded: data is accepted and streamed ' +
-        'but not stored.',
+        'but not stored. With a read replica configured, `read_replica` says whether lag-tolerant reads go to it ' +
+        '(`in_use`), its replay lag and, when they are on the primary, why; its absence does not set degraded.',
       tags: ['probes'],
       probe: true,
       status: 'live',
@@ -58,11 +80,12 @@ export function probeOperations(deps: AppDeps) {
       dataBasis: { basis: 'measured', method: 'Each check pings the dependency with a one-second timeout.' },
       schema: { response: { 200: Readiness, 503: Readiness } },
       handler: async ({ reply }) => {
-        const { ready, checks } = await readiness();
+        const { ready, checks, readReplica } = await readiness();
         reply.code(ready ? 200 : 503);
         return {
           status: ready ? 'ready' : 'degraded',
           checks,
+          ...(readReplica ? { read_replica: readReplica } : {}),
           stores: { database: db.kind, cache: cache.kind, bus: bus.kind },
         };
       },

@@ -98,6 +98,7 @@ export const telemetryDefinition: ModuleDefinition = {
     });
     const service = createTelemetryService({
       db: deps.db,
+      readDb: deps.readDb,
       bus: deps.bus,
       clock: deps.clock,
       log: deps.log,

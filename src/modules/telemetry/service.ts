@@ -52,6 +52,8 @@ export const LIVE_WINDOW_HOURS = 24;
 
 export interface TelemetryServiceDeps {
   db: Db;
+  /** History reads, which tolerate a little lag: the read replica when there is one (decision 0250). */
+  readDb?: Queryable;
   bus: Bus;
   clock: Clock;
   /** Counts stored records (telemetry_ingest_total). */
@@ -97,6 +99,7 @@ export function touchedRanges(rows: readonly CanonicalRow[]): TouchedRange[] {
 export function createTelemetryService(deps: TelemetryServiceDeps) {
   const { db, bus, clock, log } = deps;
   const reads = createTelemetryStore(db);
+  const lagTolerant = createTelemetryStore(deps.readDb ?? db);
   const listeners: BatchListener[] = [];
 
   /** Writes a batch and tells the listeners, in the caller's transaction. */
@@ -313,7 +316,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
         to: isoTime(to),
       };
       try {
-        const r = await reads.history(ctx.orgId, input.assetId, def, range, from, to);
+        const r = await lagTolerant.history(ctx.orgId, input.assetId, def, range, from, to);
         return { ...head, series: r.series, summary: r.summary, source: 'timeseries' as const };
       } catch (e) {
         log.error({ err: e }, 'telemetry: history read failed');

@@ -5,7 +5,7 @@
 // (site days for long windows, site half hours where a shape is needed), never raw telemetry,
 // except the readings lineage/reading shows. Decisions 0144-0148.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../../infra/db/index.ts';
+import type { Db, Queryable } from '../../../infra/db/index.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { isoTime } from '../../../platform/schema-kit.ts';
@@ -88,6 +88,8 @@ function reportWindow(q: { date?: string; from?: string; to?: string }, now: num
 
 export function createReporting(deps: {
   db: Db;
+  /** Lag-tolerant reads of the rollups (report figures, interval exports): the read replica when there is one (decision 0250). */
+  readDb?: Queryable;
   clock: Clock;
   model: EnergyModel;
   settings: SiteSettings;
@@ -96,6 +98,7 @@ export function createReporting(deps: {
   config: EnergyConfig;
 }) {
   const { db, model } = deps;
+  const rollups: Queryable = deps.readDb ?? db;
   const store = model.store;
   const now = () => deps.clock.now().getTime();
   const halfHoursOf = (w: DayWindow) => Math.round((w.to - w.from) / SLOT_MS);
@@ -129,11 +132,11 @@ export function createReporting(deps: {
   /** Every figure of the report over the window, with what it was computed from. */
   async function computeReport(orgId: string, siteId: string, w: DayWindow) {
     const [totalsRows, set, cal, bases, byTime] = await Promise.all([
-      store.siteTotals(db, orgId, w.fromDay, w.toDay, [siteId]),
+      store.siteTotals(rollups, orgId, w.fromDay, w.toDay, [siteId]),
       deps.settings.read(orgId, siteId),
       calibrationOf(orgId, siteId),
-      flowBases(db, orgId, siteId, new Date(w.from), new Date(w.to)),
-      consumptionByLocalTime(db, orgId, siteId, new Date(w.from), new Date(w.to)),
+      flowBases(rollups, orgId, siteId, new Date(w.from), new Date(w.to)),
+      consumptionByLocalTime(rollups, orgId, siteId, new Date(w.from), new Date(w.to)),
     ]);
     const t = totalsRows[0];
     const s = set.settings;
@@ -428,7 +431,7 @@ export function createReporting(deps: {
       let exhausted = false;
       for (let t = w.from; t < w.to; t += SLOT_MS) {
         if (i >= buf.length && !exhausted) {
-          buf = await intervalBatch(db, orgId, siteId, after, new Date(w.to), deps.config.exportBatchRows);
+          buf = await intervalBatch(rollups, orgId, siteId, after, new Date(w.to), deps.config.exportBatchRows);
           i = 0;
           if (buf.length < deps.config.exportBatchRows) exhausted = true;
           if (buf.length) after = new Date(buf[buf.length - 1].slot);

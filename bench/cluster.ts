@@ -1,0 +1,410 @@
+// Several instances behind a real load balancer (issue 26 part 1; a run that prints figures, not a
+// test). Three `node src/main.ts` instances on one PostgreSQL (a fresh database; reads that
+// tolerate lag on the hot standby of ops/replica.sh when it is up), one Redis and one NATS
+// JetStream (a fresh namespace), behind HAProxy from Debian's packages (installed when missing)
+// that health-checks each instance's readiness probe. Under a steady mixed load through HAProxy
+// (ingestion, history, Partner API reads, webhook test events, logins), instance 2 is killed with
+// SIGKILL and restarted, then instance 3 is drained with SIGTERM (and started again).
+//
+// Exact facts (PASS/FAIL):
+//   - no acknowledged record lost: rows in telemetry >= records the API said it stored (a batch
+//     committed by an instance killed before it answered is stored but not acknowledged);
+//   - no 5xx other than 503 with Retry-After, no unanswered request;
+//   - the authentication limit (5/min per address) and the account lockout (5 failures) exact
+//     across instances: requests spread round-robin, counted once;
+//   - each webhook test event delivered once (duplicates counted; a delivery in flight on the
+//     killed instance is retried when its lease runs out: at least once, said so).
+//
+//   npm run bench:cluster
+//   CLUSTER_RATE=8 (requests/s offered)  CLUSTER_SECONDS=150  CLUSTER_BATCH=50
+//   DATABASE_URL (admin, default postgres://postgres@127.0.0.1:5432/postgres)  REDIS_URL  NATS_URL
+//   DATABASE_READ_URL_BASE (default postgres://postgres@127.0.0.1:5433; used when it answers)
+import http from 'node:http';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { connect, DeliverPolicy, JSONCodec } from 'nats';
+import { makeRecord } from './lib/records.ts';
+import { fmt, machine, summary } from './lib/stats.ts';
+import { createDatabase, freePort, onCleanup, portOpen, runMain, sleep, tempDir } from './faults/lib/servers.ts';
+import { baseEnv, serviceProcess, type ServiceProcess } from './faults/lib/service.ts';
+import { cli, createApiKey, createReport, envInt, json, login, newSecret, request, showTally, tally, type Answer } from './faults/lib/client.ts';
+
+const RATE = envInt('CLUSTER_RATE', 8);
+const SECONDS = envInt('CLUSTER_SECONDS', 150);
+const BATCH = envInt('CLUSTER_BATCH', 50);
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const READ_BASE = process.env.DATABASE_READ_URL_BASE ?? 'postgres://postgres@127.0.0.1:5433';
+const ORG = 'clusterorg';
+const PASSWORD = 'cluster-run-user-password-1';
+const USERS = 3;
+const log = (s = '') => console.log(s);
+/** A client waits as long as HAProxy waits for an instance (`timeout server`). */
+const TIMEOUT_MS = 60_000;
+
+type Kind = 'ingest' | 'history' | 'partner' | 'webhook' | 'login';
+const MIX: [Kind, number][] = [
+  ['ingest', 0.55],
+  ['history', 0.2],
+  ['partner', 0.12],
+  ['webhook', 0.08],
+  ['login', 0.05],
+];
+
+interface Done {
+  kind: Kind;
+  at: number;
+  lat: number;
+  status: number;
+  error?: string;
+  retryAfter: boolean;
+  stored: number;
+  instance?: string;
+}
+
+function haproxy(): string {
+  const have = spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' });
+  if (have.status === 0) return have.stdout.trim();
+  log('HAProxy missing: apt-get install -y haproxy');
+  const r = spawnSync('apt-get', ['install', '-y', 'haproxy'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  if (r.status !== 0) throw new Error('could not install haproxy');
+  return spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).stdout.trim();
+}
+
+async function startHaproxy(dir: string, port: number, backends: ServiceProcess[]): Promise<ChildProcess> {
+  const bin = haproxy();
+  // HAProxy's own 503 (no instance ready) carries Retry-After, as the service's 503s do.
+  const errorFile = join(dir, '503.http');
+  writeFileSync(
+    errorFile,
+    'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 5\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{"detail":"Service unavailable: no instance ready"}\n',
+  );
+  const cfg = `global
+  maxconn 4096
+  tune.bufsize 1048576
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 60s
+  timeout server 60s
+  timeout http-keep-alive 10s
+  option forwardfor
+  option http-server-close
+  # A request that reached a dead instance (refused, reset, no answer) is sent again to another one:
+  # L7 retries (the request is buffered whole: tune.bufsize holds an ingestion batch).
+  retries 3
+  option redispatch 1
+  retry-on conn-failure empty-response response-timeout
+  option http-buffer-request
+  errorfile 503 ${errorFile}
+frontend api
+  bind 127.0.0.1:${port}
+  default_backend instances
+backend instances
+  balance roundrobin
+  option httpchk GET /api/telemetry/readyz
+  http-check expect status 200
+  # The probe pings each dependency with a 1 s budget; on a loaded machine it can miss once.
+  timeout check 3s
+  default-server inter 2s fall 3 rise 2
+${backends.map((b, i) => `  server i${i + 1} 127.0.0.1:${b.port} check`).join('\n')}
+`;
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, cfg);
+  const check = spawnSync(bin, ['-c', '-f', file], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`haproxy config: ${check.stdout}${check.stderr}`);
+  const p = spawn(bin, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  onCleanup('haproxy', () => {
+    p.kill('SIGTERM');
+  });
+  for (let i = 0; i < 100 && !(await portOpen(port)); i++) await sleep(100);
+  return p;
+}
+
+runMain(async () => {
+  const report = createReport(log);
+  log(`# cluster: 3 instances behind HAProxy, ${new Date().toISOString()}`);
+  log(`machine: ${await machine()} (shared: other work runs on it meanwhile)`);
+
+  // Webhook receiver: records every event id.
+  const receipts: string[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let id = String(req.headers['platform-event-id'] ?? '');
+      try {
+        id ||= JSON.parse(Buffer.concat(chunks).toString()).id;
+      } catch {
+        /* '' */
+      }
+      receipts.push(id);
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  onCleanup('receiver', () => new Promise<void>((r) => receiver.close(() => r())));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+
+  const dir = tempDir('cluster-run-');
+  const dbName = `cluster_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = await createDatabase(ADMIN_URL, dbName);
+  const namespace = `cl${randomBytes(3).toString('hex')}`;
+  let readUrl: string | undefined;
+  {
+    const c = new pg.Client({ connectionString: `${READ_BASE}/postgres`, connectionTimeoutMillis: 1000 });
+    const standby = await c
+      .connect()
+      .then(() => c.query('select pg_is_in_recovery() as r'))
+      .then((r) => r.rows[0].r === true)
+      .catch(() => false);
+    await c.end().catch(() => {});
+    if (standby) readUrl = `${READ_BASE}/${dbName}`;
+  }
+  const env: Record<string, string> = {
+    ...baseEnv(newSecret(), namespace),
+    DATABASE_URL: databaseUrl,
+    ...(readUrl && { DATABASE_READ_URL: readUrl }),
+    REDIS_URL,
+    NATS_URL,
+    // Behind HAProxy: the client address comes from X-Forwarded-For, set by the proxy on loopback.
+    TRUST_PROXY: '127.0.0.1',
+    ALLOW_PRIVATE_OUTBOUND: 'true',
+    RATE_LIMIT_USER_PER_MIN: '10000000',
+    RATE_LIMIT_DEVTOOLS_PER_MIN: '1000000',
+  };
+  onCleanup('nats stream', async () => {
+    const nc = await connect({ servers: NATS_URL.replace(/^nats:\/\//, ''), timeout: 2000 }).catch(() => undefined);
+    if (!nc) return;
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(`${namespace}_BUS`).catch(() => false);
+    await nc.close();
+  });
+  await cli(['org', 'create', '--id', ORG, '--name', 'Cluster'], env);
+  const emails: string[] = [];
+  for (let u = 0; u < USERS; u++) {
+    emails.push(`user${u}@cluster.example`);
+    await cli(['user', 'create', '--org', ORG, '--email', emails[u], '--password', PASSWORD, '--role', u === 0 ? 'ORG_ADMIN' : 'OPERATOR'], env);
+  }
+  const LOCK_EMAIL = 'locked@cluster.example';
+  await cli(['user', 'create', '--org', ORG, '--email', LOCK_EMAIL, '--password', PASSWORD, '--role', 'VIEWER'], env);
+
+  const instances: ServiceProcess[] = [];
+  for (let i = 0; i < 3; i++) {
+    const s = serviceProcess({ name: `instance ${i + 1}`, port: await freePort(), env, logFile: join(dir, `instance-${i + 1}.log`), core: i % 2 });
+    s.onUnexpectedExit = (code, signal) => log(`!! instance ${i + 1} exited by itself (${code ?? signal}):\n${s.logTail(20)}`);
+    instances.push(s);
+  }
+  // The first applies the migrations; the others start on a migrated store.
+  await instances[0].start();
+  await Promise.all(instances.slice(1).map((s) => s.start()));
+  const lbPort = await freePort();
+  await startHaproxy(dir, lbPort, instances);
+  const lb = `http://127.0.0.1:${lbPort}`;
+  log(`instances: ${instances.map((s, i) => `${i + 1} pid ${s.pid()} :${s.port}`).join(', ')}; HAProxy ${lb} (health check GET /api/telemetry/readyz every 2 s, fall 3, rise 2; L7 retries on connection failure or empty answer)`);
+  log(`PostgreSQL database ${dbName}${readUrl ? `, read replica ${readUrl}` : ' (no standby answering: reads on the primary)'}; Redis ${REDIS_URL}; NATS ${NATS_URL} namespace ${namespace}`);
+
+  const tokens: string[] = [];
+  for (const email of emails) tokens.push(await login(lb, email, PASSWORD, '127.0.0.1'));
+  const keys: string[] = [];
+  for (let k = 0; k < 3; k++) keys.push((await createApiKey(lb, tokens[0], `cluster ${k}`, ['telemetry:read', 'devices:read', 'alerts:read'])).secret);
+  const ep = await request(`${lb}/api/devtools/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokens[0]}` },
+    body: JSON.stringify({ url: receiverUrl, description: 'cluster receiver', event_types: ['webhook.test'] }),
+  });
+  if (ep.status !== 201) throw new Error(`register endpoint: ${ep.status} ${ep.body}`);
+  const endpointId = json<{ id: string }>(ep)!.id;
+
+  // A live-stream subscriber on the bus all instances publish to: every stored record, whichever
+  // instance took it, must reach it.
+  const nc = await connect({ servers: NATS_URL.replace(/^nats:\/\//, ''), timeout: 2000 });
+  onCleanup('nats subscriber', () => nc.close());
+  const liveConsumer = await nc.jetstream().consumers.get(`${namespace}_BUS`, { filterSubjects: `${namespace}.telemetry.${ORG}`, deliver_policy: DeliverPolicy.New });
+  const liveMessages = await liveConsumer.consume();
+  let liveRecords = 0;
+  const codec = JSONCodec<{ stored: boolean; records: unknown[] }>();
+  void (async () => {
+    for await (const m of liveMessages) {
+      const e = codec.decode(m.data);
+      if (e.stored) liveRecords += e.records.length;
+    }
+  })();
+
+  // --- the load -------------------------------------------------------------------------------
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const loginAgents = new Map<string, http.Agent>();
+  const loginAgent = (ip: string) => {
+    let a = loginAgents.get(ip);
+    if (!a) loginAgents.set(ip, (a = new http.Agent({ keepAlive: false, localAddress: ip } as http.AgentOptions)));
+    return a;
+  };
+  let seq = 0;
+  let recordSeq = 0;
+  let ipSeq = 0;
+  const queued = new Set<string>();
+  let acked = 0;
+  const T0 = Date.now() - 6 * 3600_000;
+  let r = 0x9e3779b9;
+  const random = () => ((r = (r * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const pick = (): Kind => {
+    const x = random();
+    let acc = 0;
+    for (const [k, w] of MIX) if (x < (acc += w)) return k;
+    return 'ingest';
+  };
+  function send(kind: Kind): Promise<Answer> {
+    const auth = { authorization: `Bearer ${tokens[seq++ % tokens.length]}` };
+    switch (kind) {
+      case 'ingest': {
+        const first = recordSeq;
+        recordSeq += BATCH;
+        const body = JSON.stringify(Array.from({ length: BATCH }, (_, i) => makeRecord(first + i, T0, 'gateways', BATCH)));
+        return request(`${lb}/api/telemetry/ingest`, { method: 'POST', headers: auth, body, agent, timeoutMs: TIMEOUT_MS });
+      }
+      case 'history': {
+        const asset = `asset-${Math.floor(random() * 1000)}`;
+        return request(`${lb}/api/telemetry/assets/battery/${asset}/history?range=hourly`, { headers: auth, agent, timeoutMs: TIMEOUT_MS });
+      }
+      case 'partner': {
+        const path = random() < 0.5 ? 'telemetry/latest?limit=50' : 'devices?limit=50';
+        return request(`${lb}/api/devtools/partner/v1/${path}`, { headers: { authorization: `Bearer ${keys[seq % keys.length]}` }, agent, timeoutMs: TIMEOUT_MS });
+      }
+      case 'webhook':
+        return request(`${lb}/api/devtools/webhooks/${endpointId}/test`, { method: 'POST', headers: { authorization: `Bearer ${tokens[0]}` }, body: '{}', agent, timeoutMs: TIMEOUT_MS });
+      case 'login': {
+        // Spread over 127.0.0.2-127.0.0.200, each address well under the 5/min limit.
+        const ip = `127.0.0.${2 + (ipSeq++ % 199)}`;
+        return request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: emails[ipSeq % USERS], password: PASSWORD }), agent: loginAgent(ip), timeoutMs: TIMEOUT_MS });
+      }
+    }
+  }
+  const done: Done[] = [];
+  const events: { at: number; what: string }[] = [];
+  const start = performance.now();
+  const mark = (what: string) => {
+    events.push({ at: (performance.now() - start) / 1000, what });
+    log(`  t=${fmt((performance.now() - start) / 1000, 1)} s: ${what}`);
+  };
+  let loadDone = false;
+  const loadLoop = (async () => {
+    const pending = new Set<Promise<void>>();
+    for (let i = 0; ; i++) {
+      const due = start + (i * 1000) / RATE;
+      if (due - start >= SECONDS * 1000) break;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const kind = pick();
+      const p = send(kind).then((a) => {
+        let stored = 0;
+        if (kind === 'ingest' && (a.status === 200 || a.status === 207)) stored = Number(JSON.parse(a.body).stored ?? 0);
+        if (kind === 'webhook' && a.status === 202) queued.add(json<{ event_id: string }>(a)!.event_id);
+        acked += stored;
+        done.push({ kind, at: (due - start) / 1000, lat: performance.now() - due, status: a.status, error: a.error, retryAfter: a.headers['retry-after'] !== undefined, stored });
+      });
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    }
+    await Promise.all([...pending]);
+    loadDone = true;
+  })();
+
+  log(`\n## load: ${RATE} requests/s for ${SECONDS} s through HAProxy (${MIX.map(([k, w]) => `${k} ${Math.round(w * 100)}%`).join(', ')}; batches of ${BATCH})`);
+  const at = async (s: number) => {
+    const wait = start + s * 1000 - performance.now();
+    if (wait > 0) await sleep(wait);
+  };
+  await at(SECONDS * 0.2);
+  mark(`SIGKILL instance 2 (pid ${instances[1].pid()})`);
+  await instances[1].kill9();
+  await at(SECONDS * 0.35);
+  const restartMs = await instances[1].start();
+  mark(`instance 2 restarted (pid ${instances[1].pid()}, healthy in ${fmt(restartMs)} ms)`);
+  await at(SECONDS * 0.55);
+  mark(`SIGTERM instance 3 (pid ${instances[2].pid()}): drains`);
+  const td = performance.now();
+  await instances[2].stop();
+  mark(`instance 3 exited after ${fmt(performance.now() - td)} ms`);
+  await at(SECONDS * 0.75);
+  const r3 = await instances[2].start();
+  mark(`instance 3 started again (healthy in ${fmt(r3)} ms)`);
+  await loadLoop;
+  if (!loadDone) throw new Error('load loop');
+  mark('load ends');
+
+  // --- figures --------------------------------------------------------------------------------
+  const seconds = SECONDS;
+  log('');
+  for (const [kind] of MIX) {
+    const list = done.filter((d) => d.kind === kind);
+    const l = summary(list.map((d) => d.lat));
+    log(`  ${kind.padEnd(8)} ${String(list.length).padStart(6)} requests; p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms; ${showTally(tally(list, (d) => (d.status === 0 ? `no answer (${d.error})` : String(d.status))))}`);
+  }
+  log(`  offered ${done.length} in ${seconds} s`);
+  const bad = done.filter((d) => d.status === 0 || (d.status >= 500 && !(d.status === 503 && d.retryAfter)));
+  report.check('no 5xx other than 503 with Retry-After, no unanswered request', bad.length === 0, `${bad.length}: ${showTally(tally(bad, (d) => `${d.kind} ${d.status || d.error} at ${Math.floor(d.at)} s`))}`);
+  const shed = done.filter((d) => d.status === 503).length;
+  log(`  503 with Retry-After: ${shed}`);
+
+  // Rate limit across instances: 8 wrong sign-ins from one fresh address, spread round-robin by HAProxy.
+  const limitStatuses: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const a = await request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: 'nobody@cluster.example', password: 'wrong-password-xx' }), agent: loginAgent('127.0.0.250') });
+    limitStatuses.push(a.status);
+  }
+  log(`  8 sign-ins from one address across the instances: ${limitStatuses.join(' ')}`);
+  report.check('authentication limit exact across instances: 5 answered, then 429', limitStatuses.slice(0, 5).every((s) => s === 401) && limitStatuses.slice(5).every((s) => s === 429), limitStatuses.join(' '));
+  // Lockout across instances: 5 wrong passwords from 5 addresses, then the right one is refused.
+  const lockStatuses: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const a = await request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: LOCK_EMAIL, password: 'wrong-password-xx' }), agent: loginAgent(`127.0.0.${230 + i}`) });
+    lockStatuses.push(a.status);
+  }
+  const right = await request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: LOCK_EMAIL, password: PASSWORD }), agent: loginAgent('127.0.0.240') });
+  lockStatuses.push(right.status);
+  log(`  lockout: 5 wrong passwords from 5 addresses, then the right one: ${lockStatuses.join(' ')}`);
+  report.check('account lockout exact across instances: locked after the 5th failure (423)', lockStatuses.slice(0, 5).every((s) => s === 401) && right.status === 423, lockStatuses.join(' '));
+
+  // Webhook deliveries: wait for every queued event (a claim held by the killed instance waits out its lease).
+  const deadline = performance.now() + 180_000;
+  const distinct = () => new Set(receipts).size;
+  while (performance.now() < deadline && [...queued].some((id) => !receipts.includes(id))) await sleep(500);
+  const missing = [...queued].filter((id) => !receipts.includes(id)).length;
+  const dup = receipts.length - distinct();
+  log(`  webhook test events: ${queued.size} queued, ${distinct()} delivered, ${missing} missing, ${dup} delivered more than once`);
+  report.check('every queued webhook event delivered', missing === 0, `${missing} missing`);
+  report.target('each webhook event delivered once', dup === 0, `${dup} duplicates`);
+
+  // Every acknowledged record reached the live subscriber.
+  const liveUntil = performance.now() + 15_000;
+  while (liveRecords < acked && performance.now() < liveUntil) await sleep(200);
+  log(`  live stream subscriber: ${fmt(liveRecords)} stored records received; ${fmt(acked)} acknowledged`);
+  report.check('every acknowledged record reached the live-stream subscriber (published by whichever instance stored it)', liveRecords >= acked, `${fmt(liveRecords)} of ${fmt(acked)}`);
+  await liveMessages.close().catch(() => {});
+
+  // Every acknowledged record is stored.
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  const rows = (await c.query<{ n: number }>('select count(*)::int as n from telemetry where org_id = $1', [ORG])).rows[0].n;
+  // Done jobs leave the table: what is left is waiting (not yet due or retrying) or failed for good.
+  const jobs = await c.query<{ kind: string; waiting: number; failed: number }>(
+    `select kind, count(*) filter (where failed_at is null)::int as waiting, count(*) filter (where failed_at is not null)::int as failed from jobs group by 1 order by 1`,
+  );
+  await c.end();
+  log(`  rows in telemetry ${fmt(rows)}; records acknowledged as stored ${fmt(acked)}`);
+  report.check('no acknowledged record lost (rows >= acknowledged)', rows >= acked, `${fmt(rows)} rows, ${fmt(acked)} acknowledged`);
+  log(`  jobs left in the queue (kind: waiting/failed): ${jobs.rows.map((j) => `${j.kind} ${j.waiting}/${j.failed}`).join(', ') || 'none'}`);
+  report.check('no job failed for good', jobs.rows.every((j) => j.failed === 0), jobs.rows.filter((j) => j.failed).map((j) => j.kind).join(', '));
+
+  for (const s of instances) await s.stop();
+  agent.destroy();
+  for (const a of loginAgents.values()) a.destroy();
+  log(`\nmachine after: ${await machine()}`);
+  log('RESULT ' + JSON.stringify({ rate: RATE, seconds, batch: BATCH, offered: done.length, acked, rows, bad: bad.length, shed, limitStatuses, lockStatuses, webhooks: { queued: queued.size, delivered: distinct(), missing, dup }, events }));
+  log(report.failures ? `\n${report.failures} correctness check(s) FAILED` : '\nall correctness checks passed');
+  return report.failures ? 1 : 0;
+});
