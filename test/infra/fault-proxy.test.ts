@@ -15,7 +15,7 @@ async function echoServer() {
   return { port: (s.address() as net.AddressInfo).port, received: () => received, close: () => new Promise<void>((r) => s.close(() => r())) };
 }
 
-function roundTrip(port: number, timeoutMs = 500): Promise<string> {
+function roundTrip(port: number, timeoutMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const c = net.connect(port, '127.0.0.1', () => c.write('ping'));
     const t = setTimeout(() => {
@@ -59,11 +59,11 @@ test('pass, stall, reset and latency modes', async () => {
     assert.equal(echo.received(), before, 'nothing reached the target');
     stalled.destroy();
     proxy.set({ kind: 'reset' });
-    await assert.rejects(roundTrip(proxy.port, 500), /closed|ECONNRESET|EPIPE/);
+    await assert.rejects(roundTrip(proxy.port), /closed|ECONNRESET|EPIPE/);
     // Latency is real time by definition (the mode bench runs use); short, and the round trip's
-    // 1 s bound is not an assertion on time.
+    // bound (10 s, wide for a loaded machine) is not an assertion on time.
     proxy.set({ kind: 'latency', ms: 50 });
-    assert.equal(await roundTrip(proxy.port, 1000), 'ping');
+    assert.equal(await roundTrip(proxy.port), 'ping');
     proxy.set({ kind: 'pass' });
     assert.equal(await roundTrip(proxy.port), 'ping');
   } finally {
