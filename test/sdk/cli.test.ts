@@ -151,7 +151,7 @@ function readFileSyncDir(d: string): string[] {
   return readdirSync(d).filter((f) => f.endsWith('.json')).map((f) => join(d, f));
 }
 
-test('tail follows the live events window oldest first until its count; history as CSV, a table and --json; a bad asset type is exit 4', async () => {
+test('tail shows the newest stored records, then follows the live stream (server-sent events) until its count; history as CSV, a table and --json; a bad asset type is exit 4', async () => {
   const now = svc.clock.now().getTime();
   const sdkIngest = (records: object[]) =>
     fetch(`${baseUrl}/api/telemetry/ingest`, {
@@ -163,7 +163,7 @@ test('tail follows the live events window oldest first until its count; history 
     { asset_id: 'tail-1', ts: new Date(now - 50 * 60_000).toISOString(), soc_pct: 40 },
     { asset_id: 'tail-1', ts: new Date(now - 40 * 60_000).toISOString(), soc_pct: 50 },
   ]);
-  const tail = start(['tail', '--asset', 'tail-1', '--lines', '2', '--count', '4', '--interval', '100', '--json']);
+  const tail = start(['tail', '--asset', 'tail-1', '--lines', '2', '--count', '4', '--json']);
   await eventually(() => tail.stdout().trim().split('\n').filter(Boolean).length >= 2, 'the two events already in the window', 60_000);
   await sdkIngest([
     { asset_id: 'tail-1', ts: new Date(now - 20 * 60_000).toISOString(), soc_pct: 70 },

@@ -232,3 +232,29 @@ test('ingestion: a large array in batches of a chosen size, every record\'s outc
 test('the webhook verifier is exported from the SDK entry point', () => {
   assert.equal(verifyWebhook, verifyDirect);
 });
+
+test('the live stream as an async iterator: ready, then the organisation\'s telemetry as it is ingested; without credentials an ApiError 401', async () => {
+  const sdk = createPlatform({ baseUrl, credentials: { email: 'admin@sdk.test', password: PASSWORD } });
+  const stop = new AbortController();
+  const events = sdk.telemetry.stream({ signal: stop.signal })[Symbol.asyncIterator]();
+  const ready = await events.next();
+  assert.equal(ready.done, false);
+  assert.equal(ready.value!.event, 'ready');
+  assert.deepEqual(ready.value!.data, { organisation_id: ORG, buffer: 256 });
+  const ts = new Date(clock().now().getTime() - 60_000).toISOString();
+  await sdk.telemetry.ingestBatch([{ asset_id: 'stream-1', ts, soc_pct: 42 }]);
+  const next = await events.next();
+  assert.equal(next.value!.event, 'telemetry');
+  const data = next.value!.data as { stored: boolean; records: { asset_id: string; ts: string; soc_pct: number }[] };
+  assert.equal(data.stored, true);
+  assert.deepEqual(data.records.map((r) => [r.asset_id, r.ts, r.soc_pct]), [['stream-1', ts, 42]]);
+  stop.abort();
+  assert.equal((await events.next()).done, true, 'aborting ends the iteration');
+
+  // Without credentials the stream is refused like any operation (no retry: a 401 is final).
+  const anonymous = createPlatform({ baseUrl, retry: { retries: 0 } });
+  const refused = await anonymous.telemetry.stream()[Symbol.asyncIterator]().next().then(() => null, (e: unknown) => e);
+  assert.ok(refused instanceof ApiError);
+  assert.equal(refused.status, 401, String(refused.detail));
+  assert.equal(refused.detail, 'Authorization header missing');
+});

@@ -6,8 +6,9 @@ import type { components, operations, paths } from './generated/openapi.ts';
 import { Transport, type Credentials, type RetryOptions, type Session, type TransportOptions } from './transport.ts';
 import { ingestBatches, ingestAll, type IngestOptions, type IngestReport, type TelemetryRecord, type BatchOutcome } from './ingest.ts';
 import { paginate } from './paging.ts';
+import { liveStream, type LiveStreamEvent } from './live.ts';
 
-export type { Credentials, RetryOptions, Session };
+export type { Credentials, RetryOptions, Session, LiveStreamEvent };
 export type PlatformOptions = TransportOptions;
 
 type Json<O, S extends number = 200> = O extends { responses: { [K in S]: { content: { 'application/json': infer B } } } } ? B : never;
@@ -89,6 +90,11 @@ export class Platform {
     /** The newest stored records (the last 24 hours' window), newest first. */
     liveEvents: async (q: Query<operations['listLiveTelemetryEvents']> = {}): Promise<LiveEvent[]> =>
       (await data(this.api.GET('/api/telemetry/live/events', { params: { query: q } }))).events,
+    /**
+     * The organisation's live telemetry and alerts as they happen (GET /api/live/events, server-sent
+     * events), until `signal` aborts or the service closes the stream. The first event is `ready`.
+     */
+    stream: (opts: { signal?: AbortSignal } = {}): AsyncIterable<LiveStreamEvent> => liveStream(this.transport, opts.signal),
     history: (assetType: paths['/api/telemetry/assets/{asset_type}/{asset_id}/history']['get']['parameters']['path']['asset_type'], assetId: string, q: Query<operations['getAssetTelemetryHistory']> = {}): Promise<AssetHistory> =>
       data(this.api.GET('/api/telemetry/assets/{asset_type}/{asset_id}/history', { params: { path: { asset_type: assetType, asset_id: assetId }, query: q } })),
   };

@@ -9,6 +9,7 @@ export type { TransportOptions, SendOptions } from './transport.ts';
 export { ApiError, ConnectionError, isApiError, parseRetryAfter } from './errors.ts';
 export type { FieldError, RecordResult } from './errors.ts';
 export { paginate } from './paging.ts';
+export type { LiveStreamEvent, LiveTelemetryRecord, LiveAlert } from './live.ts';
 export type { Page } from './paging.ts';
 export type { TelemetryRecord, IngestOptions, BatchOutcome, IngestReport } from './ingest.ts';
 export { verifyWebhook, isValidWebhookSignature, WebhookVerificationError } from './verify-webhook.ts';

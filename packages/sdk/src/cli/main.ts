@@ -295,34 +295,52 @@ program
 // ---------------------------------------------------------------------------------------------
 program
   .command('tail')
-  .description('follow the live events window (GET /api/telemetry/live/events), oldest first, until interrupted')
-  .option('--asset <id>', 'one asset only')
-  .option('-n, --lines <n>', 'events already in the window to show first', (v) => Number(v), 10)
-  .option('--interval <ms>', 'polling interval in milliseconds', (v) => Number(v), 2000)
-  .option('--count <n>', 'stop after this many events', (v) => Number(v))
-  .action(async (opts: { asset?: string; lines: number; interval: number; count?: number }) => {
+  .description('follow live telemetry and alerts (GET /api/live/events, server-sent events) until interrupted, after the newest records already stored')
+  .option('--asset <id>', 'one asset only (alerts are not shown then)')
+  .option('-n, --lines <n>', 'records already stored in the last 24 hours to show first', (v) => Number(v), 10)
+  .option('--count <n>', 'stop after this many records and alerts', (v) => Number(v))
+  .action(async (opts: { asset?: string; lines: number; count?: number }) => {
     const platform = client();
-    const seen = new Set<unknown>();
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     let shown = 0;
-    let stopped = false;
-    const stop = () => { stopped = true; };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    let first = true;
-    while (!stopped) {
-      const events = await platform.telemetry.liveEvents({ limit: 500, ...(opts.asset && { asset_id: opts.asset }) });
-      // Newest first from the service: print the unseen ones oldest first.
-      let fresh = events.filter((e) => !seen.has(e.id)).reverse();
-      for (const e of events) seen.add(e.id);
-      if (first) fresh = opts.lines > 0 ? fresh.slice(-opts.lines) : [];
-      first = false;
-      for (const e of fresh) {
-        emit(e, () => `${e.received_at}  ${e.asset_id}  ${e.ts}  power_kw=${e.power_kw ?? ''} soc_pct=${e.soc_pct ?? ''} status=${e.status}${e.anomalies?.length ? `  anomalies=${e.anomalies.join(',')}` : ''}`);
-        if (opts.count !== undefined && ++shown >= opts.count) stopped = true;
-        if (stopped) break;
+    const done = () => opts.count !== undefined && shown >= opts.count;
+    // Records shown from the stored window are not shown again when the stream repeats them.
+    const shownKeys = new Set<string>();
+    const record = (r: { asset_id: string; ts: string; received_at?: string; power_kw?: number | null; soc_pct?: number | null; status?: string | null; anomalies?: string[] }) => {
+      const key = `${r.asset_id}|${r.ts}`;
+      if ((opts.asset && r.asset_id !== opts.asset) || shownKeys.has(key) || done()) return;
+      shownKeys.add(key);
+      if (shownKeys.size > 5000) shownKeys.delete(shownKeys.values().next().value!);
+      emit(r, () => `${r.received_at ?? ''}  ${r.asset_id}  ${r.ts}  power_kw=${r.power_kw ?? ''} soc_pct=${r.soc_pct ?? ''} status=${r.status ?? ''}${r.anomalies?.length ? `  anomalies=${r.anomalies.join(',')}` : ''}`);
+      shown++;
+    };
+    const stream = platform.telemetry.stream({ signal: stop.signal })[Symbol.asyncIterator]();
+    try {
+      // Subscribed first (the `ready` event), then the stored window: nothing falls between the two.
+      const first = await stream.next();
+      if (first.done || first.value.event !== 'ready') throw new CliError('the live stream closed before it was ready', EXIT.unavailable);
+      if (opts.lines > 0) {
+        const stored = await platform.telemetry.liveEvents({ limit: 500, ...(opts.asset && { asset_id: opts.asset }) });
+        // Newest first from the service: the last n, oldest first.
+        for (const e of stored.slice(0, opts.lines).reverse()) record(e);
       }
-      if (seen.size > 5000) for (const id of [...seen].slice(0, seen.size - 1000)) seen.delete(id);
-      if (!stopped) await new Promise((r) => setTimeout(r, opts.interval));
+      while (!done() && !stop.signal.aborted) {
+        const next = await stream.next();
+        if (next.done) break;
+        const e = next.value;
+        if (e.event === 'telemetry') for (const r of e.data.records) record({ ...r, received_at: e.data.received_at });
+        else if (e.event === 'alert' && !opts.asset) {
+          const a = e.data.alert;
+          emit(e.data, () => `${a.raised_at}  alert ${e.data.transition}  ${a.severity}  ${a.title}`);
+          shown++;
+        } else if (e.event === 'dropped') process.stderr.write(`tail: the stream dropped ${e.data.dropped} events this client read too slowly\n`);
+      }
+    } finally {
+      stop.abort();
+      await stream.return?.(undefined);
     }
   });
 

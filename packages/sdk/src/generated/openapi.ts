@@ -4973,7 +4973,7 @@ export interface paths {
         };
         /**
          * Readiness of the ingestion dependencies
-         * @description 200 `ready` or 503 `degraded`. `checks` holds booleans `bus`, `cache` and `database`. A false `bus` or `cache` gives 503 (writes fail). A false `database` does not set degraded: data is accepted and streamed but not stored.
+         * @description 200 `ready` or 503 `degraded`. `checks` holds booleans `bus`, `cache` and `database`. A false `bus` or `cache` gives 503 (writes fail). A false `database` does not set degraded: data is accepted and streamed but not stored. With a read replica configured, `read_replica` says whether lag-tolerant reads go to it (`in_use`), its replay lag and, when they are on the primary, why; its absence does not set degraded.
          */
         get: operations["getReadyz"];
         put?: never;
@@ -41665,6 +41665,15 @@ export interface operations {
                             cache: boolean;
                             database: boolean;
                         };
+                        /** @description Present when DATABASE_READ_URL is set. The standby being away does not make the service degraded: its reads go to the primary. */
+                        read_replica?: {
+                            /** @description true: reads that tolerate lag go to the standby; false: they go to the primary */
+                            in_use: boolean;
+                            /** @description Replay lag of the standby (0 when caught up), null when unknown */
+                            lag_seconds: number | null;
+                            /** @description Why reads are on the primary */
+                            reason?: string;
+                        };
                         status: "ready" | "degraded";
                         /** @description Which adapter backs each dependency */
                         stores?: {
@@ -41701,6 +41710,15 @@ export interface operations {
                             bus: boolean;
                             cache: boolean;
                             database: boolean;
+                        };
+                        /** @description Present when DATABASE_READ_URL is set. The standby being away does not make the service degraded: its reads go to the primary. */
+                        read_replica?: {
+                            /** @description true: reads that tolerate lag go to the standby; false: they go to the primary */
+                            in_use: boolean;
+                            /** @description Replay lag of the standby (0 when caught up), null when unknown */
+                            lag_seconds: number | null;
+                            /** @description Why reads are on the primary */
+                            reason?: string;
                         };
                         status: "ready" | "degraded";
                         /** @description Which adapter backs each dependency */
