@@ -60,7 +60,7 @@ export function forecastingOperations(f: Forecasting): Operation[] {
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'forecast', method: `${SERIES_METHOD} Forecast: each half hour carried forward from the stored history by the method (persistence: same half hour on the last whole day before the origin; seasonal: last week; blend: weighted mean).` },
+      dataBasis: { basis: 'forecast', method: `${SERIES_METHOD} Forecast: each half hour carried forward from the stored history by the method (persistence: same UK wall-clock half hour on the last whole local day before the origin; seasonal: a local week earlier; blend: weighted mean; clock-change days as decision 0194).` },
       schema: { params: S.SiteParams, query: S.ForecastQuery, response: { 200: S.Forecast } },
       handler: async ({ ctx, params, query }) => f.forecast(ctx, params.site_id, query),
     }),

@@ -17,8 +17,8 @@ const METERS = new Set(['site_meter', 'smart_meter']);
 const LOADS = new Set(['charger', 'heat_pump', 'appliance', 'sub_meter']);
 export const MAX_WINDOW_DAYS = 31;
 export const MAX_BACKTEST_DAYS = 28;
-/** History read before a forecast origin: two weeks covers both the day and the week look-back. */
-const LOOKBACK = 15 * DAY;
+/** History read before a forecast origin: three weeks and a day covers the day and week look-back, with one step further for a wall-clock half hour a spring clock-change day lacks. */
+const LOOKBACK = 22 * DAY;
 
 export interface SiteSeries {
   load: Map<number, number>;
