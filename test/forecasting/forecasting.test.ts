@@ -12,6 +12,7 @@ import { assertRefused } from '../helpers/refusal.ts';
 const DAY = 86_400_000;
 const START = Date.parse('2026-11-08T00:00:00Z'); // a Sunday; GMT all month
 const NOW = Date.parse('2026-11-23T00:00:00Z'); // a Monday
+const clock = new ManualClock(new Date(NOW).toISOString());
 const BASE = '/api/optimiser/forecasting/sites';
 
 // Seeded generator (mulberry32): the same site on every run.
@@ -66,7 +67,7 @@ let viewer: string;
 let other: string;
 
 before(async () => {
-  svc = await startTestService({ clock: new ManualClock(iso(NOW)) });
+  svc = await startTestService({ clock });
   await svc.createOrg('org-fc');
   await svc.createOrg('org-fx');
   admin = await tokenFor(svc, 'org-fc');
@@ -215,7 +216,7 @@ test('backtest compares the methods with rolling origins; clock-change days have
   const spring = json(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-03-29', to: '2026-03-30', methods: ['seasonal'] }));
   assert.equal(spring.half_hours, 46);
 
-  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-12-15' }), 422, { fields: ['body.to'] });
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2027-01-03' }), 422, { fields: ['body.to'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-20', to: '2026-11-10' }), 422, { fields: ['body.to'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-11-08', methods: ['magic'] }), 422, { fields: ['body.methods.0'] });
   assertRefused(await call(svc, other, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-15', to: '2026-11-16' }), 404, 'Site not found');
@@ -264,4 +265,59 @@ test('look-back is in UK local time: same wall-clock half hour a day / a week ea
   // The 46- and 50-period days are forecast whole: every half hour has a value.
   assert.equal([...windows.get('persistence2026-10-24T23:00:00Z')!.values()].filter((v) => v === null).length, 0);
   assert.equal([...windows.get('persistence2026-03-29T00:00:00Z')!.values()].filter((v) => v === null).length, 0);
+});
+
+test('a backtest longer than 28 days runs as a job: 202 with Location, progress a week at a time, then the result', async () => {
+  // 2026-10-27 to 2026-11-30: 34 UK days (one over the autumn change is not in it; GMT throughout).
+  const res = await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-10-27', to: '2026-11-30' });
+  assert.equal(res.statusCode, 202, res.body);
+  const job = json(res);
+  assert.equal(res.headers.location, `${BASE}/synth/backtest/${job.backtest_id}`);
+  assert.equal(job.status, 'queued');
+  assert.deepEqual(job.progress, { days_done: 0, days_total: 34, percent: 0 });
+  assert.deepEqual(job.methods, ['persistence', 'seasonal', 'blend']);
+  assert.equal(job.result, null);
+  const read = async () => {
+    const r = await call(svc, viewer, 'GET', String(res.headers.location));
+    assert.equal(r.statusCode, 200, r.body);
+    return json(r);
+  };
+  // The first step is due at once: one week of days.
+  await svc.runDue();
+  const one = await read();
+  assert.equal(one.status, 'running');
+  assert.deepEqual(one.progress, { days_done: 7, days_total: 34, percent: 20 });
+  assert.equal(one.result, null);
+  assert.equal(one.started_at, iso(NOW).replace('.000Z', 'Z'));
+  // Each next step is queued 1 ms after the last: move the service clock, never sleep.
+  const seen = [7];
+  for (let i = 0; i < 10 && seen.at(-1)! < 34; i++) {
+    clock.advance(1);
+    await svc.runDue();
+    seen.push((await read()).progress.days_done);
+  }
+  assert.deepEqual(seen, [7, 14, 21, 28, 34]);
+  const done = await read();
+  assert.equal(done.status, 'completed');
+  assert.equal(done.progress.percent, 100);
+  assert.ok(done.completed_at);
+  const r = done.result;
+  assert.equal(r.origins, 34);
+  assert.equal(r.half_hours, 34 * 48);
+  // Stored history runs 8 to 23 November, so the figures are those of the same backtest over those
+  // days answered in the request, and seasonal load matches the independent computation.
+  const short = json(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-08', to: '2026-11-23' }));
+  assert.deepEqual(r.results, short.results);
+  assert.equal(r.best_for_load, short.best_for_load);
+  const want = expectedMetrics(Date.parse('2026-11-15T00:00:00Z'), NOW, 7 * DAY, actualLoad);
+  assert.equal(r.results[1].load.n, want.n);
+  close(r.results[1].load.mae_kwh, want.mae, 'job seasonal mae');
+
+  // Refusals: another organisation, an unknown job, a site that does not hold the job, too long.
+  assertRefused(await call(svc, other, 'GET', String(res.headers.location)), 404, 'Site not found');
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/backtest/00000000-0000-4000-8000-000000000000`), 404, 'Backtest not found');
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/quiet/backtest/${job.backtest_id}`), 404, 'Backtest not found');
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/backtest/not-a-uuid`), 422, { fields: ['path.backtest_id'] });
+  assertRefused(await call(svc, other, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2026-12-01' }), 404, 'Site not found');
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2027-01-03' }), 422, { fields: ['body.to'] });
 });

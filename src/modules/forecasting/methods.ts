@@ -71,22 +71,36 @@ export interface Metrics {
   bias_kwh: number | null;
 }
 
-export function metricsOf(pairs: { forecast: number | null; actual: number | null }[]): Metrics {
-  let n = 0;
-  let abs = 0;
-  let sq = 0;
-  let err = 0;
-  let act = 0;
+/** Running sums behind the metrics, so a long backtest can be computed a chunk of days at a time. */
+export interface MetricSums {
+  n: number;
+  abs: number;
+  sq: number;
+  err: number;
+  act: number;
+}
+export const emptySums = (): MetricSums => ({ n: 0, abs: 0, sq: 0, err: 0, act: 0 });
+
+/** Adds the pairs to the sums (in order: a chunked run adds in the same order as one pass). */
+export function addPairs(acc: MetricSums, pairs: { forecast: number | null; actual: number | null }[]): MetricSums {
   for (const p of pairs) {
     if (p.forecast === null || p.actual === null) continue;
     const e = p.forecast - p.actual;
-    n++;
-    abs += Math.abs(e);
-    sq += e * e;
-    err += e;
-    act += Math.abs(p.actual);
+    acc.n++;
+    acc.abs += Math.abs(e);
+    acc.sq += e * e;
+    acc.err += e;
+    acc.act += Math.abs(p.actual);
   }
+  return acc;
+}
+
+export function metricsOfSums({ n, abs, sq, err, act }: MetricSums): Metrics {
   if (n === 0) return { n, mae_kwh: null, rmse_kwh: null, nmae: null, bias_kwh: null };
   const r = (x: number) => Math.round(x * 10_000) / 10_000;
   return { n, mae_kwh: r(abs / n), rmse_kwh: r(Math.sqrt(sq / n)), nmae: act > 0 ? r(abs / act) : null, bias_kwh: r(err / n) };
+}
+
+export function metricsOf(pairs: { forecast: number | null; actual: number | null }[]): Metrics {
+  return metricsOfSums(addPairs(emptySums(), pairs));
 }
