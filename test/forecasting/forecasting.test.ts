@@ -12,6 +12,7 @@ import { assertRefused } from '../helpers/refusal.ts';
 const DAY = 86_400_000;
 const START = Date.parse('2026-11-08T00:00:00Z'); // a Sunday; GMT all month
 const NOW = Date.parse('2026-11-23T00:00:00Z'); // a Monday
+const clock = new ManualClock(new Date(NOW).toISOString());
 const BASE = '/api/optimiser/forecasting/sites';
 
 // Seeded generator (mulberry32): the same site on every run.
@@ -66,7 +67,7 @@ let viewer: string;
 let other: string;
 
 before(async () => {
-  svc = await startTestService({ clock: new ManualClock(iso(NOW)) });
+  svc = await startTestService({ clock });
   await svc.createOrg('org-fc');
   await svc.createOrg('org-fx');
   admin = await tokenFor(svc, 'org-fc');
@@ -81,12 +82,23 @@ before(async () => {
     records.push({ device_id: 'fc-pv', ts: iso(t + 10 * 60_000), power_kw: -genKw.get(t)! });
   }
   await ingest(svc, admin, records);
+  // A second site across both 2026 clock changes: a site meter whose power in each UTC half hour is a
+  // value of its own (kWh = slot number ÷ 1000), so the test can see which half hour was looked back to.
+  await asset(svc, admin, { asset_id: 'dst-meter', site_id: 'dst', asset_class: 'site_meter' });
+  const dst = [];
+  for (const [a, b] of [['2026-03-18', '2026-04-04'], ['2026-10-16', '2026-10-28']]) {
+    for (let t = Date.parse(`${a}T00:00:00Z`); t < Date.parse(`${b}T00:00:00Z`); t += HH) dst.push({ device_id: 'dst-meter', ts: iso(t + 10 * 60_000), power_kw: dstKwh(t) * 2 });
+  }
+  await ingest(svc, admin, dst);
 });
+/** The dst site's stored kWh in the UTC half hour starting at t (unique per half hour). */
+const dstKwh = (t: number) => ((t / HH) % 100_000) / 1000;
 after(() => svc?.stop());
 
 test('list of sites and the default configuration; PUT replaces it; refusals', async () => {
   const list = json(await call(svc, viewer, 'GET', BASE));
   assert.deepEqual(list.sites.map((s: any) => [s.site_id, s.method, s.configured, s.forecasts_load, s.forecasts_generation]), [
+    ['dst', 'persistence', false, true, false],
     ['quiet', 'persistence', false, true, false],
     ['synth', 'persistence', false, true, true],
   ]);
@@ -204,8 +216,108 @@ test('backtest compares the methods with rolling origins; clock-change days have
   const spring = json(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-03-29', to: '2026-03-30', methods: ['seasonal'] }));
   assert.equal(spring.half_hours, 46);
 
-  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-12-15' }), 422, { fields: ['body.to'] });
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2027-01-03' }), 422, { fields: ['body.to'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-20', to: '2026-11-10' }), 422, { fields: ['body.to'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-11-08', methods: ['magic'] }), 422, { fields: ['body.methods.0'] });
   assertRefused(await call(svc, other, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-15', to: '2026-11-16' }), 404, 'Site not found');
+});
+
+test('look-back is in UK local time: same wall-clock half hour a day / a week earlier across the clock changes', async () => {
+  const P = Date.parse;
+  const fva = async (method: string, from: string, to: string) => {
+    const res = await call(svc, viewer, 'GET', `${BASE}/dst/forecast-vs-actual?method=${method}&from=${from}&to=${to}`);
+    assert.equal(res.statusCode, 200, res.body);
+    return new Map(json(res).half_hours.map((h: any) => [h.start, h.load_forecast_kwh]));
+  };
+  // Hand-worked: each forecast half hour (UTC start, UK wall clock) → the stored half hour it takes.
+  const cases: [string, string, string, string][] = [
+    // 29 March 2026, 46 periods: clocks go forward at 01:00 GMT; 01:00-01:59 local does not exist.
+    ['persistence', '2026-03-29T00:00:00Z', '2026-03-28T00:00:00Z', '00:00 GMT on the 29th ← 00:00 GMT on the 28th'],
+    ['persistence', '2026-03-29T01:00:00Z', '2026-03-28T02:00:00Z', '02:00 BST on the 29th ← 02:00 GMT on the 28th (not 01:00 UTC)'],
+    ['persistence', '2026-03-29T22:30:00Z', '2026-03-28T23:30:00Z', '23:30 BST on the 29th ← 23:30 GMT on the 28th'],
+    // 30 March looks back to the 46-period day: 01:00-01:59 is missing there, so from the 28th.
+    ['persistence', '2026-03-29T23:00:00Z', '2026-03-29T00:00:00Z', '00:00 BST on the 30th ← 00:00 GMT on the 29th'],
+    ['persistence', '2026-03-30T00:00:00Z', '2026-03-28T01:00:00Z', '01:00 BST on the 30th ← 01:00 GMT on the 28th (the 29th has no 01:00)'],
+    ['persistence', '2026-03-30T00:30:00Z', '2026-03-28T01:30:00Z', '01:30 BST on the 30th ← 01:30 GMT on the 28th'],
+    ['persistence', '2026-03-30T01:00:00Z', '2026-03-29T01:00:00Z', '02:00 BST on the 30th ← 02:00 BST on the 29th'],
+    // Seasonal a week across the change: 10:00 BST on 2 April ← 10:00 GMT on 26 March.
+    ['seasonal', '2026-04-02T09:00:00Z', '2026-03-26T10:00:00Z', '10:00 BST ← 10:00 GMT a week earlier'],
+    // 25 October 2026, 50 periods: clocks go back at 01:00 UTC; 01:00-01:59 local happens twice.
+    ['persistence', '2026-10-24T23:00:00Z', '2026-10-23T23:00:00Z', '00:00 BST on the 25th ← 00:00 BST on the 24th'],
+    ['persistence', '2026-10-25T00:00:00Z', '2026-10-24T00:00:00Z', 'first 01:00 (BST) on the 25th ← 01:00 BST on the 24th'],
+    ['persistence', '2026-10-25T01:00:00Z', '2026-10-24T00:00:00Z', 'second 01:00 (GMT) on the 25th ← the same 01:00 BST on the 24th'],
+    ['persistence', '2026-10-25T01:30:00Z', '2026-10-24T00:30:00Z', 'second 01:30 ← 01:30 BST on the 24th'],
+    ['persistence', '2026-10-25T02:00:00Z', '2026-10-24T01:00:00Z', '02:00 GMT on the 25th ← 02:00 BST on the 24th'],
+    // 26 October looks back to the 50-period day: its repeated hour is read at its first (BST) occurrence.
+    ['persistence', '2026-10-26T00:00:00Z', '2026-10-24T23:00:00Z', '00:00 GMT on the 26th ← 00:00 BST on the 25th'],
+    ['persistence', '2026-10-26T01:00:00Z', '2026-10-25T00:00:00Z', '01:00 on the 26th ← the first 01:00 on the 25th'],
+    ['persistence', '2026-10-26T02:00:00Z', '2026-10-25T02:00:00Z', '02:00 on the 26th ← 02:00 GMT on the 25th'],
+    ['seasonal', '2026-10-27T09:00:00Z', '2026-10-20T08:00:00Z', '09:00 GMT ← 09:00 BST a week earlier'],
+  ];
+  const windows = new Map<string, Map<unknown, unknown>>();
+  for (const [method, from, to] of [['persistence', '2026-03-29T00:00:00Z', '2026-03-30T02:00:00Z'], ['seasonal', '2026-04-02T00:00:00Z', '2026-04-02T12:00:00Z'], ['persistence', '2026-10-24T23:00:00Z', '2026-10-26T03:00:00Z'], ['seasonal', '2026-10-27T00:00:00Z', '2026-10-27T12:00:00Z']])
+    windows.set(`${method}${from}`, await fva(method, from, to));
+  for (const [method, slot, src, why] of cases) {
+    const w = [...windows.entries()].find(([k, m]) => k.startsWith(method) && m.has(iso(P(slot))));
+    assert.ok(w, `no window holds ${slot}`);
+    assert.equal(w[1].get(iso(P(slot))), dstKwh(P(src)), why);
+  }
+  // The 46- and 50-period days are forecast whole: every half hour has a value.
+  assert.equal([...windows.get('persistence2026-10-24T23:00:00Z')!.values()].filter((v) => v === null).length, 0);
+  assert.equal([...windows.get('persistence2026-03-29T00:00:00Z')!.values()].filter((v) => v === null).length, 0);
+});
+
+test('a backtest longer than 28 days runs as a job: 202 with Location, progress a week at a time, then the result', async () => {
+  // 2026-10-27 to 2026-11-30: 34 UK days (one over the autumn change is not in it; GMT throughout).
+  const res = await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-10-27', to: '2026-11-30' });
+  assert.equal(res.statusCode, 202, res.body);
+  const job = json(res);
+  assert.equal(res.headers.location, `${BASE}/synth/backtest/${job.backtest_id}`);
+  assert.equal(job.status, 'queued');
+  assert.deepEqual(job.progress, { days_done: 0, days_total: 34, percent: 0 });
+  assert.deepEqual(job.methods, ['persistence', 'seasonal', 'blend']);
+  assert.equal(job.result, null);
+  const read = async () => {
+    const r = await call(svc, viewer, 'GET', String(res.headers.location));
+    assert.equal(r.statusCode, 200, r.body);
+    return json(r);
+  };
+  // The first step is due at once: one week of days.
+  await svc.runDue();
+  const one = await read();
+  assert.equal(one.status, 'running');
+  assert.deepEqual(one.progress, { days_done: 7, days_total: 34, percent: 20 });
+  assert.equal(one.result, null);
+  assert.equal(one.started_at, iso(NOW).replace('.000Z', 'Z'));
+  // Each next step is queued 1 ms after the last: move the service clock, never sleep.
+  const seen = [7];
+  for (let i = 0; i < 10 && seen.at(-1)! < 34; i++) {
+    clock.advance(1);
+    await svc.runDue();
+    seen.push((await read()).progress.days_done);
+  }
+  assert.deepEqual(seen, [7, 14, 21, 28, 34]);
+  const done = await read();
+  assert.equal(done.status, 'completed');
+  assert.equal(done.progress.percent, 100);
+  assert.ok(done.completed_at);
+  const r = done.result;
+  assert.equal(r.origins, 34);
+  assert.equal(r.half_hours, 34 * 48);
+  // Stored history runs 8 to 23 November, so the figures are those of the same backtest over those
+  // days answered in the request, and seasonal load matches the independent computation.
+  const short = json(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-08', to: '2026-11-23' }));
+  assert.deepEqual(r.results, short.results);
+  assert.equal(r.best_for_load, short.best_for_load);
+  const want = expectedMetrics(Date.parse('2026-11-15T00:00:00Z'), NOW, 7 * DAY, actualLoad);
+  assert.equal(r.results[1].load.n, want.n);
+  close(r.results[1].load.mae_kwh, want.mae, 'job seasonal mae');
+
+  // Refusals: another organisation, an unknown job, a site that does not hold the job, too long.
+  assertRefused(await call(svc, other, 'GET', String(res.headers.location)), 404, 'Site not found');
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/backtest/00000000-0000-4000-8000-000000000000`), 404, 'Backtest not found');
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/quiet/backtest/${job.backtest_id}`), 404, 'Backtest not found');
+  assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/backtest/not-a-uuid`), 422, { fields: ['path.backtest_id'] });
+  assertRefused(await call(svc, other, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2026-12-01' }), 404, 'Site not found');
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2027-01-03' }), 422, { fields: ['body.to'] });
 });

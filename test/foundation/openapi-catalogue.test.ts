@@ -28,6 +28,7 @@ const EXTENSIONS: Record<string, string> = {
   'GET /api/esg/keys': 'publishes the energy-receipt verification keys (decision 0107)',
   'POST /api/auth/sso/idp/providers/{organisation_id}/approve': 'a platform administrator gives a contested SSO tenant to the organisation that controls it (decision 0029)',
   'POST /api/devtools/webhooks/{endpoint_id}/replay': 'replays retained events (concepts.md 6.5: "events retained 30 days for replay")',
+  'GET /api/optimiser/forecasting/sites/{site_id}/backtest/{backtest_id}': 'progress and result of a forecast backtest longer than 28 days, run as a background job (issue 19, decision 0196)',
   'GET /api/live/events': "the organisation's live telemetry and alerts as server-sent events, for the console and integrators (issue 24, decision 0231)",
 };
 

@@ -106,6 +106,43 @@ test('a clock-change day is planned in its 50 half hours', async () => {
   assert.ok(r.half_hour_plan.every((h: any) => h.settlement_date === '2026-10-25'));
 });
 
+test('money is decimal: half-hour cost lines add up to the totals exactly, and savings are exact differences', async () => {
+  // Awkward prices (VAT-inclusive Agile-like figures) and a lossy battery, so energies are not round.
+  const prices = [17.283, 21.6195, 9.87, 35.1234, 4.4, 28.0001, 12.5, 40.0815];
+  const exportPrices = prices.map((p) => Math.round(p * 0.37 * 10_000) / 10_000);
+  const res = await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery({ capacity_kwh: 5.3, max_charge_kw: 3.1, round_trip_efficiency: 0.87, initial_soc_pct: 23 })], prices: { source: 'manual', import_p_per_kwh: prices, export_p_per_kwh: exportPrices } }));
+  assert.equal(res.statusCode, 200, res.body);
+  const r = json(res);
+  assert.match(r.method, /rounded to the watt-hour/);
+  assert.match(r.method, /exact sum/);
+  // Exact decimal arithmetic in the test too: £ as integers of £0.000001.
+  const units = (gbp: string) => {
+    assert.match(gbp, /^-?\d+\.\d{2,4}$/, `money ${gbp}`);
+    const [w, f] = gbp.replace('-', '').split('.');
+    const v = BigInt(w + f.padEnd(6, '0'));
+    return gbp.startsWith('-') ? -v : v;
+  };
+  const sum = (k: string) => r.half_hour_plan.reduce((s: bigint, h: any) => s + units(h[k]), 0n);
+  assert.equal(sum('cost_gbp'), units(r.cost_optimised_gbp));
+  assert.equal(sum('cost_do_nothing_gbp'), units(r.cost_do_nothing_gbp));
+  assert.equal(sum('cost_simple_rule_gbp'), units(r.cost_simple_rule_gbp));
+  assert.equal(units(r.cost_do_nothing_gbp) - units(r.cost_optimised_gbp), units(r.saving_vs_do_nothing_gbp));
+  assert.equal(units(r.cost_simple_rule_gbp) - units(r.cost_optimised_gbp), units(r.saving_vs_simple_rule_gbp));
+  // Each line is the shown grid energy (to the Wh) × its price, exactly, rounded to £0.0001.
+  for (const [i, h] of r.half_hour_plan.entries()) {
+    const wh = BigInt(Math.round(h.grid_import_kwh * 1000)) - BigInt(Math.round(h.grid_export_kwh * 1000));
+    const micro = BigInt(Math.round((wh > 0n ? prices[i] : exportPrices[i]) * 1e6)); // µp/kWh
+    const exact = wh * micro; // 1e-9 p = 1e-11 £
+    const step = 10n ** 7n; // to £0.0001
+    const abs = exact < 0n ? -exact : exact;
+    const rounded = ((abs + step / 2n) / step) * (exact < 0n ? -1n : 1n);
+    assert.equal(units(h.cost_gbp), rounded * 100n, `half hour ${i}: ${h.cost_gbp}`);
+  }
+  assert.ok(r.half_hour_plan.some((h: any) => /\.\d{3,}$/.test(h.cost_gbp)), 'some line is finer than a penny, so rounding is exercised');
+  // The do-nothing site has no base load here: every line is zero.
+  assert.equal(r.cost_do_nothing_gbp, '0.00');
+});
+
 test('refusals: bad batteries, price lists, other organisations, roles', async () => {
   assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery({ device_id: 'bess-meter' })] })), 422, { fields: ['body.batteries.0.device_id'] });
   assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery({ initial_soc_pct: 5, min_soc_pct: 10 })] })), 422, { fields: ['body.batteries.0.initial_soc_pct'] });

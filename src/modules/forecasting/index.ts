@@ -5,7 +5,7 @@ import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { serviceKey } from '../../platform/services.ts';
-import { createForecasting, type Forecasting } from './service.ts';
+import { BACKTEST_KIND, createForecasting, type Forecasting } from './service.ts';
 import { forecastingOperations } from './routes.ts';
 import { FORECAST_ERROR_DOCS } from './errors.ts';
 
@@ -22,7 +22,10 @@ export const forecastingModule: ModuleFactory = (deps) => {
     name: 'forecasting',
     tags: { forecasting: 'Site load and generation forecasts (measured persistence by default), forecast against actual, accuracy metrics and backtests. Advisory: sends nothing.' },
     errors: FORECAST_ERROR_DOCS,
-    operations: forecastingOperations(f),
+    operations: forecastingOperations(f, deps.jobs),
+    background: {
+      jobs: [{ kind: BACKTEST_KIND, handler: ((job: Parameters<Forecasting['runBacktestStep']>[0]) => f.runBacktestStep(job, deps.jobs)) as never }],
+    },
   };
 };
 
@@ -32,7 +35,7 @@ export const forecastingDefinition: ModuleDefinition = {
   dependsOn: ['orgs', 'registry', 'telemetry', 'market'],
   migrations: migrationsDir(import.meta.url),
   provides: (deps, registry) => {
-    const f = createForecasting({ db: deps.db, clock: deps.clock, registry: registry.get(REGISTRY_SITES), telemetry: registry.get(TELEMETRY_READS) });
+    const f = createForecasting({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, registry: registry.get(REGISTRY_SITES), telemetry: registry.get(TELEMETRY_READS) });
     registry.provide(FORECASTING, f);
     registry.provide(SITE_FORECAST, { forecastSeries: (q, orgId, siteId, origin, n) => f.forecastSeries(q, orgId, siteId, origin, n) });
   },

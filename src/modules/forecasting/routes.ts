@@ -2,15 +2,16 @@
 // no market write (concepts.md section 1, rule 8).
 import { defineOperation, type Operation } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
+import type { JobQueue } from '../../platform/jobs.ts';
 import type { Forecasting } from './service.ts';
-import { SERIES_METHOD } from './service.ts';
+import { backtestLocation, MAX_BACKTEST_DAYS, MAX_BACKTEST_JOB_DAYS, SERIES_METHOD } from './service.ts';
 import * as S from './schemas.ts';
 
 const tags = ['forecasting'];
 const live = 'live' as const;
 const BASIS = "Forecast basis by default is measured persistence: the site's last stored half hours carried forward.";
 
-export function forecastingOperations(f: Forecasting): Operation[] {
+export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqueue'>): Operation[] {
   return [
     defineOperation({
       operationId: 'listForecastSites',
@@ -60,7 +61,7 @@ export function forecastingOperations(f: Forecasting): Operation[] {
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'forecast', method: `${SERIES_METHOD} Forecast: each half hour carried forward from the stored history by the method (persistence: same half hour on the last whole day before the origin; seasonal: last week; blend: weighted mean).` },
+      dataBasis: { basis: 'forecast', method: `${SERIES_METHOD} Forecast: each half hour carried forward from the stored history by the method (persistence: same UK wall-clock half hour on the last whole local day before the origin; seasonal: a local week earlier; blend: weighted mean; clock-change days as decision 0194).` },
       schema: { params: S.SiteParams, query: S.ForecastQuery, response: { 200: S.Forecast } },
       handler: async ({ ctx, params, query }) => f.forecast(ctx, params.site_id, query),
     }),
@@ -96,13 +97,33 @@ export function forecastingOperations(f: Forecasting): Operation[] {
       path: '/api/optimiser/forecasting/sites/{site_id}/backtest',
       summary: 'Rolling-origin backtest comparing methods',
       description:
-        'Every UK day of the period (at most 28 days) is forecast from its own local midnight by each method, and each method\'s accuracy is reported with the best one. Computed in the request (decision 0190); nothing is stored. 404 `Site not found`; 422 for a bad period.',
+        `Every UK day of the period is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Up to ${MAX_BACKTEST_DAYS} days: computed in the request, answered 200 with the result, nothing stored. Longer, up to ${MAX_BACKTEST_JOB_DAYS} days: answered 202 with a background job (a week of days a step) and a Location header to GET .../backtest/{backtest_id}, which shows its progress and, once completed, the same result (decision 0196). 404 \`Site not found\`; 422 for a bad period.`,
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'calculated', method: 'Rolling origin at each UK local midnight; metrics as GET metrics, over every half hour of the period (46/50 on clock-change days).' },
-      schema: { params: S.SiteParams, body: S.BacktestBody, response: { 200: S.Backtest } },
-      handler: async ({ ctx, params, body }) => f.backtest(ctx, params.site_id, body),
+      responseHeaders: { Location: { description: 'On 202: where to read the backtest job', schema: { type: 'string' } } },
+      schema: { params: S.SiteParams, body: S.BacktestBody, response: { 200: S.Backtest, 202: S.BacktestJob } },
+      handler: async ({ ctx, params, body, reply }) => {
+        const r = await f.backtest(ctx, params.site_id, body, jobs);
+        if (!r.job) return r.result;
+        reply.code(202);
+        reply.header('location', backtestLocation(params.site_id, r.job.backtest_id));
+        return r.job;
+      },
+    }),
+    defineOperation({
+      operationId: 'getForecastBacktest',
+      method: 'GET',
+      path: '/api/optimiser/forecasting/sites/{site_id}/backtest/{backtest_id}',
+      summary: 'A long backtest job: progress, then its result',
+      description: `Extension (decision 0196): a backtest longer than ${MAX_BACKTEST_DAYS} days runs as a background job; this reads its status, the UK days done of the days in the period, and the result once completed (the shape POST backtest answers for a short period). 404 \`Site not found\`; 404 \`Backtest not found\`.`,
+      tags,
+      status: live,
+      access: { kind: 'bearer', roles: CAN_READ },
+      dataBasis: { basis: 'stored' },
+      schema: { params: S.BacktestJobParams, response: { 200: S.BacktestJob } },
+      handler: async ({ ctx, params }) => f.backtestJob(ctx, params.site_id, params.backtest_id),
     }),
   ];
 }

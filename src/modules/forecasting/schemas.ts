@@ -119,7 +119,7 @@ export const MetricsResponse = Type.Object({
 export const BacktestBody = Type.Object(
   {
     from: DateT,
-    to: { ...DateT, description: 'UK local date after the last day tested (exclusive); at most 28 days after from' },
+    to: { ...DateT, description: 'UK local date after the last day tested (exclusive); up to 28 days is answered in the request, up to 366 days as a background job (202)' },
     methods: Type.Optional(Type.Array(MethodT, { minItems: 1, maxItems: 3, description: 'Methods to compare (default all three)' })),
   },
   { additionalProperties: false },
@@ -135,4 +135,25 @@ export const Backtest = Type.Object({
   results: Type.Array(Type.Object({ method: MethodT, load: MetricsT, generation: MetricsT }), { description: 'Accuracy of each method' }),
   best_for_load: Nullable(MethodT, 'The method with the lowest load MAE'),
   best_for_generation: Nullable(MethodT, 'The method with the lowest generation MAE'),
+});
+
+export const BacktestJobParams = Type.Object({ site_id: SiteId, backtest_id: Type.String({ format: 'uuid', description: 'Backtest job id' }) });
+
+export const BacktestJob = Type.Object({
+  backtest_id: Type.String({ description: 'Backtest job id' }),
+  site_id: Type.String({ description: 'Site id' }),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')], { description: 'queued, running, completed or failed' }),
+  from: Type.String({ description: 'First day tested' }),
+  to: Type.String({ description: 'Day after the last day tested' }),
+  methods: Type.Array(MethodT, { description: 'Methods compared' }),
+  progress: Type.Object({
+    days_done: Type.Integer({ description: 'UK days of the period backtested so far' }),
+    days_total: Type.Integer({ description: 'UK days in the period' }),
+    percent: Type.Integer({ description: 'days_done ÷ days_total, whole percent rounded down' }),
+  }),
+  created_at: Timestamp,
+  started_at: Nullable(Timestamp, 'When the first chunk was computed'),
+  completed_at: Nullable(Timestamp, 'When it completed or failed'),
+  error: Nullable(Type.String(), 'Why it failed'),
+  result: Nullable(Backtest, 'The backtest, once completed (the same shape as a short period answered in the request)'),
 });

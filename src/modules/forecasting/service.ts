@@ -9,16 +9,46 @@ import type { RegistrySites, SiteAsset } from '../registry/index.ts';
 import type { TelemetryReads } from '../telemetry/index.ts';
 import { addDays, floorSlot, settlementPeriod, SLOT_MS, ukDate, ukMidnight } from '../market/index.ts';
 import { forecastErrors } from './errors.ts';
-import { forecastStore, type ConfigRow } from './store.ts';
-import { forecastAt, METHOD_SENTENCES, METHODS, metricsOf, type Method } from './methods.ts';
+import { randomUUID } from 'node:crypto';
+import { runInOrgScope } from '../../infra/db/scope.ts';
+import type { Job, JobOutcome, JobQueue } from '../../platform/jobs.ts';
+import { backtestStore, forecastStore, type BacktestRow, type ConfigRow } from './store.ts';
+import { addPairs, emptySums, forecastAt, METHOD_SENTENCES, METHODS, metricsOf, metricsOfSums, type MetricSums, type Method } from './methods.ts';
 
 const DAY = 86_400_000;
 const METERS = new Set(['site_meter', 'smart_meter']);
 const LOADS = new Set(['charger', 'heat_pump', 'appliance', 'sub_meter']);
 export const MAX_WINDOW_DAYS = 31;
+/** Longest backtest answered in the request; longer ones run as a background job (decision 0196). */
 export const MAX_BACKTEST_DAYS = 28;
-/** History read before a forecast origin: two weeks covers both the day and the week look-back. */
-const LOOKBACK = 15 * DAY;
+/** Longest backtest at all: a year and a day (a leap year's whole year). */
+export const MAX_BACKTEST_JOB_DAYS = 366;
+/** UK days a background backtest computes in one step (one transaction with its progress). */
+export const BACKTEST_STEP_DAYS = 7;
+export const BACKTEST_KIND = 'forecasting.backtest';
+const BACKTEST_PATH = '/api/optimiser/forecasting/sites';
+
+type BacktestSums = { seasonal_weight: number; by: Record<string, { load: MetricSums; generation: MetricSums }> };
+
+function backtestView(r: BacktestRow) {
+  return {
+    backtest_id: r.backtest_id,
+    site_id: r.site_id,
+    status: r.status,
+    from: r.from_date,
+    to: r.to_date,
+    methods: r.methods,
+    progress: { days_done: r.days_done, days_total: r.days_total, percent: r.days_total === 0 ? 100 : Math.floor((r.days_done * 100) / r.days_total) },
+    created_at: r.created_at,
+    started_at: r.started_at,
+    completed_at: r.completed_at,
+    error: r.error,
+    result: (r.result ?? null) as never,
+  };
+}
+export const backtestLocation = (siteId: string, id: string) => `${BACKTEST_PATH}/${encodeURIComponent(siteId)}/backtest/${id}`;
+/** History read before a forecast origin: three weeks and a day covers the day and week look-back, with one step further for a wall-clock half hour a spring clock-change day lacks. */
+const LOOKBACK = 22 * DAY;
 
 export interface SiteSeries {
   load: Map<number, number>;
@@ -58,8 +88,9 @@ export function rolesOf(assets: SiteAsset[]) {
 export const SERIES_METHOD =
   'Half-hourly mean power of each asset from stored telemetry × 0.5 h (assets with no sample in the window are left out). Generation = the magnitude of the inverters\' negative power; load = grid meter power + generation − battery power (charge positive) where the site has a grid meter, else the sum of metered loads. A half hour where any contributing asset has no sample is missing.';
 
-export function createForecasting(deps: { db: Db; clock: Clock; registry: RegistrySites; telemetry: TelemetryReads }) {
+export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Clock; registry: RegistrySites; telemetry: TelemetryReads }) {
   const { db, clock } = deps;
+  const backgroundDb = deps.backgroundDb ?? db;
 
   async function mustExist(q: Queryable, orgId: string, siteId: string) {
     if (!(await deps.registry.siteExists(q, orgId, siteId))) throw forecastErrors.siteNotFound();
@@ -273,42 +304,125 @@ export function createForecasting(deps: { db: Db; clock: Clock; registry: Regist
       });
     },
 
-    /** Rolling origin: every UK day of the period forecast from its own midnight by each method. */
-    async backtest(ctx: RequestContext, siteId: string, body: { from: string; to: string; methods?: Method[] }) {
+    /**
+     * Rolling origin: every UK day of the period forecast from its own midnight by each method. Up to
+     * 28 days is answered in the request ({ job: null, result }); up to 366 days is queued as a
+     * background job ({ job, result: null }) computed a week at a time (decision 0196).
+     */
+    async backtest(ctx: RequestContext, siteId: string, body: { from: string; to: string; methods?: Method[] }, jobs?: Pick<JobQueue, 'enqueue'>) {
       const fromDate = body.from;
       const toDate = body.to;
       if (toDate <= fromDate) throw forecastErrors.field(['body', 'to'], 'must be after from', body.to);
-      const days: string[] = [];
-      for (let d = fromDate; d < toDate; d = addDays(d, 1)) days.push(d);
-      if (days.length > MAX_BACKTEST_DAYS) throw forecastErrors.field(['body', 'to'], `period longer than ${MAX_BACKTEST_DAYS} days`, body.to);
+      const days = daysOf(fromDate, toDate);
+      if (days > MAX_BACKTEST_JOB_DAYS) throw forecastErrors.field(['body', 'to'], `period longer than ${MAX_BACKTEST_JOB_DAYS} days`, body.to);
       const methods = [...new Set(body.methods ?? METHODS)];
-      const from = ukMidnight(fromDate);
-      const to = ukMidnight(toDate);
+      if (days > MAX_BACKTEST_DAYS) {
+        if (!jobs) throw forecastErrors.field(['body', 'to'], `period longer than ${MAX_BACKTEST_DAYS} days`, body.to);
+        return db.tx(async (q) => {
+          await mustExist(q, ctx.orgId, siteId);
+          const cfg = await configOf(q, ctx.orgId, siteId);
+          const id = randomUUID();
+          const by = ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? `key:${ctx.actor.keyId}` : null;
+          await backtestStore.insert(q, ctx.orgId, { backtest_id: id, site_id: siteId, from_date: fromDate, to_date: toDate, methods, days_total: days, sums: newSums(methods, cfg.seasonal_weight), requested_by: by }, clock.now());
+          await jobs.enqueue(q, { kind: BACKTEST_KIND, orgId: ctx.orgId, payload: { backtest_id: id, step: 0 }, dedupeKey: `${BACKTEST_KIND}:${id}:0` });
+          return { job: backtestView((await backtestStore.get(q, ctx.orgId, id))!), result: null };
+        });
+      }
       return db.tx(async (q) => {
         await mustExist(q, ctx.orgId, siteId);
         const cfg = await configOf(q, ctx.orgId, siteId);
-        const s = await series(q, ctx.orgId, siteId, from - LOOKBACK, to);
-        const results = methods.map((method) => {
-          const rows = compare(s, from, to, method, cfg.seasonal_weight);
-          return { method, load: metricsOf(rows.map((r) => r.load)), generation: metricsOf(rows.map((r) => r.generation)) };
-        });
-        const best = (k: 'load' | 'generation') => {
-          const c = results.filter((r) => r[k].mae_kwh !== null).sort((a, b) => a[k].mae_kwh! - b[k].mae_kwh!);
-          return c[0]?.method ?? null;
-        };
-        return {
-          site_id: siteId,
-          from: fromDate,
-          to: toDate,
-          origins: days.length,
-          half_hours: Math.round((to - from) / SLOT_MS),
-          seasonal_weight: cfg.seasonal_weight,
-          results,
-          best_for_load: best('load'),
-          best_for_generation: best('generation'),
-        };
+        const sums = newSums(methods, cfg.seasonal_weight);
+        await addDaysTo(q, ctx.orgId, siteId, fromDate, toDate, sums);
+        return { job: null, result: backtestResult(siteId, fromDate, toDate, days, methods, sums) };
       });
     },
+
+    async backtestJob(ctx: RequestContext, siteId: string, backtestId: string) {
+      return db.tx(async (q) => {
+        await mustExist(q, ctx.orgId, siteId);
+        const r = await backtestStore.get(q, ctx.orgId, backtestId);
+        if (!r || r.site_id !== siteId) throw forecastErrors.backtestNotFound();
+        return backtestView(r);
+      });
+    },
+
+    /** The queue's handler: one step of up to a week of days, its sums and progress in one transaction. */
+    async runBacktestStep(job: Job<{ backtest_id: string; step: number }>, jobs: Pick<JobQueue, 'enqueue'>): Promise<JobOutcome | void> {
+      const orgId = job.orgId!;
+      const { backtest_id: id, step } = job.payload;
+      let more: boolean;
+      try {
+        more = await runInOrgScope(orgId, () =>
+          backgroundDb.tx(async (q) => {
+            const r = await backtestStore.get(q, orgId, id, true);
+            if (!r || (r.status !== 'queued' && r.status !== 'running')) return false;
+            const sums = r.sums as BacktestSums;
+            const from = addDays(r.from_date, r.days_done);
+            const n = Math.min(BACKTEST_STEP_DAYS, r.days_total - r.days_done);
+            const to = addDays(from, n);
+            await addDaysTo(q, orgId, r.site_id, from, to, sums);
+            const done = r.days_done + n;
+            const now = clock.now();
+            await backtestStore.advance(q, orgId, id, done, sums, now);
+            if (done < r.days_total) return true;
+            await backtestStore.finish(q, orgId, id, 'completed', backtestResult(r.site_id, r.from_date, r.to_date, r.days_total, r.methods, sums), null, now);
+            return false;
+          }),
+        );
+      } catch (e) {
+        if (job.attempts < 5) throw e;
+        await runInOrgScope(orgId, () => backgroundDb.tx((q) => backtestStore.finish(q, orgId, id, 'failed', null, 'The backtest could not be computed; request it again', clock.now())));
+        return;
+      }
+      if (more) {
+        return {
+          // The next week, queued as this one completes; 1 ms later so other organisations' work interleaves.
+          finalize: async (q) => {
+            await jobs.enqueue(q, { kind: BACKTEST_KIND, orgId, payload: { backtest_id: id, step: step + 1 }, dedupeKey: `${BACKTEST_KIND}:${id}:${step + 1}`, runAt: new Date(clock.now().getTime() + 1) });
+          },
+        };
+      }
+    },
+  };
+
+  /** Adds the days [fromDate, toDate) of every method to the sums, in time order. */
+  async function addDaysTo(q: Queryable, orgId: string, siteId: string, fromDate: string, toDate: string, sums: BacktestSums) {
+    const from = ukMidnight(fromDate);
+    const to = ukMidnight(toDate);
+    const s = await series(q, orgId, siteId, from - LOOKBACK, to);
+    for (const [method, acc] of Object.entries(sums.by)) {
+      const rows = compare(s, from, to, method as Method, sums.seasonal_weight);
+      addPairs(acc.load, rows.map((r) => r.load));
+      addPairs(acc.generation, rows.map((r) => r.generation));
+    }
+  }
+}
+
+function daysOf(fromDate: string, toDate: string) {
+  return Math.round((Date.parse(`${toDate}T00:00:00Z`) - Date.parse(`${fromDate}T00:00:00Z`)) / DAY);
+}
+
+function newSums(methods: Method[], weight: number): BacktestSums {
+  return { seasonal_weight: weight, by: Object.fromEntries(methods.map((m) => [m, { load: emptySums(), generation: emptySums() }])) };
+}
+
+function backtestResult(siteId: string, fromDate: string, toDate: string, days: number, methods: Method[], sums: BacktestSums) {
+  // In the order asked (the stored sums are JSONB, whose keys come back in its own order).
+  const results = methods.map((method) => ({ method, load: metricsOfSums(sums.by[method].load), generation: metricsOfSums(sums.by[method].generation) }));
+  const best = (k: 'load' | 'generation') => {
+    const c = results.filter((r) => r[k].mae_kwh !== null).sort((a, b) => a[k].mae_kwh! - b[k].mae_kwh!);
+    return c[0]?.method ?? null;
+  };
+  return {
+    site_id: siteId,
+    from: fromDate,
+    to: toDate,
+    origins: days,
+    half_hours: Math.round((ukMidnight(toDate) - ukMidnight(fromDate)) / SLOT_MS),
+    seasonal_weight: sums.seasonal_weight,
+    results,
+    best_for_load: best('load'),
+    best_for_generation: best('generation'),
   };
 }
 

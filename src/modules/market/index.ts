@@ -43,7 +43,7 @@ export {
   type UkClock,
 } from './uk-time.ts';
 /** Exact decimal arithmetic for money and rates (never binary floating point summed). */
-export { parseScaled, rescale, formatScaled, roundDiv, withVat } from './decimal.ts';
+export { parseScaled, rescale, formatScaled, roundDiv, withVat, toMicros } from './decimal.ts';
 
 /** This module as the module list names it. */
 export const marketDefinition: ModuleDefinition = {

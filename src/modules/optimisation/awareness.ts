@@ -165,7 +165,7 @@ export function createAwareness(deps: Deps) {
         const now = clock.now();
         const by = ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? `key:${ctx.actor.keyId}` : null;
         const summary = { start: isoTime(start), end: isoTime(start + n * SLOT_MS), shadow: true, sent: false, cost_gbp: gbp(p.cost.opt), cost_do_nothing_gbp: gbp(p.cost.none), layers: l.layers };
-        const result = { half_hour_plan: halfHourView(p.slots, input, p.sol, p.netOpt) };
+        const result = { half_hour_plan: halfHourView(p.slots, input, p.sol, p.netOpt, p.lines) };
         await optStore.insertRun(q, ctx.orgId, { run_id, site_id: body.site_id, kind: 'awareness', created_at: isoTime(now), created_by: by, dispatched: false, summary, result }, now);
         return { plan_id: run_id, site_id: body.site_id, created_at: isoTime(now), created_by: by, ...summary, ...result };
       });

@@ -2,7 +2,7 @@
 import { defineOperation, type Operation } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
 import type { Awareness } from './awareness.ts';
-import { SCHEDULE_METHOD } from './schedule.ts';
+import { MONEY_METHOD, SCHEDULE_METHOD } from './schedule.ts';
 import * as S from './schemas.ts';
 
 const tags = ['awareness'];
@@ -86,7 +86,7 @@ export function awarenessOperations(a: Awareness): Operation[] {
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      dataBasis: { basis: 'calculated', method: SCHEDULE_METHOD },
+      dataBasis: { basis: 'calculated', method: `${SCHEDULE_METHOD} ${MONEY_METHOD}` },
       schema: { body: S.PlanBody, response: { 200: S.ShadowPlan } },
       handler: async ({ ctx, body }) => a.plan(ctx, body),
     }),

@@ -2,7 +2,7 @@
 import { defineOperation, type Operation } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
 import type { Optimisation } from './service.ts';
-import { SCHEDULE_METHOD } from './schedule.ts';
+import { MONEY_METHOD, SCHEDULE_METHOD } from './schedule.ts';
 import * as S from './schemas.ts';
 
 const tags = ['optimisation'];
@@ -61,7 +61,7 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      dataBasis: { basis: 'calculated', method: SCHEDULE_METHOD },
+      dataBasis: { basis: 'calculated', method: `${SCHEDULE_METHOD} ${MONEY_METHOD}` },
       schema: { params: S.SiteParams, body: S.LimitRunBody, response: { 200: S.LimitRun } },
       handler: async ({ ctx, params, body }) => o.limitRun(ctx, params.site_id, body ?? {}),
     }),
@@ -89,7 +89,7 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      dataBasis: { basis: 'calculated', method: SCHEDULE_METHOD },
+      dataBasis: { basis: 'calculated', method: `${SCHEDULE_METHOD} ${MONEY_METHOD}` },
       schema: { params: S.SiteParams, body: S.TariffRunBody, response: { 200: S.TariffRun } },
       handler: async ({ ctx, params, body }) => o.tariffRun(ctx, params.site_id, body),
     }),

@@ -69,6 +69,10 @@ export const HalfHourPlan = Type.Array(
     devices: Type.Array(DevicePlan),
     grid_import_kwh: Type.Number({ description: 'Planned grid import' }),
     grid_export_kwh: Type.Number({ description: 'Planned grid export' }),
+    // Optional only so that plans recorded before decision 0195 still read back; every new plan has them.
+    cost_gbp: Type.Optional(Money("The plan's cost in this half hour, £ (net grid energy to the Wh × price, rounded to £0.0001); the plan's total is the exact sum of these. Absent on plans recorded before decision 0195")),
+    cost_do_nothing_gbp: Type.Optional(Money('Cost in this half hour with the flexible assets idle, £ (same rounding)')),
+    cost_simple_rule_gbp: Type.Optional(Money('Cost in this half hour under the simple rule, £ (same rounding)')),
   }),
   { description: 'The plan, one entry a half hour' },
 );

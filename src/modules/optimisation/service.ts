@@ -17,7 +17,7 @@ import type { SiteForecast } from '../forecasting/index.ts';
 import { optErrors } from './errors.ts';
 import { optStore, type RunKind, type RunRow } from './store.ts';
 import { Infeasible, solveLoaded, type BatterySpec, type EvSpec } from './lp.ts';
-import { gbp, halfHourView, plan, r3, RULE_METHOD, SCHEDULE_METHOD, type PlanInput } from './schedule.ts';
+import { gbp, halfHourView, MONEY_METHOD, plan, r3, RULE_METHOD, SCHEDULE_METHOD, type PlanInput } from './schedule.ts';
 
 export const DEFAULT_IMPORT_P = 25;
 
@@ -204,7 +204,7 @@ export function createOptimisation(deps: Deps) {
         const pr = await prices(body, start, n);
         const { base, forecast } = await baseOf(q, ctx.orgId, siteId, start, n, body.include_site_forecast ?? true);
         const input: PlanInput = { start, n, import_p: pr.imp, export_p: pr.exp, base_kwh: base, batteries };
-        const { sol, slots, netOpt, cost, problem } = await solved(input);
+        const { sol, slots, netOpt, cost, lines, problem } = await solved(input);
         const run_id = randomUUID();
         const now = clock.now();
         const summary = {
@@ -220,13 +220,13 @@ export function createOptimisation(deps: Deps) {
         const result = {
           status: 'optimal',
           solver: 'HiGHS (highs npm package, WebAssembly), linear programme',
-          method: SCHEDULE_METHOD,
+          method: `${SCHEDULE_METHOD} ${MONEY_METHOD}`,
           baseline_method: RULE_METHOD,
           price_source: pr.source,
           site_forecast: forecast ? `${forecast.method}: ${forecast.method_description}` : 'not included: battery against prices alone',
           batteries: batteries.map((b) => ({ device_id: b.device_id, capacity_kwh: b.capacity_kwh, min_soc_kwh: r3(b.min_soc_kwh), max_soc_kwh: r3(b.max_soc_kwh), initial_soc_kwh: r3(b.initial_soc_kwh), max_discharge_kwh_per_day: b.max_discharge_kwh_per_day === null ? null : r3(b.max_discharge_kwh_per_day) })),
           solve_ms: Math.round(sol.solve_ms * 10) / 10,
-          half_hour_plan: halfHourView(slots, input, sol, netOpt),
+          half_hour_plan: halfHourView(slots, input, sol, netOpt, lines),
         };
         void problem;
         await optStore.insertRun(q, ctx.orgId, { run_id, site_id: siteId, kind: 'tariff_schedule', created_at: isoTime(now), created_by: actorOf(ctx), dispatched: false, summary, result }, now);
@@ -334,7 +334,7 @@ export function createOptimisation(deps: Deps) {
         const { base } = await baseOf(q, ctx.orgId, siteId, start, n, true);
         const imp = body.import_p_per_kwh ?? Array(n).fill(DEFAULT_IMPORT_P);
         const input: PlanInput = { start, n, import_p: imp, export_p: imp.map(() => 0), base_kwh: base, batteries, evs, import_limit_kw: c.import_limit_kw };
-        const { sol, slots, netOpt, cost } = await solved(input);
+        const { sol, slots, netOpt, cost, lines } = await solved(input);
         const out = limitOutput(input, sol);
         const before = out.peaks_before;
         const after = out.peaks_after;
@@ -370,7 +370,7 @@ export function createOptimisation(deps: Deps) {
           cost_gbp: gbp(cost.opt),
           decision_id,
         };
-        const result = { method: SCHEDULE_METHOD + ' Import above the limit is allowed only through a slack costing 1,000 £/kWh, so it is used only where unavoidable.', dispatch, half_hour_plan: halfHourView(slots, input, sol, netOpt) };
+        const result = { method: `${SCHEDULE_METHOD} Import above the limit is allowed only through a slack costing 1,000 £/kWh, so it is used only where unavoidable. ${MONEY_METHOD}`, dispatch, half_hour_plan: halfHourView(slots, input, sol, netOpt, lines) };
         await optStore.insertRun(q, ctx.orgId, { run_id, site_id: siteId, kind: 'import_limit', created_at: isoTime(now), created_by: actorOf(ctx), dispatched: !!body.dispatch, summary, result }, now);
         return { run_id, site_id: siteId, created_at: isoTime(now), created_by: actorOf(ctx), dispatched: !!body.dispatch, ...summary, ...result };
       });

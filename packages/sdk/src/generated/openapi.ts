@@ -4108,9 +4108,29 @@ export interface paths {
         put?: never;
         /**
          * Rolling-origin backtest comparing methods
-         * @description Every UK day of the period (at most 28 days) is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Computed in the request (decision 0190); nothing is stored. 404 `Site not found`; 422 for a bad period.
+         * @description Every UK day of the period is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Up to 28 days: computed in the request, answered 200 with the result, nothing stored. Longer, up to 366 days: answered 202 with a background job (a week of days a step) and a Location header to GET .../backtest/{backtest_id}, which shows its progress and, once completed, the same result (decision 0196). 404 `Site not found`; 422 for a bad period.
          */
         post: operations["runForecastBacktest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/optimiser/forecasting/sites/{site_id}/backtest/{backtest_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A long backtest job: progress, then its result
+         * @description Extension (decision 0196): a backtest longer than 28 days runs as a background job; this reads its status, the UK days done of the days in the period, and the result once completed (the shape POST backtest answers for a short period). 404 `Site not found`; 404 `Backtest not found`.
+         */
+        get: operations["getForecastBacktest"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -35693,7 +35713,7 @@ export interface operations {
                     from: string;
                     /** @description Methods to compare (default all three) */
                     methods?: ("persistence" | "seasonal" | "blend")[];
-                    /** @description UK local date after the last day tested (exclusive); at most 28 days after from */
+                    /** @description UK local date after the last day tested (exclusive); up to 28 days is answered in the request, up to 366 days as a background job (202) */
                     to: string;
                 };
             };
@@ -35702,6 +35722,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description On 202: where to read the backtest job */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35754,6 +35776,97 @@ export interface operations {
                     };
                 };
             };
+            /** @description Success */
+            202: {
+                headers: {
+                    /** @description On 202: where to read the backtest job */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Backtest job id */
+                        backtest_id: string;
+                        /** @description When it completed or failed */
+                        completed_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /** @description Why it failed */
+                        error: string | null;
+                        /** @description First day tested */
+                        from: string;
+                        /** @description Methods compared */
+                        methods: ("persistence" | "seasonal" | "blend")[];
+                        progress: {
+                            /** @description UK days of the period backtested so far */
+                            days_done: number;
+                            /** @description UK days in the period */
+                            days_total: number;
+                            /** @description days_done ÷ days_total, whole percent rounded down */
+                            percent: number;
+                        };
+                        /** @description The backtest, once completed (the same shape as a short period answered in the request) */
+                        result: {
+                            /** @description The method with the lowest generation MAE */
+                            best_for_generation: ("persistence" | "seasonal" | "blend") | null;
+                            /** @description The method with the lowest load MAE */
+                            best_for_load: ("persistence" | "seasonal" | "blend") | null;
+                            /** @description First day tested */
+                            from: string;
+                            /** @description Half hours in the period (46/50 on clock-change days) */
+                            half_hours: number;
+                            /** @description Forecast origins (one a UK day, at local midnight) */
+                            origins: number;
+                            /** @description Accuracy of each method */
+                            results: {
+                                generation: {
+                                    /** @description Mean of forecast − actual, kWh (positive: over-forecast) */
+                                    bias_kwh: number | null;
+                                    /** @description Mean absolute error, kWh */
+                                    mae_kwh: number | null;
+                                    /** @description Half hours with both a forecast and an actual */
+                                    n: number;
+                                    /** @description MAE ÷ mean absolute actual */
+                                    nmae: number | null;
+                                    /** @description Root mean square error, kWh */
+                                    rmse_kwh: number | null;
+                                };
+                                load: {
+                                    /** @description Mean of forecast − actual, kWh (positive: over-forecast) */
+                                    bias_kwh: number | null;
+                                    /** @description Mean absolute error, kWh */
+                                    mae_kwh: number | null;
+                                    /** @description Half hours with both a forecast and an actual */
+                                    n: number;
+                                    /** @description MAE ÷ mean absolute actual */
+                                    nmae: number | null;
+                                    /** @description Root mean square error, kWh */
+                                    rmse_kwh: number | null;
+                                };
+                                /** @description persistence (last stored day carried forward), seasonal (same half hour last week) or blend (weighted mean of the two) */
+                                method: "persistence" | "seasonal" | "blend";
+                            }[];
+                            /** @description Blend weight used */
+                            seasonal_weight: number;
+                            /** @description Site id */
+                            site_id: string;
+                            /** @description Day after the last day tested */
+                            to: string;
+                        } | null;
+                        /** @description Site id */
+                        site_id: string;
+                        /** @description When the first chunk was computed */
+                        started_at: string | null;
+                        /** @description queued, running, completed or failed */
+                        status: "queued" | "running" | "completed" | "failed";
+                        /** @description Day after the last day tested */
+                        to: string;
+                    };
+                };
+            };
             /** @description Bad request */
             400: {
                 headers: {
@@ -35792,6 +35905,178 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getForecastBacktest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Backtest job id */
+                backtest_id: string;
+                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Backtest job id */
+                        backtest_id: string;
+                        /** @description When it completed or failed */
+                        completed_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /** @description Why it failed */
+                        error: string | null;
+                        /** @description First day tested */
+                        from: string;
+                        /** @description Methods compared */
+                        methods: ("persistence" | "seasonal" | "blend")[];
+                        progress: {
+                            /** @description UK days of the period backtested so far */
+                            days_done: number;
+                            /** @description UK days in the period */
+                            days_total: number;
+                            /** @description days_done ÷ days_total, whole percent rounded down */
+                            percent: number;
+                        };
+                        /** @description The backtest, once completed (the same shape as a short period answered in the request) */
+                        result: {
+                            /** @description The method with the lowest generation MAE */
+                            best_for_generation: ("persistence" | "seasonal" | "blend") | null;
+                            /** @description The method with the lowest load MAE */
+                            best_for_load: ("persistence" | "seasonal" | "blend") | null;
+                            /** @description First day tested */
+                            from: string;
+                            /** @description Half hours in the period (46/50 on clock-change days) */
+                            half_hours: number;
+                            /** @description Forecast origins (one a UK day, at local midnight) */
+                            origins: number;
+                            /** @description Accuracy of each method */
+                            results: {
+                                generation: {
+                                    /** @description Mean of forecast − actual, kWh (positive: over-forecast) */
+                                    bias_kwh: number | null;
+                                    /** @description Mean absolute error, kWh */
+                                    mae_kwh: number | null;
+                                    /** @description Half hours with both a forecast and an actual */
+                                    n: number;
+                                    /** @description MAE ÷ mean absolute actual */
+                                    nmae: number | null;
+                                    /** @description Root mean square error, kWh */
+                                    rmse_kwh: number | null;
+                                };
+                                load: {
+                                    /** @description Mean of forecast − actual, kWh (positive: over-forecast) */
+                                    bias_kwh: number | null;
+                                    /** @description Mean absolute error, kWh */
+                                    mae_kwh: number | null;
+                                    /** @description Half hours with both a forecast and an actual */
+                                    n: number;
+                                    /** @description MAE ÷ mean absolute actual */
+                                    nmae: number | null;
+                                    /** @description Root mean square error, kWh */
+                                    rmse_kwh: number | null;
+                                };
+                                /** @description persistence (last stored day carried forward), seasonal (same half hour last week) or blend (weighted mean of the two) */
+                                method: "persistence" | "seasonal" | "blend";
+                            }[];
+                            /** @description Blend weight used */
+                            seasonal_weight: number;
+                            /** @description Site id */
+                            site_id: string;
+                            /** @description Day after the last day tested */
+                            to: string;
+                        } | null;
+                        /** @description Site id */
+                        site_id: string;
+                        /** @description When the first chunk was computed */
+                        started_at: string | null;
+                        /** @description queued, running, completed or failed */
+                        status: "queued" | "running" | "completed" | "failed";
+                        /** @description Day after the last day tested */
+                        to: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36802,6 +37087,12 @@ export interface operations {
                         end: string;
                         /** @description The plan, one entry a half hour */
                         half_hour_plan: {
+                            /** @description Cost in this half hour with the flexible assets idle, £ (same rounding) */
+                            cost_do_nothing_gbp?: string;
+                            /** @description The plan's cost in this half hour, £ (net grid energy to the Wh × price, rounded to £0.0001); the plan's total is the exact sum of these. Absent on plans recorded before decision 0195 */
+                            cost_gbp?: string;
+                            /** @description Cost in this half hour under the simple rule, £ (same rounding) */
+                            cost_simple_rule_gbp?: string;
                             devices: {
                                 device_id: string;
                                 kind: "battery" | "ev_charger";
@@ -37290,6 +37581,12 @@ export interface operations {
                         end: string;
                         /** @description The plan, one entry a half hour */
                         half_hour_plan: {
+                            /** @description Cost in this half hour with the flexible assets idle, £ (same rounding) */
+                            cost_do_nothing_gbp?: string;
+                            /** @description The plan's cost in this half hour, £ (net grid energy to the Wh × price, rounded to £0.0001); the plan's total is the exact sum of these. Absent on plans recorded before decision 0195 */
+                            cost_gbp?: string;
+                            /** @description Cost in this half hour under the simple rule, £ (same rounding) */
+                            cost_simple_rule_gbp?: string;
                             devices: {
                                 device_id: string;
                                 kind: "battery" | "ev_charger";
@@ -37621,6 +37918,12 @@ export interface operations {
                         end: string;
                         /** @description The plan, one entry a half hour */
                         half_hour_plan: {
+                            /** @description Cost in this half hour with the flexible assets idle, £ (same rounding) */
+                            cost_do_nothing_gbp?: string;
+                            /** @description The plan's cost in this half hour, £ (net grid energy to the Wh × price, rounded to £0.0001); the plan's total is the exact sum of these. Absent on plans recorded before decision 0195 */
+                            cost_gbp?: string;
+                            /** @description Cost in this half hour under the simple rule, £ (same rounding) */
+                            cost_simple_rule_gbp?: string;
                             devices: {
                                 device_id: string;
                                 kind: "battery" | "ev_charger";
@@ -38309,6 +38612,12 @@ export interface operations {
                         end: string;
                         /** @description The plan, one entry a half hour */
                         half_hour_plan: {
+                            /** @description Cost in this half hour with the flexible assets idle, £ (same rounding) */
+                            cost_do_nothing_gbp?: string;
+                            /** @description The plan's cost in this half hour, £ (net grid energy to the Wh × price, rounded to £0.0001); the plan's total is the exact sum of these. Absent on plans recorded before decision 0195 */
+                            cost_gbp?: string;
+                            /** @description Cost in this half hour under the simple rule, £ (same rounding) */
+                            cost_simple_rule_gbp?: string;
                             devices: {
                                 device_id: string;
                                 kind: "battery" | "ev_charger";
@@ -38468,6 +38777,12 @@ export interface operations {
                         end: string;
                         /** @description The plan, one entry a half hour */
                         half_hour_plan: {
+                            /** @description Cost in this half hour with the flexible assets idle, £ (same rounding) */
+                            cost_do_nothing_gbp?: string;
+                            /** @description The plan's cost in this half hour, £ (net grid energy to the Wh × price, rounded to £0.0001); the plan's total is the exact sum of these. Absent on plans recorded before decision 0195 */
+                            cost_gbp?: string;
+                            /** @description Cost in this half hour under the simple rule, £ (same rounding) */
+                            cost_simple_rule_gbp?: string;
                             devices: {
                                 device_id: string;
                                 kind: "battery" | "ev_charger";
