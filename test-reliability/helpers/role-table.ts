@@ -281,6 +281,7 @@ export const EXPECTED_ROLE_CLASS: Record<string, keyof typeof ROLE_CLASSES> = {
   "GET /api/optimiser/forecasting/sites/{site_id}/forecast-vs-actual": "read",
   "GET /api/optimiser/forecasting/sites/{site_id}/metrics": "read",
   "POST /api/optimiser/forecasting/sites/{site_id}/backtest": "read",
+  "GET /api/optimiser/forecasting/sites/{site_id}/backtest/{backtest_id}": "read",
   "GET /api/optimiser/import-limit/{site_id}/config": "read",
   "PUT /api/optimiser/import-limit/{site_id}/config": "config",
   "GET /api/optimiser/import-limit/{site_id}/series": "read",
