@@ -152,3 +152,29 @@ test('refusals: bad batteries, price lists, other organisations, roles', async (
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/bess/run`, body()), 403, /./);
   assertRefused(await call(svc, other, 'POST', `${BASE}/bess/run`, body()), 404, 'Site not found');
 });
+
+test("a stored retail tariff's time-of-use unit rates (VAT inclusive, by UK time band) price the schedule; unknown, other organisations' and dynamic tariffs are refused", async () => {
+  const tariff = (name: string, unit_rates: object) =>
+    call(svc, admin, 'POST', '/api/trading/retail-tariffs', { name, supply_type: 'domestic', version: { effective_from: '2026-11-01', effective_to: null, vat_rate_percent: '5', standing_charge_p_per_day: '50', unit_rates } });
+  const tou = await tariff('Cheap first hour', { type: 'time_of_use', rates: { cheap: '10', dear: '40' }, periods: [{ band: 'cheap', days: 'all', from: '00:00', to: '01:00' }, { band: 'dear', days: 'all', from: '01:00', to: '24:00' }] });
+  assert.equal(tou.statusCode, 201, tou.body);
+  const tariffId = json(tou).tariff_id;
+  const res = await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ prices: { source: 'retail_tariff', tariff_id: tariffId }, export_p_per_kwh: 30 }));
+  assert.equal(res.statusCode, 200, res.body);
+  const r = json(res);
+  // By hand (GMT, so UK time is UTC): import 10.5p (10 + 5% VAT) from 00:00 to 01:00, 42p after;
+  // export 30p. Buy 4 kWh in the two cheap half hours (+42p), sell it in the dear ones (−120p): −78p.
+  // Buying at 42p to sell at 30p loses, so nothing more.
+  assert.equal(r.cost_optimised_gbp, '-0.78');
+  assert.equal(r.cost_do_nothing_gbp, '0.00');
+  assert.match(r.price_source, new RegExp(`retail tariff ${tariffId} \\(Cheap first hour\\), version 1`));
+
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ prices: { source: 'retail_tariff', tariff_id: 'no-such-tariff' } })), 422, { fields: ['body.prices.tariff_id'] });
+  const dynamic = json(await tariff('Agile-like', { type: 'dynamic' })).tariff_id;
+  const refused = await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ prices: { source: 'retail_tariff', tariff_id: dynamic } }));
+  assertRefused(refused, 422, { fields: ['body.prices.tariff_id'] });
+  assert.match(refused.body, /dynamic tariff/);
+  // Another organisation's site cannot be planned, and its own tariffs do not include this one.
+  await asset(svc, other, { asset_id: 'bat-x', site_id: 'bess-x', asset_class: 'battery' });
+  assertRefused(await call(svc, other, 'POST', `${BASE}/bess-x/run`, body({ batteries: [battery({ device_id: 'bat-x' })], prices: { source: 'retail_tariff', tariff_id: tariffId } })), 422, { fields: ['body.prices.tariff_id'] });
+});

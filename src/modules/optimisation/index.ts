@@ -7,6 +7,7 @@ import { REGISTRY_SITES } from '../registry/index.ts';
 import { MARKET_DATA } from '../market/index.ts';
 import { CONTROL_SETPOINTS, DECISION_LOG } from '../control/index.ts';
 import { SITE_FORECAST } from '../forecasting/index.ts';
+import { RETAIL_TARIFFS } from '../pricing/index.ts';
 import { createOptimisation } from './service.ts';
 import { optimisationOperations } from './routes.ts';
 import { OPT_ERROR_DOCS } from './errors.ts';
@@ -20,6 +21,7 @@ export const optimisationModule: ModuleFactory = (deps) => {
     cursors: deps.cursors,
     registry: deps.services.get(REGISTRY_SITES),
     market: deps.services.get(MARKET_DATA),
+    tariffs: deps.services.get(RETAIL_TARIFFS),
     forecast: deps.services.get(SITE_FORECAST),
     setpoints: deps.services.get(CONTROL_SETPOINTS),
     decisions: deps.services.get(DECISION_LOG),
@@ -39,7 +41,7 @@ export const optimisationModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const optimisationDefinition: ModuleDefinition = {
   name: 'optimisation',
-  dependsOn: ['orgs', 'registry', 'telemetry', 'market', 'control', 'forecasting'],
+  dependsOn: ['orgs', 'registry', 'telemetry', 'market', 'pricing', 'control', 'forecasting'],
   migrations: migrationsDir(import.meta.url),
   create: optimisationModule,
 };

@@ -42,8 +42,15 @@ export const TariffRunBody = Type.Object(
           },
           { additionalProperties: false },
         ),
+        Type.Object(
+          {
+            source: Type.Literal('retail_tariff'),
+            tariff_id: Type.String({ minLength: 1, maxLength: 100, description: "One of the organisation's retail tariffs (POST /api/trading/retail-tariffs): its flat or time-of-use unit rate, VAT inclusive, from the version in force each UK day; a dynamic tariff is refused (use agile)" }),
+          },
+          { additionalProperties: false },
+        ),
       ],
-      { description: 'Half-hourly prices: Agile from the market adapter, or given' },
+      { description: "Half-hourly prices: Agile from the market adapter, given in the request, or a stored retail tariff's unit rates" },
     ),
     export_p_per_kwh: Type.Optional(Type.Number({ minimum: 0, maximum: 1000, description: 'Flat export price where none is given per half hour (default 0)' })),
     include_site_forecast: Type.Optional(Type.Boolean({ description: "Plan around the site's forecast load and generation (default true)" })),

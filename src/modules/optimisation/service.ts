@@ -14,6 +14,7 @@ import { floorSlot, SLOT_MS } from '../market/index.ts';
 import { realmForId } from '../orgs/index.ts';
 import type { ControlSetpoints, DecisionLog } from '../control/index.ts';
 import type { SiteForecast } from '../forecasting/index.ts';
+import type { RetailTariffRates } from '../pricing/index.ts';
 import { optErrors } from './errors.ts';
 import { optStore, type RunKind, type RunRow } from './store.ts';
 import { Infeasible, solveLoaded, type BatterySpec, type EvSpec } from './lp.ts';
@@ -31,7 +32,7 @@ export interface BatteryInput {
   max_soc_pct?: number;
   initial_soc_pct: number;
 }
-export type PricesInput = { source: 'agile'; region?: string } | { source: 'manual'; import_p_per_kwh: number[]; export_p_per_kwh?: number[] };
+export type PricesInput = { source: 'agile'; region?: string } | { source: 'manual'; import_p_per_kwh: number[]; export_p_per_kwh?: number[] } | { source: 'retail_tariff'; tariff_id: string };
 
 export interface TariffRunBody {
   start?: string;
@@ -80,6 +81,7 @@ type Deps = {
   cursors: CursorCodec;
   registry: RegistrySites;
   market: MarketData;
+  tariffs: RetailTariffRates;
   forecast: SiteForecast;
   setpoints: ControlSetpoints;
   decisions: DecisionLog;
@@ -129,7 +131,7 @@ export function createOptimisation(deps: Deps) {
     };
   }
 
-  async function prices(body: TariffRunBody, start: number, n: number) {
+  async function prices(q: Queryable, orgId: string, body: TariffRunBody, start: number, n: number) {
     const exportConst = body.export_p_per_kwh ?? 0;
     let imp: number[];
     let exp: number[];
@@ -140,6 +142,14 @@ export function createOptimisation(deps: Deps) {
       imp = body.prices.import_p_per_kwh;
       exp = body.prices.export_p_per_kwh ?? imp.map(() => exportConst);
       source = 'manual: import and export prices given in the request';
+    } else if (body.prices.source === 'retail_tariff') {
+      const at = Array.from({ length: n }, (_, i) => start + i * SLOT_MS);
+      const r = await deps.tariffs.unitRates(q, orgId, body.prices.tariff_id, at);
+      if (r === null) throw optErrors.field(['body', 'prices', 'tariff_id'], 'no retail tariff of this organisation has this id', body.prices.tariff_id);
+      if ('problem' in r) throw optErrors.field(['body', 'prices', 'tariff_id'], `the tariff has no unit rate for the horizon: ${r.problem}`, body.prices.tariff_id);
+      imp = r.rates_p_per_kwh_inc_vat.map(Number);
+      exp = imp.map(() => exportConst);
+      source = `retail tariff ${r.tariff_id} (${r.name}), version${r.versions.length > 1 ? 's' : ''} ${r.versions.join(', ')}, unit rates including VAT by UK local day and time band; export at ${exportConst} p/kWh`;
     } else {
       const region = body.prices.region ?? 'C';
       const range = await deps.market.prices.range(region, start, start + n * SLOT_MS);
@@ -201,7 +211,7 @@ export function createOptimisation(deps: Deps) {
         });
         const warranties = new Map((await optStore.warranties(q, ctx.orgId, siteId)).map((w) => [w.device_id, w]));
         const batteries = body.batteries.map((b, i) => batterySpec(b, ['body', 'batteries', i], warranties.get(b.device_id)));
-        const pr = await prices(body, start, n);
+        const pr = await prices(q, ctx.orgId, body, start, n);
         const { base, forecast } = await baseOf(q, ctx.orgId, siteId, start, n, body.include_site_forecast ?? true);
         const input: PlanInput = { start, n, import_p: pr.imp, export_p: pr.exp, base_kwh: base, batteries };
         const { sol, slots, netOpt, cost, lines, problem } = await solved(input);

@@ -241,3 +241,27 @@ function spans(dates: string[]): string {
   }
   return out.join(', ');
 }
+
+/**
+ * The import unit rate of a tariff at each half hour (UTC starts), VAT inclusive, exact: the version
+ * in force on the UK local date of the start, its flat rate or the rate of the time band at the UK
+ * wall-clock time. A dynamic tariff has no rates of its own (its prices come from the market), so it
+ * is a problem, as is a half hour no version covers.
+ */
+export function unitRatesAt(versions: readonly CompiledVersion[], starts: readonly number[]): { rates: string[]; versions: number[] } | { problem: string } {
+  const rates: string[] = [];
+  const used = new Set<number>();
+  for (const t of starts) {
+    const clock = ukClock(t);
+    const v = versions.find((x) => x.effective_from <= clock.date && (x.until === null || clock.date < x.until));
+    if (!v) return { problem: `no version of the tariff is in force on ${clock.date} (UK)` };
+    const ur = v.terms.unit_rates;
+    let rate: string;
+    if (ur.type === 'flat') rate = ur.rate_p_per_kwh;
+    else if (ur.type === 'time_of_use' && v.schedule) rate = ur.rates[bandAt(v.schedule, clock.minute, clock.weekday)];
+    else return { problem: `version ${v.version} is a dynamic tariff: its unit rates are the market's half-hourly prices (use the agile source)` };
+    used.add(v.version);
+    rates.push(incVat(q(rate), q(v.terms.vat_rate_percent)));
+  }
+  return { rates, versions: [...used].sort((a, b) => a - b) };
+}

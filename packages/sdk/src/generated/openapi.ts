@@ -37518,7 +37518,7 @@ export interface operations {
                     hours?: number;
                     /** @description Plan around the site's forecast load and generation (default true) */
                     include_site_forecast?: boolean;
-                    /** @description Half-hourly prices: Agile from the market adapter, or given */
+                    /** @description Half-hourly prices: Agile from the market adapter, given in the request, or a stored retail tariff's unit rates */
                     prices: {
                         /** @description GSP region letter (default C, London) */
                         region?: string;
@@ -37531,6 +37531,11 @@ export interface operations {
                         import_p_per_kwh: number[];
                         /** @constant */
                         source: "manual";
+                    } | {
+                        /** @constant */
+                        source: "retail_tariff";
+                        /** @description One of the organisation's retail tariffs (POST /api/trading/retail-tariffs): its flat or time-of-use unit rate, VAT inclusive, from the version in force each UK day; a dynamic tariff is refused (use agile) */
+                        tariff_id: string;
                     };
                     /**
                      * Format: date-time
