@@ -1,7 +1,8 @@
 // Plan studies through HTTP: catalogue, templates and samples, study CRUD, versioned CSV inputs
 // (bad rows named by line and column), runs as queue jobs, the HTML report checked against the
 // hand-worked depot savings audit (docs/studies.md) and the proposal pack unzipped with its
-// manifest's SHA-256s verified. One service for the file; time moves on the ManualClock.
+// manifest's SHA-256s verified, a run whose worker died midway retried once by the queue, and the
+// report drawn in headless Chromium. One service for the file; time moves on the ManualClock.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -12,6 +13,9 @@ import { assertRefused } from '../helpers/refusal.ts';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { claimFair } from '../../src/infra/jobs/claim.ts';
+import { RUN_KIND } from '../../src/modules/studies/service.ts';
+import { studyStore } from '../../src/modules/studies/store.ts';
 
 const B = '/api/notifications/studies';
 const ORG = 'studies-a';
@@ -225,6 +229,43 @@ describe('a depot savings audit end to end', () => {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
     }
+  });
+
+  test('a run whose worker died midway is taken again by the queue once its lease passes, and succeeds once: one result, attempts 2, first start kept', async () => {
+    const c = json(await req('POST', `${B}/samples/depot_savings_audit`, admin));
+    const r0 = json(await req('POST', `${B}/${c.study_id}/runs`, admin));
+    // An instance claims the job under its lease, starts the run and reads one input (what the
+    // handler does first, through the same store calls), then dies: nothing more of it runs.
+    const deadAt = clock.now();
+    const claimed = await svc.deps.db.tx((q) =>
+      claimFair(q, { lane: 'background', kinds: [RUN_KIND], now: deadAt, limit: 10, perOrg: null, leaseUntil: new Date(deadAt.getTime() + svc.config.jobs.leaseMs), token: 'instance-that-died' }),
+    );
+    assert.deepEqual(claimed.map((j) => [j.payload.run_id, j.attempts]), [[r0.run_id, 1]]);
+    await studyStore.startRun(svc.deps.db, ORG, c.study_id, r0.run_id, deadAt);
+    await studyStore.progress(svc.deps.db, ORG, c.study_id, r0.run_id, 40);
+    const mid = json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer));
+    assert.deepEqual([mid.status, mid.progress, mid.attempts], ['running', 40, 1]);
+    assertRefused(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}/report`, viewer), 409, 'Run has not succeeded (status running)');
+
+    // Under the dead instance's lease nobody takes it.
+    clock.advance(1000);
+    await svc.runDue();
+    assert.equal(json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer)).status, 'running');
+    // Past the lease the queue gives it to a live instance, which runs it to the end.
+    clock.advance(svc.config.jobs.leaseMs);
+    await svc.runDue();
+    const done = json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer));
+    assert.deepEqual([done.status, done.progress, done.attempts, done.error], ['succeeded', 100, 2, null]);
+    assert.equal(done.started_at, deadAt.toISOString(), 'the first start is kept');
+    const rep = await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}/report`, viewer);
+    assert.equal(rep.statusCode, 200);
+    assert.match(rep.body, /<tr data-key="savings_gbp">.*?<td class="value">114.00<\/td>/);
+    // Once: the job is finished, so later steps run nothing more.
+    clock.advance(svc.config.jobs.leaseMs * 2);
+    await svc.runDue();
+    assert.equal(json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer)).attempts, 2);
+    const jobs = await svc.deps.db.query<{ n: number }>(`select count(*)::int as n from jobs where kind = $1 and payload->>'run_id' = $2`, [RUN_KIND, r0.run_id]);
+    assert.equal(jobs.rows[0].n, 0, 'the finished job is gone from the queue');
   });
 
   test('a run whose inputs the model cannot use fails with the reason', async () => {
