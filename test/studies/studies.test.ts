@@ -177,6 +177,10 @@ describe('a depot savings audit end to end', () => {
     assert.equal((html.match(/<rect /g) ?? []).length, 48);
     assert.doesNotMatch(html, /(src|href)="?https?:/);
     assert.match(html, /@media print/);
+    // Finished as a person in the UK reads it (the service clock stands at 10:00 UTC, GMT in November),
+    // the instant kept in the datetime; the chart's axis is labelled 0 to 20 in steps of 5 kWh.
+    assert.match(html, /finished <time datetime="2026-11-23T10:00:\d\d\.000Z">23 November 2026, 10:00 GMT<\/time>/);
+    assert.deepEqual([...html.matchAll(/text-anchor="end" dominant-baseline="middle">([^<]*)</g)].map((m) => m[1]), ['0', '5', '10', '15', '20']);
     assertRefused(await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}/report`, other), 404, 'Study not found');
 
     const pack = await svc.request({ method: 'GET', url: `${B}/${study.study_id}/runs/${r0.run_id}/proposal-pack`, headers: h(viewer) });
@@ -266,6 +270,45 @@ describe('a depot savings audit end to end', () => {
     assert.equal(json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer)).attempts, 2);
     const jobs = await svc.deps.db.query<{ n: number }>(`select count(*)::int as n from jobs where kind = $1 and payload->>'run_id' = $2`, [RUN_KIND, r0.run_id]);
     assert.equal(jobs.rows[0].n, 0, 'the finished job is gone from the queue');
+  });
+
+  // Hand-worked in exact decimals (decision 0212). 3 × 1.16 kWh at 12.5p is 43.5p exactly, £0.44 half
+  // away from zero; summed in binary floating point it is 43.49999999999999p and would print £0.43.
+  test('figures are exact decimals: a half-penny total rounds up; solar and battery, heat pump hand-worked', async () => {
+    const run = async (study_type: string, inputs: Record<string, string>) => {
+      const c = json(await req('POST', B, admin, { study_type, name: `exact ${study_type}` }));
+      for (const [kind, csv] of Object.entries(inputs)) assert.equal((await req('PUT', `${B}/${c.study_id}/inputs/${kind}`, admin, { csv })).statusCode, 200, kind);
+      const r = json(await req('POST', `${B}/${c.study_id}/runs`, admin));
+      await svc.runDue();
+      const done = json(await req('GET', `${B}/${c.study_id}/runs/${r.run_id}`, viewer));
+      assert.equal(done.status, 'succeeded', done.error);
+      return Object.fromEntries(done.results.figures.map((f: any) => [f.key, f.value]));
+    };
+    const tariff = 'from_period,to_period,p_per_kwh\n1,24,12.5\n25,48,5\n';
+    const audit = await run('depot_savings_audit', {
+      half_hourly_load: 'date,period,kwh\n2026-11-01,1,1.16\n2026-11-01,2,1.16\n2026-11-01,3,1.16\n',
+      tariff,
+    });
+    // 3.48 kWh; 43.5p → £0.44; all at 5p: 17.4p → £0.17; saving 26.1p → £0.26.
+    assert.deepEqual(audit, { energy_kwh: '3.48', actual_cost_gbp: '0.44', cheapest_rate_p_per_kwh: '5.00', cost_all_cheapest_gbp: '0.17', savings_gbp: '0.26' });
+
+    // One day: 1 kWh at 30p and 1 kWh at 20p → 2 kWh, 50p, load-weighted 25 p/kWh; 730 kWh a year.
+    const load = 'date,period,kwh\n2026-11-01,1,1\n2026-11-01,30,1\n';
+    const tariff2 = 'from_period,to_period,p_per_kwh\n1,24,30\n25,48,20\n';
+    const solar = await run('solar_battery', { half_hourly_load: load, tariff: tariff2, site_constraints: 'name,value\nsolar_kwp,4\nbattery_kwh,5\n' });
+    // Solar 4 × 950 = 3,800 kWh, used on site up to 730 kWh at 25p = £182.50; battery 5 × 0.9 × (30 − 20)
+    // × 365 = 16,425p = £164.25; total £346.75.
+    assert.deepEqual(solar, {
+      annual_load_kwh: '730.00', average_rate_p_per_kwh: '25.0000', solar_generation_kwh: '3800.00', solar_self_consumed_kwh: '730.00',
+      solar_saving_gbp: '182.50', battery_saving_gbp: '164.25', total_saving_gbp: '346.75',
+    });
+    const hp = await run('heat_pump_retrofit', {
+      half_hourly_load: load, tariff: tariff2,
+      site_constraints: 'name,value\nheat_demand_kwh_per_year,12000\ngas_p_per_kwh,6.5\nboiler_efficiency,0.9\nheat_pump_scop,3.2\n',
+    });
+    // Gas: 12,000 ÷ 0.9 × 6.5p = 86,666.67p = £866.67; heat pump 12,000 ÷ 3.2 = 3,750 kWh at 25p = £937.50;
+    // saving £866.666… − £937.50 = −£70.83.
+    assert.deepEqual(hp, { gas_cost_gbp: '866.67', heat_pump_kwh: '3750.00', average_rate_p_per_kwh: '25.0000', heat_pump_cost_gbp: '937.50', annual_saving_gbp: '-70.83' });
   });
 
   test('a run whose inputs the model cannot use fails with the reason', async () => {

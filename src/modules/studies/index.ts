@@ -19,7 +19,7 @@ export const studiesModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const studiesDefinition: ModuleDefinition = {
   name: 'studies',
-  dependsOn: ['orgs'],
+  dependsOn: ['orgs', 'market'],
   migrations: migrationsDir(import.meta.url),
   create: studiesModule,
 };

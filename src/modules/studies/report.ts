@@ -2,15 +2,43 @@
 // assets) and the proposal pack: a ZIP of the report, a covering letter and a manifest of SHA-256s.
 import { createHash } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
+import { ukClock, ukOffsetFast } from '../market/index.ts';
 import type { StudyResults } from './model.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 export interface ReportMeta { study_id: string; name: string; run_id: string; finished_at: string; input_versions: Record<string, number> }
 
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** An instant as a person in the UK reads it: "23 November 2026, 10:00 GMT" (BST in summer). */
+export function ukWhen(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const c = ukClock(t);
+  const [y, m, d] = c.date.split('-');
+  const hh = String(Math.floor(c.minute / 60)).padStart(2, '0'), mm = String(c.minute % 60).padStart(2, '0');
+  return `${Number(d)} ${MONTHS[Number(m) - 1]} ${y}, ${hh}:${mm} ${ukOffsetFast(t) ? 'BST' : 'GMT'}`;
+}
+
+/** A round axis step (1, 2 or 5 × 10^k) giving at most five gridlines up to `max`. */
+function niceStep(max: number): number {
+  const raw = max / 5;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= raw)!;
+}
+
 export function barChart(chart: StudyResults['chart']): string {
   const W = 640, H = 240, pad = 40;
-  const max = Math.max(1e-9, ...chart.bars.map((b) => b.value));
+  const top = Math.max(1e-9, ...chart.bars.map((b) => b.value));
+  const step = niceStep(top);
+  const max = Math.ceil(top / step - 1e-9) * step;
+  const ticks: string[] = [];
+  for (let v = 0; v <= max + step / 2; v += step) {
+    const y = (H - pad - (v / max) * (H - pad * 2)).toFixed(1);
+    const text = String(Math.round(v * 1e6) / 1e6);
+    ticks.push(`<line x1="${pad}" y1="${y}" x2="${W - pad}" y2="${y}" stroke="#ddd"/><text x="${pad - 4}" y="${y}" font-size="10" text-anchor="end" dominant-baseline="middle">${esc(text)}</text>`);
+  }
   const n = Math.max(chart.bars.length, 1);
   const bw = (W - pad * 2) / n;
   const bars = chart.bars
@@ -22,8 +50,8 @@ export function barChart(chart: StudyResults['chart']): string {
     })
     .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(chart.title)}">` +
-    `<line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#333"/>` +
-    `<text x="${pad}" y="${pad - 10}" font-size="11">max ${esc(String(Math.round(max * 100) / 100))} ${esc(chart.unit)}</text>${bars}</svg>`;
+    `${ticks.join('')}<line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#333"/>` +
+    `<text x="${pad - 30}" y="${pad - 14}" font-size="11">${esc(chart.unit)}</text>${bars}</svg>`;
 }
 
 export function reportHtml(meta: ReportMeta, r: StudyResults): string {
@@ -34,7 +62,7 @@ export function reportHtml(meta: ReportMeta, r: StudyResults): string {
 <style>body{font-family:system-ui,sans-serif;margin:2rem;color:#111}table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}td.value{text-align:right;font-variant-numeric:tabular-nums}.label{display:inline-block;background:#fde68a;padding:.1rem .5rem;border-radius:.2rem}@media print{body{margin:0}.noprint{display:none}}</style>
 </head><body>
 <h1>${esc(meta.name)}</h1>
-<p><span class="label" data-label="${esc(r.label)}">${esc(r.display_label)}</span> Study ${esc(meta.study_id)}, run ${esc(meta.run_id)}, finished ${esc(meta.finished_at)}.</p>
+<p><span class="label" data-label="${esc(r.label)}">${esc(r.display_label)}</span> Study ${esc(meta.study_id)}, run ${esc(meta.run_id)}, finished <time datetime="${esc(meta.finished_at)}">${esc(ukWhen(meta.finished_at))}</time>.</p>
 <h2>Figures</h2>
 <table id="figures"><thead><tr><th>Figure</th><th>Value</th><th>Unit</th></tr></thead><tbody>
 ${rows}
@@ -54,7 +82,7 @@ export function coveringLetter(meta: ReportMeta, r: StudyResults): string {
     '',
     'Dear reader,',
     '',
-    `Enclosed is the report of study ${meta.study_id} (run ${meta.run_id}, ${meta.finished_at}).`,
+    `Enclosed is the report of study ${meta.study_id} (run ${meta.run_id}, finished ${ukWhen(meta.finished_at)}).`,
     `Its figures are marked "${r.display_label}" (${r.label}): they come from the model and the inputs stated in the report.`,
     '',
     ...lines,
