@@ -53,12 +53,17 @@ export interface AppDeps {
   scopes: Readonly<Record<string, string>>;
 }
 
-/** A limit an operation names in `rateLimit`: `limit` requests per window, counted per organisation. */
+/**
+ * A limit an operation names in `rateLimit`: `limit` requests per window, counted per organisation
+ * (after authentication), or per source address (`per: 'address'`, before any credential or body is
+ * looked at: what a public form needs).
+ */
 export interface LimitClass {
   /** The policy name in 429 counts and cache keys. */
   policy: string;
   limit: number;
   windowMs: number;
+  per?: 'organisation' | 'address';
 }
 
 export interface ModuleInstance {

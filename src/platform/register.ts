@@ -105,7 +105,7 @@ async function applyLimits(req: FastifyRequest, reply: FastifyReply, op: Operati
     refuseIfLimited(deps, 'user', r);
   }
   const cls = op.rateLimit && op.rateLimit !== 'auth' ? deps.limitClasses[op.rateLimit] : undefined;
-  if (cls) {
+  if (cls && cls.per !== 'address') {
     const r = await deps.limiter.check({ name: cls.policy, limit: cls.limit, windowMs: cls.windowMs }, ctx.orgId);
     refuseIfLimited(deps, cls.policy, r);
   }
@@ -196,6 +196,11 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
           ipOf(req),
         );
         refuseIfLimited(deps, 'anon', r);
+      }
+      const perAddress = op.rateLimit && op.rateLimit !== 'auth' ? deps.limitClasses[op.rateLimit] : undefined;
+      if (perAddress?.per === 'address') {
+        const r = await deps.limiter.check({ name: perAddress.policy, limit: perAddress.limit, windowMs: perAddress.windowMs }, ipOf(req));
+        refuseIfLimited(deps, perAddress.policy, r);
       }
       req.ctx = await authenticateCounted(req, op, deps);
       await applyGates(req.ctx, op, deps);

@@ -2,9 +2,9 @@
 // contact and a task in the one organisation the deployment names (decision 0222).
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { AppError, errors } from '../../platform/errors.ts';
+import { AppError } from '../../platform/errors.ts';
 import { defineOperation } from '../../platform/operation.ts';
-import type { RateLimiter } from '../../platform/rate-limit.ts';
+import type { LimitClass } from '../../platform/module.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CrmConfig } from './config.ts';
 import { crmErrors } from './errors.ts';
@@ -28,7 +28,11 @@ export const IntakeBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function intakeOperation(crm: Crm, deps: { config: CrmConfig; limiter: RateLimiter; clock: Clock }) {
+/** The intake's limit class: CRM_INTAKE_PER_HOUR requests an hour per source address, counted by the platform. */
+export const INTAKE_LIMIT = 'crm-intake';
+export const intakeLimitClass = (config: CrmConfig): LimitClass => ({ policy: 'crm-intake', limit: config.intakePerHourPerAddress, windowMs: HOUR, per: 'address' });
+
+export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Clock }) {
   return defineOperation({
     operationId: 'requestCapacityCheck',
     method: 'POST',
@@ -40,6 +44,7 @@ export function intakeOperation(crm: Crm, deps: { config: CrmConfig; limiter: Ra
     tags: ['crm'],
     status: 'awaiting-migration',
     access: { kind: 'public' },
+    rateLimit: INTAKE_LIMIT,
     successStatus: 202,
     schema: {
       body: IntakeBody,
@@ -51,11 +56,9 @@ export function intakeOperation(crm: Crm, deps: { config: CrmConfig; limiter: Ra
         }),
       },
     },
-    handler: async ({ body, ctx, reply }: any) => {
+    handler: async ({ body, reply }: any) => {
       const orgId = deps.config.intakeOrgId;
       if (!orgId) throw crmErrors.intakeUnconfigured();
-      const r = await deps.limiter.check({ name: 'crm-intake', limit: deps.config.intakePerHourPerAddress, windowMs: HOUR }, ctx.ip);
-      if (!r.allowed) throw errors.rateLimited(r.resetSeconds);
       reply.code(202);
       const answer = { received: true as const, reference: `req_${randomUUID()}`, detail: 'Thank you: we will be in touch about your depot capacity study' };
       // A filled honeypot: the same answer, nothing written.
