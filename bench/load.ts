@@ -30,10 +30,9 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { connect } from 'nats';
 import { makeRecord } from './lib/records.ts';
 import { fmt, machine, mib, pinSelf, summary } from './lib/stats.ts';
-import { connectionsTo, createDatabase, freePort, onCleanup, runMain, sleep, tempDir } from './faults/lib/servers.ts';
+import { connectionsTo, createDatabase, freePort, removeBusStreamAtEnd, runMain, sleep, tempDir } from './faults/lib/servers.ts';
 import { baseEnv, serviceProcess, type ServiceProcess } from './faults/lib/service.ts';
 import { cli, createApiKey, createReport, envInt, login, newSecret, request, rng, showTally, tally, type Answer } from './faults/lib/client.ts';
 
@@ -289,13 +288,7 @@ async function setup(): Promise<Env & { databaseUrl: string; namespace: string }
     RATE_LIMIT_DEVTOOLS_PER_MIN: '100000',
   };
   // The live stream of this namespace is removed at the end (main.ts keeps streams on shutdown).
-  onCleanup('nats stream', async () => {
-    const nc = await connect({ servers: NATS_URL.replace(/^nats:\/\//, ''), timeout: 2000 }).catch(() => undefined);
-    if (!nc) return;
-    const jsm = await nc.jetstreamManager();
-    await jsm.streams.delete(`${namespace}_BUS`).catch(() => false);
-    await nc.close();
-  });
+  removeBusStreamAtEnd(NATS_URL, namespace);
   await cli(['org', 'create', '--id', ORG, '--name', 'Load'], env);
   const emails: string[] = [];
   for (let u = 0; u < USERS; u++) {

@@ -9,6 +9,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
+import { connect as natsConnect } from 'nats';
+
+/**
+ * Removes the run's NATS JetStream stream (`<namespace>_BUS`) at the end: the service keeps its
+ * streams on shutdown, so a run on the shared NATS server deletes its own namespace's stream.
+ */
+export function removeBusStreamAtEnd(natsUrl: string, namespace: string): void {
+  onCleanup('nats stream', async () => {
+    const nc = await natsConnect({ servers: natsUrl.replace(/^nats:\/\//, ''), timeout: 2000 }).catch(() => undefined);
+    if (!nc) return;
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(`${namespace}_BUS`).catch(() => false);
+    await nc.close();
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // Cleanup: every private server, temp dir, database and child registers how to undo itself.
