@@ -248,3 +248,29 @@ test('sites under control; refusals', async () => {
 test('every decision recorded in this file replays to the same result', async () => {
   assert.ok((await replayAll(svc, viewer)) > 20);
 });
+
+test('retention: idle scheduled iterations older than 7 days go with their decisions; acting and manual ones stay', async () => {
+  const list = async () => (await ok(svc, viewer, 'GET', `/api/hardware/ems/export-limit/${SITE}/events?limit=200`)).events;
+  const before = await list();
+  const idle = before.filter((e: any) => e.trigger === 'schedule' && e.action === 'none');
+  const kept = before.filter((e: any) => !(e.trigger === 'schedule' && e.action === 'none'));
+  assert.ok(idle.length > 0 && kept.some((e: any) => e.trigger === 'schedule'), 'the day had idle and acting ticks');
+  assert.ok(kept.some((e: any) => e.trigger !== 'schedule'), 'and a run on demand');
+  // Six days on: nothing is old enough yet.
+  const last = Math.max(...before.map((e: any) => Date.parse(e.at)));
+  clockOf(svc).set(new Date(last + 6 * 86_400_000));
+  await svc.runDue();
+  const six = await list();
+  for (const e of before) assert.ok(six.some((x: any) => x.event_id === e.event_id), `kept at 6 days: ${e.event_id}`);
+  // Eight days on: the idle ticks of that day are gone, their decisions too; the rest is whole.
+  clockOf(svc).set(new Date(last + 8 * 86_400_000 + 3_600_000));
+  await svc.runDue();
+  const after = await list();
+  for (const e of idle) assert.ok(!after.some((x: any) => x.event_id === e.event_id), `idle tick ${e.tick_at} purged`);
+  for (const e of kept) assert.ok(after.some((x: any) => x.event_id === e.event_id), `kept: ${e.trigger} ${e.action} ${e.at}`);
+  assertRefused(await call(svc, viewer, 'GET', `/api/hardware/ems/decisions/${idle[0].decision_id}`), 404, 'Decision not found');
+  const d = await ok(svc, viewer, 'GET', `/api/hardware/ems/decisions/${kept[0].decision_id}`);
+  assert.equal(d.decision_id, kept[0].decision_id);
+  // The loop goes on writing new iterations (recent, so kept) after the purge.
+  assert.ok(after.some((x: any) => Date.parse(x.at) > last + 8 * 86_400_000));
+});

@@ -10,6 +10,8 @@ import { createControl, LOOP_EVERY_MS, type Control, type DecisionEntry, type Re
 import { createGrid } from './grid.ts';
 import { controlOperations } from './routes.ts';
 import { CONTROL_ERROR_DOCS } from './errors.ts';
+import { controlConfig } from './config.ts';
+import { sectionOf } from '../../core/config-section.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
 /**
@@ -38,6 +40,7 @@ const CONTROL = serviceKey<Control>('control.instance');
 
 export const controlModule: ModuleFactory = (deps) => {
   const c = deps.services.get(CONTROL);
+  const settings = sectionOf(deps.config, controlConfig);
   const g = createGrid({ db: deps.db, clock: deps.clock, control: c, registry: deps.services.get(REGISTRY_SITES), telemetry: deps.services.get(TELEMETRY_READS) });
   return {
     name: 'control',
@@ -49,7 +52,11 @@ export const controlModule: ModuleFactory = (deps) => {
     errors: CONTROL_ERROR_DOCS,
     operations: controlOperations(c, g),
     background: {
-      schedules: [{ kind: 'control.export-limit', everyMs: LOOP_EVERY_MS, run: async () => void (await c.tick()) }],
+      schedules: [
+        { kind: 'control.export-limit', everyMs: LOOP_EVERY_MS, run: async () => void (await c.tick()) },
+        // The loop writes an iteration every 30 s per site: idle ones are not kept for ever (decision 0186).
+        { kind: 'control.retention', everyMs: 3_600_000, run: async () => void (await c.purgeIdleTicks(settings.idleTickRetentionDays)) },
+      ],
     },
   };
 };
@@ -59,6 +66,7 @@ export const controlDefinition: ModuleDefinition = {
   name: 'control',
   dependsOn: ['orgs', 'registry', 'telemetry'],
   migrations: migrationsDir(import.meta.url),
+  config: controlConfig,
   provides: (deps, registry) => {
     const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES), writer: registry.get(TELEMETRY_WRITER), log: deps.log });
     registry.provide(CONTROL, c);

@@ -589,6 +589,11 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       return { ran };
     },
 
+    /** Retention: idle scheduled iterations older than `days` go, with their decisions. */
+    async purgeIdleTicks(days: number): Promise<number> {
+      return eventStore.purgeIdleTicks(deps.work, new Date(clock.now().getTime() - days * 86_400_000));
+    },
+
     async events(ctx: RequestContext, siteId: string, query: { limit?: number; cursor?: string }) {
       await requireSite(db, ctx.orgId, siteId);
       const limit = query.limit ?? 50;

@@ -280,6 +280,28 @@ export const eventStore = {
     if (f.before) w.push(`(${EV_POS}, event_id::text) < ($${p.push(f.before.t)}, $${p.push(f.before.id)})`);
     return (await q.query<EventRow & { pos: string }>(`select *, ${EV_POS} as pos from control_export_events where ${w.join(' and ')} order by ${EV_POS} desc, event_id::text desc limit ${f.limit + 1}`, p)).rows;
   },
+  /**
+   * Retention (every organisation; the background connection): deletes scheduled iterations that
+   * sent nothing (`action` none) from before `before`, with their decisions, in batches. Iterations
+   * that acted, manual runs and every other decision are kept.
+   */
+  async purgeIdleTicks(q: Queryable, before: Date, batch = 5000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await q.query<{ n: number }>(
+        `with gone as (
+           delete from control_export_events where event_id in (
+             select event_id from control_export_events where tick_at is not null and action = 'none' and "at" < $1 limit ${batch})
+           returning org_id, decision_id),
+         d as (delete from control_decisions c using gone where c.org_id = gone.org_id and c.decision_id = gone.decision_id returning 1)
+         select (select count(*) from gone)::int as n`,
+        [before],
+      );
+      const n = r.rows[0]?.n ?? 0;
+      total += n;
+      if (n < batch) return total;
+    }
+  },
   async lastBySite(q: Queryable, orgId: string): Promise<Map<string, { at: Date; outcome: string }>> {
     const r = await q.query<{ site_id: string; at: Date; outcome: string }>(
       'select distinct on (site_id) site_id, "at", outcome from control_export_events where org_id = $1 order by site_id, "at" desc',
