@@ -251,9 +251,17 @@ function spans(dates: string[]): string {
 export function unitRatesAt(versions: readonly CompiledVersion[], starts: readonly number[]): { rates: string[]; versions: number[] } | { problem: string } {
   const rates: string[] = [];
   const used = new Set<number>();
+  // The version in force is looked up once per UK day (half hours come in order), and each
+  // VAT-inclusive rate is worked out once per version and band.
+  let day = '';
+  let v: CompiledVersion | undefined;
+  const incl = new Map<string, string>();
   for (const t of starts) {
     const clock = ukClock(t);
-    const v = versions.find((x) => x.effective_from <= clock.date && (x.until === null || clock.date < x.until));
+    if (clock.date !== day) {
+      day = clock.date;
+      v = versions.find((x) => x.effective_from <= day && (x.until === null || day < x.until));
+    }
     if (!v) return { problem: `no version of the tariff is in force on ${clock.date} (UK)` };
     const ur = v.terms.unit_rates;
     let rate: string;
@@ -261,7 +269,10 @@ export function unitRatesAt(versions: readonly CompiledVersion[], starts: readon
     else if (ur.type === 'time_of_use' && v.schedule) rate = ur.rates[bandAt(v.schedule, clock.minute, clock.weekday)];
     else return { problem: `version ${v.version} is a dynamic tariff: its unit rates are the market's half-hourly prices (use the agile source)` };
     used.add(v.version);
-    rates.push(incVat(q(rate), q(v.terms.vat_rate_percent)));
+    const key = `${v.version}|${rate}`;
+    let r = incl.get(key);
+    if (r === undefined) incl.set(key, (r = incVat(q(rate), q(v.terms.vat_rate_percent))));
+    rates.push(r);
   }
   return { rates, versions: [...used].sort((a, b) => a - b) };
 }
