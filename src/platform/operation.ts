@@ -123,3 +123,16 @@ export type Operation = OperationDef<OpSchemas>;
 export function defineOperation<S extends OpSchemas>(def: OperationDef<S>): Operation {
   return def as unknown as Operation;
 }
+
+/** Members a module may fix for all its operations. */
+type Shared = Pick<OperationDef, 'tags' | 'status' | 'module'>;
+
+/**
+ * `defineOperation` with members a module shares across its operations (tags, status label, module
+ * gate) filled in, keeping TypeBox's typing of each handler's input:
+ * `const op = withDefaults({ tags: ['field'], status: 'live', module: 'field' })`.
+ */
+export function withDefaults<D extends Partial<Shared>>(defaults: D) {
+  return <S extends OpSchemas>(def: Omit<OperationDef<S>, keyof D> & Partial<Shared>): Operation =>
+    defineOperation<S>({ ...defaults, ...def } as unknown as OperationDef<S>);
+}

@@ -56,7 +56,7 @@ export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Cloc
         }),
       },
     },
-    handler: async ({ body, reply }: any) => {
+    handler: async ({ body, reply }) => {
       const orgId = deps.config.intakeOrgId;
       if (!orgId) throw crmErrors.intakeUnconfigured();
       reply.code(202);
@@ -75,5 +75,5 @@ export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Cloc
       }
       return answer;
     },
-  } as never);
+  });
 }

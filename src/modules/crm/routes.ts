@@ -1,6 +1,6 @@
 // CRM operations (endpoints.md 4.8, module `crm`, all awaiting-migration), base /api/notifications/crm.
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
+import { withDefaults } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
 import { CursorParam, LimitParam, Money, Page, Timestamp } from '../../platform/schema-kit.ts';
 import type { Crm } from './service.ts';
@@ -16,7 +16,7 @@ const paging = { limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cu
 const idParam = (name: string) => Type.Object({ [name]: S.Id });
 
 export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createTrackerImport>) {
-  const op = (d: Record<string, unknown>) => defineOperation({ ...d, tags, status: 'awaiting-migration', module: 'crm' } as never);
+  const op = withDefaults({ tags, status: 'awaiting-migration', module: 'crm' });
   const noContent = { 204: Type.Null({ description: 'Deleted' }) };
   return [
     op({
@@ -28,7 +28,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: read,
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: S.Settings } },
-      handler: async ({ ctx }: any) => crm.getSettings(ctx),
+      handler: async ({ ctx }) => crm.getSettings(ctx),
     }),
     op({
       operationId: 'updateCrmSettings',
@@ -38,7 +38,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Open stages in order with their win probability (won and lost are always there). A stage deals are still in cannot be removed (409).',
       access: configure,
       schema: { body: S.SettingsBody, response: { 200: S.Settings } },
-      handler: async ({ ctx, body }: any) => crm.putSettings(ctx, body),
+      handler: async ({ ctx, body }) => crm.putSettings(ctx, body),
     }),
     op({
       operationId: 'getCrmForecast',
@@ -66,7 +66,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
           }),
         },
       },
-      handler: async ({ ctx }: any) => crm.forecast(ctx),
+      handler: async ({ ctx }) => crm.forecast(ctx),
     }),
     // Accounts
     op({
@@ -77,7 +77,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Filter by kind; cursor paging (limit, cursor).',
       access: read,
       schema: { query: Type.Object({ kind: Type.Optional(S.AccountKind), ...paging }), response: { 200: Page('accounts', S.Account) } },
-      handler: async ({ ctx, query }: any) => crm.listAccounts(ctx, query),
+      handler: async ({ ctx, query }) => crm.listAccounts(ctx, query),
     }),
     op({
       operationId: 'createCrmAccount',
@@ -88,7 +88,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: write,
       successStatus: 201,
       schema: { body: S.AccountBody, response: { 201: S.Account } },
-      handler: async ({ ctx, body }: any) => crm.createAccount(ctx, body),
+      handler: async ({ ctx, body }) => crm.createAccount(ctx, body),
     }),
     op({
       operationId: 'getCrmAccount',
@@ -98,7 +98,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: "404 for another organisation's account.",
       access: read,
       schema: { params: idParam('account_id'), response: { 200: S.Account } },
-      handler: async ({ ctx, params }: any) => crm.getAccount(ctx, params.account_id),
+      handler: async ({ ctx, params }) => crm.getAccount(ctx, params.account_id),
     }),
     op({
       operationId: 'updateCrmAccount',
@@ -108,7 +108,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Only the members given change.',
       access: write,
       schema: { params: idParam('account_id'), body: S.AccountPatch, response: { 200: S.Account } },
-      handler: async ({ ctx, params, body }: any) => crm.patchAccount(ctx, params.account_id, body),
+      handler: async ({ ctx, params, body }) => crm.patchAccount(ctx, params.account_id, body),
     }),
     op({
       operationId: 'deleteCrmAccount',
@@ -119,7 +119,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: configure,
       successStatus: 204,
       schema: { params: idParam('account_id'), response: noContent },
-      handler: async ({ ctx, params, reply }: any) => {
+      handler: async ({ ctx, params, reply }) => {
         await crm.deleteAccount(ctx, params.account_id);
         reply.code(204);
         return null;
@@ -134,7 +134,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Erased contacts are left out unless include_erased=true (they then show no personal field).',
       access: read,
       schema: { query: Type.Object({ account_id: Type.Optional(S.Id), include_erased: Type.Optional(Type.Boolean()), ...paging }), response: { 200: Page('contacts', S.Contact) } },
-      handler: async ({ ctx, query }: any) => crm.listContacts(ctx, query),
+      handler: async ({ ctx, query }) => crm.listContacts(ctx, query),
     }),
     op({
       operationId: 'createCrmContact',
@@ -145,7 +145,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: write,
       successStatus: 201,
       schema: { body: S.ContactBody, response: { 201: S.Contact } },
-      handler: async ({ ctx, body }: any) => crm.createContact(ctx, body),
+      handler: async ({ ctx, body }) => crm.createContact(ctx, body),
     }),
     op({
       operationId: 'getCrmContact',
@@ -155,7 +155,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'An erased contact shows erased: true and no personal field.',
       access: read,
       schema: { params: idParam('contact_id'), response: { 200: S.Contact } },
-      handler: async ({ ctx, params }: any) => crm.getContact(ctx, params.contact_id),
+      handler: async ({ ctx, params }) => crm.getContact(ctx, params.contact_id),
     }),
     op({
       operationId: 'updateCrmContact',
@@ -165,7 +165,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Opt-out cannot be undone here. An erased contact cannot be changed (409).',
       access: write,
       schema: { params: idParam('contact_id'), body: S.ContactPatch, response: { 200: S.Contact } },
-      handler: async ({ ctx, params, body }: any) => crm.patchContact(ctx, params.contact_id, body),
+      handler: async ({ ctx, params, body }) => crm.patchContact(ctx, params.contact_id, body),
     }),
     op({
       operationId: 'optOutCrmContact',
@@ -175,7 +175,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Adds the address and number to the suppression list (salted hashes). Idempotent.',
       access: write,
       schema: { params: idParam('contact_id'), response: { 200: S.Contact } },
-      handler: async ({ ctx, params }: any) => crm.optOut(ctx, params.contact_id),
+      handler: async ({ ctx, params }) => crm.optOut(ctx, params.contact_id),
     }),
     op({
       operationId: 'eraseCrmContact',
@@ -186,7 +186,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
         "Clears the contact's name, email, phone and job title, the notes of activities with them, every mention of the name, address or number in other CRM texts and in the audit log's details; keeps only salted hashes so they stay suppressed. Answers what was erased.",
       access: configure,
       schema: { params: idParam('contact_id'), response: { 200: S.Erasure } },
-      handler: async ({ ctx, params }: any) => crm.erase(ctx, params.contact_id),
+      handler: async ({ ctx, params }) => crm.erase(ctx, params.contact_id),
     }),
     op({
       operationId: 'draftCrmOutreach',
@@ -209,7 +209,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
           }),
         },
       },
-      handler: async ({ ctx, params, body }: any) => crm.outreachDraft(ctx, params.contact_id, body),
+      handler: async ({ ctx, params, body }) => crm.outreachDraft(ctx, params.contact_id, body),
     }),
     // Deals
     op({
@@ -220,7 +220,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Filter by account or stage; cursor paging.',
       access: read,
       schema: { query: Type.Object({ account_id: Type.Optional(S.Id), stage: Type.Optional(S.StageName), ...paging }), response: { 200: Page('deals', S.Deal) } },
-      handler: async ({ ctx, query }: any) => crm.listDeals(ctx, query),
+      handler: async ({ ctx, query }) => crm.listDeals(ctx, query),
     }),
     op({
       operationId: 'createCrmDeal',
@@ -231,7 +231,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: write,
       successStatus: 201,
       schema: { body: S.DealBody, response: { 201: S.DealWithMoves } },
-      handler: async ({ ctx, body }: any) => crm.createDeal(ctx, body),
+      handler: async ({ ctx, body }) => crm.createDeal(ctx, body),
     }),
     op({
       operationId: 'getCrmDeal',
@@ -241,7 +241,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'With every stage move, oldest first.',
       access: read,
       schema: { params: idParam('deal_id'), response: { 200: S.DealWithMoves } },
-      handler: async ({ ctx, params }: any) => crm.getDeal(ctx, params.deal_id),
+      handler: async ({ ctx, params }) => crm.getDeal(ctx, params.deal_id),
     }),
     op({
       operationId: 'updateCrmDeal',
@@ -251,7 +251,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Title, value, contact and expected close; the stage moves only through deals/{deal_id}/stage.',
       access: write,
       schema: { params: idParam('deal_id'), body: S.DealPatch, response: { 200: S.DealWithMoves } },
-      handler: async ({ ctx, params, body }: any) => crm.patchDeal(ctx, params.deal_id, body),
+      handler: async ({ ctx, params, body }) => crm.patchDeal(ctx, params.deal_id, body),
     }),
     op({
       operationId: 'deleteCrmDeal',
@@ -262,7 +262,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: configure,
       successStatus: 204,
       schema: { params: idParam('deal_id'), response: noContent },
-      handler: async ({ ctx, params, reply }: any) => {
+      handler: async ({ ctx, params, reply }) => {
         await crm.deleteDeal(ctx, params.deal_id);
         reply.code(204);
         return null;
@@ -280,7 +280,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
         body: Type.Object({ stage: S.StageName, reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }),
         response: { 200: S.DealWithMoves },
       },
-      handler: async ({ ctx, params, body }: any) => crm.moveStage(ctx, params.deal_id, body),
+      handler: async ({ ctx, params, body }) => crm.moveStage(ctx, params.deal_id, body),
     }),
     // Activities
     op({
@@ -294,7 +294,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
         query: Type.Object({ account_id: Type.Optional(S.Id), contact_id: Type.Optional(S.Id), deal_id: Type.Optional(S.Id), kind: Type.Optional(S.ActivityKind), ...paging }),
         response: { 200: Page('activities', S.Activity) },
       },
-      handler: async ({ ctx, query }: any) => crm.listActivities(ctx, query),
+      handler: async ({ ctx, query }) => crm.listActivities(ctx, query),
     }),
     op({
       operationId: 'createCrmActivity',
@@ -305,7 +305,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: write,
       successStatus: 201,
       schema: { body: S.ActivityBody, response: { 201: S.Activity } },
-      handler: async ({ ctx, body }: any) => crm.createActivity(ctx, body),
+      handler: async ({ ctx, body }) => crm.createActivity(ctx, body),
     }),
     op({
       operationId: 'deleteCrmActivity',
@@ -316,7 +316,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: write,
       successStatus: 204,
       schema: { params: idParam('activity_id'), response: noContent },
-      handler: async ({ ctx, params, reply }: any) => {
+      handler: async ({ ctx, params, reply }) => {
         await crm.deleteActivity(ctx, params.activity_id);
         reply.code(204);
         return null;
@@ -334,7 +334,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
         query: Type.Object({ account_id: Type.Optional(S.Id), deal_id: Type.Optional(S.Id), assignee_id: Type.Optional(S.Id), done: Type.Optional(Type.Boolean()), ...paging }),
         response: { 200: Page('tasks', S.Task) },
       },
-      handler: async ({ ctx, query }: any) => crm.listTasks(ctx, query),
+      handler: async ({ ctx, query }) => crm.listTasks(ctx, query),
     }),
     op({
       operationId: 'createCrmTask',
@@ -345,7 +345,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: write,
       successStatus: 201,
       schema: { body: S.TaskBody, response: { 201: S.Task } },
-      handler: async ({ ctx, body }: any) => crm.createTask(ctx, body),
+      handler: async ({ ctx, body }) => crm.createTask(ctx, body),
     }),
     op({
       operationId: 'listCrmTasksDue',
@@ -358,7 +358,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
         query: Type.Object({ within_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 24 * 90, description: 'Window from now, hours; default 24' })) }),
         response: { 200: Type.Object({ as_of: Timestamp, until: Timestamp, tasks: Type.Array(Type.Object({ ...S.Task.properties, overdue: Type.Boolean() })) }) },
       },
-      handler: async ({ ctx, query }: any) => crm.dueTasks(ctx, query),
+      handler: async ({ ctx, query }) => crm.dueTasks(ctx, query),
     }),
     op({
       operationId: 'updateCrmTask',
@@ -368,7 +368,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'done: true closes the task (done_at kept on a repeat); done: false reopens it.',
       access: write,
       schema: { params: idParam('task_id'), body: S.TaskPatch, response: { 200: S.Task } },
-      handler: async ({ ctx, params, body }: any) => crm.patchTask(ctx, params.task_id, body),
+      handler: async ({ ctx, params, body }) => crm.patchTask(ctx, params.task_id, body),
     }),
     op({
       operationId: 'importCrmTracker',
@@ -397,7 +397,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
           }),
         },
       },
-      handler: async ({ ctx, body }: any) => importTracker(ctx, body),
+      handler: async ({ ctx, body }) => importTracker(ctx, body),
     }),
     // Retention
     op({
@@ -417,7 +417,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
           }),
         },
       },
-      handler: async ({ ctx }: any) => crm.retentionPreview(ctx),
+      handler: async ({ ctx }) => crm.retentionPreview(ctx),
     }),
     op({
       operationId: 'runCrmRetention',
@@ -427,7 +427,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Erases each contact the preview lists, in one transaction, and records the run in the audit log.',
       access: configure,
       schema: { response: { 200: Type.Object({ as_of: Timestamp, retention_days: Type.Integer(), cutoff: Timestamp, erased: Type.Array(S.Erasure) }) } },
-      handler: async ({ ctx }: any) => crm.retentionRun(ctx),
+      handler: async ({ ctx }) => crm.retentionRun(ctx),
     }),
   ];
 }

@@ -1,6 +1,6 @@
 // Field operations (endpoints.md 4.5, module `field`), base /api/hardware/field.
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
+import { withDefaults } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
 import { CursorParam, LimitParam, Page, Timestamp } from '../../platform/schema-kit.ts';
 import { BANK_HOLIDAYS, CALENDAR_YEARS } from './calendar.ts';
@@ -48,7 +48,7 @@ const SLA_METHOD =
 
 export function fieldOperations(field: Field) {
   // Every field operation: tag field, live, module field (403 `Module not enabled: field` without it).
-  const op = (d: Record<string, unknown>) => defineOperation({ ...d, tags, status: 'live', module: 'field' } as never);
+  const op = withDefaults({ tags, status: 'live', module: 'field' });
   return [
     op({
       operationId: 'getFieldVocabulary',
