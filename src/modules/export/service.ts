@@ -26,6 +26,32 @@ export const exportErrors = {
   expired: () => new AppError(410, 'Export expired: its files were deleted', { code: 'export_expired' }),
 };
 
+const NEEDS_QUOTES = /[",\r\n]/;
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A chunk's JSON Lines as CSV records (csvField's rules: formula-safe text, RFC 4180 quoting), one array join a chunk. */
+function csvChunk(body: string, columns: readonly string[]): string {
+  const out: string[] = [];
+  let at = 0;
+  for (;;) {
+    const nl = body.indexOf('\n', at);
+    if (nl < 0) break;
+    const row = JSON.parse(body.slice(at, nl)) as Record<string, unknown>;
+    at = nl + 1;
+    for (let i = 0; i < columns.length; i++) {
+      const v = row[columns[i]];
+      let cell: string;
+      if (v === null || v === undefined) cell = '';
+      else if (typeof v === 'string') cell = FORMULA_START.test(v) ? `'${v}` : v;
+      else if (typeof v === 'object') cell = JSON.stringify(v);
+      else cell = String(v);
+      if (typeof v !== 'number' && NEEDS_QUOTES.test(cell)) cell = `"${cell.replace(/"/g, '""')}"`;
+      out.push(i === columns.length - 1 ? `${cell}\r\n` : `${cell},`);
+    }
+  }
+  return out.join('');
+}
+
 function jobView(j: store.JobRow) {
   const expected = Number(j.rows_expected);
   const written = Number(j.rows_written);
@@ -104,15 +130,13 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
             return 'done' as const;
           }
           const coll = byName.get(j.collections[pos.c]);
-          const page = coll ? await coll.page(q, orgId, period, pos.after, settings.chunkRows) : { rows: [], last: null };
-          if (!page.rows.length) {
+          const page = coll ? await coll.lines(q, orgId, period, pos.after, settings.chunkRows) : { body: '', rows: 0, last: null };
+          if (!page.rows) {
             pos = { c: pos.c + 1, after: null, seq: pos.seq };
             continue;
           }
-          let body = '';
-          for (const r of page.rows) body += `${JSON.stringify(r)}\n`;
-          await store.insertChunk(q, orgId, jobId, pos.seq, coll!.name, page.rows.length, body);
-          await store.advance(q, orgId, jobId, { c: pos.c, after: page.last, seq: pos.seq + 1 }, page.rows.length, Buffer.byteLength(body), now);
+          await store.insertChunk(q, orgId, jobId, pos.seq, coll!.name, page.rows, page.body);
+          await store.advance(q, orgId, jobId, { c: pos.c, after: page.last, seq: pos.seq + 1 }, page.rows, Buffer.byteLength(page.body), now);
           return 'chunk' as const;
         }
       });
@@ -160,16 +184,9 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
       const orgId = ctx.orgId;
       return (async function* () {
         for await (const c of chunks(orgId, j.job_id)) {
+          // Each line wrapped with native split/join (no per-line concatenation): `{"collection":…,"row":<line>}`.
           const prefix = `{"collection":${JSON.stringify(c.collection)},"row":`;
-          let out = '';
-          let at = 0;
-          for (;;) {
-            const nl = c.body.indexOf('\n', at);
-            if (nl < 0) break;
-            out += `${prefix}${c.body.slice(at, nl)}}\n`;
-            at = nl + 1;
-          }
-          yield out;
+          yield `${prefix}${c.body.slice(0, -1).split('\n').join(`}\n${prefix}`)}}\n`;
         }
       })();
     },
@@ -188,13 +205,7 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
             yield c.body;
             continue;
           }
-          let out = '';
-          for (const line of c.body.split('\n')) {
-            if (!line) continue;
-            const row = JSON.parse(line) as Record<string, unknown>;
-            out += csvRecord(coll.columns.map((k) => { const v = row[k]; return v !== null && typeof v === 'object' ? JSON.stringify(v) : v; }));
-          }
-          yield out;
+          yield csvChunk(c.body, coll.columns);
         }
       };
       return { format: fmt, jobId: j.job_id, stream: gen() };

@@ -1,6 +1,7 @@
 // SQL of the statements module: baselines and signed statements. Every query filters on org_id,
 // except the public lookup by statement hash (the hash is the handle its holder was given).
 import type { Queryable } from '../../infra/db/index.ts';
+import { columnsOf, sqlExportable } from '../../platform/exportable.ts';
 
 export interface BaselineRow {
   baseline_id: string;
@@ -100,41 +101,27 @@ export async function statementByHash(q: Queryable, hash: string): Promise<State
 }
 
 // ---- Export (the export module asks through STATEMENTS_EXPORTABLE) -------------------------------
-type Period = { from: Date | null; to: Date | null };
-
-function periodWhere(col: string, p: Period, params: unknown[]) {
-  let w = '';
-  if (p.from) {
-    params.push(p.from);
-    w += ` and ${col} >= $${params.length}`;
-  }
-  if (p.to) {
-    params.push(p.to);
-    w += ` and ${col} < $${params.length}`;
-  }
-  return w;
-}
-
-export async function countFor(q: Queryable, table: 'baselines' | 'statements', orgId: string, p: Period): Promise<number> {
-  const params: unknown[] = [orgId];
-  const [t, col] = table === 'baselines' ? ['statement_baselines', 'proposed_at'] : ['statement_statements', 'issued_at'];
-  const r = await q.query<{ n: number }>(`select count(*)::int as n from ${t} where org_id = $1${periodWhere(col, p, params)}`, params);
-  return r.rows[0].n;
-}
-
-/** Rows in id order after `after` (ids are unique per organisation). */
-export async function exportPage(q: Queryable, table: 'baselines' | 'statements', orgId: string, p: Period, after: string | null, limit: number) {
-  const params: unknown[] = [orgId];
-  const [t, col, id, cols] =
-    table === 'baselines'
-      ? ['statement_baselines', 'proposed_at', 'baseline_id', B_COLS]
-      : ['statement_statements', 'issued_at', 'statement_id', `${S_COLS}, to_char(period_from, 'YYYY-MM-DD') as period_from, to_char(period_to, 'YYYY-MM-DD') as period_to, issued_by`];
-  let w = periodWhere(col, p, params);
-  if (after !== null) {
-    params.push(after);
-    w += ` and ${id} > $${params.length}`;
-  }
-  params.push(limit);
-  const r = await q.query<Record<string, unknown>>(`select ${cols} from ${t} where org_id = $1${w} order by ${id} limit $${params.length}`, params);
-  return { rows: r.rows, last: r.rows.length ? String(r.rows[r.rows.length - 1][id]) : null };
-}
+/** Baselines and statements for the organisation's export, each row JSON text from the database (decision 0206). */
+export const statementExportables = [
+  sqlExportable({
+    name: 'statements.baselines',
+    description: 'Fleet savings baselines: reference period, figures, tariff, who proposed, agreed or withdrawn them and when.',
+    table: 'statement_baselines',
+    members: columnsOf('statement_baselines', [
+      'baseline_id', 'site_id', 'method', 'reference_from:day', 'reference_to:day', 'figures', 'tariff_pence_per_kwh:text', 'note', 'status',
+      'proposed_by', 'proposed_at:iso', 'agreed_by', 'agreed_at:iso', 'withdrawn_by', 'withdrawn_at:iso', 'withdrawn_reason',
+    ]),
+    period: ['proposed_at', 'statement_baselines.proposed_at'],
+    key: [['statement_baselines.baseline_id', 'text']],
+  }),
+  sqlExportable({
+    name: 'statements.statements',
+    description: 'Signed fleet savings statements: the signed body, signature, hash and key of each.',
+    table: 'statement_statements',
+    members: columnsOf('statement_statements', [
+      'statement_id', 'site_id', 'baseline_id', 'statement_hash', 'signed_body', 'signature', 'kid', 'issued_at:iso', 'period_from:day', 'period_to:day', 'issued_by',
+    ]),
+    period: ['issued_at', 'statement_statements.issued_at'],
+    key: [['statement_statements.statement_id', 'text']],
+  }),
+];

@@ -7,7 +7,7 @@ import { sectionOf } from '../../core/config-section.ts';
 import { telemetryConfig } from './config.ts';
 import { telemetryOperations } from './routes.ts';
 import { createPartitionMaintenance } from './maintenance.ts';
-import { telemetryReads, createEnergyReads, exportCount, exportRows, TELEMETRY_EXPORT_COLUMNS, type TelemetryReads } from './store.ts';
+import { telemetryReads, createEnergyReads, telemetryExportable, type TelemetryReads } from './store.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
 export { createTelemetryService, type TelemetryService, type JudgedRecord, type BatchListener, type TouchedRange } from './service.ts';
@@ -44,16 +44,7 @@ export const TELEMETRY_ENERGY = serviceKey<TelemetryEnergy>('telemetry.energy');
 /** Stored telemetry records for the organisation's data export (the export module's collection shape). */
 export const TELEMETRY_EXPORTABLE = serviceKey<ReturnType<typeof telemetryExportables>>('telemetry.exportable');
 function telemetryExportables() {
-  return [
-    {
-      name: 'telemetry.readings',
-      description: 'Every stored telemetry record of the organisation: asset, timestamps, power, state of charge, voltage, current, temperature, status, anomalies and the raw record.',
-      columns: TELEMETRY_EXPORT_COLUMNS,
-      periodColumn: 'ts',
-      count: exportCount,
-      page: exportRows,
-    },
-  ];
+  return [telemetryExportable];
 }
 
 export const telemetryModule: ModuleFactory = (deps) => {

@@ -804,52 +804,20 @@ export function createEnergyReads(db: Queryable) {
 }
 
 // ---- Export (the export module asks through TELEMETRY_EXPORTABLE) --------------------------------
-export const TELEMETRY_EXPORT_COLUMNS = [
-  'id', 'asset_id', 'ts', 'received_at', 'power_kw', 'soc_pct', 'voltage', 'current', 'temp_c', 'status', 'run_id', 'intent_id', 'anomalies', 'raw',
-] as const;
+// (Imported here, in the export section, to keep this module's write path untouched.)
+import { iso as isoSql, sqlExportable } from '../../platform/exportable.ts';
 
-type ExportPeriod = { from: Date | null; to: Date | null };
-
-function exportWhere(p: ExportPeriod, params: unknown[]) {
-  let w = '';
-  if (p.from) {
-    params.push(p.from);
-    w += ` and ts >= $${params.length}`;
-  }
-  if (p.to) {
-    params.push(p.to);
-    w += ` and ts < $${params.length}`;
-  }
-  return w;
-}
-
-export async function exportCount(q: Queryable, orgId: string, p: ExportPeriod): Promise<number> {
-  const params: unknown[] = [orgId];
-  const r = await q.query<{ n: number }>(`select count(*)::int as n from telemetry where org_id = $1${exportWhere(p, params)}`, params);
-  return r.rows[0].n;
-}
-
-/** Stored records in (received_at, id) order, keyset after `after` (the exact stored instant as text, and the id). */
-export async function exportRows(q: Queryable, orgId: string, p: ExportPeriod, after: string | null, limit: number) {
-  const params: unknown[] = [orgId];
-  let w = exportWhere(p, params);
-  if (after !== null) {
-    const [t, id] = JSON.parse(after) as [string, string];
-    params.push(t, id);
-    w += ` and (telemetry.received_at, telemetry.id) > ($${params.length - 1}::timestamptz, $${params.length}::bigint)`;
-  }
-  params.push(limit);
-  const r = await q.query<Record<string, unknown> & { k: string }>(
-    `select id::text as id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw,
-            received_at::text as k
-     from telemetry where org_id = $1${w} order by telemetry.received_at, telemetry.id limit $${params.length}`,
-    params,
-  );
-  const last = r.rows.length ? JSON.stringify([r.rows[r.rows.length - 1].k, r.rows[r.rows.length - 1].id]) : null;
-  const rows = r.rows.map(({ k: _k, ...row }) => ({
-    ...row,
-    ts: new Date(row.ts as string).toISOString(),
-    received_at: new Date(row.received_at as string).toISOString(),
-  }));
-  return { rows, last };
-}
+/** Stored records in (received_at, id) order, each written as JSON text by the database (decision 0206). */
+export const telemetryExportable = sqlExportable({
+  name: 'telemetry.readings',
+  description: 'Every stored telemetry record of the organisation: asset, timestamps, power, state of charge, voltage, current, temperature, status, anomalies and the raw record.',
+  table: 'telemetry',
+  members: [
+    ['id', 'telemetry.id::text'], ['asset_id', 'telemetry.asset_id'], ['ts', isoSql('telemetry.ts')], ['received_at', isoSql('telemetry.received_at')],
+    ['power_kw', 'telemetry.power_kw'], ['soc_pct', 'telemetry.soc_pct'], ['voltage', 'telemetry.voltage'], ['current', 'telemetry."current"'],
+    ['temp_c', 'telemetry.temp_c'], ['status', 'telemetry.status'], ['run_id', 'telemetry.run_id'], ['intent_id', 'telemetry.intent_id'],
+    ['anomalies', 'telemetry.anomalies'], ['raw', 'telemetry.raw'],
+  ],
+  period: ['ts', 'telemetry.ts'],
+  key: [['telemetry.received_at', 'timestamptz'], ['telemetry.id', 'bigint']],
+});

@@ -1,0 +1,126 @@
+// A module's table offered to the organisation's data export (decision 0206), built from a
+// declaration its store makes: the table, each member's SQL expression, the keyset order and the
+// period column. The rows become JSON Lines text in the database (row_to_json over the members, a
+// chunk as one string_agg), so a chunk crosses the wire as one text value and no row is ever a
+// JavaScript object. Every query filters on `org_id = $1` and runs in the caller's organisation
+// scope (row-level security), so only that organisation's rows can be read. Mechanism only: the
+// owning module's store names its table and columns; the export module never does.
+import type { Queryable } from '../infra/db/index.ts';
+
+export interface ExportPeriod {
+  from: Date | null;
+  to: Date | null;
+}
+
+/** One chunk of a collection: JSON Lines (each line ends with \n), its row count and the key of its last row. */
+export interface ExportLines {
+  body: string;
+  rows: number;
+  last: string | null;
+}
+
+export interface ExportableCollection {
+  /** `<module>.<collection>`, unique. */
+  name: string;
+  description: string;
+  /** The members of each row, in CSV column order. */
+  columns: readonly string[];
+  /** The time the period filters on. */
+  periodColumn: string;
+  count(q: Queryable, orgId: string, period: ExportPeriod): Promise<number>;
+  /**
+   * The next rows after `after` (the key of the last row written; null from the start) in a stable
+   * key order, at most `limit`, as JSON Lines text; `last` is the key of the last row returned.
+   */
+  lines(q: Queryable, orgId: string, period: ExportPeriod, after: string | null, limit: number): Promise<ExportLines>;
+}
+
+export interface SqlExportableSpec {
+  name: string;
+  description: string;
+  /** The owning module's table (its rows carry `org_id`). */
+  table: string;
+  /** Each member and the SQL expression over the table that gives it (JSON-ready: see iso/day/decimal). */
+  members: readonly (readonly [string, string])[];
+  /** The member named as the period column, and the SQL expression the period filters on. */
+  period: readonly [string, string];
+  /** A unique order of the organisation's rows: SQL expressions and their types (to read a key back). */
+  key: readonly (readonly [string, string])[];
+}
+
+/** An instant as JavaScript writes it: UTC, milliseconds, `Z`. */
+export const iso = (expr: string) => `to_char((${expr}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A calendar date as `YYYY-MM-DD`. */
+export const day = (expr: string) => `to_char(${expr}, 'YYYY-MM-DD')`;
+/** A decimal (money, energy) as its exact text, never a float. */
+export const decimal = (expr: string) => `(${expr})::text`;
+
+const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
+  const t = spec.table;
+  const members = spec.members.map(([n, e]) => `${e} as ${ident(n)}`).join(', ');
+  const keys = spec.key.map(([e], i) => `${e} as k${i}`).join(', ');
+  const order = spec.key.map(([e]) => e).join(', ');
+  const kOrder = spec.key.map((_, i) => `k${i}`).join(', ');
+  const kDesc = spec.key.map((_, i) => `k${i} desc`).join(', ');
+  const kText = spec.key.map((_, i) => `k${i}::text`).join(', ');
+  const periodWhere = (p: ExportPeriod, params: unknown[]) => {
+    let w = '';
+    if (p.from) {
+      params.push(p.from);
+      w += ` and ${spec.period[1]} >= $${params.length}`;
+    }
+    if (p.to) {
+      params.push(p.to);
+      w += ` and ${spec.period[1]} < $${params.length}`;
+    }
+    return w;
+  };
+  return {
+    name: spec.name,
+    description: spec.description,
+    columns: spec.members.map(([n]) => n),
+    periodColumn: spec.period[0],
+    async count(q, orgId, p) {
+      const params: unknown[] = [orgId];
+      const r = await q.query<{ n: number }>(`select count(*)::int as n from ${t} where ${t}.org_id = $1${periodWhere(p, params)}`, params);
+      return r.rows[0].n;
+    },
+    async lines(q, orgId, p, after, limit) {
+      const params: unknown[] = [orgId];
+      let w = periodWhere(p, params);
+      if (after !== null) {
+        const k = JSON.parse(after) as string[];
+        const at = params.length;
+        params.push(...k);
+        w += ` and (${order}) > (${spec.key.map(([, type], i) => `$${at + i + 1}::${type}`).join(', ')})`;
+      }
+      params.push(limit);
+      const r = await q.query<ExportLines>(
+        `with page as (
+           select row_to_json(m)::text as line, ${keys}
+           from ${t} cross join lateral (select ${members}) m
+           where ${t}.org_id = $1${w} order by ${order} limit $${params.length}
+         )
+         select coalesce(string_agg(line, E'\\n' order by ${kOrder}) || E'\\n', '') as body, count(*)::int as rows,
+                (select json_build_array(${kText})::text from page order by ${kDesc} limit 1) as last
+         from page`,
+        params,
+      );
+      return r.rows[0];
+    },
+  };
+}
+
+/**
+ * Members from column names of one table: `name` as stored, `name:iso` an instant, `name:day` a
+ * date, `name:text` (bigint ids, decimals) its exact text.
+ */
+export function columnsOf(table: string, names: readonly string[]): [string, string][] {
+  return names.map((spec) => {
+    const [n, kind] = spec.split(':');
+    const col = `${table}.${ident(n)}`;
+    return [n, kind === 'iso' ? iso(col) : kind === 'day' ? day(col) : kind === 'text' ? decimal(col) : col];
+  });
+}
