@@ -38,8 +38,10 @@ export interface ExportableCollection {
 export interface SqlExportableSpec {
   name: string;
   description: string;
-  /** The owning module's table (its rows carry `org_id`). */
+  /** The owning module's table (its rows carry `org_id`), or the alias of `from`. */
   table: string;
+  /** A derived relation (a subquery with the alias `table`) when the rows are not a table's own. */
+  from?: string;
   /** Each member and the SQL expression over the table that gives it (JSON-ready: see iso/day/decimal). */
   members: readonly (readonly [string, string])[];
   /** The member named as the period column, and the SQL expression the period filters on. */
@@ -59,6 +61,7 @@ const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
   const t = spec.table;
+  const from = spec.from ?? t;
   const members = spec.members.map(([n, e]) => `${e} as ${ident(n)}`).join(', ');
   const keys = spec.key.map(([e], i) => `${e} as k${i}`).join(', ');
   const order = spec.key.map(([e]) => e).join(', ');
@@ -84,7 +87,7 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
     periodColumn: spec.period[0],
     async count(q, orgId, p) {
       const params: unknown[] = [orgId];
-      const r = await q.query<{ n: number }>(`select count(*)::int as n from ${t} where ${t}.org_id = $1${periodWhere(p, params)}`, params);
+      const r = await q.query<{ n: number }>(`select count(*)::int as n from ${from} where ${t}.org_id = $1${periodWhere(p, params)}`, params);
       return r.rows[0].n;
     },
     async lines(q, orgId, p, after, limit) {
@@ -100,7 +103,7 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
       const r = await q.query<ExportLines>(
         `with page as (
            select row_to_json(m)::text as line, ${keys}
-           from ${t} cross join lateral (select ${members}) m
+           from ${from} cross join lateral (select ${members}) m
            where ${t}.org_id = $1${w} order by ${order} limit $${params.length}
          )
          select coalesce(string_agg(line, E'\\n' order by ${kOrder}) || E'\\n', '') as body, count(*)::int as rows,

@@ -82,7 +82,7 @@ after(async () => {
 test('the manifest lists each owning module’s collections with the organisation’s row counts', async () => {
   const m = json(await call(svc, viewer, 'GET', `${BASE}/manifest`));
   const by = Object.fromEntries(m.collections.map((c: any) => [c.name, c]));
-  assert.deepEqual(Object.keys(by).sort(), ['statements.baselines', 'statements.statements', 'telemetry.readings']);
+  assert.deepEqual(Object.keys(by).sort(), Object.keys(STORED).sort());
   assert.equal(by['telemetry.readings'].row_count, 41);
   assert.equal(by['statements.baselines'].row_count, 0);
   assert.ok(by['telemetry.readings'].columns.includes('power_kw'));
@@ -93,7 +93,7 @@ test('the manifest lists each owning module’s collections with the organisatio
 });
 
 test('an export job is queued, written in chunks with progress, and downloaded whole as JSON Lines equal to the store', async () => {
-  const res = await call(svc, admin, 'POST', BASE, {});
+  const res = await call(svc, admin, 'POST', BASE, { collections: ['telemetry.readings', 'statements.baselines'] });
   assert.equal(res.statusCode, 202, res.body);
   const j = json(res);
   assert.equal(j.status, 'queued');
@@ -165,7 +165,112 @@ test('a period limits the rows; the other organisation’s export holds only its
   const y = json(await call(svc, other, 'POST', BASE, {}));
   await runToEnd(svc, other, y.job_id);
   const lines = (await call(svc, other, 'GET', `${BASE}/jobs/${y.job_id}/download`)).body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l));
-  assert.deepEqual(lines.map((l: any) => l.row.asset_id), ['y-bat']);
+  assert.deepEqual(lines.filter((l: any) => l.collection === 'telemetry.readings').map((l: any) => l.row.asset_id), ['y-bat']);
+  // None of org-x's fixture rows in any collection of org-y's export.
+  assert.ok(lines.length > 1 && !lines.some((l: any) => /x-site|x-bat|org-x/.test(JSON.stringify(l.row))));
+});
+
+/** Each collection's rows in the store, read by the test (the key members say which row is which). */
+const STORED: Record<string, { key: string[]; sql: string }> = {
+  'registry.sites': { key: ['site_id'], sql: `select site_id, count(*)::int as asset_count, min(created_at) as first_recorded_at, max(updated_at) as updated_at from assets where org_id = $1 group by site_id` },
+  'registry.assets': { key: ['asset_id'], sql: `select * from assets where org_id = $1` },
+  'telemetry.readings': { key: ['id'], sql: `select * from telemetry where org_id = $1` },
+  'energy.site_half_hours': { key: ['site_id', 'slot'], sql: `select * from energy_site_halfhours where org_id = $1` },
+  'alerts.alerts': { key: ['id'], sql: `select * from org_alerts where org_id = $1` },
+  'field.work_orders': { key: ['id'], sql: `select * from field_work_orders where org_id = $1` },
+  'hub.transactions': { key: ['transaction_id'], sql: `select * from hub_transactions where org_id = $1` },
+  'settlement.receipts': { key: ['receipt_id'], sql: `select * from settlement_receipts where org_id = $1` },
+  'statements.baselines': { key: ['baseline_id'], sql: `select * from statement_baselines where org_id = $1` },
+  'statements.statements': { key: ['statement_id'], sql: `select * from statement_statements where org_id = $1` },
+  'audit.log': { key: ['id'], sql: `select * from audit_log where org_id = $1` },
+};
+
+/** A stored value as the export writes it: instants ISO UTC with milliseconds, dates as days, decimals and ids as exact text. */
+function comparable(exported: unknown, stored: unknown): [unknown, unknown] {
+  if (stored instanceof Date) {
+    if (typeof exported === 'string' && /^\d{4}-\d\d-\d\d$/.test(exported)) return [exported, `${stored.getFullYear()}-${String(stored.getMonth() + 1).padStart(2, '0')}-${String(stored.getDate()).padStart(2, '0')}`];
+    return [exported, stored.toISOString()];
+  }
+  if (typeof stored === 'bigint') return [exported, String(stored)];
+  if (typeof stored === 'string' && typeof exported === 'number') return [exported, Number(stored)];
+  if (typeof stored === 'number' && typeof exported === 'string') return [exported, String(stored)];
+  return [exported, stored];
+}
+
+const keyOf = (row: Record<string, unknown>, key: string[]) => JSON.stringify(key.map((k) => (row[k] instanceof Date ? (row[k] as Date).toISOString() : String(row[k]))));
+
+
+/** Rows of the other modules, written straight to their tables: the export is under test here, not how they come about. */
+async function fixtures(orgId: string) {
+  const q = (sql: string, params: unknown[] = []) => svc.deps.db.query(sql, params);
+  const t = '2026-11-19T10:00:00.123Z';
+  await q(`insert into energy_site_halfhours (org_id, site_id, slot, day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured)
+           values ($1, 'x-site-2', '2026-11-19T00:00:00Z', '2026-11-19', 1.125, 0, 0.5, 1.625, 0, 0.25, -0.001, '{"import": "measured"}', 'balance', 0.75, 2, 1, false, true),
+                  ($1, 'x-site-2', '2026-11-19T00:30:00Z', '2026-11-19', 0.100, 2.5, 3, 0.6, 0.1, 0, 0, '{}', 'balance', 1, 2, 2, true, true)`, [orgId]);
+  await q(`insert into org_alerts (id, org_id, type, source, severity, status, subject_type, subject_id, title, details, dedupe_key, raised_at, resolved_at, resolution)
+           values ('al-1', $1, 'device.offline', 'telemetry', 'warning', 'resolved', 'asset', 'x-bat', '=SUM(A1) offline, "quoted"', '{"minutes": 12}', 'k1', $2, $2, 'back'),
+                  ('al-2', $1, 'device.offline', 'telemetry', 'critical', 'open', null, null, 'Line
+two', '{}', 'k2', $2, null, null)`, [orgId, t]);
+  await q(`insert into field_work_orders (id, org_id, site_id, asset_id, priority, kind, description, status, source_type, sla_policy, timeline, sla_computed_at, response_elapsed_ms, response_running, resolution_elapsed_ms, resolution_running, created_at, updated_at, scheduled_for)
+           values ('wo-1', $1, 'x-site', 'x-bat', 'high', 'repair', 'Replace fuse', 'open', 'manual', '{"response_minutes": 60}', '[{"at": "2026-11-19T10:00:00Z", "status": "open"}]', $2, 4500000000123, true, 0, true, $2, $2, null)`, [orgId, t]);
+  await q(`insert into hub_transactions (org_id, transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, meter_start_wh, meter_start_known, created_at)
+           values ($1, 'tx-1', 'x-site', 'cp-1', 1, '77', '1.6', '+TAG', $2, 12345, true, $2)`, [orgId, t]);
+  await q(`insert into esg_signing_keys (key_id, public_key, origin, created_at) values ('export-test-key', 'pk', 'generated', $1) on conflict do nothing`, [t]);
+  await q(`insert into settlement_receipts (org_id, receipt_id, seq, receipt_hash, prev_hash, signed_body, signature, kid, site_id, asset_id, period_start, period_end, direction, delivered_wh, source_basis, issued_at)
+           values ($1, 'r-1', 1, 'h1', 'h0', '{"a":1}', 'sig', 'export-test-key', 'x-site', 'x-bat', '2026-11-19T00:00:00Z', '2026-11-19T00:30:00Z', 'export', 4500000000123, 'measured', $2)`, [orgId, t]);
+  await q(`insert into statement_baselines (org_id, baseline_id, site_id, method, reference_from, reference_to, figures, tariff_pence_per_kwh, status, proposed_at)
+           values ($1, 'b-1', 'x-site', 'mean', '2026-10-01', '2026-10-31', '{"kwh": "12.500"}', 24.5, 'agreed', $2)`, [orgId, t]);
+  await q(`insert into statement_statements (org_id, statement_id, site_id, baseline_id, period_from, period_to, statement_hash, signed_body, signature, kid, issued_at)
+           values ($1, 's-1', 'x-site', 'b-1', '2026-11-01', '2026-11-30', 'sh1', '{}', 'sig', 'export-test-key', $2)`, [orgId, t]);
+}
+
+test('every collection exported, re-imported and compared row for row with each owning module’s table', async () => {
+  await fixtures('org-x');
+  const m = json(await call(svc, admin, 'GET', `${BASE}/manifest`));
+  const j = json(await call(svc, admin, 'POST', BASE, {}));
+  assert.deepEqual(j.collections, m.collections.map((c: any) => c.name));
+  const end = await runToEnd(svc, admin, j.job_id);
+  assert.equal(end.status, 'completed');
+  const lines = (await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/download`)).body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l));
+  // Counted when the job was made; rows the organisation gained meanwhile (its ledger, its audit log) are written too.
+  assert.equal(end.progress.rows_written, lines.length);
+  assert.ok(end.progress.rows_written >= end.progress.rows_expected);
+  const counts = Object.fromEntries(json(await call(svc, admin, 'GET', `${BASE}/manifest`)).collections.map((c: any) => [c.name, c.row_count]));
+  for (const c of m.collections) {
+    const spec = STORED[c.name];
+    assert.ok(spec, `the test reads ${c.name}`);
+    const stored = (await svc.deps.db.query<Record<string, unknown>>(spec.sql, ['org-x'])).rows;
+    const exported = lines.filter((l: any) => l.collection === c.name).map((l: any) => l.row);
+    assert.ok(stored.length > 0, `${c.name} has rows to compare`);
+    assert.equal(exported.length, stored.length, c.name);
+    assert.equal(counts[c.name], stored.length, `${c.name} manifest count`);
+    const byKey = new Map(stored.map((r) => [keyOf(r, spec.key), r]));
+    assert.equal(byKey.size, stored.length);
+    const seen = new Set<string>();
+    for (const row of exported) {
+      assert.deepEqual(Object.keys(row), c.columns, `${c.name} members`);
+      const k = JSON.stringify(spec.key.map((n) => (typeof row[n] === 'string' && /T.*Z$/.test(row[n]) ? new Date(row[n]).toISOString() : String(row[n]))));
+      assert.ok(!seen.has(k), `${c.name} ${k} twice`);
+      seen.add(k);
+      const s = byKey.get(k);
+      assert.ok(s, `${c.name} ${k} not in the store`);
+      for (const col of c.columns) {
+        const [a, b] = comparable(row[col], s[col]);
+        assert.deepEqual(a, b, `${c.name} ${k} ${col}`);
+      }
+    }
+    // The same collection alone, as CSV: as many records as rows, with the header.
+    const csv = parseCsv((await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/collections/${c.name}?format=csv`)).body);
+    assert.deepEqual(csv[0], c.columns);
+    assert.equal(csv.length - 1, stored.length, `${c.name} CSV`);
+  }
+  // Exact text survives: bigints (beyond 32 bits) and decimals are strings, a formula is defused in CSV only.
+  const wo = lines.find((l: any) => l.collection === 'field.work_orders').row;
+  assert.equal(wo.response_elapsed_ms, '4500000000123');
+  const hh = lines.filter((l: any) => l.collection === 'energy.site_half_hours' && l.row.site_id === 'x-site-2').map((l: any) => l.row.import_kwh);
+  assert.deepEqual(hh, ['1.125', '0.100']);
+  const alerts = parseCsv((await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/collections/alerts.alerts?format=csv`)).body);
+  assert.deepEqual(alerts.slice(1).map((r) => r[alerts[0].indexOf('title')]), [`'=SUM(A1) offline, "quoted"`, 'Line\ntwo']);
 });
 
 test('files expire after the stated time and are deleted', async () => {

@@ -1,4 +1,5 @@
 // SQL of the organisation alert stream. Every function takes the organisation first and filters on it.
+import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
 export type Severity = 'info' | 'warning' | 'critical';
@@ -143,3 +144,16 @@ export const alertStore = {
     return r.rows;
   },
 };
+
+// ---- Export (the export module asks through ALERTS_EXPORTABLE) ----------
+/** The organisation's alerts for its export (decision 0206): rows as JSON text from the database. */
+export const alertsExportables: ExportableCollection[] = [
+  sqlExportable({
+    name: 'alerts.alerts',
+    description: 'Every alert raised for the organisation: type, source, severity, status, subject, title, details, when raised and resolved, and how.',
+    table: 'org_alerts',
+    members: columnsOf('org_alerts', ['id', 'type', 'source', 'severity', 'status', 'subject_type', 'subject_id', 'title', 'details', 'dedupe_key', 'raised_at:iso', 'resolved_at:iso', 'resolution']),
+    period: ['raised_at', 'org_alerts.raised_at'],
+    key: [['org_alerts.seq', 'bigint']],
+  }),
+];

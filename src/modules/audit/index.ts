@@ -6,6 +6,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { serviceKey } from '../../platform/services.ts';
+import type { ExportableCollection } from '../../platform/exportable.ts';
+import { auditExportables } from './store.ts';
 import { auditOperations } from './routes.ts';
 
 export interface AuditEntry {
@@ -97,10 +99,16 @@ export const auditModule: ModuleFactory = (deps) => ({
 });
 
 /** This module as the module list names it. */
+/** The organisation's audit log for its data export (the export module's collection shape). */
+export const AUDIT_EXPORTABLE = serviceKey<ExportableCollection[]>('audit.exportable');
+
 export const auditDefinition: ModuleDefinition = {
   name: 'audit',
   dependsOn: ['orgs'],
   migrations: migrationsDir(import.meta.url),
-  provides: (deps, registry) => registry.provide(AUDIT_LOG, createAuditLog(deps.clock)),
+  provides: (deps, registry) => {
+    registry.provide(AUDIT_LOG, createAuditLog(deps.clock));
+    registry.provide(AUDIT_EXPORTABLE, auditExportables);
+  },
   create: auditModule,
 };

@@ -1,4 +1,5 @@
 // Reads of the audit log, always within one organisation, newest first (time, then id).
+import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
 export interface AuditFilters {
@@ -67,3 +68,16 @@ export function createAuditReadStore(db: Queryable) {
     },
   };
 }
+
+// ---- Export (the export module asks through AUDIT_EXPORTABLE) ----------
+/** The organisation's audit log for its export (decision 0206): rows as JSON text from the database. */
+export const auditExportables: ExportableCollection[] = [
+  sqlExportable({
+    name: 'audit.log',
+    description: 'The organisation\'s audit log: sign-ins, refusals that matter and every configuration write, with actor, target, details, request id and address.',
+    table: 'audit_log',
+    members: columnsOf('audit_log', ['id:text', 'created_at:iso', 'action', 'actor_type', 'actor_id', 'target_type', 'target_id', 'details', 'request_id', 'source_ip']),
+    period: ['created_at', 'audit_log.created_at'],
+    key: [['audit_log.id', 'bigint']],
+  }),
+];

@@ -21,6 +21,8 @@ import { carbonOperations } from './routes-carbon.ts';
 import { createReporting } from './reporting/service.ts';
 import { reportingOperations } from './reporting/routes.ts';
 import { serviceKey } from '../../platform/services.ts';
+import type { ExportableCollection } from '../../platform/exportable.ts';
+import { energyExportables } from './exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { FactorVersionRow, SiteDayRow } from './store.ts';
 
@@ -72,6 +74,9 @@ export const energyModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
+/** The energy ledger's half hours for the organisation's data export (the export module's collection shape). */
+export const ENERGY_EXPORTABLE = serviceKey<ExportableCollection[]>('energy.exportable');
+
 export const energyDefinition: ModuleDefinition = {
   name: 'energy',
   dependsOn: ['orgs', 'audit', 'telemetry', 'registry', 'market'],
@@ -85,6 +90,7 @@ export const energyDefinition: ModuleDefinition = {
       siteDays: (q, orgId, siteId, fromDay, toDay) => store.siteDays(q, orgId, [siteId], fromDay, toDay),
       factorVersions: (q) => store.factorVersions(q),
     });
+    registry.provide(ENERGY_EXPORTABLE, energyExportables);
   },
   create: energyModule,
 };

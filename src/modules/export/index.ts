@@ -4,6 +4,13 @@ import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../
 import { sectionOf } from '../../core/config-section.ts';
 import { TELEMETRY_EXPORTABLE } from '../telemetry/index.ts';
 import { STATEMENTS_EXPORTABLE } from '../statements/index.ts';
+import { REGISTRY_EXPORTABLE } from '../registry/index.ts';
+import { ALERTS_EXPORTABLE } from '../alerts/index.ts';
+import { AUDIT_EXPORTABLE } from '../audit/index.ts';
+import { ENERGY_EXPORTABLE } from '../energy/index.ts';
+import { SETTLEMENT_EXPORTABLE } from '../settlement/index.ts';
+import { FIELD_EXPORTABLE } from '../field/index.ts';
+import { HUB_EXPORTABLE } from '../hub/index.ts';
 import { exportConfig } from './config.ts';
 import { createExportService, WRITE_KIND } from './service.ts';
 import { exportOperations } from './routes.ts';
@@ -14,7 +21,9 @@ export type { ExportableCollection, ExportPeriod } from './collections.ts';
 export const exportModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, exportConfig);
   // The owning modules' collections, checked against the shape here at compile time.
-  const collections: ExportableCollection[] = [...deps.services.get(TELEMETRY_EXPORTABLE), ...deps.services.get(STATEMENTS_EXPORTABLE)];
+  const collections: ExportableCollection[] = [
+    REGISTRY_EXPORTABLE, TELEMETRY_EXPORTABLE, ENERGY_EXPORTABLE, ALERTS_EXPORTABLE, FIELD_EXPORTABLE, HUB_EXPORTABLE, SETTLEMENT_EXPORTABLE, STATEMENTS_EXPORTABLE, AUDIT_EXPORTABLE,
+  ].flatMap((key) => deps.services.get(key) as readonly ExportableCollection[]);
   const service = createExportService({ ...deps, settings, collections });
   return {
     name: 'export',
@@ -34,7 +43,7 @@ export const exportModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const exportDefinition: ModuleDefinition = {
   name: 'export',
-  dependsOn: ['orgs', 'telemetry', 'statements'],
+  dependsOn: ['orgs', 'registry', 'telemetry', 'energy', 'alerts', 'field', 'hub', 'settlement', 'statements', 'audit'],
   migrations: migrationsDir(import.meta.url),
   config: exportConfig,
   create: exportModule,

@@ -1,4 +1,5 @@
 // Field SQL: SLA policies, work orders with their stored clocks, and work-order events.
+import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { ClockSnapshot, TimelineEntry } from './sla-clock.ts';
 import type { SlaPolicy } from './vocabulary.ts';
@@ -253,3 +254,21 @@ export const fieldStore = {
 function timelineJson(t: TimelineEntry[]): string {
   return JSON.stringify(t.map((e) => ({ at: new Date(e.at).toISOString(), status: e.status })));
 }
+
+// ---- Export (the export module asks through FIELD_EXPORTABLE) ----------
+/** Field work orders for the organisation's export (decision 0206): rows as JSON text from the database. */
+export const fieldExportables: ExportableCollection[] = [
+  sqlExportable({
+    name: 'field.work_orders',
+    description: 'Field work orders: site, asset, priority, kind, description, status, assignee, schedule, source, SLA policy, status timeline and SLA clocks.',
+    table: 'field_work_orders',
+    members: columnsOf('field_work_orders', [
+      'id', 'site_id', 'asset_id', 'priority', 'kind', 'description', 'status', 'assignee_id', 'scheduled_for:iso', 'source_type', 'source_id', 'sla_policy', 'timeline',
+      'sla_computed_at:iso', 'response_elapsed_ms:text', 'response_running', 'response_due_at:iso', 'response_risk_at:iso', 'response_stopped_at:iso', 'response_cancelled',
+      'resolution_elapsed_ms:text', 'resolution_running', 'resolution_due_at:iso', 'resolution_risk_at:iso', 'resolution_stopped_at:iso', 'resolution_cancelled',
+      'created_by', 'created_at:iso', 'updated_at:iso',
+    ]),
+    period: ['created_at', 'field_work_orders.created_at'],
+    key: [['field_work_orders.id', 'text']],
+  }),
+];

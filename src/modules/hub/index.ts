@@ -12,6 +12,9 @@ import { createOcppGateway } from './ocpp.ts';
 import { createHubService } from './service.ts';
 import { hubOperations } from './routes.ts';
 import { HUB_ERROR_DOCS } from './errors.ts';
+import { serviceKey } from '../../platform/services.ts';
+import type { ExportableCollection } from '../../platform/exportable.ts';
+import { hubExportables } from './store.ts';
 
 export const hubModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, hubConfig);
@@ -41,10 +44,14 @@ export const hubModule: ModuleFactory = (deps) => {
 export { createOcppGateway, OCPP_PATH, SUBPROTOCOLS } from './ocpp.ts';
 
 /** This module as the module list names it. */
+/** This module's data for the organisation's data export (the export module's collection shape). */
+export const HUB_EXPORTABLE = serviceKey<ExportableCollection[]>('hub.exportable');
+
 export const hubDefinition: ModuleDefinition = {
   name: 'hub',
   dependsOn: ['orgs', 'audit', 'telemetry', 'registry', 'market'],
   migrations: migrationsDir(import.meta.url),
+  provides: (_deps, registry) => registry.provide(HUB_EXPORTABLE, hubExportables),
   config: hubConfig,
   create: hubModule,
 };

@@ -1,5 +1,6 @@
 // The hub's SQL: sites, charge points, connector status history, price schedules, transactions and
 // their meter samples. Every function takes the organisation id first and filters on it.
+import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
 export interface SiteRow {
@@ -341,3 +342,20 @@ export const hubStore = {
     return (r.rowCount ?? 0) > 0;
   },
 };
+
+// ---- Export (the export module asks through HUB_EXPORTABLE) ----------
+/** Charging transactions for the organisation's export (decision 0206): rows as JSON text from the database. */
+export const hubExportables: ExportableCollection[] = [
+  sqlExportable({
+    name: 'hub.transactions',
+    description: 'Charging transactions: site, charge point, connector, OCPP ids, id tag, start and stop, meter readings, stop reason and schedule.',
+    table: 'hub_transactions',
+    members: columnsOf('hub_transactions', [
+      'transaction_id', 'site_id', 'charge_point_id', 'connector_id', 'ocpp_transaction_id', 'ocpp_version', 'id_tag', 'started_at:iso', 'stopped_at:iso',
+      'meter_start_wh:text', 'meter_start_known', 'meter_stop_wh:text', 'last_meter_wh:text', 'last_meter_at:iso', 'energy_last_increase_at:iso', 'stop_reason',
+      'schedule_version', 'created_at:iso',
+    ]),
+    period: ['started_at', 'hub_transactions.started_at'],
+    key: [['hub_transactions.transaction_id', 'text']],
+  }),
+];

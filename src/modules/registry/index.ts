@@ -10,7 +10,8 @@ import { serviceKey } from '../../platform/services.ts';
 import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { createRegistrySites, type RegistrySites } from './sites-service.ts';
 import type { Queryable } from '../../infra/db/index.ts';
-import { priorityStore, commissioningStore, type AssetFilter, type AssetRow, type AssetWithLatest, type UnregisteredDevice } from './store.ts';
+import type { ExportableCollection } from '../../platform/exportable.ts';
+import { registryExportables, priorityStore, commissioningStore, type AssetFilter, type AssetRow, type AssetWithLatest, type UnregisteredDevice } from './store.ts';
 
 /** Read access for other modules, in the caller's Queryable (its transaction when it has one). */
 export interface RegistryReads {
@@ -56,6 +57,9 @@ export { registryView, twinView, latestReading, iso } from './service.ts';
 export { ErrorBody, SiteId, SourceSchema, FreshnessSchema } from './schemas.ts';
 
 /** This module as the module list names it. */
+/** Sites and assets for the organisation's data export (the export module's collection shape). */
+export const REGISTRY_EXPORTABLE = serviceKey<ExportableCollection[]>('registry.exportable');
+
 export const registryDefinition: ModuleDefinition = {
   name: 'registry',
   dependsOn: ['orgs', 'telemetry'],
@@ -72,6 +76,7 @@ export const registryDefinition: ModuleDefinition = {
     });
     registry.provide(SOURCE_PRIORITIES, priorityStore);
     registry.provide(COMMISSIONING_RUNS, commissioningStore);
+    registry.provide(REGISTRY_EXPORTABLE, registryExportables);
   },
   create: registryModule,
 };

@@ -6,6 +6,9 @@ import { createSettlementService } from './service.ts';
 import { receiptOperations } from './routes-receipts.ts';
 import { verifyOperations } from './routes-verify.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { serviceKey } from '../../platform/services.ts';
+import type { ExportableCollection } from '../../platform/exportable.ts';
+import { settlementExportables } from './store.ts';
 
 export const settlementModule: ModuleFactory = (deps) => {
   // The service's receipt key, as energy receipts use it (decision 0110).
@@ -19,7 +22,16 @@ export const settlementModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-export const settlementDefinition: ModuleDefinition = { name: 'settlement', dependsOn: ['orgs', 'esg'], migrations: migrationsDir(import.meta.url), create: settlementModule };
+/** Settlement receipts for the organisation's data export (the export module's collection shape). */
+export const SETTLEMENT_EXPORTABLE = serviceKey<ExportableCollection[]>('settlement.exportable');
+
+export const settlementDefinition: ModuleDefinition = {
+  name: 'settlement',
+  dependsOn: ['orgs', 'esg'],
+  migrations: migrationsDir(import.meta.url),
+  provides: (_deps, registry) => registry.provide(SETTLEMENT_EXPORTABLE, settlementExportables),
+  create: settlementModule,
+};
 
 /** The one signer and checker of the service's signed records (decisions 0110, 0200): canonical JSON
  * (RFC 8785) signed with Ed25519 by the RECEIPT_KEYRING key; other modules' signed records use these. */

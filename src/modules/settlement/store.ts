@@ -1,5 +1,6 @@
 // SQL for settlement receipts and chain heads. Every function takes the organisation first and
 // filters on it, except the public lookup by hash (shared receipts only, any organisation).
+import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import { GENESIS_HASH } from './format.ts';
 
@@ -180,3 +181,19 @@ export async function receiptsInWindow(q: Queryable, orgId: string, from: Date, 
   );
   return r.rows;
 }
+
+// ---- Export (the export module asks through SETTLEMENT_EXPORTABLE) ----------
+/** Settlement receipts for the organisation's export (decision 0206): rows as JSON text from the database. */
+export const settlementExportables: ExportableCollection[] = [
+  sqlExportable({
+    name: 'settlement.receipts',
+    description: 'Signed settlement receipts in chain order: the signed body, signature, hash, previous hash, key, delivery figures and sharing.',
+    table: 'settlement_receipts',
+    members: columnsOf('settlement_receipts', [
+      'receipt_id', 'seq', 'receipt_hash', 'prev_hash', 'signed_body', 'signature', 'kid', 'site_id', 'asset_id', 'reference', 'period_start:iso', 'period_end:iso',
+      'direction', 'delivered_wh:text', 'source_basis', 'issued_at:iso', 'issued_by', 'shared_at:iso', 'shared_by',
+    ]),
+    period: ['issued_at', 'settlement_receipts.issued_at'],
+    key: [['settlement_receipts.seq', 'integer']],
+  }),
+];
