@@ -112,6 +112,15 @@ async function main() {
     .sign(new TextEncoder().encode(JWT_SECRET));
   const base = child.address;
   const peak = async () => (await child.request<{ peakRss: number }>({ type: 'stats' }, 'stats')).peakRss;
+  const cpu = async () => (await child.request<{ cpuMs: number }>({ type: 'stats' }, 'stats')).cpuMs;
+  // The service's own CPU time per phase: on a shared machine, wall time also counts waiting for a core.
+  let cpuAt = await cpu();
+  const cpuPhase = async () => {
+    const now = await cpu();
+    const s = (now - cpuAt) / 1000;
+    cpuAt = now;
+    return `service CPU ${fmt(s, 1)} s (${fmt(ROWS / s)} rows per CPU-second)`;
+  };
 
   t = performance.now();
   const job = await call('POST', new URL('/api/organisations/export', base), token, { collections: ['telemetry.readings'] });
@@ -123,7 +132,7 @@ async function main() {
   }
   const writeS = (performance.now() - t) / 1000;
   if (j.status !== 'completed' || j.progress.rows_written !== ROWS) throw new Error(`job ended ${j.status} with ${j.progress.rows_written} rows`);
-  log(`job (count, queue, write ${fmt(ROWS)} rows in chunks): ${fmt(writeS, 1)} s, ${fmt(ROWS / writeS)} rows/s; peak RSS growth so far ${mib((await peak()) - ready.rss)}`);
+  log(`job (count, queue, write ${fmt(ROWS)} rows in chunks): ${fmt(writeS, 1)} s, ${fmt(ROWS / writeS)} rows/s; ${await cpuPhase()}; peak RSS growth so far ${mib((await peak()) - ready.rss)}`);
 
   for (const [label, path] of [
     ['download, JSON Lines (whole export)', `/api/organisations/export/jobs/${j.job_id}/download`],
@@ -135,9 +144,10 @@ async function main() {
     const s = (performance.now() - t) / 1000;
     const dataLines = label.includes('CSV') ? r.lines - 1 : r.lines;
     if (r.status !== 200 || dataLines !== ROWS) throw new Error(`${label}: ${r.status}, ${r.lines} lines`);
-    log(`${label.padEnd(36)}: ${fmt(r.bytes / 1024 / 1024, 1)} MiB in ${fmt(s, 1)} s, ${fmt(ROWS / s)} rows/s; peak RSS growth so far ${mib((await peak()) - ready.rss)}`);
+    log(`${label.padEnd(36)}: ${fmt(r.bytes / 1024 / 1024, 1)} MiB in ${fmt(s, 1)} s, ${fmt(ROWS / s)} rows/s; ${await cpuPhase()}; peak RSS growth so far ${mib((await peak()) - ready.rss)}`);
   }
   log(`service peak RSS ${mib(await peak())}, at ready ${mib(ready.rss)}: growth ${mib((await peak()) - ready.rss)} (target < 100 MiB); target >= 100,000 rows/s`);
+  log(`load average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' / ')}`);
   await child.stop();
   if (!process.argv.includes('--keep')) await admin.query(`drop schema ${schema} cascade`);
   await admin.end();

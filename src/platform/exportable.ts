@@ -33,7 +33,23 @@ export interface ExportableCollection {
    * key order, at most `limit`, as JSON Lines text; `last` is the key of the last row returned.
    */
   lines(q: Queryable, orgId: string, period: ExportPeriod, after: string | null, limit: number): Promise<ExportLines>;
+  /**
+   * The same chunk handed to `sink` inside the database: the sink wraps the chunk's query (one row:
+   * body, rows, last) into a statement of the caller's that stores it, so the text never crosses to
+   * the service. Answers the row count, the last key and the body's size in bytes.
+   */
+  writeLines?(q: Queryable, orgId: string, period: ExportPeriod, after: string | null, limit: number, sink: ExportSink): Promise<{ rows: number; last: string | null; bytes: number }>;
 }
+
+/**
+ * Wraps a chunk's query (`partsSql`, a SELECT of the chunk's parts in order: part from 0, body,
+ * rows, and last, the chunk's last key, on every part; its parameters are the first `paramCount`)
+ * into one statement that stores the parts and selects rows, last and bytes of the whole chunk.
+ */
+export type ExportSink = (partsSql: string, paramCount: number) => { sql: string; params: unknown[] };
+
+/** Rows a part of a chunk holds: small enough that a part's text stays out of V8's large-object space. */
+export const EXPORT_PART_ROWS = 200;
 
 export interface SqlExportableSpec {
   name: string;
@@ -80,6 +96,40 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
     }
     return w;
   };
+  /** One chunk: a SELECT of one row (body, rows, last). */
+  const chunkQuery = (orgId: string, p: ExportPeriod, after: string | null, limit: number, parts = false) => {
+    const params: unknown[] = [orgId];
+    let w = periodWhere(p, params);
+    if (after !== null) {
+      const k = JSON.parse(after) as string[];
+      const at = params.length;
+      params.push(...k);
+      w += ` and (${order}) > (${spec.key.map(([, type], i) => `$${at + i + 1}::${type}`).join(', ')})`;
+    }
+    params.push(limit);
+    if (parts) {
+      return {
+        sql: `with page as (
+           select row_to_json(m)::text as line, ${keys}, row_number() over (order by ${order}) - 1 as n
+           from ${from} cross join lateral (select ${members}) m
+           where ${t}.org_id = $1${w} order by ${order} limit $${params.length}
+         )
+         select (n / ${EXPORT_PART_ROWS})::int as part, string_agg(line, E'\\n' order by n) || E'\\n' as body, count(*)::int as rows,
+                (select json_build_array(${kText})::text from page order by n desc limit 1) as last
+         from page group by n / ${EXPORT_PART_ROWS} order by 1`,
+        params,
+      };
+    }
+    const sql = `with page as (
+           select row_to_json(m)::text as line, ${keys}
+           from ${from} cross join lateral (select ${members}) m
+           where ${t}.org_id = $1${w} order by ${order} limit $${params.length}
+         )
+         select coalesce(string_agg(line, E'\\n' order by ${kOrder}) || E'\\n', '') as body, count(*)::int as rows,
+                (select json_build_array(${kText})::text from page order by ${kDesc} limit 1) as last
+         from page`;
+    return { sql, params };
+  };
   return {
     name: spec.name,
     description: spec.description,
@@ -91,26 +141,14 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
       return r.rows[0].n;
     },
     async lines(q, orgId, p, after, limit) {
-      const params: unknown[] = [orgId];
-      let w = periodWhere(p, params);
-      if (after !== null) {
-        const k = JSON.parse(after) as string[];
-        const at = params.length;
-        params.push(...k);
-        w += ` and (${order}) > (${spec.key.map(([, type], i) => `$${at + i + 1}::${type}`).join(', ')})`;
-      }
-      params.push(limit);
-      const r = await q.query<ExportLines>(
-        `with page as (
-           select row_to_json(m)::text as line, ${keys}
-           from ${from} cross join lateral (select ${members}) m
-           where ${t}.org_id = $1${w} order by ${order} limit $${params.length}
-         )
-         select coalesce(string_agg(line, E'\\n' order by ${kOrder}) || E'\\n', '') as body, count(*)::int as rows,
-                (select json_build_array(${kText})::text from page order by ${kDesc} limit 1) as last
-         from page`,
-        params,
-      );
+      const { sql, params } = chunkQuery(orgId, p, after, limit);
+      const r = await q.query<ExportLines>(sql, params);
+      return r.rows[0];
+    },
+    async writeLines(q, orgId, p, after, limit, sink) {
+      const page = chunkQuery(orgId, p, after, limit, true);
+      const w = sink(page.sql, page.params.length);
+      const r = await q.query<{ rows: number; last: string | null; bytes: number }>(w.sql, [...page.params, ...w.params]);
       return r.rows[0];
     },
   };

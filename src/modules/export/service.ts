@@ -32,22 +32,23 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /** A chunk's JSON Lines as CSV records (csvField's rules: formula-safe text, RFC 4180 quoting), one array join a chunk. */
 function csvChunk(body: string, columns: readonly string[]): string {
   const out: string[] = [];
+  const last = columns.length - 1;
   let at = 0;
-  for (;;) {
-    const nl = body.indexOf('\n', at);
-    if (nl < 0) break;
+  for (let nl = body.indexOf('\n'); nl >= 0; at = nl + 1, nl = body.indexOf('\n', at)) {
     const row = JSON.parse(body.slice(at, nl)) as Record<string, unknown>;
-    at = nl + 1;
-    for (let i = 0; i < columns.length; i++) {
+    let rec = '';
+    for (let i = 0; i <= last; i++) {
       const v = row[columns[i]];
       let cell: string;
       if (v === null || v === undefined) cell = '';
-      else if (typeof v === 'string') cell = FORMULA_START.test(v) ? `'${v}` : v;
-      else if (typeof v === 'object') cell = JSON.stringify(v);
-      else cell = String(v);
-      if (typeof v !== 'number' && NEEDS_QUOTES.test(cell)) cell = `"${cell.replace(/"/g, '""')}"`;
-      out.push(i === columns.length - 1 ? `${cell}\r\n` : `${cell},`);
+      else if (typeof v === 'number') cell = String(v);
+      else {
+        cell = typeof v === 'string' ? (FORMULA_START.test(v) ? `'${v}` : v) : typeof v === 'object' ? JSON.stringify(v) : String(v);
+        if (NEEDS_QUOTES.test(cell)) cell = `"${cell.replace(/"/g, '""')}"`;
+      }
+      rec += i === last ? `${cell}\r\n` : `${cell},`;
     }
+    out.push(rec);
   }
   return out.join('');
 }
@@ -102,14 +103,15 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
     return j;
   }
 
-  /** One chunk at a time in seq order: the consumer's reads pull the next query (back-pressure). */
+  /** The parts in (seq, part) order, a few a query: the consumer's reads pull the next query (back-pressure). */
   async function* chunks(orgId: string, jobId: string, collection?: string) {
-    let seq = 0;
+    let at = { seq: -1, part: 0 };
     for (;;) {
-      const c = await runInOrgScope(orgId, () => store.nextChunk(db, orgId, jobId, seq, collection));
-      if (!c) return;
-      yield c;
-      seq = c.seq + 1;
+      const parts = await runInOrgScope(orgId, () => store.nextParts(db, orgId, jobId, at, collection));
+      for (const p of parts) yield p;
+      if (parts.length < 8) return;
+      const last = parts[parts.length - 1];
+      at = { seq: last.seq, part: last.part };
     }
   }
 
@@ -130,13 +132,21 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
             return 'done' as const;
           }
           const coll = byName.get(j.collections[pos.c]);
-          const page = coll ? await coll.lines(q, orgId, period, pos.after, settings.chunkRows) : { body: '', rows: 0, last: null };
+          let page: { rows: number; last: string | null; bytes: number };
+          if (!coll) page = { rows: 0, last: null, bytes: 0 };
+          else if (coll.writeLines) {
+            // The chunk goes from the owning module's query into export_chunks in one statement.
+            page = await coll.writeLines(q, orgId, period, pos.after, settings.chunkRows, store.chunkSink(orgId, jobId, pos.seq, coll.name));
+          } else {
+            const lines = await coll.lines(q, orgId, period, pos.after, settings.chunkRows);
+            if (lines.rows) await store.insertChunk(q, orgId, jobId, pos.seq, coll.name, lines.rows, lines.body);
+            page = { rows: lines.rows, last: lines.last, bytes: Buffer.byteLength(lines.body) };
+          }
           if (!page.rows) {
             pos = { c: pos.c + 1, after: null, seq: pos.seq };
             continue;
           }
-          await store.insertChunk(q, orgId, jobId, pos.seq, coll!.name, page.rows, page.body);
-          await store.advance(q, orgId, jobId, { c: pos.c, after: page.last, seq: pos.seq + 1 }, page.rows, Buffer.byteLength(page.body), now);
+          await store.advance(q, orgId, jobId, { c: pos.c, after: page.last, seq: pos.seq + 1 }, page.rows, Number(page.bytes), now);
           return 'chunk' as const;
         }
       });

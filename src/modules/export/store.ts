@@ -47,7 +47,23 @@ export async function jobById(q: Queryable, orgId: string, jobId: string, lock =
 }
 
 export async function insertChunk(q: Queryable, orgId: string, jobId: string, seq: number, collection: string, rows: number, body: string) {
-  await q.query(`insert into export_chunks (org_id, job_id, seq, collection, rows, body) values ($1, $2, $3, $4, $5, $6)`, [orgId, jobId, seq, collection, rows, body]);
+  await q.query(`insert into export_chunks (org_id, job_id, seq, part, collection, rows, body) values ($1, $2, $3, 0, $4, $5, $6)`, [orgId, jobId, seq, collection, rows, body]);
+}
+
+/**
+ * The sink a collection hands its chunk query to: one statement that stores the chunk's parts and
+ * answers its row count, last key and size, so the text stays in the database.
+ */
+export function chunkSink(orgId: string, jobId: string, seq: number, collection: string) {
+  return (partsSql: string, n: number) => ({
+    sql: `with parts as (${partsSql}),
+          stored as (
+            insert into export_chunks (org_id, job_id, seq, part, collection, rows, body)
+            select $${n + 1}, $${n + 2}, $${n + 3}, part, $${n + 4}, rows, body from parts
+          )
+          select coalesce(sum(rows), 0)::int as rows, min(last) as last, coalesce(sum(octet_length(body)), 0)::bigint::float8 as bytes from parts`,
+    params: [orgId, jobId, seq, collection],
+  });
 }
 
 export async function advance(q: Queryable, orgId: string, jobId: string, position: Position, rows: number, bytes: number, now: Date) {
@@ -65,14 +81,14 @@ export async function finish(q: Queryable, orgId: string, jobId: string, status:
   );
 }
 
-/** The next chunk at or after `seq` (of one collection when named): one chunk a query, so memory stays flat. */
-export async function nextChunk(q: Queryable, orgId: string, jobId: string, seq: number, collection?: string) {
-  const r = await q.query<{ seq: number; collection: string; body: string }>(
-    `select seq, collection, body from export_chunks where org_id = $1 and job_id = $2 and seq >= $3 ${collection ? 'and collection = $4' : ''}
-     order by seq limit 1`,
-    collection ? [orgId, jobId, seq, collection] : [orgId, jobId, seq],
+/** The next parts after (seq, part) (of one collection when named), a few at a time: each part a few hundred rows, so memory stays flat. */
+export async function nextParts(q: Queryable, orgId: string, jobId: string, after: { seq: number; part: number }, collection?: string, limit = 8) {
+  const r = await q.query<{ seq: number; part: number; collection: string; body: string }>(
+    `select seq, part, collection, body from export_chunks where org_id = $1 and job_id = $2 and (seq, part) > ($3, $4) ${collection ? 'and collection = $6' : ''}
+     order by seq, part limit $5`,
+    collection ? [orgId, jobId, after.seq, after.part, limit, collection] : [orgId, jobId, after.seq, after.part, limit],
   );
-  return r.rows[0] ?? null;
+  return r.rows;
 }
 
 /** Expiry sweep: deletes the chunks of every export past its expiry and marks it expired. */
