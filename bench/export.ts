@@ -102,7 +102,8 @@ async function main() {
     { NODE_ENV: 'production', JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_USER_PER_MIN: '10000000', NAMESPACE: `benchx${randomBytes(4).toString('hex')}`, DATABASE_URL, BENCH_SCHEMA: schema, BENCH_ORG: ORG },
     log,
   );
-  const ready = await child.request<{ rss: number }>({ type: 'stats' }, 'stats');
+  const ready = await child.request<{ rss: number; peakMem: Record<string, number> }>({ type: 'stats' }, 'stats');
+  log(`service at ready: V8 heap ${mib(ready.peakMem.heapTotal)} (used ${mib(ready.peakMem.heapUsed)}), outside the heap ${mib(ready.peakMem.external)}`);
   const now = Math.floor(Date.now() / 1000);
   const token = await new SignJWT({ tenant_id: ORG, org_id: ORG, roles: ['ORG_ADMIN'] })
     .setProtectedHeader({ alg: 'HS256' })
@@ -146,6 +147,8 @@ async function main() {
     if (r.status !== 200 || dataLines !== ROWS) throw new Error(`${label}: ${r.status}, ${r.lines} lines`);
     log(`${label.padEnd(36)}: ${fmt(r.bytes / 1024 / 1024, 1)} MiB in ${fmt(s, 1)} s, ${fmt(ROWS / s)} rows/s; ${await cpuPhase()}; peak RSS growth so far ${mib((await peak()) - ready.rss)}`);
   }
+  const mem = (await child.request<{ peakMem: Record<string, number> }>({ type: 'stats' }, 'stats')).peakMem;
+  log(`service peaks: V8 heap ${mib(mem.heapTotal)} (used ${mib(mem.heapUsed)}), outside the heap ${mib(mem.external)} (Buffers ${mib(mem.arrayBuffers)})`);
   log(`service peak RSS ${mib(await peak())}, at ready ${mib(ready.rss)}: growth ${mib((await peak()) - ready.rss)} (target < 100 MiB); target >= 100,000 rows/s`);
   log(`load average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' / ')}`);
   await child.stop();

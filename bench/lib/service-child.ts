@@ -12,13 +12,17 @@ await createProvisioning(svc.deps.db).createOrg({ id: process.env.BENCH_ORG ?? '
 const address = await svc.app.listen({ port: 0, host: '127.0.0.1' });
 
 let peakRss = process.memoryUsage.rss();
+// Peaks of what the RSS is made of (V8 heap, memory outside it held by JS objects such as Buffers).
+const peakMem = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  const m = process.memoryUsage();
+  for (const k of Object.keys(peakMem) as (keyof typeof peakMem)[]) peakMem[k] = Math.max(peakMem[k], m[k]);
 }, 50).unref();
 
 const send = (m: unknown) => process.send!(m);
-send({ type: 'ready', address, store: svc.deps.db.kind, bus: svc.deps.bus.kind, cache: svc.deps.cache.kind, rss: process.memoryUsage.rss() });
+send({ type: 'ready', address, store: svc.deps.db.kind, bus: svc.deps.bus.kind, cache: svc.deps.cache.kind, rss: process.memoryUsage.rss(), mem: process.memoryUsage() });
 
 process.on('message', async (m: { type: string; sql?: string }) => {
   if (m.type === 'reset-loop-delay') {
@@ -32,6 +36,7 @@ process.on('message', async (m: { type: string; sql?: string }) => {
       type: 'stats',
       peakRss: Math.max(peakRss, process.resourceUsage().maxRSS * 1024),
       rss: process.memoryUsage.rss(),
+      peakMem,
       cpuMs: (cpu.user + cpu.system) / 1000,
       // Event-loop delay over the fixed-rate phase, in ms.
       loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
