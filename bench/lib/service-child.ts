@@ -13,7 +13,7 @@ const address = await svc.app.listen({ port: 0, host: '127.0.0.1' });
 
 let peakRss = process.memoryUsage.rss();
 // Peaks of what the RSS is made of (V8 heap, memory outside it held by JS objects such as Buffers).
-const peakMem = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+const peakMem = (({ heapTotal, heapUsed, external, arrayBuffers }) => ({ heapTotal, heapUsed, external, arrayBuffers }))(process.memoryUsage());
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());

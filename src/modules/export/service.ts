@@ -194,9 +194,10 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
       const orgId = ctx.orgId;
       return (async function* () {
         for await (const c of chunks(orgId, j.job_id)) {
-          // Each line wrapped with native split/join (no per-line concatenation): `{"collection":…,"row":<line>}`.
+          // Each line wrapped in one native pass (JSON text holds no raw newline): `{"collection":…,"row":<line>}`.
           const prefix = `{"collection":${JSON.stringify(c.collection)},"row":`;
-          yield `${prefix}${c.body.slice(0, -1).split('\n').join(`}\n${prefix}`)}}\n`;
+          const wrapped = c.body.replaceAll('\n', `}\n${prefix}`);
+          yield prefix + wrapped.slice(0, wrapped.length - prefix.length);
         }
       })();
     },
