@@ -58,46 +58,81 @@ const ROLLUP_MERGE = ALL_METRICS.map(
     `mn${i} = least(r.mn${i}, excluded.mn${i}), mx${i} = greatest(r.mx${i}, excluded.mx${i})`,
 ).join(',\n    ');
 
-// One statement per batch: the rows in array order (ids ascend with the index), records of sealed
-// days into their daily rollups, and the newest row of each asset into telemetry_latest (0048):
-// records flagged ts_in_future never enter it; the stored row is replaced by a record with an equal
-// or newer ts, or, while the stored row's ts is still ahead of this batch's arrival (a clock running
-// fast), by a record measured after the stored one arrived.
+// A batch is written in three statements (decision 0251), all in the caller's transaction after the
+// shared rollup lock: the rows in array order (ids ascend with the index), then the newest row of
+// each asset into telemetry_latest together with a read of the rollup horizon, then, only when some
+// rows are for days already sealed, those rows into their daily rollups.
 // Scalars travel as unnest arrays; the raw records as one JSON array ($14), element i for row i
 // (cheaper to send than a jsonb[] literal, whose every quote needs escaping).
-const INSERT_BATCH = `
-with ins as (
-  insert into telemetry (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c,
-                         status, run_id, intent_id, anomalies, raw)
-  select $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u.cur, u.temp_c, u.status, u.run_id, u.intent_id,
-         coalesce(string_to_array(u.anomalies, ','), '{}'), $14::jsonb -> (u.ord::int - 1)
-  from unnest($3::text[], $4::timestamptz[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[],
-              $10::text[], $11::text[], $12::text[], $13::text[])
-       with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, cur, temp_c, status, run_id, intent_id, anomalies, ord)
-  order by u.ord
-  returning id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, anomalies, raw
-), late as (
-  -- Records for days already sealed into rollups are added to them here (usually none).
-  insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
-  select $1, asset_id, day,
-         ${ROLLUP_AGGREGATES}
-  from (select asset_id, date_bin(${DAY}, ts, ${ORIGIN}) as day,
-             ${METRIC_VALUES}
-        from ins where ts < (select horizon from telemetry_rollup_state)) x
-  group by asset_id, day
-  order by asset_id, day
-  on conflict (org_id, asset_id, day) do update set
-    ${ROLLUP_MERGE}
-), newest as (
-  select distinct on (asset_id) * from ins where ${trustedTsSql()} order by asset_id, ts desc, id desc
+const INSERT_ROWS = `
+insert into telemetry (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c,
+                       status, run_id, intent_id, anomalies, raw)
+select $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u.cur, u.temp_c, u.status, u.run_id, u.intent_id,
+       coalesce(string_to_array(u.anomalies, ','), '{}'), $14::jsonb -> (u.ord::int - 1)
+from unnest($3::text[], $4::timestamptz[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[],
+            $10::text[], $11::text[], $12::text[], $13::text[])
+     with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, cur, temp_c, status, run_id, intent_id, anomalies, ord)
+order by u.ord`;
+
+// The newest row of each asset into telemetry_latest (0048), from the candidates the service picked
+// (per asset, the rows whose ts is within a millisecond of the batch's newest; never a record
+// flagged ts_in_future), in batch order: the newest ts wins, a tie goes to the later row (the
+// higher id, as before). The stored row is replaced by a record with an equal or newer ts, or,
+// while the stored row's ts is still ahead of this batch's arrival (a clock running fast), by a
+// record measured after the stored one arrived. The same statement reads the rollup horizon (after
+// the lock, so a seal that committed before it is seen).
+const UPSERT_NEWEST = `
+with up as (
+  insert into telemetry_latest as l (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw)
+  select distinct on (u.asset_id) $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u.cur, u.temp_c, u.status,
+         $10::jsonb -> (u.ord::int - 1)
+  from unnest($3::text[], $4::timestamptz[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $11::text[])
+       with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, cur, temp_c, status, ord)
+  order by u.asset_id, u.ts desc, u.ord desc
+  on conflict (org_id, asset_id) do update set
+    ts = excluded.ts, received_at = excluded.received_at, power_kw = excluded.power_kw, soc_pct = excluded.soc_pct,
+    voltage = excluded.voltage, "current" = excluded."current", temp_c = excluded.temp_c, status = excluded.status,
+    raw = excluded.raw
+  where excluded.ts >= l.ts or (l.ts > excluded.received_at and excluded.ts >= l.received_at)
 )
-insert into telemetry_latest as l (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw)
-select $1, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw from newest
-on conflict (org_id, asset_id) do update set
-  ts = excluded.ts, received_at = excluded.received_at, power_kw = excluded.power_kw, soc_pct = excluded.soc_pct,
-  voltage = excluded.voltage, "current" = excluded."current", temp_c = excluded.temp_c, status = excluded.status,
-  raw = excluded.raw
-where excluded.ts >= l.ts or (l.ts > excluded.received_at and excluded.ts >= l.received_at)`;
+select horizon from telemetry_rollup_state`;
+
+// Records for days already sealed into rollups are added to them (usually no batch has any): the
+// candidate rows (ts at or before the horizon's millisecond), of which those with ts < horizon count.
+const LATE_ROLLUP = `
+insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
+select $1, asset_id, day,
+       ${ROLLUP_AGGREGATES}
+from (select asset_id, date_bin(${DAY}, ts, ${ORIGIN}) as day,
+           ${METRIC_VALUES}
+      from (select u.asset_id, u.ts, u.power_kw, u.soc_pct, u.voltage, u.cur as "current", u.temp_c,
+                   $9::jsonb -> (u.ord::int - 1) as raw
+            from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::float8[])
+                 with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, cur, temp_c, ord)) rows
+      where ts < $10::timestamptz) x
+group by asset_id, day
+order by asset_id, day
+on conflict (org_id, asset_id, day) do update set
+  ${ROLLUP_MERGE}`;
+
+/**
+ * Per asset, the rows that may be its newest placeable one: ts within a millisecond of the asset's
+ * newest (tsMs is ts floored to the millisecond; the store rounds to the microsecond, so the exact
+ * newest, ties included, is always among them), in batch order. Rows flagged ts_in_future are left
+ * out (decision 0048).
+ */
+export function newestCandidates(rows: readonly CanonicalRow[]): CanonicalRow[] {
+  const max = new Map<string, number>();
+  for (const r of rows) {
+    if (r.anomalies.includes('ts_in_future')) continue;
+    const m = max.get(r.asset_id);
+    if (m === undefined || r.tsMs > m) max.set(r.asset_id, r.tsMs);
+  }
+  return rows.filter((r) => {
+    const m = max.get(r.asset_id);
+    return m !== undefined && r.tsMs >= m - 1 && !r.anomalies.includes('ts_in_future');
+  });
+}
 
 export interface LiveEvent {
   id: number;
@@ -427,7 +462,7 @@ export function createTelemetryStore(db: Queryable) {
       }
       // Sealing a day waits for batches in flight and batches wait for it: see decision 0046.
       await db.query(`select pg_advisory_xact_lock_shared(${ROLLUP_LOCK})`);
-      await db.query(INSERT_BATCH, [
+      await db.query(INSERT_ROWS, [
         orgId,
         receivedAt,
         cols.asset,
@@ -443,6 +478,39 @@ export function createTelemetryStore(db: Queryable) {
         cols.anomalies,
         `[${raw.join(',')}]`,
       ]);
+      const c = newestCandidates(rows);
+      const h = await db.query<{ horizon: Date | string | null }>(UPSERT_NEWEST, [
+        orgId,
+        receivedAt,
+        c.map((r) => r.asset_id),
+        c.map((r) => r.ts),
+        c.map((r) => r.power_kw),
+        c.map((r) => r.soc_pct),
+        c.map((r) => r.voltage),
+        c.map((r) => r.current),
+        c.map((r) => r.temp_c),
+        `[${c.map((r) => r.rawJson!).join(',')}]`,
+        c.map((r) => r.status),
+      ]);
+      const horizon = h.rows[0]?.horizon;
+      if (horizon !== null && horizon !== undefined) {
+        const hMs = new Date(horizon).getTime();
+        const late = rows.filter((r) => r.tsMs <= hMs);
+        if (late.length) {
+          await db.query(LATE_ROLLUP, [
+            orgId,
+            late.map((r) => r.asset_id),
+            late.map((r) => r.ts),
+            late.map((r) => r.power_kw),
+            late.map((r) => r.soc_pct),
+            late.map((r) => r.voltage),
+            late.map((r) => r.current),
+            late.map((r) => r.temp_c),
+            `[${late.map((r) => r.rawJson!).join(',')}]`,
+            new Date(hMs),
+          ]);
+        }
+      }
       return n;
     },
 
