@@ -205,12 +205,24 @@ async function copyPhase(client: pg.Client, records: number, table = 'telemetry'
  * the real design added one at a time, and the real (partitioned) table. Each as a ratio of the
  * plain table's rate.
  */
-const DESIGN_STEPS: { name: string; ddl: (t: string) => string[] }[] = [
+const DESIGN_STEPS: { name: string; ddl: (t: string) => string[]; alone?: boolean }[] = [
   { name: 'plain table, (org, asset, ts) B-tree only (the physical reference)', ddl: () => [] },
   { name: '+ id from a sequence', ddl: (t) => [`create sequence ${t}_seq`, `alter table ${t} add column id bigint not null default nextval('${t}_seq')`] },
-  { name: '+ (org, received_at desc, id desc) B-tree (live events)', ddl: (t) => [`create index on ${t} (org_id, received_at desc, id desc)`] },
-  { name: '+ (org, ts desc, id desc) B-tree (Partner API newest first)', ddl: (t) => [`create index on ${t} (org_id, ts desc, id desc)`] },
+  { name: '+ (org, received_at, id) B-tree (live events backwards, export)', ddl: (t) => [`create index on ${t} (org_id, received_at, id)`] },
+  { name: '+ (org, ts, id) B-tree (Partner API newest first, backwards)', ddl: (t) => [`create index on ${t} (org_id, ts, id)`] },
   { name: '+ BRIN on ts (rollup sealing)', ddl: (t) => [`create index on ${t} using brin (ts)`] },
+  // Before decision 0252 the two B-trees were newest-first (desc): the same design with those.
+  {
+    name: 'the same with both B-trees descending (before decision 0252)',
+    alone: true,
+    ddl: (t) => [
+      `create sequence ${t}_seq`,
+      `alter table ${t} add column id bigint not null default nextval('${t}_seq')`,
+      `create index on ${t} (org_id, received_at desc, id desc)`,
+      `create index on ${t} (org_id, ts desc, id desc)`,
+      `create index on ${t} using brin (ts)`,
+    ],
+  },
 ];
 /** Each design as its own table; two rounds over all of them, the better of each kept (a shared machine is noisy). */
 async function designPhase(client: pg.Client, records: number, rounds = 2): Promise<{ name: string; rate: number; runs: number[] }[]> {
@@ -221,7 +233,8 @@ async function designPhase(client: pg.Client, records: number, rounds = 2): Prom
       power_kw double precision, soc_pct double precision, voltage double precision, "current" double precision, temp_c double precision,
       status text not null default 'unknown', run_id text, intent_id text, anomalies text[] not null default '{}', raw jsonb not null)`);
     await client.query(`create index on ${t} (org_id, asset_id, ts)`);
-    for (let j = 1; j <= i; j++) for (const d of DESIGN_STEPS[j].ddl(t)) await client.query(d);
+    if (DESIGN_STEPS[i].alone) for (const d of DESIGN_STEPS[i].ddl(t)) await client.query(d);
+    else for (let j = 1; j <= i; j++) for (const d of DESIGN_STEPS[j].ddl(t)) await client.query(d);
   }
   const runs: number[][] = tables.map(() => []);
   for (let r = 0; r < rounds; r++) {
