@@ -3,7 +3,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '../../src/infra/bus/index.ts';
-import { subjectMatches, BusUnavailableError, JsonText } from '../../src/infra/bus/index.ts';
+import { subjectMatches, BusUnavailableError } from '../../src/infra/bus/index.ts';
 import { createMemoryBus } from '../../src/infra/bus/memory.ts';
 import { openNatsBus } from '../../src/infra/bus/nats.ts';
 import { Inbox } from '../helpers/signal.ts';
@@ -39,16 +39,6 @@ for (const [name, open] of adapters) {
       await inbox.count(5, 'five messages');
       assert.deepEqual(got.map((g) => (g.payload as { i: number }).i), [0, 1, 2, 3, 4]);
       assert.equal(got[0].subject, 'telemetry.org1');
-      await stop();
-    });
-
-    test('a payload published as JSON text arrives parsed, like any other payload', async () => {
-      const { got, inbox, ready } = collect(bus, 'telemetry.json');
-      const stop = await ready;
-      await bus.publish('telemetry.json', new JsonText('{"records":[{"raw":{"x":1,"s":"\\u00e9"}}],"stored":true}'));
-      await bus.publish('telemetry.json', { plain: true });
-      await inbox.count(2, 'two messages');
-      assert.deepEqual(got.map((g) => g.payload), [{ records: [{ raw: { x: 1, s: '\u00e9' } }], stored: true }, { plain: true }]);
       await stop();
     });
 

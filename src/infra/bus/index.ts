@@ -15,18 +15,6 @@ export interface Bus {
 
 export class BusUnavailableError extends Error {}
 
-/**
- * A payload already encoded as JSON text: the bus sends the text as it is, and subscribers receive
- * it parsed, as any other payload. For a publisher that already holds most of a message as JSON
- * (the live telemetry stream holds each record's raw JSON), so it is not encoded twice.
- */
-export class JsonText {
-  readonly text: string;
-  constructor(text: string) {
-    this.text = text;
-  }
-}
-
 export function subjectMatches(pattern: string, subject: string): boolean {
   const p = pattern.split('.');
   const s = subject.split('.');

@@ -2,7 +2,7 @@
 // commit), the live window and history reads. Services decide; routes answer; store.ts queries.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from '../../infra/db/index.ts';
-import { JsonText, type Bus } from '../../infra/bus/index.ts';
+import type { Bus } from '../../infra/bus/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
@@ -128,12 +128,29 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
       bytes += size;
     }
     chunks.push(current);
-    // Each message is written as JSON text around each record's raw JSON (made once, for the
-    // insert), not encoded again with the rest: the same text JSON.stringify gives of
-    // {org_id, received_at, stored, records: [{asset_id, ts, ..., raw}]}.
-    const head = `{"org_id":${JSON.stringify(orgId)},"received_at":${JSON.stringify(receivedAt.toISOString())},"stored":${stored},"records":[`;
+    const received_at = receivedAt.toISOString();
     const settled = await Promise.allSettled(
-      chunks.map((chunk) => bus.publish(`telemetry.${orgId}`, new JsonText(head + chunk.map(recordJson).join(',') + ']}'))),
+      chunks.map((chunk) =>
+        bus.publish(`telemetry.${orgId}`, {
+          org_id: orgId,
+          received_at,
+          stored,
+          records: chunk.map((r) => ({
+            asset_id: r.asset_id,
+            ts: r.ts,
+            power_kw: r.power_kw,
+            soc_pct: r.soc_pct,
+            voltage: r.voltage,
+            current: r.current,
+            temp_c: r.temp_c,
+            status: r.status,
+            run_id: r.run_id,
+            intent_id: r.intent_id,
+            anomalies: r.anomalies,
+            raw: r.raw,
+          })),
+        }),
+      ),
     );
     let streamed = 0;
     settled.forEach((s, i) => {
@@ -315,17 +332,6 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
 }
 
 const rawJson = (row: CanonicalRow) => (row.rawJson ??= JSON.stringify(row.raw));
-
-const num = (v: number | null) => (v === null ? 'null' : JSON.stringify(v));
-const str = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
-/** One record of a live-stream message as JSON text (members in the order subscribers have always had). */
-function recordJson(r: CanonicalRow): string {
-  return (
-    `{"asset_id":${str(r.asset_id)},"ts":${str(r.ts)},"power_kw":${num(r.power_kw)},"soc_pct":${num(r.soc_pct)},` +
-    `"voltage":${num(r.voltage)},"current":${num(r.current)},"temp_c":${num(r.temp_c)},"status":${str(r.status)},` +
-    `"run_id":${str(r.run_id)},"intent_id":${str(r.intent_id)},"anomalies":${JSON.stringify(r.anomalies)},"raw":${rawJson(r)}}`
-  );
-}
 
 
 export type TelemetryService = ReturnType<typeof createTelemetryService>;
