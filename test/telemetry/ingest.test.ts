@@ -388,6 +388,41 @@ test('telemetry_latest holds the newest record per asset, written with the batch
   assert.equal(other.rows.length, 0);
 });
 
+test('the newest reading of a batch: ties go to the later element, microseconds count, a future-flagged record never wins', async () => {
+  const [c, d, e, f, g] = [asset('nw'), asset('nw'), asset('nw'), asset('nw'), asset('nw')];
+  const latest = async (id: string) =>
+    (await svc.deps.db.query<{ raw: { n: number } }>('select raw from telemetry_latest where org_id = $1 and asset_id = $2', [ORG, id])).rows[0]?.raw.n;
+  const res = await api.ingest([
+    { asset_id: c, ts: '2026-10-15T11:20:00Z', n: 1 },
+    { asset_id: c, ts: '2026-10-15T11:20:00Z', n: 2 },
+    // the same millisecond: the record a few microseconds later wins though it comes first
+    { asset_id: d, ts: '2026-10-15T11:20:00.000900Z', n: 3 },
+    { asset_id: d, ts: '2026-10-15T11:20:00.000100Z', n: 4 },
+    // stored to the microsecond, .0009996 is .001000: equal ts, so the later element wins, either way round
+    { asset_id: e, ts: '2026-10-15T11:20:00.001Z', n: 5 },
+    { asset_id: e, ts: '2026-10-15T11:20:00.0009996Z', n: 6 },
+    { asset_id: g, ts: '2026-10-15T11:20:00.0009996Z', n: 9 },
+    { asset_id: g, ts: '2026-10-15T11:20:00.001Z', n: 10 },
+    // dated two days after its arrival: stored and flagged, never the newest reading
+    { asset_id: f, ts: '2026-10-15T11:00:00Z', n: 7 },
+    { asset_id: f, ts: '2026-10-17T12:00:00Z', n: 8 },
+  ]);
+  assert.equal(res.statusCode, 200, res.body);
+  const body = json(res);
+  assert.equal(body.stored, 10);
+  assert.deepEqual(body.anomalies.map((x: { index: number; reasons: string[] }) => [x.index, x.reasons]), [[9, ['ts_in_future']]]);
+  assert.equal(await latest(c), 2);
+  assert.equal(await latest(d), 3);
+  assert.equal(await latest(e), 6);
+  assert.equal(await latest(g), 10);
+  assert.equal(await latest(f), 7);
+  // a batch of only a future-flagged record leaves the newest reading as it was
+  const only = await api.ingest([{ asset_id: f, ts: '2026-10-17T13:00:00Z', n: 11 }]);
+  assert.equal(only.statusCode, 200, only.body);
+  assert.equal(json(only).stored, 1);
+  assert.equal(await latest(f), 7);
+});
+
 test('stored records are published to the live stream after commit; telemetry_ingest_total counts them', async () => {
   const a = asset('bus');
   const stream = new Inbox<any>();
