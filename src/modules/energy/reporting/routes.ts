@@ -204,15 +204,7 @@ function operations(rep: Reporting): Operation[] {
         const cols = rep.COLUMNS;
         async function* lines() {
           yield csvRecord([...cols]);
-          let chunk = '';
-          for await (const r of rep.intervalRecords(ctx.orgId, sites, w)) {
-            chunk += csvRecord(cols.map((c) => r[c]));
-            if (chunk.length > 64_000) {
-              yield chunk;
-              chunk = '';
-            }
-          }
-          if (chunk) yield chunk;
+          yield* rep.intervalText(ctx.orgId, sites, w, 'csv');
         }
         reply.type('text/csv; charset=utf-8');
         reply.header('Content-Disposition', 'attachment; filename="interval.csv"');
@@ -242,16 +234,11 @@ function operations(rep: Reporting): Operation[] {
           yield `{"from":${JSON.stringify(new Date(w.from).toISOString())},"to":${JSON.stringify(new Date(w.to).toISOString())},` +
             `"site_ids":${JSON.stringify(sites)},"half_hours_per_site":${Math.round((w.to - w.from) / 1_800_000)},"rows":[`;
           let first = true;
-          let chunk = '';
-          for await (const r of rep.intervalRecords(ctx.orgId, sites, w)) {
-            chunk += (first ? '' : ',') + JSON.stringify(r);
+          for await (const chunk of rep.intervalText(ctx.orgId, sites, w, 'json')) {
+            yield first ? chunk : `,${chunk}`;
             first = false;
-            if (chunk.length > 64_000) {
-              yield chunk;
-              chunk = '';
-            }
           }
-          yield `${chunk}]}`;
+          yield ']}';
         }
         reply.type('application/json; charset=utf-8');
         return Readable.from(parts());

@@ -10,7 +10,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { isoTime } from '../../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../../telemetry/index.ts';
-import type { AuditLog } from '../../audit/index.ts';
+import { csvField, type AuditLog } from '../../audit/index.ts';
 import { addDays, parseInstant, SLOT_MS, ukClock, ukMidnight, ukOffsetFast, slotsInDay } from '../../market/index.ts';
 import { energyErrors } from '../errors.ts';
 import type { EnergyConfig } from '../config.ts';
@@ -22,7 +22,7 @@ import { windowOf, type DayWindow } from '../range.ts';
 import { divRound, kwhText, linePence, poundsText, ratio, scaled, toWh } from '../wh.ts';
 import { halfHourView } from '../ledger.ts';
 import { FIGURES, type FigureKey } from './figures.ts';
-import { consumptionByLocalTime, flowBases, hoursSplit, intervalBatch, type IntervalRow, type OperatingRule } from './store.ts';
+import { consumptionByLocalTime, flowBases, hoursSplit, intervalValues as intervalValuesStore, type OperatingRule } from './store.ts';
 import { clearSkyDay, correlation, expectedDayWh, expectedHalfHours } from './solar.ts';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
@@ -380,36 +380,6 @@ export function createReporting(deps: {
     'generation_kwh', 'consumption_kwh', 'charge_kwh', 'discharge_kwh', 'residual_kwh', 'gap', 'coverage', 'consumption_method',
     'basis_import', 'basis_export', 'basis_generation', 'basis_consumption', 'basis_charge', 'basis_discharge',
   ] as const;
-  type Col = (typeof COLUMNS)[number];
-
-  function intervalRecord(siteId: string, t: number, row: IntervalRow | undefined): Record<Col, string | number | boolean | null> {
-    const sp = ukClock(t);
-
-    return {
-      site_id: siteId,
-      settlement_date: sp.date,
-      settlement_period: sp.period,
-      period_start: isoTime(t),
-      period_end: isoTime(t + SLOT_MS),
-      period_start_local: ukLocalIso(t),
-      import_kwh: row ? row.import_kwh : null,
-      export_kwh: row ? row.export_kwh : null,
-      generation_kwh: row ? row.generation_kwh : null,
-      consumption_kwh: row ? row.consumption_kwh : null,
-      charge_kwh: row ? row.charge_kwh : null,
-      discharge_kwh: row ? row.discharge_kwh : null,
-      residual_kwh: row ? row.residual_kwh : null,
-      gap: row ? !row.complete : true,
-      coverage: row ? row.coverage : 0,
-      consumption_method: row?.consumption_method ?? null,
-      basis_import: row?.b_import ?? 'missing',
-      basis_export: row?.b_export ?? 'missing',
-      basis_generation: row?.b_generation ?? 'missing',
-      basis_consumption: row?.b_consumption ?? 'missing',
-      basis_charge: row?.b_charge ?? 'missing',
-      basis_discharge: row?.b_discharge ?? 'missing',
-    };
-  }
 
   /** Resolves the sites and window of an export before anything is streamed (refusals answer whole). */
   async function exportScope(ctx: RequestContext, q: { site_id?: string; date?: string; from?: string; to?: string }) {
@@ -422,24 +392,54 @@ export function createReporting(deps: {
     return { w, sites };
   }
 
-  /** One record per site and half hour of the window (a half hour without a rollup row is a gap row), read in batches. */
-  async function* intervalRecords(orgId: string, sites: string[], w: DayWindow) {
+  /**
+   * The window's interval rows, site by site, as CSV records or comma-joined JSON objects
+   * (decision 0155): the stored values come from the database as one text value per
+   * `ENERGY_EXPORT_BATCH_ROWS` half hours, already in column order; the time columns are worked out
+   * here from the UK clock. Memory stays flat whatever the window or the number of sites.
+   */
+  async function* intervalText(orgId: string, sites: string[], w: DayWindow, format: 'csv' | 'json') {
+    const step = deps.config.exportBatchRows * SLOT_MS;
+    const GAP = ',,,,,,,,true,0,,missing,missing,missing,missing,missing,missing';
+    const keys = ['import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'charge_kwh', 'discharge_kwh', 'residual_kwh'];
+    const bases = ['basis_import', 'basis_export', 'basis_generation', 'basis_consumption', 'basis_charge', 'basis_discharge'];
+    const json = (rest: string) => {
+      // rest: ",<7 kWh>,<gap>,<coverage>,<method>,<6 bases>" (empty kWh and method: null)
+      const v = rest.slice(1).split(',');
+      let out = '';
+      for (let i = 0; i < 7; i++) out += `,"${keys[i]}":${v[i] === '' ? 'null' : `"${v[i]}"`}`;
+      out += `,"gap":${v[7]},"coverage":${v[8]},"consumption_method":${v[9] === '' ? 'null' : `"${v[9]}"`}`;
+      for (let i = 0; i < 6; i++) out += `,"${bases[i]}":"${v[10 + i]}"`;
+      return out;
+    };
     for (const siteId of sites) {
-      let after = new Date(w.from - 1);
-      let buf: IntervalRow[] = [];
-      let i = 0;
-      let exhausted = false;
-      for (let t = w.from; t < w.to; t += SLOT_MS) {
-        if (i >= buf.length && !exhausted) {
-          buf = await intervalBatch(rollups, orgId, siteId, after, new Date(w.to), deps.config.exportBatchRows);
-          i = 0;
-          if (buf.length < deps.config.exportBatchRows) exhausted = true;
-          if (buf.length) after = new Date(buf[buf.length - 1].slot);
+      const site = format === 'csv' ? csvField(siteId) : JSON.stringify(siteId);
+      for (let from = w.from; from < w.to; from += step) {
+        const to = Math.min(from + step, w.to);
+        const values = await intervalValuesStore(rollups, orgId, siteId, new Date(from), new Date(to));
+        let pos = 0;
+        let nextAt = values ? Number(values.slice(0, values.indexOf(','))) * 1000 : Infinity;
+        let out = '';
+        let start = isoTime(from);
+        for (let t = from; t < to; t += SLOT_MS) {
+          let rest = GAP;
+          if (nextAt === t) {
+            const eol = values.indexOf('\n', pos);
+            const line = values.slice(pos, eol < 0 ? values.length : eol);
+            rest = line.slice(line.indexOf(','));
+            pos = eol < 0 ? values.length : eol + 1;
+            nextAt = pos < values.length ? Number(values.slice(pos, values.indexOf(',', pos))) * 1000 : Infinity;
+          }
+          const end = isoTime(t + SLOT_MS);
+          const c = ukClock(t);
+          const local = ukLocalIso(t);
+          out +=
+            format === 'csv'
+              ? `${site},${c.date},${c.period},${start},${end},${local}${rest}\r\n`
+              : `${out ? ',' : ''}{"site_id":${site},"settlement_date":"${c.date}","settlement_period":${c.period},"period_start":"${start}","period_end":"${end}","period_start_local":"${local}"${json(rest)}}`;
+          start = end;
         }
-        while (i < buf.length && buf[i].slot < t) i++;
-        const row = i < buf.length && buf[i].slot === t ? buf[i] : undefined;
-        if (row) i++;
-        yield intervalRecord(siteId, t, row);
+        yield out;
       }
     }
   }
@@ -823,7 +823,7 @@ export function createReporting(deps: {
   }
 
   return {
-    report, lineage, readingLineage, exportScope, intervalRecords, underperformance, attribution, outOfHours,
+    report, lineage, readingLineage, exportScope, intervalText, underperformance, attribution, outOfHours,
     calibrations, calibrate, energySummary, COLUMNS,
   };
 }

@@ -19,27 +19,6 @@ export interface HoursSplitRow {
   import_kwh: string;
 }
 
-export interface IntervalRow {
-  /** Start of the half hour, epoch milliseconds (read as a number: no date parsing per row). */
-  slot: number;
-  import_kwh: string;
-  export_kwh: string;
-  generation_kwh: string;
-  consumption_kwh: string;
-  charge_kwh: string;
-  discharge_kwh: string;
-  residual_kwh: string;
-  b_import: string | null;
-  b_export: string | null;
-  b_generation: string | null;
-  b_consumption: string | null;
-  b_charge: string | null;
-  b_discharge: string | null;
-  consumption_method: string;
-  coverage: number;
-  complete: boolean;
-}
-
 /**
  * A site's consumption and import per UK day, in and out of operating hours (a half hour is in
  * hours when its UK local start time falls in a rule of its UK local weekday).
@@ -62,18 +41,30 @@ export async function hoursSplit(q: Queryable, orgId: string, siteId: string, fr
   return r.rows;
 }
 
-/** One site's half hours in slot order after `after` (exclusive), `batch` at a time (streamed exports). */
-export async function intervalBatch(q: Queryable, orgId: string, siteId: string, after: Date, to: Date, batch: number): Promise<IntervalRow[]> {
-  const r = await q.query<IntervalRow>(
-    `select (extract(epoch from slot) * 1000)::float8 as slot, import_kwh::text as import_kwh, export_kwh::text as export_kwh, generation_kwh::text as generation_kwh,
-            consumption_kwh::text as consumption_kwh, charge_kwh::text as charge_kwh, discharge_kwh::text as discharge_kwh,
-            residual_kwh::text as residual_kwh, basis ->> 'import' as b_import, basis ->> 'export' as b_export,
-            basis ->> 'generation' as b_generation, basis ->> 'consumption' as b_consumption, basis ->> 'charge' as b_charge,
-            basis ->> 'discharge' as b_discharge, consumption_method, coverage, complete
-     from energy_site_halfhours where org_id = $1 and site_id = $2 and slot > $3 and slot < $4 order by slot limit $5`,
-    [orgId, siteId, after, to, batch],
+const FLOWS = ['import', 'export', 'generation', 'consumption', 'charge', 'discharge'] as const;
+
+/**
+ * One site's stored half hours in [from, to) as one text value (decision 0155): a line per half
+ * hour, in slot order, `<epoch seconds>,<import>,<export>,<generation>,<consumption>,<charge>,
+ * <discharge>,<residual>,<gap>,<coverage>,<consumption method>,<basis of each flow ×6>`, every value
+ * already as the interval export writes it (kWh as exact decimal text, `gap` true/false, a flow
+ * with no basis `missing`). The driver then carries one value, not 17 columns of each row.
+ */
+export async function intervalValues(q: Queryable, orgId: string, siteId: string, from: Date, to: Date): Promise<string> {
+  const fields = [
+    'extract(epoch from slot)::bigint::text',
+    ...['import', 'export', 'generation', 'consumption', 'charge', 'discharge', 'residual'].map((f) => `${f}_kwh::text`),
+    `case when complete then 'false' else 'true' end`,
+    'coverage::text',
+    'consumption_method',
+    ...FLOWS.map((f) => `coalesce(basis ->> '${f}', 'missing')`),
+  ];
+  const r = await q.query<{ body: string | null }>(
+    `select string_agg(${fields.join(` || ',' || `)}, E'\n' order by slot) as body
+     from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4`,
+    [orgId, siteId, from, to],
   );
-  return r.rows.map((x) => ({ ...x, slot: Number(x.slot) }));
+  return r.rows[0]?.body ?? '';
 }
 
 /** How many of the window's half hours have each flow measured or absent, in one pass: `{import: {measured: 48, absent: 0}, ...}`. */
