@@ -153,7 +153,7 @@ if (SCALE_SITES > SITES) {
   const extra = SCALE_SITES - SITES;
   const num = ['import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'charge_kwh', 'discharge_kwh', 'residual_kwh'];
   const scaled = (cols: string[]) => cols.map((c) => (num.includes(c) || c === 'self_consumed_kwh' || c === 'max_import_kwh' ? `round(${c} * (0.5 + (g % 97) / 97.0), 3)` : c === 'site_id' ? `'scale-' || g` : c)).join(', ');
-  for (const table of ['energy_site_days', 'energy_site_halfhours']) {
+  for (const table of ['energy_site_days', 'energy_site_months', 'energy_site_halfhours']) {
     const cols = (await db.query<{ c: string }>(`select column_name as c from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position`, [schema, table])).rows.map((r) => r.c);
     for (let g0 = 0; g0 < extra; g0 += 50) {
       await db.query(

@@ -13,6 +13,7 @@
 //   30 November 12 kWh → 134.814 p → £1.35 (calculated: half the day missing); total 29 × 2.70 + 1.35 = £79.65.
 // PPA "exp-1": export from 16 November at 5.5 p/kWh: 4.8 kWh × 5.5 = 26.4 p → £0.26 a line; 15 lines £3.90.
 import { test, before, after } from 'node:test';
+import { wholeMonths } from '../../src/modules/energy/store.ts';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -160,6 +161,12 @@ test('sites list and the portfolio league with the measure\'s definition; a site
   assert.deepEqual(league.unranked, ['bat', 'spare']);
   const imp = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=import_kwh&from=2026-11-01&to=2026-11-30'));
   assert.deepEqual(imp.league.map((r: any) => [r.site_id, r.value]), [['bat', 0], ['spare', 48], ['home', 289.8]]); // lower import ranks higher
+  // Windows that take November whole from the monthly rollup and the days at their edges from the
+  // daily one (decision 0156): the same sums as adding up the days. Home imported 0.4 kWh on 31 October.
+  const novOn = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=import_kwh&from=2026-11-01&to=2026-12-10'));
+  assert.deepEqual(novOn.league.map((r: any) => [r.site_id, r.value]), [['bat', 0], ['spare', 48], ['home', 289.8]]);
+  const wide = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=import_kwh&from=2026-10-20&to=2026-12-10'));
+  assert.deepEqual(wide.league.map((r: any) => [r.site_id, r.value]), [['bat', 0], ['spare', 48], ['home', 290.2]]);
   assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=carbon'), 422, { fields: ['query.measure'] });
   const mine = json(await call(svc, other, 'GET', '/api/telemetry/portfolio/league?from=2026-11-01&to=2026-11-30'));
   assert.deepEqual(mine.league, []);
@@ -203,4 +210,12 @@ test('battery state: latest SoC, throughput, equivalent cycles and observed roun
   assert.equal(b.round_trip_efficiency_observed, 0.8);
   assert.equal(b.capacity_source, 'asset_details');
   assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/bat/battery/state'), 404, 'Site not found');
+});
+
+test('whole months inside a window of UK days (the monthly rollup covers them, the daily one the edges)', () => {
+  assert.deepEqual(wholeMonths('2026-01-01', '2027-01-01'), { firstMonth: '2026-01-01', endMonth: '2027-01-01' });
+  assert.deepEqual(wholeMonths('2026-10-20', '2026-12-10'), { firstMonth: '2026-11-01', endMonth: '2026-12-01' });
+  assert.deepEqual(wholeMonths('2026-11-03', '2026-12-01'), { firstMonth: '2026-12-01', endMonth: '2026-12-01' });
+  assert.deepEqual(wholeMonths('2026-11-03', '2026-11-20'), { firstMonth: '2026-12-01', endMonth: '2026-12-01' });
+  assert.deepEqual(wholeMonths('2026-12-15', '2027-02-01'), { firstMonth: '2027-01-01', endMonth: '2027-02-01' });
 });

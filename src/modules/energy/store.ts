@@ -57,6 +57,19 @@ const HH_COLS = `slot, to_char(day, 'YYYY-MM-DD') as day, import_kwh, export_kwh
 const DAY_COLS = `site_id, to_char(day, 'YYYY-MM-DD') as day, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
   generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh`;
 
+/**
+ * The whole UK months inside the days [fromDay, toDay): the first month's first day and the day
+ * after the last whole month (equal when no month is covered whole).
+ */
+export function wholeMonths(fromDay: string, toDay: string): { firstMonth: string; endMonth: string } {
+  const [fy, fm, fd] = fromDay.split('-').map(Number) as [number, number, number];
+  const first = fd === 1 ? Date.UTC(fy, fm - 1, 1) : Date.UTC(fy, fm, 1);
+  const [ty, tm] = toDay.split('-').map(Number) as [number, number];
+  const end = Math.max(first, Date.UTC(ty, tm - 1, 1));
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  return { firstMonth: day(first), endMonth: day(end) };
+}
+
 export function createEnergyStore() {
   return {
     /** Widens each asset's pending span by what a batch touched (ingestion's transaction). */
@@ -166,6 +179,32 @@ export function createEnergyStore() {
            max_import_kwh = excluded.max_import_kwh`,
         [orgId, siteId, from, to],
       );
+      // The UK months those days fall in, summed again from their days (decision 0156).
+      await q.query(
+        `with months as (
+           select distinct date_trunc('month', (s at time zone 'Europe/London'))::date as month
+           from generate_series($3::timestamptz, $4::timestamptz - '30 minutes'::interval, '30 minutes'::interval) s
+         ), gone as (
+           delete from energy_site_months m using months where m.org_id = $1 and m.site_id = $2 and m.month = months.month
+             and not exists (select 1 from energy_site_days d where d.org_id = $1 and d.site_id = $2
+                             and d.day >= months.month and d.day < (months.month + interval '1 month')::date)
+         )
+         insert into energy_site_months (org_id, site_id, month, days, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
+           generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh)
+         select $1, $2, months.month, count(*)::int, sum(half_hours)::int, sum(complete_half_hours)::int, sum(measured_half_hours)::int,
+                sum(import_kwh), sum(export_kwh), sum(generation_kwh), sum(consumption_kwh), sum(charge_kwh), sum(discharge_kwh),
+                sum(residual_kwh), sum(self_consumed_kwh), max(max_import_kwh)
+         from energy_site_days d join months on d.day >= months.month and d.day < (months.month + interval '1 month')::date
+         where d.org_id = $1 and d.site_id = $2
+         group by months.month
+         on conflict (org_id, site_id, month) do update set
+           days = excluded.days, half_hours = excluded.half_hours, complete_half_hours = excluded.complete_half_hours,
+           measured_half_hours = excluded.measured_half_hours, import_kwh = excluded.import_kwh, export_kwh = excluded.export_kwh,
+           generation_kwh = excluded.generation_kwh, consumption_kwh = excluded.consumption_kwh, charge_kwh = excluded.charge_kwh,
+           discharge_kwh = excluded.discharge_kwh, residual_kwh = excluded.residual_kwh, self_consumed_kwh = excluded.self_consumed_kwh,
+           max_import_kwh = excluded.max_import_kwh`,
+        [orgId, siteId, from, to],
+      );
     },
 
     async siteHalfHours(q: Queryable, orgId: string, siteId: string, from: Date, to: Date): Promise<SiteHalfHourRow[]> {
@@ -199,16 +238,31 @@ export function createEnergyStore() {
     },
 
     /** Sums of each site's days in [fromDay, toDay): one row a site (the portfolio league). */
+    /**
+     * Each site's sums over the UK days [fromDay, toDay): the monthly rollup for the months the window
+     * covers whole, the daily rollup for the days at its edges (decision 0156); the same sums as
+     * adding up every day.
+     */
     async siteTotals(q: Queryable, orgId: string, fromDay: string, toDay: string, siteIds?: string[]) {
+      const { firstMonth, endMonth } = wholeMonths(fromDay, toDay);
+      const sites = siteIds ? 'and site_id = any($6::text[])' : '';
       const r = await q.query<Omit<SiteDayRow, 'day'> & { days: number }>(
-        `select site_id, count(*)::int as days, sum(half_hours)::int as half_hours, sum(complete_half_hours)::int as complete_half_hours,
+        `with parts as (
+           select site_id, days, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh, generation_kwh,
+                  consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh
+           from energy_site_months where org_id = $1 and month >= $4::date and month < $5::date ${sites}
+           union all
+           select site_id, 1, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh, generation_kwh,
+                  consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh
+           from energy_site_days where org_id = $1 and day >= $2::date and day < $3::date and (day < $4::date or day >= $5::date) ${sites}
+         )
+         select site_id, sum(days)::int as days, sum(half_hours)::int as half_hours, sum(complete_half_hours)::int as complete_half_hours,
                 sum(measured_half_hours)::int as measured_half_hours,
                 sum(import_kwh)::text as import_kwh, sum(export_kwh)::text as export_kwh, sum(generation_kwh)::text as generation_kwh,
                 sum(consumption_kwh)::text as consumption_kwh, sum(charge_kwh)::text as charge_kwh, sum(discharge_kwh)::text as discharge_kwh,
                 sum(residual_kwh)::text as residual_kwh, sum(self_consumed_kwh)::text as self_consumed_kwh, max(max_import_kwh)::text as max_import_kwh
-         from energy_site_days where org_id = $1 and day >= $2::date and day < $3::date ${siteIds ? 'and site_id = any($4::text[])' : ''}
-         group by site_id order by site_id`,
-        siteIds ? [orgId, fromDay, toDay, siteIds] : [orgId, fromDay, toDay],
+         from parts group by site_id order by site_id`,
+        siteIds ? [orgId, fromDay, toDay, firstMonth, endMonth, siteIds] : [orgId, fromDay, toDay, firstMonth, endMonth],
       );
       return r.rows;
     },
