@@ -66,7 +66,7 @@ export function wholeMonths(fromDay: string, toDay: string): { firstMonth: strin
   const first = fd === 1 ? Date.UTC(fy, fm - 1, 1) : Date.UTC(fy, fm, 1);
   const [ty, tm] = toDay.split('-').map(Number) as [number, number];
   const end = Math.max(first, Date.UTC(ty, tm - 1, 1));
-  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  const day = (t: number) => { const d = new Date(t); return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01`; };
   return { firstMonth: day(first), endMonth: day(end) };
 }
 
