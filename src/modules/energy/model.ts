@@ -174,6 +174,10 @@ export function createEnergyModel(deps: EnergyModelDeps) {
 
   /** Recomputes the site's assets over [from, to) (slot-aligned) and then the site's half hours and days. */
   async function recomputeSite(q: Queryable, orgId: string, siteId: string, from: number, to: number, onlyAssets?: string[]): Promise<void> {
+    // One recompute of a site at a time: two refreshes of different assets of one site would each
+    // replace the site's half hours from a snapshot without the other's flows. Callers that lock
+    // several sites in one transaction take them in (org, site) order.
+    await q.query('select pg_advisory_xact_lock(hashtext($1))', [`energy:site:${orgId}:${siteId}`]);
     const ctx = await siteContext(q, orgId, siteId);
     const f = new Date(floorSlot(from));
     const t = new Date(ceilSlot(to));
@@ -201,13 +205,30 @@ export function createEnergyModel(deps: EnergyModelDeps) {
         const spans = await store.takePending(q, opts.batch ?? 50, opts.orgId);
         const byOrg = new Map<string, typeof spans>();
         for (const s of spans) byOrg.set(s.org_id, [...(byOrg.get(s.org_id) ?? []), s]);
-        for (const [orgId, list] of byOrg) {
+        for (const [orgId, list] of [...byOrg].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
           const assets = await deps.sites.assets(q, orgId, { assetIds: list.map((s) => s.asset_id) });
           const siteOf = new Map(assets.map((a) => [a.asset_id, a.site_id]));
+          // A site is recomputed once for all its pending assets whose (widened) spans overlap, not
+          // once an asset: a site of a thousand chargers reporting together is one recompute.
+          const bySite = new Map<string, { from: number; to: number; asset: string }[]>();
           for (const s of list) {
             const site = siteOf.get(s.asset_id);
             if (!site) continue; // not registered: it belongs to no site's ledger
-            await recomputeSite(q, orgId, site, s.from_ts.getTime() - widen, s.to_ts.getTime() + widen, [s.asset_id]);
+            const spans = bySite.get(site) ?? [];
+            spans.push({ from: s.from_ts.getTime() - widen, to: s.to_ts.getTime() + widen, asset: s.asset_id });
+            bySite.set(site, spans);
+          }
+          for (const site of [...bySite.keys()].sort()) {
+            const spans = bySite.get(site)!.sort((x, y) => x.from - y.from);
+            let cur = { from: spans[0]!.from, to: spans[0]!.to, assets: [spans[0]!.asset] };
+            const clusters = [cur];
+            for (const sp of spans.slice(1)) {
+              if (sp.from <= cur.to) {
+                cur.to = Math.max(cur.to, sp.to);
+                cur.assets.push(sp.asset);
+              } else clusters.push((cur = { from: sp.from, to: sp.to, assets: [sp.asset] }));
+            }
+            for (const c of clusters) await recomputeSite(q, orgId, site, c.from, c.to, c.assets);
           }
         }
         return spans.length;
