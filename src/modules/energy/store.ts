@@ -77,29 +77,33 @@ export function createEnergyStore() {
       await q.query(
         `insert into energy_pending as p (org_id, asset_id, from_ts, to_ts)
          select $1, a, to_timestamp(f / 1000.0), to_timestamp(t / 1000.0)
-         from unnest($2::text[], $3::float8[], $4::float8[]) as u(a, f, t)
-         order by a
-         on conflict (org_id, asset_id) do update set
-           from_ts = least(p.from_ts, excluded.from_ts), to_ts = greatest(p.to_ts, excluded.to_ts)`,
+         from unnest($2::text[], $3::float8[], $4::float8[]) as u(a, f, t)`,
         [orgId, touched.map((t) => t.asset_id), touched.map((t) => t.from), touched.map((t) => t.to)],
       );
     },
 
-    /** Takes up to `limit` pending spans (removed in the caller's transaction; skips rows others hold). */
+    /**
+     * Takes up to `limit` pending rows (removed in the caller's transaction; skips rows others hold),
+     * one span per asset: the earliest start and latest end of its rows taken. Rows ingestion adds
+     * meanwhile are new rows, neither seen nor waited on (decision 0157).
+     */
     async takePending(q: Queryable, limit: number, orgId?: string): Promise<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]> {
       const r = await q.query<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }>(
-        `delete from energy_pending p using (
-           select org_id, asset_id from energy_pending ${orgId === undefined ? '' : 'where org_id = $2'}
-           order by org_id, asset_id limit $1 for update skip locked
-         ) x where p.org_id = x.org_id and p.asset_id = x.asset_id
-         returning p.org_id, p.asset_id, p.from_ts, p.to_ts`,
+        `with pick as (
+           select org_id, asset_id, seq from energy_pending ${orgId === undefined ? '' : 'where org_id = $2'}
+           order by org_id, asset_id, seq limit $1 for update skip locked
+         ), gone as (
+           delete from energy_pending p using pick where p.org_id = pick.org_id and p.asset_id = pick.asset_id and p.seq = pick.seq
+           returning p.org_id, p.asset_id, p.from_ts, p.to_ts
+         )
+         select org_id, asset_id, min(from_ts) as from_ts, max(to_ts) as to_ts from gone group by org_id, asset_id order by org_id, asset_id`,
         orgId === undefined ? [limit] : [limit, orgId],
       );
       return r.rows.map((x) => ({ ...x, from_ts: new Date(x.from_ts), to_ts: new Date(x.to_ts) }));
     },
 
     async pendingCount(q: Queryable, orgId: string, assetIds: string[]): Promise<number> {
-      const r = await q.query<{ n: number }>('select count(*)::int as n from energy_pending where org_id = $1 and asset_id = any($2::text[])', [orgId, assetIds]);
+      const r = await q.query<{ n: number }>('select count(distinct asset_id)::int as n from energy_pending where org_id = $1 and asset_id = any($2::text[])', [orgId, assetIds]);
       return r.rows[0].n;
     },
 
