@@ -104,7 +104,7 @@ export function fieldOperations(field: Field) {
         }),
         response: { 200: Type.Object({ as_of: Timestamp, assets: Type.Array(FieldAsset) }) },
       },
-      handler: async ({ ctx, query }: any) => field.assets(ctx, query),
+      handler: async ({ ctx, query }) => field.assets(ctx, query),
     }),
     op({
       operationId: 'listFieldAlerts',
@@ -117,7 +117,7 @@ export function fieldOperations(field: Field) {
         query: Type.Object({ without_work_order: Type.Optional(Type.Boolean({ description: 'Only alerts no work order was opened from' })) }),
         response: { 200: Type.Object({ alerts: Type.Array(FieldAlert) }) },
       },
-      handler: async ({ ctx, query }: any) => field.openAlerts(ctx, query),
+      handler: async ({ ctx, query }) => field.openAlerts(ctx, query),
     }),
     op({
       operationId: 'listFieldSlaPolicies',
@@ -130,7 +130,7 @@ export function fieldOperations(field: Field) {
       access: access.read,
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: Type.Object({ policies: Type.Array(SlaPolicy) }) } },
-      handler: async ({ ctx }: any) => field.listPolicies(ctx),
+      handler: async ({ ctx }) => field.listPolicies(ctx),
     }),
     op({
       operationId: 'putFieldSlaPolicy',
@@ -142,7 +142,7 @@ export function fieldOperations(field: Field) {
         'response_minutes may not exceed resolution_minutes; the business day starts at 02:00 or later and lasts at least an hour.',
       access: access.configure,
       schema: { params: PriorityParams, body: SlaPolicyBody, response: { 200: SlaPolicy, 422: ErrorBody } },
-      handler: async ({ ctx, params, body }: any) => field.putPolicy(ctx, params.priority, body),
+      handler: async ({ ctx, params, body }) => field.putPolicy(ctx, params.priority, body),
     }),
     op({
       operationId: 'resetFieldSlaPolicy',
@@ -152,7 +152,7 @@ export function fieldOperations(field: Field) {
       description: 'Answers the default now in force (also when none was set).',
       access: access.configure,
       schema: { params: PriorityParams, response: { 200: SlaPolicy } },
-      handler: async ({ ctx, params }: any) => field.resetPolicy(ctx, params.priority),
+      handler: async ({ ctx, params }) => field.resetPolicy(ctx, params.priority),
     }),
     op({
       operationId: 'listWorkOrders',
@@ -174,7 +174,7 @@ export function fieldOperations(field: Field) {
         }),
         response: { 200: Page('work_orders', WorkOrderSummary), 400: ErrorBody },
       },
-      handler: async ({ ctx, query }: any) => field.list(ctx, query),
+      handler: async ({ ctx, query }) => field.list(ctx, query),
     }),
     op({
       operationId: 'createWorkOrder',
@@ -186,7 +186,7 @@ export function fieldOperations(field: Field) {
       successStatus: 201,
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
       schema: { body: CreateBody, response: { 201: WorkOrder, 422: ErrorBody } },
-      handler: async ({ ctx, body }: any) => field.create(ctx, body),
+      handler: async ({ ctx, body }) => field.create(ctx, body),
     }),
     op({
       operationId: 'listDueWorkOrders',
@@ -210,7 +210,7 @@ export function fieldOperations(field: Field) {
           }),
         },
       },
-      handler: async ({ ctx, query }: any) => field.due(ctx, query),
+      handler: async ({ ctx, query }) => field.due(ctx, query),
     }),
     op({
       operationId: 'getFieldSlaReport',
@@ -227,7 +227,7 @@ export function fieldOperations(field: Field) {
         }),
         response: { 200: SlaReport, 422: ErrorBody },
       },
-      handler: async ({ ctx, query }: any) => field.report(ctx, query),
+      handler: async ({ ctx, query }) => field.report(ctx, query),
     }),
     op({
       operationId: 'createWorkOrderFromAlert',
@@ -243,7 +243,7 @@ export function fieldOperations(field: Field) {
         params: Type.Object({ alert_id: Type.String({ minLength: 1, maxLength: 100 }) }),
         response: { 200: WorkOrder, 201: WorkOrder, 404: ErrorBody, 409: ErrorBody },
       },
-      handler: async ({ ctx, params, reply }: any) => {
+      handler: async ({ ctx, params, reply }) => {
         const r = await field.fromAlert(ctx, params.alert_id);
         if (r.created) reply.code(201);
         return r.work_order;
@@ -263,7 +263,7 @@ export function fieldOperations(field: Field) {
         params: Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 128 }) }),
         response: { 200: WorkOrder, 201: WorkOrder, 404: ErrorBody, 409: ErrorBody },
       },
-      handler: async ({ ctx, params, reply }: any) => {
+      handler: async ({ ctx, params, reply }) => {
         const r = await field.fromStaleFeed(ctx, params.device_id);
         if (r.created) reply.code(201);
         return r.work_order;
@@ -278,7 +278,7 @@ export function fieldOperations(field: Field) {
       access: access.read,
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
       schema: { params: WorkOrderId, response: { 200: WorkOrder, 404: ErrorBody } },
-      handler: async ({ ctx, params }: any) => field.get(ctx, params.work_order_id),
+      handler: async ({ ctx, params }) => field.get(ctx, params.work_order_id),
     }),
     op({
       operationId: 'assignWorkOrder',
@@ -293,7 +293,7 @@ export function fieldOperations(field: Field) {
         body: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 128, description: 'A member of the organisation' }) }, { additionalProperties: false }),
         response: { 200: WorkOrder, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
       },
-      handler: async ({ ctx, params, body }: any) => field.assign(ctx, params.work_order_id, body.user_id),
+      handler: async ({ ctx, params, body }) => field.assign(ctx, params.work_order_id, body.user_id),
     }),
     op({
       operationId: 'transitionWorkOrder',
@@ -304,7 +304,7 @@ export function fieldOperations(field: Field) {
       access: access.work,
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
       schema: { params: WorkOrderId, body: TransitionBody, response: { 200: WorkOrder, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
-      handler: async ({ ctx, params, body }: any) => field.transition(ctx, params.work_order_id, body),
+      handler: async ({ ctx, params, body }) => field.transition(ctx, params.work_order_id, body),
     }),
     op({
       operationId: 'changeWorkOrderPriority',
@@ -320,7 +320,7 @@ export function fieldOperations(field: Field) {
         body: Type.Object({ priority: PriorityName, reason: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }, { additionalProperties: false }),
         response: { 200: WorkOrder, 404: ErrorBody, 409: ErrorBody },
       },
-      handler: async ({ ctx, params, body }: any) => field.changePriority(ctx, params.work_order_id, body),
+      handler: async ({ ctx, params, body }) => field.changePriority(ctx, params.work_order_id, body),
     }),
     op({
       operationId: 'addWorkOrderNote',
@@ -335,7 +335,7 @@ export function fieldOperations(field: Field) {
         body: Type.Object({ text: Type.String({ minLength: 1, maxLength: 4000 }) }, { additionalProperties: false }),
         response: { 201: Note, 404: ErrorBody, 409: ErrorBody },
       },
-      handler: async ({ ctx, params, body }: any) => field.addNote(ctx, params.work_order_id, body.text),
+      handler: async ({ ctx, params, body }) => field.addNote(ctx, params.work_order_id, body.text),
     }),
     op({
       operationId: 'addWorkOrderAttachment',
@@ -346,7 +346,7 @@ export function fieldOperations(field: Field) {
       access: access.work,
       successStatus: 201,
       schema: { params: WorkOrderId, body: AttachmentBody, response: { 201: Attachment, 404: ErrorBody, 409: ErrorBody } },
-      handler: async ({ ctx, params, body }: any) => field.addAttachment(ctx, params.work_order_id, body),
+      handler: async ({ ctx, params, body }) => field.addAttachment(ctx, params.work_order_id, body),
     }),
   ];
 }

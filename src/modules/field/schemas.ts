@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { Component, Nullable, Timestamp } from '../../platform/schema-kit.ts';
 import { CLOCK_STATES, KINDS, MEASURES, PRIORITIES, SLA_RISKS, SOURCE_TYPES, STATUSES } from './vocabulary.ts';
 
-const lit = <T extends readonly string[]>(values: T, description: string) => Type.Enum([...values], { description });
+/** One of the vocabulary's words: an `enum` schema whose static type is the words' union (Type.Enum alone widens it to string). */
+const lit = <T extends readonly string[]>(values: T, description: string) => Type.Unsafe<T[number]>(Type.Enum([...values], { description }));
 
 export const StatusName = lit(STATUSES, 'Work order status (see GET /api/hardware/field/vocabulary)');
 export const PriorityName = lit(PRIORITIES, 'Priority: critical, high, medium or low');
