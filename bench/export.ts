@@ -7,7 +7,7 @@
 //
 //   npm run bench:export                            # 200,000 rows
 //   EXPORT_BENCH_ROWS=10000000 npm run bench:export  # 10 million rows (the issue's figure)
-//   options: DATABASE_URL=..., --keep (leave the schema)
+//   options: DATABASE_URL=..., --keep (leave the schema), --schema=<a kept schema> (reuse its rows)
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -82,21 +82,31 @@ async function main() {
   log(`# export benchmark, ${new Date().toISOString()}`);
   log(`machine: ${await machine()}`);
   log(`client: pid ${process.pid}${pinned ? ' pinned to core 1' : ''}; ${fmt(ROWS)} telemetry rows of one organisation (${ASSETS} assets, 1-minute steps)`);
-  const schema = `benchx_${randomBytes(4).toString('hex')}`;
+  const reuse = process.argv.find((a) => a.startsWith('--schema='))?.slice('--schema='.length);
+  const schema = reuse ?? `benchx_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: DATABASE_URL });
   await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.query(`set search_path = ${schema}`);
-  const db = await openPostgres({ url: DATABASE_URL, schema });
-  await migrate(db, moduleMigrations);
-  await db.close();
-  const start = Date.UTC(2026, 0, 1);
-  const end = start + Math.ceil(ROWS / ASSETS) * 60_000;
-  await admin.query(`select telemetry_ensure_partitions($1, $2)`, [new Date(start - 86_400_000), new Date(end + 62 * 86_400_000)]);
   let t = performance.now();
-  const rows = await load(admin, start);
-  log(`loaded ${fmt(rows)} rows with COPY in ${fmt((performance.now() - t) / 1000, 1)} s`);
-  await admin.query('vacuum analyze telemetry');
+  if (reuse) {
+    // A schema a run left with --keep: its rows are reused, its earlier exports removed.
+    await admin.query(`set search_path = ${schema}`);
+    await admin.query('delete from export_jobs');
+    const n = Number((await admin.query(`select count(*)::int as n from telemetry where org_id = $1`, [ORG])).rows[0].n);
+    if (n !== ROWS) throw new Error(`schema ${schema} holds ${n} rows, not ${ROWS} (set EXPORT_BENCH_ROWS)`);
+    log(`reusing ${schema}: ${fmt(n)} rows`);
+  } else {
+    await admin.query(`create schema ${schema}`);
+    await admin.query(`set search_path = ${schema}`);
+    const db = await openPostgres({ url: DATABASE_URL, schema });
+    await migrate(db, moduleMigrations);
+    await db.close();
+    const start = Date.UTC(2026, 0, 1);
+    const end = start + Math.ceil(ROWS / ASSETS) * 60_000;
+    await admin.query(`select telemetry_ensure_partitions($1, $2)`, [new Date(start - 86_400_000), new Date(end + 62 * 86_400_000)]);
+    const rows = await load(admin, start);
+    log(`loaded ${fmt(rows)} rows with COPY in ${fmt((performance.now() - t) / 1000, 1)} s`);
+    await admin.query('vacuum analyze telemetry');
+  }
 
   const child = await startChild(
     { NODE_ENV: 'production', JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_USER_PER_MIN: '10000000', NAMESPACE: `benchx${randomBytes(4).toString('hex')}`, DATABASE_URL, BENCH_SCHEMA: schema, BENCH_ORG: ORG },

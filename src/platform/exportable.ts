@@ -115,7 +115,7 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
            where ${t}.org_id = $1${w} order by ${order} limit $${params.length}
          )
          select (n / ${EXPORT_PART_ROWS})::int as part, string_agg(line, E'\\n' order by n) || E'\\n' as body, count(*)::int as rows,
-                (select json_build_array(${kText})::text from page order by n desc limit 1) as last
+                (select json_build_array(${kText})::text from (select ${kOrder} from page order by n desc limit 1) l) as last
          from page group by n / ${EXPORT_PART_ROWS} order by 1`,
         params,
       };
@@ -126,7 +126,7 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
            where ${t}.org_id = $1${w} order by ${order} limit $${params.length}
          )
          select coalesce(string_agg(line, E'\\n' order by ${kOrder}) || E'\\n', '') as body, count(*)::int as rows,
-                (select json_build_array(${kText})::text from page order by ${kDesc} limit 1) as last
+                (select json_build_array(${kText})::text from (select ${kOrder} from page order by ${kDesc} limit 1) l) as last
          from page`;
     return { sql, params };
   };

@@ -104,12 +104,13 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
   }
 
   /** The parts in (seq, part) order, a few a query: the consumer's reads pull the next query (back-pressure). */
-  async function* chunks(orgId: string, jobId: string, collection?: string) {
+  async function* chunks(orgId: string, jobId: string, opts: { collection?: string; wrapped?: boolean } = {}) {
+    const limit = 8;
     let at = { seq: -1, part: 0 };
     for (;;) {
-      const parts = await runInOrgScope(orgId, () => store.nextParts(db, orgId, jobId, at, collection));
+      const parts = await runInOrgScope(orgId, () => store.nextParts(db, orgId, jobId, at, { ...opts, limit }));
       for (const p of parts) yield p;
-      if (parts.length < 8) return;
+      if (parts.length < limit) return;
       const last = parts[parts.length - 1];
       at = { seq: last.seq, part: last.part };
     }
@@ -193,12 +194,8 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
       const j = await completed(ctx, jobId);
       const orgId = ctx.orgId;
       return (async function* () {
-        for await (const c of chunks(orgId, j.job_id)) {
-          // Each line wrapped in one native pass (JSON text holds no raw newline): `{"collection":…,"row":<line>}`.
-          const prefix = `{"collection":${JSON.stringify(c.collection)},"row":`;
-          const wrapped = c.body.replaceAll('\n', `}\n${prefix}`);
-          yield prefix + wrapped.slice(0, wrapped.length - prefix.length);
-        }
+        // Each row wrapped by the database as it reads the part (store.nextParts).
+        for await (const c of chunks(orgId, j.job_id, { wrapped: true })) yield c.body;
       })();
     },
 
@@ -211,7 +208,7 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
       const orgId = ctx.orgId;
       const gen = async function* () {
         if (fmt === 'csv') yield csvRecord([...coll.columns]);
-        for await (const c of chunks(orgId, j.job_id, name)) {
+        for await (const c of chunks(orgId, j.job_id, { collection: name })) {
           if (fmt === 'jsonl') {
             yield c.body;
             continue;

@@ -81,12 +81,29 @@ export async function finish(q: Queryable, orgId: string, jobId: string, status:
   );
 }
 
-/** The next parts after (seq, part) (of one collection when named), a few at a time: each part a few hundred rows, so memory stays flat. */
-export async function nextParts(q: Queryable, orgId: string, jobId: string, after: { seq: number; part: number }, collection?: string, limit = 8) {
-  const r = await q.query<{ seq: number; part: number; collection: string; body: string }>(
-    `select seq, part, collection, body from export_chunks where org_id = $1 and job_id = $2 and (seq, part) > ($3, $4) ${collection ? 'and collection = $6' : ''}
+/** A part's JSON Lines as the whole export writes them: each row wrapped as `{"collection": …, "row": …}`. */
+const WRAPPED_BODY = `'{"collection":' || to_json(collection)::text || ',"row":' ||
+  replace(left(body, -1), E'\\n', E'}\\n{"collection":' || to_json(collection)::text || ',"row":') || E'}\\n'`;
+
+export interface Part {
+  seq: number;
+  part: number;
+  body: string;
+}
+
+/**
+ * The next parts after (seq, part) (of one collection when named), a few at a time: each part a
+ * few hundred rows, so memory stays flat. `wrapped`: lines as the whole export writes them, wrapped
+ * by the database as it reads them (decision 0254).
+ */
+export async function nextParts(q: Queryable, orgId: string, jobId: string, after: { seq: number; part: number }, opts: { collection?: string; wrapped?: boolean; limit: number }): Promise<Part[]> {
+  const params: unknown[] = [orgId, jobId, after.seq, after.part, opts.limit];
+  if (opts.collection) params.push(opts.collection);
+  const r = await q.query<Part>(
+    `select seq, part, ${opts.wrapped ? WRAPPED_BODY : 'body'} as body from export_chunks
+     where org_id = $1 and job_id = $2 and (seq, part) > ($3, $4) ${opts.collection ? 'and collection = $6' : ''}
      order by seq, part limit $5`,
-    collection ? [orgId, jobId, after.seq, after.part, limit, collection] : [orgId, jobId, after.seq, after.part, limit],
+    params,
   );
   return r.rows;
 }
