@@ -94,7 +94,7 @@ export interface Part {
 /**
  * The next parts after (seq, part) (of one collection when named), a few at a time: each part a
  * few hundred rows, so memory stays flat. `wrapped`: lines as the whole export writes them, wrapped
- * by the database as it reads them (decision 0254).
+ * by the database as it reads them (decision 0257).
  */
 export async function nextParts(q: Queryable, orgId: string, jobId: string, after: { seq: number; part: number }, opts: { collection?: string; wrapped?: boolean; limit: number }): Promise<Part[]> {
   const params: unknown[] = [orgId, jobId, after.seq, after.part, opts.limit];

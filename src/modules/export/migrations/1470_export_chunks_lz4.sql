@@ -1,4 +1,4 @@
--- Chunk text compressed with LZ4 instead of PostgreSQL's default pglz (decision 0254): a job's
+-- Chunk text compressed with LZ4 instead of PostgreSQL's default pglz (decision 0257): a job's
 -- parts are tens of kilobytes of JSON each, compressed as they are stored; LZ4 compresses them
 -- several times faster at a slightly larger size. A server built without LZ4 (the embedded store)
 -- keeps its default.
