@@ -353,9 +353,20 @@ async function main() {
   await saturate(url, token, WARMUP_BATCHES, 50_000_000);
   await truncate();
 
+  const cpuMs = () => child.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu').then((r) => r.cpuMs);
+  /** Service CPU per stored record in a phase (µs): what the service costs, less noisy than rates on a shared machine. */
+  const cpuPerRecord = (name: string, ms: number, stored: number) => {
+    const us = (ms * 1000) / Math.max(stored, 1);
+    log(`  service CPU in the phase: ${fmt(ms / 1000, 2)} s = ${fmt(us, 1)} µs per stored record (${name})`);
+    return us;
+  };
+
   const satBatches = Math.ceil(RECORDS / BATCH);
+  let cpu0 = await cpuMs();
   const sat = await saturate(url, token, satBatches, 0);
+  const satCpu = (await cpuMs()) - cpu0;
   results.saturation = report(`API at saturation (${CLIENTS} clients)`, sat, satBatches * BATCH);
+  results.saturationCpuUsPerRecord = cpuPerRecord('saturation', satCpu, sat.stored);
   const satRows = await count();
   log(`  row count after the run: ${fmt(satRows)} (API said stored ${fmt(sat.stored)}) ${satRows === sat.stored ? 'OK' : 'MISMATCH'}`);
   await truncate();
@@ -363,8 +374,11 @@ async function main() {
   const rate = Number(args.rate ?? Math.round((sat.stored / sat.seconds) * RATE_FRACTION));
   const rateBatches = Math.ceil(RATE_RECORDS / BATCH);
   await child.request({ type: 'reset-loop-delay' }, 'reset-loop-delay');
+  cpu0 = await cpuMs();
   const fixed = await fixedRate(url, token, rateBatches, 0, rate);
+  const fixedCpu = (await cpuMs()) - cpu0;
   results.fixedRate = { targetRecordsPerSecond: rate, ...report(`API at a fixed ${fmt(rate)} records/s`, fixed, rateBatches * BATCH) };
+  results.fixedRateCpuUsPerRecord = cpuPerRecord('fixed rate', fixedCpu, fixed.stored);
   const fixedRows = await count();
   log(`  row count after the run: ${fmt(fixedRows)} (API said stored ${fmt(fixed.stored)}) ${fixedRows === fixed.stored ? 'OK' : 'MISMATCH'}`);
   await truncate();

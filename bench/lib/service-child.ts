@@ -41,6 +41,10 @@ process.on('message', async (m: { type: string; sql?: string }) => {
       // Event-loop delay over the fixed-rate phase, in ms.
       loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
     });
+  } else if (m.type === 'cpu') {
+    // CPU time so far (user + system, ms): the benchmark takes it around each API phase.
+    const cpu = process.cpuUsage();
+    send({ type: 'cpu', cpuMs: (cpu.user + cpu.system) / 1000 });
   } else if (m.type === 'sql') {
     // Unscoped, as the owner: the benchmark checks row counts and truncates between phases.
     const r = await svc.deps.db.query(m.sql!);

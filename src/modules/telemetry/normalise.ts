@@ -62,6 +62,8 @@ export const MAX_ASSET_ID_LENGTH = 256;
 /** Deeper nesting than this in a record is refused (PostgreSQL's jsonb has a stack limit). */
 export const MAX_DEPTH = 64;
 
+const STRING_FIELDS = ['status', 'run_id', 'intent_id'] as const;
+
 const problem = (field: string | null, reason: RejectReason, message: string): RecordProblem => ({ field, reason, message });
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -82,6 +84,13 @@ export interface ParsedTs {
   naive: boolean;
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** Days in a month of the proleptic Gregorian calendar (what Date uses). */
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return MONTH_DAYS[month - 1];
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+}
+
 export function parseTs(value: string): ParsedTs | null {
   const m = TS.exec(value);
   if (!m) return null;
@@ -93,9 +102,7 @@ export function parseTs(value: string): ParsedTs | null {
   const minute = Number(mi);
   const second = Number(s);
   if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null; // 2026-02-30
+  if (day > 28 && day > daysInMonth(year, month)) return null; // 2026-02-30
   let offsetMin = 0;
   let offset = 'Z';
   if (sign) {
@@ -105,8 +112,17 @@ export function parseTs(value: string): ParsedTs | null {
     offsetMin = (sign === '-' ? -1 : 1) * (ohN * 60 + omN);
     offset = `${sign}${oh}:${om}`;
   }
-  date.setUTCHours(hour, minute, second, frac ? Math.floor(Number(`0${frac}`) * 1000) : 0);
-  const ms = date.getTime() - offsetMin * 60_000;
+  const fracMs = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0;
+  // Date.UTC reads years 0-99 as 1900-1999; those few take the Date object's path.
+  let utc: number;
+  if (year >= 100) utc = Date.UTC(year, month - 1, day, hour, minute, second, fracMs);
+  else {
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day);
+    date.setUTCHours(hour, minute, second, fracMs);
+    utc = date.getTime();
+  }
+  const ms = utc - offsetMin * 60_000;
   return {
     iso: `${y}-${mo}-${d}T${h}:${mi}:${s}${frac}${offset}`,
     ms,
@@ -225,7 +241,7 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
 
   // status and the correlation ids: a string, or absent/null
   const strings: Record<'status' | 'run_id' | 'intent_id', string | null> = { status: null, run_id: null, intent_id: null };
-  for (const k of ['status', 'run_id', 'intent_id'] as const) {
+  for (const k of STRING_FIELDS) {
     const v = rec[k];
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string') problems.push(problem(k, 'not_a_string', `${k} must be a string, got ${describe(v)}`));
@@ -250,7 +266,11 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
       asset_id,
       ts: ts.iso,
       tsMs: ts.ms,
-      ...values,
+      power_kw: values.power_kw,
+      soc_pct: values.soc_pct,
+      voltage: values.voltage,
+      current: values.current,
+      temp_c: values.temp_c,
       status: strings.status ?? 'unknown',
       run_id: strings.run_id,
       intent_id: strings.intent_id,

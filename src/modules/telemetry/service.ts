@@ -84,8 +84,8 @@ export function touchedRanges(rows: readonly CanonicalRow[]): TouchedRange[] {
   const by = new Map<string, TouchedRange>();
   for (const r of rows) {
     if (r.anomalies.includes('ts_in_future')) continue;
-    const t = Date.parse(r.ts);
-    if (!Number.isFinite(t)) continue;
+    // tsMs is Date.parse(ts) (ts is the rules' ISO text; both floor to the millisecond).
+    const t = r.tsMs;
     const cur = by.get(r.asset_id);
     if (!cur) by.set(r.asset_id, { asset_id: r.asset_id, from: t, to: t });
     else {
