@@ -1,11 +1,28 @@
 // Event bus: the live telemetry stream and domain events. In-process, or NATS JetStream.
 // Subjects are dot-separated tokens; `*` matches one token and `>` the rest, as in NATS.
 
+/**
+ * A payload already written as JSON text (decision 0254): published as these bytes, delivered to
+ * subscribers as what JSON.parse makes of them, exactly as an object payload would be after its
+ * JSON.stringify. For a publisher that has the text anyway.
+ */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** The JSON text of a payload: JsonText as it is, anything else through JSON.stringify. */
+export function payloadJson(payload: unknown): string {
+  return payload instanceof JsonText ? payload.text : JSON.stringify(payload);
+}
+
 export type BusHandler = (payload: unknown, subject: string) => void | Promise<void>;
 
 export interface Bus {
   readonly kind: 'memory' | 'nats';
-  /** Resolves once the bus has accepted the message (JetStream: stored by the server). */
+  /** Resolves once the bus has accepted the message (JetStream: stored by the server). A JsonText is sent as its text. */
   publish(subject: string, payload: unknown): Promise<void>;
   /** Delivers messages published after the call. Returns a function that stops delivery. */
   subscribe(subject: string, handler: BusHandler): Promise<() => Promise<void>>;

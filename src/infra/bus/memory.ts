@@ -1,5 +1,5 @@
 import type { Bus, BusHandler } from './index.ts';
-import { subjectMatches } from './index.ts';
+import { payloadJson, subjectMatches } from './index.ts';
 
 export function createMemoryBus(): Bus {
   const subs = new Set<{ pattern: string; handler: BusHandler }>();
@@ -8,7 +8,7 @@ export function createMemoryBus(): Bus {
     kind: 'memory',
     async publish(subject, payload) {
       // A copy, so a subscriber cannot change what the publisher holds (as over a wire).
-      const copy = JSON.parse(JSON.stringify(payload));
+      const copy = JSON.parse(payloadJson(payload));
       for (const s of subs) {
         if (subjectMatches(s.pattern, subject)) {
           queueMicrotask(() => {

@@ -1,7 +1,7 @@
 import { connect, DeliverPolicy, Events, JSONCodec, RetentionPolicy, DiscardPolicy, nanos } from 'nats';
 import type { NatsConnection, JetStreamClient } from 'nats';
 import type { Bus } from './index.ts';
-import { BusUnavailableError } from './index.ts';
+import { BusUnavailableError, JsonText } from './index.ts';
 import { withTimeout } from '../../core/timeout.ts';
 
 export interface NatsBusOptions {
@@ -16,6 +16,8 @@ export interface NatsBusOptions {
 }
 
 const codec = JSONCodec();
+/** What JSONCodec's encode does after its JSON.stringify. */
+const utf8 = new TextEncoder();
 
 /**
  * NATS JetStream. Connects in the background and keeps reconnecting, so the service starts (and
@@ -96,7 +98,7 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
     async publish(subject, payload) {
       if (!ready()) throw new BusUnavailableError('bus not connected');
       try {
-        await js!.publish(prefix + subject, codec.encode(payload));
+        await js!.publish(prefix + subject, payload instanceof JsonText ? utf8.encode(payload.text) : codec.encode(payload));
       } catch (e) {
         throw new BusUnavailableError(`bus publish failed: ${(e as Error).message}`);
       }

@@ -9,6 +9,8 @@ import { errors, fieldError } from '../../platform/errors.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { canonicalJson, isPlainObject, normaliseRecord, type CanonicalRow, type RecordProblem } from './normalise.ts';
 import { createTelemetryStore, type LiveEvent } from './store.ts';
+import { liveRecord, rawJsonBound, recordsJson } from './live-records.ts';
+import { JsonText } from '../../infra/bus/index.ts';
 import { ASSET_METRICS, RANGES, defaultMetric, findMetric } from './metrics.ts';
 import { telemetryErrors } from './errors.ts';
 
@@ -103,17 +105,31 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
   const listeners: BatchListener[] = [];
 
   /** Writes a batch and tells the listeners, in the caller's transaction. */
-  async function writeBatch(q: Queryable, orgId: string, receivedAt: Date, rows: CanonicalRow[]): Promise<void> {
-    await createTelemetryStore(q).insertBatch(orgId, receivedAt, rows);
+  async function writeBatch(q: Queryable, orgId: string, receivedAt: Date, rows: CanonicalRow[], json?: string): Promise<void> {
+    await createTelemetryStore(q).insertBatch(orgId, receivedAt, rows, json);
     if (listeners.length) {
       const touched = touchedRanges(rows);
       if (touched.length) for (const l of listeners) await l(q, orgId, touched);
     }
   }
 
-  /** Publishes after commit (or instead of it when the store is down). Returns records published. */
-  async function stream(orgId: string, receivedAt: Date, rows: CanonicalRow[], stored: boolean): Promise<number> {
+  /**
+   * Publishes after commit (or instead of it when the store is down). Returns records published.
+   * `json` is recordsJson(rows) when the caller has it: when the chunking below would keep the batch
+   * in one message, that message is `json` wrapped, the same text JSON.stringify would make of it.
+   */
+  async function stream(orgId: string, receivedAt: Date, rows: CanonicalRow[], stored: boolean, json?: string): Promise<number> {
     if (rows.length === 0) return 0;
+    if (json !== undefined && rawJsonBound(rows, json) + 256 * rows.length <= STREAM_CHUNK_BYTES) {
+      const text = `{"org_id":${JSON.stringify(orgId)},"received_at":${JSON.stringify(receivedAt.toISOString())},"stored":${stored},"records":${json}}`;
+      try {
+        await bus.publish(`telemetry.${orgId}`, new JsonText(text));
+        return rows.length;
+      } catch (e) {
+        log.warn({ err: e, orgId }, 'telemetry: live stream publish failed');
+        return 0;
+      }
+    }
     const chunks: CanonicalRow[][] = [];
     let current: CanonicalRow[] = [];
     let bytes = 0;
@@ -135,20 +151,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
           org_id: orgId,
           received_at,
           stored,
-          records: chunk.map((r) => ({
-            asset_id: r.asset_id,
-            ts: r.ts,
-            power_kw: r.power_kw,
-            soc_pct: r.soc_pct,
-            voltage: r.voltage,
-            current: r.current,
-            temp_c: r.temp_c,
-            status: r.status,
-            run_id: r.run_id,
-            intent_id: r.intent_id,
-            anomalies: r.anomalies,
-            raw: r.raw,
-          })),
+          records: chunk.map(liveRecord),
         }),
       ),
     );
@@ -260,9 +263,10 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
         throw telemetryErrors.allRecordsRejected({ ...base, stored: 0, streamed: 0, anomalies: [], results });
       }
 
+      const json = recordsJson(rows);
       let writeError: unknown;
       try {
-        await db.tx((q) => writeBatch(q, orgId, now, rows));
+        await db.tx((q) => writeBatch(q, orgId, now, rows, json));
       } catch (e) {
         writeError = e;
       }
@@ -270,11 +274,11 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
         // Not stored. The live stream still gets the records (readiness: "accepted and streamed but
         // not stored"), and the sender is told to retry (decision 0043).
         log.error({ err: writeError, orgId, records: rows.length }, 'telemetry: batch not persisted');
-        const streamed = await stream(orgId, now, rows, false);
+        const streamed = await stream(orgId, now, rows, false, json);
         throw telemetryErrors.writerError({ ...base, stored: 0, streamed });
       }
       deps.onStored(rows.length);
-      const streamed = await stream(orgId, now, rows, true);
+      const streamed = await stream(orgId, now, rows, true, json);
       const partial = rejected > 0 || duplicates > 0;
       return {
         ...base,

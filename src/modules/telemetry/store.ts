@@ -2,6 +2,7 @@
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { CanonicalRow } from './normalise.ts';
+import { recordsJson } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
 
 /** ISO 8601 UTC with Z, fractional seconds kept (trailing zeros dropped). */
@@ -62,16 +63,19 @@ const ROLLUP_MERGE = ALL_METRICS.map(
 // shared rollup lock: the rows in array order (ids ascend with the index), then the newest row of
 // each asset into telemetry_latest together with a read of the rollup horizon, then, only when some
 // rows are for days already sealed, those rows into their daily rollups.
-// Scalars travel as unnest arrays; the raw records as one JSON array ($14), element i for row i
-// (cheaper to send than a jsonb[] literal, whose every quote needs escaping).
+// The rows travel as one JSON array of live records ($3, recordsJson: decision 0254), decoded by
+// json_to_recordset into the columns' types from the same text node-pg would have sent per element
+// (numbers as JavaScript prints them, ts as the rules' ISO text, anomalies as an array, raw as the
+// record's JSON).
+const RECORD_COLUMNS = `asset_id text, ts timestamptz, power_kw float8, soc_pct float8, voltage float8, "current" float8, temp_c float8,
+                      status text, run_id text, intent_id text, anomalies text[], raw jsonb`;
 const INSERT_ROWS = `
 insert into telemetry (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c,
                        status, run_id, intent_id, anomalies, raw)
-select $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u.cur, u.temp_c, u.status, u.run_id, u.intent_id,
-       coalesce(string_to_array(u.anomalies, ','), '{}'), $14::jsonb -> (u.ord::int - 1)
-from unnest($3::text[], $4::timestamptz[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[],
-            $10::text[], $11::text[], $12::text[], $13::text[])
-     with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, cur, temp_c, status, run_id, intent_id, anomalies, ord)
+select $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u."current", u.temp_c, u.status, u.run_id, u.intent_id,
+       coalesce(u.anomalies, '{}'), u.raw
+from rows from (json_to_recordset($3::json) as (${RECORD_COLUMNS}))
+     with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw, ord)
 order by u.ord`;
 
 // The newest row of each asset into telemetry_latest (0048), from the candidates the service picked
@@ -84,10 +88,9 @@ order by u.ord`;
 const UPSERT_NEWEST = `
 with up as (
   insert into telemetry_latest as l (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw)
-  select distinct on (u.asset_id) $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u.cur, u.temp_c, u.status,
-         $10::jsonb -> (u.ord::int - 1)
-  from unnest($3::text[], $4::timestamptz[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], $11::text[])
-       with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, cur, temp_c, status, ord)
+  select distinct on (u.asset_id) $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u."current", u.temp_c, u.status, u.raw
+  from rows from (json_to_recordset($3::json) as (${RECORD_COLUMNS}))
+       with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw, ord)
   order by u.asset_id, u.ts desc, u.ord desc
   on conflict (org_id, asset_id) do update set
     ts = excluded.ts, received_at = excluded.received_at, power_kw = excluded.power_kw, soc_pct = excluded.soc_pct,
@@ -132,31 +135,6 @@ export function newestCandidates(rows: readonly CanonicalRow[]): CanonicalRow[] 
     const m = max.get(r.asset_id);
     return m !== undefined && r.tsMs >= m - 1 && !r.anomalies.includes('ts_in_future');
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Array parameters as text (decision 0254). node-pg turns a JavaScript array into this same literal
-// (every element quoted, backslash and double quote escaped, null as NULL), but through a generic
-// per-element type dispatch that cost about 8 % of the service's CPU per ingested record. Numbers
-// are written as JavaScript prints them (what node-pg sends too: String(n)); the rules refuse
-// anything not finite, so NaN and Infinity never reach here.
-
-/** One text element of an array literal: always double-quoted, \\ and " escaped. */
-export function textElement(s: string): string {
-  if (s.indexOf('"') < 0 && s.indexOf('\\') < 0) return `"${s}"`;
-  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
-
-/** One float8 element of an array literal: the number as JavaScript prints it, or NULL. */
-export function floatElement(v: number | null): string {
-  return v === null ? 'NULL' : String(v);
-}
-
-/** `{e1,e2,...}` from each row's element text. */
-export function arrayLiteral<T>(rows: readonly T[], element: (row: T) => string): string {
-  let s = '{';
-  for (let i = 0; i < rows.length; i++) s += (i ? ',' : '') + element(rows[i]);
-  return s + '}';
 }
 
 export interface LiveEvent {
@@ -454,75 +432,14 @@ export type TelemetryReads = typeof telemetryReads;
 export function createTelemetryStore(db: Queryable) {
   return {
     /** Inserts one batch. Must run in the caller's transaction (db.tx). Returns the rows written. */
-    async insertBatch(orgId: string, receivedAt: Date, rows: CanonicalRow[]): Promise<number> {
+    /** Writes a batch (see INSERT_ROWS); `json` is recordsJson(rows) when the caller has it already. */
+    async insertBatch(orgId: string, receivedAt: Date, rows: CanonicalRow[], json: string = recordsJson(rows)): Promise<number> {
       const n = rows.length;
-      // Each column as a PostgreSQL array literal built here (decision 0254): the same text node-pg
-      // would send for a JavaScript array, without its per-element type dispatch.
-      const asset = new Array<string>(n);
-      const ts = new Array<string>(n);
-      const power = new Array<string>(n);
-      const soc = new Array<string>(n);
-      const voltage = new Array<string>(n);
-      const current = new Array<string>(n);
-      const temp = new Array<string>(n);
-      const status = new Array<string>(n);
-      const run = new Array<string>(n);
-      const intent = new Array<string>(n);
-      const anomalies = new Array<string>(n);
-      const raw = new Array<string>(n);
-      let lastAsset = '';
-      let lastAssetLit = '""';
-      for (let i = 0; i < n; i++) {
-        const r = rows[i];
-        if (r.asset_id !== lastAsset) {
-          lastAsset = r.asset_id;
-          lastAssetLit = textElement(r.asset_id);
-        }
-        asset[i] = lastAssetLit;
-        ts[i] = textElement(r.ts);
-        power[i] = floatElement(r.power_kw);
-        soc[i] = floatElement(r.soc_pct);
-        voltage[i] = floatElement(r.voltage);
-        current[i] = floatElement(r.current);
-        temp[i] = floatElement(r.temp_c);
-        status[i] = textElement(r.status);
-        run[i] = r.run_id === null ? 'NULL' : textElement(r.run_id);
-        intent[i] = r.intent_id === null ? 'NULL' : textElement(r.intent_id);
-        anomalies[i] = r.anomalies.length ? textElement(r.anomalies.join(',')) : 'NULL';
-        raw[i] = r.rawJson ??= JSON.stringify(r.raw);
-      }
       // Sealing a day waits for batches in flight and batches wait for it: see decision 0046.
       await db.query(`select pg_advisory_xact_lock_shared(${ROLLUP_LOCK})`);
-      await db.query(INSERT_ROWS, [
-        orgId,
-        receivedAt,
-        `{${asset.join(',')}}`,
-        `{${ts.join(',')}}`,
-        `{${power.join(',')}}`,
-        `{${soc.join(',')}}`,
-        `{${voltage.join(',')}}`,
-        `{${current.join(',')}}`,
-        `{${temp.join(',')}}`,
-        `{${status.join(',')}}`,
-        `{${run.join(',')}}`,
-        `{${intent.join(',')}}`,
-        `{${anomalies.join(',')}}`,
-        `[${raw.join(',')}]`,
-      ]);
+      await db.query(INSERT_ROWS, [orgId, receivedAt, json]);
       const c = newestCandidates(rows);
-      const h = await db.query<{ horizon: Date | string | null }>(UPSERT_NEWEST, [
-        orgId,
-        receivedAt,
-        arrayLiteral(c, (r) => textElement(r.asset_id)),
-        arrayLiteral(c, (r) => textElement(r.ts)),
-        arrayLiteral(c, (r) => floatElement(r.power_kw)),
-        arrayLiteral(c, (r) => floatElement(r.soc_pct)),
-        arrayLiteral(c, (r) => floatElement(r.voltage)),
-        arrayLiteral(c, (r) => floatElement(r.current)),
-        arrayLiteral(c, (r) => floatElement(r.temp_c)),
-        `[${c.map((r) => r.rawJson!).join(',')}]`,
-        arrayLiteral(c, (r) => textElement(r.status)),
-      ]);
+      const h = await db.query<{ horizon: Date | string | null }>(UPSERT_NEWEST, [orgId, receivedAt, recordsJson(c)]);
       const horizon = h.rows[0]?.horizon;
       if (horizon !== null && horizon !== undefined) {
         const hMs = new Date(horizon).getTime();
@@ -537,7 +454,7 @@ export function createTelemetryStore(db: Queryable) {
             late.map((r) => r.voltage),
             late.map((r) => r.current),
             late.map((r) => r.temp_c),
-            `[${late.map((r) => r.rawJson!).join(',')}]`,
+            `[${late.map((r) => (r.rawJson ??= JSON.stringify(r.raw))).join(',')}]`,
             new Date(hMs),
           ]);
         }
