@@ -67,6 +67,29 @@ test('a token that expires is refused once the clock passes exp', async () => {
   assert.equal((await call({ authorization: `Bearer ${t}` })).detail, 'Invalid or expired token');
 });
 
+test('a token accepted before is judged again at each use: refused before nbf, also after the clock moved back', async () => {
+  const clock = svc.clock as import('../../src/platform/clock.ts').ManualClock;
+  const now = Math.floor(clock.now().getTime() / 1000);
+  const t = await new SignJWT({ tenant_id: ORG, org_id: ORG, roles: ['VIEWER'] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('u1')
+    .setIssuedAt(now)
+    .setNotBefore(now + 10)
+    .setExpirationTime(now + 600)
+    .sign(key());
+  const start = clock.now();
+  try {
+    assert.equal((await call({ authorization: `Bearer ${t}` })).detail, 'Invalid or expired token');
+    clock.advance(11_000);
+    assert.equal((await call({ authorization: `Bearer ${t}` })).status, 200);
+    assert.equal((await call({ authorization: `Bearer ${t}` })).status, 200);
+    clock.set(start);
+    assert.equal((await call({ authorization: `Bearer ${t}` })).detail, 'Invalid or expired token');
+  } finally {
+    clock.set(new Date(start.getTime() + 11_000));
+  }
+});
+
 test('no tenant in token or header: 401 Tenant missing', async () => {
   const t = await sign({ org_id: ORG, roles: ['ORG_ADMIN'] });
   assert.deepEqual(await call({ authorization: `Bearer ${t}` }), { status: 401, detail: 'Tenant missing' });

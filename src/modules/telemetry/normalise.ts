@@ -91,7 +91,64 @@ function daysInMonth(year: number, month: number): number {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
 }
 
+/** The two-digit number at i, or -1 when either character is not a digit. */
+function two(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/**
+ * The usual shape, `YYYY-MM-DDTHH:MM:SS[.fraction]` then `Z` or `±HH:MM`, read without the regular
+ * expression: whose canonical text is the value itself. Undefined when the value has another shape
+ * (parseTs then reads it with TS); the same answer as parseTs's general path otherwise.
+ */
+function parseCanonicalTs(value: string): ParsedTs | null | undefined {
+  const n = value.length;
+  if (n < 20 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) return undefined;
+  const yHi = two(value, 0);
+  const yLo = two(value, 2);
+  const month = two(value, 5);
+  const day = two(value, 8);
+  const hour = two(value, 11);
+  const minute = two(value, 14);
+  const second = two(value, 17);
+  if (yHi < 0 || yLo < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  let i = 19;
+  let fracEnd = 19;
+  if (value.charCodeAt(i) === 46) {
+    i++;
+    while (i < n && i <= 29) {
+      const c = value.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      i++;
+    }
+    if (i === 20 || i > 29) return undefined; // no digit, or more than nine
+    fracEnd = i;
+  }
+  let offsetMin = 0;
+  const tail = value.charCodeAt(i);
+  if (tail === 90 && i + 1 === n) {
+    // Z
+  } else if ((tail === 43 || tail === 45) && i + 6 === n && value.charCodeAt(i + 3) === 58) {
+    const oh = two(value, i + 1);
+    const om = two(value, i + 4);
+    if (oh < 0 || om < 0) return undefined;
+    if (oh > 14 || om > 59) return null;
+    offsetMin = (tail === 45 ? -1 : 1) * (oh * 60 + om);
+  } else return undefined;
+  const year = yHi * 100 + yLo;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  if (day > 28 && day > daysInMonth(year, month)) return null;
+  if (year < 100) return undefined; // Date.UTC would read it as 19xx: the general path
+  const fracMs = fracEnd > 19 ? Math.floor(Number(`0${value.slice(19, fracEnd)}`) * 1000) : 0;
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second, fracMs) - offsetMin * 60_000;
+  return { iso: value, ms, naive: false };
+}
+
 export function parseTs(value: string): ParsedTs | null {
+  const fast = parseCanonicalTs(value);
+  if (fast !== undefined) return fast;
   const m = TS.exec(value);
   if (!m) return null;
   const [, y, mo, d, h, mi, s = '00', frac = '', z, sign, oh, om = '00'] = m;
