@@ -59,38 +59,38 @@ const ROLLUP_MERGE = ALL_METRICS.map(
     `mn${i} = least(r.mn${i}, excluded.mn${i}), mx${i} = greatest(r.mx${i}, excluded.mx${i})`,
 ).join(',\n    ');
 
-// A batch is written in three statements (decision 0251), all in the caller's transaction after the
-// shared rollup lock: the rows in array order (ids ascend with the index), then the newest row of
-// each asset into telemetry_latest together with a read of the rollup horizon, then, only when some
-// rows are for days already sealed, those rows into their daily rollups.
+// A batch is written in two statements (decisions 0251, 0254), both in the caller's transaction
+// after the shared rollup lock: one that inserts the rows in array order (ids ascend with the index),
+// puts the newest row of each asset into telemetry_latest and reads the rollup horizon (after the
+// lock, so a seal that committed before it is seen), then, only when some rows are for days already
+// sealed, one that adds those rows to their daily rollups.
 // The rows travel as one JSON array of live records ($3, recordsJson: decision 0254), decoded by
 // json_to_recordset into the columns' types from the same text node-pg would have sent per element
 // (numbers as JavaScript prints them, ts as the rules' ISO text, anomalies as an array, raw as the
-// record's JSON).
+// record's JSON); the newest-reading candidates the same way ($4).
 const RECORD_COLUMNS = `asset_id text, ts timestamptz, power_kw float8, soc_pct float8, voltage float8, "current" float8, temp_c float8,
                       status text, run_id text, intent_id text, anomalies text[], raw jsonb`;
-const INSERT_ROWS = `
-insert into telemetry (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c,
-                       status, run_id, intent_id, anomalies, raw)
-select $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u."current", u.temp_c, u.status, u.run_id, u.intent_id,
-       coalesce(u.anomalies, '{}'), u.raw
-from rows from (json_to_recordset($3::json) as (${RECORD_COLUMNS}))
-     with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw, ord)
-order by u.ord`;
+const RECORDS = (param: string) => `rows from (json_to_recordset(${param}::json) as (${RECORD_COLUMNS}))
+     with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw, ord)`;
 
 // The newest row of each asset into telemetry_latest (0048), from the candidates the service picked
 // (per asset, the rows whose ts is within a millisecond of the batch's newest; never a record
 // flagged ts_in_future), in batch order: the newest ts wins, a tie goes to the later row (the
 // higher id, as before). The stored row is replaced by a record with an equal or newer ts, or,
 // while the stored row's ts is still ahead of this batch's arrival (a clock running fast), by a
-// record measured after the stored one arrived. The same statement reads the rollup horizon (after
-// the lock, so a seal that committed before it is seen).
-const UPSERT_NEWEST = `
-with up as (
+// record measured after the stored one arrived.
+const WRITE_BATCH = `
+with ins as (
+  insert into telemetry (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c,
+                         status, run_id, intent_id, anomalies, raw)
+  select $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u."current", u.temp_c, u.status, u.run_id, u.intent_id,
+         coalesce(u.anomalies, '{}'), u.raw
+  from ${RECORDS('$3')}
+  order by u.ord
+), up as (
   insert into telemetry_latest as l (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c, status, raw)
   select distinct on (u.asset_id) $1, u.asset_id, u.ts, $2, u.power_kw, u.soc_pct, u.voltage, u."current", u.temp_c, u.status, u.raw
-  from rows from (json_to_recordset($3::json) as (${RECORD_COLUMNS}))
-       with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw, ord)
+  from ${RECORDS('$4')}
   order by u.asset_id, u.ts desc, u.ord desc
   on conflict (org_id, asset_id) do update set
     ts = excluded.ts, received_at = excluded.received_at, power_kw = excluded.power_kw, soc_pct = excluded.soc_pct,
@@ -432,14 +432,12 @@ export type TelemetryReads = typeof telemetryReads;
 export function createTelemetryStore(db: Queryable) {
   return {
     /** Inserts one batch. Must run in the caller's transaction (db.tx). Returns the rows written. */
-    /** Writes a batch (see INSERT_ROWS); `json` is recordsJson(rows) when the caller has it already. */
+    /** Writes a batch (see WRITE_BATCH); `json` is recordsJson(rows) when the caller has it already. */
     async insertBatch(orgId: string, receivedAt: Date, rows: CanonicalRow[], json: string = recordsJson(rows)): Promise<number> {
       const n = rows.length;
       // Sealing a day waits for batches in flight and batches wait for it: see decision 0046.
       await db.query(`select pg_advisory_xact_lock_shared(${ROLLUP_LOCK})`);
-      await db.query(INSERT_ROWS, [orgId, receivedAt, json]);
-      const c = newestCandidates(rows);
-      const h = await db.query<{ horizon: Date | string | null }>(UPSERT_NEWEST, [orgId, receivedAt, recordsJson(c)]);
+      const h = await db.query<{ horizon: Date | string | null }>(WRITE_BATCH, [orgId, receivedAt, json, recordsJson(newestCandidates(rows))]);
       const horizon = h.rows[0]?.horizon;
       if (horizon !== null && horizon !== undefined) {
         const hMs = new Date(horizon).getTime();
