@@ -11,14 +11,22 @@ export const MAX_JSON_DEPTH = 64;
 /** Deepest bracket nesting outside strings; stops counting once past `limit`. */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
+    if (c === 34) {
+      // A string: jump to its closing quote, the first one after an even run of backslashes
+      // (indexOf instead of a character at a time; most of a body's text is inside strings).
+      let j = i;
+      for (;;) {
+        j = text.indexOf('"', j + 1);
+        if (j < 0) return false; // unterminated: no bracket after it counts
+        let k = j - 1;
+        while (text.charCodeAt(k) === 92) k--;
+        if ((j - 1 - k) % 2 === 0) break;
+      }
+      i = j;
+    } else if (c === 123 || c === 91) {
       if (++depth > limit) return true;
     } else if (c === 125 || c === 93) depth--;
   }
