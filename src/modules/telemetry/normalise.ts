@@ -284,26 +284,17 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
     );
   }
 
-  // measurements: a number, or absent/null
-  const values: Record<Measurement, number | null> = { power_kw: null, soc_pct: null, voltage: null, current: null, temp_c: null };
-  for (const k of MEASUREMENTS) {
-    const v = rec[k];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) {
-      problems.push(problem(k, 'not_a_number', `${k} must be a number, got ${typeof v === 'number' ? 'a number out of range' : describe(v)}`));
-    } else {
-      values[k] = v;
-    }
-  }
+  // measurements: a number, or absent/null (in MEASUREMENTS order, as problems are listed)
+  const power_kw = measurement(rec, 'power_kw', problems);
+  const soc_pct = measurement(rec, 'soc_pct', problems);
+  const voltage = measurement(rec, 'voltage', problems);
+  const current = measurement(rec, 'current', problems);
+  const temp_c = measurement(rec, 'temp_c', problems);
 
   // status and the correlation ids: a string, or absent/null
-  const strings: Record<'status' | 'run_id' | 'intent_id', string | null> = { status: null, run_id: null, intent_id: null };
-  for (const k of STRING_FIELDS) {
-    const v = rec[k];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'string') problems.push(problem(k, 'not_a_string', `${k} must be a string, got ${describe(v)}`));
-    else strings[k] = v;
-  }
+  const status = text(rec, 'status', problems);
+  const run_id = text(rec, 'run_id', problems);
+  const intent_id = text(rec, 'intent_id', problems);
 
   const bad = unsupported(rec, 1);
   if (bad) problems.push(problem(null, 'unsupported_value', `The record ${bad}`));
@@ -311,9 +302,9 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
   if (problems.length > 0 || !ts) return { ok: false, problems };
 
   const anomalies: AnomalyReason[] = [];
-  if (values.soc_pct !== null && (values.soc_pct < 0 || values.soc_pct > 100)) anomalies.push('soc_out_of_range');
-  if (values.power_kw !== null && Math.abs(values.power_kw) > POWER_LIMIT_KW) anomalies.push('power_out_of_range');
-  if (values.voltage !== null && values.voltage < 0) anomalies.push('voltage_out_of_range');
+  if (soc_pct !== null && (soc_pct < 0 || soc_pct > 100)) anomalies.push('soc_out_of_range');
+  if (power_kw !== null && Math.abs(power_kw) > POWER_LIMIT_KW) anomalies.push('power_out_of_range');
+  if (voltage !== null && voltage < 0) anomalies.push('voltage_out_of_range');
   if (ts.naive) anomalies.push('ts_without_offset');
   if (ts.ms > now + FUTURE_TOLERANCE_MS) anomalies.push('ts_in_future');
 
@@ -323,18 +314,40 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
       asset_id,
       ts: ts.iso,
       tsMs: ts.ms,
-      power_kw: values.power_kw,
-      soc_pct: values.soc_pct,
-      voltage: values.voltage,
-      current: values.current,
-      temp_c: values.temp_c,
-      status: strings.status ?? 'unknown',
-      run_id: strings.run_id,
-      intent_id: strings.intent_id,
+      power_kw,
+      soc_pct,
+      voltage,
+      current,
+      temp_c,
+      status: status ?? 'unknown',
+      run_id,
+      intent_id,
       anomalies,
       raw: rec,
     },
   };
+}
+
+/** A measurement: a finite number, or null when absent or null; anything else is a problem. */
+function measurement(rec: Record<string, unknown>, k: Measurement, problems: RecordProblem[]): number | null {
+  const v = rec[k];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    problems.push(problem(k, 'not_a_number', `${k} must be a number, got ${typeof v === 'number' ? 'a number out of range' : describe(v)}`));
+    return null;
+  }
+  return v;
+}
+
+/** status, run_id, intent_id: a string, or null when absent or null; anything else is a problem. */
+function text(rec: Record<string, unknown>, k: (typeof STRING_FIELDS)[number], problems: RecordProblem[]): string | null {
+  const v = rec[k];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') {
+    problems.push(problem(k, 'not_a_string', `${k} must be a string, got ${describe(v)}`));
+    return null;
+  }
+  return v;
 }
 
 /** Canonical JSON (keys sorted at every level): two records are exact copies when these match. */

@@ -252,9 +252,8 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
           seen.set(key, [{ index: i }]);
         }
         rows.push(n.row);
-        results[i] = n.row.anomalies.length
-          ? { index: i, status: 'stored', anomalies: n.row.anomalies }
-          : { index: i, status: 'stored' };
+        // A plain stored entry is made only when the answer lists results (below).
+        if (n.row.anomalies.length) results[i] = { index: i, status: 'stored', anomalies: n.row.anomalies };
         if (n.row.anomalies.length) anomalies.push({ index: i, asset_id: n.row.asset_id, reasons: n.row.anomalies, record: n.row.raw });
       }
 
@@ -280,6 +279,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
       deps.onStored(rows.length);
       const streamed = await stream(orgId, now, rows, true, json);
       const partial = rejected > 0 || duplicates > 0;
+      if (partial) fillStored(results);
       return {
         ...base,
         stored: rows.length,
@@ -333,6 +333,11 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
       }
     },
   };
+}
+
+/** The entries of records stored without anomalies, left out while judging. */
+function fillStored(results: ResultEntry[]): void {
+  for (let i = 0; i < results.length; i++) results[i] ??= { index: i, status: 'stored' };
 }
 
 const rawJson = (row: CanonicalRow) => (row.rawJson ??= JSON.stringify(row.raw));
