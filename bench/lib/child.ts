@@ -11,6 +11,9 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** As in package.json's start script. */
+export const SERVICE_NODE_ARGS = ['--max-semi-space-size=32'];
+
 export function hasTaskset(): boolean {
   return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
 }
@@ -18,8 +21,9 @@ export function hasTaskset(): boolean {
 export async function startChild(env: Record<string, string>, log: (s: string) => void, opts: { pin?: boolean } = {}): Promise<Child> {
   const script = fileURLToPath(new URL('./service-child.ts', import.meta.url));
   const pinned = opts.pin !== false && hasTaskset();
-  // BENCH_NODE_ARGS (e.g. --cpu-prof) go to the service's node, for diagnosis.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The V8 flags `npm start` runs the service with (package.json, decision 0256), then
+  // BENCH_NODE_ARGS (e.g. --cpu-prof, or --max-semi-space-size=16 to override) for diagnosis.
+  const nodeArgs = [...SERVICE_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const cmd = pinned ? 'taskset' : process.execPath;
   const argv = pinned ? ['-c', '0', process.execPath, ...nodeArgs, script] : [...nodeArgs, script];
   const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
