@@ -14,7 +14,7 @@
 //   npm run bench:ingest                      # PostgreSQL (DATABASE_URL or local), Redis, NATS
 //   npm run bench:ingest -- --store=pglite    # embedded PGlite (file-backed), memory cache/bus
 //   options: --records=1000000 --rate-records=500000 --batch=500 --clients=16 --rate-fraction=0.7
-//            --rate=<records/s> --mix=gateways|interleaved --bus=memory --no-copy --no-design --no-direct --keep
+//            --rate=<records/s> --mix=gateways|interleaved --bus=memory --no-copy --no-design --no-direct --keep --late
 //   --mix=gateways (default): each batch is one gateway's 50 assets x 10 readings, consecutive
 //   batches from different gateways; --mix=interleaved: every batch spans all 1,000 assets, so
 //   concurrent batches contend for the same telemetry_latest rows (worst case).
@@ -66,8 +66,9 @@ const JWT_SECRET = randomBytes(32).toString('hex');
 // end five minutes before the start, so none is in the future. They are also kept after the
 // sealing horizon (telemetry SEAL_GRACE_MS, 2 h): a row in a sealed hour takes the late-rollup
 // path. With the start three hours back, a varying share of every batch took that path, depending
-// on the minute of the hour the run began.
-const T0 = Date.now() - Math.min((Math.max(RECORDS, RATE_RECORDS) / 1000) * 5000 + 5 * 60_000, SEAL_GRACE_MS - 5 * 60_000);
+// on the minute of the hour the run began. --late dates them three hours back on purpose: a
+// replayed buffer whose batches all take the late path once the sealing has run.
+const T0 = args.late ? Date.now() - 3 * 3600_000 : Date.now() - Math.min((Math.max(RECORDS, RATE_RECORDS) / 1000) * 5000 + 5 * 60_000, SEAL_GRACE_MS - 5 * 60_000);
 const WARMUP_BATCHES = 40;
 
 const log = (...a: unknown[]) => console.log(...a);

@@ -94,6 +94,15 @@ test('sealing a day changes no answer; a later record for a sealed day is folded
   await maintain(svc);
   assert.equal(await rollup(svc, a, '2026-10-15T00:00:00Z'), 3);
   assert.deepEqual((await daily(svc, a)).series, late.series);
+
+  // A late record whose value is only in its raw JSON (battery_soc) is folded in from it too.
+  const day15 = async () =>
+    (await svc.deps.db.query<{ n1: number; s1: number }>('select n1, s1 from telemetry_rollup_daily where org_id = $1 and asset_id = $2 and day = $3', [ORG, a, '2026-10-15T00:00:00Z'])).rows[0];
+  const before15 = await day15();
+  assert.equal((await client(svc, ORG).ingest([{ asset_id: a, ts: '2026-10-15T22:00:00Z', battery_soc: 90 }])).statusCode, 200);
+  const after15 = await day15();
+  assert.equal(after15.n1, before15.n1 + 1);
+  assert.equal(Number(after15.s1), Number(before15.s1) + 90);
 });
 
 test('random samples over 40 days: daily, weekly and historical buckets equal the sample means, sealed or not', async () => {
