@@ -63,12 +63,12 @@ const MIX = (args.mix ?? 'gateways') as Mix;
 const ORG = 'bench';
 const JWT_SECRET = randomBytes(32).toString('hex');
 // The rows' readings span about 5 s per 1,000 records (1,000 assets, one reading each 5 s). They
-// end five minutes before the start, so none is in the future. They are also kept after the
-// sealing horizon (telemetry SEAL_GRACE_MS, 2 h): a row in a sealed hour takes the late-rollup
-// path. With the start three hours back, a varying share of every batch took that path, depending
-// on the minute of the hour the run began. --late dates them three hours back on purpose: a
-// replayed buffer whose batches all take the late path once the sealing has run.
-const T0 = args.late ? Date.now() - 3 * 3600_000 : Date.now() - Math.min((Math.max(RECORDS, RATE_RECORDS) / 1000) * 5000 + 5 * 60_000, SEAL_GRACE_MS - 5 * 60_000);
+// end five minutes before the start, so none is in the future, and none is in a day the sealing
+// has closed (a day is sealed two hours after it ends, SEAL_GRACE_MS): such a row takes the
+// late-rollup path. Dated three hours back, as they were, every batch of a run begun between 02:00
+// and about 03:15 UTC did. --late dates them on purpose from noon of the day before yesterday (UTC),
+// a day always sealed: every batch takes the late path (a gateway replaying an old buffer).
+const T0 = args.late ? Math.floor(Date.now() / 86_400_000) * 86_400_000 - 36 * 3600_000 : Date.now() - Math.min((Math.max(RECORDS, RATE_RECORDS) / 1000) * 5000 + 5 * 60_000, SEAL_GRACE_MS - 5 * 60_000);
 const WARMUP_BATCHES = 40;
 
 const log = (...a: unknown[]) => console.log(...a);
