@@ -1,7 +1,7 @@
 // The telemetry module's errors, named once. Members beside `detail` are documented in the
 // operation's response schemas and in docs/telemetry.md (decision 0041).
 import { AppError } from '../../platform/errors.ts';
-import type { IngestCounts } from './service.ts';
+import type { IngestCounts } from './outcome.ts';
 
 /** Seconds a sender should wait before retrying a batch the store did not take. */
 export const WRITER_RETRY_AFTER_SECONDS = 5;

@@ -13,34 +13,14 @@ import { liveRecord, rawJsonBound, recordsJson } from './live-records.ts';
 import { JsonText } from '../../infra/bus/index.ts';
 import { ASSET_METRICS, RANGES, defaultMetric, findMetric } from './metrics.ts';
 import { telemetryErrors } from './errors.ts';
+import type { AnomalyEntry, IngestCounts, ResultEntry } from './outcome.ts';
 
-export interface AnomalyEntry {
-  index: number;
-  asset_id: string;
-  reasons: string[];
-  record: Record<string, unknown>;
-}
-
-export type ResultEntry =
-  | { index: number; status: 'stored'; anomalies?: string[] }
-  | { index: number; status: 'duplicate'; duplicate_of: number }
-  | { index: number; status: 'rejected'; field: string | null; reason: string; message: string; errors: RecordProblem[] };
+export type { AnomalyEntry, IngestCounts, ResultEntry } from './outcome.ts';
 
 /** One record judged by the ingestion rules: accepted (with its canonical row) or rejected. */
 export type JudgedRecord =
   | { index: number; ok: true; row: CanonicalRow; asset_id: string; ts: string; anomalies: string[] }
   | { index: number; ok: false; field: string | null; reason: string; message: string; errors: RecordProblem[] };
-
-export interface IngestCounts {
-  count: number;
-  stored: number;
-  streamed: number;
-  accepted: number;
-  rejected: number;
-  duplicates: number;
-  anomalies: AnomalyEntry[];
-  results?: ResultEntry[];
-}
 
 export interface IngestOutcome extends IngestCounts {
   /** 200 when every record was stored, 207 when some were rejected or duplicated. */
