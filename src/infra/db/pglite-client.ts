@@ -15,8 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Queryable, QueryResult } from './index.ts';
 import { StoreUnavailableError, withTimeout } from './index.ts';
-import { fromWire, Wasm, type WasmModule, type Hello, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts';
-import type { PgliteEngine } from './pglite.ts';
+import { fromWire, Wasm, type PgliteEngine, type WasmModule, type Hello, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts';
 
 /**
  * While the worker does not answer a ping because a statement is running inside the engine, the

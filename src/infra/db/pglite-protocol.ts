@@ -1,7 +1,9 @@
-// The messages between the embedded store's client (pglite-client.ts, on the service's thread) and
-// the worker thread that owns the PGlite instance (pglite-worker.ts). Values cross by structured
-// clone, which keeps what PGlite's parsers make (Date, Uint8Array, bigint, parsed JSON, arrays).
+// What the embedded store needs from PGlite (PgliteEngine, inline or in a worker), and the messages
+// between the store's client (pglite-client.ts, on the service's thread) and the worker thread that
+// owns the PGlite instance (pglite-worker.ts). Values cross by structured clone, which keeps what
+// PGlite's parsers make (Date, Uint8Array, bigint, parsed JSON, arrays).
 import { messages, type PGliteOptions } from '@electric-sql/pglite';
+import type { Queryable, QueryResult } from './index.ts';
 
 /** A compiled WebAssembly module (the project's libraries carry no WebAssembly types). */
 export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
@@ -73,4 +75,17 @@ export function fromWire(w: WireError, call?: { sql?: string; params?: unknown[]
   }
   if (w.stack) e.stack = `${w.stack}\n    at (embedded store worker)`;
   return e;
+}
+
+/** What the store needs from PGlite, in this thread or in a worker. */
+export interface PgliteEngine {
+  /** One statement; with a scope, inside a transaction that sets it first. */
+  query<T>(sql: string, params: unknown[] | undefined, scope: string | undefined): Promise<QueryResult<T>>;
+  transaction<T>(scope: string | undefined, fn: (q: Queryable) => Promise<T>): Promise<T>;
+  exec(sql: string): Promise<void>;
+  ping(timeoutMs: number): Promise<boolean>;
+  dump(): Promise<Blob>;
+  close(): Promise<void>;
+  /** Worker only: ends the thread as a crash would. */
+  terminate?(): Promise<void>;
 }

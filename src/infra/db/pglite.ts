@@ -6,19 +6,8 @@ import type { Db, Queryable, QueryResult } from './index.ts';
 import { withTimeout } from './index.ts';
 import { currentOrgScope, scopeStatement } from './scope.ts';
 import { openWorkerEngine } from './pglite-client.ts';
+import type { PgliteEngine } from './pglite-protocol.ts';
 
-/** What the store needs from PGlite, in this thread or in a worker. */
-export interface PgliteEngine {
-  /** One statement; with a scope, inside a transaction that sets it first. */
-  query<T>(sql: string, params: unknown[] | undefined, scope: string | undefined): Promise<QueryResult<T>>;
-  transaction<T>(scope: string | undefined, fn: (q: Queryable) => Promise<T>): Promise<T>;
-  exec(sql: string): Promise<void>;
-  ping(timeoutMs: number): Promise<boolean>;
-  dump(): Promise<Blob>;
-  close(): Promise<void>;
-  /** Worker only: ends the thread as a crash would. */
-  terminate?(): Promise<void>;
-}
 
 const engines = new WeakMap<Db, PgliteEngine>();
 
