@@ -360,7 +360,21 @@ async function main() {
   await saturate(url, token, WARMUP_BATCHES, 50_000_000);
   await truncate();
 
-  const cpuMs = () => child.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu').then((r) => r.cpuMs);
+  interface GcCounts { full: number; fullPauseMs: number; fullMaxPauseMs: number; young: number }
+  let gcAt: GcCounts = { full: 0, fullPauseMs: 0, fullMaxPauseMs: 0, young: 0 };
+  /** The service's CPU so far (ms); also notes its garbage collections for gcSince(). */
+  const cpuMs = () =>
+    child.request<{ cpuMs: number; gc: GcCounts }>({ type: 'cpu' }, 'cpu').then((r) => {
+      gcAt = r.gc;
+      return r.cpuMs;
+    });
+  /** Full collections in the service since the last cpuMs() before this phase: their pauses make the latency tail. */
+  const gcSince = async (from: GcCounts) => {
+    await cpuMs();
+    const full = gcAt.full - from.full;
+    log(`  service garbage collection in the phase: ${full} full (${fmt(gcAt.fullPauseMs - from.fullPauseMs, 1)} ms of pauses, longest ${fmt(gcAt.fullMaxPauseMs, 1)} ms so far), ${gcAt.young - from.young} young`);
+    return full;
+  };
   /** Service CPU per stored record in a phase (µs): what the service costs, less noisy than rates on a shared machine. */
   const cpuPerRecord = (name: string, ms: number, stored: number) => {
     const us = (ms * 1000) / Math.max(stored, 1);
@@ -370,10 +384,12 @@ async function main() {
 
   const satBatches = Math.ceil(RECORDS / BATCH);
   let cpu0 = await cpuMs();
+  const gcSat = gcAt;
   const sat = await saturate(url, token, satBatches, 0);
   const satCpu = (await cpuMs()) - cpu0;
   results.saturation = report(`API at saturation (${CLIENTS} clients)`, sat, satBatches * BATCH);
   results.saturationCpuUsPerRecord = cpuPerRecord('saturation', satCpu, sat.stored);
+  results.saturationFullGcs = await gcSince(gcSat);
   const satRows = await count();
   log(`  row count after the run: ${fmt(satRows)} (API said stored ${fmt(sat.stored)}) ${satRows === sat.stored ? 'OK' : 'MISMATCH'}`);
   await truncate();
@@ -382,10 +398,12 @@ async function main() {
   const rateBatches = Math.ceil(RATE_RECORDS / BATCH);
   await child.request({ type: 'reset-loop-delay' }, 'reset-loop-delay');
   cpu0 = await cpuMs();
+  const gcFixed = gcAt;
   const fixed = await fixedRate(url, token, rateBatches, 0, rate);
   const fixedCpu = (await cpuMs()) - cpu0;
   results.fixedRate = { targetRecordsPerSecond: rate, ...report(`API at a fixed ${fmt(rate)} records/s`, fixed, rateBatches * BATCH) };
   results.fixedRateCpuUsPerRecord = cpuPerRecord('fixed rate', fixedCpu, fixed.stored);
+  results.fixedRateFullGcs = await gcSince(gcFixed);
   const fixedRows = await count();
   log(`  row count after the run: ${fmt(fixedRows)} (API said stored ${fmt(fixed.stored)}) ${fixedRows === fixed.stored ? 'OK' : 'MISMATCH'}`);
   await truncate();

@@ -1,7 +1,8 @@
 // The service under benchmark, in its own process (so its RSS and CPU are its own). Started by
 // bench/ingest.ts under `taskset -c 0`; configuration comes from the environment as in production.
-// Reports over IPC: 'ready' with the address, then on request its peak RSS and CPU time.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// Reports over IPC: 'ready' with the address, then on request its peak RSS, CPU time and garbage
+// collections.
+import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.ts';
 import { startService } from '../../src/server.ts';
 import { createProvisioning } from '../../src/modules/provisioning/service.ts';
@@ -20,6 +21,18 @@ setInterval(() => {
   const m = process.memoryUsage();
   for (const k of Object.keys(peakMem) as (keyof typeof peakMem)[]) peakMem[k] = Math.max(peakMem[k], m[k]);
 }, 50).unref();
+
+// Garbage collections so far: full (mark-compact) ones and their pauses, which make latency tails.
+const gc = { full: 0, fullPauseMs: 0, fullMaxPauseMs: 0, young: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[]) {
+    if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+      gc.full++;
+      gc.fullPauseMs += e.duration;
+      gc.fullMaxPauseMs = Math.max(gc.fullMaxPauseMs, e.duration);
+    } else gc.young++;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 const send = (m: unknown) => process.send!(m);
 send({ type: 'ready', address, store: svc.deps.db.kind, bus: svc.deps.bus.kind, cache: svc.deps.cache.kind, rss: process.memoryUsage.rss(), mem: process.memoryUsage() });
@@ -44,7 +57,7 @@ process.on('message', async (m: { type: string; sql?: string }) => {
   } else if (m.type === 'cpu') {
     // CPU time so far (user + system, ms): the benchmark takes it around each API phase.
     const cpu = process.cpuUsage();
-    send({ type: 'cpu', cpuMs: (cpu.user + cpu.system) / 1000 });
+    send({ type: 'cpu', cpuMs: (cpu.user + cpu.system) / 1000, gc: { ...gc } });
   } else if (m.type === 'sql') {
     // Unscoped, as the owner: the benchmark checks row counts and truncates between phases.
     const r = await svc.deps.db.query(m.sql!);
