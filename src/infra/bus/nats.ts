@@ -1,7 +1,7 @@
 import { connect, DeliverPolicy, Events, JSONCodec, RetentionPolicy, DiscardPolicy, nanos } from 'nats';
 import type { NatsConnection, JetStreamClient } from 'nats';
 import type { Bus } from './index.ts';
-import { BusUnavailableError, JsonText } from './index.ts';
+import { BusUnavailableError, payloadJson } from './index.ts';
 import { withTimeout } from '../../core/timeout.ts';
 
 export interface NatsBusOptions {
@@ -16,7 +16,7 @@ export interface NatsBusOptions {
 }
 
 const codec = JSONCodec();
-/** What JSONCodec's encode does after its JSON.stringify. */
+/** Payloads go out as the UTF-8 of their JSON text (what JSONCodec's encode does), a JsonText as it is. */
 const utf8 = new TextEncoder();
 
 /**
@@ -98,7 +98,7 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
     async publish(subject, payload) {
       if (!ready()) throw new BusUnavailableError('bus not connected');
       try {
-        await js!.publish(prefix + subject, payload instanceof JsonText ? utf8.encode(payload.text) : codec.encode(payload));
+        await js!.publish(prefix + subject, utf8.encode(payloadJson(payload)));
       } catch (e) {
         throw new BusUnavailableError(`bus publish failed: ${(e as Error).message}`);
       }

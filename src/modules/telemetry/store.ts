@@ -2,7 +2,7 @@
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { CanonicalRow } from './normalise.ts';
-import { recordsJson } from './live-records.ts';
+import { recordsJson, type LiveRecord } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
 
 /** ISO 8601 UTC with Z, fractional seconds kept (trailing zeros dropped). */
@@ -138,21 +138,10 @@ export function newestCandidates(rows: readonly CanonicalRow[]): CanonicalRow[] 
   });
 }
 
-export interface LiveEvent {
+/** A stored record as the live-events read answers it: the live stream's record with its id and arrival. */
+export interface LiveEvent extends LiveRecord {
   id: number;
-  asset_id: string;
-  ts: string;
   received_at: string;
-  power_kw: number | null;
-  soc_pct: number | null;
-  voltage: number | null;
-  current: number | null;
-  temp_c: number | null;
-  status: string;
-  run_id: string | null;
-  intent_id: string | null;
-  anomalies: string[];
-  raw: Record<string, unknown>;
 }
 
 export interface HistoryRows {
