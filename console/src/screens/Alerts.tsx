@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, declaredOperations, get, post } from '../api.ts';
 import { subscribe } from '../live.ts';
 import { pounds, when } from '../format.ts';
@@ -14,29 +14,32 @@ export function Alerts() {
   const me = useLoad(() => get<{ user_id: string }>('/api/auth/me'), []);
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // The newest action started: an earlier one answering later must not overwrite its note or error.
+  const latest = useRef(0);
   useEffect(() => subscribe((event) => event === 'alert' && list.reload()), [list.reload]);
 
-  async function act(what: string, path: string, body: unknown) {
+  async function run(action: () => Promise<string>) {
+    const mine = ++latest.current;
     setError(null);
     setNote(null);
     try {
+      const what = await action();
+      if (mine === latest.current) setNote(what);
+      list.reload();
+    } catch (err) {
+      if (mine === latest.current) setError(err);
+    }
+  }
+  const act = (what: string, path: string, body: unknown) =>
+    run(async () => {
       await post(path, body);
-      setNote(what);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  }
-  async function evaluate() {
-    setError(null);
-    try {
+      return what;
+    });
+  const evaluate = () =>
+    run(async () => {
       const r = await post<{ raised: unknown[]; resolved: unknown[] }>('/api/hardware/ems/alerts/evaluate');
-      setNote(`Evaluated: ${r.raised.length} raised, ${r.resolved?.length ?? 0} resolved.`);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  }
+      return `Evaluated: ${r.raised.length} raised, ${r.resolved?.length ?? 0} resolved.`;
+    });
 
   return (
     <>
