@@ -3,7 +3,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '../../src/infra/bus/index.ts';
-import { subjectMatches, BusUnavailableError } from '../../src/infra/bus/index.ts';
+import { subjectMatches, BusUnavailableError, JsonText, payloadBytes } from '../../src/infra/bus/index.ts';
 import { createMemoryBus } from '../../src/infra/bus/memory.ts';
 import { openNatsBus } from '../../src/infra/bus/nats.ts';
 import { Inbox } from '../helpers/signal.ts';
@@ -39,6 +39,18 @@ for (const [name, open] of adapters) {
       await inbox.count(5, 'five messages');
       assert.deepEqual(got.map((g) => (g.payload as { i: number }).i), [0, 1, 2, 3, 4]);
       assert.equal(got[0].subject, 'telemetry.org1');
+      await stop();
+    });
+
+    test('a JsonText, whole or in parts, is delivered as what JSON.parse makes of its text', async () => {
+      const { got, inbox, ready } = collect(bus, 'telemetry.parts');
+      const stop = await ready;
+      const records = JSON.stringify([{ s: 'é 😀 中文 \u2028 "q" \\' }, { n: -0.5 }]);
+      await bus.publish('telemetry.parts', new JsonText(`{"org_id":"o1","records":${records}}`));
+      await bus.publish('telemetry.parts', new JsonText('{"org_id":"o1","records":', records, '}'));
+      await inbox.count(2, 'two messages');
+      const expected = { org_id: 'o1', records: [{ s: 'é 😀 中文 \u2028 "q" \\' }, { n: -0.5 }] };
+      assert.deepEqual(got.map((g) => g.payload), [expected, expected]);
       await stop();
     });
 
@@ -94,6 +106,12 @@ describe('NATS bus with the server unreachable', () => {
       await bus.close();
     }
   });
+});
+
+test('payloadBytes: the UTF-8 of the parts in turn, the same bytes as the joined text', () => {
+  const parts = ['{"a":', JSON.stringify('é 😀 中文'), ',"b":[1,2]}'];
+  assert.deepEqual(Buffer.from(payloadBytes(new JsonText(...parts))), Buffer.from(parts.join(''), 'utf8'));
+  assert.deepEqual(Buffer.from(payloadBytes({ x: 'ü' })), Buffer.from('{"x":"ü"}', 'utf8'));
 });
 
 test('subject matching follows NATS rules', () => {

@@ -4,18 +4,34 @@
 /**
  * A payload already written as JSON text (decision 0254): published as these bytes, delivered to
  * subscribers as what JSON.parse makes of them, exactly as an object payload would be after its
- * JSON.stringify. For a publisher that has the text anyway.
+ * JSON.stringify. For a publisher that has the text anyway. The text may be given in parts (its
+ * concatenation): a wire bus encodes each part into one buffer, so a large member (a batch's records)
+ * is not first copied into a second string (decision 0268).
  */
 export class JsonText {
-  readonly text: string;
-  constructor(text: string) {
-    this.text = text;
+  readonly parts: readonly string[];
+  constructor(...parts: string[]) {
+    this.parts = parts;
+  }
+  get text(): string {
+    return this.parts.length === 1 ? this.parts[0] : this.parts.join('');
   }
 }
 
 /** The JSON text of a payload: JsonText as it is, anything else through JSON.stringify. */
 export function payloadJson(payload: unknown): string {
   return payload instanceof JsonText ? payload.text : JSON.stringify(payload);
+}
+
+/** The UTF-8 bytes of payloadJson(payload); a JsonText's parts are written into one buffer in turn. */
+export function payloadBytes(payload: unknown): Uint8Array {
+  if (!(payload instanceof JsonText)) return Buffer.from(JSON.stringify(payload), 'utf8');
+  let size = 0;
+  for (const part of payload.parts) size += Buffer.byteLength(part, 'utf8');
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const part of payload.parts) at += out.write(part, at, 'utf8');
+  return out;
 }
 
 export type BusHandler = (payload: unknown, subject: string) => void | Promise<void>;

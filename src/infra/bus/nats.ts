@@ -1,7 +1,7 @@
 import { connect, DeliverPolicy, Events, JSONCodec, RetentionPolicy, DiscardPolicy, nanos } from 'nats';
 import type { NatsConnection, JetStreamClient } from 'nats';
 import type { Bus } from './index.ts';
-import { BusUnavailableError, payloadJson } from './index.ts';
+import { BusUnavailableError, payloadBytes } from './index.ts';
 import { withTimeout } from '../../core/timeout.ts';
 
 export interface NatsBusOptions {
@@ -16,8 +16,6 @@ export interface NatsBusOptions {
 }
 
 const codec = JSONCodec();
-/** Payloads go out as the UTF-8 of their JSON text (what JSONCodec's encode does), a JsonText as it is. */
-const utf8 = new TextEncoder();
 
 /**
  * NATS JetStream. Connects in the background and keeps reconnecting, so the service starts (and
@@ -98,7 +96,7 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
     async publish(subject, payload) {
       if (!ready()) throw new BusUnavailableError('bus not connected');
       try {
-        await js!.publish(prefix + subject, utf8.encode(payloadJson(payload)));
+        await js!.publish(prefix + subject, payloadBytes(payload));
       } catch (e) {
         throw new BusUnavailableError(`bus publish failed: ${(e as Error).message}`);
       }

@@ -115,16 +115,18 @@ function parseCanonicalTs(value: string): ParsedTs | null | undefined {
   const second = two(value, 17);
   if (yHi < 0 || yLo < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
   let i = 19;
-  let fracEnd = 19;
+  // Milliseconds: the fraction's first three digits (what flooring the fraction times 1,000 gives, read
+  // without making a string of it).
+  let fracMs = 0;
   if (value.charCodeAt(i) === 46) {
     i++;
     while (i < n && i <= 29) {
       const c = value.charCodeAt(i);
       if (c < 48 || c > 57) break;
+      if (i <= 22) fracMs += (c - 48) * (i === 20 ? 100 : i === 21 ? 10 : 1);
       i++;
     }
     if (i === 20 || i > 29) return undefined; // no digit, or more than nine
-    fracEnd = i;
   }
   let offsetMin = 0;
   const tail = value.charCodeAt(i);
@@ -141,7 +143,6 @@ function parseCanonicalTs(value: string): ParsedTs | null | undefined {
   if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   if (day > 28 && day > daysInMonth(year, month)) return null;
   if (year < 100) return undefined; // Date.UTC would read it as 19xx: the general path
-  const fracMs = fracEnd > 19 ? Math.floor(Number(`0${value.slice(19, fracEnd)}`) * 1000) : 0;
   const ms = Date.UTC(year, month - 1, day, hour, minute, second, fracMs) - offsetMin * 60_000;
   return { iso: value, ms, naive: false };
 }

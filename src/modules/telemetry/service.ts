@@ -101,9 +101,9 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
   async function stream(orgId: string, receivedAt: Date, rows: CanonicalRow[], stored: boolean, json?: string): Promise<number> {
     if (rows.length === 0) return 0;
     if (json !== undefined && rawJsonBound(rows, json) + 256 * rows.length <= STREAM_CHUNK_BYTES) {
-      const text = `{"org_id":${JSON.stringify(orgId)},"received_at":${JSON.stringify(receivedAt.toISOString())},"stored":${stored},"records":${json}}`;
+      const head = `{"org_id":${JSON.stringify(orgId)},"received_at":${JSON.stringify(receivedAt.toISOString())},"stored":${stored},"records":`;
       try {
-        await bus.publish(`telemetry.${orgId}`, new JsonText(text));
+        await bus.publish(`telemetry.${orgId}`, new JsonText(head, json, '}'));
         return rows.length;
       } catch (e) {
         log.warn({ err: e, orgId }, 'telemetry: live stream publish failed');
@@ -204,8 +204,10 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
       const results: ResultEntry[] = new Array(records.length);
       const anomalies: AnomalyEntry[] = [];
       const rows: CanonicalRow[] = [];
-      // Exact copies share asset_id and ts text; only those candidates are compared in full.
-      const seen = new Map<string, { index: number; canonical?: string }[]>();
+      // Exact copies share asset_id and ts text; only those candidates are compared in full. The
+      // first record of each key is kept as its index alone: most batches have no shared key.
+      const firstOfKey = new Map<string, number>();
+      let sharedKeys: Map<string, { index: number; canonical?: string }[]> | undefined;
       let rejected = 0;
       let duplicates = 0;
       for (let i = 0; i < records.length; i++) {
@@ -218,8 +220,12 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
           continue;
         }
         const key = `${n.row.asset_id}\u0000${String(n.row.raw.ts)}`;
-        const candidates = seen.get(key);
-        if (candidates) {
+        const first = firstOfKey.get(key);
+        if (first === undefined) firstOfKey.set(key, i);
+        else {
+          sharedKeys ??= new Map();
+          let candidates = sharedKeys.get(key);
+          if (!candidates) sharedKeys.set(key, (candidates = [{ index: first }]));
           const canonical = canonicalJson(n.row.raw);
           const copyOf = candidates.find((c) => (c.canonical ??= canonicalJson(records[c.index])) === canonical);
           if (copyOf) {
@@ -228,8 +234,6 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
             continue;
           }
           candidates.push({ index: i, canonical });
-        } else {
-          seen.set(key, [{ index: i }]);
         }
         rows.push(n.row);
         // A plain stored entry is made only when the answer lists results (below).
