@@ -1,7 +1,7 @@
 // Starts a whole service from configuration: infrastructure, app, background work. Used by
 // main.ts, and by tests and benchmarks that need a real listening server.
 import { pino } from 'pino';
-import type { Config } from './config.ts';
+import type { Config } from './core/config.ts';
 import { openInfra, type Infra, type OpenOptions } from './infra/open.ts';
 import { primaryOnly } from './infra/db/read-replica.ts';
 import { buildApp, type BuiltApp } from './app.ts';

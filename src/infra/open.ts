@@ -1,7 +1,7 @@
 // Builds the infrastructure from configuration: PostgreSQL or embedded PGlite, Redis or memory,
 // NATS JetStream or in-process. The only place adapters are chosen.
 import { resolve } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import type { Db } from './db/index.ts';
 import type { Cache } from './cache/index.ts';
 import type { Bus } from './bus/index.ts';

@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from '../infra/db/index.ts';
 import { createJobQueue, queueStats, type JobHandler, type JobQueue, type Lane, type QueueStats } from '../infra/jobs/queue.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import { ManualClock, type Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
 

@@ -2,7 +2,8 @@
 // and optionally what it provides to the platform (key and session checks) and background work.
 import { fileURLToPath } from 'node:url';
 import type { Server as HttpServer } from 'node:http';
-import type { Config, ConfigSection } from '../config.ts';
+import type { Config } from '../core/config.ts';
+import type { ConfigSection } from '../core/config-section.ts';
 import type { MigrationSource } from '../infra/db/migrate.ts';
 import type { Db } from '../infra/db/index.ts';
 import type { ReadDb } from '../infra/db/read-replica.ts';

@@ -10,7 +10,7 @@ import type { ErrorSurface } from './surface.ts';
 import type { LimitClass } from './module.ts';
 import type { RateLimiter, LimitResult } from './rate-limit.ts';
 import type { FailedAuthLimit } from './auth-failures.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import { runInOrgScope } from '../infra/db/scope.ts';
 import { findIllFormedText, findMalformedQuery, illFormedTextError } from './text-guard.ts';
 

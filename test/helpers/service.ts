@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { Config } from '../../src/core/config.ts';
 import { startService, type Service } from '../../src/server.ts';
 import { ManualClock, type Clock } from '../../src/platform/clock.ts';
 import { defaultModules } from '../../src/modules/index.ts';

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { loadConfig, ConfigError, sectionOf, type Config } from '../../src/config.ts';
+import { loadConfig, ConfigError, sectionOf } from '../../src/config.ts';
+import type { Config } from '../../src/core/config.ts';
 import { marketConfig } from '../../src/modules/market/config.ts';
 import { flexConfig } from '../../src/modules/flex/config.ts';
 import { esgConfig } from '../../src/modules/esg/config.ts';

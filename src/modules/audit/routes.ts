@@ -10,7 +10,7 @@ import { toPage } from '../../platform/cursor.ts';
 import { createAuditReadStore, type AuditFilters, type AuditRow } from './store.ts';
 import { AUDIT_ACTIONS } from './actions.ts';
 import { csvRecord } from './csv.ts';
-import { AUDIT_LOG } from './index.ts';
+import { AUDIT_LOG } from './log.ts';
 import { Nullable } from '../../platform/schema-kit.ts';
 
 const tags = ['audit'];

@@ -1,7 +1,7 @@
 // Shared pieces of the developer platform: environments, ids, schemas and the sandbox organisation.
 import { createHmac, randomUUID } from 'node:crypto';
 import { Type, type TSchema, type Static } from 'typebox';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../core/config.ts';
 import { LimitParam as KitLimitParam } from '../../platform/schema-kit.ts';
 
 export const ENVIRONMENTS = ['live', 'sandbox'] as const;

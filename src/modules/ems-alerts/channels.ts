@@ -4,7 +4,7 @@
 // address goes through the SSRF guard; a non-2xx answer or no answer in time is `failed`.
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../core/config.ts';
 import type { EmsAlertsConfig } from './config.ts';
 import { OutboundRefusedError, outboundRequest } from '../../infra/outbound/http-client.ts';
 import { API_VERSION, signatureHeader } from '../devtools/index.ts';

@@ -4,7 +4,7 @@
 // rule's delay). Each (alert, channel, reason) is claimed in the store before anything is sent, so
 // no alert reaches a channel twice for the same reason, whichever instance runs the call.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../core/config.ts';
 import type { Db } from '../../infra/db/index.ts';
 import { checkUrl, OutboundRefusedError } from '../../infra/outbound/http-client.ts';
 import type { Clock } from '../../platform/clock.ts';

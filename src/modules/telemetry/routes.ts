@@ -1,7 +1,7 @@
 // The three telemetry operations of endpoints.md 4.2: ingest, live events, history.
 import { defineOperation } from '../../platform/operation.ts';
 import { CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../core/config.ts';
 import type { TelemetryService } from './service.ts';
 import { LIVE_WINDOW_HOURS } from './service.ts';
 import {

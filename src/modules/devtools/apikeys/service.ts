@@ -8,7 +8,7 @@ import { errors } from '../../../platform/errors.ts';
 import { isReadScope, type Scope } from '../../../platform/roles.ts';
 import type { AuditLog } from '../../audit/index.ts';
 import type { OrgDirectory } from '../../orgs/index.ts';
-import type { Config } from '../../../config.ts';
+import type { Config } from '../../../core/config.ts';
 import { DAY_MS, iso, type Environment } from '../common.ts';
 import { devtoolsErrors } from '../errors.ts';
 import { displayKey, issueKey, parseKey, secretMatches } from './keys.ts';

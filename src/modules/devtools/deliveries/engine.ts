@@ -5,7 +5,7 @@ import type { Db, Queryable } from '../../../infra/db/index.ts';
 import { cancelJob, type Job, type JobOutcome, type JobQueue } from '../../../infra/jobs/queue.ts';
 import { OutboundRefusedError, outboundRequest } from '../../../infra/outbound/http-client.ts';
 import type { Clock } from '../../../platform/clock.ts';
-import type { Config } from '../../../config.ts';
+import type { Config } from '../../../core/config.ts';
 import type { AuditLog } from '../../audit/index.ts';
 import type { OrgDirectory } from '../../orgs/index.ts';
 import { PARTNER_ALERTS, type AlertStream } from '../../alerts/index.ts';

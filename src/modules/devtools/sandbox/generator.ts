@@ -3,7 +3,7 @@
 // organisation under the service secret) and the clock, so the same organisation at the same time
 // always reads the same data.
 import { createHmac } from 'node:crypto';
-import type { Config } from '../../../config.ts';
+import type { Config } from '../../../core/config.ts';
 import { sandboxOrgId, type EventType } from '../common.ts';
 import type { AlertView } from '../../alerts/index.ts';
 

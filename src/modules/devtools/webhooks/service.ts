@@ -10,7 +10,7 @@ import type { RequestContext } from '../../../platform/operation.ts';
 import { errors } from '../../../platform/errors.ts';
 import type { CursorCodec } from '../../../platform/cursor.ts';
 import { toPage } from '../../../platform/cursor.ts';
-import type { Config } from '../../../config.ts';
+import type { Config } from '../../../core/config.ts';
 import type { AuditLog } from '../../audit/index.ts';
 import type { OrgDirectory } from '../../orgs/index.ts';
 import type { AlertStream } from '../../alerts/index.ts';
