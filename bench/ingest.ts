@@ -360,8 +360,8 @@ async function main() {
   await saturate(url, token, WARMUP_BATCHES, 50_000_000);
   await truncate();
 
-  interface GcCounts { full: number; fullPauseMs: number; fullMaxPauseMs: number; young: number }
-  let gcAt: GcCounts = { full: 0, fullPauseMs: 0, fullMaxPauseMs: 0, young: 0 };
+  interface GcCounts { full: number; fullPauseMs: number; fullMaxPauseMs: number; young: number; youngPausesMs: number[] }
+  let gcAt: GcCounts = { full: 0, fullPauseMs: 0, fullMaxPauseMs: 0, young: 0, youngPausesMs: [] };
   /** The service's CPU so far (ms); also notes its garbage collections for gcSince(). */
   const cpuMs = () =>
     child.request<{ cpuMs: number; gc: GcCounts }>({ type: 'cpu' }, 'cpu').then((r) => {
@@ -372,7 +372,12 @@ async function main() {
   const gcSince = async (from: GcCounts) => {
     await cpuMs();
     const full = gcAt.full - from.full;
-    log(`  service garbage collection in the phase: ${full} full (${fmt(gcAt.fullPauseMs - from.fullPauseMs, 1)} ms of pauses, longest ${fmt(gcAt.fullMaxPauseMs, 1)} ms so far), ${gcAt.young - from.young} young`);
+    const young = gcAt.youngPausesMs.slice(from.young);
+    const youngSum = young.reduce((a, b) => a + b, 0);
+    log(
+      `  service garbage collection in the phase: ${full} full (${fmt(gcAt.fullPauseMs - from.fullPauseMs, 1)} ms of pauses, longest ${fmt(gcAt.fullMaxPauseMs, 1)} ms so far), ` +
+        `${young.length} young (${fmt(youngSum, 1)} ms of pauses, longest ${fmt(Math.max(0, ...young), 1)} ms)`,
+    );
     return full;
   };
   /** Service CPU per stored record in a phase (µs): what the service costs, less noisy than rates on a shared machine. */

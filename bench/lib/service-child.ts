@@ -23,14 +23,19 @@ setInterval(() => {
 }, 50).unref();
 
 // Garbage collections so far: full (mark-compact) ones and their pauses, which make latency tails.
-const gc = { full: 0, fullPauseMs: 0, fullMaxPauseMs: 0, young: 0 };
+// Young (scavenge) pauses are kept one by one: a run has a few hundred, and each is a stall of
+// every request in flight.
+const gc = { full: 0, fullPauseMs: 0, fullMaxPauseMs: 0, young: 0, youngPausesMs: [] as number[] };
 new PerformanceObserver((list) => {
   for (const e of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[]) {
     if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
       gc.full++;
       gc.fullPauseMs += e.duration;
       gc.fullMaxPauseMs = Math.max(gc.fullMaxPauseMs, e.duration);
-    } else gc.young++;
+    } else {
+      gc.young++;
+      gc.youngPausesMs.push(e.duration);
+    }
   }
 }).observe({ entryTypes: ['gc'] });
 
@@ -57,7 +62,7 @@ process.on('message', async (m: { type: string; sql?: string }) => {
   } else if (m.type === 'cpu') {
     // CPU time so far (user + system, ms): the benchmark takes it around each API phase.
     const cpu = process.cpuUsage();
-    send({ type: 'cpu', cpuMs: (cpu.user + cpu.system) / 1000, gc: { ...gc } });
+    send({ type: 'cpu', cpuMs: (cpu.user + cpu.system) / 1000, gc: { ...gc, youngPausesMs: [...gc.youngPausesMs] } });
   } else if (m.type === 'sql') {
     // Unscoped, as the owner: the benchmark checks row counts and truncates between phases.
     const r = await svc.deps.db.query(m.sql!);
