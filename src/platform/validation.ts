@@ -17,6 +17,11 @@ function makeAjv(coerce: boolean): Ajv {
     verbose: true,
   });
   addFormats(ajv);
+  // RFC 3339 admits a leap second (23:59:60), which no Date holds: a handler's `new Date(value)` would be
+  // Invalid Date and its first toISOString() a 500. Such a value is refused here as not a valid date-time.
+  const rfc3339 = ajv.formats['date-time'] as { validate: (s: string) => boolean } | ((s: string) => boolean);
+  const base = typeof rfc3339 === 'function' ? rfc3339 : rfc3339.validate;
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => base(s) && !Number.isNaN(Date.parse(s)) });
   return ajv;
 }
 

@@ -114,6 +114,13 @@ test('alerts: own organisation only, newest first, since filters, cursor pages e
   assert.deepEqual(others.map((a: { title: string }) => a.title), ['#99']);
 });
 
+test('alerts: a since the schema admits but no Date holds (leap second 23:59:60) is 422 on query.since, not 500', async () => {
+  // Audit 2026-11-27: it answered 500 (Invalid Date reached toISOString).
+  const res = await get(`${P}/alerts?since=${encodeURIComponent('2026-12-31T23:59:60Z')}`, live.auth);
+  assertRefused(res, 422, { code: 'validation_error', fields: ['query.since'] });
+  assert.equal(json(res).error.request_id, res.headers['x-request-id']);
+});
+
 test('cursors: unreadable, forged, other-operation, changed-filter and other-organisation cursors are 400 invalid_cursor', async () => {
   const first = json(await get(`${P}/alerts?limit=2`, live.auth));
   assert.ok(first.next_cursor);
