@@ -6,6 +6,9 @@ import type { FieldError } from './errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
+/** 0001-01-01T00:00:00Z (Date.UTC would read year 1 as 1901). */
+const FIRST_INSTANT_OF_YEAR_1 = Date.parse('0001-01-01T00:00:00Z');
+
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -17,6 +20,13 @@ function makeAjv(coerce: boolean): Ajv {
     verbose: true,
   });
   addFormats(ajv);
+  // RFC 3339 admits instants the service cannot hold, refused here as not a valid date-time rather than
+  // failing later with a 500: a leap second (23:59:60), which no Date holds (`new Date(value)` is Invalid
+  // Date and its first toISOString() throws), and year 0000 (also as UTC of an offset time), which
+  // PostgreSQL's timestamptz does not have.
+  const rfc3339 = ajv.formats['date-time'] as { validate: (s: string) => boolean } | ((s: string) => boolean);
+  const base = typeof rfc3339 === 'function' ? rfc3339 : rfc3339.validate;
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => base(s) && Date.parse(s) >= FIRST_INSTANT_OF_YEAR_1 });
   return ajv;
 }
 

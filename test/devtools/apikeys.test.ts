@@ -93,6 +93,17 @@ test('create refusals: VIEWER/OPERATOR 403, sandbox write scope 422, bad body 42
   assertRefused(env, 422, { code: 'validation_error', fields: ['query.environment'] });
 });
 
+test('expires_at with a leap second (23:59:60, valid RFC 3339 but no instant a Date holds): 422, not 500', async () => {
+  // Audit 2026-11-27: create and rotate answered 500 (Invalid Date reached toISOString).
+  const leap = '2026-12-31T23:59:60Z';
+  const created = await svc.request({ method: 'POST', url: '/api/devtools/apikeys', headers: await bearer(svc, ORG), payload: { name: 'x', scopes: READ, expires_at: leap } });
+  assertRefused(created, 422, { code: 'validation_error', fields: ['body.expires_at'] });
+  const key = await issueKey(svc, ORG, { scopes: READ });
+  const rotated = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${key.id}/rotate`, headers: await bearer(svc, ORG), payload: { expires_at: leap } });
+  assertRefused(rotated, 422, { code: 'validation_error', fields: ['body.expires_at'] });
+  assert.equal((await me(key.auth)).statusCode, 200, 'the refused rotation left the key working');
+});
+
 test('a sandbox key: read scopes only, reads its demo-sandbox organisation, refused on non-sandbox key operations', async () => {
   const k = await issueKey(svc, ORG, { environment: 'sandbox' });
   assert.match(k.secret, /_sandbox_/);

@@ -114,6 +114,17 @@ test('alerts: own organisation only, newest first, since filters, cursor pages e
   assert.deepEqual(others.map((a: { title: string }) => a.title), ['#99']);
 });
 
+test('alerts: a since the schema admits but no store holds (leap second 23:59:60, year 0000) is 422 on query.since, not 500', async () => {
+  // Audit 2026-11-27: both answered 500 (Invalid Date reached toISOString; PostgreSQL has no year 0).
+  for (const since of ['2026-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00']) {
+    const res = await get(`${P}/alerts?since=${encodeURIComponent(since)}`, live.auth);
+    assertRefused(res, 422, { code: 'validation_error', fields: ['query.since'] }, since);
+    assert.equal(json(res).error.request_id, res.headers['x-request-id']);
+  }
+  // The first instant of year 1 is still a filter like any other.
+  assert.equal((await get(`${P}/alerts?since=${encodeURIComponent('0001-01-01T00:00:00Z')}`, live.auth)).statusCode, 200);
+});
+
 test('cursors: unreadable, forged, other-operation, changed-filter and other-organisation cursors are 400 invalid_cursor', async () => {
   const first = json(await get(`${P}/alerts?limit=2`, live.auth));
   assert.ok(first.next_cursor);
