@@ -27,6 +27,10 @@ function makeAjv(coerce: boolean): Ajv {
   const rfc3339 = ajv.formats['date-time'] as { validate: (s: string) => boolean } | ((s: string) => boolean);
   const base = typeof rfc3339 === 'function' ? rfc3339 : rfc3339.validate;
   ajv.addFormat('date-time', { type: 'string', validate: (s: string) => base(s) && Date.parse(s) >= FIRST_INSTANT_OF_YEAR_1 });
+  // The same for a calendar date: PostgreSQL's `date` has no year 0000 either.
+  const calendar = ajv.formats.date as { validate: (s: string) => boolean } | ((s: string) => boolean);
+  const baseDate = typeof calendar === 'function' ? calendar : calendar.validate;
+  ajv.addFormat('date', { type: 'string', validate: (s: string) => baseDate(s) && !s.startsWith('0000') });
   return ajv;
 }
 

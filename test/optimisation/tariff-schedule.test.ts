@@ -95,6 +95,10 @@ test('warranty limits are stored per battery and bound discharge a UK day', asyn
   assertRefused(await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bess-meter`, { max_cycles_per_day: 1, max_throughput_kwh_per_day: null }), 404, 'Device not found');
   assertRefused(await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: -1, max_throughput_kwh_per_day: null }), 422, { fields: ['body.max_cycles_per_day'] });
   assertRefused(await call(svc, other, 'GET', `${BASE}/bess/warranty`), 404, 'Site not found');
+  // A calendar date PostgreSQL has no year for (decision 0259): the field error, not a 500, and the
+  // stored end is kept.
+  assertRefused(await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: null, max_throughput_kwh_per_day: 4, warranty_end: '0000-06-01' }), 422, { fields: ['body.warranty_end'] });
+  assert.equal(json(await call(svc, viewer, 'GET', `${BASE}/bess/warranty`)).devices[0].warranty_end, '2031-01-01');
   await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: null, max_throughput_kwh_per_day: null });
 });
 
