@@ -371,5 +371,8 @@ test('import/tracker: maps lines to accounts, contacts and deals; errors by line
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,colour\nx,red\n' }), 422, { fields: ['body.csv'] });
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,email\nx\n' }), 422, { fields: ['body.csv'] });
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company\n"unclosed\n' }), 422, { fields: ['body.csv'] });
+  // A day the calendar lacks is the line's error (the store's date column would refuse it: a 500).
+  const feb30 = await ok(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,deal_title,deal_value,expected_close\nLima Logistics,Canopy,100.00,2027-02-30\n' });
+  assert.deepEqual([feb30.imported, feb30.errors], [0, [{ line: 2, column: 'expected_close', message: 'a date, YYYY-MM-DD' }]]);
   assert.equal((await ok(other, 'GET', `${B}/accounts`)).accounts.some((a: any) => a.name === 'Juliet Joinery'), false);
 });
