@@ -2,9 +2,25 @@
 // text). Failures become the spec's 422 list of {type, loc, msg, input}.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FieldError } from './errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+type FormatDef = { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined };
+const rfcDate = fullFormats.date as FormatDef;
+const rfcDateTime = fullFormats['date-time'] as FormatDef;
+/**
+ * RFC 3339 as ajv-formats reads it, narrowed to what the stores and `Date` hold: PostgreSQL has no
+ * year 0 (1 BC follows AD 1), and `Date` cannot hold a leap second (23:59:60). Either passed the
+ * plain format and then failed in the store as a 500; here they are the field's 422.
+ */
+const storableDate = (s: string) => rfcDate.validate(s) && !s.startsWith('0000');
+const storableDateTime = (s: string) => {
+  if (!rfcDateTime.validate(s)) return false;
+  const t = Date.parse(s);
+  return Number.isFinite(t) && new Date(t).getUTCFullYear() >= 1;
+};
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -17,6 +33,8 @@ function makeAjv(coerce: boolean): Ajv {
     verbose: true,
   });
   addFormats(ajv);
+  ajv.addFormat('date', { type: 'string', validate: storableDate, compare: rfcDate.compare });
+  ajv.addFormat('date-time', { type: 'string', validate: storableDateTime, compare: rfcDateTime.compare });
   return ajv;
 }
 
