@@ -93,6 +93,7 @@ test('market-based with a REGO-backed supply: POST the factor, GET lists it, 202
   assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '2025-02-30' }), 422, { fields: ['body.valid_from'] });
   assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '2025-01-01', valid_to: '2025-13-01' }), 422, { fields: ['body.valid_to'] });
   assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '0000-01-01' }), 422, { fields: ['body.valid_from'] });
+  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/usage/carbon?from=0001-01-01&to=0001-02-01'), 422, { fields: ['query.from'] });
   const v = await call(svc, viewer, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '2025-01-01' });
   assertRefused(v, 403, 'Insufficient permissions');
   const res = await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', {
