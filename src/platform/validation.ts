@@ -2,12 +2,25 @@
 // text). Failures become the spec's 422 list of {type, loc, msg, input}.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FieldError } from './errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-/** 0001-01-01T00:00:00Z (Date.UTC would read year 1 as 1901). */
-const FIRST_INSTANT_OF_YEAR_1 = Date.parse('0001-01-01T00:00:00Z');
+type FormatDef = { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined };
+const rfcDate = fullFormats.date as FormatDef;
+const rfcDateTime = fullFormats['date-time'] as FormatDef;
+/**
+ * RFC 3339 as ajv-formats reads it, narrowed to what the stores and `Date` hold: PostgreSQL has no
+ * year 0 (1 BC follows AD 1), and `Date` cannot hold a leap second (23:59:60). Either passed the
+ * plain format and then failed in the store as a 500; here they are the field's 422 (decision 0259).
+ */
+const storableDate = (s: string) => rfcDate.validate(s) && !s.startsWith('0000');
+const storableDateTime = (s: string) => {
+  if (!rfcDateTime.validate(s)) return false;
+  const t = Date.parse(s);
+  return Number.isFinite(t) && new Date(t).getUTCFullYear() >= 1;
+};
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -20,17 +33,8 @@ function makeAjv(coerce: boolean): Ajv {
     verbose: true,
   });
   addFormats(ajv);
-  // RFC 3339 admits instants the service cannot hold, refused here as not a valid date-time rather than
-  // failing later with a 500: a leap second (23:59:60), which no Date holds (`new Date(value)` is Invalid
-  // Date and its first toISOString() throws), and year 0000 (also as UTC of an offset time), which
-  // PostgreSQL's timestamptz does not have.
-  const rfc3339 = ajv.formats['date-time'] as { validate: (s: string) => boolean } | ((s: string) => boolean);
-  const base = typeof rfc3339 === 'function' ? rfc3339 : rfc3339.validate;
-  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => base(s) && Date.parse(s) >= FIRST_INSTANT_OF_YEAR_1 });
-  // The same for a calendar date: PostgreSQL's `date` has no year 0000 either.
-  const calendar = ajv.formats.date as { validate: (s: string) => boolean } | ((s: string) => boolean);
-  const baseDate = typeof calendar === 'function' ? calendar : calendar.validate;
-  ajv.addFormat('date', { type: 'string', validate: (s: string) => baseDate(s) && !s.startsWith('0000') });
+  ajv.addFormat('date', { type: 'string', validate: storableDate, compare: rfcDate.compare });
+  ajv.addFormat('date-time', { type: 'string', validate: storableDateTime, compare: rfcDateTime.compare });
   return ajv;
 }
 

@@ -71,6 +71,8 @@ test('filters: action, actor and time range (since inclusive, until exclusive)',
   );
   assertRefused(await page(`?since=${until}&until=${since}`), 422, { fields: ['query.until'] });
   assertRefused(await page('?since=yesterday'), 422, { fields: ['query.since'] });
+  assertRefused(await page('?since=0000-01-01T00:00:00Z'), 422, { fields: ['query.since'] });
+  assertRefused(await page('?until=2026-12-31T23:59:60Z'), 422, { fields: ['query.until'] });
   assertRefused(await page('?limit=0'), 422, { fields: ['query.limit'] });
 });
 

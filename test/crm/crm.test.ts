@@ -210,6 +210,12 @@ test('activities and tasks: engagement, filters, due list with the clock, done',
   const t1 = await ok(analyst, 'POST', `${B}/tasks`, { title: 'Send proposal', due_at: '2026-11-24T17:00:00Z', account_id: acc.id }, 201);
   const t2 = await ok(analyst, 'POST', `${B}/tasks`, { title: 'Chase survey', due_at: '2026-11-27T09:00:00Z', contact_id: c.id }, 201);
   assertRefused(await call(analyst, 'POST', `${B}/tasks`, { title: 'x', due_at: 'tomorrow' }), 422, { fields: ['body.due_at'] });
+  // Instants and days a timestamp column cannot hold are field errors, not a 500: year 0 (also by
+  // way of an offset) and a leap second.
+  for (const due_at of ['0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '2026-12-31T23:59:60Z']) {
+    assertRefused(await call(analyst, 'POST', `${B}/tasks`, { title: 'x', due_at }), 422, { fields: ['body.due_at'] }, due_at);
+  }
+  assertRefused(await call(analyst, 'POST', `${B}/deals`, { account_id: acc.id, title: 'x', value: '1.00', expected_close: '0000-01-01' }), 422, { fields: ['body.expected_close'] });
   assertRefused(await call(other, 'POST', `${B}/tasks`, { title: 'x', due_at: NOW, account_id: acc.id }), 422, { fields: ['body.account_id'] });
   let due = await ok(viewer, 'GET', `${B}/tasks/due`);
   assert.deepEqual(due.tasks.map((t: any) => [t.id, t.overdue]), [[t1.id, false]]);
@@ -371,5 +377,8 @@ test('import/tracker: maps lines to accounts, contacts and deals; errors by line
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,colour\nx,red\n' }), 422, { fields: ['body.csv'] });
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,email\nx\n' }), 422, { fields: ['body.csv'] });
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company\n"unclosed\n' }), 422, { fields: ['body.csv'] });
+  // A day the calendar lacks is the line's error (the store's date column would refuse it: a 500).
+  const feb30 = await ok(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,deal_title,deal_value,expected_close\nLima Logistics,Canopy,100.00,2027-02-30\n' });
+  assert.deepEqual([feb30.imported, feb30.errors], [0, [{ line: 2, column: 'expected_close', message: 'a date, YYYY-MM-DD' }]]);
   assert.equal((await ok(other, 'GET', `${B}/accounts`)).accounts.some((a: any) => a.name === 'Juliet Joinery'), false);
 });

@@ -89,6 +89,11 @@ test('Scope 2 location-based for each DESNZ year, to the gram; T&D apart where p
 test('market-based with a REGO-backed supply: POST the factor, GET lists it, 2025 is covered at 0 kg/kWh', async () => {
   const bad = await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0.1234567', valid_from: '2025-01-01' });
   assertRefused(bad, 422, { fields: ['body.kg_per_kwh'] });
+  // Days the calendar lacks are field errors, not a 500 from the store's date columns.
+  assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '2025-02-30' }), 422, { fields: ['body.valid_from'] });
+  assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '2025-01-01', valid_to: '2025-13-01' }), 422, { fields: ['body.valid_to'] });
+  assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '0000-01-01' }), 422, { fields: ['body.valid_from'] });
+  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/usage/carbon?from=0001-01-01&to=0001-02-01'), 422, { fields: ['query.from'] });
   const v = await call(svc, viewer, 'POST', '/api/hardware/ems/scope2/market-factors', { instrument: 'rego', name: 'x', kg_per_kwh: '0', valid_from: '2025-01-01' });
   assertRefused(v, 403, 'Insufficient permissions');
   const res = await call(svc, admin, 'POST', '/api/hardware/ems/scope2/market-factors', {

@@ -148,6 +148,7 @@ test('export refusals: roles, another organisation’s job, unknown collections,
   assertRefused(await call(svc, admin, 'POST', BASE, { collections: ['nothing.here'] }), 422, { fields: ['body.collections'] });
   assertRefused(await call(svc, admin, 'POST', BASE, { from: '2026-11-19T00:00:00Z', to: '2026-11-18T00:00:00Z' }), 422, { fields: ['body.to'] });
   assertRefused(await call(svc, admin, 'POST', BASE, { format: 'xlsx' }), 422, { fields: ['body.format'] });
+  assertRefused(await call(svc, admin, 'POST', BASE, { from: '0000-01-01T00:00:00Z' }), 422, { fields: ['body.from'] });
   for (const p of [`/jobs/${done.job_id}`, `/jobs/${done.job_id}/download`, `/jobs/${done.job_id}/collections/telemetry.readings`]) {
     assertRefused(await call(svc, other, 'GET', BASE + p), 404, 'Not Found');
     assertRefused(await call(svc, viewer, 'GET', BASE + p), 403, 'Insufficient permissions');

@@ -81,6 +81,11 @@ test('issue: bad input is 422 in the validation shape; nothing is written', asyn
     issueBody(0, { period_end: '2026-04-15T00:00:00Z' }), // more than 31 days
     issueBody(0, { period_start: '2099-01-01T00:00:00Z', period_end: '2099-01-01T00:30:00Z' }), // future
     issueBody(0, { period_start: '2026-02-30T00:00:00Z' }),
+    // A day the calendar lacks is refused, not rolled over into a signed 2 March; year 0 cannot be stored.
+    issueBody(0, { period_start: '2026-02-30T00:00:00Z', period_end: '2026-03-03T00:00:00Z' }),
+    issueBody(0, { period_start: '2026-02-28T00:00:00Z', period_end: '2026-02-29T00:00:00Z' }),
+    issueBody(0, { period_start: '0000-01-01T00:00:00Z', period_end: '0000-01-01T00:30:00Z' }),
+    issueBody(0, { period_start: '2026-02-28T23:30:00Z', period_end: '2026-02-28T24:00:00Z' }),
     issueBody(0, { site_id: '' }),
     issueBody(0, { extra: 1 }),
   ];

@@ -62,6 +62,7 @@ test('reconciliation: bad windows are 422; other organisations see only their ow
     ['from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z', 'query.to'], // to must be after from
     ['from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'query.from'], // at most 366 days
     ['from=yesterday', 'query.from'],
+    ['from=0000-01-01T00:00:00Z&to=0000-06-01T00:00:00Z', 'query.from'], // no year 0 in the store
   ];
   for (const [q, field] of cases) {
     assertRefused(await call('GET', `/reconciliation?${q}`, { org: ORG }), 422, { fields: [field] }, q);

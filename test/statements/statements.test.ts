@@ -71,6 +71,9 @@ test('proposing is refused for a viewer, another organisation’s site, bad peri
   assertRefused(await propose(admin, 'depot-a', { ...REF, reference_to: '2026-09-30' }), 422, { fields: ['body.reference_to'] });
   assertRefused(await propose(admin, 'depot-a', { ...REF, reference_to: '2026-11-20' }), 422, { fields: ['body.reference_to'] });
   assertRefused(await propose(admin, 'depot-a', { ...REF, tariff_pence_per_kwh: '24.12345' }), 422, { fields: ['body.tariff_pence_per_kwh'] });
+  // A day the calendar does not have is a field error, not a 500 from the store's date column.
+  assertRefused(await propose(admin, 'depot-a', { ...REF, reference_from: '2026-09-31' }), 422, { fields: ['body.reference_from'] });
+  assertRefused(await propose(admin, 'depot-a', { ...REF, reference_to: '2026-02-29' }), 422, { fields: ['body.reference_to'] });
   assertRefused(await propose(admin, 'depot-a', { ...REF, reference_from: '2026-09-01', reference_to: '2026-09-02' }), 409, 'No energy figures for the site in the reference period');
   assertRefused(await call(svc, null, 'POST', `${BASE}/sites/depot-a/baselines`, REF), 401, 'Authorization header missing');
 });
@@ -146,6 +149,8 @@ test('issuing is refused for a viewer, another organisation, a bad period and a 
   assertRefused(await call(svc, other, 'POST', `${BASE}/sites/depot-a/statements`, body), 404, 'Site not found');
   assertRefused(await call(svc, other, 'POST', `${BASE}/sites/depot-t/statements`, body), 422, { fields: ['body.baseline_id'] });
   assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-11-03' }), 422, { fields: ['body.period_to'] });
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-10-31', period_to: '2026-11-31' }), 422, { fields: ['body.period_to'] });
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-09-31' }), 422, { fields: ['body.period_from'] });
   assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-11-05', period_to: '2026-11-06' }), 409, 'No energy figures for the site in the statement period');
 });
 

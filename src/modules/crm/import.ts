@@ -20,6 +20,14 @@ const VALUE = /^(0|[1-9][0-9]{0,13})(\.[0-9]{1,2})?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_ROWS = 5000;
 
+/** A day the calendar has (`Date.parse` takes 2027-02-30 as 2 March; the date column refuses it). */
+function isCalendarDay(s: string): boolean {
+  if (!DATE.test(s)) return false;
+  const [y, m, d] = s.split('-').map(Number);
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
 export interface LineError {
   line: number;
   column: string | null;
@@ -44,7 +52,7 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
       if (!row.deal_title) e('deal_title', 'a deal needs a title');
       if (!row.deal_value || !VALUE.test(row.deal_value.replace(/,/g, ''))) e('deal_value', 'a deal needs a value: a decimal with at most 2 places, e.g. 12500.00');
       if (row.stage && !stages.includes(row.stage.toLowerCase())) e('stage', `unknown stage; the pipeline has: ${stages.join(', ')}`);
-      if (row.expected_close && (!DATE.test(row.expected_close) || Number.isNaN(Date.parse(row.expected_close)))) e('expected_close', 'a date, YYYY-MM-DD');
+      if (row.expected_close && !isCalendarDay(row.expected_close)) e('expected_close', 'a date, YYYY-MM-DD');
       if (row.currency && !/^[A-Z]{3}$/.test(row.currency)) e('currency', 'ISO 4217, e.g. GBP');
     }
     return errs;

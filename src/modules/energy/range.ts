@@ -16,10 +16,13 @@ export interface DayWindow {
   days: number;
 }
 
-function validDate(s: string): boolean {
+/** A day the calendar has, YYYY-MM-DD (2026-02-30 is not). */
+export function validDate(s: string): boolean {
   if (!DATE_RE.test(s)) return false;
   const [y, m, d] = s.split('-').map(Number);
-  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  // Year 0 is no year to the store's date type (1 BC follows AD 1), and Date.UTC reads years below
+  // 100 as 19xx (0001-01-01 would be answered as 1901).
+  return y >= 100 && m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
 }
 
 export function dayWindow(fromDay: string, toDayExclusive: string): DayWindow {

@@ -93,6 +93,21 @@ function instant(loc: string[], value: string): number {
   return t;
 }
 
+/**
+ * A receipt's period bound (UTC by the schema's pattern): the instant it names, exactly. `Date.parse`
+ * rolls 2026-02-30 over to 2 March and 24:00 to the next day; a signed receipt must carry what was
+ * sent, so those are refused, as is year 0 (the store has none).
+ */
+function receiptInstant(loc: string[], value: string): number {
+  const t = instant(loc, value);
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(value);
+  const d = new Date(t);
+  const exact = m !== null && Number(m[1]) >= 1 && d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() + 1 === Number(m[2]) &&
+    d.getUTCDate() === Number(m[3]) && d.getUTCHours() === Number(m[4]) && d.getUTCMinutes() === Number(m[5]);
+  if (!exact) throw settlementErrors.invalid(loc, 'Not a valid instant', value);
+  return t;
+}
+
 export function createSettlementService(deps: Pick<AppDeps, 'db' | 'clock' | 'cursors'> & { audit: AuditLog }, keys: Keyring) {
   const { db, clock, audit, cursors } = deps;
   const keyCache = new Map<string, KeyObject>();
@@ -129,8 +144,8 @@ export function createSettlementService(deps: Pick<AppDeps, 'db' | 'clock' | 'cu
     keyLookup,
 
     async issue(ctx: RequestContext, input: IssueInput) {
-      const start = instant(['body', 'period_start'], input.period_start);
-      const end = instant(['body', 'period_end'], input.period_end);
+      const start = receiptInstant(['body', 'period_start'], input.period_start);
+      const end = receiptInstant(['body', 'period_end'], input.period_end);
       if (end <= start) throw settlementErrors.invalid(['body', 'period_end'], 'period_end must be after period_start', input.period_end);
       if (end - start > 31 * DAY_MS) throw settlementErrors.invalid(['body', 'period_end'], 'A receipt covers at most 31 days', input.period_end);
       if (end > clock.now().getTime()) {

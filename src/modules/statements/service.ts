@@ -51,9 +51,17 @@ function daysBetween(from: string, toInclusive: string) {
   return Math.round((Date.parse(`${toInclusive}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
 }
 
+/** A day the calendar has: `Date.parse` takes 2026-09-31 as 1 October, the store's date column refuses it. */
+function isCalendarDay(s: string): boolean {
+  if (!DAY.test(s)) return false;
+  const [y, m, d] = s.split('-').map(Number);
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
 function checkPeriod(loc: string, from: string, to: string, today: string) {
-  if (!DAY.test(from) || !Number.isFinite(Date.parse(`${from}T00:00:00Z`))) throw statementErrors.invalid(['body', `${loc}_from`], 'Not a valid date (YYYY-MM-DD)', from);
-  if (!DAY.test(to) || !Number.isFinite(Date.parse(`${to}T00:00:00Z`))) throw statementErrors.invalid(['body', `${loc}_to`], 'Not a valid date (YYYY-MM-DD)', to);
+  if (!isCalendarDay(from)) throw statementErrors.invalid(['body', `${loc}_from`], 'Not a valid date (YYYY-MM-DD)', from);
+  if (!isCalendarDay(to)) throw statementErrors.invalid(['body', `${loc}_to`], 'Not a valid date (YYYY-MM-DD)', to);
   if (to < from) throw statementErrors.invalid(['body', `${loc}_to`], `${loc}_to must not be before ${loc}_from`, to);
   if (daysBetween(from, to) > MAX_DAYS) throw statementErrors.invalid(['body', `${loc}_to`], `A ${loc} covers at most ${MAX_DAYS} days`, to);
   if (to >= today) throw statementErrors.invalid(['body', `${loc}_to`], `${loc}_to must be a UK day that has ended`, to);
