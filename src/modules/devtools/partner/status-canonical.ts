@@ -35,7 +35,8 @@ function fromSign(powerKw: number | null | undefined, assetType?: string | null)
   const t = (assetType ?? '').toLowerCase();
   if (/batter|storage|bess/.test(t)) return powerKw > 0 ? 'charging' : 'discharging';
   if (/solar|pv|inverter|generat|wind/.test(t)) return powerKw < 0 ? 'producing' : 'importing';
-  if (/charger|ev|vehicle/.test(t) && powerKw > 0) return 'charging';
+  // `ev` as a word of the type (ev, ev_charger, EV charger), not inside another (device, revenue_meter).
+  if (/charger|evse|vehicle|(^|[^a-z])ev([^a-z]|$)/.test(t) && powerKw > 0) return 'charging';
   return powerKw > 0 ? 'importing' : 'exporting';
 }
 
