@@ -17885,7 +17885,7 @@ export interface operations {
                     records: {
                         [key: string]: unknown;
                     }[];
-                    /** @description Readings still buffered after this upload (progress) */
+                    /** @description Readings still buffered after this upload (progress; at most 100,000,000, as buffer_depth) */
                     remaining?: number;
                     /** @description The gateway's id for this upload (generated when absent) */
                     replay_id?: string;
