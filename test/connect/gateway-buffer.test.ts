@@ -169,6 +169,13 @@ test('replay refusals: viewer, other organisation, unknown site, bad body', asyn
   assertRefused(await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [] }), 422, { fields: ['body.records'] });
   const cross = await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { records: [{ ...rec.records[0], tenant_id: OTHER }] });
   assert.deepEqual([cross.statusCode, json(cross).detail], [403, 'cross_tenant_record']);
+  // `remaining` past what the store can hold is a field error, never a 500; nothing is stored.
+  for (const remaining of [100_000_001, 2 ** 31, 1e20]) {
+    const big = await call(svc, prod, 'POST', '/api/hardware/ems/buffer/plant/replay', { ...rec, remaining });
+    assertRefused(big, 422, { fields: ['body.remaining'] }, `remaining ${remaining}`);
+  }
+  const rows = json(await call(svc, prod, 'GET', '/api/hardware/ems/buffer/plant/rows?device_id=bat-1&limit=500')).rows;
+  assert.ok(!rows.some((r: { sequence: number }) => r.sequence === 99), 'the refused replays stored nothing');
 });
 
 test('replay: a device registered to another site of the organisation is refused per record; unregistered devices are stored', async () => {

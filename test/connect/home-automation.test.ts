@@ -170,3 +170,21 @@ test('refusals: scopes, bearer on key operations, keys on people operations, oth
   const bad = await withKey(write, 'POST', `${BASE}/v1/sites/${SITE}/telemetry`, { readings: [{ entity_id: 'sensor.x', state: true, ts: 'now' }] });
   assertRefused(bad, 422, { fields: ['body.readings.0.state'] });
 });
+
+test('the people operations of the connector carry X-Request-Id too (concepts 7.5), on success and refusal; a well-formed incoming id is echoed', async () => {
+  const id = 'ha-people-req-1';
+  const answers = [
+    await svc.request({ method: 'GET', url: `${BASE}/sites`, headers: { authorization: `Bearer ${viewer}`, 'x-request-id': id } }),
+    await svc.request({ method: 'GET', url: `${BASE}/sites/${SITE}`, headers: { authorization: `Bearer ${viewer}`, 'x-request-id': id } }),
+    await svc.request({ method: 'GET', url: `${BASE}/sites/${SITE}/health`, headers: { authorization: `Bearer ${viewer}`, 'x-request-id': id } }),
+    await svc.request({ method: 'PUT', url: `${BASE}/sites/nowhere/mapping`, headers: { authorization: `Bearer ${admin}`, 'x-request-id': id }, payload: {} }),
+    await svc.request({ method: 'DELETE', url: `${BASE}/sites/${SITE}/mapping`, headers: { authorization: `Bearer ${viewer}`, 'x-request-id': id } }),
+  ];
+  assert.deepEqual(answers.map((r) => r.statusCode), [200, 200, 200, 404, 403]);
+  assert.deepEqual(json(answers[3]), { detail: 'Not Found' }, 'outside /api/devtools the error body stays {detail}');
+  assert.deepEqual(json(answers[4]), { detail: 'Insufficient permissions' });
+  for (const r of answers) assert.equal(r.headers['x-request-id'], id, r.body);
+  const made = await svc.request({ method: 'GET', url: `${BASE}/sites` });
+  assert.deepEqual([made.statusCode, json(made).detail], [401, 'Authorization header missing']);
+  assert.ok(made.headers['x-request-id'], 'an id is made when none is sent, refusals included');
+});

@@ -219,3 +219,19 @@ test('whole months inside a window of UK days (the monthly rollup covers them, t
   assert.deepEqual(wholeMonths('2026-11-03', '2026-11-20'), { firstMonth: '2026-12-01', endMonth: '2026-12-01' });
   assert.deepEqual(wholeMonths('2026-12-15', '2027-02-01'), { firstMonth: '2027-01-01', endMonth: '2027-02-01' });
 });
+
+test('dates beyond the service calendar are a 422 naming the field, never a 500 (self-consumption, capacity, peaks, battery state)', async () => {
+  const msg = 'Input should be a date from 2000-01-01 to 2099-12-31';
+  const cases: [string, string][] = [
+    ['/api/telemetry/sites/home/self-consumption?from=2026-11-01&to=9999-12-31', 'to'],
+    ['/api/telemetry/sites/home/capacity?from=2026-11-01&to=9999-12-31', 'to'],
+    ['/api/telemetry/sites/home/capacity/peaks?date=9999-12-31&battery_kwh=1&battery_kw=2', 'date'],
+    ['/api/telemetry/sites/bat/battery/state?date=9999-12-31', 'date'],
+    ['/api/telemetry/sites/home/self-consumption?from=0001-01-01&to=0001-01-02', 'from'],
+  ];
+  for (const [url, field] of cases) {
+    const res = await call(svc, viewer, 'GET', url);
+    assert.equal(res.statusCode, 422, `${url}: ${res.body}`);
+    assert.deepEqual(json(res).detail, [{ type: 'value_error', loc: ['query', field], msg, input: url.match(new RegExp(`${field}=([^&]+)`))![1] }], url);
+  }
+});

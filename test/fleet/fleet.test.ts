@@ -79,8 +79,12 @@ test('requirements import: malformed CSV named by line and column, nothing store
   const ok = await req('POST', `${F}/requirements/import`, admin, { csv });
   assert.equal(ok.statusCode, 200, ok.body);
   assert.equal(json(ok).imported, 5);
-  const d = json(await req('GET', `${F}/depot`, viewer));
+  const depot = await req('GET', `${F}/depot`, viewer);
+  const d = json(depot);
   assert.deepEqual([d.configured, d.available_kw, d.charger_kw_total, d.vehicles, d.shifts], [true, 30, 33, { ev: 3, ice: 2 }, 5]);
+  // Derived figures carry their basis and method (concepts.md section 1).
+  assert.equal(depot.headers['x-platform-data-basis'], 'calculated');
+  assert.match(String(depot.headers['x-platform-method']), /available_kw is connection_kw - base_load_kw/);
 });
 
 test('readiness: the hand-worked depot (three vehicles, chargers 22 and 11 kW, 30 kW connection)', async () => {

@@ -151,7 +151,10 @@ describe('a depot savings audit end to end', () => {
     assert.equal(r1.status, 'succeeded', r1.error);
     assert.equal(r1.progress, 100);
     assert.equal(r1.attempts, 1);
-    assert.equal(done.headers['x-platform-data-basis'], 'simulated');
+    // concepts.md section 1: `simulated` is for sandbox and demo only; a study in a production
+    // organisation is derived from the caller's own inputs, so `calculated` (decision 0262).
+    assert.equal(done.headers['x-platform-data-basis'], 'calculated');
+    assert.match(String(done.headers['x-platform-method']), /recorded input versions/);
     assert.equal(r1.results.label, 'MODELLED');
     assert.equal(r1.results.display_label, 'Calculated from your charging data');
     // Hand-worked (docs/studies.md): 14 × 10 kWh at 10p = £14; 18 × 20 kWh at 25p = £90; 6 × 20 at 35p
@@ -162,12 +165,14 @@ describe('a depot savings audit end to end', () => {
     assertRefused(await req('GET', `${B}/${study.study_id}/runs/nope`, viewer), 404, 'Run not found');
 
     const list = await req('GET', `${B}/${study.study_id}/runs`, viewer);
+    assert.equal(list.headers['x-platform-data-basis'], 'calculated');
     assert.deepEqual(json(list).runs.map((r: any) => r.run_id), [r0.run_id]);
     assertRefused(await req('GET', `${B}/${study.study_id}/runs`, other), 404, 'Study not found');
 
     const rep = await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}/report`, viewer);
     assert.equal(rep.statusCode, 200);
     assert.match(String(rep.headers['content-type']), /text\/html/);
+    assert.equal(rep.headers['x-platform-data-basis'], 'calculated');
     const html = rep.body;
     reportHtml = html;
     const cell = (key: string) => new RegExp(`<tr data-key="${key}">.*?<td class="value">([^<]*)</td>`).exec(html)?.[1];
@@ -186,6 +191,7 @@ describe('a depot savings audit end to end', () => {
     const pack = await svc.request({ method: 'GET', url: `${B}/${study.study_id}/runs/${r0.run_id}/proposal-pack`, headers: h(viewer) });
     assert.equal(pack.statusCode, 200);
     assert.equal(pack.headers['content-type'], 'application/zip');
+    assert.equal(pack.headers['x-platform-data-basis'], 'calculated');
     const files = unzipSync(new Uint8Array(pack.rawPayload));
     assert.deepEqual(Object.keys(files).sort(), ['covering-letter.txt', 'manifest.json', 'report.html']);
     const manifest = JSON.parse(strFromU8(files['manifest.json']!));

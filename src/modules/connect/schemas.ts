@@ -203,7 +203,7 @@ export const GatewayStatus = Component('GatewayStatus', Type.Object({
 export const ReplayBody = Type.Object(
   {
     replay_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'The gateway\'s id for this upload (generated when absent)' })),
-    remaining: Type.Optional(Type.Integer({ minimum: 0, description: 'Readings still buffered after this upload (progress)' })),
+    remaining: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Readings still buffered after this upload (progress; at most 100,000,000, as buffer_depth)' })),
     records: Type.Array(Type.Object({}, { additionalProperties: true }), {
       minItems: 1,
       maxItems: 5000,

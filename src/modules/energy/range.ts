@@ -5,6 +5,8 @@ import { energyErrors } from './errors.ts';
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const MONTH_RE = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const FIRST_DAY = '2000-01-01';
+const LAST_DAY = '2099-12-31';
 
 export interface DayWindow {
   /** First UK day, YYYY-MM-DD. */
@@ -44,6 +46,9 @@ export function windowOf(q: { date?: string; from?: string; to?: string }, now: 
   for (const k of ['date', 'from', 'to'] as const) {
     const v = q[k];
     if (v !== undefined && !validDate(v)) throw energyErrors.query(k, 'Input should be a date YYYY-MM-DD', v);
+    // The service calendar, as the EMS report's (beyond it UK time rules are not known; year 10000
+    // has no ISO date and years before 100 are not what Date.UTC reads).
+    if (v !== undefined && (v < FIRST_DAY || v > LAST_DAY)) throw energyErrors.query(k, `Input should be a date from ${FIRST_DAY} to ${LAST_DAY}`, v);
   }
   if (q.date !== undefined) return dayWindow(q.date, addDays(q.date, 1));
   const today = ukDate(now);

@@ -33,6 +33,7 @@ export function fleetOperations(f: Fleet) {
   return [
     defineOperation({
       operationId: 'getFleetDepot', method: 'GET', path: '/api/fleet/depot', summary: 'The depot: chargers, connection capacity, vehicles and shifts held', description: 'Summary of the depot: whether its constraints are set, connection and available kW, chargers, vehicle counts by powertrain, shifts held and when requirements were imported.', tags, status: 'live', access: read,
+      dataBasis: { basis: 'calculated', method: "available_kw is connection_kw − base_load_kw (not below 0), charger_kw_total the sum of the chargers' max_kw, and the counts those of the stored requirements and shifts." },
       schema: {
         response: {
           200: Type.Object({

@@ -166,7 +166,7 @@ export function studyOperations(s: Studies) {
     }),
     defineOperation({
       operationId: 'listStudyRuns', method: 'GET', path: `${B}/{study_id}/runs`, summary: "A study's runs, newest first", description: "Cursor page of the study's runs, newest first, with state, progress, input versions and results.", tags, status: 'live', access: read,
-      dataBasis: { basis: 'simulated', method: MODEL_METHOD },
+      dataBasis: { basis: 'calculated', method: MODEL_METHOD },
       schema: { params: StudyParams, query: Type.Object({ limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) }), response: { 200: Page('runs', Run), 404: ErrorBody } },
       handler: async ({ ctx, params, query }) => s.listRuns(ctx, params.study_id, query),
     }),
@@ -180,7 +180,7 @@ export function studyOperations(s: Studies) {
     }),
     defineOperation({
       operationId: 'getStudyRun', method: 'GET', path: `${B}/{study_id}/runs/{run_id}`, summary: 'A run: its state, progress, input versions and results', description: 'The run: state (queued, running, succeeded, failed), progress, attempts, the input versions it read and, once succeeded, the results with label MODELLED and the display_label.', tags, status: 'live', access: read,
-      dataBasis: { basis: 'simulated', method: MODEL_METHOD },
+      dataBasis: { basis: 'calculated', method: MODEL_METHOD },
       schema: { params: RunParams, response: { 200: Run, 404: ErrorBody } },
       handler: async ({ ctx, params }) => s.getRun(ctx, params.study_id, params.run_id),
     }),
@@ -188,7 +188,7 @@ export function studyOperations(s: Studies) {
       operationId: 'getStudyRunReport', method: 'GET', path: `${B}/{study_id}/runs/{run_id}/report`,
       summary: "A succeeded run's report as one printable HTML page (server-side SVG chart, no external assets)", description: 'One HTML page with the figures table, an SVG chart rendered on the server, assumptions and input versions; printable, no external assets. 409 until the run has succeeded.',
       tags, status: 'live', access: read, produces: 'text/html',
-      dataBasis: { basis: 'simulated', method: MODEL_METHOD },
+      dataBasis: { basis: 'calculated', method: MODEL_METHOD },
       schema: { params: RunParams, response: { 200: Type.String({ description: 'HTML' }), 404: ErrorBody, 409: ErrorBody } },
       handler: async ({ ctx, params, reply }) => {
         const html = await s.report(ctx, params.study_id, params.run_id);
@@ -201,7 +201,7 @@ export function studyOperations(s: Studies) {
       operationId: 'getStudyProposalPack', method: 'GET', path: `${B}/{study_id}/runs/{run_id}/proposal-pack`,
       summary: 'The proposal pack: a ZIP of the report, a covering letter and a manifest of SHA-256s (sends nothing)', description: 'A ZIP of report.html, covering-letter.txt and manifest.json (each other file with its size and SHA-256). Built on request and sent nowhere. 409 until the run has succeeded.',
       tags, status: 'live', access: read, produces: 'application/zip',
-      dataBasis: { basis: 'simulated', method: MODEL_METHOD },
+      dataBasis: { basis: 'calculated', method: MODEL_METHOD },
       schema: { params: RunParams, response: { 200: Type.String({ description: 'ZIP: report.html, covering-letter.txt, manifest.json' }), 404: ErrorBody, 409: ErrorBody } },
       handler: async ({ ctx, params, reply }) => {
         const zip = await s.pack(ctx, params.study_id, params.run_id);

@@ -17885,7 +17885,7 @@ export interface operations {
                     records: {
                         [key: string]: unknown;
                     }[];
-                    /** @description Readings still buffered after this upload (progress) */
+                    /** @description Readings still buffered after this upload (progress; at most 100,000,000, as buffer_depth) */
                     remaining?: number;
                     /** @description The gateway's id for this upload (generated when absent) */
                     replay_id?: string;
@@ -40156,6 +40156,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40177,6 +40179,8 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40186,6 +40190,8 @@ export interface operations {
             /** @description Missing, malformed, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40195,6 +40201,8 @@ export interface operations {
             /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
             403: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40206,6 +40214,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40217,6 +40227,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40240,6 +40252,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40298,6 +40312,8 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40307,6 +40323,8 @@ export interface operations {
             /** @description Missing, malformed, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40316,6 +40334,8 @@ export interface operations {
             /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
             403: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40325,6 +40345,8 @@ export interface operations {
             /** @description Not found, or not visible to the caller */
             404: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40334,6 +40356,8 @@ export interface operations {
             /** @description Validation failed */
             422: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40345,6 +40369,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40356,6 +40382,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40379,6 +40407,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40409,6 +40439,8 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40418,6 +40450,8 @@ export interface operations {
             /** @description Missing, malformed, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40427,6 +40461,8 @@ export interface operations {
             /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
             403: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40436,6 +40472,8 @@ export interface operations {
             /** @description Not found, or not visible to the caller */
             404: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40445,6 +40483,8 @@ export interface operations {
             /** @description Validation failed */
             422: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40456,6 +40496,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40467,6 +40509,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40505,6 +40549,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40563,6 +40609,8 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40572,6 +40620,8 @@ export interface operations {
             /** @description Missing, malformed, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40581,6 +40631,8 @@ export interface operations {
             /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
             403: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40590,6 +40642,8 @@ export interface operations {
             /** @description Not found, or not visible to the caller */
             404: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40599,6 +40653,8 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40610,6 +40666,8 @@ export interface operations {
             /** @description Request body too large */
             413: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40619,6 +40677,8 @@ export interface operations {
             /** @description Validation failed */
             422: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40630,6 +40690,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40641,6 +40703,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40664,6 +40728,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40722,6 +40788,8 @@ export interface operations {
             /** @description Bad request */
             400: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40731,6 +40799,8 @@ export interface operations {
             /** @description Missing, malformed, invalid or expired credential */
             401: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40740,6 +40810,8 @@ export interface operations {
             /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
             403: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40749,6 +40821,8 @@ export interface operations {
             /** @description Not found, or not visible to the caller */
             404: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40758,6 +40832,8 @@ export interface operations {
             /** @description Validation failed */
             422: {
                 headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40769,6 +40845,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40780,6 +40858,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
