@@ -129,6 +129,10 @@ test('PPA statement for November: a line a UK day, rounded to the penny per line
   assert.equal(missing.statusCode, 404);
   assert.equal(json(missing).detail, 'PPA contract not found');
   assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/home/ppa/statement?month=2026-13'), 422, { fields: ['query.month'] });
+  // Beyond the service calendar (the month after 9999-12 has no ISO date; year 0000 none at all).
+  for (const month of ['9999-12', '0000-01', '1999-12']) {
+    assertRefused(await call(svc, viewer, 'GET', `/api/telemetry/sites/home/ppa/statement?month=${month}`), 422, { fields: ['query.month'] }, month);
+  }
   assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/home/ppa/statement?month=2026-11'), 404, 'Site not found');
   assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/home/ppa/contracts'), 404, 'Site not found');
 });
