@@ -330,11 +330,23 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
 }
 
 /** A measurement: a finite number, or null when absent or null; anything else is a problem. */
+/**
+ * The largest magnitude a measurement may have (decision 0269). Out-of-range values below it are
+ * stored and flagged; beyond it the store cannot take the value as sent: the sums, means and sums
+ * of squares of its aggregates (rollups, half-hourly means, variances) overflow a double, so the
+ * batch would fail or every later read of the asset would.
+ */
+export const MEASUREMENT_LIMIT = 1e15;
+
 function measurement(rec: Record<string, unknown>, k: Measurement, problems: RecordProblem[]): number | null {
   const v = rec[k];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'number' || !Number.isFinite(v)) {
     problems.push(problem(k, 'not_a_number', `${k} must be a number, got ${typeof v === 'number' ? 'a number out of range' : describe(v)}`));
+    return null;
+  }
+  if (v > MEASUREMENT_LIMIT || v < -MEASUREMENT_LIMIT) {
+    problems.push(problem(k, 'not_a_number', `${k} must be a number from -1e15 to 1e15 (the store's sums of larger ones overflow), got ${v}`));
     return null;
   }
   return v;
