@@ -78,6 +78,10 @@ test('assign: owner must be a member; they are notified; comment by an analyst; 
   const n = await ok(svc, opToken, 'GET', '/api/notifications/?kind=alert_assigned');
   assert.equal(n.notifications.length, 1);
   assert.equal(n.notifications[0].data.alert_id, alertId);
+  // The link is a path the assignee may read: the organisation's alerts, where the alert is listed.
+  const linked = await call(svc, opToken, 'GET', n.notifications[0].link);
+  assert.equal(linked.statusCode, 200, `${n.notifications[0].link}: ${linked.body}`);
+  assert.ok(JSON.stringify(json(linked)).includes(alertId), 'the assigned alert is among those listed');
 
   const c = await ok(svc, analyst, 'POST', url('comment'), { text: 'the breaker tripped at 10:00' }, 201);
   assert.deepEqual(c.history.at(-1).action, 'comment');

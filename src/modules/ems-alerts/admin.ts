@@ -98,7 +98,8 @@ export function createAdmin(deps: { db: Db; clock: Clock; alerts: AlertStream; a
           kind: 'alert_assigned',
           title: `Alert assigned to you: ${a.title}`,
           body: body.note ?? '',
-          link: `/api/hardware/admin/alerts-history/${a.id}`,
+          // The organisation's alerts (the assignee may read them; the history list is platform staff only).
+          link: '/api/hardware/ems/alerts',
           data: { alert_id: a.id, assigned_by: actorId(ctx) },
         });
       });
