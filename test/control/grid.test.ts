@@ -155,6 +155,9 @@ test('capacity: peaks by UK half hour from measured meter telemetry; plan on the
   assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-10-25', added_kw: -1 }), 422, { fields: ['body.added_kw'] });
   assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-10-25', added_kw: 1, from: '17:15' }), 422, { fields: ['body.from'] });
   assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-02-30', added_kw: 1 }), 422, { fields: ['body.date'] });
+  for (const date of ['0000-01-01', '9999-12-31', '0099-06-01']) {
+    assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date, added_kw: 1 }), 422, { fields: ['body.date'] }, date);
+  }
   assertRefused(await call(svc, other, 'GET', g(`/sites/${SITE}/capacity`)), 404, 'Site not found');
   assertRefused(await call(svc, other, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-10-25', added_kw: 1 }), 404, 'Site not found');
   await ok(svc, admin, 'POST', '/api/hardware/ems/control/demo/sites/no-agreement/scenario', { load_kw: 1, pv_available_kw: 0 });

@@ -240,6 +240,9 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     async plan(ctx: RequestContext, siteId: string, body: { date: string; added_kw: number; from?: string; to?: string }) {
       const day = Date.parse(`${body.date}T00:00:00Z`);
       if (!Number.isFinite(day) || new Date(day).toISOString().slice(0, 10) !== body.date) throw controlErrors.field(['body', 'date'], 'Not a calendar date', body.date);
+      // The service calendar, as energy's (UK time rules are not known beyond it; years before 100 are
+      // not what Date.UTC reads: 0000-01-01 was planned as 1 January 1900).
+      if (body.date < '2000-01-01' || body.date > '2099-12-31') throw controlErrors.field(['body', 'date'], 'Input should be a date from 2000-01-01 to 2099-12-31', body.date);
       await control.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       if (!c) throw controlErrors.noAgreement();
