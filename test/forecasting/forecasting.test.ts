@@ -218,6 +218,9 @@ test('backtest compares the methods with rolling origins; clock-change days have
 
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2027-01-03' }), 422, { fields: ['body.to'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-20', to: '2026-11-10' }), 422, { fields: ['body.to'] });
+  // Days the calendar lacks, and years outside the service calendar: the field, not a rolled-over day or a 500.
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-02-30', to: '2026-03-05' }), 422, { fields: ['body.from'] });
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '0000-01-01', to: '0000-01-03' }), 422, { fields: ['body.from'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-11-08', methods: ['magic'] }), 422, { fields: ['body.methods.0'] });
   assertRefused(await call(svc, other, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-15', to: '2026-11-16' }), 404, 'Site not found');
 });

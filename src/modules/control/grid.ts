@@ -6,7 +6,7 @@ import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
-import { slotsInDay, ukClock, ukMidnight, SLOT_MS } from '../market/index.ts';
+import { FIRST_SERVICE_DATE, isServiceDate, LAST_SERVICE_DATE, slotsInDay, ukClock, ukMidnight, SLOT_MS } from '../market/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
 import type { TelemetryReads } from '../telemetry/index.ts';
 import { controlErrors } from './errors.ts';
@@ -238,11 +238,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     },
 
     async plan(ctx: RequestContext, siteId: string, body: { date: string; added_kw: number; from?: string; to?: string }) {
-      const day = Date.parse(`${body.date}T00:00:00Z`);
-      if (!Number.isFinite(day) || new Date(day).toISOString().slice(0, 10) !== body.date) throw controlErrors.field(['body', 'date'], 'Not a calendar date', body.date);
-      // The service calendar, as energy's (UK time rules are not known beyond it; years before 100 are
-      // not what Date.UTC reads: 0000-01-01 was planned as 1 January 1900).
-      if (body.date < '2000-01-01' || body.date > '2099-12-31') throw controlErrors.field(['body', 'date'], 'Input should be a date from 2000-01-01 to 2099-12-31', body.date);
+      if (!isServiceDate(body.date)) throw controlErrors.field(['body', 'date'], `Input should be a calendar date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, body.date);
       await control.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       if (!c) throw controlErrors.noAgreement();

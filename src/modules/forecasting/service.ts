@@ -7,7 +7,7 @@ import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { RegistrySites, SiteAsset } from '../registry/index.ts';
 import type { TelemetryReads } from '../telemetry/index.ts';
-import { addDays, floorSlot, settlementPeriod, SLOT_MS, ukDate, ukMidnight } from '../market/index.ts';
+import { addDays, floorSlot, FIRST_SERVICE_DATE, isServiceDate, LAST_SERVICE_DATE, settlementPeriod, SLOT_MS, ukDate, ukMidnight } from '../market/index.ts';
 import { forecastErrors } from './errors.ts';
 import { randomUUID } from 'node:crypto';
 import { runInOrgScope } from '../../infra/db/scope.ts';
@@ -312,6 +312,9 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
     async backtest(ctx: RequestContext, siteId: string, body: { from: string; to: string; methods?: Method[] }, jobs?: Pick<JobQueue, 'enqueue'>) {
       const fromDate = body.from;
       const toDate = body.to;
+      for (const k of ['from', 'to'] as const) {
+        if (!isServiceDate(body[k])) throw forecastErrors.field(['body', k], `Input should be a calendar date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, body[k]);
+      }
       if (toDate <= fromDate) throw forecastErrors.field(['body', 'to'], 'must be after from', body.to);
       const days = daysOf(fromDate, toDate);
       if (days > MAX_BACKTEST_JOB_DAYS) throw forecastErrors.field(['body', 'to'], `period longer than ${MAX_BACKTEST_JOB_DAYS} days`, body.to);
