@@ -12,7 +12,7 @@ export interface Child {
 }
 
 /** As in package.json's start script. */
-export const SERVICE_NODE_ARGS = ['--max-semi-space-size=32'];
+export const SERVICE_NODE_ARGS = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
 
 export function hasTaskset(): boolean {
   return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
@@ -21,7 +21,7 @@ export function hasTaskset(): boolean {
 export async function startChild(env: Record<string, string>, log: (s: string) => void, opts: { pin?: boolean } = {}): Promise<Child> {
   const script = fileURLToPath(new URL('./service-child.ts', import.meta.url));
   const pinned = opts.pin !== false && hasTaskset();
-  // The V8 flags `npm start` runs the service with (package.json, decision 0256), then
+  // The V8 flags `npm start` runs the service with (package.json, decisions 0256 and 0268), then
   // BENCH_NODE_ARGS (e.g. --cpu-prof, or --max-semi-space-size=16 to override) for diagnosis.
   const nodeArgs = [...SERVICE_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const cmd = pinned ? 'taskset' : process.execPath;

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { hasTaskset } from '../../lib/child.ts';
+import { hasTaskset, SERVICE_NODE_ARGS } from '../../lib/child.ts';
 import { onCleanup, sleep } from './servers.ts';
 
 const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
@@ -53,7 +53,7 @@ export function serviceProcess(opts: { name: string; port: number; env: Record<s
     async start() {
       const t0 = performance.now();
       const fd = openSync(opts.logFile, 'a');
-      const argv = pinned ? ['-c', String(opts.core ?? 0), process.execPath, MAIN] : [MAIN];
+      const argv = pinned ? ['-c', String(opts.core ?? 0), process.execPath, ...SERVICE_NODE_ARGS, MAIN] : [...SERVICE_NODE_ARGS, MAIN];
       const p = spawn(pinned ? 'taskset' : process.execPath, argv, {
         cwd: ROOT,
         env: { ...process.env, ...opts.env, PORT: String(opts.port) },
