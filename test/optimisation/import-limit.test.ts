@@ -129,6 +129,11 @@ test('run refusals: production dispatch, roles, bad input', async () => {
   assert.equal(advisory.statusCode, 200, 'advisory runs serve production organisations');
   assertRefused(await call(svc, prod, 'POST', `${BASE}/depot/run`, { hours: 2, dispatch: true }), 403, 'Demo realm only');
   assert.equal(json(await call(svc, prod, 'GET', `${BASE}/depot/runs`)).runs.length, 1, 'the refused dispatch recorded nothing');
+  // dispatch=true as the query parameter the spec's wording suggests is the same request, not an
+  // advisory run that silently sends nothing (decision 0192).
+  assertRefused(await call(svc, prod, 'POST', `${BASE}/depot/run?dispatch=true`, { hours: 2 }), 403, 'Demo realm only');
+  assert.equal(json(await call(svc, prod, 'GET', `${BASE}/depot/runs`)).runs.length, 1, 'the refused query dispatch recorded nothing');
+  assertRefused(await call(svc, prod, 'POST', `${BASE}/depot/run?dispatch=maybe`, { hours: 2 }), 422, { fields: ['query.dispatch'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/depot/run`, {}), 403, /./);
   assertRefused(await call(svc, admin, 'POST', `${BASE}/depot/run`, { hours: 2, import_p_per_kwh: [1, 2] }), 422, { fields: ['body.import_p_per_kwh'] });
   assertRefused(await call(svc, admin, 'GET', `${BASE}/elsewhere/runs`), 404, 'Site not found');

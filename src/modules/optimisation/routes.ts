@@ -4,6 +4,7 @@ import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
 import type { Optimisation } from './service.ts';
 import { MONEY_METHOD, SCHEDULE_METHOD } from './schedule.ts';
 import * as S from './schemas.ts';
+import { optErrors } from './errors.ts';
 
 const tags = ['optimisation'];
 const live = 'live' as const;
@@ -57,13 +58,19 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       summary: 'Plan battery and EV power to keep import under the limit',
       description:
         `${ADVISORY} Plans each configured battery and EV charger per half hour so that import stays under the limit at least cost, with the peaks avoided and the cost; recorded as a run and in the decision log. ` +
-        'With `dispatch=true` the first half hour is sent through the verified setpoint write: demo realm only (403 `Demo realm only` elsewhere, nothing recorded); refused 409 `Override active` while an override holds the site. 409 `Import limit not configured for this site`.',
+        'With `dispatch=true` (body member or query parameter) the first half hour is sent through the verified setpoint write: demo realm only (403 `Demo realm only` elsewhere, nothing recorded); refused 409 `Override active` while an override holds the site. 409 `Import limit not configured for this site`.',
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
       dataBasis: { basis: 'calculated', method: `${SCHEDULE_METHOD} ${MONEY_METHOD}` },
-      schema: { params: S.SiteParams, body: S.LimitRunBody, response: { 200: S.LimitRun } },
-      handler: async ({ ctx, params, body }) => o.limitRun(ctx, params.site_id, body ?? {}),
+      schema: { params: S.SiteParams, query: S.LimitRunQuery, body: S.LimitRunBody, response: { 200: S.LimitRun } },
+      handler: async ({ ctx, params, query, body }) => {
+        const b = body ?? {};
+        if (query.dispatch !== undefined && b.dispatch !== undefined && query.dispatch !== b.dispatch) {
+          throw optErrors.field(['query', 'dispatch'], 'disagrees with body.dispatch', query.dispatch);
+        }
+        return o.limitRun(ctx, params.site_id, { ...b, dispatch: b.dispatch ?? query.dispatch });
+      },
     }),
     defineOperation({
       operationId: 'listImportLimitRuns',

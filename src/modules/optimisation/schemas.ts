@@ -184,6 +184,10 @@ export const LimitSeries = Type.Object({
     }),
   ),
 });
+/** `dispatch` may also be a query parameter (`?dispatch=true`, as the spec writes it); decision 0192. */
+export const LimitRunQuery = Type.Object({
+  dispatch: Type.Optional(Type.Boolean({ description: 'The same as the body member `dispatch`; when both are given they must agree' })),
+});
 export const LimitRunBody = Type.Object(
   {
     hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 48, description: 'Horizon (default 24)' })),

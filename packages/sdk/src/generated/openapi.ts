@@ -4256,7 +4256,7 @@ export interface paths {
         put?: never;
         /**
          * Plan battery and EV power to keep import under the limit
-         * @description Advisory: the plan is computed and recorded when asked; there is no approve or activate operation and no rolling re-optimisation. Plans each configured battery and EV charger per half hour so that import stays under the limit at least cost, with the peaks avoided and the cost; recorded as a run and in the decision log. With `dispatch=true` the first half hour is sent through the verified setpoint write: demo realm only (403 `Demo realm only` elsewhere, nothing recorded); refused 409 `Override active` while an override holds the site. 409 `Import limit not configured for this site`.
+         * @description Advisory: the plan is computed and recorded when asked; there is no approve or activate operation and no rolling re-optimisation. Plans each configured battery and EV charger per half hour so that import stays under the limit at least cost, with the peaks avoided and the cost; recorded as a run and in the decision log. With `dispatch=true` (body member or query parameter) the first half hour is sent through the verified setpoint write: demo realm only (403 `Demo realm only` elsewhere, nothing recorded); refused 409 `Override active` while an override holds the site. 409 `Import limit not configured for this site`.
          */
         post: operations["runImportLimit"];
         delete?: never;
@@ -37032,7 +37032,10 @@ export interface operations {
     };
     runImportLimit: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The same as the body member `dispatch`; when both are given they must agree */
+                dispatch?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
