@@ -6,6 +6,7 @@ import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
+import { isCalendarDay } from '../market/index.ts';
 import { crmErrors } from './errors.ts';
 import type { Crm } from './service.ts';
 import * as store from './store.ts';
@@ -17,16 +18,7 @@ type Line = Partial<Record<Column, string>>;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9 ()-]{6,24}$/;
 const VALUE = /^(0|[1-9][0-9]{0,13})(\.[0-9]{1,2})?$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_ROWS = 5000;
-
-/** A day the calendar has (`Date.parse` takes 2027-02-30 as 2 March; the date column refuses it). */
-function isCalendarDay(s: string): boolean {
-  if (!DATE.test(s)) return false;
-  const [y, m, d] = s.split('-').map(Number);
-  const t = new Date(Date.UTC(y, m - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
-}
 
 export interface LineError {
   line: number;

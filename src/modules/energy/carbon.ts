@@ -9,11 +9,11 @@ import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { CarbonService } from '../market/index.ts';
-import { addDays, settlementPeriod, ukDate, ukMidnight } from '../market/index.ts';
+import { addDays, isCalendarDay, settlementPeriod, ukDate, ukMidnight } from '../market/index.ts';
 import { energyErrors } from './errors.ts';
 import type { EnergyModel } from './model.ts';
 import type { FactorVersionRow, MarketFactorRow, SiteDayRow } from './store.ts';
-import { dayWindow, validDate, windowOf, type DayWindow } from './range.ts';
+import { dayWindow, windowOf, type DayWindow } from './range.ts';
 import { divRound, kwhText, scaled, toWh, unscaled } from './wh.ts';
 
 /** kg CO2e of an energy (Wh) at a factor (kg/kWh, up to 5 places), to the gram (3 places). */
@@ -93,8 +93,8 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
     },
 
     async addMarketFactor(ctx: RequestContext, body: { site_id?: string | null; instrument: string; name: string; kg_per_kwh: string; valid_from: string; valid_to?: string | null; evidence?: string | null }) {
-      if (!validDate(body.valid_from)) throw energyErrors.body(['valid_from'], 'Input should be a date YYYY-MM-DD', body.valid_from);
-      if (body.valid_to && !validDate(body.valid_to)) throw energyErrors.body(['valid_to'], 'Input should be a date YYYY-MM-DD', body.valid_to);
+      if (!isCalendarDay(body.valid_from)) throw energyErrors.body(['valid_from'], 'Input should be a date YYYY-MM-DD', body.valid_from);
+      if (body.valid_to && !isCalendarDay(body.valid_to)) throw energyErrors.body(['valid_to'], 'Input should be a date YYYY-MM-DD', body.valid_to);
       if (body.site_id) await sitesOf(ctx.orgId, body.site_id);
       if (body.valid_to && body.valid_to < body.valid_from) throw energyErrors.body(['valid_to'], 'valid_to must not be before valid_from', body.valid_to);
       const row = {

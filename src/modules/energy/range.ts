@@ -1,12 +1,10 @@
 // Windows of UK local days: `date` (one day), or `from` and `to` (dates, `to` inclusive), or a
 // month `YYYY-MM`; answered as UTC instants with Z. Settlement periods counted from local midnight.
-import { addDays, ukDate, ukMidnight, slotsInDay, settlementPeriod, SLOT_MS } from '../market/index.ts';
+import { addDays, FIRST_SERVICE_DATE, isCalendarDay, LAST_SERVICE_DATE, ukDate, ukMidnight, slotsInDay, settlementPeriod, SLOT_MS } from '../market/index.ts';
 import { energyErrors } from './errors.ts';
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const MONTH_RE = /^(\d{4})-(0[1-9]|1[0-2])$/;
-const FIRST_DAY = '2000-01-01';
-const LAST_DAY = '2099-12-31';
 
 export interface DayWindow {
   /** First UK day, YYYY-MM-DD. */
@@ -16,15 +14,6 @@ export interface DayWindow {
   from: number;
   to: number;
   days: number;
-}
-
-/** A day the calendar has, YYYY-MM-DD (2026-02-30 is not). */
-export function validDate(s: string): boolean {
-  if (!DATE_RE.test(s)) return false;
-  const [y, m, d] = s.split('-').map(Number);
-  // Year 0 is no year to the store's date type (1 BC follows AD 1), and Date.UTC reads years below
-  // 100 as 19xx (0001-01-01 would be answered as 1901).
-  return y >= 100 && m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
 }
 
 export function dayWindow(fromDay: string, toDayExclusive: string): DayWindow {
@@ -49,8 +38,8 @@ export function windowOf(q: { date?: string; from?: string; to?: string }, now: 
     // The service calendar, as the EMS report's (beyond it UK time rules are not known; year 10000
     // has no ISO date and years before 100 are not what Date.UTC reads). A well-formed date outside
     // it is told the range; anything else, the format.
-    if (DATE_RE.test(v) && (v < FIRST_DAY || v > LAST_DAY)) throw energyErrors.query(k, `Input should be a date from ${FIRST_DAY} to ${LAST_DAY}`, v);
-    if (!validDate(v)) throw energyErrors.query(k, 'Input should be a date YYYY-MM-DD', v);
+    if (DATE_RE.test(v) && (v < FIRST_SERVICE_DATE || v > LAST_SERVICE_DATE)) throw energyErrors.query(k, `Input should be a date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, v);
+    if (!isCalendarDay(v)) throw energyErrors.query(k, 'Input should be a date YYYY-MM-DD', v);
   }
   if (q.date !== undefined) return dayWindow(q.date, addDays(q.date, 1));
   const today = ukDate(now);
@@ -72,7 +61,7 @@ export function monthWindow(month: string | undefined, now: number): DayWindow &
   }
   const mm = MONTH_RE.exec(m);
   if (!mm) throw energyErrors.query('month', 'Input should be a month YYYY-MM', month);
-  if (m < FIRST_DAY.slice(0, 7) || m > LAST_DAY.slice(0, 7)) throw energyErrors.query('month', `Input should be a month from ${FIRST_DAY.slice(0, 7)} to ${LAST_DAY.slice(0, 7)}`, month);
+  if (m < FIRST_SERVICE_DATE.slice(0, 7) || m > LAST_SERVICE_DATE.slice(0, 7)) throw energyErrors.query('month', `Input should be a month from ${FIRST_SERVICE_DATE.slice(0, 7)} to ${LAST_SERVICE_DATE.slice(0, 7)}`, month);
   const first = `${m}-01`;
   const next = new Date(Date.UTC(Number(mm[1]), Number(mm[2]), 1)).toISOString().slice(0, 10);
   return { ...dayWindow(first, next), month: m };

@@ -36,6 +36,7 @@ export {
   ukDate,
   ukMidnight,
   addDays,
+  isCalendarDay,
   isServiceDate,
   FIRST_SERVICE_DATE,
   LAST_SERVICE_DATE,

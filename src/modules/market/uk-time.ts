@@ -47,14 +47,23 @@ export const FIRST_SERVICE_DATE = '2000-01-01';
 export const LAST_SERVICE_DATE = '2099-12-31';
 
 /**
- * A UK local date the service can work with: YYYY-MM-DD, a day its month has, from 2000-01-01 to
- * 2099-12-31 (outside it UK clock rules are not known, Date.UTC reads years before 100 as 19xx and
- * the day after 9999-12-31 has no ISO date).
+ * YYYY-MM-DD naming a day the calendar has, in a year from 100 (`Date.parse` rolls 2026-02-30 over to
+ * 2 March and a date column refuses it; Date.UTC reads years before 100 as 19xx; the store has no
+ * year 0).
+ */
+export function isCalendarDay(date: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false;
+  const [y, m, d] = ymd(date);
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+/**
+ * A UK local date the service can work with: a calendar day from 2000-01-01 to 2099-12-31 (outside
+ * it UK clock rules are not known, and the day after 9999-12-31 has no ISO date).
  */
 export function isServiceDate(date: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || date < FIRST_SERVICE_DATE || date > LAST_SERVICE_DATE) return false;
-  const [y, m, d] = ymd(date);
-  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return isCalendarDay(date) && date >= FIRST_SERVICE_DATE && date <= LAST_SERVICE_DATE;
 }
 
 /** The instant of 00:00 UK local time on a date (never ambiguous: UK clocks change at 01:00 UTC). */

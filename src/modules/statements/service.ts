@@ -13,7 +13,7 @@ import type { Keyring } from '../esg/index.ts';
 import { checkSigned, isoInstant, sha256Hex, signBody, type KeyLookup } from '../settlement/index.ts';
 import type { EnergyFigures, FactorVersionRow, SiteDayRow } from '../energy/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
-import { addDays, formatScaled, parseScaled, rescale, roundDiv, ukClock } from '../market/index.ts';
+import { addDays, formatScaled, isCalendarDay, parseScaled, rescale, roundDiv, ukClock } from '../market/index.ts';
 import type { AuditLog } from '../audit/index.ts';
 import { statementErrors } from './errors.ts';
 import * as store from './store.ts';
@@ -49,14 +49,6 @@ function whOf(text: string): bigint {
 
 function daysBetween(from: string, toInclusive: string) {
   return Math.round((Date.parse(`${toInclusive}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
-}
-
-/** A day the calendar has: `Date.parse` takes 2026-09-31 as 1 October, the store's date column refuses it. */
-function isCalendarDay(s: string): boolean {
-  if (!DAY.test(s)) return false;
-  const [y, m, d] = s.split('-').map(Number);
-  const t = new Date(Date.UTC(y, m - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
 function checkPeriod(loc: string, from: string, to: string, today: string) {

@@ -11,7 +11,7 @@ import type { RequestContext } from '../../../platform/operation.ts';
 import { isoTime } from '../../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../../telemetry/index.ts';
 import { csvField, type AuditLog } from '../../audit/index.ts';
-import { addDays, parseInstant, SLOT_MS, ukClock, ukMidnight, ukOffsetFast, slotsInDay } from '../../market/index.ts';
+import { addDays, FIRST_SERVICE_DATE, LAST_SERVICE_DATE, parseInstant, SLOT_MS, ukClock, ukMidnight, ukOffsetFast, slotsInDay } from '../../market/index.ts';
 import { energyErrors } from '../errors.ts';
 import type { EnergyConfig } from '../config.ts';
 import type { EnergyModel, SiteContext } from '../model.ts';
@@ -78,8 +78,8 @@ export const CAUSE_DEFINITIONS: Record<Cause, string> = {
 function reportWindow(q: { date?: string; from?: string; to?: string }, now: number, opts: { defaultDays: number; maxDays: number }, loc: 'query' | 'body' = 'query'): DayWindow {
   for (const k of ['date', 'from', 'to'] as const) {
     const v = q[k];
-    if (v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && (v < '2000-01-01' || v > '2099-12-31')) {
-      const msg = 'Input should be a date from 2000-01-01 to 2099-12-31';
+    if (v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && (v < FIRST_SERVICE_DATE || v > LAST_SERVICE_DATE)) {
+      const msg = `Input should be a date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`;
       throw loc === 'query' ? energyErrors.query(k, msg, v) : energyErrors.body([k], msg, v);
     }
   }
