@@ -5,6 +5,7 @@
 // (text-guard.ts), with the value's location.
 import type { FastifyInstance } from 'fastify';
 import { AppError, errors } from './errors.ts';
+import { bodyIsOptional, type Operation } from './operation.ts';
 
 export const MAX_JSON_DEPTH = 64;
 
@@ -46,9 +47,11 @@ export function registerJsonParser(app: FastifyInstance): void {
       return;
     }
     // No body under a JSON content type (clients send the header on a DELETE too): no body at all.
-    // An operation that needs one still answers that it is missing.
+    // An operation that needs one still answers that it is missing; one whose body is optional
+    // takes it as absent (register.ts gives the handler `{}`).
     if (text.trim() === '') {
-      if (req.routeOptions?.schema?.body) done(errors.validation([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]), undefined);
+      const op = (req.routeOptions?.config as { op?: Operation } | undefined)?.op;
+      if (req.routeOptions?.schema?.body && !(op && bodyIsOptional(op))) done(errors.validation([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]), undefined);
       else done(null, undefined);
       return;
     }

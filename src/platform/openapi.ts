@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the operation declarations and nothing else.
 import type { TSchema } from 'typebox';
-import type { Operation } from './operation.ts';
+import { bodyIsOptional, type Operation } from './operation.ts';
 import { COMPONENT } from './schema-kit.ts';
 
 export const API_VERSION = '2026-10-15';
@@ -206,7 +206,7 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
       'x-platform-status': op.status,
     };
     if (op.schema.body) {
-      entry.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.documentedBody ?? op.schema.body) } } };
+      entry.requestBody = { required: !bodyIsOptional(op), content: { 'application/json': { schema: schemaOf(op.documentedBody ?? op.schema.body) } } };
     }
     if (op.dataBasis) {
       entry['x-platform-data-basis'] = op.dataBasis.basis;

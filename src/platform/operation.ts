@@ -120,6 +120,14 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
 
 export type Operation = OperationDef<OpSchemas>;
 
+/**
+ * Whether the operation's body may be left out (its schema declared with `Type.Optional`): an
+ * absent body then reaches the handler as `{}`, and the OpenAPI entry says the body is optional.
+ */
+export function bodyIsOptional(op: Pick<Operation, 'schema'>): boolean {
+  return (op.schema.body as { '~optional'?: boolean } | undefined)?.['~optional'] === true;
+}
+
 export function defineOperation<S extends OpSchemas>(def: OperationDef<S>): Operation {
   return def as unknown as Operation;
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
 import { AppError, errors } from './errors.ts';
 import { authenticate, ipOf, type AuthDeps } from './auth.ts';
-import type { Operation, RequestContext } from './operation.ts';
+import { bodyIsOptional, type Operation, type RequestContext } from './operation.ts';
 import type { ErrorSurface } from './surface.ts';
 import type { LimitClass } from './module.ts';
 import type { RateLimiter, LimitResult } from './rate-limit.ts';
@@ -169,6 +169,7 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
   const docsOrigin = deps.config.publicDocsOrigin;
   const url = toFastifyPath(op.path);
   const basisHeaders = dataBasisHeaders(op);
+  const optionalBody = bodyIsOptional(op);
   app.route({
     method: op.method,
     url,
@@ -207,6 +208,8 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       if (op.access.kind !== 'public') await applyLimits(req, reply, op, deps);
     },
     preValidation: async (req) => {
+      // An operation whose body is optional takes an absent one as `{}` (its members' own rules apply).
+      if (req.body === undefined && optionalBody) req.body = {};
       const found = findIllFormedText(req.params, ['path']) ?? findMalformedQuery(req.url) ??
         findIllFormedText(req.query, ['query']) ?? (op.handlesNulInBody ? null : findIllFormedText(req.body, ['body']));
       if (found) throw illFormedTextError(found);

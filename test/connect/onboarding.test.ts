@@ -158,3 +158,24 @@ test('runs: timings summary (median, nearest-rank p90) worked by hand; cursor pa
   const otherRuns = json(await call(svc, other, 'GET', '/api/hardware/sites/onboarding/runs'));
   assert.deepEqual([otherRuns.runs, otherRuns.summary.median_seconds], [[], null]);
 });
+
+test('confirm-mapping with no body at all (or an empty JSON body) confirms the proposal as is, as docs/connect.md says', async () => {
+  const t0 = svc.clock.now().toISOString();
+  for (const site of ['nb-1', 'nb-2']) {
+    await ingest(svc, admin, [
+      { device_id: `${site}-meter`, site_ref: site, asset_type: 'meter', ts: t0, power_kw: 1 },
+      { device_id: `${site}-hp`, site_ref: site, asset_type: 'heat_pump', ts: t0, power_kw: 2 },
+    ]);
+    assert.equal((await fromTemplate(admin, { template_id: 'gb-home-heat-pump', site_id: site })).statusCode, 201);
+  }
+  const bare = await svc.request({ method: 'POST', url: '/api/hardware/sites/nb-1/confirm-mapping', headers: { authorization: `Bearer ${admin}` } });
+  assert.equal(bare.statusCode, 200, bare.body);
+  assert.deepEqual(json(bare).mapping.map((m: { asset_id: string; source: string }) => [m.asset_id, m.source]), [
+    ['nb-1-meter', 'proposed'],
+    ['nb-1-hp', 'proposed'],
+  ]);
+  const empty = await svc.request({ method: 'POST', url: '/api/hardware/sites/nb-2/confirm-mapping', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '' });
+  assert.equal(empty.statusCode, 200, empty.body);
+  // A body that is there is still checked.
+  assertRefused(await svc.request({ method: 'POST', url: '/api/hardware/sites/nb-2/confirm-mapping', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, payload: '[]' }), 422, { fields: ['body'] });
+});
