@@ -156,6 +156,28 @@ test('48-hour forecast: measured persistence by default, seasonal on request, in
   assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/forecast?hours=49`), 422, { fields: ['query.hours'] });
 });
 
+test('mid-morning with nothing reported since midnight: every half hour still comes from the last whole day (issue 36)', async () => {
+  // The gateway has been silent since midnight; at 10:00 the origin's own day is unfinished, so
+  // persistence takes Sunday (the last whole day) for every half hour of the 48 hours: the rest of
+  // Monday, Tuesday and Wednesday's first ten hours; no half hour is null.
+  clock.set(NOW + 10 * 3_600_000);
+  try {
+    const f = json(await call(svc, viewer, 'GET', `${BASE}/synth/forecast`));
+    assert.equal(f.origin, iso(NOW + 10 * 3_600_000));
+    assert.equal(f.half_hours.length, 96);
+    assert.equal(f.half_hours.filter((h: any) => h.load_kwh === null).length, 0, 'no half hour is null');
+    for (const [i, h] of f.half_hours.entries()) {
+      const t = NOW + 10 * 3_600_000 + i * HH;
+      const daysAhead = Math.floor((t - NOW) / DAY); // 0 Monday, 1 Tuesday, 2 Wednesday
+      const src = t - (daysAhead + 1) * DAY; // the same wall-clock half hour on Sunday
+      closeWh(h.load_kwh, actualLoad(src), `load ${i}`);
+      closeWh(h.generation_kwh, actualGen(src), `gen ${i}`);
+    }
+  } finally {
+    clock.set(NOW);
+  }
+});
+
 test('forecast against actual is the day-ahead forecast beside the measured figure', async () => {
   const from = NOW - DAY;
   const res = await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?method=seasonal&from=${iso(from)}&to=${iso(NOW)}`);

@@ -30,7 +30,8 @@ export function ukWallClockInstant(localMs: number): number | null {
 /**
  * The value carried forward to slot t from before `origin`, stepping back by whole UK local days
  * (`periodDays` = 1 for persistence, 7 for seasonal): the same wall-clock half hour on the latest
- * local day that many days back which ends before the origin. Across a clock change this is the same
+ * local day that many days back which ends before the origin (never the origin's own, unfinished
+ * day). Across a clock change this is the same
  * local time, not the same UTC time. A wall-clock half hour the look-back day does not have (01:00 to
  * 01:59 on the 46-period spring day) is taken from one period further back; a wall-clock half hour the
  * look-back day has twice (01:00 to 01:59 on the 50-period autumn day) is taken from its first (BST)
@@ -40,9 +41,14 @@ function carried(series: Map<number, number>, t: number, origin: number, periodD
   const local = t + ukClockOffset(t);
   const day = Math.floor(local / DAY);
   const within = local - day * DAY;
+  // Only whole local days count: the origin's own day is unfinished (a half hour of it not yet
+  // reported must not blank the forecast), so the latest look-back day is the day before it.
+  const originDay = Math.floor((origin + ukClockOffset(origin)) / DAY);
   for (let k = 1; k <= 60; k++) {
-    const s = ukWallClockInstant((day - k * periodDays) * DAY + within);
-    if (s === null || s >= origin) continue;
+    const lookDay = day - k * periodDays;
+    if (lookDay >= originDay) continue;
+    const s = ukWallClockInstant(lookDay * DAY + within);
+    if (s === null) continue;
     const v = series.get(s);
     return v === undefined ? null : v;
   }
