@@ -12,7 +12,7 @@ export async function tokenFor(svc: TestService, orgId: string, role: Role = 'OR
   return svc.token({ orgId, roles: [role], expiresIn: LONG });
 }
 
-export function call(svc: TestService, token: string | null, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) {
+export function call(svc: TestService, token: string | null, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown) {
   return svc.request({
     method,
     url,

@@ -196,6 +196,37 @@ test('a ledger with metered loads, battery and export balances to the watt-hour 
   assert.equal(body.balance.balances, true);
 });
 
+test('readings sent before their assets were registered reach the ledger once the assets are registered, with no rebuild asked for (issue 36)', async () => {
+  // A PV inverter at a constant 2 kW (1 kWh a half hour) and a meter importing 0.5 kWh a half hour,
+  // sent for a whole day before anyone registered them: consumption is the balance, 1.5 kWh.
+  const from = Date.parse('2026-10-28T00:00:00Z');
+  const to = Date.parse('2026-10-29T00:00:00Z');
+  await ingest(svc, admin, counterSeries('late-meter', 'import_kwh', from, to, 0.5));
+  await ingest(svc, admin, powerSeries('late-pv', from, to, 5, () => -2));
+  await refresh(svc);
+  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/late/ledger?date=2026-10-28'), 404, 'Site not found');
+  await asset(svc, admin, { asset_id: 'late-meter', site_id: 'late', asset_class: 'site_meter' });
+  await asset(svc, admin, { asset_id: 'late-pv', site_id: 'late', asset_class: 'inverter', parent_asset_id: 'late-meter' });
+  await refresh(svc);
+  const body = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/late/ledger?date=2026-10-28'));
+  assert.equal(body.half_hours.length, 48);
+  assert.deepEqual(
+    [body.totals.generation_kwh, body.totals.import_kwh, body.totals.consumption_kwh, body.totals.complete_half_hours],
+    ['48.000', '24.000', '72.000', 48],
+  );
+  assert.ok(body.half_hours.every((h: any) => h.generation_kwh === '1.000' && h.consumption_kwh === '1.500'), 'every half hour counts both assets');
+  assert.equal(body.rebuild.status, 'completed', 'the registration rebuilt the site by itself');
+  assert.equal(body.pending_refresh, false);
+  // Moving the inverter to another site takes its generation out of this one, again by itself.
+  const moved = await call(svc, admin, 'PATCH', '/api/twin/registry/assets/late-pv', { site_id: 'late-2', parent_asset_id: null });
+  assert.equal(moved.statusCode, 200, moved.body);
+  await refresh(svc);
+  const after = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/late/ledger?date=2026-10-28'));
+  assert.deepEqual([after.totals.generation_kwh, after.totals.import_kwh], ['0.000', '24.000']);
+  const other2 = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/late-2/ledger?date=2026-10-28'));
+  assert.equal(other2.totals.generation_kwh, '48.000');
+});
+
 test('rebuild: a job with progress, idempotent; a second request while it runs returns it', async () => {
   const first = await call(svc, admin, 'POST', '/api/telemetry/sites/autumn/ledger/rebuild', {});
   assert.equal(first.statusCode, 202, first.body);

@@ -4,11 +4,11 @@
 import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { TELEMETRY_ENERGY } from '../telemetry/index.ts';
-import { REGISTRY_SITES } from '../registry/index.ts';
+import { ASSETS_CHANGED, REGISTRY_SITES } from '../registry/index.ts';
 import { energyConfig } from './config.ts';
 import { createEnergyModel } from './model.ts';
 import { createEnergyStore } from './store.ts';
-import { createLedger, REBUILD_KIND } from './ledger.ts';
+import { ASSETS_CHANGED_KIND, createLedger, REBUILD_KIND } from './ledger.ts';
 import { ledgerOperations } from './routes-ledger.ts';
 import { ENERGY_ERROR_DOCS } from './errors.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
@@ -59,7 +59,13 @@ export const energyModule: ModuleFactory = (deps) => {
     errors: ENERGY_ERROR_DOCS,
     operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db), ...carbonOperations(carbon), ...reportingOperations(reporting)],
     background: {
-      jobs: [{ kind: REBUILD_KIND, handler: ledger.runRebuild as never }],
+      jobs: [
+        { kind: REBUILD_KIND, handler: ledger.runRebuild as never },
+        { kind: ASSETS_CHANGED_KIND, handler: ledger.assetsChanged as never },
+      ],
+      // Readings stored before their asset was registered (or counted under another role before a
+      // change) reach the ledger by themselves: the registry's change queues a rebuild of the site.
+      subscriptions: [{ topic: ASSETS_CHANGED, kind: ASSETS_CHANGED_KIND }],
       schedules: [
         {
           kind: 'energy.refresh',

@@ -7,7 +7,8 @@ import type { RequestContext } from '../../platform/operation.ts';
 import type { JobQueue, Job, JobOutcome } from '../../platform/jobs.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../telemetry/index.ts';
-import type { AuditLog } from '../audit/index.ts';
+import type { AuditActor, AuditLog } from '../audit/index.ts';
+import type { AssetsChangedPayload } from '../registry/index.ts';
 import { settlementPeriod, SLOT_MS, parseInstant, addDays, ukMidnight, ukDate } from '../market/index.ts';
 import { energyErrors } from './errors.ts';
 import { DAY_MS, type EnergyModel } from './model.ts';
@@ -17,6 +18,8 @@ import { kwhText, linePence, poundsText, toWh } from './wh.ts';
 import { FLOWS } from './flows.ts';
 
 export const REBUILD_KIND = 'energy.rebuild';
+/** The job that answers the registry's ASSETS_CHANGED event (rebuilds the sites named). */
+export const ASSETS_CHANGED_KIND = 'energy.assets-changed';
 /** Days of a site recomputed per rebuild step (one transaction each). */
 export const REBUILD_STEP_DAYS = 7;
 
@@ -188,21 +191,48 @@ export function createLedger(deps: LedgerDeps) {
         to = ukMidnight(addDays(ukDate(Math.max(...ext.map((e) => e.last.getTime()))), 1));
       }
     }
+    return db.tx((q) => startRebuild(q, ctx.orgId, siteId, from, to, ctx, actorId(ctx)));
+  }
+
+  /** Starts a rebuild of [from, to) unless one of the site is running (then that one is answered). */
+  async function startRebuild(q: Queryable, orgId: string, siteId: string, from: number, to: number, who: RequestContext | AuditActor, requestedBy: string | null) {
+    const now = clock.now();
     const daysTotal = Math.max(0, Math.round((to - from) / DAY_MS));
-    return db.tx(async (q) => {
-      const active = await store.activeRebuild(q, ctx.orgId, siteId);
-      if (active) return { rebuild: rebuildView(active), created: false };
-      const row = await store.insertRebuild(q, ctx.orgId, {
-        rebuild_id: randomUUID(), site_id: siteId, from: new Date(from), to: new Date(to), days_total: daysTotal, requested_by: actorId(ctx), now,
-      });
-      if (!row) {
-        const again = await store.activeRebuild(q, ctx.orgId, siteId);
-        return { rebuild: rebuildView(again!), created: false };
-      }
-      await deps.audit.record(q, ctx, { action: 'energy.ledger.rebuild', details: { site_id: siteId, rebuild_id: row.rebuild_id } });
-      await deps.jobs.enqueue(q, { kind: REBUILD_KIND, orgId: ctx.orgId, payload: { rebuild_id: row.rebuild_id, step: 0 }, dedupeKey: `${REBUILD_KIND}:${ctx.orgId}:${row.rebuild_id}:0` });
-      return { rebuild: rebuildView(row), created: true };
+    const active = await store.activeRebuild(q, orgId, siteId);
+    if (active) return { rebuild: rebuildView(active), created: false };
+    const row = await store.insertRebuild(q, orgId, {
+      rebuild_id: randomUUID(), site_id: siteId, from: new Date(from), to: new Date(to), days_total: daysTotal, requested_by: requestedBy, now,
     });
+    if (!row) {
+      const again = await store.activeRebuild(q, orgId, siteId);
+      return { rebuild: rebuildView(again!), created: false };
+    }
+    await deps.audit.record(q, who, { action: 'energy.ledger.rebuild', details: { site_id: siteId, rebuild_id: row.rebuild_id } });
+    await deps.jobs.enqueue(q, { kind: REBUILD_KIND, orgId, payload: { rebuild_id: row.rebuild_id, step: 0 }, dedupeKey: `${REBUILD_KIND}:${orgId}:${row.rebuild_id}:0` });
+    return { rebuild: rebuildView(row), created: true };
+  }
+
+  /**
+   * The registry changed assets of these sites (added, removed, moved, re-parented, re-classed):
+   * each site is rebuilt over the days its readings and the changed assets' readings span, so
+   * readings stored before an asset was registered reach the ledger without anyone asking. While
+   * a rebuild of the site is running, this waits for it and starts its own after.
+   */
+  async function assetsChanged(job: Job<AssetsChangedPayload>): Promise<JobOutcome | void> {
+    const orgId = job.orgId!;
+    const bg = deps.backgroundDb;
+    const system: AuditActor = { orgId, actorType: 'system', actorId: null };
+    for (const siteId of job.payload.site_ids ?? []) {
+      const site = await model.siteContext(bg, orgId, siteId);
+      const ids = [...new Set([...site.assets.map((a) => a.asset_id), ...(job.payload.asset_ids ?? [])])];
+      const ext = ids.length ? await deps.telemetry.reads(bg).extent(orgId, ids) : [];
+      if (!ext.length) continue;
+      const from = ukMidnight(ukDate(Math.min(...ext.map((e) => e.first.getTime()))));
+      const to = ukMidnight(addDays(ukDate(Math.max(...ext.map((e) => e.last.getTime()))), 1));
+      if (await store.activeRebuild(bg, orgId, siteId)) return { retryAt: new Date(clock.now().getTime() + 30_000) };
+      const started = await bg.tx((q) => startRebuild(q, orgId, siteId, from, to, system, null));
+      if (!started.created) return { retryAt: new Date(clock.now().getTime() + 30_000) };
+    }
   }
 
   /** One step of a rebuild: REBUILD_STEP_DAYS days recomputed in one transaction, then the next step queued. */
@@ -304,7 +334,7 @@ export function createLedger(deps: LedgerDeps) {
     };
   }
 
-  return { ledger, period, requestRebuild, runRebuild, contracts, statement, requireSite };
+  return { ledger, period, requestRebuild, runRebuild, assetsChanged, contracts, statement, requireSite };
 }
 
 export type Ledger = ReturnType<typeof createLedger>;

@@ -51,6 +51,7 @@ export const registryModule: ModuleFactory = (deps) => {
 };
 
 export * from './vocabulary.ts';
+export { ASSETS_CHANGED, type AssetsChangedPayload } from './events.ts';
 export type { AssetRow, AssetWithLatest, AssetFilter, UnregisteredDevice, PriorityRow, RunRow } from './store.ts';
 export { findingsOf, type Finding } from './topology.ts';
 export { registryView, twinView, latestReading, iso } from './service.ts';

@@ -6,6 +6,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
 import { errors } from '../../platform/errors.ts';
+import { publish } from '../../platform/jobs.ts';
+import { ASSETS_CHANGED } from './events.ts';
 import { registryErrors } from './errors.ts';
 import type { AssetFilter, AssetRow, AssetWithLatest, NewAsset, RegistryStore } from './store.ts';
 import {
@@ -138,6 +140,14 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
     return parent;
   }
 
+  /**
+   * Tells other modules, in the write's own transaction, that assets of these sites changed in a
+   * way that alters how their readings are counted (added, removed, moved, re-parented, re-classed):
+   * the energy model rebuilds those sites from the stored readings (issue 36).
+   */
+  const assetsChanged = (q: Queryable, orgId: string, siteIds: (string | null | undefined)[], assetIds: string[]) =>
+    publish(q, clock.now(), ASSETS_CHANGED, { site_ids: [...new Set(siteIds.filter((x): x is string => !!x))].sort(), asset_ids: [...new Set(assetIds)].sort() }, orgId);
+
   const api = {
     // ---- Twin v1 ---------------------------------------------------------------------------
 
@@ -165,6 +175,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
           targetId: row.asset_id,
           details: { site_id: row.site_id, type: row.type, asset_class: row.asset_class, via: 'twin' },
         });
+        await assetsChanged(q, ctx.orgId, [row.site_id], [row.asset_id]);
         return twinView(row);
       });
     },
@@ -202,6 +213,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
           targetId: assetId,
           details: { site_id: row.site_id, detached_children: detached, via: 'twin' },
         });
+        await assetsChanged(q, ctx.orgId, [row.site_id], [assetId]);
       });
     },
 
@@ -233,6 +245,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
           targetId: row.asset_id,
           details: { site_id: row.site_id, type: row.type, asset_class: row.asset_class, parent_asset_id: row.parent_asset_id, via: 'registry' },
         });
+        await assetsChanged(q, ctx.orgId, [row.site_id], [row.asset_id]);
       });
       const full = await store.getWithLatest(db, ctx.orgId, assetId);
       return registryView(full!, clock.now());
@@ -329,6 +342,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
         if (moving) Object.assign(details, { moved_from: cur.site_id, moved_to: targetSite, moved_with: subtree.sort() });
         if (parentId !== cur.parent_asset_id) Object.assign(details, { parent_from: cur.parent_asset_id, parent_to: parentId });
         await audit.record(q, ctx, { action: 'twin.asset.update', targetType: 'asset', targetId: assetId, details });
+        await assetsChanged(q, ctx.orgId, [cur.site_id, targetSite], [assetId, ...(moving ? subtree : [])]);
       });
       return api.getAsset(ctx, assetId);
     },
@@ -345,6 +359,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
           targetId: assetId,
           details: { site_id: row.site_id, via: 'registry' },
         });
+        await assetsChanged(q, ctx.orgId, [row.site_id], [assetId]);
       });
     },
 
@@ -437,6 +452,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
             targetId: siteId,
             details: { asset_ids: imported.map((r) => r.asset_id), skipped: skipped.length },
           });
+          await assetsChanged(q, ctx.orgId, [siteId], imported.map((r) => r.asset_id));
         }
         const unplaced = await store.countUnplaced(q, ctx.orgId);
         return {
