@@ -407,6 +407,9 @@ test('erase by normalised identity: earlier values and other spellings go; unrel
   // She changes address, number and name: the earlier ones are still hers.
   await ok(ea, 'PATCH', `${B}/contacts/${c.id}`, { email: 'ann.new@annual.example', phone: '+44 7700 900999', name: 'Ann Lee' });
   const act = await ok(ea, 'POST', `${B}/activities`, { kind: 'call', subject: 'Call with ANN LEE', body: 'Reached her at +44 (0)7700 900999, old number 0044 7700 900456; cc ann.new@ANNUAL.example', account_id: acc.id }, 201);
+  const variants = 'tel:+44(0)7700900456, (+44) 7700 900999, 07700.900.456, 0044-7700-900-999, "Ann.New@Annual.Example".';
+  const kept = 'PO 4477009004561, ann.new@annual.example.org, joann.old@annual.example, annie, Ann-Marie';
+  const act2 = await ok(ea, 'POST', `${B}/activities`, { kind: 'note', subject: 'Numbers', body: `${variants} ${kept}`, account_id: acc.id }, 201);
   const deal = await ok(ea, 'POST', `${B}/deals`, { account_id: acc.id, title: 'Annual contract for Ann', value: '10' }, 201);
   await ok(ea, 'POST', `${B}/deals/${deal.id}/stage`, { stage: 'qualified', reason: 'agreed with ann lee' });
   const task = await ok(ea, 'POST', `${B}/tasks`, { title: 'Send ann.old@annual.example the Annual report', due_at: NOW, account_id: acc.id }, 201);
@@ -419,6 +422,9 @@ test('erase by normalised identity: earlier values and other spellings go; unrel
   assert.equal(a.notes, 'Joann runs the depot; [erased] said call [erased] on [erased] or [erased]; mail [erased]; not 07700 900457');
   const acts = (await ok(ea, 'GET', `${B}/activities?account_id=${acc.id}`)).activities.find((x: any) => x.id === act.id);
   assert.deepEqual([acts.subject, acts.body], ['Call with [erased]', 'Reached her at [erased], old number [erased]; cc [erased]']);
+  const body2 = (await ok(ea, 'GET', `${B}/activities?account_id=${acc.id}`)).activities.find((x: any) => x.id === act2.id).body;
+  assert.equal(body2, `tel:[erased], [erased], [erased], [erased], "[erased]". ${kept}`);
+  await ok(ea, 'DELETE', `${B}/activities/${act2.id}`, undefined, 204); // its kept texts contain the values searched for below
   const d = await ok(ea, 'GET', `${B}/deals/${deal.id}`);
   assert.deepEqual([d.title, d.moves.map((m: any) => m.reason)], ['Annual contract for [erased]', [null, 'agreed with [erased]']]);
   assert.equal((await ok(ea, 'GET', `${B}/tasks?account_id=${acc.id}`)).tasks.find((t: any) => t.id === task.id).title, 'Send [erased] the Annual report');

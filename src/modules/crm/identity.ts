@@ -84,11 +84,12 @@ export function identityMatcher(values: HeldValues): IdentityMatcher {
   };
 
   // Names: whole words, case-insensitive, any run of white space between words, either apostrophe.
+  // A hyphen between letters joins a word: "Ann" leaves "Ann-Marie" (another name).
   const names = [...new Set([...values.names].map((n) => n.normalize('NFC').trim().replace(/\s+/g, ' ')).filter((n) => [...n.replace(/[^\p{L}\p{N}]/gu, '')].length >= 2))];
   names.sort((a, b) => b.length - a.length);
   names.forEach(addAnchor);
   const namePattern = names.length
-    ? new RegExp(`(?<!${WORD})(?:${names.map((n) => n.split(' ').map((w) => escape(w).replace(/['\u2019]/g, "['\u2019]")).join('\\s+')).join('|')})(?!${WORD})`, 'giu')
+    ? new RegExp(`(?<!${WORD}|${WORD}-)(?:${names.map((n) => n.split(' ').map((w) => escape(w).replace(/['\u2019]/g, "['\u2019]")).join('\\s+')).join('|')})(?!${WORD}|-${WORD})`, 'giu')
     : null;
 
   // E-mail addresses: a whole address token (not a longer address that ends with it).
