@@ -66,11 +66,12 @@ export interface IdentityMatcher {
 const WORD = '[\\p{L}\\p{M}\\p{N}_]';
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
- * The longest run of ASCII letters and digits of the lower-cased value, leaving out `k` and `s`
- * (the Kelvin sign and the long s match them case-insensitively but are not ASCII).
+ * The longest run of ASCII letters and digits of the lower-cased value, leaving out `i`, `k` and `s`:
+ * the Kelvin sign and the long s match `k` and `s` case-insensitively and `İ` lower-cases to `i`,
+ * but none of them is ASCII (so a text holding them would not hold the anchor).
  */
 function anchorOf(v: string): string | null {
-  const runs = v.toLowerCase().match(/[a-jl-rt-z0-9]+/g) ?? [];
+  const runs = v.toLowerCase().match(/[a-hjl-rt-z0-9]+/g) ?? [];
   const best = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
   return best.length >= 2 ? best : null;
 }

@@ -40,7 +40,6 @@ export interface Settings {
 
 const dateOnly = (d: unknown) => (d === null || d === undefined ? null : d instanceof Date ? d.toISOString().slice(0, 10) : String(d).slice(0, 10));
 
-
 export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; audit: AuditLog }) {
   const { db, clock, cursors, audit } = deps;
   const userOf = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
