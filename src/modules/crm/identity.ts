@@ -12,9 +12,10 @@ export function normaliseEmail(e: string): string {
 
 /**
  * A phone number in E.164 (`+447700900123`), or null when it is not one. Spaces, dashes, dots,
- * slashes and brackets are dropped; `+` (or `(+44)`) or `00` starts an international number (a `(0)` after the
- * country code is the trunk prefix and dropped: `+44 (0)7700 900123`); a single leading `0` is the
- * UK trunk prefix (`07700 900123` is `+447700900123`); bare digits are read as international.
+ * slashes and brackets are dropped; `+` (also `(+44)`) or `00` starts an international number (a
+ * `(0)` after the country code is the trunk prefix and dropped: `+44 (0)7700 900123`); a single
+ * leading `0` is the UK trunk prefix (`07700 900123` is `+447700900123`); bare digits are read as
+ * international.
  * Hand-written rather than libphonenumber: erasure needs one canonical form, not validation of
  * every numbering plan (decision 0295).
  */
