@@ -382,3 +382,68 @@ test('import/tracker: maps lines to accounts, contacts and deals; errors by line
   assert.deepEqual([feb30.imported, feb30.errors], [0, [{ line: 2, column: 'expected_close', message: 'a date, YYYY-MM-DD' }]]);
   assert.equal((await ok(other, 'GET', `${B}/accounts`)).accounts.some((a: any) => a.name === 'Juliet Joinery'), false);
 });
+
+// Erasure by normalised identity (issue 35, finding 6; decision 0295): every e-mail address,
+// number and name the person ever held, in any case or national/international form, goes from
+// the CRM's texts and the audit log; unrelated words ("Annual", "Joann", another number) stay.
+test('erase matches a name as whole words: erasing "Ann" leaves "Annual Holdings" and "Joann"', async () => {
+  const acc = await ok(admin, 'POST', `${B}/accounts`, { name: 'Annual Holdings', notes: 'Joann and ANN met; ann\u2019s depot' }, 201);
+  const ann = await ok(analyst, 'POST', `${B}/contacts`, { name: 'Ann', account_id: acc.id }, 201);
+  const namesake = await ok(analyst, 'POST', `${B}/contacts`, { name: 'Ann Holder', account_id: acc.id }, 201);
+  await ok(admin, 'POST', `${B}/contacts/${ann.id}/erase`);
+  const a = await ok(viewer, 'GET', `${B}/accounts/${acc.id}`);
+  assert.deepEqual([a.name, a.notes], ['Annual Holdings', 'Joann and [erased] met; [erased]\u2019s depot']);
+  // Another contact of the same name is another person: the record keeps its name.
+  assert.equal((await ok(viewer, 'GET', `${B}/contacts/${namesake.id}`)).name, 'Ann Holder');
+});
+
+test('erase by normalised identity: earlier values and other spellings go; unrelated words stay', async () => {
+  const E = 'crm-erase';
+  await svc.createOrg(E, ['crm']);
+  const ea = await tok(E, ['ORG_ADMIN']);
+  const notes = 'Joann runs the depot; ann said call ANN on 07700 900456 or (07700) 900-456; mail ANN.OLD@Annual.Example; not 07700 900457';
+  const acc = await ok(ea, 'POST', `${B}/accounts`, { name: 'Annual Holdings', notes }, 201);
+  const c = await ok(ea, 'POST', `${B}/contacts`, { name: 'Ann', email: 'Ann.Old@annual.example', phone: '07700 900456', account_id: acc.id }, 201);
+  // She changes address, number and name: the earlier ones are still hers.
+  await ok(ea, 'PATCH', `${B}/contacts/${c.id}`, { email: 'ann.new@annual.example', phone: '+44 7700 900999', name: 'Ann Lee' });
+  const act = await ok(ea, 'POST', `${B}/activities`, { kind: 'call', subject: 'Call with ANN LEE', body: 'Reached her at +44 (0)7700 900999, old number 0044 7700 900456; cc ann.new@ANNUAL.example', account_id: acc.id }, 201);
+  const variants = 'tel:+44(0)7700900456, (+44) 7700 900999, 07700.900.456, 0044-7700-900-999, "Ann.New@Annual.Example".';
+  const kept = 'PO 4477009004561, ann.new@annual.example.org, joann.old@annual.example, annie, Ann-Marie';
+  const act2 = await ok(ea, 'POST', `${B}/activities`, { kind: 'note', subject: 'Numbers', body: `${variants} ${kept}`, account_id: acc.id }, 201);
+  const deal = await ok(ea, 'POST', `${B}/deals`, { account_id: acc.id, title: 'Annual contract for Ann', value: '10' }, 201);
+  await ok(ea, 'POST', `${B}/deals/${deal.id}/stage`, { stage: 'qualified', reason: 'agreed with ann lee' });
+  const task = await ok(ea, 'POST', `${B}/tasks`, { title: 'Send ann.old@annual.example the Annual report', due_at: NOW, account_id: acc.id }, 201);
+  const jo = await ok(ea, 'POST', `${B}/contacts`, { name: 'Joann Annandale', email: 'joann@annual.example', job_title: 'Assistant to Ann Lee', account_id: acc.id }, 201);
+
+  await ok(ea, 'POST', `${B}/contacts/${c.id}/erase`);
+
+  const a = await ok(ea, 'GET', `${B}/accounts/${acc.id}`);
+  assert.equal(a.name, 'Annual Holdings');
+  assert.equal(a.notes, 'Joann runs the depot; [erased] said call [erased] on [erased] or [erased]; mail [erased]; not 07700 900457');
+  const acts = (await ok(ea, 'GET', `${B}/activities?account_id=${acc.id}`)).activities.find((x: any) => x.id === act.id);
+  assert.deepEqual([acts.subject, acts.body], ['Call with [erased]', 'Reached her at [erased], old number [erased]; cc [erased]']);
+  const body2 = (await ok(ea, 'GET', `${B}/activities?account_id=${acc.id}`)).activities.find((x: any) => x.id === act2.id).body;
+  assert.equal(body2, `tel:[erased], [erased], [erased], [erased], "[erased]". ${kept}`);
+  await ok(ea, 'DELETE', `${B}/activities/${act2.id}`, undefined, 204); // its kept texts contain the values searched for below
+  const d = await ok(ea, 'GET', `${B}/deals/${deal.id}`);
+  assert.deepEqual([d.title, d.moves.map((m: any) => m.reason)], ['Annual contract for [erased]', [null, 'agreed with [erased]']]);
+  assert.equal((await ok(ea, 'GET', `${B}/tasks?account_id=${acc.id}`)).tasks.find((t: any) => t.id === task.id).title, 'Send [erased] the Annual report');
+  const j = await ok(ea, 'GET', `${B}/contacts/${jo.id}`);
+  assert.deepEqual([j.name, j.email, j.job_title], ['Joann Annandale', 'joann@annual.example', 'Assistant to [erased]']);
+
+  // The audit log, read back through its API (page and CSV), holds none of her values.
+  const page = (await call(ea, 'GET', '/api/hardware/admin/audit-log?limit=200')).body;
+  const csv = (await call(ea, 'GET', '/api/hardware/admin/audit-log/export.csv')).body;
+  for (const text of [page, csv]) {
+    for (const v of ['ann.old@', 'ann.new@', '900456', '900-456', '900999']) assert.ok(!text.toLowerCase().includes(v), `audit log still holds ${v}`);
+    assert.ok(!/(?<![\p{L}\p{N}])ann(?![\p{L}\p{N}])/iu.test(text), 'audit log still holds the name');
+  }
+  assert.ok(page.includes('crm.contact.erase') && page.includes('crm.contact.create'), 'the audit facts stay');
+  assert.deepEqual(await findAnywhere(['ann.old@annual', 'ann.new@annual', '7700 900456', '7700900456', '900-456', '7700 900999']), []);
+
+  // Every address and number she held stays suppressed, however it is written.
+  for (const body of [{ email: 'ANN.OLD@annual.example' }, { phone: '+447700900456' }, { phone: '0044 7700 900999' }, { phone: '+44 (0)7700 900456' }]) {
+    assert.equal((await ok(ea, 'POST', `${B}/contacts`, { name: 'Again', ...body }, 201)).opted_out, true, JSON.stringify(body));
+  }
+  assert.equal((await ok(ea, 'POST', `${B}/contacts`, { name: 'Other', phone: '07700 900457' }, 201)).opted_out, false);
+});

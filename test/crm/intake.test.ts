@@ -82,3 +82,20 @@ test('without a configured organisation the form answers 503 with a clear detail
     await bare.stop();
   }
 });
+
+test('erasing a lead erases it from its own submission however the form wrote it (decision 0295)', async () => {
+  const lead = form({ company: 'Lima Lines', name: 'Lena Lima', email: 'Lena@Lima.example', phone: '07700 900321', message: 'Please ask for LENA LIMA on +44 7700 900321 or lena@lima.example' });
+  assert.equal((await post(lead, '198.51.100.40')).statusCode, 202);
+  const contact = json(await get('/api/notifications/crm/contacts')).contacts.find((c: any) => c.name === 'Lena Lima');
+  const erase = await svc.request({ method: 'POST', url: `/api/notifications/crm/contacts/${contact.id}/erase`, headers: { authorization: `Bearer ${admin}` } });
+  assert.equal(erase.statusCode, 200, erase.body);
+  const account = json(await get('/api/notifications/crm/accounts')).accounts.find((a: any) => a.id === contact.account_id);
+  assert.equal(account.name, 'Lima Lines');
+  assert.match(account.notes, /\nMessage: Please ask for \[erased\] on \[erased\] or \[erased\]$/);
+  const log = (await get('/api/hardware/admin/audit-log?limit=200')).body.toLowerCase();
+  for (const v of ['lena', '900321']) assert.ok(!log.includes(v), `audit log holds ${v}`);
+  // The same person sending the form again comes in opted out.
+  assert.equal((await post({ ...lead, email: 'LENA@lima.example' }, '198.51.100.41')).statusCode, 202);
+  const again = json(await get('/api/notifications/crm/contacts')).contacts.find((c: any) => c.name === 'Lena Lima');
+  assert.equal(again.opted_out, true);
+});

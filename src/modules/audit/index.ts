@@ -8,7 +8,7 @@ import { auditExportables } from './store.ts';
 import { auditOperations } from './routes.ts';
 import { AUDIT_LOG, createAuditLog } from './log.ts';
 
-export { AUDIT_LOG, actorOf, createAuditLog, type AuditActor, type AuditEntry, type AuditLog } from './log.ts';
+export { AUDIT_LOG, actorOf, createAuditLog, type AuditActor, type AuditEntry, type AuditLog, type Redactor } from './log.ts';
 export { AUDIT_ACTIONS, type AuditActionInfo } from './actions.ts';
 /** The one CSV writer (RFC 4180, formula defusing) for every CSV export. */
 export { csvField, csvRecord } from './csv.ts';

@@ -55,24 +55,71 @@ export function createAuditLog(clock: Clock) {
       );
     },
     /**
-     * Erasure (a data subject's request, decision 0221): replaces each term (a name, an email
-     * address, a phone number) wherever it appears in the organisation's entries' details with
-     * `[erased]`. Answers how many entries changed. Run in the erasing transaction.
+     * Erasure (a data subject's request, decisions 0221 and 0295): runs `r.redact` over every string
+     * (values and keys) in the details of the organisation's entries that may mention the person
+     * and writes back what changed. The entries themselves (action, actor, target, time) stay: the
+     * log is not hash-chained, so a redacted entry is still the fact it recorded. `r.anchors`
+     * picks candidates: every text the redactor changes contains one of `text` once ASCII letters
+     * are lower-cased, or one of `digits` once all but digits are dropped (`all`: read every entry).
+     * Answers how many entries changed. Run in the erasing transaction.
      */
-    async redact(q: Queryable, orgId: string, terms: string[]): Promise<number> {
-      let changed = 0;
-      for (const term of new Set(terms.filter((t) => t.trim().length >= 3))) {
-        const inJson = JSON.stringify(term).slice(1, -1);
-        const r = await q.query<{ n: number }>(
-          `with u as (update audit_log set details = replace(details::text, $2, '[erased]')::jsonb
-             where org_id = $1 and strpos(details::text, $2) > 0 returning 1) select count(*)::int as n from u`,
-          [orgId, inJson],
-        );
-        changed += r.rows[0]?.n ?? 0;
+    async redact(q: Queryable, orgId: string, r: Redactor): Promise<number> {
+      const params: unknown[] = [orgId];
+      const conds: string[] = [];
+      const doc = `details::text`;
+      if (r.anchors.all) conds.push('true');
+      if (r.anchors.text.length) {
+        params.push([...new Set(r.anchors.text)]);
+        conds.push(`exists (select 1 from unnest($${params.length}::text[]) a where strpos(translate(${doc}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), a) > 0)`);
       }
-      return changed;
+      if (r.anchors.digits.length) {
+        params.push([...new Set(r.anchors.digits)]);
+        conds.push(`exists (select 1 from unnest($${params.length}::text[]) a where strpos(regexp_replace(${doc}, '[^0-9]', '', 'g'), a) > 0)`);
+      }
+      if (!conds.length) return 0;
+      let changed = 0;
+      let after = '0';
+      for (;;) {
+        const batch = await q.query<{ id: string; details: unknown }>(
+          `select id::text as id, details from audit_log where org_id = $1 and id > $${params.length + 1}::bigint and (${conds.join(' or ')}) order by id limit 500`,
+          [...params, after],
+        );
+        for (const row of batch.rows) {
+          const next = redactJson(row.details, r.redact);
+          if (JSON.stringify(next) === JSON.stringify(row.details)) continue;
+          await q.query(`update audit_log set details = $3::jsonb where org_id = $1 and id = $2::bigint`, [orgId, row.id, JSON.stringify(next)]);
+          changed++;
+        }
+        if (batch.rows.length < 500) return changed;
+        after = batch.rows[batch.rows.length - 1]!.id;
+      }
+    },
+    /** The details of the organisation's entries about one target (oldest first), e.g. to learn what erasure must find. */
+    async detailsAbout(q: Queryable, orgId: string, targetType: string, targetId: string, actions: string[]): Promise<Record<string, unknown>[]> {
+      const r = await q.query<{ details: Record<string, unknown> }>(
+        `select details from audit_log where org_id = $1 and target_type = $2 and target_id = $3 and action = any($4::text[]) order by created_at, id`,
+        [orgId, targetType, targetId, actions],
+      );
+      return r.rows.map((x) => x.details ?? {});
     },
   };
+}
+
+/** What erasure hands the audit log: a text rewrite and the anchors that find the texts it changes. */
+export interface Redactor {
+  redact(text: string): string;
+  anchors: { text: string[]; digits: string[]; all: boolean };
+}
+
+function redactJson(v: unknown, redact: (s: string) => string): unknown {
+  if (typeof v === 'string') return redact(v);
+  if (Array.isArray(v)) return v.map((x) => redactJson(x, redact));
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[redact(k)] = redactJson(x, redact);
+    return out;
+  }
+  return v;
 }
 
 export type AuditLog = ReturnType<typeof createAuditLog>;

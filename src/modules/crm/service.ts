@@ -9,6 +9,7 @@ import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import type { AuditLog } from '../audit/index.ts';
 import { crmErrors } from './errors.ts';
+import { e164, identityMatcher, legacyPhoneKey, normaliseEmail } from './identity.ts';
 import * as store from './store.ts';
 import type { Kind, Row } from './store.ts';
 
@@ -39,14 +40,6 @@ export interface Settings {
 
 const dateOnly = (d: unknown) => (d === null || d === undefined ? null : d instanceof Date ? d.toISOString().slice(0, 10) : String(d).slice(0, 10));
 
-export function normaliseEmail(e: string): string {
-  return e.trim().toLowerCase();
-}
-export function normalisePhone(p: string): string {
-  const digits = p.replace(/[^0-9]/g, '');
-  return digits.startsWith('0') ? `44${digits.slice(1)}` : digits;
-}
-
 export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; audit: AuditLog }) {
   const { db, clock, cursors, audit } = deps;
   const userOf = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
@@ -69,12 +62,27 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
     updated_at: fresh ? null : isoTime(row.updated_at),
   });
 
-  function hashes(salt: string, c: { email?: string | null; phone?: string | null }): string[] {
+  /**
+   * Suppression keys of addresses and numbers: `email:<normalised>` and `phone:<E.164 digits>`, plus
+   * the earlier phone key where it differs (decision 0221's digits; still on older lists).
+   */
+  function hashes(salt: string, c: { email?: string | null; phone?: string | null; emails?: string[]; phones?: string[] }): string[] {
     const h = (v: string) => createHmac('sha256', salt).update(v).digest('hex');
-    const out: string[] = [];
-    if (c.email) out.push(h(`email:${normaliseEmail(c.email)}`));
-    if (c.phone && normalisePhone(c.phone)) out.push(h(`phone:${normalisePhone(c.phone)}`));
-    return out;
+    const out = new Set<string>();
+    for (const e of [c.email, ...(c.emails ?? [])]) if (e) out.add(h(`email:${normaliseEmail(e)}`));
+    for (const p of [c.phone, ...(c.phones ?? [])]) {
+      if (!p) continue;
+      const n = e164(p);
+      if (n) out.add(h(`phone:${n.slice(1)}`));
+      if (legacyPhoneKey(p)) out.add(h(`phone:${legacyPhoneKey(p)}`));
+    }
+    return [...out];
+  }
+  /** Records the name, address and number a contact holds now among those it ever held. */
+  async function remember(q: Queryable, orgId: string, contactId: string, c: Row) {
+    const values: { kind: 'name' | 'email' | 'phone'; value: string }[] = [];
+    for (const kind of ['name', 'email', 'phone'] as const) if (typeof c[kind] === 'string' && c[kind]) values.push({ kind, value: c[kind] });
+    await store.addIdentities(q, orgId, contactId, values, clock.now());
   }
 
   const views: Record<Kind, (r: Row) => Row> = {
@@ -157,17 +165,33 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
     await q.query(`update crm_contacts set last_engaged_at = greatest(coalesce(last_engaged_at, $3), $3) where org_id = $1 and id = $2`, [orgId, contactId, at]);
   }
 
-  /** Erases one contact in the caller's transaction; answers what was erased. */
+  /**
+   * Erases one contact in the caller's transaction; answers what was erased. Matches every name,
+   * address and number the person ever held (decision 0295): the current ones, the earlier ones
+   * kept in crm_contact_identities, and the address the audit log recorded at creation (contacts
+   * changed before that table existed).
+   */
   async function eraseIn(q: Queryable, ctx: RequestContext | { orgId: string; system: true }, orgId: string, c: Row, reason: string) {
     const settings = await settingsRow(q, orgId);
     const now = clock.now();
-    for (const h of hashes(settings.salt, c)) await store.addSuppression(q, orgId, h, 'erased', now);
-    const terms = [c.name, c.email, c.phone].filter((t): t is string => typeof t === 'string' && t.trim().length >= 3);
+    const held = { names: [] as string[], emails: [] as string[], phones: [] as string[] };
+    const add = (kind: string, v: unknown) => {
+      if (typeof v !== 'string' || !v.trim()) return;
+      if (kind === 'name') held.names.push(v);
+      else if (kind === 'email') held.emails.push(v);
+      else if (kind === 'phone') held.phones.push(v);
+    };
+    for (const kind of ['name', 'email', 'phone']) add(kind, c[kind]);
+    for (const r of await store.identities(q, orgId, c.id)) add(r.kind, r.value);
+    for (const d of await audit.detailsAbout(q, orgId, 'crm_contact', c.id, ['crm.contact.create'])) add('email', d.email);
+    for (const h of hashes(settings.salt, held)) await store.addSuppression(q, orgId, h, 'erased', now);
     const fields = (['name', 'email', 'phone', 'job_title'] as const).filter((f) => c[f] !== null);
     const cleared = await q.query(`update crm_activities set body = null where org_id = $1 and contact_id = $2 and body is not null`, [orgId, c.id]);
     await store.update(q, 'contact', orgId, c.id, { name: null, email: null, phone: null, job_title: null, erased_at: now, opted_out_at: c.opted_out_at ?? now, updated_at: now });
-    const replaced = await store.redactText(q, orgId, terms);
-    const auditEntries = await audit.redact(q, orgId, terms);
+    await store.removeIdentities(q, orgId, c.id);
+    const matcher = identityMatcher(held);
+    const replaced = matcher.empty ? 0 : await store.redactText(q, orgId, matcher.anchors, matcher.redact);
+    const auditEntries = matcher.empty ? 0 : await audit.redact(q, orgId, matcher);
     const who = 'system' in ctx ? { orgId, actorType: 'system' as const, actorId: null } : ctx;
     await audit.record(q, who, { action: 'crm.contact.erase', targetType: 'crm_contact', targetId: c.id, details: { reason, fields } });
     return {
@@ -265,6 +289,7 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
           created_at: now,
           updated_at: now,
         });
+        await remember(q, orgId, row.id, row);
         const who = 'system' in ctx ? { orgId, actorType: 'system' as const, actorId: null } : ctx;
         await audit.record(q, who, { action: 'crm.contact.create', targetType: 'crm_contact', targetId: row.id, details: { email: row.email, suppressed: isSuppressed } });
         return views.contact(row);
@@ -285,6 +310,9 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
           if (await store.suppressed(q, ctx.orgId, hashes(settings.salt, { email: body.email, phone: body.phone }))) set.opted_out_at = clock.now();
         }
         const row = await store.update(q, 'contact', ctx.orgId, id, set);
+        // Earlier values stay known to erasure (those held before the history existed included).
+        await remember(q, ctx.orgId, id, c);
+        await remember(q, ctx.orgId, id, row!);
         await audit.record(q, ctx, { action: 'crm.contact.update', targetType: 'crm_contact', targetId: id, details: { fields: Object.keys(body) } });
         return views.contact(row!);
       });

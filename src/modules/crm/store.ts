@@ -113,26 +113,69 @@ export async function suppressed(q: Queryable, orgId: string, hashes: string[]):
   return r.rows.length > 0;
 }
 
-/** Replaces each term in a text column of the organisation's CRM rows with `[erased]`. */
-export async function redactText(q: Queryable, orgId: string, terms: string[]): Promise<number> {
+/** A condition on column `col` that every text a redactor would change satisfies (its anchors, decision 0295). */
+export function anchorCondition(col: string, anchors: { text: string[]; digits: string[]; all: boolean }, params: unknown[]): string {
+  if (anchors.all) return `${col} is not null`;
+  const conds: string[] = [];
+  if (anchors.text.length) {
+    params.push([...new Set(anchors.text)]);
+    conds.push(`exists (select 1 from unnest($${params.length}::text[]) a where strpos(translate(${col}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), a) > 0)`);
+  }
+  if (anchors.digits.length) {
+    params.push([...new Set(anchors.digits)]);
+    conds.push(`exists (select 1 from unnest($${params.length}::text[]) a where strpos(regexp_replace(${col}, '[^0-9]', '', 'g'), a) > 0)`);
+  }
+  return conds.length ? `(${conds.join(' or ')})` : 'false';
+}
+
+/**
+ * Runs `redact` over the free texts of the organisation's CRM rows that may mention a person (the
+ * anchors pick candidates) and writes back what changed; answers how many column values changed.
+ * Contacts' own names are not free text: another contact of the same name is another person.
+ */
+export async function redactText(q: Queryable, orgId: string, anchors: { text: string[]; digits: string[]; all: boolean }, redact: (s: string) => string): Promise<number> {
   const targets: [string, string[]][] = [
     ['crm_accounts', ['name', 'notes']],
-    ['crm_contacts', ['name', 'job_title']],
+    ['crm_contacts', ['job_title']],
     ['crm_deals', ['title']],
     ['crm_deal_moves', ['reason']],
     ['crm_activities', ['subject', 'body']],
     ['crm_tasks', ['title']],
   ];
   let n = 0;
-  for (const term of terms) {
-    for (const [table, cols] of targets) {
+  for (const [table, cols] of targets) {
+    const params: unknown[] = [orgId];
+    const where = cols.map((c) => anchorCondition(c, anchors, params)).join(' or ');
+    const rows = (await q.query(`select id, ${cols.join(', ')} from ${table} where org_id = $1 and (${where}) order by id`, params)).rows as Row[];
+    for (const row of rows) {
+      const set: Row = {};
       for (const c of cols) {
-        const r = await q.query(`update ${table} set ${c} = replace(${c}, $2, '[erased]') where org_id = $1 and strpos(${c}, $2) > 0`, [orgId, term]);
-        n += r.rowCount ?? 0;
+        if (typeof row[c] !== 'string') continue;
+        const v = redact(row[c]);
+        if (v !== row[c]) set[c] = v;
       }
+      const keys = Object.keys(set);
+      if (!keys.length) continue;
+      await q.query(`update ${table} set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')} where org_id = $1 and id = $2`, [orgId, row.id, ...Object.values(set)]);
+      n += keys.length;
     }
   }
   return n;
+}
+
+/** Every name, e-mail address and number a contact has held (decision 0295). */
+export async function addIdentities(q: Queryable, orgId: string, contactId: string, values: { kind: 'name' | 'email' | 'phone'; value: string }[], now: Date) {
+  for (const v of values) {
+    await q.query(`insert into crm_contact_identities (org_id, contact_id, kind, value, recorded_at) values ($1, $2, $3, $4, $5) on conflict do nothing`, [orgId, contactId, v.kind, v.value, now]);
+  }
+}
+
+export async function identities(q: Queryable, orgId: string, contactId: string): Promise<{ kind: string; value: string }[]> {
+  return (await q.query(`select kind, value from crm_contact_identities where org_id = $1 and contact_id = $2 order by recorded_at, kind, value`, [orgId, contactId])).rows as { kind: string; value: string }[];
+}
+
+export async function removeIdentities(q: Queryable, orgId: string, contactId: string) {
+  await q.query(`delete from crm_contact_identities where org_id = $1 and contact_id = $2`, [orgId, contactId]);
 }
 
 /** Contacts not erased whose last engagement (or creation) is before $2 and whose account has no deal won. */
