@@ -222,16 +222,23 @@ export function createLedger(deps: LedgerDeps) {
     const orgId = job.orgId!;
     const bg = deps.backgroundDb;
     const system: AuditActor = { orgId, actorType: 'system', actorId: null };
+    const assetIds = job.payload.asset_ids ?? [];
+    const busy: string[] = [];
     for (const siteId of job.payload.site_ids ?? []) {
       const site = await model.siteContext(bg, orgId, siteId);
-      const ids = [...new Set([...site.assets.map((a) => a.asset_id), ...(job.payload.asset_ids ?? [])])];
+      const ids = [...new Set([...site.assets.map((a) => a.asset_id), ...assetIds])];
       const ext = ids.length ? await deps.telemetry.reads(bg).extent(orgId, ids) : [];
       if (!ext.length) continue;
       const from = ukMidnight(ukDate(Math.min(...ext.map((e) => e.first.getTime()))));
       const to = ukMidnight(addDays(ukDate(Math.max(...ext.map((e) => e.last.getTime()))), 1));
-      if (await store.activeRebuild(bg, orgId, siteId)) return { retryAt: new Date(clock.now().getTime() + 30_000) };
       const started = await bg.tx((q) => startRebuild(q, orgId, siteId, from, to, system, null));
-      if (!started.created) return { retryAt: new Date(clock.now().getTime() + 30_000) };
+      if (!started.created) busy.push(siteId);
+    }
+    // A site whose rebuild was already running gets its own after it, in a job of its own.
+    if (busy.length) {
+      await bg.tx((q) =>
+        deps.jobs.enqueue(q, { kind: ASSETS_CHANGED_KIND, orgId, payload: { site_ids: busy, asset_ids: assetIds }, runAt: new Date(clock.now().getTime() + 30_000) }),
+      );
     }
   }
 
