@@ -57,7 +57,7 @@ after(async () => {
 describe('OCPP 1.6J', () => {
   let pw: string;
   before(async () => {
-    pw = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'CP16', max_power_kw: 7, contactless: true })).password;
+    pw = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'CP16', max_power_kw: 22, contactless: true })).password;
   });
 
   test('boot, heartbeat, status, authorise, a full transaction with meter values, its cost as worked by hand, telemetry of the charger asset', async () => {
@@ -71,7 +71,7 @@ describe('OCPP 1.6J', () => {
     assert.deepEqual(await cp.call('StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Available', timestamp: '2026-01-15T15:00:00Z' }), {});
     assert.equal((await cp.call('Authorize', { idTag: '04A1B2C3D4' })).idTagInfo.status, 'Accepted');
 
-    // 15:30 start at 100 000 Wh; 10 kWh by 16:00 (50 p), 8 kWh in the 16:00-19:00 band (80 p);
+    // 15:30 start at 100 000 Wh; 10 kWh by 16:00 (50 p; 20 kW, within the charger's 22), 8 kWh in the 16:00-19:00 band (80 p);
     // nothing after 16:30; stop at 17:00: 90 minutes at 1 p, 30 p connection, 20 minutes of
     // overstay beyond 10 minutes' grace at 10 p. Net 500 + 640 + 90 + 30 + 200 = 1460 p; VAT 292 p.
     clock.set('2026-01-15T15:30:00Z');
@@ -317,4 +317,114 @@ test('a WebSocket upgrade to any other path is ended, not left hanging', async (
   // ocpp-rpc's client appends the identity: this asks to upgrade /api/csms/api/hub/sites.
   const stray = charger({ base: `${base}/api/csms/api/hub`, orgId: 'x', id: 'sites', password: 'whatever-password', protocol: 'ocpp1.6' });
   await assert.rejects(stray.connect());
+});
+
+describe('meter values from chargers: plausibility (issue 35)', () => {
+  let pw: string;
+  before(async () => {
+    await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'plaus', name: 'Rapid plaza' } });
+    await svc.request({ method: 'POST', url: `${H}/sites/plaus/price-schedules`, headers: auth(token), payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }] } });
+    await svc.request({ method: 'POST', url: `${H}/sites/plaus/price-schedules/1/publish`, headers: auth(token) });
+    pw = (await siteWithCharger(svc, token, { site_id: 'plaus', name: 'x' }, { charge_point_id: 'P150', max_power_kw: 150 })).password;
+  });
+  const txOf = async (ocppId: string) => json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/transactions?limit=200`, headers: auth(token) })).transactions.find((t: any) => t.ocpp_transaction_id === ocppId);
+  const costOf = async (txId: string) => {
+    const r = await svc.request({ method: 'GET', url: `${H}/transactions/${txId}/cost`, headers: auth(token) });
+    assert.equal(r.statusCode, 200, r.body);
+    return json(r);
+  };
+  const reasons = (a: any[]) => Object.fromEntries(a.map((x) => [x.reason, x.samples]));
+
+  test('a 90 s session on a 150 kW charger: an absurd register, a register going backwards, a sample before the start, one dated 2999 and a stop beyond rated power are refused or flagged; list and cost agree on the energy', async () => {
+    clock.set('2026-03-02T10:00:00Z');
+    const cp = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp1.6' }));
+    const start = await cp.call('StartTransaction', { connectorId: 1, idTag: 'CARD', meterStart: 0, timestamp: '2026-03-02T10:00:00Z' });
+    const reg = (ts: string, value: string) => ({ timestamp: ts, sampledValue: [{ value, measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] });
+    clock.set('2026-03-02T10:01:00Z');
+    await cp.call('MeterValues', {
+      connectorId: 1,
+      transactionId: start.transactionId,
+      meterValue: [
+        reg('2026-03-02T10:00:30Z', '9000000000000000000'), // absurd register: refused
+        reg('2026-03-02T09:59:00Z', '500'), // before the start: refused
+        reg('2999-01-01T00:00:00Z', '700'), // ahead of the clock: refused
+        reg('2026-03-02T10:00:45Z', '1500'), // 1.5 kWh in 45 s at 150 kW: accepted
+        reg('2026-03-02T10:01:00Z', '1200'), // backwards: flagged
+      ],
+    });
+    clock.set('2026-03-02T10:01:30Z');
+    // 25 kWh at the stop, 45 s after the last accepted 1.5 kWh: beyond 150 kW; the stop keeps 1.5 kWh.
+    await cp.call('StopTransaction', { transactionId: start.transactionId, meterStop: 25000, timestamp: '2026-03-02T10:01:30Z', reason: 'Local' });
+    const tx = await txOf(String(start.transactionId));
+    assert.deepEqual([tx.meter_start_wh, tx.meter_stop_wh, tx.energy_kwh], [0, 1500, '1.500']);
+    assert.deepEqual(reasons(tx.meter_anomalies), { ahead_of_clock: 1, outside_transaction: 1, register_out_of_range: 1, register_backwards: 1, beyond_rated_power: 1 });
+    assert.equal(tx.meter_anomalies[0].first_received_at, '2026-03-02T10:01:00.000Z');
+    const cost = await costOf(tx.transaction_id);
+    assert.equal(cost.energy_kwh, tx.energy_kwh);
+    assert.deepEqual([cost.net_gbp, cost.vat_gbp, cost.total_gbp, cost.duration_minutes], ['0.75', '0.15', '0.90', '1.50']);
+    assert.deepEqual(cost.meter_anomalies, tx.meter_anomalies);
+  });
+
+  test('a MeterValues sample dated 2999 in an open session: refused, and the cost covers the session as it is (not 973 years of hours)', async () => {
+    clock.set('2026-03-03T15:00:00Z');
+    const cp = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp1.6' }));
+    const start = await cp.call('StartTransaction', { connectorId: 1, idTag: 'CARD', meterStart: 1000, timestamp: '2026-03-03T15:00:00Z' });
+    clock.set('2026-03-03T16:00:00Z');
+    const mv = (ts: string, wh: number) => ({ connectorId: 1, transactionId: start.transactionId, meterValue: [{ timestamp: ts, sampledValue: [{ value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] }] });
+    await cp.call('MeterValues', mv('2026-03-03T16:00:00Z', 51000));
+    await cp.call('MeterValues', mv('2999-03-03T16:00:00Z', 52000));
+    const tx = await txOf(String(start.transactionId));
+    assert.deepEqual([tx.energy_kwh, reasons(tx.meter_anomalies)], ['50.000', { ahead_of_clock: 1 }]);
+    const cost = await costOf(tx.transaction_id);
+    assert.deepEqual([cost.status, cost.energy_kwh, cost.duration_minutes, cost.net_gbp], ['open', '50.000', '60.00', '25.00']);
+  });
+
+  test('the cost walks band edges, not hours: two samples five years apart, across ten clock changes, cost as worked by hand', async () => {
+    clock.set('2026-03-04T12:00:00Z');
+    const cp = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
+    const ev = (eventType: string, ts: string, seqNo: number, wh: number) => ({
+      eventType, timestamp: ts, triggerReason: 'MeterValuePeriodic', seqNo, transactionInfo: { transactionId: 'LONG' }, evse: { id: 1, connectorId: 1 },
+      meterValue: [{ timestamp: ts, sampledValue: [{ value: wh, measurand: 'Energy.Active.Import.Register' }] }],
+    });
+    await cp.call('TransactionEvent', ev('Started', '2026-03-04T12:00:00Z', 0, 0));
+    // Five years on (1826 days, 43 824 hours) the register reads 43 824 kWh (1 kW on average).
+    clock.set('2031-03-04T12:00:00Z');
+    await cp.call('TransactionEvent', ev('Updated', '2031-03-04T12:00:00Z', 1, 43_824_000));
+    const reader = await svc.token({ orgId: ORG, roles: ['VIEWER'] });
+    const tx = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/transactions?limit=200`, headers: auth(reader) })).transactions.find((t: any) => t.ocpp_transaction_id === 'LONG');
+    assert.equal(tx.energy_kwh, '43824.000');
+    const cost = json(await svc.request({ method: 'GET', url: `${H}/transactions/${tx.transaction_id}/cost`, headers: auth(reader) }));
+    // 16:00-19:00 UK local on each of 1826 days (5 478 hours; the clock changes fall at night) at
+    // 80 p, the other 38 346 hours at 50 p: 1 kWh an hour.
+    assert.deepEqual(cost.lines.map((l: any) => [l.rate_p, l.quantity]), [['50.0000', '38346.000'], ['80.0000', '5478.000']]);
+  });
+
+  test('connector and EVSE ids outside their range are PropertyConstraintViolation and nothing is stored (1.6 and 2.0.1)', async () => {
+    clock.set('2026-03-05T09:00:00Z');
+    const c16 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp1.6' }));
+    const refused = (p: Promise<unknown>) =>
+      assert.rejects(p, (e: any) => {
+        assert.equal(e.rpcErrorCode, 'PropertyConstraintViolation');
+        assert.match(e.message, /must be a whole number from [01] to 2147483647/);
+        return true;
+      });
+    await refused(c16.call('StatusNotification', { connectorId: -5, errorCode: 'NoError', status: 'Available', timestamp: '2026-03-05T09:00:00Z' }));
+    await refused(c16.call('StatusNotification', { connectorId: 2 ** 40, errorCode: 'NoError', status: 'Available', timestamp: '2026-03-05T09:00:00Z' }));
+    await refused(c16.call('StartTransaction', { connectorId: 0, idTag: 'CARD', meterStart: 0, timestamp: '2026-03-05T09:00:00Z' }));
+    await refused(c16.call('StartTransaction', { connectorId: -5, idTag: 'CARD', meterStart: 0, timestamp: '2026-03-05T09:00:00Z' }));
+    await refused(c16.call('MeterValues', { connectorId: -1, meterValue: [{ timestamp: '2026-03-05T09:00:00Z', sampledValue: [{ value: '1' }] }] }));
+    await c16.close({ force: true });
+    const c201 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
+    await refused(c201.call('StatusNotification', { timestamp: '2026-03-05T09:00:00Z', connectorStatus: 'Available', evseId: -5, connectorId: 1 }));
+    await refused(c201.call('MeterValues', { evseId: 2 ** 40, meterValue: [{ timestamp: '2026-03-05T09:00:00Z', sampledValue: [{ value: 1 }] }] }));
+    await refused(c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-03-05T09:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'EVSE-NEG' }, evse: { id: -5, connectorId: 1 } }));
+    await refused(c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-03-05T09:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'EVSE-HUGE' }, evse: { id: 2 ** 40 } }));
+    assert.equal(await txOf('EVSE-NEG'), undefined);
+    assert.equal(await txOf('EVSE-HUGE'), undefined);
+    const site = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus`, headers: auth(token) }));
+    const ids = site.charge_points[0].connector_status.map((c: any) => c.connector_id);
+    assert.ok(ids.every((id: number) => id >= 1 && id <= 2_147_483_647), `stored connector ids: ${ids}`);
+    const rel = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/reliability`, headers: auth(token) }));
+    assert.deepEqual(rel.connectors.map((c: any) => c.connector_id), [1]);
+  });
 });
