@@ -5,6 +5,7 @@
 // a second instance so the command goes over the bus).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { assertRefused } from '../helpers/refusal.ts';
@@ -426,5 +427,107 @@ describe('meter values from chargers: plausibility (issue 35)', () => {
     assert.ok(ids.every((id: number) => id >= 1 && id <= 2_147_483_647), `stored connector ids: ${ids}`);
     const rel = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/reliability`, headers: auth(token) }));
     assert.deepEqual(rel.connectors.map((c: any) => c.connector_id), [1]);
+  });
+});
+
+describe('one range of plausible values, OCPP intake to every derived figure (property, issue 35)', () => {
+  // Extreme values through the OCPP intake (1.6 and 2.0.1, schema checks off at the charger so the
+  // service sees them as sent), then every figure the hub derives from them read back: every call is
+  // answered (a CALLRESULT, or a CALLERROR naming a constraint: never InternalError or GenericError,
+  // which a store error would give) and every read answers without a 500.
+  const registers = fc.oneof(
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 5_000 }).map(String) },
+    fc.constantFrom('0', '-1', '-0', '0.5', '1e12', '1000000000001', '9000000000000000000', '9223372036854775808', '1e308', '1e400', 'NaN', 'abc', ''),
+    fc.integer({ min: 0, max: 5_000_000 }).map(String),
+    fc.double().map(String),
+  );
+  const powers = fc.constantFrom('0', '-5', '7000', '150000', '165000', '1e12', '1e308', 'Infinity', 'x');
+  const times = fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: -60, max: 60 }).map((sec) => new Date(clock.now().getTime() + sec * 1000).toISOString()) },
+    fc.constantFrom('1970-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '1999-12-31T23:59:59Z', '2999-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', 'yesterday'),
+    fc.integer({ min: -7200, max: 7200 }).map((sec) => new Date(clock.now().getTime() + sec * 1000).toISOString()),
+  );
+  const ids = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(1, 2) }, fc.constantFrom(-5, -1, 0, 1, 2, 8, 2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 53, Number.MAX_SAFE_INTEGER), fc.integer());
+  const wrapUp = fc.record({ register: registers, power: powers, at: times, connector: ids, txId: ids, evse: ids, meterStart: ids, meterStop: ids, txText: fc.string({ maxLength: 36 }), value201: fc.double(), multiplier: fc.integer({ min: -400, max: 400 }) });
+  const answered = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (e: any) {
+      assert.ok(e.rpcErrorCode, `not an RPC answer: ${e}`);
+      assert.ok(!['InternalError', 'GenericError'].includes(e.rpcErrorCode), `${e.rpcErrorCode}: ${e.message}`);
+    }
+  };
+  let pw: string;
+  let reader: string;
+  before(async () => {
+    clock.set('2026-03-06T12:00:00Z');
+    await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'prop', name: 'Property' } });
+    await svc.request({ method: 'POST', url: `${H}/sites/prop/price-schedules`, headers: auth(token), payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }] } });
+    await svc.request({ method: 'POST', url: `${H}/sites/prop/price-schedules/1/publish`, headers: auth(token) });
+    pw = (await siteWithCharger(svc, token, { site_id: 'prop', name: 'x' }, { charge_point_id: 'PROP', max_power_kw: 150 })).password;
+    reader = await svc.token({ orgId: ORG, roles: ['VIEWER'], expiresIn: '400d' });
+  });
+  const readAll = async () => {
+    const reads = [`${H}/sites/prop`, `${H}/sites/prop/transactions?limit=200`, `${H}/sites/prop/reliability`, `${H}/sites/prop/compliance`, '/api/telemetry/assets/ev/PROP/history?range=daily&metric=sessions', '/api/telemetry/assets/ev/PROP/history?range=live&metric=sessions', '/api/twin/registry/assets/PROP', '/api/hardware/chargers'];
+    for (const url of reads) {
+      const r = await svc.request({ method: 'GET', url, headers: auth(reader) });
+      assert.ok(r.statusCode === 200 || (url.includes('/telemetry/') && r.statusCode === 404), `${url}: ${r.statusCode} ${r.body}`);
+    }
+    const list = await svc.request({ method: 'GET', url: `${H}/sites/prop/transactions?limit=200`, headers: auth(reader) });
+    assert.equal(list.statusCode, 200, list.body);
+    const txs = json(list).transactions;
+    assert.ok(txs.length >= 5, `sessions made: ${txs.length}`);
+    for (const t of txs) {
+      assert.ok(Number(t.energy_kwh) >= 0 && Number(t.energy_kwh) <= 1e9, `energy ${t.energy_kwh}`);
+      const r = await svc.request({ method: 'GET', url: `${H}/transactions/${t.transaction_id}/cost`, headers: auth(reader) });
+      assert.ok(r.statusCode === 200 || r.statusCode === 409, `cost: ${r.statusCode} ${r.body}`);
+      if (r.statusCode === 200) assert.equal(json(r).energy_kwh, t.energy_kwh, 'one energy figure in the list and the cost');
+    }
+  };
+
+  test('OCPP 1.6', async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'PROP', password: pw, protocol: 'ocpp1.6', strict: false }));
+    await fc.assert(
+      fc.asyncProperty(wrapUp, async (v) => {
+        clock.advance(60_000);
+        const mv = (txId: unknown) => ({ connectorId: v.connector, transactionId: txId, meterValue: [{ timestamp: v.at, sampledValue: [{ value: v.register, measurand: 'Energy.Active.Import.Register', unit: 'Wh' }, { value: v.power, measurand: 'Power.Active.Import', unit: 'W' }] }] });
+        await answered(cp.call('StatusNotification', { connectorId: v.connector, errorCode: 'NoError', status: 'Charging', timestamp: v.at }));
+        let txId: unknown = v.txId;
+        try {
+          txId = (await cp.call('StartTransaction', { connectorId: v.connector, idTag: 'PROP', meterStart: v.meterStart, timestamp: v.at })).transactionId;
+        } catch (e: any) {
+          assert.ok(!['InternalError', 'GenericError'].includes(e.rpcErrorCode), `${e.rpcErrorCode}: ${e.message}`);
+        }
+        await answered(cp.call('MeterValues', mv(txId)));
+        clock.advance(15_000);
+        await answered(cp.call('MeterValues', { ...mv(txId), meterValue: [{ timestamp: clock.now().toISOString(), sampledValue: [{ value: String(Number(v.register) + 300), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] }] }));
+        await answered(cp.call('MeterValues', mv(v.txId)));
+        clock.advance(30_000);
+        await answered(cp.call('StopTransaction', { transactionId: txId, meterStop: v.meterStop, timestamp: v.at, transactionData: mv(txId).meterValue }));
+      }),
+      { numRuns: 20, seed: 35 },
+    );
+    await readAll();
+  });
+
+  test('OCPP 2.0.1', async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'PROP', password: pw, protocol: 'ocpp2.0.1', strict: false }));
+    let seq = 0;
+    await fc.assert(
+      fc.asyncProperty(wrapUp, async (v) => {
+        clock.advance(60_000);
+        const meterValue = [{ timestamp: v.at, sampledValue: [{ value: v.value201, measurand: 'Energy.Active.Import.Register', unitOfMeasure: { unit: 'Wh', multiplier: v.multiplier } }, { value: Number(v.power), measurand: 'Power.Active.Import' }] }];
+        const run = seq;
+        const ev = (eventType: string) => ({ eventType, timestamp: v.at, triggerReason: 'MeterValuePeriodic', seqNo: seq++, transactionInfo: { transactionId: `${run}${v.txText}`.slice(0, 36) }, evse: { id: v.evse, connectorId: v.connector }, meterValue });
+        await answered(cp.call('StatusNotification', { timestamp: v.at, connectorStatus: 'Occupied', evseId: v.evse, connectorId: v.connector }));
+        await answered(cp.call('TransactionEvent', ev('Started')));
+        await answered(cp.call('MeterValues', { evseId: v.evse, meterValue }));
+        clock.advance(30_000);
+        await answered(cp.call('TransactionEvent', ev('Updated')));
+        await answered(cp.call('TransactionEvent', ev('Ended')));
+      }),
+      { numRuns: 20, seed: 201 },
+    );
+    await readAll();
   });
 });

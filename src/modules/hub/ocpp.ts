@@ -17,7 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { TelemetryWriter } from '../telemetry/index.ts';
 type CanonicalRow = Parameters<TelemetryWriter['writeInTx']>[3][number];
 import { hubStore as store, type ChargePointRow } from './store.ts';
-import { countAnomaly, judgeRegister, powerInRange, registerInRange, timeProblem, type AnomalyCounts, type MeterAnomaly, type TxMeter } from './meter-rules.ts';
+import { countAnomaly, judgeRegister, powerInRange, registerInRange, timeProblem, CLOCK_TOLERANCE_MS, type AnomalyCounts, type MeterAnomaly, type TxMeter } from './meter-rules.ts';
 
 const { RPCServer, createRPCError } = ocppRpc;
 
@@ -506,7 +506,7 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       const data = (params.transactionData ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6'));
       // The stop reading is judged as the transaction's last sample; the stop keeps the latest accepted one.
       await meter(s, tx.connector_id, tx.transaction_id, [...data, { ts: at, wh: params.meterStop, powerKw: null }], at);
-      await store.stop(db, s.orgId, tx.transaction_id, at, params.reason ?? 'Local');
+      await store.stop(db, s.orgId, tx.transaction_id, at, params.reason ?? 'Local', new Date(clock.now().getTime() + CLOCK_TOLERANCE_MS));
       forget(s, String(params.transactionId));
       return { idTagInfo: { status: 'Accepted' } };
     });
@@ -550,7 +550,7 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       const ended = params.eventType === 'Ended';
       if (values.length) await meter(s, connectorId, tx!.transaction_id, values, ended ? at : null);
       if (ended) {
-        await store.stop(db, s.orgId, tx!.transaction_id, at, params.transactionInfo.stoppedReason ?? 'Local');
+        await store.stop(db, s.orgId, tx!.transaction_id, at, params.transactionInfo.stoppedReason ?? 'Local', new Date(clock.now().getTime() + CLOCK_TOLERANCE_MS));
         forget(s, ocppId);
       }
       return params.idToken ? { idTokenInfo: { status: 'Accepted' } } : {};

@@ -404,12 +404,19 @@ export const hubStore = {
     );
     return r.rows;
   },
-  /** Stops a transaction: its stop reading is its latest accepted one (the stop's own reading was judged as a sample). */
-  async stop(q: Queryable, orgId: string, txId: string, at: Date, reason: string | null): Promise<boolean> {
+  /**
+   * Stops a transaction: its stop reading is its latest accepted one (the stop's own reading was judged
+   * as a sample), and it stops no earlier than that reading (a charger that stamps its stop before
+   * samples it sent earlier keeps them in the session) unless the reading is later than `latest` (a
+   * row stored before the rules, decision 0275).
+   */
+  async stop(q: Queryable, orgId: string, txId: string, at: Date, reason: string | null, latest: Date): Promise<boolean> {
     const r = await q.query(
-      `update hub_transactions set stopped_at=$3, meter_stop_wh=coalesce(last_meter_wh, meter_start_wh), stop_reason=$4
+      `update hub_transactions set
+          stopped_at = case when last_meter_at > $3 and last_meter_at <= $5 then last_meter_at else $3 end,
+          meter_stop_wh = coalesce(last_meter_wh, meter_start_wh), stop_reason = $4
         where org_id=$1 and transaction_id=$2 and stopped_at is null`,
-      [orgId, txId, at, reason],
+      [orgId, txId, at, reason, latest],
     );
     return (r.rowCount ?? 0) > 0;
   },
