@@ -338,6 +338,7 @@ export const hubStore = {
          from hub_transactions t
          left join hub_charge_points cp on cp.org_id = t.org_id and cp.charge_point_id = t.charge_point_id
         where (t.org_id, t.transaction_id) in (select * from unnest($1::text[], $2::text[]))
+        order by t.org_id, t.transaction_id
         for update of t`,
       [keys.map((k) => k.orgId), keys.map((k) => k.txId)],
     );
