@@ -400,6 +400,22 @@ describe('meter values from chargers: plausibility (issue 35)', () => {
     assert.deepEqual(cost.lines.map((l: any) => [l.rate_p, l.quantity]), [['50.0000', '38346.000'], ['80.0000', '5478.000']]);
   });
 
+  test('a start reading stamped a little before its event, and a stop stamped before the last sample: one session, one energy figure, nothing flagged', async () => {
+    clock.set('2026-03-04T18:00:00Z');
+    const c201 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
+    const reg = (ts: string, wh: number) => [{ timestamp: ts, sampledValue: [{ value: wh, measurand: 'Energy.Active.Import.Register' }] }];
+    const ev = (eventType: string, ts: string, seqNo: number, meterValue: unknown) => ({ eventType, timestamp: ts, triggerReason: 'Authorized', seqNo, transactionInfo: { transactionId: 'EARLY-READ' }, evse: { id: 1, connectorId: 1 }, meterValue });
+    await c201.call('TransactionEvent', ev('Started', '2026-03-04T18:00:05Z', 0, reg('2026-03-04T18:00:00Z', 2000)));
+    clock.set('2026-03-04T18:10:00Z');
+    await c201.call('TransactionEvent', ev('Updated', '2026-03-04T18:10:00Z', 1, reg('2026-03-04T18:10:00Z', 12000)));
+    // Ended stamped two minutes before the sample of 18:10 (the charger's clock stepped back).
+    await c201.call('TransactionEvent', ev('Ended', '2026-03-04T18:08:00Z', 2, undefined));
+    const tx = await txOf('EARLY-READ');
+    assert.deepEqual([tx.started_at, tx.stopped_at, tx.energy_kwh, tx.meter_anomalies], ['2026-03-04T18:00:00.000Z', '2026-03-04T18:10:00.000Z', '10.000', []]);
+    const cost = await costOf(tx.transaction_id);
+    assert.equal(cost.energy_kwh, '10.000');
+  });
+
   test('connector and EVSE ids outside their range are PropertyConstraintViolation and nothing is stored (1.6 and 2.0.1)', async () => {
     clock.set('2026-03-05T09:00:00Z');
     const c16 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp1.6' }));

@@ -542,8 +542,13 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       let connectorId = params.evse?.id ?? tx?.connector_id ?? 1;
       if (!tx) {
         // Started, or the first event the hub sees of a transaction begun while it was not connected.
-        const first = values.find((v) => v.wh !== null);
-        await db.tx((q) => startTx(q, s, { connectorId, ocppId, version: 'ocpp2.0.1', idTag: params.idToken?.idToken ?? null, at, meterStartWh: first?.wh ?? null }));
+        // Its start reading is the earliest usable register it carries, and it began no later than that.
+        const nowMs = clock.now().getTime();
+        const first = values
+          .filter((v) => v.wh !== null && registerInRange(v.wh) && !timeProblem(v.ts.getTime(), nowMs))
+          .sort((x, y) => x.ts.getTime() - y.ts.getTime())[0];
+        const startAt = first && first.ts.getTime() < at.getTime() ? first.ts : at;
+        await db.tx((q) => startTx(q, s, { connectorId, ocppId, version: 'ocpp2.0.1', idTag: params.idToken?.idToken ?? null, at: startAt, meterStartWh: first?.wh ?? null }));
         tx = await txOf(s, ocppId);
       }
       connectorId = tx!.connector_id;
