@@ -5,6 +5,7 @@
 // a second instance so the command goes over the bus).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { assertRefused } from '../helpers/refusal.ts';
@@ -57,7 +58,7 @@ after(async () => {
 describe('OCPP 1.6J', () => {
   let pw: string;
   before(async () => {
-    pw = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'CP16', max_power_kw: 7, contactless: true })).password;
+    pw = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'CP16', max_power_kw: 22, contactless: true })).password;
   });
 
   test('boot, heartbeat, status, authorise, a full transaction with meter values, its cost as worked by hand, telemetry of the charger asset', async () => {
@@ -71,7 +72,7 @@ describe('OCPP 1.6J', () => {
     assert.deepEqual(await cp.call('StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Available', timestamp: '2026-01-15T15:00:00Z' }), {});
     assert.equal((await cp.call('Authorize', { idTag: '04A1B2C3D4' })).idTagInfo.status, 'Accepted');
 
-    // 15:30 start at 100 000 Wh; 10 kWh by 16:00 (50 p), 8 kWh in the 16:00-19:00 band (80 p);
+    // 15:30 start at 100 000 Wh; 10 kWh by 16:00 (50 p; 20 kW, within the charger's 22), 8 kWh in the 16:00-19:00 band (80 p);
     // nothing after 16:30; stop at 17:00: 90 minutes at 1 p, 30 p connection, 20 minutes of
     // overstay beyond 10 minutes' grace at 10 p. Net 500 + 640 + 90 + 30 + 200 = 1460 p; VAT 292 p.
     clock.set('2026-01-15T15:30:00Z');
@@ -317,4 +318,232 @@ test('a WebSocket upgrade to any other path is ended, not left hanging', async (
   // ocpp-rpc's client appends the identity: this asks to upgrade /api/csms/api/hub/sites.
   const stray = charger({ base: `${base}/api/csms/api/hub`, orgId: 'x', id: 'sites', password: 'whatever-password', protocol: 'ocpp1.6' });
   await assert.rejects(stray.connect());
+});
+
+describe('meter values from chargers: plausibility (issue 35)', () => {
+  let pw: string;
+  before(async () => {
+    await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'plaus', name: 'Rapid plaza' } });
+    await svc.request({ method: 'POST', url: `${H}/sites/plaus/price-schedules`, headers: auth(token), payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }] } });
+    await svc.request({ method: 'POST', url: `${H}/sites/plaus/price-schedules/1/publish`, headers: auth(token) });
+    pw = (await siteWithCharger(svc, token, { site_id: 'plaus', name: 'x' }, { charge_point_id: 'P150', max_power_kw: 150 })).password;
+  });
+  const txOf = async (ocppId: string) => json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/transactions?limit=200`, headers: auth(token) })).transactions.find((t: any) => t.ocpp_transaction_id === ocppId);
+  const costOf = async (txId: string) => {
+    const r = await svc.request({ method: 'GET', url: `${H}/transactions/${txId}/cost`, headers: auth(token) });
+    assert.equal(r.statusCode, 200, r.body);
+    return json(r);
+  };
+  const reasons = (a: any[]) => Object.fromEntries(a.map((x) => [x.reason, x.samples]));
+
+  test('a 90 s session on a 150 kW charger: an absurd register, a register going backwards, a sample before the start, one dated 2999 and a stop beyond rated power are refused or flagged; list and cost agree on the energy', async () => {
+    clock.set('2026-03-02T10:00:00Z');
+    const cp = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp1.6' }));
+    const start = await cp.call('StartTransaction', { connectorId: 1, idTag: 'CARD', meterStart: 0, timestamp: '2026-03-02T10:00:00Z' });
+    const reg = (ts: string, value: string) => ({ timestamp: ts, sampledValue: [{ value, measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] });
+    clock.set('2026-03-02T10:01:00Z');
+    await cp.call('MeterValues', {
+      connectorId: 1,
+      transactionId: start.transactionId,
+      meterValue: [
+        reg('2026-03-02T10:00:30Z', '9000000000000000000'), // absurd register: refused
+        reg('2026-03-02T09:59:00Z', '500'), // before the start: refused
+        reg('2999-01-01T00:00:00Z', '700'), // ahead of the clock: refused
+        reg('2026-03-02T10:00:45Z', '1500'), // 1.5 kWh in 45 s at 150 kW: accepted
+        reg('2026-03-02T10:01:00Z', '1200'), // backwards: flagged
+      ],
+    });
+    clock.set('2026-03-02T10:01:30Z');
+    // 25 kWh at the stop, 45 s after the last accepted 1.5 kWh: beyond 150 kW; the stop keeps 1.5 kWh.
+    await cp.call('StopTransaction', { transactionId: start.transactionId, meterStop: 25000, timestamp: '2026-03-02T10:01:30Z', reason: 'Local' });
+    const tx = await txOf(String(start.transactionId));
+    assert.deepEqual([tx.meter_start_wh, tx.meter_stop_wh, tx.energy_kwh], [0, 1500, '1.500']);
+    assert.deepEqual(reasons(tx.meter_anomalies), { ahead_of_clock: 1, outside_transaction: 1, register_out_of_range: 1, register_backwards: 1, beyond_rated_power: 1 });
+    assert.equal(tx.meter_anomalies[0].first_received_at, '2026-03-02T10:01:00.000Z');
+    const cost = await costOf(tx.transaction_id);
+    assert.equal(cost.energy_kwh, tx.energy_kwh);
+    assert.deepEqual([cost.net_gbp, cost.vat_gbp, cost.total_gbp, cost.duration_minutes], ['0.75', '0.15', '0.90', '1.50']);
+    assert.deepEqual(cost.meter_anomalies, tx.meter_anomalies);
+  });
+
+  test('a MeterValues sample dated 2999 in an open session: refused, and the cost covers the session as it is (not 973 years of hours)', async () => {
+    clock.set('2026-03-03T15:00:00Z');
+    const cp = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp1.6' }));
+    const start = await cp.call('StartTransaction', { connectorId: 1, idTag: 'CARD', meterStart: 1000, timestamp: '2026-03-03T15:00:00Z' });
+    clock.set('2026-03-03T16:00:00Z');
+    const mv = (ts: string, wh: number) => ({ connectorId: 1, transactionId: start.transactionId, meterValue: [{ timestamp: ts, sampledValue: [{ value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] }] });
+    await cp.call('MeterValues', mv('2026-03-03T16:00:00Z', 51000));
+    await cp.call('MeterValues', mv('2999-03-03T16:00:00Z', 52000));
+    const tx = await txOf(String(start.transactionId));
+    assert.deepEqual([tx.energy_kwh, reasons(tx.meter_anomalies)], ['50.000', { ahead_of_clock: 1 }]);
+    const cost = await costOf(tx.transaction_id);
+    assert.deepEqual([cost.status, cost.energy_kwh, cost.duration_minutes, cost.net_gbp], ['open', '50.000', '60.00', '25.00']);
+  });
+
+  test('the cost walks band edges, not hours: two samples five years apart, across ten clock changes, cost as worked by hand', async () => {
+    clock.set('2026-03-04T12:00:00Z');
+    const cp = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
+    const ev = (eventType: string, ts: string, seqNo: number, wh: number) => ({
+      eventType, timestamp: ts, triggerReason: 'MeterValuePeriodic', seqNo, transactionInfo: { transactionId: 'LONG' }, evse: { id: 1, connectorId: 1 },
+      meterValue: [{ timestamp: ts, sampledValue: [{ value: wh, measurand: 'Energy.Active.Import.Register' }] }],
+    });
+    await cp.call('TransactionEvent', ev('Started', '2026-03-04T12:00:00Z', 0, 0));
+    // Five years on (1826 days, 43 824 hours) the register reads 43 824 kWh (1 kW on average).
+    clock.set('2031-03-04T12:00:00Z');
+    await cp.call('TransactionEvent', ev('Updated', '2031-03-04T12:00:00Z', 1, 43_824_000));
+    const reader = await svc.token({ orgId: ORG, roles: ['VIEWER'] });
+    const tx = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/transactions?limit=200`, headers: auth(reader) })).transactions.find((t: any) => t.ocpp_transaction_id === 'LONG');
+    assert.equal(tx.energy_kwh, '43824.000');
+    const cost = json(await svc.request({ method: 'GET', url: `${H}/transactions/${tx.transaction_id}/cost`, headers: auth(reader) }));
+    // 16:00-19:00 UK local on each of 1826 days (5 478 hours; the clock changes fall at night) at
+    // 80 p, the other 38 346 hours at 50 p: 1 kWh an hour.
+    assert.deepEqual(cost.lines.map((l: any) => [l.rate_p, l.quantity]), [['50.0000', '38346.000'], ['80.0000', '5478.000']]);
+  });
+
+  test('a start reading stamped a little before its event, and a stop stamped before the last sample: one session, one energy figure, nothing flagged', async () => {
+    clock.set('2026-03-04T18:00:00Z');
+    const c201 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
+    const reg = (ts: string, wh: number) => [{ timestamp: ts, sampledValue: [{ value: wh, measurand: 'Energy.Active.Import.Register' }] }];
+    const ev = (eventType: string, ts: string, seqNo: number, meterValue: unknown) => ({ eventType, timestamp: ts, triggerReason: 'Authorized', seqNo, transactionInfo: { transactionId: 'EARLY-READ' }, evse: { id: 1, connectorId: 1 }, meterValue });
+    await c201.call('TransactionEvent', ev('Started', '2026-03-04T18:00:05Z', 0, reg('2026-03-04T18:00:00Z', 2000)));
+    clock.set('2026-03-04T18:10:00Z');
+    await c201.call('TransactionEvent', ev('Updated', '2026-03-04T18:10:00Z', 1, reg('2026-03-04T18:10:00Z', 12000)));
+    // Ended stamped two minutes before the sample of 18:10 (the charger's clock stepped back).
+    await c201.call('TransactionEvent', ev('Ended', '2026-03-04T18:08:00Z', 2, undefined));
+    const tx = await txOf('EARLY-READ');
+    assert.deepEqual([tx.started_at, tx.stopped_at, tx.energy_kwh, tx.meter_anomalies], ['2026-03-04T18:00:00.000Z', '2026-03-04T18:10:00.000Z', '10.000', []]);
+    const cost = await costOf(tx.transaction_id);
+    assert.equal(cost.energy_kwh, '10.000');
+  });
+
+  test('connector and EVSE ids outside their range are PropertyConstraintViolation and nothing is stored (1.6 and 2.0.1)', async () => {
+    clock.set('2026-03-05T09:00:00Z');
+    const c16 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp1.6' }));
+    const refused = (p: Promise<unknown>) =>
+      assert.rejects(p, (e: any) => {
+        assert.equal(e.rpcErrorCode, 'PropertyConstraintViolation');
+        assert.match(e.message, /must be a whole number from [01] to 2147483647/);
+        return true;
+      });
+    await refused(c16.call('StatusNotification', { connectorId: -5, errorCode: 'NoError', status: 'Available', timestamp: '2026-03-05T09:00:00Z' }));
+    await refused(c16.call('StatusNotification', { connectorId: 2 ** 40, errorCode: 'NoError', status: 'Available', timestamp: '2026-03-05T09:00:00Z' }));
+    await refused(c16.call('StartTransaction', { connectorId: 0, idTag: 'CARD', meterStart: 0, timestamp: '2026-03-05T09:00:00Z' }));
+    await refused(c16.call('StartTransaction', { connectorId: -5, idTag: 'CARD', meterStart: 0, timestamp: '2026-03-05T09:00:00Z' }));
+    await refused(c16.call('MeterValues', { connectorId: -1, meterValue: [{ timestamp: '2026-03-05T09:00:00Z', sampledValue: [{ value: '1' }] }] }));
+    await c16.close({ force: true });
+    const c201 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
+    await refused(c201.call('StatusNotification', { timestamp: '2026-03-05T09:00:00Z', connectorStatus: 'Available', evseId: -5, connectorId: 1 }));
+    await refused(c201.call('MeterValues', { evseId: 2 ** 40, meterValue: [{ timestamp: '2026-03-05T09:00:00Z', sampledValue: [{ value: 1 }] }] }));
+    await refused(c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-03-05T09:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'EVSE-NEG' }, evse: { id: -5, connectorId: 1 } }));
+    await refused(c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-03-05T09:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'EVSE-HUGE' }, evse: { id: 2 ** 40 } }));
+    assert.equal(await txOf('EVSE-NEG'), undefined);
+    assert.equal(await txOf('EVSE-HUGE'), undefined);
+    const site = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus`, headers: auth(token) }));
+    const ids = site.charge_points[0].connector_status.map((c: any) => c.connector_id);
+    assert.ok(ids.every((id: number) => id >= 1 && id <= 2_147_483_647), `stored connector ids: ${ids}`);
+    const rel = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/reliability`, headers: auth(token) }));
+    assert.deepEqual(rel.connectors.map((c: any) => c.connector_id), [1]);
+  });
+});
+
+describe('one range of plausible values, OCPP intake to every derived figure (property, issue 35)', () => {
+  // Extreme values through the OCPP intake (1.6 and 2.0.1, schema checks off at the charger so the
+  // service sees them as sent), then every figure the hub derives from them read back: every call is
+  // answered (a CALLRESULT, or a CALLERROR naming a constraint: never InternalError or GenericError,
+  // which a store error would give) and every read answers without a 500.
+  const registers = fc.oneof(
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 5_000 }).map(String) },
+    fc.constantFrom('0', '-1', '-0', '0.5', '1e12', '1000000000001', '9000000000000000000', '9223372036854775808', '1e308', '1e400', 'NaN', 'abc', ''),
+    fc.integer({ min: 0, max: 5_000_000 }).map(String),
+    fc.double().map(String),
+  );
+  const powers = fc.constantFrom('0', '-5', '7000', '150000', '165000', '1e12', '1e308', 'Infinity', 'x');
+  const times = fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: -60, max: 60 }).map((sec) => new Date(clock.now().getTime() + sec * 1000).toISOString()) },
+    fc.constantFrom('1970-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '1999-12-31T23:59:59Z', '2999-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', 'yesterday'),
+    fc.integer({ min: -7200, max: 7200 }).map((sec) => new Date(clock.now().getTime() + sec * 1000).toISOString()),
+  );
+  const ids = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(1, 2) }, fc.constantFrom(-5, -1, 0, 1, 2, 8, 2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 53, Number.MAX_SAFE_INTEGER), fc.integer());
+  const wrapUp = fc.record({ register: registers, power: powers, at: times, connector: ids, txId: ids, evse: ids, meterStart: ids, meterStop: ids, txText: fc.string({ maxLength: 36 }), value201: fc.double(), multiplier: fc.integer({ min: -400, max: 400 }) });
+  const answered = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (e: any) {
+      assert.ok(e.rpcErrorCode, `not an RPC answer: ${e}`);
+      assert.ok(!['InternalError', 'GenericError'].includes(e.rpcErrorCode), `${e.rpcErrorCode}: ${e.message}`);
+    }
+  };
+  let pw: string;
+  let reader: string;
+  before(async () => {
+    clock.set('2026-03-06T12:00:00Z');
+    await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'prop', name: 'Property' } });
+    await svc.request({ method: 'POST', url: `${H}/sites/prop/price-schedules`, headers: auth(token), payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }] } });
+    await svc.request({ method: 'POST', url: `${H}/sites/prop/price-schedules/1/publish`, headers: auth(token) });
+    pw = (await siteWithCharger(svc, token, { site_id: 'prop', name: 'x' }, { charge_point_id: 'PROP', max_power_kw: 150 })).password;
+    reader = await svc.token({ orgId: ORG, roles: ['VIEWER'], expiresIn: '400d' });
+  });
+  const readAll = async () => {
+    const reads = [`${H}/sites/prop`, `${H}/sites/prop/transactions?limit=200`, `${H}/sites/prop/reliability`, `${H}/sites/prop/compliance`, '/api/telemetry/assets/ev/PROP/history?range=daily&metric=sessions', '/api/telemetry/assets/ev/PROP/history?range=live&metric=sessions', '/api/twin/registry/assets/PROP', '/api/hardware/chargers'];
+    for (const url of reads) {
+      const r = await svc.request({ method: 'GET', url, headers: auth(reader) });
+      assert.ok(r.statusCode === 200 || (url.includes('/telemetry/') && r.statusCode === 404), `${url}: ${r.statusCode} ${r.body}`);
+    }
+    const list = await svc.request({ method: 'GET', url: `${H}/sites/prop/transactions?limit=200`, headers: auth(reader) });
+    assert.equal(list.statusCode, 200, list.body);
+    const txs = json(list).transactions;
+    assert.ok(txs.length >= 5, `sessions made: ${txs.length}`);
+    for (const t of txs) {
+      assert.ok(Number(t.energy_kwh) >= 0 && Number(t.energy_kwh) <= 1e9, `energy ${t.energy_kwh}`);
+      const r = await svc.request({ method: 'GET', url: `${H}/transactions/${t.transaction_id}/cost`, headers: auth(reader) });
+      assert.ok(r.statusCode === 200 || r.statusCode === 409, `cost: ${r.statusCode} ${r.body}`);
+      if (r.statusCode === 200) assert.equal(json(r).energy_kwh, t.energy_kwh, 'one energy figure in the list and the cost');
+    }
+  };
+
+  test('OCPP 1.6', async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'PROP', password: pw, protocol: 'ocpp1.6', strict: false }));
+    await fc.assert(
+      fc.asyncProperty(wrapUp, async (v) => {
+        clock.advance(60_000);
+        const mv = (txId: unknown) => ({ connectorId: v.connector, transactionId: txId, meterValue: [{ timestamp: v.at, sampledValue: [{ value: v.register, measurand: 'Energy.Active.Import.Register', unit: 'Wh' }, { value: v.power, measurand: 'Power.Active.Import', unit: 'W' }] }] });
+        await answered(cp.call('StatusNotification', { connectorId: v.connector, errorCode: 'NoError', status: 'Charging', timestamp: v.at }));
+        let txId: unknown = v.txId;
+        try {
+          txId = (await cp.call('StartTransaction', { connectorId: v.connector, idTag: 'PROP', meterStart: v.meterStart, timestamp: v.at })).transactionId;
+        } catch (e: any) {
+          assert.ok(!['InternalError', 'GenericError'].includes(e.rpcErrorCode), `${e.rpcErrorCode}: ${e.message}`);
+        }
+        await answered(cp.call('MeterValues', mv(txId)));
+        clock.advance(15_000);
+        await answered(cp.call('MeterValues', { ...mv(txId), meterValue: [{ timestamp: clock.now().toISOString(), sampledValue: [{ value: String(Number(v.register) + 300), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] }] }));
+        await answered(cp.call('MeterValues', mv(v.txId)));
+        clock.advance(30_000);
+        await answered(cp.call('StopTransaction', { transactionId: txId, meterStop: v.meterStop, timestamp: v.at, transactionData: mv(txId).meterValue }));
+      }),
+      { numRuns: 20, seed: 35 },
+    );
+    await readAll();
+  });
+
+  test('OCPP 2.0.1', async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'PROP', password: pw, protocol: 'ocpp2.0.1', strict: false }));
+    let seq = 0;
+    await fc.assert(
+      fc.asyncProperty(wrapUp, async (v) => {
+        clock.advance(60_000);
+        const meterValue = [{ timestamp: v.at, sampledValue: [{ value: v.value201, measurand: 'Energy.Active.Import.Register', unitOfMeasure: { unit: 'Wh', multiplier: v.multiplier } }, { value: Number(v.power), measurand: 'Power.Active.Import' }] }];
+        const run = seq;
+        const ev = (eventType: string) => ({ eventType, timestamp: v.at, triggerReason: 'MeterValuePeriodic', seqNo: seq++, transactionInfo: { transactionId: `${run}${v.txText}`.slice(0, 36) }, evse: { id: v.evse, connectorId: v.connector }, meterValue });
+        await answered(cp.call('StatusNotification', { timestamp: v.at, connectorStatus: 'Occupied', evseId: v.evse, connectorId: v.connector }));
+        await answered(cp.call('TransactionEvent', ev('Started')));
+        await answered(cp.call('MeterValues', { evseId: v.evse, meterValue }));
+        clock.advance(30_000);
+        await answered(cp.call('TransactionEvent', ev('Updated')));
+        await answered(cp.call('TransactionEvent', ev('Ended')));
+      }),
+      { numRuns: 20, seed: 201 },
+    );
+    await readAll();
+  });
 });

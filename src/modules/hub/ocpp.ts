@@ -17,8 +17,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { TelemetryWriter } from '../telemetry/index.ts';
 type CanonicalRow = Parameters<TelemetryWriter['writeInTx']>[3][number];
 import { hubStore as store, type ChargePointRow } from './store.ts';
+import { countAnomaly, judgeRegister, powerInRange, registerInRange, timeProblem, CLOCK_TOLERANCE_MS, type AnomalyCounts, type MeterAnomaly, type TxMeter } from './meter-rules.ts';
 
-const { RPCServer } = ocppRpc;
+const { RPCServer, createRPCError } = ocppRpc;
 
 /** Where chargers connect: `<prefix>/<org_id>/<charge_point_id>`. */
 export const OCPP_PATH = '/ocpp';
@@ -78,7 +79,10 @@ interface Sampled {
   powerKw: number | null;
 }
 
-/** Energy register (Wh) and active import power (kW) of one OCPP meterValue (1.6 or 2.0.1 shape). */
+/**
+ * Energy register (Wh) and active import power (kW) of one OCPP meterValue (1.6 or 2.0.1 shape), as
+ * read: a value that is not a finite number stays NaN, for the judge to refuse with its reason.
+ */
 function readMeterValue(mv: any, version: OcppVersion): Sampled {
   let wh: number | null = null;
   let powerKw: number | null = null;
@@ -94,11 +98,25 @@ function readMeterValue(mv: any, version: OcppVersion): Sampled {
       value = Number(sv.value) * 10 ** (sv.unitOfMeasure?.multiplier ?? 0);
       unit = sv.unitOfMeasure?.unit ?? (measurand.startsWith('Power') ? 'W' : 'Wh');
     }
-    if (!Number.isFinite(value)) continue;
+    if (!Number.isFinite(value)) value = Number.NaN;
     if (measurand === 'Energy.Active.Import.Register') wh = Math.round(unit === 'kWh' ? value * 1000 : value);
     else if (measurand === 'Power.Active.Import') powerKw = unit === 'kW' ? value : value / 1000;
   }
   return { ts: new Date(mv.timestamp), wh, powerKw };
+}
+
+/** The largest id a connector, EVSE or other integer the hub stores may have (PostgreSQL int). */
+const INT_MAX = 2_147_483_647;
+/**
+ * A connector or EVSE id a message carries: a whole number from `min` (0 where the message may name the
+ * whole charge point or its main meter, else 1) to INT_MAX; anything else is answered
+ * PropertyConstraintViolation before the store sees it.
+ */
+function connectorOf(v: unknown, field: string, min: 0 | 1): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > INT_MAX) {
+    throw createRPCError('PropertyConstraintViolation', `${field} must be a whole number from ${min} to ${INT_MAX}`, {});
+  }
+  return v;
 }
 
 export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: FastifyBaseLogger; writer: TelemetryWriter; settings: OcppSettings }) {
@@ -143,12 +161,16 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     p.finally(() => pending.delete(p)).catch(() => {});
     return p;
   };
-  /** A timestamp from a charger: used when it parses and is not ahead of the service's clock by more than 5 minutes. */
+  /**
+   * A timestamp from a charger: used when it parses, is not before the service calendar (2000-01-01:
+   * a charger whose clock was never set says 1970) and is not ahead of the service's clock by more
+   * than 5 minutes; the service's clock otherwise.
+   */
   const chargerTime = (s: unknown): Date => {
     const now = clock.now();
     if (typeof s !== 'string') return now;
     const t = new Date(s);
-    return Number.isNaN(t.getTime()) || t.getTime() > now.getTime() + 300_000 ? now : t;
+    return timeProblem(t.getTime(), now.getTime()) ? now : t;
   };
 
   const rpc = new RPCServer({
@@ -241,33 +263,124 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
    */
   interface MeterWrite {
     s: Session;
+    connectorId: number;
     txId: string | null;
+    /** The stop instant when this message stops its transaction (samples after it are outside it). */
+    stopAt: Date | null;
     values: Sampled[];
-    rows: CanonicalRow[];
     done: (err?: unknown) => void;
   }
   const meterQueue: MeterWrite[] = [];
   let flushing: Promise<void> | null = null;
 
+  /**
+   * Judges and writes a batch in one transaction: the transactions' states are read (locked), each
+   * sample judged in time order per message (meter-rules.ts), the accepted and flagged register
+   * samples stored, each transaction's latest accepted reading and anomaly counts written once, and
+   * the accepted readings written as telemetry of the charger asset, each organisation's in one batch.
+   */
   async function writeMeters(batch: MeterWrite[]) {
     const now = clock.now();
+    const nowMs = now.getTime();
     const byOrg = new Map<string, CanonicalRow[]>();
-    for (const m of batch) byOrg.set(m.s.orgId, [...(byOrg.get(m.s.orgId) ?? []), ...m.rows]);
-    // Samples in rounds, each transaction at most once a round, in the order they came.
-    const rounds: { orgId: string; txId: string; ts: Date; wh: number }[][] = [];
-    const seen = new Map<string, number>();
-    for (const m of batch) {
-      if (!m.txId) continue;
-      for (const v of m.values) {
-        if (v.wh === null || Number.isNaN(v.ts.getTime())) continue;
-        const k: string = `${m.s.orgId}/${m.txId}`;
-        const r: number = seen.get(k) ?? 0;
-        seen.set(k, r + 1);
-        (rounds[r] ??= []).push({ orgId: m.s.orgId, txId: m.txId, ts: v.ts, wh: v.wh });
-      }
-    }
     await db.tx(async (q) => {
-      for (const round of rounds) await store.sampleMany(q, round);
+      const txKeys = new Map<string, { orgId: string; txId: string }>();
+      const cpKeys = new Map<string, { orgId: string; cpId: string }>();
+      for (const m of batch) {
+        if (m.txId) txKeys.set(`${m.s.orgId}/${m.txId}`, { orgId: m.s.orgId, txId: m.txId });
+        else cpKeys.set(key(m.s.orgId, m.s.cpId), { orgId: m.s.orgId, cpId: m.s.cpId });
+      }
+      const states = new Map<string, { meter: TxMeter; startWh: number; riseAt: Date | null; anomalies: AnomalyCounts; moved: boolean; counted: boolean }>();
+      for (const r of await store.meterStates(q, [...txKeys.values()])) {
+        const lastWh = Number(r.last_wh);
+        states.set(`${r.org_id}/${r.transaction_id}`, {
+          meter: { startMs: r.started_at.getTime(), stopMs: r.stopped_at?.getTime() ?? null, ratedKw: Number(r.max_power_kw ?? 0), known: r.meter_start_known, lastMs: (r.last_meter_at ?? r.started_at).getTime(), lastWh },
+          startWh: Number(r.start_wh), // a first accepted sample sets it when not known
+          riseAt: null,
+          anomalies: structuredClone(r.meter_anomalies ?? {}),
+          moved: false,
+          counted: false,
+        });
+      }
+      const rated = await store.ratedPower(q, [...cpKeys.values()]);
+      const samples = new Map<string, { orgId: string; txId: string; ts: Date; wh: number; flag: string | null }>();
+      for (const m of batch) {
+        const st = m.txId ? states.get(`${m.s.orgId}/${m.txId}`) : undefined;
+        const ratedKw = st ? st.meter.ratedKw : (rated.get(key(m.s.orgId, m.s.cpId)) ?? 0);
+        const note = (reason: MeterAnomaly) => {
+          if (!st) return;
+          countAnomaly(st.anomalies, reason, now);
+          st.counted = true;
+        };
+        if (st && m.stopAt) st.meter.stopMs = Math.min(st.meter.stopMs ?? Infinity, m.stopAt.getTime());
+        const records = [];
+        const ordered = [...m.values].sort((x, y) => (x.ts.getTime() || 0) - (y.ts.getTime() || 0));
+        for (const v of ordered) {
+          if (v.wh === null && v.powerKw === null) continue;
+          const tsMs = v.ts.getTime();
+          const bad = timeProblem(tsMs, nowMs);
+          if (bad) {
+            note(bad);
+            continue;
+          }
+          if (st && (tsMs < st.meter.startMs || (st.meter.stopMs !== null && tsMs > st.meter.stopMs))) {
+            note('outside_transaction');
+            continue;
+          }
+          let energyOk = false;
+          if (v.wh !== null) {
+            if (!st) {
+              energyOk = registerInRange(v.wh);
+              if (!energyOk) note('register_out_of_range');
+            } else {
+              const before = st.meter.lastWh;
+              const wasKnown = st.meter.known;
+              const verdict = judgeRegister(st.meter, tsMs, v.wh);
+              const k = `${m.s.orgId}/${m.txId}/${tsMs}`;
+              if (verdict.kind === 'accept') {
+                energyOk = true;
+                st.moved = true;
+                if (!wasKnown) st.startWh = v.wh;
+                else if (v.wh > before) st.riseAt = v.ts;
+                samples.set(k, { orgId: m.s.orgId, txId: m.txId!, ts: v.ts, wh: v.wh, flag: null });
+              } else if (verdict.kind === 'duplicate') {
+                energyOk = true;
+              } else {
+                note(verdict.reason);
+                if (verdict.kind === 'flag' && !samples.has(k)) samples.set(k, { orgId: m.s.orgId, txId: m.txId!, ts: v.ts, wh: v.wh, flag: verdict.reason });
+              }
+            }
+          }
+          let powerOk = false;
+          if (v.powerKw !== null) {
+            powerOk = powerInRange(v.powerKw, ratedKw);
+            if (!powerOk) note('power_out_of_range');
+          }
+          if (!energyOk && !powerOk) continue;
+          records.push({
+            asset_id: m.s.assetId,
+            ts: v.ts.toISOString(),
+            ...(powerOk && { power_kw: v.powerKw }),
+            ...(energyOk && { energy_kwh: v.wh! / 1000 }),
+            charge_point_id: m.s.cpId,
+            connector_id: m.connectorId,
+            ...(m.txId && { transaction_id: m.txId }),
+            origin: 'ocpp',
+          });
+        }
+        if (records.length) {
+          const rows = writer.judge(m.s.orgId, records).flatMap((j) => (j.ok ? [j.row] : []));
+          byOrg.set(m.s.orgId, [...(byOrg.get(m.s.orgId) ?? []), ...rows]);
+        }
+      }
+      await store.insertSamples(q, [...samples.values()]);
+      const moved = [];
+      for (const [k, st] of states) {
+        if (!st.moved && !st.counted) continue;
+        const [orgId, txId] = [k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)];
+        moved.push({ orgId, txId, startWh: st.startWh, lastWh: st.meter.lastWh, lastAt: new Date(st.meter.lastMs), riseAt: st.riseAt, anomalies: st.anomalies, known: st.meter.known });
+      }
+      await store.meterMoved(q, moved);
       for (const [orgId, rows] of byOrg) await writer.writeInTx(q, orgId, now, rows);
     });
     // The live stream is published after the commit without holding the next flush (or the
@@ -299,22 +412,10 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     track(flushing);
   }
 
-  function meter(s: Session, connectorId: number, txId: string | null, values: Sampled[]): Promise<void> {
-    const records = values
-      .filter((v) => !Number.isNaN(v.ts.getTime()) && (v.wh !== null || v.powerKw !== null))
-      .map((v) => ({
-        asset_id: s.assetId,
-        ts: v.ts.toISOString(),
-        ...(v.powerKw !== null && { power_kw: v.powerKw }),
-        ...(v.wh !== null && { energy_kwh: v.wh / 1000 }),
-        charge_point_id: s.cpId,
-        connector_id: connectorId,
-        ...(txId && { transaction_id: txId }),
-        origin: 'ocpp',
-      }));
-    const rows = writer.judge(s.orgId, records).flatMap((j) => (j.ok ? [j.row] : []));
+  /** Queues a message's meter values for the next flush; resolves once they are judged and committed. */
+  function meter(s: Session, connectorId: number, txId: string | null, values: Sampled[], stopAt: Date | null = null): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      meterQueue.push({ s, txId, values, rows, done: (err) => (err ? reject(err) : resolve()) });
+      meterQueue.push({ s, connectorId, txId, stopAt, values, done: (err) => (err ? reject(err) : resolve()) });
       flush();
     });
   }
@@ -340,6 +441,13 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     const now = clock.now();
     const schedule = await store.inForce(q, s.orgId, s.siteId, t.at);
     const transactionId = randomUUID();
+    // An absurd start register is not the session's start: the first accepted sample is (meter-rules.ts).
+    const anomalies: AnomalyCounts = {};
+    let startWh = t.meterStartWh;
+    if (startWh !== null && !registerInRange(startWh)) {
+      countAnomaly(anomalies, 'register_out_of_range', now);
+      startWh = null;
+    }
     const fresh = await store.insertTransaction(
       q,
       s.orgId,
@@ -352,15 +460,16 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
         ocpp_version: t.version,
         id_tag: t.idTag,
         started_at: t.at,
-        meter_start_wh: String(t.meterStartWh ?? 0),
-        last_meter_wh: String(t.meterStartWh ?? 0),
+        meter_start_wh: String(startWh ?? 0),
+        last_meter_wh: String(startWh ?? 0),
         schedule_version: schedule?.version ?? null,
-        meter_start_known: t.meterStartWh !== null,
+        meter_start_known: startWh !== null,
+        meter_anomalies: anomalies,
       },
       now,
     );
     if (!fresh) return (await store.transactionByOcpp(q, s.orgId, s.cpId, t.ocppId))!.transaction_id;
-    if (t.meterStartWh !== null) await store.sample(q, s.orgId, transactionId, t.at, t.meterStartWh);
+    if (startWh !== null) await store.sample(q, s.orgId, transactionId, t.at, startWh);
     return transactionId;
   }
 
@@ -370,18 +479,21 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     );
     client.handle('Heartbeat', () => heartbeat(s));
     client.handle('StatusNotification', async ({ params }) => {
-      await status(s, params.connectorId, params.status, OCPI_16[params.status], params.errorCode === 'NoError' ? null : params.errorCode, params.timestamp);
+      const connectorId = connectorOf(params.connectorId, 'connectorId', 0); // 0: the whole charge point
+      await status(s, connectorId, params.status, OCPI_16[params.status], params.errorCode === 'NoError' ? null : params.errorCode, params.timestamp);
       return {};
     });
     client.handle('Authorize', () => ({ idTagInfo: { status: 'Accepted' } }));
     client.handle('StartTransaction', async ({ params }) => {
+      const connectorId = connectorOf(params.connectorId, 'connectorId', 1); // a transaction is on a connector, never 0
       const ocppId = await store.nextOcppTransactionId(db);
-      await db.tx((q) => startTx(q, s, { connectorId: params.connectorId, ocppId: String(ocppId), version: 'ocpp1.6', idTag: params.idTag, at: chargerTime(params.timestamp), meterStartWh: params.meterStart }));
+      await db.tx((q) => startTx(q, s, { connectorId, ocppId: String(ocppId), version: 'ocpp1.6', idTag: params.idTag, at: chargerTime(params.timestamp), meterStartWh: params.meterStart }));
       return { transactionId: ocppId, idTagInfo: { status: 'Accepted' } };
     });
     client.handle('MeterValues', async ({ params }) => {
+      const connectorId = connectorOf(params.connectorId, 'connectorId', 0); // 0: the main meter
       const tx = params.transactionId !== undefined ? await txOf(s, String(params.transactionId)) : null;
-      await meter(s, params.connectorId, tx?.transaction_id ?? null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6')));
+      await meter(s, tx?.connector_id ?? connectorId, tx?.transaction_id ?? null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6')));
       return {};
     });
     client.handle('StopTransaction', async ({ params }) => {
@@ -392,8 +504,9 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       }
       const at = chargerTime(params.timestamp);
       const data = (params.transactionData ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6'));
-      await meter(s, tx.connector_id, tx.transaction_id, [...data, { ts: at, wh: params.meterStop, powerKw: null }]);
-      await store.stop(db, s.orgId, tx.transaction_id, at, params.meterStop, params.reason ?? 'Local');
+      // The stop reading is judged as the transaction's last sample; the stop keeps the latest accepted one.
+      await meter(s, tx.connector_id, tx.transaction_id, [...data, { ts: at, wh: params.meterStop, powerKw: null }], at);
+      await store.stop(db, s.orgId, tx.transaction_id, at, params.reason ?? 'Local', new Date(clock.now().getTime() + CLOCK_TOLERANCE_MS));
       forget(s, String(params.transactionId));
       return { idTagInfo: { status: 'Accepted' } };
     });
@@ -406,30 +519,43 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     client.handle('Heartbeat', () => heartbeat(s));
     client.handle('StatusNotification', async ({ params }) => {
       // 2.0.1 reports per EVSE and connector; the hub counts EVSEs as its connectors.
-      await status(s, params.evseId, params.connectorStatus, OCPI_201[params.connectorStatus], null, params.timestamp);
+      const evseId = connectorOf(params.evseId, 'evseId', 0);
+      connectorOf(params.connectorId, 'connectorId', 0);
+      await status(s, evseId, params.connectorStatus, OCPI_201[params.connectorStatus], null, params.timestamp);
       return {};
     });
     client.handle('Authorize', () => ({ idTokenInfo: { status: 'Accepted' } }));
     client.handle('MeterValues', async ({ params }) => {
-      await meter(s, params.evseId, null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp2.0.1')));
+      const evseId = connectorOf(params.evseId, 'evseId', 0); // 0: the main meter
+      await meter(s, evseId, null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp2.0.1')));
       return {};
     });
     client.handle('TransactionEvent', async ({ params }) => {
       const ocppId: string = params.transactionInfo.transactionId;
       const at = chargerTime(params.timestamp);
       const values: Sampled[] = (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp2.0.1'));
+      if (params.evse !== undefined) {
+        connectorOf(params.evse.id, 'evse.id', 1); // a transaction is on an EVSE, never 0
+        if (params.evse.connectorId !== undefined) connectorOf(params.evse.connectorId, 'evse.connectorId', 1);
+      }
       let tx = await txOf(s, ocppId);
       let connectorId = params.evse?.id ?? tx?.connector_id ?? 1;
       if (!tx) {
         // Started, or the first event the hub sees of a transaction begun while it was not connected.
-        const first = values.find((v) => v.wh !== null);
-        await db.tx((q) => startTx(q, s, { connectorId, ocppId, version: 'ocpp2.0.1', idTag: params.idToken?.idToken ?? null, at, meterStartWh: first?.wh ?? null }));
+        // Its start reading is the earliest usable register it carries, and it began no later than that.
+        const nowMs = clock.now().getTime();
+        const first = values
+          .filter((v) => v.wh !== null && registerInRange(v.wh) && !timeProblem(v.ts.getTime(), nowMs))
+          .sort((x, y) => x.ts.getTime() - y.ts.getTime())[0];
+        const startAt = first && first.ts.getTime() < at.getTime() ? first.ts : at;
+        await db.tx((q) => startTx(q, s, { connectorId, ocppId, version: 'ocpp2.0.1', idTag: params.idToken?.idToken ?? null, at: startAt, meterStartWh: first?.wh ?? null }));
         tx = await txOf(s, ocppId);
       }
       connectorId = tx!.connector_id;
-      if (values.length) await meter(s, connectorId, tx!.transaction_id, values);
-      if (params.eventType === 'Ended') {
-        await store.stop(db, s.orgId, tx!.transaction_id, at, null, params.transactionInfo.stoppedReason ?? 'Local');
+      const ended = params.eventType === 'Ended';
+      if (values.length) await meter(s, connectorId, tx!.transaction_id, values, ended ? at : null);
+      if (ended) {
+        await store.stop(db, s.orgId, tx!.transaction_id, at, params.transactionInfo.stoppedReason ?? 'Local', new Date(clock.now().getTime() + CLOCK_TOLERANCE_MS));
         forget(s, ocppId);
       }
       return params.idToken ? { idTokenInfo: { status: 'Accepted' } } : {};

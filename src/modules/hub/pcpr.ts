@@ -56,14 +56,25 @@ export function reliabilityOf(cps: readonly ChargePointRow[], history: readonly 
   const site: Times = { reliable: 0, unreliable: 0, excluded: 0 };
   const rapidSite: Times = { reliable: 0, unreliable: 0, excluded: 0 };
   const connectors = [];
+  // The history grouped once by charge point and connector: the work is linear in its rows however
+  // many connector ids a charger has reported.
+  const byConnector = new Map<string, Map<number, StatusRow[]>>();
+  for (const h of history) {
+    if (h.connector_id <= 0) continue;
+    let m = byConnector.get(h.charge_point_id);
+    if (!m) byConnector.set(h.charge_point_id, (m = new Map()));
+    let rows = m.get(h.connector_id);
+    if (!rows) m.set(h.connector_id, (rows = []));
+    rows.push(h);
+  }
   for (const cp of cps) {
     const rapid = Number(cp.max_power_kw) >= RAPID_KW;
-    const ids = new Set<number>();
+    const reported = byConnector.get(cp.charge_point_id) ?? new Map<number, StatusRow[]>();
+    const ids = new Set<number>(reported.keys());
     for (let c = 1; c <= cp.connectors; c++) ids.add(c);
-    for (const h of history) if (h.charge_point_id === cp.charge_point_id && h.connector_id > 0) ids.add(h.connector_id);
     const since = Math.max(a, cp.created_at.getTime());
     for (const id of [...ids].sort((x, y) => x - y)) {
-      const rows = history.filter((h) => h.charge_point_id === cp.charge_point_id && h.connector_id === id);
+      const rows = reported.get(id) ?? [];
       const t: Times = { reliable: 0, unreliable: 0, excluded: 0 };
       let cursor = since;
       let state = 'UNKNOWN';

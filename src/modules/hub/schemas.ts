@@ -1,5 +1,6 @@
 // Request and response shapes of the hub operations.
 import { Type } from 'typebox';
+import { METER_ANOMALIES } from './meter-rules.ts';
 import { Money, Nullable, Timestamp, LimitParam, CursorParam, Page, Component } from '../../platform/schema-kit.ts';
 
 export const ErrorBody = Type.Object({ detail: Type.String() });
@@ -155,6 +156,21 @@ const Line = Type.Object({
   rate_p: Type.String({ description: 'Pence per unit, ex VAT' }),
   amount_p: Type.String({ description: 'Pence, ex VAT, 4 places' }),
 });
+export const MeterAnomalies = Type.Array(
+  Type.Object({
+    reason: Type.Union(METER_ANOMALIES.map((r) => Type.Literal(r)), {
+      description:
+        'Refused (not stored): timestamp_out_of_range (unreadable or before 2000-01-01), ahead_of_clock (more than 5 minutes ahead of the service), ' +
+        'outside_transaction (before its start or after its stop), register_out_of_range (not a whole number of Wh from 0 to 10^12), power_out_of_range ' +
+        '(negative or above the rated power by more than 10%). Flagged (kept, never billed): register_backwards, beyond_rated_power (more energy than the rated ' +
+        'power with 10% and 30 s of slack can deliver since the last accepted sample), out_of_order (at or before the latest accepted sample)',
+    }),
+    samples: Type.Integer({ description: 'Samples with this reason' }),
+    first_received_at: Timestamp,
+    last_received_at: Timestamp,
+  }),
+  { description: 'Meter samples from the charger that were refused or flagged, by reason (empty when every sample was plausible); none of them is billed or in the energy figure' },
+);
 const CostMembers = {
   schedule_version: Type.Integer({ description: 'The published price schedule used' }),
   energy_kwh: Type.String(),
@@ -187,11 +203,12 @@ export const Transaction = Component(
     energy_kwh: Type.String({ description: 'Energy so far (open) or delivered (stopped), kWh' }),
     stop_reason: Nullable(Type.String()),
     schedule_version: Nullable(Type.Integer({ description: 'Price schedule in force when it started' })),
+    meter_anomalies: MeterAnomalies,
   }),
 );
 export const TxQuery = SitesQuery;
 export const TxPage = Page('transactions', Transaction);
-export const Cost = Type.Object({ transaction_id: Type.String(), status: Type.Union([Type.Literal('open'), Type.Literal('stopped')], { description: 'open: the cost so far' }), ...CostMembers });
+export const Cost = Type.Object({ transaction_id: Type.String(), status: Type.Union([Type.Literal('open'), Type.Literal('stopped')], { description: 'open: the cost so far' }), ...CostMembers, meter_anomalies: MeterAnomalies });
 
 // ---- reliability, compliance, regulations -------------------------------------------------------
 const Hours = (d: string) => Type.Number({ description: `${d}, hours (2 places)` });

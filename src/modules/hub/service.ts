@@ -15,6 +15,7 @@ import { hubStore as store, type ChargePointRow, type ScheduleRow, type SiteFiel
 import { hashPassword, OCPP_PATH, SUBPROTOCOLS, type OcppGateway } from './ocpp.ts';
 import { bandProblems, costSession, pencePerKwhIncVat, COST_METHOD, QUOTE_METHOD, type Schedule } from './tariff.ts';
 import { hubErrors } from './errors.ts';
+import { anomalyView, CLOCK_TOLERANCE_MS } from './meter-rules.ts';
 import { DUTIES, PCPR, RAPID_KW, RELIABILITY_METHOD, COMPLIANCE_METHOD, reliabilityOf, complianceOf } from './pcpr.ts';
 
 const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -103,6 +104,7 @@ function txView(t: TransactionRow) {
     energy_kwh: (Math.max(0, end - start) / 1000).toFixed(3),
     stop_reason: t.stop_reason,
     schedule_version: t.schedule_version,
+    meter_anomalies: anomalyView(t.meter_anomalies),
   };
 }
 
@@ -310,12 +312,14 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
       if (tx.schedule_version === null) throw hubErrors.noScheduleAtStart();
       const sched = await store.schedule(db, ctx.orgId, tx.site_id, tx.schedule_version);
       if (!sched) throw hubErrors.noScheduleAtStart();
-      const samples = (await store.samples(db, ctx.orgId, txId)).map((s) => ({ t: s.ts.getTime(), wh: Number(s.wh) }));
+      // The accepted samples within the transaction and not ahead of the clock (meter-rules.ts): rows
+      // stored before the rules were judged when read.
       const startMs = tx.started_at.getTime();
-      const stopMs = (tx.stopped_at ?? tx.last_meter_at ?? clock.now()).getTime();
+      const stopMs = Math.min((tx.stopped_at ?? tx.last_meter_at ?? clock.now()).getTime(), clock.now().getTime() + CLOCK_TOLERANCE_MS);
+      const samples = (await store.billedSamples(db, ctx.orgId, txId, tx.started_at, new Date(Math.max(startMs, stopMs)))).map((s) => ({ t: s.ts.getTime(), wh: Number(s.wh) }));
       const lastRise = tx.energy_last_increase_at?.getTime() ?? startMs;
       const c = costSession(toSchedule(sched), samples, startMs, stopMs, tx.stopped_at ? Math.max(0, stopMs - lastRise) : 0);
-      return { transaction_id: txId, status: tx.stopped_at ? ('stopped' as const) : ('open' as const), ...c, data_basis: { basis: 'calculated' as const, method: COST_METHOD } };
+      return { transaction_id: txId, status: tx.stopped_at ? ('stopped' as const) : ('open' as const), ...c, meter_anomalies: anomalyView(tx.meter_anomalies), data_basis: { basis: 'calculated' as const, method: COST_METHOD } };
     },
 
     async reliability(ctx: RequestContext, siteId: string) {

@@ -2,6 +2,7 @@
 // their meter samples. Every function takes the organisation id first and filters on it.
 import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
+import type { AnomalyCounts } from './meter-rules.ts';
 
 export interface SiteRow {
   site_id: string;
@@ -90,6 +91,22 @@ export interface TransactionRow {
   energy_last_increase_at: Date | null;
   stop_reason: string | null;
   schedule_version: number | null;
+  /** Refused and flagged meter samples by reason (meter-rules.ts). */
+  meter_anomalies: AnomalyCounts;
+}
+
+/** What judging a transaction's meter samples needs (meter-rules.ts TxMeter), and its anomaly counts. */
+export interface MeterStateRow {
+  org_id: string;
+  transaction_id: string;
+  started_at: Date;
+  stopped_at: Date | null;
+  meter_start_known: boolean;
+  start_wh: string;
+  last_wh: string;
+  last_meter_at: Date | null;
+  max_power_kw: string | null;
+  meter_anomalies: AnomalyCounts;
 }
 
 const SITE_COLS = 'site_id, name, address, postcode, capacity_kw::text, helpline_phone, helpline_24_7, open_data_url, payment_roaming, created_at, updated_at';
@@ -98,7 +115,7 @@ const CP_COLS =
 const SCHEDULE_COLS =
   'site_id, version, status, energy_p_per_kwh::text, time_p_per_minute::text, connection_fee_p::text, overstay_p_per_minute::text, overstay_grace_minutes, vat_percent::text, bands, note, created_at, published_at';
 const TX_COLS =
-  'transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, stopped_at, meter_start_wh::text, meter_stop_wh::text, last_meter_wh::text, last_meter_at, energy_last_increase_at, stop_reason, schedule_version';
+  'transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, stopped_at, meter_start_wh::text, meter_stop_wh::text, last_meter_wh::text, last_meter_at, energy_last_increase_at, stop_reason, schedule_version, meter_anomalies';
 
 export const hubStore = {
   // ---- sites ------------------------------------------------------------------------------------
@@ -266,9 +283,9 @@ export const hubStore = {
     now: Date,
   ): Promise<boolean> {
     const r = await q.query(
-      `insert into hub_transactions (org_id, transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, meter_start_wh, meter_start_known, last_meter_wh, last_meter_at, schedule_version, created_at)
-       values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$10,$9,$12,$13) on conflict do nothing`,
-      [orgId, t.transaction_id, t.site_id, t.charge_point_id, t.connector_id, t.ocpp_transaction_id, t.ocpp_version, t.id_tag, t.started_at, t.meter_start_wh, t.meter_start_known, t.schedule_version, now],
+      `insert into hub_transactions (org_id, transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, meter_start_wh, meter_start_known, last_meter_wh, last_meter_at, schedule_version, created_at, meter_anomalies)
+       values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$10,$9,$12,$13,$14::jsonb) on conflict do nothing`,
+      [orgId, t.transaction_id, t.site_id, t.charge_point_id, t.connector_id, t.ocpp_transaction_id, t.ocpp_version, t.id_tag, t.started_at, t.meter_start_wh, t.meter_start_known, t.schedule_version, now, JSON.stringify(t.meter_anomalies)],
     );
     return (r.rowCount ?? 0) > 0;
   },
@@ -310,34 +327,97 @@ export const hubStore = {
     );
   },
   /**
-   * Many register samples in one statement (meter values by group commit): each transaction at most
-   * once per call (the caller splits a batch into rounds), so every row updates its transaction as
-   * `sample` would. Rows name their own organisation.
+   * The judging state of these transactions (rated power from their charge point), locked for the
+   * flush that judges and writes their samples. Rows name their own organisation.
    */
-  async sampleMany(q: Queryable, rows: readonly { orgId: string; txId: string; ts: Date; wh: number }[]): Promise<void> {
-    if (!rows.length) return;
-    await q.query(
-      `with v as (select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[]) as v(org_id, transaction_id, ts, wh)),
-       ins as (insert into hub_meter_samples (org_id, transaction_id, ts, wh) select org_id, transaction_id, ts, wh from v on conflict do nothing)
-       update hub_transactions t set
-          energy_last_increase_at = case when t.meter_start_known and v.wh > coalesce(t.last_meter_wh, t.meter_start_wh) then v.ts else t.energy_last_increase_at end,
-          meter_start_wh = case when t.meter_start_known then t.meter_start_wh else v.wh end,
-          last_meter_wh = case when t.meter_start_known then greatest(coalesce(t.last_meter_wh, t.meter_start_wh), v.wh) else v.wh end,
-          last_meter_at = greatest(t.last_meter_at, v.ts),
-          meter_start_known = true
-        from v where t.org_id = v.org_id and t.transaction_id = v.transaction_id`,
-      [rows.map((r) => r.orgId), rows.map((r) => r.txId), rows.map((r) => r.ts), rows.map((r) => r.wh)],
+  async meterStates(q: Queryable, keys: readonly { orgId: string; txId: string }[]): Promise<MeterStateRow[]> {
+    if (!keys.length) return [];
+    const r = await q.query<MeterStateRow>(
+      `select t.org_id, t.transaction_id, t.started_at, t.stopped_at, t.meter_start_known, t.meter_start_wh::text as start_wh, coalesce(t.last_meter_wh, t.meter_start_wh)::text as last_wh,
+              t.last_meter_at, cp.max_power_kw::text as max_power_kw, t.meter_anomalies
+         from hub_transactions t
+         left join hub_charge_points cp on cp.org_id = t.org_id and cp.charge_point_id = t.charge_point_id
+        where (t.org_id, t.transaction_id) in (select * from unnest($1::text[], $2::text[]))
+        order by t.org_id, t.transaction_id
+        for update of t`,
+      [keys.map((k) => k.orgId), keys.map((k) => k.txId)],
     );
-  },
-  async samples(q: Queryable, orgId: string, txId: string): Promise<{ ts: Date; wh: string }[]> {
-    const r = await q.query<{ ts: Date; wh: string }>('select ts, wh::text from hub_meter_samples where org_id=$1 and transaction_id=$2 order by ts', [orgId, txId]);
     return r.rows;
   },
-  async stop(q: Queryable, orgId: string, txId: string, at: Date, meterStopWh: number | null, reason: string | null): Promise<boolean> {
+  /** Rated power (kW) of these charge points, keyed `${org}/${cp}`. */
+  async ratedPower(q: Queryable, keys: readonly { orgId: string; cpId: string }[]): Promise<Map<string, number>> {
+    if (!keys.length) return new Map();
+    const r = await q.query<{ org_id: string; charge_point_id: string; kw: string }>(
+      `select org_id, charge_point_id, max_power_kw::text as kw from hub_charge_points where (org_id, charge_point_id) in (select * from unnest($1::text[], $2::text[]))`,
+      [keys.map((k) => k.orgId), keys.map((k) => k.cpId)],
+    );
+    return new Map(r.rows.map((x) => [`${x.org_id}/${x.charge_point_id}`, Number(x.kw)]));
+  },
+  /**
+   * Judged register samples: accepted ones (flag null) and flagged ones (flag: the reason), one row per
+   * instant. An accepted sample replaces a flagged one at its instant (it is later than every accepted
+   * one, so nothing accepted is there).
+   */
+  async insertSamples(q: Queryable, rows: readonly { orgId: string; txId: string; ts: Date; wh: number; flag: string | null }[]): Promise<void> {
+    if (!rows.length) return;
+    await q.query(
+      `insert into hub_meter_samples (org_id, transaction_id, ts, wh, flag)
+       select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::text[])
+       on conflict (org_id, transaction_id, ts) do update set wh = excluded.wh, flag = null
+        where hub_meter_samples.flag is not null and excluded.flag is null`,
+      [rows.map((r) => r.orgId), rows.map((r) => r.txId), rows.map((r) => r.ts), rows.map((r) => r.wh), rows.map((r) => r.flag)],
+    );
+  },
+  /** A judged flush's outcome per transaction: its latest accepted reading and its anomaly counts. */
+  async meterMoved(
+    q: Queryable,
+    rows: readonly { orgId: string; txId: string; known: boolean; startWh: number; lastWh: number; lastAt: Date; riseAt: Date | null; anomalies: AnomalyCounts }[],
+  ): Promise<void> {
+    if (!rows.length) return;
+    await q.query(
+      `with v as (select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::timestamptz[], $6::timestamptz[], $7::jsonb[], $8::boolean[])
+                    as v(org_id, transaction_id, start_wh, last_wh, last_at, rise_at, anomalies, known))
+       update hub_transactions t set
+          meter_start_wh = v.start_wh,
+          meter_start_known = v.known,
+          last_meter_wh = v.last_wh,
+          last_meter_at = v.last_at,
+          energy_last_increase_at = coalesce(v.rise_at, t.energy_last_increase_at),
+          meter_anomalies = v.anomalies
+        from v where t.org_id = v.org_id and t.transaction_id = v.transaction_id`,
+      [
+        rows.map((r) => r.orgId),
+        rows.map((r) => r.txId),
+        rows.map((r) => r.startWh),
+        rows.map((r) => r.lastWh),
+        rows.map((r) => r.lastAt),
+        rows.map((r) => r.riseAt),
+        rows.map((r) => JSON.stringify(r.anomalies)),
+        rows.map((r) => r.known),
+      ],
+    );
+  },
+  /** Accepted register samples of a transaction within [from, to], in time order (what is billed). */
+  async billedSamples(q: Queryable, orgId: string, txId: string, from: Date, to: Date): Promise<{ ts: Date; wh: string }[]> {
+    const r = await q.query<{ ts: Date; wh: string }>(
+      'select ts, wh::text from hub_meter_samples where org_id=$1 and transaction_id=$2 and flag is null and ts >= $3 and ts <= $4 order by ts',
+      [orgId, txId, from, to],
+    );
+    return r.rows;
+  },
+  /**
+   * Stops a transaction: its stop reading is its latest accepted one (the stop's own reading was judged
+   * as a sample), and it stops no earlier than that reading (a charger that stamps its stop before
+   * samples it sent earlier keeps them in the session) unless the reading is later than `latest` (a
+   * row stored before the rules, decision 0275).
+   */
+  async stop(q: Queryable, orgId: string, txId: string, at: Date, reason: string | null, latest: Date): Promise<boolean> {
     const r = await q.query(
-      `update hub_transactions set stopped_at=$3, meter_stop_wh=coalesce($4, last_meter_wh, meter_start_wh), stop_reason=$5
+      `update hub_transactions set
+          stopped_at = case when last_meter_at > $3 and last_meter_at <= $5 then last_meter_at else $3 end,
+          meter_stop_wh = coalesce(last_meter_wh, meter_start_wh), stop_reason = $4
         where org_id=$1 and transaction_id=$2 and stopped_at is null`,
-      [orgId, txId, at, meterStopWh, reason],
+      [orgId, txId, at, reason, latest],
     );
     return (r.rowCount ?? 0) > 0;
   },
@@ -353,7 +433,7 @@ export const hubExportables: ExportableCollection[] = [
     members: columnsOf('hub_transactions', [
       'transaction_id', 'site_id', 'charge_point_id', 'connector_id', 'ocpp_transaction_id', 'ocpp_version', 'id_tag', 'started_at:iso', 'stopped_at:iso',
       'meter_start_wh:text', 'meter_start_known', 'meter_stop_wh:text', 'last_meter_wh:text', 'last_meter_at:iso', 'energy_last_increase_at:iso', 'stop_reason',
-      'schedule_version', 'created_at:iso',
+      'schedule_version', 'created_at:iso', 'meter_anomalies',
     ]),
     period: ['started_at', 'hub_transactions.started_at'],
     key: [['hub_transactions.transaction_id', 'text']],

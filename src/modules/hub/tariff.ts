@@ -2,10 +2,11 @@
 // the schedule's p/kWh, or a time-of-day band's (UK local time), a per-minute fee over the whole
 // session, a connection fee, and an overstay fee per minute after the energy stopped rising beyond
 // a grace period. Every line ex VAT in pence; the totals in pounds to the penny with VAT shown.
-import { parseScaled, formatScaled, roundDiv, ukClock } from '../market/index.ts';
+import { parseScaled, formatScaled, roundDiv, ukClock, ukOffsetFast } from '../market/index.ts';
 
 export const Q = 6; // rates and quantities at 10^-6
 const MIN_MS = 60_000;
+const DAY_MS = 24 * 3_600_000;
 
 export interface Band {
   /** UK local wall-clock start, HH:MM (inclusive). */
@@ -98,6 +99,70 @@ function nextBoundary(s: Schedule, t: number, until: number): number {
   return Math.min(best, nextHour, until);
 }
 
+/** Milliseconds at each energy rate in a 24-hour UK local day (no clock change in it). */
+function dayAtRates(s: Schedule): Map<bigint, number> {
+  const out = new Map<bigint, number>();
+  let banded = 0;
+  for (const b of s.bands) {
+    const ms = (minuteOf(b.end) - minuteOf(b.start)) * MIN_MS;
+    const r = q(b.energy_p_per_kwh);
+    out.set(r, (out.get(r) ?? 0) + ms);
+    banded += ms;
+  }
+  const base = q(s.energy_p_per_kwh);
+  out.set(base, (out.get(base) ?? 0) + DAY_MS - banded);
+  return out;
+}
+
+/**
+ * Milliseconds at each energy rate over [from, to). The work is bounded by the band edges, not the
+ * span (decision 0276): without bands one rate holds throughout; with bands the edges of the first
+ * and last local day, and of each day the clocks change, are walked, and the whole local days
+ * between (a UK offset holds for more than 150 days at a time, so 120 days at once never cross a
+ * change unseen) are counted from one day's figures. A century costs a few thousand steps.
+ */
+export function timeAtRates(s: Schedule, from: number, to: number): Map<bigint, bigint> {
+  const out = new Map<bigint, bigint>();
+  const add = (r: bigint, ms: number) => {
+    if (ms > 0) out.set(r, (out.get(r) ?? 0n) + BigInt(ms));
+  };
+  if (!(to > from)) return out;
+  if (!s.bands.length) {
+    add(q(s.energy_p_per_kwh), to - from);
+    return out;
+  }
+  let day: Map<bigint, number> | undefined;
+  let t = from;
+  while (t < to) {
+    if (to - t >= DAY_MS && t % MIN_MS === 0 && ukClock(t).minute === 0) {
+      // Local midnight with whole days ahead: the days before the clocks next change are alike.
+      const o = ukOffsetFast(t);
+      const same = (k: number) => ukOffsetFast(t + k * DAY_MS - 1) === o;
+      let n = Math.min(Math.floor((to - t) / DAY_MS), 120);
+      if (!same(n)) {
+        let lo = 0; // same(lo) holds (no days)
+        let hi = n; // same(hi) fails
+        while (hi - lo > 1) {
+          const mid = Math.floor((lo + hi) / 2);
+          if (same(mid)) lo = mid;
+          else hi = mid;
+        }
+        n = lo;
+      }
+      if (n > 0) {
+        day ??= dayAtRates(s);
+        for (const [r, ms] of day) add(r, ms * n);
+        t += n * DAY_MS;
+        continue;
+      }
+    }
+    const next = nextBoundary(s, t, to);
+    add(rateAt(s, t), next - t);
+    t = next;
+  }
+  return out;
+}
+
 interface Line {
   kind: 'energy' | 'time' | 'connection' | 'overstay';
   description: string;
@@ -140,17 +205,15 @@ export function costSession(s: Schedule, samples: readonly Sample[], startMs: nu
       totalKwhQ += wh * 1000n;
       continue;
     }
-    let t = a.t;
+    // Spread evenly: each rate's share of the span, cumulated so the parts add up to the whole.
     let given = 0n;
-    while (t < b.t) {
-      const next = nextBoundary(s, t, b.t);
-      const upto = BigInt(next - a.t);
+    let upto = 0n;
+    const parts = [...timeAtRates(s, a.t, b.t)].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    for (const [r, ms] of parts) {
+      upto += ms;
       const cum = roundDiv(wh * 1000n * upto, BigInt(span));
-      const part = cum - given;
+      byRate.set(r, (byRate.get(r) ?? 0n) + cum - given);
       given = cum;
-      const r = rateAt(s, t);
-      byRate.set(r, (byRate.get(r) ?? 0n) + part);
-      t = next;
     }
     totalKwhQ += wh * 1000n;
   }

@@ -7474,6 +7474,23 @@ export interface components {
             /** @description Energy so far (open) or delivered (stopped), kWh */
             energy_kwh: string;
             id_tag: string | null;
+            /** @description Meter samples from the charger that were refused or flagged, by reason (empty when every sample was plausible); none of them is billed or in the energy figure */
+            meter_anomalies: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                 */
+                first_received_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                 */
+                last_received_at: string;
+                /** @description Refused (not stored): timestamp_out_of_range (unreadable or before 2000-01-01), ahead_of_clock (more than 5 minutes ahead of the service), outside_transaction (before its start or after its stop), register_out_of_range (not a whole number of Wh from 0 to 10^12), power_out_of_range (negative or above the rated power by more than 10%). Flagged (kept, never billed): register_backwards, beyond_rated_power (more energy than the rated power with 10% and 30 s of slack can deliver since the last accepted sample), out_of_order (at or before the latest accepted sample) */
+                reason: "timestamp_out_of_range" | "ahead_of_clock" | "outside_transaction" | "register_out_of_range" | "register_backwards" | "beyond_rated_power" | "out_of_order" | "power_out_of_range";
+                /** @description Samples with this reason */
+                samples: number;
+            }[];
             meter_start_wh: number;
             meter_stop_wh: number | null;
             /** @description The id on the OCPP link (1.6: integer the hub gave; 2.0.1: the charger's) */
@@ -11309,6 +11326,23 @@ export interface operations {
                             /** @description Pence per unit, ex VAT */
                             rate_p: string;
                             unit: string;
+                        }[];
+                        /** @description Meter samples from the charger that were refused or flagged, by reason (empty when every sample was plausible); none of them is billed or in the energy figure */
+                        meter_anomalies: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            first_received_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            last_received_at: string;
+                            /** @description Refused (not stored): timestamp_out_of_range (unreadable or before 2000-01-01), ahead_of_clock (more than 5 minutes ahead of the service), outside_transaction (before its start or after its stop), register_out_of_range (not a whole number of Wh from 0 to 10^12), power_out_of_range (negative or above the rated power by more than 10%). Flagged (kept, never billed): register_backwards, beyond_rated_power (more energy than the rated power with 10% and 30 s of slack can deliver since the last accepted sample), out_of_order (at or before the latest accepted sample) */
+                            reason: "timestamp_out_of_range" | "ahead_of_clock" | "outside_transaction" | "register_out_of_range" | "register_backwards" | "beyond_rated_power" | "out_of_order" | "power_out_of_range";
+                            /** @description Samples with this reason */
+                            samples: number;
                         }[];
                         /** @description Total ex VAT, pounds */
                         net_gbp: string;
