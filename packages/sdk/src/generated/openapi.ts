@@ -3253,8 +3253,11 @@ export interface paths {
          *     - `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.
          *     - `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.
          *     - `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most 256 unread events).
+         *     - `end`: last, `{"reason"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token's `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member's role is no longer the token's), `service_stopping`. Reconnect with a current token.
          *
          *     A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream.
+         *
+         *     Open streams are capped per user and per organisation on each instance (LIVE_STREAMS_PER_USER, LIVE_STREAMS_PER_ORGANISATION); past either, 429 `Rate limit exceeded` with `Retry-After: 30`.
          */
         get: operations["streamLiveEvents"];
         put?: never;
