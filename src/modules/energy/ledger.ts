@@ -1,5 +1,6 @@
 // The energy ledger: a site's half hours with the balance and residual, one period in detail,
 // rebuilds (a job with progress), PPA contracts and the monthly statement.
+import { ensureJobRoom } from '../../platform/job-caps.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -88,6 +89,8 @@ export interface LedgerDeps {
   telemetry: TelemetryEnergy;
   jobs: Pick<JobQueue, 'enqueue'>;
   audit: AuditLog;
+  /** Rebuilds one organisation may have queued or running (ENERGY_MAX_QUEUED_REBUILDS). */
+  maxQueuedRebuilds?: number;
 }
 
 export function createLedger(deps: LedgerDeps) {
@@ -192,6 +195,7 @@ export function createLedger(deps: LedgerDeps) {
     return db.tx(async (q) => {
       const active = await store.activeRebuild(q, ctx.orgId, siteId);
       if (active) return { rebuild: rebuildView(active), created: false };
+      await ensureJobRoom(q, ctx.orgId, { kinds: [REBUILD_KIND], limit: deps.maxQueuedRebuilds ?? 10, what: 'ledger rebuilds', itemKey: 'rebuild_id' });
       const row = await store.insertRebuild(q, ctx.orgId, {
         rebuild_id: randomUUID(), site_id: siteId, from: new Date(from), to: new Date(to), days_total: daysTotal, requested_by: actorId(ctx), now,
       });
