@@ -70,9 +70,10 @@ async function endsWith(s: OpenStream, reason: string) {
   assert.equal(s.events.at(-1)?.event, 'end', 'nothing follows the end event');
 }
 
-test('a stream ends when its session logs out', async () => {
+test('a stream ends when its session logs out, and its places are free again', async () => {
   const tokens = await signIn(ORG, 'logout@live.test');
   const s = await stream(tokens.access_token);
+  const second = await stream(tokens.access_token);
   const res = await svc.request({
     method: 'POST',
     url: '/api/auth/logout',
@@ -82,6 +83,12 @@ test('a stream ends when its session logs out', async () => {
   assert.equal(res.statusCode, 200, res.body);
   // No clock moved, no check run: the revocation reaches the stream by itself.
   await endsWith(s, 'session_revoked');
+  await endsWith(second, 'session_revoked');
+  // The user's two places (LIVE_STREAMS_PER_USER) were given back when the streams ended.
+  const again = await svc.request({ method: 'POST', url: '/api/auth/login', payload: { email: 'logout@live.test', password: PASSWORD } });
+  assert.equal(again.statusCode, 200, again.body);
+  await stream(again.json().access_token);
+  await stream(again.json().access_token);
 });
 
 test('a stream ends at its token’s expiry on the service clock', async () => {
