@@ -128,7 +128,7 @@ const sites = createRegistrySites({ clock: systemClock, store: createRegistrySto
 const model = createEnergyModel({
   telemetry: { onBatch: () => {}, reads: (q) => createEnergyReads(q) },
   sites,
-  settings: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30, exportBatchRows: 2000 },
+  settings: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30, exportBatchRows: 2000, maxQueuedRebuilds: 10 },
   clock: systemClock,
   log,
 });
@@ -210,7 +210,7 @@ const siteSettings = createSettings({ db, clock: systemClock, model, audit });
 const reporting = createReporting({
   db, clock: systemClock, model, settings: siteSettings, audit,
   telemetry: { onBatch: () => {}, reads: (q: Parameters<typeof createEnergyReads>[0]) => createEnergyReads(q) } as never,
-  config: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30, exportBatchRows: 2000 },
+  config: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30, exportBatchRows: 2000, maxQueuedRebuilds: 10 },
 });
 const settingsNow = new Date();
 for (let s = 0; s < SITES; s++) {

@@ -30,6 +30,7 @@ export interface AccessClaims {
   org_id?: string;
   roles?: unknown;
   sid?: string;
+  exp?: number;
   platform_staff?: boolean;
   platform_admin?: boolean;
 }
@@ -165,6 +166,7 @@ export async function authenticate(req: FastifyRequest, op: Operation, deps: Aut
     staff: claims.platform_staff === true,
     admin: claims.platform_admin === true,
     tokenId: claims.sid,
+    ...(typeof claims.exp === 'number' && { expiresAt: new Date(claims.exp * 1000) }),
   };
   return { ...base, orgId: claims.org_id, actor };
 }

@@ -39,6 +39,7 @@ export const PLATFORM_ERRORS: readonly ErrorDoc[] = [
   { code: 'validation_error', status: 422, description: 'The request failed validation; `errors` (problem+json) or `detail` (JSON) lists each field with `type`, `loc`, `msg`, `input`.' },
   { code: 'locked', status: 423, description: 'The resource is locked for now.' },
   { code: 'rate_limited', status: 429, description: 'Too many requests in the window; wait `Retry-After` seconds.' },
+  { code: 'job_backlog_full', status: 429, description: 'The organisation already has as much of this long work (backtests, exports, study runs, ledger rebuilds) queued or running as it may; wait `Retry-After` seconds or for one to finish.' },
   { code: 'internal_error', status: 500, description: 'An unexpected failure; the request id identifies it in the logs.' },
   { code: 'upstream_error', status: 502, description: 'A third-party provider failed or answered something unusable.' },
   { code: 'service_unavailable', status: 503, description: 'A dependency the operation needs is unavailable; retry after `Retry-After` seconds.' },

@@ -22,7 +22,17 @@ export type Access =
   | { kind: 'key'; scope: Scope | 'any' | 'read'; bearerRoles?: readonly Role[] };
 
 export type Actor =
-  | { kind: 'user'; userId: string; roles: Role[]; staff: boolean; admin: boolean; tokenId?: string }
+  | {
+      kind: 'user';
+      userId: string;
+      roles: Role[];
+      staff: boolean;
+      admin: boolean;
+      /** The session (`sid`) the token belongs to, when the identity module issued it. */
+      tokenId?: string;
+      /** When the access token expires (`exp`): a long-lived answer (a stream) ends then. */
+      expiresAt?: Date;
+    }
   | { kind: 'key'; keyId: string; scopes: Scope[]; environment: 'live' | 'sandbox' }
   | { kind: 'anonymous' };
 

@@ -14,7 +14,7 @@ let viewer: string;
 let other: string;
 
 before(async () => {
-  svc = await startTestService({ clock: new ManualClock('2026-11-02T12:00:00Z') });
+  svc = await startTestService({ clock: new ManualClock('2026-11-02T12:00:00Z'), env: { ENERGY_MAX_QUEUED_REBUILDS: '1' } });
   await svc.createOrg('org-led');
   await svc.createOrg('org-other');
   admin = await tokenFor(svc, 'org-led');
@@ -262,4 +262,19 @@ test('ledger refusals: another organisation\'s site is 404, a bad date is 422, a
   assert.equal(json(v).detail, 'Insufficient permissions');
   assertRefused(await call(svc, other, 'POST', '/api/telemetry/sites/autumn/ledger/rebuild', {}), 404, 'Site not found');
   assertRefused(await call(svc, null, 'GET', '/api/telemetry/sites/autumn/ledger'), 401, 'Authorization header missing');
+});
+
+test('queued rebuilds are capped per organisation: one for another site past ENERGY_MAX_QUEUED_REBUILDS is refused 429; another organisation still queues', async () => {
+  // The rebuild above ran to completion: nothing of org-led is queued.
+  assert.equal((await call(svc, admin, 'POST', '/api/telemetry/sites/autumn/ledger/rebuild', {})).statusCode, 202);
+  // The same site again is the running rebuild (200), not a refusal.
+  assert.equal((await call(svc, admin, 'POST', '/api/telemetry/sites/autumn/ledger/rebuild', {})).statusCode, 200);
+  const refused = await call(svc, admin, 'POST', '/api/telemetry/sites/spring/ledger/rebuild', {});
+  assertRefused(refused, 429, '1 ledger rebuilds are already queued or running for this organisation; at most 1 may be. Wait for one to finish.');
+  assert.equal(refused.headers['retry-after'], '60');
+  await asset(svc, other, { asset_id: 'ot-meter', site_id: 'elsewhere', asset_class: 'site_meter' });
+  assert.equal((await call(svc, other, 'POST', '/api/telemetry/sites/elsewhere/ledger/rebuild', {})).statusCode, 202);
+  // Once the organisation's rebuild completes, the next one is taken.
+  await svc.runDue();
+  assert.equal((await call(svc, admin, 'POST', '/api/telemetry/sites/spring/ledger/rebuild', {})).statusCode, 202);
 });

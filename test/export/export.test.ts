@@ -303,3 +303,15 @@ test('a job whose instance stops midway is finished by another instance: no row 
   const lines = (await call(svc, admin, 'GET', `${BASE}/jobs/${jobId!}/download`)).body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l).row);
   assert.deepEqual(lines, await storedTelemetry('org-x'));
 });
+
+test('queued exports are capped per organisation: the one past EXPORT_MAX_QUEUED is refused 429 and queues nothing; another organisation still queues', async () => {
+  // Nothing of the earlier tests is still queued (each ran to its end).
+  const before = await svc.deps.db.query<{ n: number }>(`select count(*)::int as n from export_jobs where org_id = 'org-x'`);
+  for (let i = 0; i < 2; i++) assert.equal((await call(svc, admin, 'POST', BASE, { collections: ['telemetry.readings'] })).statusCode, 202);
+  const refused = await call(svc, admin, 'POST', BASE, { collections: ['telemetry.readings'] });
+  assertRefused(refused, 429, '2 exports are already queued or running for this organisation; at most 2 may be. Wait for one to finish.');
+  assert.equal(refused.headers['retry-after'], '60');
+  const after = await svc.deps.db.query<{ n: number }>(`select count(*)::int as n from export_jobs where org_id = 'org-x'`);
+  assert.equal(after.rows[0].n, before.rows[0].n + 2, 'the refused export left no job behind');
+  assert.equal((await call(svc, other, 'POST', BASE, { collections: ['telemetry.readings'] })).statusCode, 202);
+});

@@ -67,7 +67,7 @@ let viewer: string;
 let other: string;
 
 before(async () => {
-  svc = await startTestService({ clock });
+  svc = await startTestService({ clock, env: { FORECAST_MAX_QUEUED_BACKTESTS: '2' } });
   await svc.createOrg('org-fc');
   await svc.createOrg('org-fx');
   admin = await tokenFor(svc, 'org-fc');
@@ -345,4 +345,18 @@ test('a backtest longer than 28 days runs as a job: 202 with Location, progress 
   assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/backtest/not-a-uuid`), 422, { fields: ['path.backtest_id'] });
   assertRefused(await call(svc, other, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2026-12-01' }), 404, 'Site not found');
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-01-01', to: '2027-01-03' }), 422, { fields: ['body.to'] });
+});
+
+test('queued backtests are capped per organisation: the one past FORECAST_MAX_QUEUED_BACKTESTS is refused 429 and queues nothing; another organisation still queues', async () => {
+  // Nothing of the earlier tests is still queued (the job above ran to completion).
+  const long = { from: '2025-12-01', to: '2026-11-30' }; // 364 UK days: a job of 52 steps
+  for (let i = 0; i < 2; i++) assert.equal((await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, long)).statusCode, 202);
+  const refused = await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, long);
+  assertRefused(refused, 429, '2 backtests are already queued or running for this organisation; at most 2 may be. Wait for one to finish.');
+  assert.equal(refused.headers['retry-after'], '60');
+  // A backtest answered in the request queues nothing and is not refused.
+  assert.equal((await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-15', to: '2026-11-16' })).statusCode, 200);
+  // Another organisation's queue is its own.
+  await asset(svc, other, { asset_id: 'fx-meter', site_id: 'fx-site', asset_class: 'site_meter' });
+  assert.equal((await call(svc, other, 'POST', `${BASE}/fx-site/backtest`, long)).statusCode, 202);
 });

@@ -30,7 +30,7 @@ const req = (method: string, url: string, token: string, payload?: unknown) =>
   svc.request({ method: method as never, url, headers: h(token), ...(payload !== undefined && { payload: payload as never }) });
 
 before(async () => {
-  svc = await startTestService({ clock });
+  svc = await startTestService({ clock, env: { STUDIES_MAX_QUEUED_RUNS: '2' } });
   await svc.createOrg(ORG);
   await svc.createOrg(OTHER);
   admin = await svc.token({ orgId: ORG, roles: ['ORG_ADMIN'] });
@@ -330,5 +330,19 @@ describe('a depot savings audit end to end', () => {
     assert.equal(r.status, 'failed');
     assert.equal(r.error, 'site_constraints has no charger_kw');
     assert.equal(r.results, null);
+  });
+});
+
+describe('queued runs', () => {
+  test('are capped per organisation: the run past STUDIES_MAX_QUEUED_RUNS is refused 429 and queues nothing; another organisation still queues', async () => {
+    await svc.runDue(); // nothing of the earlier tests left queued
+    const study = json(await req('POST', `${B}/samples/depot_savings_audit`, admin));
+    for (let i = 0; i < 2; i++) assert.equal((await req('POST', `${B}/${study.study_id}/runs`, admin)).statusCode, 202);
+    const refused = await req('POST', `${B}/${study.study_id}/runs`, admin);
+    assertRefused(refused, 429, '2 study runs are already queued or running for this organisation; at most 2 may be. Wait for one to finish.');
+    assert.equal(refused.headers['retry-after'], '60');
+    assert.equal(json(await req('GET', `${B}/${study.study_id}/runs`, admin)).runs.length, 2, 'the refused run was not stored');
+    const theirs = json(await req('POST', `${B}/samples/depot_savings_audit`, other));
+    assert.equal((await req('POST', `${B}/${theirs.study_id}/runs`, other)).statusCode, 202);
   });
 });

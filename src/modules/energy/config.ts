@@ -10,6 +10,8 @@ export interface EnergyConfig {
   refreshIntervalSeconds: number;
   /** Rows the interval exports read from the rollup at a time (keyset batches; memory stays at one batch). */
   exportBatchRows: number;
+  /** Ledger rebuilds one organisation may have queued or running, one a site at most (decision 0291). */
+  maxQueuedRebuilds: number;
 }
 
 export const energyConfig: ConfigSection<EnergyConfig> = {
@@ -19,5 +21,6 @@ export const energyConfig: ConfigSection<EnergyConfig> = {
     counterGapSeconds: r.int('ENERGY_COUNTER_GAP_SECONDS', 7200, 300, 86_400),
     refreshIntervalSeconds: r.int('ENERGY_REFRESH_INTERVAL_SECONDS', 30, 1, 3600),
     exportBatchRows: r.int('ENERGY_EXPORT_BATCH_ROWS', 2000, 10, 50_000),
+    maxQueuedRebuilds: r.int('ENERGY_MAX_QUEUED_REBUILDS', 10, 1, 1000),
   }),
 };

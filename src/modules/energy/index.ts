@@ -43,7 +43,7 @@ export const energyModule: ModuleFactory = (deps) => {
   const telemetry = deps.services.get(TELEMETRY_ENERGY);
   const model = createEnergyModel({ telemetry, sites: deps.services.get(REGISTRY_SITES), settings, clock: deps.clock, log: deps.log });
   const audit = deps.services.get(AUDIT_LOG);
-  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs, audit });
+  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs, audit, maxQueuedRebuilds: settings.maxQueuedRebuilds });
   const siteSettings = createSettings({ db: deps.db, clock: deps.clock, model, audit });
   const carbon = createCarbon({ db: deps.db, clock: deps.clock, model, intensity: deps.services.get(CARBON_INTENSITY), audit });
   const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });

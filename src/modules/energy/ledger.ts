@@ -1,5 +1,6 @@
 // The energy ledger: a site's half hours with the balance and residual, one period in detail,
 // rebuilds (a job with progress), PPA contracts and the monthly statement.
+import { ensureJobRoom } from '../../platform/job-caps.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -91,6 +92,8 @@ export interface LedgerDeps {
   telemetry: TelemetryEnergy;
   jobs: Pick<JobQueue, 'enqueue'>;
   audit: AuditLog;
+  /** Rebuilds one organisation may have queued or running (ENERGY_MAX_QUEUED_REBUILDS). */
+  maxQueuedRebuilds?: number;
 }
 
 export function createLedger(deps: LedgerDeps) {
@@ -200,6 +203,11 @@ export function createLedger(deps: LedgerDeps) {
     const daysTotal = Math.max(0, Math.round((to - from) / DAY_MS));
     const active = await store.activeRebuild(q, orgId, siteId);
     if (active) return { rebuild: rebuildView(active), created: false };
+    // A person's requests count against the organisation's cap; the registry's (one a site at a
+    // time: a change while one runs waits for it) do not.
+    if ('actor' in who) {
+      await ensureJobRoom(q, orgId, { kinds: [REBUILD_KIND], limit: deps.maxQueuedRebuilds ?? 10, what: 'ledger rebuilds', itemKey: 'rebuild_id' });
+    }
     const row = await store.insertRebuild(q, orgId, {
       rebuild_id: randomUUID(), site_id: siteId, from: new Date(from), to: new Date(to), days_total: daysTotal, requested_by: requestedBy, now,
     });

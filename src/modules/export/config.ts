@@ -8,6 +8,8 @@ export interface ExportConfig {
   chunkRows: number;
   /** Chunks one job step writes before it queues the next step (a step stays well within its lease). */
   stepChunks: number;
+  /** Exports one organisation may have queued or running (decision 0291). */
+  maxQueued: number;
 }
 
 export const exportConfig: ConfigSection<ExportConfig> = {
@@ -16,5 +18,6 @@ export const exportConfig: ConfigSection<ExportConfig> = {
     ttlHours: r.int('EXPORT_TTL_HOURS', 72, 1, 24 * 30),
     chunkRows: r.int('EXPORT_CHUNK_ROWS', 5000, 1, 100_000),
     stepChunks: r.int('EXPORT_STEP_CHUNKS', 40, 1, 10_000),
+    maxQueued: r.int('EXPORT_MAX_QUEUED', 2, 1, 100),
   }),
 };

@@ -3,6 +3,7 @@
 // in the same transaction as the job's position, so a job taken over by another instance after a
 // crash neither repeats nor skips a row), downloads streamed a chunk at a time with back-pressure,
 // and expiry. Every read of a job runs in the organisation's row-level security scope.
+import { ensureJobRoom } from '../../platform/job-caps.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../platform/module.ts';
 import type { RequestContext } from '../../platform/operation.ts';
@@ -181,6 +182,7 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
       const jobId = randomUUID();
       const now = clock.now();
       return db.tx(async (q) => {
+        await ensureJobRoom(q, ctx.orgId, { kinds: [WRITE_KIND], limit: settings.maxQueued, what: 'exports', itemKey: 'job_id' });
         await store.insertJob(q, ctx.orgId, { job_id: jobId, collections: names, from, to, format: body.format ?? 'jsonl', rows_expected: expected, requested_by: actorId(ctx), now });
         await jobs.enqueue(q, { kind: WRITE_KIND, orgId: ctx.orgId, payload: { job_id: jobId, step: 0 }, dedupeKey: `${WRITE_KIND}:${jobId}:0` });
         return jobView((await store.jobById(q, ctx.orgId, jobId))!);

@@ -8,6 +8,8 @@ import { serviceKey } from '../../platform/services.ts';
 import { BACKTEST_KIND, createForecasting, type Forecasting } from './service.ts';
 import { forecastingOperations } from './routes.ts';
 import { FORECAST_ERROR_DOCS } from './errors.ts';
+import { forecastingConfig } from './config.ts';
+import { sectionOf } from '../../core/config-section.ts';
 
 export { forecastAt, metricsOf, METHODS, type Method, type Metrics } from './methods.ts';
 
@@ -34,8 +36,16 @@ export const forecastingDefinition: ModuleDefinition = {
   name: 'forecasting',
   dependsOn: ['orgs', 'registry', 'telemetry', 'market'],
   migrations: migrationsDir(import.meta.url),
+  config: forecastingConfig,
   provides: (deps, registry) => {
-    const f = createForecasting({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, registry: registry.get(REGISTRY_SITES), telemetry: registry.get(TELEMETRY_READS) });
+    const f = createForecasting({
+      db: deps.db,
+      backgroundDb: deps.backgroundDb,
+      clock: deps.clock,
+      registry: registry.get(REGISTRY_SITES),
+      telemetry: registry.get(TELEMETRY_READS),
+      maxQueuedBacktests: sectionOf(deps.config, forecastingConfig).maxQueuedBacktests,
+    });
     registry.provide(FORECASTING, f);
     registry.provide(SITE_FORECAST, { forecastSeries: (q, orgId, siteId, origin, n) => f.forecastSeries(q, orgId, siteId, origin, n) });
   },

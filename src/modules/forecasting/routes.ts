@@ -97,7 +97,7 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       path: '/api/optimiser/forecasting/sites/{site_id}/backtest',
       summary: 'Rolling-origin backtest comparing methods',
       description:
-        `Every UK day of the period is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Up to ${MAX_BACKTEST_DAYS} days: computed in the request, answered 200 with the result, nothing stored. Longer, up to ${MAX_BACKTEST_JOB_DAYS} days: answered 202 with a background job (a week of days a step) and a Location header to GET .../backtest/{backtest_id}, which shows its progress and, once completed, the same result (decision 0196). 404 \`Site not found\`; 422 for a bad period.`,
+        `Every UK day of the period is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Up to ${MAX_BACKTEST_DAYS} days: computed in the request, answered 200 with the result, nothing stored. Longer, up to ${MAX_BACKTEST_JOB_DAYS} days: answered 202 with a background job (a week of days a step) and a Location header to GET .../backtest/{backtest_id}, which shows its progress and, once completed, the same result (decision 0196). An organisation may have FORECAST_MAX_QUEUED_BACKTESTS (3 by default) backtest jobs queued or running: past that 429 with Retry-After: 60, and nothing is queued (decision 0291). 404 \`Site not found\`; 422 for a bad period.`,
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },

@@ -1,6 +1,7 @@
 // Forecasting rules: the site's half-hourly load and generation from stored telemetry (the
 // telemetry and registry services; never their tables), forecasts by the configured method,
 // forecast against actual, accuracy metrics and a rolling-origin backtest (decision 0190).
+import { ensureJobRoom } from '../../platform/job-caps.ts';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
@@ -88,7 +89,7 @@ export function rolesOf(assets: SiteAsset[]) {
 export const SERIES_METHOD =
   'Half-hourly mean power of each asset from stored telemetry × 0.5 h (assets with no sample in the window are left out). Generation = the magnitude of the inverters\' negative power; load = grid meter power + generation − battery power (charge positive) where the site has a grid meter, else the sum of metered loads. A half hour where any contributing asset has no sample is missing.';
 
-export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Clock; registry: RegistrySites; telemetry: TelemetryReads }) {
+export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Clock; registry: RegistrySites; telemetry: TelemetryReads; maxQueuedBacktests?: number }) {
   const { db, clock } = deps;
   const backgroundDb = deps.backgroundDb ?? db;
 
@@ -323,6 +324,8 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
         if (!jobs) throw forecastErrors.field(['body', 'to'], `period longer than ${MAX_BACKTEST_DAYS} days`, body.to);
         return db.tx(async (q) => {
           await mustExist(q, ctx.orgId, siteId);
+          // Per organisation, however many sites it has (decision 0291).
+          await ensureJobRoom(q, ctx.orgId, { kinds: [BACKTEST_KIND], limit: deps.maxQueuedBacktests ?? 3, what: 'backtests', itemKey: 'backtest_id' });
           const cfg = await configOf(q, ctx.orgId, siteId);
           const id = randomUUID();
           const by = ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? `key:${ctx.actor.keyId}` : null;

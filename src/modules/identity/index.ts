@@ -3,7 +3,7 @@
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createTokenIssuer } from './tokens.ts';
 import { createSessionChecker } from './session-checker.ts';
-import { createSessions } from './sessions.ts';
+import { createSessions, sessionState, type SessionState } from './sessions.ts';
 import { createLogin } from './login.ts';
 import { createInvitations } from './invitations.ts';
 import { createJwksCache } from './sso-keys.ts';
@@ -16,6 +16,7 @@ import { serviceKey } from '../../platform/services.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { Role } from '../../platform/roles.ts';
 import { createUserStore } from './users-store.ts';
+import { runUnscoped } from '../../infra/db/scope.ts';
 
 /** Who belongs to an organisation, for modules that address people (alert routing, notifications). */
 export interface Members {
@@ -25,6 +26,19 @@ export interface Members {
   withRole(q: Queryable, orgId: string, role: Role): Promise<{ id: string; email: string; role: Role }[]>;
 }
 export const MEMBERS = serviceKey<Members>('identity.members');
+
+/**
+ * Whether a session still grants access, read from the store now (for what holds a session open,
+ * as the live stream does): revoked, withdrawn (user disabled, membership gone, SSO role gone), or
+ * active with its current roles. Revocations are also published on the bus as they happen
+ * (`SESSION_REVOKED_SUBJECT`, `{session_id}`).
+ */
+export interface SessionAccess {
+  state(orgId: string, sessionId: string): Promise<SessionState>;
+}
+export const SESSION_ACCESS = serviceKey<SessionAccess>('identity.session-access');
+export { SESSION_REVOKED_SUBJECT } from './session-checker.ts';
+export type { SessionState } from './sessions.ts';
 
 /**
  * Domain event published when an invitee accepts: `{org_id, invitation_id, invited_by, user_id,
@@ -39,7 +53,7 @@ export const identityModule: ModuleFactory = (deps) => {
   const { db, clock, config } = deps;
   const audit = deps.services.get(AUDIT_LOG);
   const issuer = createTokenIssuer(config.jwtSecret);
-  const revocations = createSessionChecker({ db, cache: deps.cache, namespace: config.namespace });
+  const revocations = createSessionChecker({ db, cache: deps.cache, bus: deps.bus, namespace: config.namespace });
   const sessions = createSessions({ db, clock, issuer, audit, revocations });
   const login = createLogin({ db, clock, audit, sessions });
   const invitations = createInvitations({ db, clock, audit, sessions });
@@ -68,10 +82,13 @@ export const identityDefinition: ModuleDefinition = {
   name: 'identity',
   dependsOn: ['orgs'],
   migrations: migrationsDir(import.meta.url),
-  provides: (_deps, registry) =>
+  provides: (deps, registry) => {
     registry.provide(MEMBERS, {
       member: (q, orgId, userId) => createUserStore(q).memberById(orgId, userId),
       withRole: (q, orgId, role) => createUserStore(q).membersWithRole(orgId, role),
-    }),
+    });
+    // Filtered on the organisation it is given, whichever request or background work asks.
+    registry.provide(SESSION_ACCESS, { state: (orgId, sessionId) => runUnscoped(() => sessionState(deps.db, orgId, sessionId)) });
+  },
   create: identityModule,
 };

@@ -3,13 +3,19 @@
 // read. A revocation writes 'revoked' into the cache at once, so with a shared cache (Redis) every
 // instance refuses the session's access tokens from the next request on. A process-local cache
 // (no Redis: one instance) learns it the same way; a remembered 'active' lives ACTIVE_TTL_MS.
+// The revocation is also published on the bus (SESSION_REVOKED_SUBJECT), so what holds a session
+// open on any instance (a live stream) ends it at once instead of at its next check.
 import type { Cache } from '../../infra/cache/index.ts';
+import type { Bus } from '../../infra/bus/index.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { SessionChecker } from '../../platform/auth.ts';
 import { ACCESS_TTL_SECONDS } from './tokens.ts';
 import { sessionRevokedById } from './sessions-store.ts';
 
 const ACTIVE_TTL_MS = 10_000;
+
+/** Bus subject of a session's revocation, `{session_id}`: delivered to every instance. */
+export const SESSION_REVOKED_SUBJECT = 'auth.session.revoked';
 // Past this every access token of the session has expired, so the mark is no longer needed.
 const REVOKED_TTL_MS = (ACCESS_TTL_SECONDS + 120) * 1000;
 
@@ -18,7 +24,7 @@ export interface SessionRevocations extends SessionChecker {
   markRevoked(sessionId: string): Promise<void>;
 }
 
-export function createSessionChecker(deps: { db: Queryable; cache: Cache; namespace: string }): SessionRevocations {
+export function createSessionChecker(deps: { db: Queryable; cache: Cache; bus?: Bus; namespace: string }): SessionRevocations {
   const keyOf = (sid: string) => `${deps.namespace}:sess:${sid}`;
   return {
     async isRevoked(sessionId) {
@@ -39,6 +45,8 @@ export function createSessionChecker(deps: { db: Queryable; cache: Cache; namesp
     },
     async markRevoked(sessionId) {
       await deps.cache.set(keyOf(sessionId), 'revoked', REVOKED_TTL_MS).catch(() => {});
+      // Best effort: a holder that misses it still finds the revocation at its next check.
+      await deps.bus?.publish(SESSION_REVOKED_SUBJECT, { session_id: sessionId }).catch(() => {});
     },
   };
 }

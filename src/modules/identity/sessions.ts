@@ -41,6 +41,36 @@ export interface SessionDeps {
   revocations: SessionRevocations;
 }
 
+/** What the session may do now: membership and flags re-read, SSO groups re-mapped. */
+export async function currentAccess(q: Queryable, session: SessionRow) {
+  if (session.method === 'sso') {
+    const sso = createSsoStore(q);
+    const provider = await sso.provider(session.org_id);
+    if (!provider?.enabled) return null;
+    const roles = await sso.rolesFor(session.org_id, session.sso_groups ?? []);
+    return roles.length ? { roles, staff: false, admin: false } : null;
+  }
+  const users = createUserStore(q);
+  const user = await users.byId(session.user_id);
+  if (!user || user.disabled) return null;
+  const m = await users.membershipIn(session.org_id, user.id);
+  return m ? { roles: [m.role], staff: user.platform_staff, admin: user.platform_admin } : null;
+}
+
+/**
+ * Whether a session still grants access, read from the store now: `revoked` (logout, refresh-token
+ * reuse, access withdrawn at a refresh), `withdrawn` (the user disabled or no longer a member, the SSO
+ * provider off or its mappings no longer giving a role), or `active` with the roles it holds now.
+ */
+export type SessionState = { state: 'revoked' } | { state: 'withdrawn' } | { state: 'active'; roles: Role[] };
+
+export async function sessionState(q: Queryable, orgId: string, sessionId: string): Promise<SessionState> {
+  const session = await createSessionStore(q).get(orgId, sessionId);
+  if (!session || session.revoked_at) return { state: 'revoked' };
+  const access = await currentAccess(q, session);
+  return access ? { state: 'active', roles: access.roles } : { state: 'withdrawn' };
+}
+
 export function createSessions(deps: SessionDeps) {
   const { db, clock, issuer, audit, revocations } = deps;
 
@@ -58,22 +88,6 @@ export function createSessions(deps: SessionDeps) {
       organisation_id: orgId,
       roles: s.roles,
     };
-  }
-
-  /** What the session may do now: membership and flags re-read, SSO groups re-mapped. */
-  async function currentAccess(q: Queryable, session: SessionRow) {
-    if (session.method === 'sso') {
-      const sso = createSsoStore(q);
-      const provider = await sso.provider(session.org_id);
-      if (!provider?.enabled) return null;
-      const roles = await sso.rolesFor(session.org_id, session.sso_groups ?? []);
-      return roles.length ? { roles, staff: false, admin: false } : null;
-    }
-    const users = createUserStore(q);
-    const user = await users.byId(session.user_id);
-    if (!user || user.disabled) return null;
-    const m = await users.membershipIn(session.org_id, user.id);
-    return m ? { roles: [m.role], staff: user.platform_staff, admin: user.platform_admin } : null;
   }
 
   return {

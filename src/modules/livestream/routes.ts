@@ -5,6 +5,10 @@ import { defineOperation, type Operation } from '../../platform/operation.ts';
 import { CAN_READ } from '../../platform/roles.ts';
 import { errors } from '../../platform/errors.ts';
 import { SUBSCRIBER_BUFFER, type LiveEvent, type LiveHub } from './hub.ts';
+import type { EndReason, StreamRegistry } from './streams.ts';
+
+/** Retry-After of a stream refused at its cap: a place frees when one of the holder's streams closes. */
+export const CAP_RETRY_AFTER_SECONDS = 30;
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
@@ -16,11 +20,14 @@ const DESCRIPTION = [
   '- `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.',
   '- `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.',
   '- `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most ' + SUBSCRIBER_BUFFER + ' unread events).',
+  '- `end`: last, `{"reason"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token\'s `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member\'s role is no longer the token\'s), `service_stopping`. Reconnect with a current token.',
   '',
   'A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream.',
+  '',
+  `Open streams are capped per user and per organisation on each instance (LIVE_STREAMS_PER_USER, LIVE_STREAMS_PER_ORGANISATION); past either, 429 \`Rate limit exceeded\` with \`Retry-After: ${CAP_RETRY_AFTER_SECONDS}\`.`,
 ].join('\n');
 
-export function liveRoutes(hub: LiveHub): Operation[] {
+export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () => void): Operation[] {
   return [
     defineOperation({
       operationId: 'streamLiveEvents',
@@ -37,11 +44,31 @@ export function liveRoutes(hub: LiveHub): Operation[] {
       schema: { response: { 200: Type.String({ description: 'An event stream (text/event-stream)' }) } },
       handler: async ({ ctx, req, reply }) => {
         const orgId = ctx.orgId!;
+        const actor = ctx.actor;
+        if (actor.kind !== 'user') throw errors.forbidden('Insufficient permissions', 'insufficient_permissions');
         const sub = sseSubscriber(reply.raw);
+        let release: (() => void) | null;
+        try {
+          release = await streams.admit({
+            orgId,
+            userId: actor.userId,
+            sessionId: actor.tokenId,
+            roles: actor.roles,
+            expiresAt: actor.expiresAt,
+            end: (reason) => sub.finish(reason),
+          });
+        } catch {
+          throw errors.serviceUnavailable('Live stream unavailable', 5, 'live_unavailable');
+        }
+        if (!release) {
+          onRefused();
+          throw errors.rateLimited(CAP_RETRY_AFTER_SECONDS);
+        }
         let unsubscribe: () => void;
         try {
           unsubscribe = await hub.subscribe(orgId, sub);
         } catch {
+          release();
           throw errors.serviceUnavailable('Live stream unavailable', 5, 'live_unavailable');
         }
         reply.hijack();
@@ -51,13 +78,16 @@ export function liveRoutes(hub: LiveHub): Operation[] {
           'x-accel-buffering': 'no',
           'x-request-id': String(req.id),
         });
-        sub.start({ organisation_id: orgId, buffer: SUBSCRIBER_BUFFER });
         const beat = setInterval(() => sub.comment('keep-alive'), HEARTBEAT_MS);
         beat.unref();
-        reply.raw.once('close', () => {
+        const closed = () => {
           clearInterval(beat);
           unsubscribe();
-        });
+          release();
+        };
+        reply.raw.once('close', closed);
+        // Last: a session ended meanwhile ends the stream right after its ready event.
+        sub.start({ organisation_id: orgId, buffer: SUBSCRIBER_BUFFER });
         return undefined;
       },
     }),
@@ -67,6 +97,7 @@ export function liveRoutes(hub: LiveHub): Operation[] {
 /** One client's stream: events wait in a bounded buffer while the socket is backed up. */
 function sseSubscriber(res: ServerResponse) {
   let started = false;
+  let finished: EndReason | undefined;
   let dropped = 0;
   const queue: string[] = [];
   const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -77,10 +108,14 @@ function sseSubscriber(res: ServerResponse) {
     }
     while (queue.length && !res.writableNeedDrain) res.write(queue.shift()!);
   };
-  res.on('drain', () => started && flush());
+  res.on('drain', () => started && !finished && flush());
+  const close = (reason: EndReason) => {
+    if (res.writableEnded || res.destroyed) return;
+    res.end(frame('end', { reason }));
+  };
   return {
     push(e: LiveEvent) {
-      if (res.writableEnded || res.destroyed) return;
+      if (finished || res.writableEnded || res.destroyed) return;
       queue.push(frame(e.event, e.data));
       if (queue.length > SUBSCRIBER_BUFFER) {
         queue.shift();
@@ -91,13 +126,22 @@ function sseSubscriber(res: ServerResponse) {
     start(ready: unknown) {
       started = true;
       res.write(frame('ready', ready));
+      if (finished) return close(finished);
       flush();
+    },
+    /** The last event, `end` with the reason, then the answer ends; events still queued are dropped. */
+    finish(reason: EndReason) {
+      if (finished) return;
+      finished = reason;
+      queue.length = 0;
+      if (started) close(reason);
     },
     comment(text: string) {
       if (started && !res.writableEnded && !res.writableNeedDrain) res.write(`: ${text}\n\n`);
     },
     end() {
-      if (!res.writableEnded) res.end();
+      if (!finished) this.finish('service_stopping');
+      else if (!res.writableEnded) res.end();
     },
   };
 }

@@ -4,9 +4,18 @@ import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../
 import { STUDY_ERROR_DOCS } from './errors.ts';
 import { studyOperations } from './routes.ts';
 import { createStudies, RUN_KIND } from './service.ts';
+import { studiesConfig } from './config.ts';
+import { sectionOf } from '../../core/config-section.ts';
 
 export const studiesModule: ModuleFactory = (deps) => {
-  const studies = createStudies({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, jobs: deps.jobs, cursors: deps.cursors });
+  const studies = createStudies({
+    db: deps.db,
+    backgroundDb: deps.backgroundDb,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    cursors: deps.cursors,
+    maxQueuedRuns: sectionOf(deps.config, studiesConfig).maxQueuedRuns,
+  });
   return {
     name: 'studies',
     tags: { studies: 'Plan studies: projections from CSV inputs, run in the background, with an HTML report and a proposal pack.' },
@@ -21,5 +30,6 @@ export const studiesDefinition: ModuleDefinition = {
   name: 'studies',
   dependsOn: ['orgs', 'market'],
   migrations: migrationsDir(import.meta.url),
+  config: studiesConfig,
   create: studiesModule,
 };

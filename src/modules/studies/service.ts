@@ -1,4 +1,5 @@
 // Plan studies' rules: the catalogue, studies, versioned inputs, runs on the platform job queue.
+import { ensureJobRoom } from '../../platform/job-caps.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -40,7 +41,7 @@ const runView = (r: RunRow) => ({
   finished_at: isoTimeOrNull(r.finished_at),
 });
 
-export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jobs: Pick<JobQueue, 'enqueue'>; cursors: CursorCodec }) {
+export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jobs: Pick<JobQueue, 'enqueue'>; cursors: CursorCodec; maxQueuedRuns?: number }) {
   const { db, clock, cursors } = deps;
 
   async function requireStudy(orgId: string, id: string) {
@@ -156,6 +157,7 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
       const runId = randomUUID();
       const now = clock.now();
       await db.tx(async (q) => {
+        await ensureJobRoom(q, ctx.orgId, { kinds: [RUN_KIND], limit: deps.maxQueuedRuns ?? 5, what: 'study runs', itemKey: 'run_id' });
         await store.insertRun(q, ctx.orgId, id, runId, versions, now);
         await deps.jobs.enqueue(q, { kind: RUN_KIND, orgId: ctx.orgId, runAt: now, payload: { study_id: id, run_id: runId }, dedupeKey: `${RUN_KIND}:${runId}` });
       });

@@ -3253,8 +3253,11 @@ export interface paths {
          *     - `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.
          *     - `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.
          *     - `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most 256 unread events).
+         *     - `end`: last, `{"reason"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token's `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member's role is no longer the token's), `service_stopping`. Reconnect with a current token.
          *
          *     A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream.
+         *
+         *     Open streams are capped per user and per organisation on each instance (LIVE_STREAMS_PER_USER, LIVE_STREAMS_PER_ORGANISATION); past either, 429 `Rate limit exceeded` with `Retry-After: 30`.
          */
         get: operations["streamLiveEvents"];
         put?: never;
@@ -4108,7 +4111,7 @@ export interface paths {
         put?: never;
         /**
          * Rolling-origin backtest comparing methods
-         * @description Every UK day of the period is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Up to 28 days: computed in the request, answered 200 with the result, nothing stored. Longer, up to 366 days: answered 202 with a background job (a week of days a step) and a Location header to GET .../backtest/{backtest_id}, which shows its progress and, once completed, the same result (decision 0196). 404 `Site not found`; 422 for a bad period.
+         * @description Every UK day of the period is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Up to 28 days: computed in the request, answered 200 with the result, nothing stored. Longer, up to 366 days: answered 202 with a background job (a week of days a step) and a Location header to GET .../backtest/{backtest_id}, which shows its progress and, once completed, the same result (decision 0196). An organisation may have FORECAST_MAX_QUEUED_BACKTESTS (3 by default) backtest jobs queued or running: past that 429 with Retry-After: 60, and nothing is queued (decision 0291). 404 `Site not found`; 422 for a bad period.
          */
         post: operations["runForecastBacktest"];
         delete?: never;
