@@ -175,28 +175,6 @@ export function createLedger(deps: LedgerDeps) {
     };
   }
 
-  async function requestRebuild(ctx: RequestContext, siteId: string, body: { from?: string; to?: string } | undefined) {
-    const site = await requireSite(db, ctx.orgId, siteId);
-    const now = clock.now();
-    let from: number;
-    let to: number;
-    if (body?.from || body?.to) {
-      const w = windowOf({ from: body.from, to: body.to }, now.getTime(), { defaultDays: 31, maxDays: 800 });
-      from = w.from;
-      to = w.to;
-    } else {
-      const ext = await deps.telemetry.reads(db).extent(ctx.orgId, site.roled.map((r) => r.asset.asset_id));
-      if (!ext.length) {
-        from = ukMidnight(ukDate(now.getTime()));
-        to = from;
-      } else {
-        from = ukMidnight(ukDate(Math.min(...ext.map((e) => e.first.getTime()))));
-        to = ukMidnight(addDays(ukDate(Math.max(...ext.map((e) => e.last.getTime()))), 1));
-      }
-    }
-    return db.tx((q) => startRebuild(q, ctx.orgId, siteId, from, to, ctx, actorId(ctx)));
-  }
-
   /** Starts a rebuild of [from, to) unless one of the site is running (then that one is answered). */
   async function startRebuild(q: Queryable, orgId: string, siteId: string, from: number, to: number, who: RequestContext | AuditActor, requestedBy: string | null) {
     const now = clock.now();
@@ -218,6 +196,28 @@ export function createLedger(deps: LedgerDeps) {
     await deps.audit.record(q, who, { action: 'energy.ledger.rebuild', details: { site_id: siteId, rebuild_id: row.rebuild_id } });
     await deps.jobs.enqueue(q, { kind: REBUILD_KIND, orgId, payload: { rebuild_id: row.rebuild_id, step: 0 }, dedupeKey: `${REBUILD_KIND}:${orgId}:${row.rebuild_id}:0` });
     return { rebuild: rebuildView(row), created: true };
+  }
+
+  async function requestRebuild(ctx: RequestContext, siteId: string, body: { from?: string; to?: string } | undefined) {
+    const site = await requireSite(db, ctx.orgId, siteId);
+    const now = clock.now();
+    let from: number;
+    let to: number;
+    if (body?.from || body?.to) {
+      const w = windowOf({ from: body.from, to: body.to }, now.getTime(), { defaultDays: 31, maxDays: 800 });
+      from = w.from;
+      to = w.to;
+    } else {
+      const ext = await deps.telemetry.reads(db).extent(ctx.orgId, site.roled.map((r) => r.asset.asset_id));
+      if (!ext.length) {
+        from = ukMidnight(ukDate(now.getTime()));
+        to = from;
+      } else {
+        from = ukMidnight(ukDate(Math.min(...ext.map((e) => e.first.getTime()))));
+        to = ukMidnight(addDays(ukDate(Math.max(...ext.map((e) => e.last.getTime()))), 1));
+      }
+    }
+    return db.tx((q) => startRebuild(q, ctx.orgId, siteId, from, to, ctx, actorId(ctx)));
   }
 
   /**
