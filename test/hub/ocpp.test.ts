@@ -125,6 +125,16 @@ describe('OCPP 1.6J', () => {
     // Meter values are telemetry of the charger's registry asset.
     const asset = json(await svc.request({ method: 'GET', url: '/api/twin/registry/assets/CP16', headers: auth(token) }));
     assert.equal(asset.last_reported_at, '2026-01-15T17:00:00.000Z');
+    // One session, one energy: the site's ledger counts the same 18 kWh as the hub, the first
+    // interval from meterStart (100 000 Wh at 15:30) included (issue 36).
+    clock.advance(31_000);
+    await svc.runDue();
+    const ledger = json(await svc.request({ method: 'GET', url: '/api/telemetry/sites/ws1/ledger?date=2026-01-15', headers: auth(token) }));
+    assert.equal(ledger.totals.consumption_kwh, '18.000');
+    assert.deepEqual(
+      ledger.half_hours.filter((h: any) => h.consumption_kwh !== '0.000' && h.consumption_kwh !== null).map((h: any) => [h.period_start, h.consumption_kwh]),
+      [['2026-01-15T15:30:00.000Z', '10.000'], ['2026-01-15T16:00:00.000Z', '8.000']],
+    );
 
     // The site shows the charger's boot and its connector's last status.
     const site = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1`, headers: auth(token) }));

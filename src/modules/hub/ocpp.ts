@@ -487,7 +487,12 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     client.handle('StartTransaction', async ({ params }) => {
       const connectorId = connectorOf(params.connectorId, 'connectorId', 1); // a transaction is on a connector, never 0
       const ocppId = await store.nextOcppTransactionId(db);
-      await db.tx((q) => startTx(q, s, { connectorId, ocppId: String(ocppId), version: 'ocpp1.6', idTag: params.idTag, at: chargerTime(params.timestamp), meterStartWh: params.meterStart }));
+      const at = chargerTime(params.timestamp);
+      const transactionId = await db.tx((q) => startTx(q, s, { connectorId, ocppId: String(ocppId), version: 'ocpp1.6', idTag: params.idTag, at, meterStartWh: params.meterStart }));
+      // The start register is the session's first reading everywhere, not only in the hub's own
+      // table: judged like any sample, it reaches the charger's telemetry, so the site's energy
+      // ledger counts the first interval too (one session, one energy; issue 36).
+      await meter(s, connectorId, transactionId, [{ ts: at, wh: params.meterStart, powerKw: null }]);
       return { transactionId: ocppId, idTagInfo: { status: 'Accepted' } };
     });
     client.handle('MeterValues', async ({ params }) => {
