@@ -21,6 +21,7 @@ import { promisify } from 'node:util';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { loadConfig } from '../../src/config.ts';
+import { ROLES } from '../../src/platform/roles.ts';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -746,7 +747,7 @@ test('every environment variable the docs name is read: by the configuration, or
   const read = new Set<string>();
   loadConfig(new Proxy(base, { get: (t, k) => (typeof k === 'string' && read.add(k), t[k as string]) }));
   const corpus = codeCorpus();
-  const roles = new Set(['ORG_ADMIN', 'ORG_OPERATOR', 'PLATFORM_ADMIN']);
+  const roles = new Set<string>(ROLES);
   const wrong: string[] = [];
   let checked = 0;
   for (const f of files)
@@ -765,6 +766,20 @@ test('every environment variable the docs name is read: by the configuration, or
     }
   console.log(`docs: ${checked} variable names checked (${read.size} read by loadConfig)`);
   assert.ok(checked > 100, `${checked} variable names`);
+  assert.deepEqual(wrong, []);
+});
+
+test('every role the docs name is one of the platform\'s roles', () => {
+  const wrong: string[] = [];
+  let checked = 0;
+  for (const f of files)
+    f.lines.forEach((text, i) => {
+      for (const m of text.matchAll(/\b(?:[A-Z]+_)*(?:ADMIN|OPERATOR|ANALYST|VIEWER)\b/g)) {
+        checked++;
+        if (!(ROLES as readonly string[]).includes(m[0])) wrong.push(`${f.name}:${i + 1}: ${m[0]} is not a role (${ROLES.join(', ')})`);
+      }
+    });
+  assert.ok(checked > 30, `${checked} roles`);
   assert.deepEqual(wrong, []);
 });
 
