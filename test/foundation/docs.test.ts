@@ -783,6 +783,62 @@ test('every role the docs name is one of the platform\'s roles', () => {
   assert.deepEqual(wrong, []);
 });
 
+test('the operation tables say each operation\'s roles, operationId, status label and data basis as the document does', () => {
+  const wrong: string[] = [];
+  let checked = 0;
+  const statuses = new Set<string>();
+  const bases = new Set<string>();
+  for (const t of templates)
+    for (const op of Object.values<any>(t.ops)) {
+      statuses.add(op['x-platform-status']);
+      if (op['x-platform-data-basis']) bases.add(op['x-platform-data-basis']);
+    }
+  for (const f of files) {
+    f.lines.forEach((text, i) => {
+      if (!/^\|.*\|\s*$/.test(text) || /^\|[\s|:-]+\|\s*$/.test(text)) return;
+      const where = `${f.name}:${i + 1}`;
+      const cells = text.split('|').slice(1, -1).map((c) => c.trim());
+      // The operations of the row: full paths, and paths under the page's base (`/receipts/{id}`),
+      // a path without a method taking the row's first.
+      const refs: { raw: string; methods: string[] }[] = pathRefs(where, text).map((r) => ({ raw: r.raw, methods: r.methods }));
+      for (const m of text.matchAll(/`(\/[a-z][^`\s]*)`/g)) if (!m[1].startsWith('/api/')) refs.push({ raw: `...${m[1]}`, methods: methodsBefore(text.slice(0, m.index)) });
+      if (refs.length === 0) return;
+      const rowMethods = refs.find((r) => r.methods.length)?.methods ?? [];
+      const ops: any[] = [];
+      for (const r of refs) {
+        const methods = r.methods.length ? r.methods : rowMethods;
+        if (methods.length === 0) return;
+        const res = resolve(templates, r.raw, methods);
+        if (res.error) return; // the path test reports it
+        // An elided path must name one operation for the row to be checked.
+        if (res.matches.length !== 1) return;
+        for (const m of methods) ops.push(res.matches[0].ops[m.toLowerCase()]);
+      }
+      const prose = cells.map((c) => c.replace(/\([^)]*\)/g, ''));
+      const roles = prose.some((c) => /^every role\b/.test(c)) ? [...ROLES] : [...new Set(prose.flatMap((c) => [...c.matchAll(/\b(?:ORG_ADMIN|OPERATOR|ANALYST|VIEWER)\b/g)].map((m) => m[0])))];
+      for (const op of ops) {
+        const declared: string[] | undefined = op['x-platform-roles'];
+        if (roles.length && declared) {
+          checked++;
+          if ([...roles].sort().join() !== [...declared].sort().join()) wrong.push(`${where}: ${op.operationId}: the row says ${roles.join(', ')}, the operation admits ${declared.join(', ')}`);
+        }
+        if (ops.length === 1) {
+          const id = cells.map((c) => /^`([a-z]+[A-Z]\w*)`$/.exec(c)?.[1]).find(Boolean);
+          if (id && id !== op.operationId) wrong.push(`${where}: operationId ${id}, the document's is ${op.operationId}`);
+          const status = cells.find((c) => statuses.has(c));
+          if (status && status !== op['x-platform-status']) wrong.push(`${where}: ${op.operationId}: status ${status}, the document's is ${op['x-platform-status']}`);
+          const basis = cells.find((c) => bases.has(c));
+          if (basis && basis !== op['x-platform-data-basis']) wrong.push(`${where}: ${op.operationId}: data basis ${basis}, the document's is ${op['x-platform-data-basis'] ?? 'none'}`);
+          if (id || status || basis) checked++;
+        }
+      }
+    });
+  }
+  console.log(`docs: ${checked} table rows checked against their operations`);
+  assert.ok(checked > 20, `${checked} rows`);
+  assert.deepEqual(wrong, []);
+});
+
 /** The ports the docs may name besides the service's own, each with where it comes from. */
 const PORTS: Record<number, { why: string; file: string }> = {
   5432: { why: 'PostgreSQL', file: '.ci/run' },
