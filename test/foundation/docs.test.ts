@@ -544,6 +544,36 @@ test('every API path the docs name is served, with the method they give it', asy
           for (const t of r.matches) if (bodyRequired(t.ops[ref.methods[0].toLowerCase()])) wrong.push(`${ref.where}: ${ref.methods[0]} ${ref.raw}: the docs send no body, but ${t.path} requires one`);
       }
   }
+  // Query parameters listed after a read: "`GET /api/x` (filters `a`, `b`; cursor pages)",
+  // "GET `/receipts` (`site_id`, `limit` 1–500, `cursor`)": each is a query parameter of it.
+  for (const f of files)
+    for (const { line, text } of split(f).prose) {
+      const found: { raw: string; methods: string[]; after: string }[] = [];
+      for (const m of text.matchAll(/`([^`]+)`/g)) {
+        const after = text.slice(m.index + m[0].length);
+        const inSpan = m[1].trim();
+        const rel = /^(?:(GET)\s+)?(\/[a-z][^\s`]*)$/.exec(inSpan);
+        const full = new RegExp(`^(GET)\\s+((?:\\/api\\/|\\.\\.\\.\\/|…\\/)\\S*)$`).exec(inSpan);
+        if (full) found.push({ raw: full[2], methods: ['GET'], after });
+        else if (rel && !rel[2].startsWith('/api/') && methodsBefore(text.slice(0, m.index)).join() === 'GET') found.push({ raw: `...${rel[2]}`, methods: ['GET'], after });
+        else if (rel?.[1] && rel[2].startsWith('/api/')) found.push({ raw: rel[2], methods: ['GET'], after });
+      }
+      for (const ref of found) {
+        const list = /^\s*\((?:filters?\s+)?(`[a-z_]+`[^)]*)/.exec(ref.after)?.[1];
+        if (!list) continue;
+        const r = resolve(templates, ref.raw, ref.methods);
+        if (r.error || r.matches.length !== 1) continue;
+        const op = r.matches[0].ops.get;
+        const names = new Set((op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name as string));
+        // Stop at `;` and at a name followed by `:` (its values follow).
+        for (const m of list.split(';')[0].matchAll(/`([a-z_]+)`(\s*:)?/g)) {
+          checked++;
+          if (!names.has(m[1])) wrong.push(`${f.name}:${line}: GET ${ref.raw}: ${r.matches[0].path} has no query parameter ${m[1]} (it has ${[...names].join(', ') || 'none'})`);
+          if (m[2]) break;
+        }
+      }
+    }
+
   // Paths in code written under a base the text names (`/work-orders/{id}/assign` under
   // `/api/hardware/field`): some path ends with them. The service's own pages: served.
   const pages: { where: string; path: string }[] = [];
