@@ -539,6 +539,12 @@ test('every API path the docs name is served, with the method they give it', asy
             }
           }
         }
+        // "`POST /api/x` answers 202", "`POST /api/x {...}` → 201", "-> 200": a success status the operation declares.
+        else if (ref.methods.length === 1 && /^(?:\s*\{[^`]*\})?`?\s*(?:→|->|answers)\s*2\d\d\b/.test(ref.rest)) {
+          const code = /(?:→|->|answers)\s*(2\d\d)/.exec(ref.rest)![1];
+          checked++;
+          if (!r.matches.some((t) => t.ops[ref.methods[0].toLowerCase()]?.responses?.[code])) wrong.push(`${ref.where}: ${ref.methods[0]} ${ref.raw} answers ${code} in the docs; the document declares ${Object.keys(r.matches[0].ops[ref.methods[0].toLowerCase()]?.responses ?? {}).filter((c) => c.startsWith('2')).join(', ')}`);
+        }
         // "`POST /api/x` with no body": the operation must take an absent body.
         else if (ref.methods.length === 1 && /^`?\s*with no body/.test(ref.rest))
           for (const t of r.matches) if (bodyRequired(t.ops[ref.methods[0].toLowerCase()])) wrong.push(`${ref.where}: ${ref.methods[0]} ${ref.raw}: the docs send no body, but ${t.path} requires one`);
