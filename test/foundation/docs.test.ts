@@ -875,6 +875,32 @@ test('the operation tables say each operation\'s roles, operationId, status labe
   assert.deepEqual(wrong, []);
 });
 
+test('every error code or reason a status table gives is the service\'s: on its error page or in its OpenAPI document', async () => {
+  const res = await svc.request({ method: 'GET', url: '/docs/errors' });
+  assert.equal(res.statusCode, 200);
+  const known = `${res.body}\n${JSON.stringify(doc)}`;
+  const wrong: string[] = [];
+  let checked = 0;
+  for (const f of files) {
+    // Tables headed `| Status | code | ... |` or `| Status | \`reason\` |`: the second column names codes.
+    let codes = false;
+    f.lines.forEach((text, i) => {
+      if (!text.startsWith('|')) return void (codes = false);
+      const header = /^\|\s*Status\s*\|\s*`?(code|reason)`?\s*\|/i.exec(text);
+      if (header) return void (codes = true);
+      const row = /^\|\s*(\d{3})\s*\|([^|]*)\|/.exec(text);
+      if (!codes || !row) return;
+      for (const m of row[2].replace(/\([^)]*\)/g, '').matchAll(/`([a-z][a-z0-9_]*)`/g)) {
+        checked++;
+        if (!known.includes(m[1])) wrong.push(`${f.name}:${i + 1}: ${row[1]} \`${m[1]}\` is neither on /docs/errors nor in the OpenAPI document`);
+      }
+    });
+  }
+  console.log(`docs: ${checked} error codes checked`);
+  assert.ok(checked > 20, `${checked} codes`);
+  assert.deepEqual(wrong, []);
+});
+
 /** The ports the docs may name besides the service's own, each with where it comes from. */
 const PORTS: Record<number, { why: string; file: string }> = {
   5432: { why: 'PostgreSQL', file: '.ci/run' },
