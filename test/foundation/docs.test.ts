@@ -205,9 +205,12 @@ function resolve(templates: Template[], raw: string, methods: string[]): Resolut
   const want = (tpl: Template) => methods.length === 0 || methods.every((m) => tpl.ops[m.toLowerCase()]);
   if (elided) {
     const tail = segs.slice(1);
+    // The suffix starts at a fixed segment (`.../receipts/{id}`) unless it starts with a stand-in
+    // (`…/{alert_id}/acknowledge`): a concrete word never stands for a parameter there.
     const matches = templates.filter((t) => {
       const off = t.segs.length - tail.length;
-      return off >= 1 && tail.every((s, i) => segMatches(s, t, off + i));
+      if (off < 1 || (!PLACEHOLDER_SEG.test(tail[0]) && t.segs[off].startsWith('{'))) return false;
+      return tail.every((s, i) => segMatches(s, t, off + i));
     });
     if (matches.length === 0) return { matches, error: `no path ends with ${tail.join('/')}` };
     const withMethod = matches.filter(want);
@@ -539,8 +542,8 @@ test('every API path the docs name is served, with the method they give it', asy
           }
         }
         // "`POST /api/x` answers 202", "`POST /api/x {...}` → 201", "-> 200": a success status the operation declares.
-        else if (ref.methods.length === 1 && /^(?:\s*\{[^`]*\})?`?\s*(?:→|->|answers)\s*2\d\d\b/.test(ref.rest)) {
-          const code = /(?:→|->|answers)\s*(2\d\d)/.exec(ref.rest)![1];
+        else if (ref.methods.length === 1 && /^(?:\s*\{[^`]*\})?`?\s*(?:→|->|answers|:)\s*2\d\d\b/.test(ref.rest)) {
+          const code = /(?:→|->|answers|:)\s*(2\d\d)/.exec(ref.rest)![1];
           checked++;
           if (!r.matches.some((t) => t.ops[ref.methods[0].toLowerCase()]?.responses?.[code])) wrong.push(`${ref.where}: ${ref.methods[0]} ${ref.raw} answers ${code} in the docs; the document declares ${Object.keys(r.matches[0].ops[ref.methods[0].toLowerCase()]?.responses ?? {}).filter((c) => c.startsWith('2')).join(', ')}`);
         }
@@ -582,19 +585,28 @@ test('every API path the docs name is served, with the method they give it', asy
   // Paths in code written under a base the text names (`/work-orders/{id}/assign` under
   // `/api/hardware/field`): some path ends with them. The service's own pages: served.
   const pages: { where: string; path: string }[] = [];
+  const sources = serviceSources();
   for (const f of files)
     for (const { line, text } of split(f).prose)
-      for (const span of text.matchAll(/`(\/[a-z][^`\s]*)`/g)) {
-        const raw = span[1];
+      for (const span of text.matchAll(new RegExp(`\`(?:(${METHOD_RE})\\s+)?(\\/[a-z][^\`\\s]*)\``, 'g'))) {
+        const raw = span[2];
         if (raw.startsWith('/api/') || /^\/(?:usr|etc|var|tmp|home|dev|proc|opt|bin)\//.test(raw)) continue;
         if (/^\/(?:docs|openapi\.json|console)(?:[/?]|$)/.test(raw)) {
           pages.push({ where: `${f.name}:${line}`, path: raw });
           continue;
         }
         checked++;
-        const methods = methodsBefore(text.slice(0, span.index));
+        const methods = span[1] ? [span[1]] : methodsBefore(text.slice(0, span.index));
         const r = resolve(templates, `...${raw}`, methods);
-        if (r.error) wrong.push(`${f.name}:${line}: ${methods.join('/')} ${raw} (under a base): ${r.error}`);
+        if (r.error) {
+          // Not ours: a provider's API the service calls (`GET /intensity/{from}/fw48h`) is in its code.
+          const fixed = raw.replace(/[?#].*$/, '').split('{')[0];
+          if (fixed.length < 4 || !sources.includes(fixed)) wrong.push(`${f.name}:${line}: ${methods.join('/')} ${raw} (under a base): ${r.error}, nor does the service's code call it`);
+        } else if (methods.length === 1) {
+          // "`POST /work-orders/from-alert/{alert_id}`: 201 with ...": a success status it declares.
+          const code = /^\s*(?::|→|->|answers)\s*(2\d\d)\b/.exec(text.slice(span.index + span[0].length))?.[1];
+          if (code && !r.matches.some((t) => t.ops[methods[0].toLowerCase()]?.responses?.[code])) wrong.push(`${f.name}:${line}: ${methods[0]} ${raw} answers ${code} in the docs; no such success in the document`);
+        }
       }
   for (const p of pages) {
     const res = await svc.request({ method: 'GET', url: p.path });
@@ -733,7 +745,8 @@ test('every example request and answer the docs show validates against its opera
         continue;
       }
       previous = undefined;
-      if (fe.lang === 'json') untied.push(`${where}: a JSON example tied to no operation (add <!-- example: response GET /api/... --> or <!-- example: none (why) -->)`);
+      const looksLikeJson = /^\s*(?:(?:->|→)?\s*[1-5]\d\d\s+)?[{[]/.test(firstLine);
+      if (fe.lang === 'json' || (['', 'text', 'http'].includes(fe.lang) && looksLikeJson)) untied.push(`${where}: a JSON example tied to no operation (add <!-- example: response GET /api/... --> or <!-- example: none (why) -->)`);
     }
   }
   console.log(`docs: ${checked} examples validated, ${partial} of them partial`);
@@ -753,6 +766,20 @@ function codeBits(f: DocFile): { where: string; text: string; shell: boolean }[]
     if (['sh', 'bash', 'shell', ''].includes(fe.lang))
       for (const { line, text } of joinContinuations(fe.lines, fe.line + 1)) out.push({ where: `${f.name}:${line}`, text: text.replace(/\s#\s.*$/, ''), shell: true });
   return out;
+}
+
+/** The service's own code (src/), where the paths of the providers it calls are written. */
+function serviceSources(): string {
+  const parts: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(rel);
+      else if (e.name.endsWith('.ts')) parts.push(readFileSync(join(root, rel), 'utf8'));
+    }
+  };
+  walk('src');
+  return parts.join('\n');
 }
 
 /** Every source file that may read a variable the docs name outside the service's configuration. */
