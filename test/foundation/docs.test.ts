@@ -7,10 +7,12 @@
 //   - each example request body validates against the operation's request schema, each example
 //     answer against its response schema for the stated status (or the operation's 2xx), tied to
 //     the operation as docs/development.md "Examples in the docs" says;
-//   - environment variable names are read by src/config.ts's loadConfig (or by the harness, bench or
-//     SDK file the allow-list names), ports are the service's or the documented infrastructure's,
-//     and CLI commands and options are in package.json's scripts and the CLIs' own help.
-// One service (for /openapi.json) and two cheap CLI children, all started at once.
+//   - query parameters, success statuses, roles, operationIds, status labels, data bases and error
+//     codes the docs give an operation are the document's (or the error page's);
+//   - environment variable names are read by src/config.ts's loadConfig (or named by the harness,
+//     a bench, the SDK or .ci/run), ports are the service's or the listed infrastructure's, and CLI
+//     commands and options are in package.json's scripts and the CLIs' own help.
+// One service (for /openapi.json) and two cheap CLI children, all started at once: about 8 s.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
