@@ -20,7 +20,7 @@ export function ssoOperations(sso: Sso) {
         'its `groups` maps to a role; roles are the union of mapped roles. Refusals: `detail` is ' +
         '`{error: "sso_refused", reason}`: 404 `tenant_not_configured`; 401 `invalid_signature`, ' +
         '`unknown_signing_key`, `issuer_mismatch`, `audience_mismatch`, `token_expired`, `token_not_yet_valid`, ' +
-        '`malformed_token`; 403 `no_mapped_group` (with `groups`, the token’s group ids) or `groups_overage` ' +
+        '`malformed_token`, `subject_missing` (neither `oid` nor `sub`); 403 `no_mapped_group` (with `groups`, the token’s group ids) or `groups_overage` ' +
         '(the token signals more groups than it carries). 502 `Identity provider API error` when the keys cannot be ' +
         'fetched. Audited as `auth.sso.login`. While no organisation has a verified claim on the tenant, the first ' +
         'sign-in that passes every check of one pending claim verifies it (`auth.sso.provider.verify`); with several ' +
