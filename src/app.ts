@@ -15,7 +15,7 @@ import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
 import { registerConsole } from './platform/console-ui.ts';
 import { errorPage, PLATFORM_ERRORS } from './platform/error-docs.ts';
-import { registerJsonParser } from './platform/json-body.ts';
+import { registerCsvParser, registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
 import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { defaultModules } from './modules/index.ts';
@@ -76,9 +76,11 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   const compilers = createLazySchemaCompilers();
   app.setValidatorCompiler(compilers.validatorCompiler);
   app.setSerializerCompiler(compilers.serializerCompiler);
-  // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body.
+  // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body, except
+  // `text/csv` for the operations that declare a CSV body.
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
+  registerCsvParser(app);
 
   const provided = modules.reduce<{ apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker }>(
     (acc, m) => ({ ...acc, ...m.provides }),

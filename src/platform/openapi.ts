@@ -206,7 +206,12 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
       'x-platform-status': op.status,
     };
     if (op.schema.body) {
-      entry.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(op.documentedBody ?? op.schema.body) } } };
+      const content: Record<string, unknown> = { 'application/json': { schema: schemaOf(op.documentedBody ?? op.schema.body) } };
+      if (op.csvBody) {
+        const member = (op.schema.body as { properties?: Record<string, { maxLength?: number }> }).properties?.[op.csvBody.member];
+        content['text/csv'] = { schema: { type: 'string', description: op.csvBody.description, ...(member?.maxLength && { maxLength: member.maxLength }) } };
+      }
+      entry.requestBody = { required: true, content };
     }
     if (op.dataBasis) {
       entry['x-platform-data-basis'] = op.dataBasis.basis;

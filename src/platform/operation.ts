@@ -99,6 +99,13 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
    * such records one by one); elsewhere the platform refuses them (platform/text-guard.ts).
    */
   handlesNulInBody?: boolean;
+  /**
+   * The operation also takes its body as `text/csv` (a file upload the spec catalogues as CSV):
+   * the text, strictly UTF-8 (a byte order mark dropped), arrives as `body[member]` and the body
+   * schema validates it as in the JSON form (`{"<member>": "..."}`), within the same body limit.
+   * Every other operation answers a `text/csv` body 415 (platform/json-body.ts).
+   */
+  csvBody?: { member: string; description: string };
   /** Media type of successful answers when not JSON (e.g. 'text/csv'); the OpenAPI document says so. */
   produces?: string;
   /** Status of a successful answer when the handler does not set one. */

@@ -977,7 +977,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the vehicle requirements from CSV
-         * @description Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good.
+         * @description Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good. Send the file as it is (`Content-Type: text/csv`, UTF-8) or as JSON `{"csv": "..."}`.
          */
         post: operations["importFleetRequirements"];
         delete?: never;
@@ -14683,6 +14683,7 @@ export interface operations {
                     /** @description CSV text */
                     csv: string;
                 };
+                "text/csv": string;
             };
         };
         responses: {
