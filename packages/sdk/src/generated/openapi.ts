@@ -5783,7 +5783,7 @@ export interface paths {
         put?: never;
         /**
          * Agree a proposed baseline (it is then frozen)
-         * @description Records who agreed and when. Only a proposed baseline can be agreed: 409 for an agreed or withdrawn one.
+         * @description Records who agreed and when. Only a proposed baseline can be agreed: 409 for an agreed or withdrawn one. The proposer cannot agree it: 403 `A baseline must be agreed by someone other than its proposer`.
          */
         post: operations["agreeFleetBaseline"];
         delete?: never;
