@@ -1496,8 +1496,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replay buffered readings as production telemetry, idempotent on (device, sequence)
-         * @description Each record is a telemetry record with `sequence`, judged by the ingestion rules (per-record outcome, anomalies) and stored once per (device, sequence) in the organisation: a replay retried after a timeout, or sent twice at once, stores nothing twice (those records answer `duplicate`). 200 when nothing was rejected (stored now or before), 207 when some records were rejected, 422 `all_records_rejected` when all were. `gaps` lists missing sequence runs of the devices sent.
+         * Replay buffered readings as production telemetry, idempotent on (device, sequence) at the site
+         * @description Each record is a telemetry record with `sequence`, judged by the ingestion rules (per-record outcome, anomalies) and stored once per (device, sequence) at the site: a replay retried after a timeout, or sent twice at once, stores nothing twice (those records answer `duplicate`). A stored (device, sequence) sent again with a different record is refused per record (`reason: sequence_conflict`), never a duplicate. A `replay_id` already used at the site with different records is 409 with nothing stored. 200 when nothing was rejected (stored now or before), 207 when some records were rejected, 422 `all_records_rejected` when all were. `gaps` lists missing sequence runs of the devices sent.
          */
         post: operations["replayGatewayBuffer"];
         delete?: never;
@@ -17958,6 +17958,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             /** @description Request body too large */
