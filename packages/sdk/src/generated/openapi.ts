@@ -16589,7 +16589,7 @@ export interface operations {
                      * @default 15
                      */
                     max_silence_minutes: number;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                 };
             };
@@ -17740,7 +17740,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -17874,7 +17874,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18034,7 +18034,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18144,7 +18144,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18273,7 +18273,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18363,7 +18363,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18481,7 +18481,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18571,7 +18571,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18661,7 +18661,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18889,7 +18889,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -19010,7 +19010,7 @@ export interface operations {
                 device_id?: string;
                 /** @description Page size, 1 to 200, default 50 */
                 limit?: number;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
                 /** @description verified: read back as the command calls for; readback_mismatch: accepted, not applied; unconfirmed: the device did not answer; rejected: the device refused */
                 verdict?: "verified" | "readback_mismatch" | "unconfirmed" | "rejected";
@@ -19148,7 +19148,7 @@ export interface operations {
                     device_id: string;
                     /** @description How long after the command the state is read back (default: the site's configured settle time, else 5 s) */
                     settle_seconds?: number;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                     /** @description PV: active power limit (0 to rating); battery: power, +charge/-discharge (within the rating); EV: charge power (0 to rating) */
                     value_kw: number;
@@ -19347,7 +19347,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -19437,7 +19437,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -19527,7 +19527,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -19658,7 +19658,7 @@ export interface operations {
                 kind?: "setpoint" | "export_limit" | "guardrail" | "optimisation";
                 /** @description Page size, 1 to 200, default 50 */
                 limit?: number;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
             };
             header?: never;
@@ -19951,7 +19951,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -20052,7 +20052,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -20548,7 +20548,7 @@ export interface operations {
                     phases?: 1 | 3;
                     /** @description The agreement's reference */
                     reference?: string | null;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                 };
             };
@@ -20805,7 +20805,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -20928,7 +20928,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -21074,7 +21074,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -21189,7 +21189,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -21864,7 +21864,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size, 1 to 200, default 50 */
                 limit?: number;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
                 status?: "active" | "revoked" | "expired";
             };
@@ -21967,7 +21967,7 @@ export interface operations {
                      */
                     expires_at: string;
                     reason: string;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                 };
             };
@@ -23105,6 +23105,7 @@ export interface operations {
                         site_ids?: string[];
                         sources?: ("asset_silence" | "pv_underperformance" | "battery_not_cycling" | "peak_import_with_charge" | "export_over_limit")[];
                     };
+                    /** @description One line (no CR, LF or other control characters): it is written into messages */
                     name: string;
                 };
             };
@@ -23270,6 +23271,7 @@ export interface operations {
                         site_ids?: string[];
                         sources?: ("asset_silence" | "pv_underperformance" | "battery_not_cycling" | "peak_import_with_charge" | "export_over_limit")[];
                     };
+                    /** @description One line (no CR, LF or other control characters): it is written into messages */
                     name: string;
                 };
             };
@@ -28103,7 +28105,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -28223,7 +28225,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -28340,7 +28342,7 @@ export interface operations {
                 "application/json": {
                     /** @description Optional slots this site does not have */
                     omit_slots?: string[];
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                     template_id: string;
                 };
@@ -28452,7 +28454,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size, 1 to 200, default 50 */
                 limit?: number;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
             };
             header?: never;
@@ -35715,7 +35717,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -35966,7 +35968,7 @@ export interface operations {
             path: {
                 /** @description Backtest job id */
                 backtest_id: string;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36136,7 +36138,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36241,7 +36243,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36371,7 +36373,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36507,7 +36509,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36644,7 +36646,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36773,7 +36775,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36892,7 +36894,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37052,7 +37054,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37253,7 +37255,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37388,7 +37390,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37502,7 +37504,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37760,7 +37762,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37893,7 +37895,7 @@ export interface operations {
             path: {
                 /** @description Run id */
                 run_id: string;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -38083,7 +38085,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -38191,7 +38193,7 @@ export interface operations {
             path: {
                 /** @description A battery registered at the site */
                 device_id: string;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -38392,7 +38394,7 @@ export interface operations {
     getAwarenessGrid: {
         parameters: {
             query: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             header?: never;
@@ -38496,7 +38498,7 @@ export interface operations {
             query?: {
                 /** @description GSP region letter for prices (default C) */
                 region?: string;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
             };
             header?: never;
@@ -38604,7 +38606,7 @@ export interface operations {
                     hours?: number;
                     /** @description GSP region letter for prices (default C) */
                     region?: string;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                 };
             };
@@ -40259,7 +40261,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -40414,7 +40416,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -40541,7 +40543,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -40735,7 +40737,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -40890,7 +40892,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -41061,7 +41063,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -41233,7 +41235,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -46329,7 +46331,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     name: string;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                     /** @description Free-form asset type as the caller names it */
                     type: string;
@@ -46734,7 +46736,7 @@ export interface operations {
                     };
                     name: string;
                     parent_asset_id?: string | null;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                     /** @description Free-form asset type as the caller names it */
                     type?: string;
@@ -47044,7 +47046,7 @@ export interface operations {
                     name?: string;
                     /** @description null unlinks (the asset becomes a root) */
                     parent_asset_id?: string | null;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id?: string;
                     /** @description Free-form asset type as the caller names it */
                     type?: string;
