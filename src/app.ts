@@ -19,7 +19,7 @@ import { registerCsvParser, registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
 import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { defaultModules } from './modules/index.ts';
-import { createOrgStore, MODULES } from './modules/orgs/index.ts';
+import { createOrgStore, MODULES, realmForId } from './modules/orgs/index.ts';
 import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     {},
   );
   const orgStore = createOrgStore(deps.db);
-  const orgs: OrgDirectory = { gatesOf: (id) => orgStore.gatesOf(id) };
+  const orgs: OrgDirectory = { gatesOf: (id) => orgStore.gatesOf(id), realmOf: realmForId };
   const openapi = buildOpenApi(operations, {
     docsOrigin: config.publicDocsOrigin,
     apiKeyPrefix: config.apiKeyPrefix,

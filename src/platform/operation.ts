@@ -79,7 +79,14 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   /** Platform administrators only (a stronger flag than staff). */
   platformAdmin?: boolean;
   sandbox?: boolean;
-  dataBasis?: { basis: DataBasis; method?: string };
+  /**
+   * The basis of the figures as declared in the OpenAPI entry. An answer from simulated data says
+   * `simulated` instead, whatever is declared (register.ts, answerBasis): a sandbox key's answer on
+   * a sandbox operation (anything but `configured`), and a demo organisation's answer (demo-*) where
+   * the basis is `measured`, `calculated` or `forecast`, or `readings` marks a `stored` answer that
+   * lists device readings.
+   */
+  dataBasis?: { basis: DataBasis; method?: string; readings?: boolean };
   deprecation?: Deprecation;
   /**
    * Extra limit on top of the general ones: 'auth' (the shared authentication limit, per address),
