@@ -188,7 +188,15 @@ export function answerBases(op: Pick<Operation, 'dataBasis' | 'sandbox'>) {
   return { declared, sandbox, demo };
 }
 
-function answerBasis(bases: ReturnType<typeof answerBases>, ctx: RequestContext, orgs: OrgDirectory): [string, string][] {
+/**
+ * The data-basis headers of this answer, for a handler that writes its own head (a hijacked event
+ * stream), where the platform cannot add them after the handler.
+ */
+export function answerBasisHeaders(op: Pick<Operation, 'dataBasis' | 'sandbox'>, ctx: RequestContext, orgs: Pick<OrgDirectory, 'realmOf'>): Record<string, string> {
+  return Object.fromEntries(answerBasis(answerBases(op), ctx, orgs));
+}
+
+function answerBasis(bases: ReturnType<typeof answerBases>, ctx: RequestContext, orgs: Pick<OrgDirectory, 'realmOf'>): [string, string][] {
   if (ctx.actor.kind === 'key' && ctx.actor.environment === 'sandbox') return bases.sandbox;
   if (ctx.orgId && orgs.realmOf(ctx.orgId) === 'demo') return bases.demo;
   return bases.declared;

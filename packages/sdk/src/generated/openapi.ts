@@ -3249,7 +3249,7 @@ export interface paths {
          * The organisation's live telemetry and alerts (server-sent events)
          * @description Server-sent events (`text/event-stream`) of the caller's organisation, as they happen, on whichever instance the client reaches:
          *
-         *     - `ready`: first, `{"organisation_id", "buffer"}` once the stream is subscribed.
+         *     - `ready`: first, `{"organisation_id", "buffer", "data_basis"}` once the stream is subscribed; `data_basis` is `simulated` for a demo organisation (its devices and readings are synthetic), else `stored` (records as written), as the `x-platform-data-basis` header says.
          *     - `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.
          *     - `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.
          *     - `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most 256 unread events).
