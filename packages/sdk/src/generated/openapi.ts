@@ -20306,17 +20306,17 @@ export interface operations {
                         from: string;
                         half_hours_per_site: number;
                         rows: {
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_charge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_consumption: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_discharge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_export: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_generation: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_import: string;
                             charge_kwh: string | null;
                             consumption_kwh: string | null;
@@ -21376,7 +21376,7 @@ export interface operations {
                             rollup: string;
                         }[];
                         figure: {
-                            /** @description Data basis of this figure: measured (every half hour complete and metered by counters) or calculated */
+                            /** @description Data basis of this figure: measured (every half hour complete and metered by counters) or calculated; simulated in a demo organisation */
                             basis: string;
                             inputs: {
                                 /** @description Rollup days with data in the window */
@@ -21408,17 +21408,17 @@ export interface operations {
                         from: string;
                         half_hours: {
                             basis: {
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 charge: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 consumption: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 discharge: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 export: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 generation: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 import: string;
                             } | null;
                             gap: boolean;
@@ -21591,17 +21591,17 @@ export interface operations {
                         assets_expected: number;
                         assets_reporting: number;
                         basis: {
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             charge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             consumption: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             discharge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             export: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             generation: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             import: string;
                         } | null;
                         charge_kwh: string | null;
@@ -22508,7 +22508,7 @@ export interface operations {
                         data_basis: string;
                         days: number;
                         figures: {
-                            /** @description Data basis of this figure: measured (every half hour complete and metered by counters) or calculated */
+                            /** @description Data basis of this figure: measured (every half hour complete and metered by counters) or calculated; simulated in a demo organisation */
                             basis: string;
                             inputs: {
                                 /** @description Rollup days with data in the window */
@@ -41688,17 +41688,17 @@ export interface operations {
                             residual_kwh: string;
                         } | null;
                         basis: {
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             charge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             consumption: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             discharge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             export: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             generation: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             import: string;
                         } | null;
                         charge_kwh: string | null;
@@ -42721,17 +42721,17 @@ export interface operations {
                             assets_expected: number;
                             assets_reporting: number;
                             basis: {
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 charge: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 consumption: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 discharge: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 export: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 generation: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 import: string;
                             } | null;
                             charge_kwh: string | null;
