@@ -15,11 +15,11 @@ import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
 import { registerConsole } from './platform/console-ui.ts';
 import { errorPage, PLATFORM_ERRORS } from './platform/error-docs.ts';
-import { registerJsonParser } from './platform/json-body.ts';
+import { registerCsvParser, registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
 import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { defaultModules } from './modules/index.ts';
-import { createOrgStore, MODULES } from './modules/orgs/index.ts';
+import { createOrgStore, MODULES, realmForId } from './modules/orgs/index.ts';
 import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,16 +76,18 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   const compilers = createLazySchemaCompilers();
   app.setValidatorCompiler(compilers.validatorCompiler);
   app.setSerializerCompiler(compilers.serializerCompiler);
-  // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body.
+  // Payloads are JSON (concepts.md conventions); anything else is 415, not a string body, except
+  // `text/csv` for the operations that declare a CSV body.
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
+  registerCsvParser(app);
 
   const provided = modules.reduce<{ apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker }>(
     (acc, m) => ({ ...acc, ...m.provides }),
     {},
   );
   const orgStore = createOrgStore(deps.db);
-  const orgs: OrgDirectory = { gatesOf: (id) => orgStore.gatesOf(id) };
+  const orgs: OrgDirectory = { gatesOf: (id) => orgStore.gatesOf(id), realmOf: realmForId };
   const openapi = buildOpenApi(operations, {
     docsOrigin: config.publicDocsOrigin,
     apiKeyPrefix: config.apiKeyPrefix,

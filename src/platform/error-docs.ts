@@ -35,7 +35,7 @@ export const PLATFORM_ERRORS: readonly ErrorDoc[] = [
   { code: 'conflict', status: 409, description: 'The request conflicts with the current state of the resource.' },
   { code: 'payload_too_large', status: 413, description: 'The request body is over the size limit.' },
   { code: 'uri_too_long', status: 414, description: 'A path segment is over the length limit.' },
-  { code: 'unsupported_media_type', status: 415, description: 'The body is not `application/json`.' },
+  { code: 'unsupported_media_type', status: 415, description: 'The body is not `application/json` (nor `text/csv` where the operation takes a CSV file).' },
   { code: 'validation_error', status: 422, description: 'The request failed validation; `errors` (problem+json) or `detail` (JSON) lists each field with `type`, `loc`, `msg`, `input`.' },
   { code: 'locked', status: 423, description: 'The resource is locked for now.' },
   { code: 'rate_limited', status: 429, description: 'Too many requests in the window; wait `Retry-After` seconds.' },

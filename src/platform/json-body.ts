@@ -3,7 +3,11 @@
 // cap so a hostile body cannot exhaust the stack in validation or error rendering. Unpaired
 // surrogates written as \ud800 escapes are valid JSON text; the platform refuses them after parsing
 // (text-guard.ts), with the value's location.
-import type { FastifyInstance } from 'fastify';
+//
+// A `text/csv` body is taken only by an operation that declares `csvBody` (the spec's CSV imports):
+// the text becomes the member it names, so the body schema, the text guard and the handler see the
+// same thing as in the JSON form. Elsewhere it is the same 415 as any other media type.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, errors } from './errors.ts';
 import { bodyIsOptional, type Operation } from './operation.ts';
 
@@ -34,16 +38,24 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   return false;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text, or the 422 when its bytes are not UTF-8 (never silently replaced). */
+function decodeUtf8(body: Buffer, type: string): string | AppError {
+  try {
+    return utf8.decode(body);
+  } catch {
+    return errors.validation([{ type, loc: ['body'], msg: 'Body is not valid UTF-8', input: null }]);
+  }
+}
+
 export function registerJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    let text: string;
-    try {
-      text = utf8.decode(body as Buffer);
-    } catch {
-      done(errors.validation([{ type: 'json_invalid', loc: ['body'], msg: 'Body is not valid UTF-8', input: null }]), undefined);
+    const text = decodeUtf8(body as Buffer, 'json_invalid');
+    if (text instanceof AppError) {
+      done(text, undefined);
       return;
     }
     // No body under a JSON content type (clients send the header on a DELETE too): no body at all.
@@ -66,5 +78,19 @@ export function registerJsonParser(app: FastifyInstance): void {
       return;
     }
     parse(req, text, done);
+  });
+}
+
+/** `text/csv` for the operations that declare `csvBody`; the route's body limit bounds it. */
+export function registerCsvParser(app: FastifyInstance): void {
+  app.addContentTypeParser('text/csv', { parseAs: 'buffer' }, (req: FastifyRequest, body, done) => {
+    const member = req.routeOptions?.config?.op?.csvBody?.member;
+    if (!member) {
+      done(errors.unsupportedMediaType(String(req.headers['content-type'] ?? '')), undefined);
+      return;
+    }
+    const text = decodeUtf8(body as Buffer, 'string_unicode');
+    if (text instanceof AppError) done(text, undefined);
+    else done(null, { [member]: text });
   });
 }

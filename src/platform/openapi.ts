@@ -206,7 +206,12 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
       'x-platform-status': op.status,
     };
     if (op.schema.body) {
-      entry.requestBody = { required: !bodyIsOptional(op), content: { 'application/json': { schema: schemaOf(op.documentedBody ?? op.schema.body) } } };
+      const content: Record<string, unknown> = { 'application/json': { schema: schemaOf(op.documentedBody ?? op.schema.body) } };
+      if (op.csvBody) {
+        const member = (op.schema.body as { properties?: Record<string, { maxLength?: number }> }).properties?.[op.csvBody.member];
+        content['text/csv'] = { schema: { type: 'string', description: op.csvBody.description, ...(member?.maxLength && { maxLength: member.maxLength }) } };
+      }
+      entry.requestBody = { required: !bodyIsOptional(op), content };
     }
     if (op.dataBasis) {
       entry['x-platform-data-basis'] = op.dataBasis.basis;
@@ -238,6 +243,8 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
       description:
         'Telemetry ingestion, asset registry, market data, flexibility and the services around them. ' +
         'Every operation carries x-platform-status; derived figures carry x-platform-data-basis. ' +
+        'An answer from simulated data carries x-platform-data-basis: simulated instead of the declared basis: a sandbox key\'s answer ' +
+        '(except configuration), and a demo organisation\'s (demo-*) where the declared basis is measured, calculated or forecast, or a stored list of readings. ' +
         `Errors: ${opts.docsOrigin}/docs/errors.`,
       contact: { name: 'Energy Platform Service API', url: `${opts.docsOrigin}/docs` },
       license: { name: 'Proprietary: use under the agreement with the operator', url: `${opts.docsOrigin}/docs` },

@@ -89,7 +89,14 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   /** Platform administrators only (a stronger flag than staff). */
   platformAdmin?: boolean;
   sandbox?: boolean;
-  dataBasis?: { basis: DataBasis; method?: string };
+  /**
+   * The basis of the figures as declared in the OpenAPI entry. An answer from simulated data says
+   * `simulated` instead, whatever is declared (register.ts, answerBasis): a sandbox key's answer on
+   * a sandbox operation (anything but `configured`), and a demo organisation's answer (demo-*) where
+   * the basis is `measured`, `calculated` or `forecast`, or `readings` marks a `stored` answer that
+   * lists device readings.
+   */
+  dataBasis?: { basis: DataBasis; method?: string; readings?: boolean };
   deprecation?: Deprecation;
   /**
    * Extra limit on top of the general ones: 'auth' (the shared authentication limit, per address),
@@ -109,6 +116,13 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
    * such records one by one); elsewhere the platform refuses them (platform/text-guard.ts).
    */
   handlesNulInBody?: boolean;
+  /**
+   * The operation also takes its body as `text/csv` (a file upload the spec catalogues as CSV):
+   * the text, strictly UTF-8 (a byte order mark dropped), arrives as `body[member]` and the body
+   * schema validates it as in the JSON form (`{"<member>": "..."}`), within the same body limit.
+   * Every other operation answers a `text/csv` body 415 (platform/json-body.ts).
+   */
+  csvBody?: { member: string; description: string };
   /** Media type of successful answers when not JSON (e.g. 'text/csv'); the OpenAPI document says so. */
   produces?: string;
   /** Status of a successful answer when the handler does not set one. */

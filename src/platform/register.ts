@@ -26,6 +26,8 @@ declare module 'fastify' {
 export interface OrgDirectory {
   /** An organisation's enabled modules and realm (set when it was made); null when it does not exist. */
   gatesOf(orgId: string): Promise<{ modules: string[]; realm: 'production' | 'demo' } | null>;
+  /** The realm an organisation id has (concepts.md: demo organisations are `demo-*`), without a lookup. */
+  realmOf(orgId: string): 'production' | 'demo';
 }
 
 export interface RegisterDeps {
@@ -162,13 +164,51 @@ export function dataBasisHeaders(op: Pick<Operation, 'dataBasis'>): [string, str
   return out;
 }
 
+/** The method of a sandbox key's answer (decision 0085: nothing of it is stored). */
+export const SANDBOX_METHOD = 'Sandbox organisation: generated on the fly from a seed derived from the organisation and the clock; nothing is stored.';
+/** The method of a demo organisation's answer, before the operation's own method. */
+export const DEMO_METHOD = 'Demo organisation: simulated devices and synthetic readings';
+
+/**
+ * The three bases an operation's answer may carry (concepts.md section 1: `simulated` is sandbox and
+ * demo only): as declared; a sandbox key's on a sandbox operation; a demo organisation's. Labels
+ * follow the data, not the operation, so simulated figures never travel as measured (decision 0304).
+ */
+export function answerBases(op: Pick<Operation, 'dataBasis' | 'sandbox'>) {
+  const declared = dataBasisHeaders(op);
+  const d = op.dataBasis;
+  const sandbox =
+    d && op.sandbox && d.basis !== 'configured'
+      ? dataBasisHeaders({ dataBasis: { basis: 'simulated', method: d.basis === 'simulated' && d.method ? d.method : SANDBOX_METHOD } })
+      : declared;
+  const demo =
+    d && (d.basis === 'measured' || d.basis === 'calculated' || d.basis === 'forecast' || d.readings)
+      ? dataBasisHeaders({ dataBasis: { basis: 'simulated', method: d.method ? `${DEMO_METHOD}. ${d.method}` : `${DEMO_METHOD}.` } })
+      : declared;
+  return { declared, sandbox, demo };
+}
+
+/**
+ * The data-basis headers of this answer, for a handler that writes its own head (a hijacked event
+ * stream), where the platform cannot add them after the handler.
+ */
+export function answerBasisHeaders(op: Pick<Operation, 'dataBasis' | 'sandbox'>, ctx: RequestContext, orgs: Pick<OrgDirectory, 'realmOf'>): Record<string, string> {
+  return Object.fromEntries(answerBasis(answerBases(op), ctx, orgs));
+}
+
+function answerBasis(bases: ReturnType<typeof answerBases>, ctx: RequestContext, orgs: Pick<OrgDirectory, 'realmOf'>): [string, string][] {
+  if (ctx.actor.kind === 'key' && ctx.actor.environment === 'sandbox') return bases.sandbox;
+  if (ctx.orgId && orgs.realmOf(ctx.orgId) === 'demo') return bases.demo;
+  return bases.declared;
+}
+
 export function registerOperation(app: FastifyInstance, op: Operation, deps: RegisterDeps): void {
   if (op.rateLimit && op.rateLimit !== 'auth' && !deps.limitClasses[op.rateLimit]) {
     throw new Error(`operation ${op.operationId} names limit class ${op.rateLimit}, which no module declares`);
   }
   const docsOrigin = deps.config.publicDocsOrigin;
   const url = toFastifyPath(op.path);
-  const basisHeaders = dataBasisHeaders(op);
+  const bases = answerBases(op);
   const optionalBody = bodyIsOptional(op);
   app.route({
     method: op.method,
@@ -231,7 +271,7 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       });
       if (reply.sent) return reply;
       // A success carries its figures' basis as the operation declares it (a refusal carries none).
-      for (const [name, value] of basisHeaders) reply.header(name, value);
+      for (const [name, value] of answerBasis(bases, req.ctx, deps.orgs)) reply.header(name, value);
       if (op.successStatus && reply.statusCode === 200) reply.code(op.successStatus);
       return result ?? (reply.statusCode === 204 ? undefined : {});
     },

@@ -28,6 +28,12 @@ export const LimitParam = (opts: { default: number; max: number }) =>
   Type.Integer({ minimum: 1, maximum: opts.max, description: `Page size, 1 to ${opts.max}, default ${opts.default}` });
 
 /** The `cursor` query parameter: the `next_cursor` of the previous page. */
+/**
+ * One line of text: no C0 control character (CR, LF, tab, NUL, ...) and no DEL. For identifiers and
+ * names that end up in message headers and lines (e-mail subjects, chat cards).
+ */
+export const SINGLE_LINE = '^[^\\u0000-\\u001f\\u007f]*$';
+
 export const CursorParam = Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' });
 
 /** The members every cursor page carries beside its list (concepts.md, cursor pagination envelope). */

@@ -195,3 +195,52 @@ test('replay: a device registered to another site of the organisation is refused
   const rows = json(await call(svc, prodViewer, 'GET', '/api/hardware/ems/buffer/plant/rows?device_id=far-meter')).rows;
   assert.deepEqual(rows, [], 'nothing of the refused device was recorded for this site');
 });
+
+test('replay claims are per site: another site’s gateway with the same replay id and device sequences stores its own readings; reused ids or sequences with other content are conflicts', async () => {
+  const r = await call(svc, prod, 'POST', '/api/twin/registry/assets', { asset_id: 'annex-meter', asset_class: 'site_meter', site_id: 'annex', name: 'Annex meter' });
+  assert.equal(r.statusCode, 201, r.body);
+  const recs = (kw: number) => [0, 1].map((s) => ({ device_id: 'local-inv', sequence: s, ts: `2026-11-23T07:5${s}:00.000Z`, power_kw: kw }));
+  const replay = (site: string, body: object) => call(svc, prodAnalyst, 'POST', `/api/hardware/ems/buffer/${site}/replay`, body);
+  const rowsOf = async (site: string) =>
+    json(await call(svc, prodViewer, 'GET', `/api/hardware/ems/buffer/${site}/rows?device_id=local-inv`)).rows.map((x: { sequence: number; replay_id: string }) => `${x.sequence}:${x.replay_id}`);
+
+  const a = await replay('plant', { replay_id: 'batch-7', records: recs(1) });
+  assert.equal(a.statusCode, 200, a.body);
+  assert.deepEqual([json(a).stored, json(a).duplicates], [2, 0]);
+  // Site B's gateway numbers its own devices and batches: nothing of it is A's duplicate.
+  const b = await replay('annex', { replay_id: 'batch-7', records: recs(2) });
+  assert.equal(b.statusCode, 200, b.body);
+  assert.deepEqual([json(b).stored, json(b).duplicates, json(b).results.map((x: { status: string }) => x.status)], [2, 0, ['stored', 'stored']]);
+  assert.deepEqual(await rowsOf('annex'), ['0:batch-7', '1:batch-7']);
+
+  // A retry of the same batch is a duplicate, as before.
+  const again = await replay('plant', { replay_id: 'batch-7', records: recs(1) });
+  assert.equal(again.statusCode, 200, again.body);
+  assert.deepEqual([json(again).stored, json(again).duplicates, json(again).results.map((x: { status: string }) => x.status)], [0, 2, ['duplicate', 'duplicate']]);
+
+  // The same batch id with other readings is a conflict: 409, nothing stored or counted.
+  const before = json(await call(svc, prodViewer, 'GET', '/api/hardware/ems/buffer/plant/status'));
+  const changed = [...recs(1).slice(0, 1), { device_id: 'local-inv', sequence: 2, ts: '2026-11-23T07:52:00.000Z', power_kw: 1 }];
+  assertRefused(await replay('plant', { replay_id: 'batch-7', records: changed }), 409, 'replay_id batch-7 was already used at this site with different records');
+  assertRefused(await replay('plant', { replay_id: 'batch-7', records: recs(5) }), 409, 'replay_id batch-7 was already used at this site with different records');
+  assert.deepEqual(await rowsOf('plant'), ['0:batch-7', '1:batch-7'], 'sequence 2 was not stored');
+  const afterConflict = json(await call(svc, prodViewer, 'GET', '/api/hardware/ems/buffer/plant/status'));
+  assert.deepEqual([afterConflict.replays, afterConflict.received, afterConflict.stored], [before.replays, before.received, before.stored]);
+
+  // A new batch reusing a stored (device, sequence) with other content: that record is refused
+  // by name (a conflict, not a duplicate); the rest of the batch is stored.
+  const reused = await replay('plant', { replay_id: 'batch-8', records: [{ ...recs(9)[1] }, { device_id: 'local-inv', sequence: 2, ts: '2026-11-23T07:52:00.000Z', power_kw: 1 }] });
+  assert.equal(reused.statusCode, 207, reused.body);
+  const out = json(reused);
+  assert.deepEqual([out.stored, out.duplicates, out.rejected], [1, 0, 1]);
+  assert.deepEqual([out.results[0].status, out.results[0].field, out.results[0].reason], ['rejected', 'sequence', 'sequence_conflict']);
+  assert.equal(out.results[0].message, 'sequence 1 of local-inv was stored at this site with a different record (replay batch-7)');
+  // Every record a conflict: nothing stored, 422 as for any all-rejected replay.
+  const allConflict = await replay('plant', { replay_id: 'batch-9', records: recs(7) });
+  assert.deepEqual([allConflict.statusCode, json(allConflict).detail, json(allConflict).results.map((x: { reason: string }) => x.reason)], [422, 'all_records_rejected', ['sequence_conflict', 'sequence_conflict']]);
+  // A repeat within one upload with other content is a conflict too.
+  const inBatch = await replay('annex', { records: [{ device_id: 'local-inv', sequence: 5, ts: '2026-11-23T07:55:00.000Z', power_kw: 1 }, { device_id: 'local-inv', sequence: 5, ts: '2026-11-23T07:55:00.000Z', power_kw: 3 }] });
+  assert.equal(inBatch.statusCode, 207, inBatch.body);
+  assert.deepEqual(json(inBatch).results.map((x: { status: string; reason?: string }) => x.reason ?? x.status), ['stored', 'sequence_conflict']);
+  assert.deepEqual(await rowsOf('plant'), ['0:batch-7', '1:batch-7', '2:batch-8']);
+});

@@ -119,6 +119,22 @@ test('the live stream refuses a request without a token, and is declared in the 
   assert.deepEqual(op.security, [{ bearerAuth: [] }]);
 });
 
+test('the live stream states its data basis: stored records for a production organisation, simulated for a demo organisation', async () => {
+  await svc.createOrg('demo-console');
+  const demo = await openStream(base, await tokenFor(svc, 'demo-console'));
+  const prod = await openStream(base, admin);
+  try {
+    assert.equal(demo.res.headers.get('x-platform-data-basis'), 'simulated');
+    assert.match(String(demo.res.headers.get('x-platform-method')), /^Demo organisation: simulated devices and synthetic readings/);
+    assert.equal(demo.events[0].data.data_basis, 'simulated');
+    assert.equal(prod.res.headers.get('x-platform-data-basis'), 'stored');
+    assert.equal(prod.events[0].data.data_basis, 'stored');
+  } finally {
+    await demo.close();
+    await prod.close();
+  }
+});
+
 test('a subscriber gets its own organisation’s telemetry and alert transitions, on another instance too, and nothing of another organisation', async () => {
   const mine = await openStream(base, admin);
   const onSecond = await openStream(base2, admin);

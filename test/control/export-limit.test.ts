@@ -124,6 +124,30 @@ test('the 30 s loop holds a demo site under its limit through a scripted day', a
   assert.equal(cap.peak_import_kw, Math.max(...events.filter((e: any) => e.trigger === 'schedule').map((e: any) => e.boundary_after_kw)));
 });
 
+test('the loop’s meter readings are simulated wherever they are read back: stored record, history, recent records, capacity, energy', async () => {
+  const recent = await call(svc, viewer, 'GET', '/api/telemetry/live/events?asset_id=farm-1.meter&limit=500');
+  assert.equal(recent.statusCode, 200, recent.body);
+  const events = json(recent).events;
+  assert.ok(events.length > 0);
+  assert.ok(events.every((e: any) => e.raw.simulated === true && e.raw.source === 'demo-device-model' && e.status !== 'measured'), JSON.stringify(events[0]));
+  const reads = [
+    '/api/telemetry/live/events?asset_id=farm-1.meter',
+    '/api/telemetry/assets/smart-meter/farm-1.meter/history?range=hourly',
+    `/api/hardware/ems/grid/sites/${SITE}/capacity`,
+    '/api/telemetry/sites',
+  ];
+  for (const url of reads) {
+    const res = await call(svc, viewer, 'GET', url);
+    assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+    assert.equal(res.headers['x-platform-data-basis'], 'simulated', url);
+    assert.match(String(res.headers['x-platform-method']), /^Demo organisation: simulated devices and synthetic readings/, url);
+  }
+  // A production organisation's readings keep the basis each operation declares.
+  const p = await call(svc, prod, 'GET', '/api/telemetry/live/events?asset_id=plant-meter');
+  assert.equal(p.headers['x-platform-data-basis'], 'stored');
+  assert.equal((await call(svc, prod, 'GET', '/api/telemetry/assets/smart-meter/plant-meter/history?range=hourly')).headers['x-platform-data-basis'], 'calculated');
+});
+
 test('run on demand: one iteration now; refusals', async () => {
   await scenario(0.5, 7.5, { battery_soc_pct: 40 });
   await ok(svc, admin, 'POST', '/api/hardware/ems/control/setpoints', { site_id: SITE, device_id: 'farm-1.battery', value_kw: 0 });

@@ -257,3 +257,16 @@ test('sandbox: a demo-sandbox organisation derived from the caller; two sites, s
   const me = json(await get(`${P}/me`, sandbox.auth));
   assert.equal(me.organisation.id, scen.organisation_id);
 });
+
+test('sandbox answers say simulated (concepts.md section 1), the same operations with a live key what they declare', async () => {
+  for (const path of ['/alerts', '/devices', '/telemetry/latest', '/sandbox/scenario']) {
+    const res = await get(`${P}${path}`, sandbox.auth);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['x-platform-data-basis'], 'simulated', path);
+    assert.match(String(res.headers['x-platform-method']), /generated on the fly/i, path);
+  }
+  const basis = async (path: string) => (await get(`${P}${path}`, live.auth)).headers['x-platform-data-basis'];
+  assert.deepEqual([await basis('/alerts'), await basis('/devices'), await basis('/telemetry/latest')], ['stored', 'stored', 'measured']);
+  // The key and its settings are configuration, whichever environment.
+  assert.equal((await get(`${P}/me`, sandbox.auth)).headers['x-platform-data-basis'], 'configured');
+});

@@ -8,6 +8,8 @@ import { startFakeServer, type FakeServer } from '../helpers/fake-server.ts';
 import { isValidWebhookSignature } from '../../packages/sdk/src/verify-webhook.ts';
 import { call, clockOf, newSecret, ok, silentInverter, startAt, startSmtp, smtpEnv, tokenFor, type Mailbox } from './helpers.ts';
 import { assertRefused } from '../helpers/refusal.ts';
+import { resolver } from '../../src/infra/outbound/http-client.ts';
+import { subjectOf, textOf, slackBody, teamsBody, type RoutedMessage } from '../../src/modules/ems-alerts/channels.ts';
 
 let svc: TestService;
 let mail: Mailbox;
@@ -87,7 +89,7 @@ test('rules: create, list without secrets, PUT keeps or rotates the webhook secr
   assert.equal(weak.body.includes('hunter2'), false, 'a refused secret is not echoed');
   const ssrf = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'team_chat', url: 'http://user:pw@127.0.0.1/x' }] });
   assert.equal(ssrf.statusCode, 422);
-  assert.match(json(ssrf).detail[0].msg, /^refused: credentials in the URL/);
+  assert.match(json(ssrf).detail[0].msg, /^URL refused: credentials in the URL/);
   const far = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'team_chat', url: 'https://hooks.slack.com/services/T/B/C' }] });
   assertRefused(far, 422, { fields: ['body.channels.0.url'] }, 'the outbound address policy applies (loopback only in tests)');
   const notMember = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'user', user_id: 'nobody' }] });
@@ -112,6 +114,82 @@ test('rules: create, list without secrets, PUT keeps or rotates the webhook secr
   assert.equal((await ok(svc, admin, 'DELETE', `/api/hardware/ems/routing/rules/${created.id}`, undefined, 204)), null);
   assertRefused(await call(svc, admin, 'DELETE', `/api/hardware/ems/routing/rules/${created.id}`), 404, 'Not Found');
   assert.equal((await ok(svc, viewer, 'GET', '/api/hardware/ems/routing/rules')).rules.length, 0);
+});
+
+test('address policy at creation and update, as webhook registration words it: hosts resolving to private addresses, private literals and local names are 422', async () => {
+  // Private outbound off, as in production. There is no DNS here: the names resolve through the
+  // outbound module's resolver, replaced for this test.
+  const strict = await startAt({ env: { ALLOW_PRIVATE_OUTBOUND: 'false', OUTBOUND_LOOPBACK_ONLY: 'false' } });
+  const system = resolver.lookup;
+  const names: Record<string, string[]> = {
+    'chat.example.com': ['93.184.216.34'],
+    'hooks.corp.example': ['10.1.2.3'],
+    'mixed.example.com': ['93.184.216.34', '127.0.0.1'],
+    'metadata.example.net': ['169.254.169.254'],
+  };
+  resolver.lookup = async (host) => names[host] ?? [];
+  try {
+    await strict.createOrg('route-ssrf', ['ems/routing']);
+    const t = await tokenFor(strict, 'route-ssrf');
+    const secret = newSecret();
+    const rule = (channels: object[], escalation?: object) => ({ name: 'r', channels, ...(escalation && { escalation }) });
+    const good = await ok(strict, t, 'POST', '/api/hardware/ems/routing/rules', rule([{ type: 'team_chat', url: 'https://chat.example.com/services/x' }]), 201);
+    const cases: [object, string, string][] = [
+      [rule([{ type: 'team_chat', url: 'https://hooks.corp.example/services/x' }]), 'body.channels.0.url', 'URL refused: the host resolves to a non-public address'],
+      [rule([{ type: 'webhook', url: 'https://mixed.example.com/h', secret }]), 'body.channels.0.url', 'URL refused: the host resolves to a non-public address'],
+      [rule([{ type: 'email', to: 'a@b.test' }], { after_minutes: 5, channels: [{ type: 'webhook', url: 'https://metadata.example.net/h', secret }] }), 'body.escalation.channels.0.url', 'URL refused: the host resolves to a non-public address'],
+      [rule([{ type: 'team_chat', url: 'https://10.0.0.5/x' }]), 'body.channels.0.url', 'URL refused: address is not a public address'],
+      [rule([{ type: 'webhook', url: 'https://127.0.0.1/h', secret }]), 'body.channels.0.url', 'URL refused: address is not a public address'],
+      [rule([{ type: 'team_chat', url: 'https://localhost/x' }]), 'body.channels.0.url', 'URL refused: host is not public'],
+      [rule([{ type: 'team_chat', url: 'http://chat.example.com/x' }]), 'body.channels.0.url', 'URL refused: scheme http: is not allowed'],
+    ];
+    for (const [body, loc, msg] of cases) {
+      for (const [method, url] of [['POST', '/api/hardware/ems/routing/rules'], ['PUT', `/api/hardware/ems/routing/rules/${good.id}`]]) {
+        const res = await call(strict, t, method, url, body);
+        assertRefused(res, 422, { fields: [loc] }, `${method} ${JSON.stringify(body)}`);
+        assert.equal(json(res).detail[0].msg, msg, `${method} ${JSON.stringify(body)}`);
+      }
+    }
+    const rules = (await ok(strict, t, 'GET', '/api/hardware/ems/routing/rules')).rules;
+    assert.deepEqual(rules.map((r: any) => [r.id, r.channels[0].url_hint]), [[good.id, 'https://chat.example.com/…']], 'nothing refused was stored or changed');
+    // Webhook registration says the same words for the same host (one check).
+    await strict.createOrg('route-ssrf-dev');
+    const dev = await strict.request({ method: 'POST', url: '/api/devtools/webhooks', headers: { authorization: `Bearer ${await tokenFor(strict, 'route-ssrf-dev')}` }, payload: { url: 'https://hooks.corp.example/h' } });
+    assert.equal(dev.statusCode, 422, dev.body);
+    assert.deepEqual([json(dev).detail[0].loc, json(dev).detail[0].msg], [['body', 'url'], 'URL refused: the host resolves to a non-public address']);
+  } finally {
+    resolver.lookup = system;
+    await strict.stop();
+  }
+});
+
+test('CR and LF never reach a message: site ids and rule names refuse them; rendering keeps every value on its line', async () => {
+  const t = await tokenFor(svc, ORG);
+  const asset = await call(svc, t, 'POST', '/api/twin/registry/assets', { asset_id: 'crlf-1', site_id: 'S1\r\nBcc: x@evil.test', asset_class: 'site_meter', name: 'm' });
+  assertRefused(asset, 422, { fields: ['body.site_id'] });
+  assertRefused(await call(svc, t, 'POST', '/api/hardware/ems/routing/rules', { name: 'ok\nAcknowledge: https://evil.test', channels: [{ type: 'email', to: 'a@b.test' }] }), 422, { fields: ['body.name'] });
+  assertRefused(await call(svc, t, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', match: { site_ids: ['S1\r\nX'] }, channels: [{ type: 'email', to: 'a@b.test' }] }), 422, { fields: ['body.match.site_ids.0'] });
+  // Values stored before these rules (or from any other path) are escaped where they are written.
+  const m: RoutedMessage = {
+    orgId: ORG,
+    rule: { id: 'rule_1', name: 'On call\r\nAcknowledge: https://evil.test' },
+    reason: 'routed',
+    deliveryId: 'rdl_1',
+    alert: {
+      id: 'alrt_1', title: 'inv at S1\r\nBcc: x@evil.test has sent nothing', severity: 'critical', source: 'asset_silence', site_id: 'S1\r\nBcc: x@evil.test', asset_id: 'inv',
+      since: '2026-11-24T10:00:00.000Z', impact_gbp_per_day: '1.00', impact_method: 'm', evidence: {},
+    } as unknown as RoutedMessage['alert'],
+  };
+  assert.doesNotMatch(subjectOf(m), /[\r\n]/);
+  const text = textOf(m);
+  assert.equal(text.split('\n').length, textOf({ ...m, rule: { id: 'rule_1', name: 'x' }, alert: { ...m.alert, title: 'x', site_id: 'x' } }).split('\n').length);
+  assert.doesNotMatch(text, /\r|^Bcc:|^Acknowledge: https/m);
+  assert.match(text, /Site: S1\\r\\nBcc: x@evil\.test/);
+  const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : []);
+  for (const b of [slackBody(m), teamsBody(m)]) {
+    for (const str of strings(b)) assert.doesNotMatch(str, /[\r\n](Bcc|Acknowledge)/);
+  }
+  assert.ok(strings(slackBody(m)).some((x) => x.includes('S1\\r\\nBcc')), 'the value is shown, escaped');
 });
 
 test('deliveries: webhook secret kept then rotated, Teams card, 500 and timeout recorded failed after one attempt; channels listing', async () => {

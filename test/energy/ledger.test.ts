@@ -247,6 +247,39 @@ test('rebuild: a job with progress, idempotent; a second request while it runs r
   assert.deepEqual(afterBody.totals, before.totals);
 });
 
+test('a demo organisation’s ledger rests on simulated readings: the header and every flow basis say simulated (coverage words stay)', async () => {
+  await svc.createOrg('demo-led');
+  const demo = await tokenFor(svc, 'demo-led');
+  await asset(svc, demo, { asset_id: 'd-meter', site_id: 'demo-site', asset_class: 'site_meter' });
+  await asset(svc, demo, { asset_id: 'd-pv', site_id: 'demo-site', asset_class: 'inverter', parent_asset_id: 'd-meter' });
+  const from = Date.parse('2026-10-27T23:00:00Z');
+  const to = Date.parse('2026-10-29T01:00:00Z');
+  await ingest(svc, demo, counterSeries('d-meter', 'import_kwh', from, to, 1).map((r) => ({ ...r, export_kwh: 7, simulated: true })));
+  await ingest(svc, demo, powerSeries('d-pv', from, to, 5, () => -2).map((r) => ({ ...r, simulated: true })));
+  await refresh(svc);
+  const res = await call(svc, demo, 'GET', '/api/telemetry/sites/demo-site/ledger?date=2026-10-28');
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.headers['x-platform-data-basis'], 'simulated');
+  const hh = json(res).half_hours;
+  assert.deepEqual(hh[10].basis, { import: 'simulated', export: 'simulated', generation: 'simulated', consumption: 'simulated', charge: 'absent', discharge: 'absent' });
+  const p = json(await call(svc, demo, 'GET', '/api/telemetry/ledger/period/demo-site/2026-10-28T05:00:00Z'));
+  assert.deepEqual([p.basis.import, [...new Set(p.contributions.map((c: any) => c.basis))]], ['simulated', ['simulated']]);
+  // The interval export (JSON and CSV), the EMS report and the energy summary say the same.
+  const ex = await call(svc, demo, 'GET', '/api/hardware/ems/exports/interval?site_id=demo-site&date=2026-10-28');
+  assert.equal(ex.headers['x-platform-data-basis'], 'simulated');
+  assert.deepEqual(['import', 'generation', 'charge'].map((f) => json(ex).rows[10][`basis_${f}`]), ['simulated', 'simulated', 'absent']);
+  const csv = (await call(svc, demo, 'GET', '/api/hardware/ems/exports/interval.csv?site_id=demo-site&date=2026-10-28')).body.split('\r\n');
+  assert.match(csv[11], /,simulated,simulated,simulated,simulated,absent,absent$/);
+  const report = json(await call(svc, demo, 'GET', '/api/hardware/ems/report?site_id=demo-site&date=2026-10-28'));
+  assert.equal(report.data_basis, 'simulated');
+  assert.ok(report.figures.every((f: any) => f.basis === 'simulated'), JSON.stringify(report.figures.map((f: any) => f.basis)));
+  const summary = json(await call(svc, demo, 'GET', '/api/hardware/ems/exports/energy-summary?date=2026-10-28'));
+  assert.deepEqual(summary.sites.map((x: any) => x.basis), ['simulated']);
+  // The same readings in a production organisation: measured counters, calculated power.
+  const prod = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/autumn/ledger?date=2026-10-25')).half_hours[10].basis;
+  assert.deepEqual([prod.import, prod.generation], ['measured', 'calculated']);
+});
+
 test('ledger refusals: another organisation\'s site is 404, a bad date is 422, a viewer may not rebuild, no token is 401', async () => {
   const res = await call(svc, other, 'GET', '/api/telemetry/sites/autumn/ledger?date=2026-10-25');
   assert.equal(res.statusCode, 404);

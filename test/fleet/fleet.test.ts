@@ -87,6 +87,41 @@ test('requirements import: malformed CSV named by line and column, nothing store
   assert.match(String(depot.headers['x-platform-method']), /available_kw is connection_kw - base_load_kw/);
 });
 
+test('requirements import as text/csv (the catalogued form): errors by line, refusals, per organisation', async () => {
+  const csvReq = (token: string, payload: string | Buffer, type = 'text/csv; charset=utf-8', url = `${F}/requirements/import`, method = 'POST') =>
+    svc.request({ method: method as never, url, headers: { authorization: `Bearer ${token}`, 'content-type': type }, payload });
+  const header = 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\n';
+  const bad = await csvReq(admin, header + 'A,ev,80,60,22\nB,diesel,60,x,22\n');
+  assertRefused(bad, 422, { fields: ['body.csv'] });
+  assert.deepEqual(json(bad).detail.map((d: any) => d.msg), ['line 3, column powertrain: must be ev or ice', 'line 3, column kwh_per_shift: must be a non-negative decimal number']);
+  // Unbalanced quotes: the parser's own complaint, as the spec's 422, never a 500.
+  assertRefused(await csvReq(admin, header + 'A,"ev,80,60,22\n'), 422, { fields: ['body.csv'] });
+  assertRefused(await csvReq(admin, ''), 422, { fields: ['body.csv'] });
+  assertRefused(await csvReq(admin, Buffer.from([0x76, 0xff, 0x0a])), 422, { fields: ['body'] });
+  assertRefused(await csvReq(admin, header + 'A,ev,80,60,22\n'.repeat(80_000)), 413, /^Request body too large: the limit is \d+ bytes$/);
+  assertRefused(await csvReq(viewer, header + 'A,ev,80,60,22\n'), 403, 'Insufficient permissions');
+  assertRefused(await svc.request({ method: 'POST', url: `${F}/requirements/import`, headers: { 'content-type': 'text/csv' }, payload: header }), 401, 'Authorization header missing');
+  // Other operations still take JSON only.
+  assertRefused(await csvReq(admin, header, 'text/csv', `${F}/shift-schedule`, 'PUT'), 415, 'Unsupported media type: text/csv; send application/json');
+  // Nothing of the refused imports was stored: A's five vehicles from the JSON import stand.
+  assert.deepEqual(json(await req('GET', `${F}/depot`, viewer)).vehicles, { ev: 3, ice: 2 });
+  // Another organisation's import is its own.
+  const b = await csvReq(other, header + 'X,ev,60,20,11\n', 'text/csv');
+  assert.equal(b.statusCode, 200, b.body);
+  assert.deepEqual([json(b).imported, json(b).vehicles.map((v: any) => v.vehicle_id)], [1, ['X']]);
+  assert.deepEqual(json(await req('GET', `${F}/depot`, other)).vehicles, { ev: 1, ice: 0 });
+  assert.deepEqual(json(await req('GET', `${F}/depot`, viewer)).vehicles, { ev: 3, ice: 2 });
+  // The same file as A's JSON import, sent as CSV with a byte order mark and CRLF line ends.
+  const csv = '\ufeff' + (header + 'A,ev,80,60,22\nB,ev,60,50,22\nC,ev,60,40,11\nD,ice,60,70,22\nE,ice,80,30,11\n').replace(/\n/g, '\r\n');
+  const ok = await csvReq(admin, csv);
+  assert.equal(ok.statusCode, 200, ok.body);
+  assert.deepEqual(json(ok).vehicles.map((v: any) => v.vehicle_id), ['A', 'B', 'C', 'D', 'E']);
+  // The catalogue describes both forms.
+  const entry = json(await svc.request({ method: 'GET', url: '/openapi.json' })).paths[`${F}/requirements/import`].post;
+  assert.deepEqual(Object.keys(entry.requestBody.content).sort(), ['application/json', 'text/csv']);
+  assert.equal(entry.requestBody.content['text/csv'].schema.type, 'string');
+});
+
 test('readiness: the hand-worked depot (three vehicles, chargers 22 and 11 kW, 30 kW connection)', async () => {
   const res = await req('GET', `${F}/readiness`, viewer);
   assert.equal(res.statusCode, 200, res.body);

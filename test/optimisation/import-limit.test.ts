@@ -69,7 +69,9 @@ test('configuration: unconfigured, set, read back; refusals', async () => {
 test('series: the forecast import against the limit', async () => {
   const res = await call(svc, viewer, 'GET', `${BASE}/depot/series?hours=24`);
   assert.equal(res.statusCode, 200);
-  assert.equal(res.headers['x-platform-data-basis'], 'forecast');
+  // A demo organisation's forecast rests on its synthetic history: simulated, the forecast's method after the demo's.
+  assert.equal(res.headers['x-platform-data-basis'], 'simulated');
+  assert.match(String(res.headers['x-platform-method']), /^Demo organisation: simulated devices and synthetic readings\. ./);
   const s = json(res);
   assert.equal(s.half_hours.length, 48);
   assert.equal(s.half_hours_over, 4);

@@ -15,6 +15,8 @@ const BASE = '/api/vpp/vpp/fleet-statements';
 const clock = new ManualClock('2026-11-20T12:00:00Z');
 let svc: TestService;
 let admin: string;
+/** A second administrator of the same organisation: the party that agrees what admin proposed. */
+let agreer: string;
 let viewer: string;
 let other: string;
 let baselineId: string;
@@ -32,6 +34,7 @@ before(async () => {
   await svc.createOrg('org-s');
   await svc.createOrg('org-t');
   admin = await tokenFor(svc, 'org-s');
+  agreer = await tokenFor(svc, 'org-s', 'OPERATOR');
   viewer = await tokenFor(svc, 'org-s', 'VIEWER');
   other = await tokenFor(svc, 'org-t');
   await asset(svc, admin, { asset_id: 's-meter', site_id: 'depot-a', asset_class: 'site_meter' });
@@ -112,12 +115,19 @@ test('agree: who and when are recorded and the baseline is frozen', async () => 
   );
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/baselines/${baselineId}/agree`), 403, 'Insufficient permissions');
   assertRefused(await call(svc, other, 'POST', `${BASE}/baselines/${baselineId}/agree`), 404, 'Not Found');
-  const res = await call(svc, admin, 'POST', `${BASE}/baselines/${baselineId}/agree`);
+  // The proposer cannot agree their own proposal, whatever their role; it stays proposed.
+  const sameUser = await svc.token({ orgId: 'org-s', roles: ['ORG_ADMIN'], userId: json(await call(svc, admin, 'GET', `${BASE}/baselines/${baselineId}`)).proposed_by });
+  for (const t of [admin, sameUser]) {
+    assertRefused(await call(svc, t, 'POST', `${BASE}/baselines/${baselineId}/agree`), 403, 'A baseline must be agreed by someone other than its proposer');
+  }
+  assert.equal(json(await call(svc, viewer, 'GET', `${BASE}/baselines/${baselineId}`)).status, 'proposed');
+  const res = await call(svc, agreer, 'POST', `${BASE}/baselines/${baselineId}/agree`);
   assert.equal(res.statusCode, 200, res.body);
   const a = json(res);
   assert.equal(a.status, 'agreed');
   assert.equal(a.agreed_at, '2026-11-20T12:00:31.000Z');
   assert.ok(a.agreed_by);
+  assert.notEqual(a.agreed_by, a.proposed_by);
   assertRefused(await call(svc, admin, 'POST', `${BASE}/baselines/${baselineId}/agree`), 409, 'Baseline is agreed: only a proposed baseline can be agreed or withdrawn');
   assertRefused(await call(svc, admin, 'POST', `${BASE}/baselines/${baselineId}/withdraw`, {}), 409, 'Baseline is agreed: only a proposed baseline can be agreed or withdrawn');
 });

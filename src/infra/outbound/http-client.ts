@@ -50,6 +50,43 @@ export interface OutboundResponse {
   json<T = unknown>(): T;
 }
 
+/**
+ * The system resolver: every address a name has. The one place names are resolved, at registration
+ * (checkTarget) and at connect time (the guarded lookup). Tests without DNS replace `lookup`.
+ */
+export const resolver = {
+  lookup: (hostname: string): Promise<string[]> => dns.promises.lookup(hostname, { all: true }).then((r) => r.map((a) => a.address)),
+};
+
+const REGISTRATION_LOOKUP_MS = 2000;
+
+/**
+ * A user-given address checked where it is registered (webhook endpoints, alert-routing channels):
+ * the URL as `checkUrl` judges it, HTTPS unless private outbound is allowed, and every address the
+ * host resolves to now public. A host that does not resolve within 2 s is accepted (deliveries
+ * fail until it resolves, publicly): registration must not wait on a slow resolver. Each delivery
+ * checks again at connect time, so a name that changes later (DNS rebinding) is still refused.
+ * Throws OutboundRefusedError; callers answer `URL refused: <message>` on the field.
+ */
+export async function checkTarget(raw: string, opts: { allowPrivate: boolean; lookup?: (hostname: string) => Promise<string[]> }): Promise<URL> {
+  const url = checkUrl(raw, { requireHttps: true, allowPrivate: opts.allowPrivate });
+  if (opts.allowPrivate) return url;
+  if (url.protocol !== 'https:') throw new OutboundRefusedError('an HTTPS address is required');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return url;
+  let addresses: string[];
+  try {
+    addresses = await Promise.race([
+      (opts.lookup ?? resolver.lookup)(host),
+      new Promise<string[]>((resolve) => setTimeout(() => resolve([]), REGISTRATION_LOOKUP_MS).unref()),
+    ]);
+  } catch {
+    addresses = []; // unresolvable now: accepted, deliveries fail until it resolves (publicly)
+  }
+  if (addresses.some((a) => !isPublicAddress(a))) throw new OutboundRefusedError('the host resolves to a non-public address');
+  return url;
+}
+
 /** Checks a URL can be called at all; the address check happens again at connect time. */
 export function checkUrl(raw: string, opts: OutboundOptions = {}): URL {
   let url: URL;
@@ -66,7 +103,7 @@ export function checkUrl(raw: string, opts: OutboundOptions = {}): URL {
   if (isIP(host) && !opts.allowPrivate && !isPublicAddress(host)) {
     throw new OutboundRefusedError('address is not a public address');
   }
-  if (!opts.allowPrivate && /^(localhost|.*\.localhost|.*\.local|.*\.internal)$/i.test(host)) {
+  if (!opts.allowPrivate && /^(localhost|.*\.localhost|.*\.local|.*\.internal)\.?$/i.test(host)) {
     throw new OutboundRefusedError('host is not public');
   }
   return url;
@@ -74,9 +111,7 @@ export function checkUrl(raw: string, opts: OutboundOptions = {}): URL {
 
 function guardedLookup(opts: OutboundOptions): LookupFunction {
   return (hostname, options, callback) => {
-    const resolve = opts.lookup
-      ? opts.lookup(hostname)
-      : dns.promises.lookup(hostname, { all: true }).then((r) => r.map((a) => a.address));
+    const resolve = (opts.lookup ?? resolver.lookup)(hostname);
     resolve.then(
       (addresses) => {
         const usable = opts.allowPrivate ? addresses : addresses.filter(isPublicAddress);

@@ -1,9 +1,12 @@
 // Buffer replay: a gateway that was offline uploads its buffered readings, each with a per-device
 // sequence number. Each record is judged by the telemetry ingestion rules and written as production
 // telemetry through the telemetry module (TELEMETRY_WRITER) in the same transaction that claims its
-// (device, sequence) pair; the pair's primary key makes a retried or concurrent replay store nothing
-// twice. Gaps in each device's sequences are reported.
-import { randomUUID } from 'node:crypto';
+// (site, device, sequence) triple; the primary key makes a retried or concurrent replay store
+// nothing twice. Claims are the site's (its gateway numbers its own devices), and a claim keeps the
+// hash of the record it stored: the same sequence with other content is a conflict, refused by
+// name, never a silent duplicate; a replay id reused at the site with other records is 409 with
+// nothing stored (decision 0302). Gaps in each device's sequences are reported.
+import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
@@ -11,8 +14,9 @@ import type { CursorCodec } from '../../platform/cursor.ts';
 import { toPage } from '../../platform/cursor.ts';
 import { AppError, errors } from '../../platform/errors.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
-import type { TelemetryWriter } from '../telemetry/index.ts';
+import { canonicalJson, type TelemetryWriter } from '../telemetry/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
+import { connectErrors } from './errors.ts';
 import { bufferStore, gatewayStore } from './store.ts';
 
 export const MAX_REPLAY_RECORDS = 5000;
@@ -27,6 +31,18 @@ export interface ReplayBody {
   remaining?: number;
   records: object[];
 }
+
+const hashOf = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('base64url');
+
+const sequenceConflict = (index: number, deviceId: string, sequence: number, message: string): ReplayResult => ({
+  index,
+  status: 'rejected',
+  device_id: deviceId,
+  sequence,
+  field: 'sequence',
+  reason: 'sequence_conflict',
+  message,
+});
 
 const deviceOf = (r: Record<string, unknown>): string | null =>
   typeof r.asset_id === 'string' ? r.asset_id : typeof r.device_id === 'string' ? r.device_id : null;
@@ -51,8 +67,8 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
       (ids.length ? await registry.assets(db, orgId, { assetIds: ids }) : []).filter((a) => a.site_id !== siteId).map((a) => [a.asset_id, a.site_id]),
     );
     const results: ReplayResult[] = new Array(body.records.length);
-    const accepted: { index: number; device_id: string; sequence: number; judged: Extract<(typeof judged)[number], { ok: true }> }[] = [];
-    const inBatch = new Map<string, number>();
+    const accepted: { index: number; device_id: string; sequence: number; hash: string; judged: Extract<(typeof judged)[number], { ok: true }> }[] = [];
+    const inBatch = new Map<string, { index: number; hash: string }>();
     for (const j of judged) {
       const rec = body.records[j.index] as Record<string, unknown>;
       const seq = rec.sequence;
@@ -87,41 +103,61 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
         continue;
       }
       const key = `${j.asset_id}\u0000${sequence}`;
+      const hash = hashOf(rec);
       const first = inBatch.get(key);
       if (first !== undefined) {
-        results[j.index] = { index: j.index, status: 'duplicate', device_id: j.asset_id, sequence, duplicate_of: first };
+        results[j.index] =
+          first.hash === hash
+            ? { index: j.index, status: 'duplicate', device_id: j.asset_id, sequence, duplicate_of: first.index }
+            : sequenceConflict(j.index, j.asset_id, sequence, `sequence ${sequence} of ${j.asset_id} is given twice in this upload with different records (index ${first.index})`);
         continue;
       }
-      inBatch.set(key, j.index);
-      accepted.push({ index: j.index, device_id: j.asset_id, sequence, judged: j });
+      inBatch.set(key, { index: j.index, hash });
+      accepted.push({ index: j.index, device_id: j.asset_id, sequence, hash, judged: j });
     }
-    const rejected = results.filter((r) => r?.status === 'rejected').length;
-    if (!accepted.length && rejected === body.records.length) {
-      throw new AppError(422, 'all_records_rejected', {
+    const allRejected = (rejected: number) =>
+      new AppError(422, 'all_records_rejected', {
         code: 'all_records_rejected',
         members: { site_id: siteId, replay_id: replayId, count: body.records.length, stored: 0, duplicates: 0, rejected, anomalies: [], results, gaps: [] },
       });
-    }
+    const refused = results.filter((r) => r?.status === 'rejected').length;
+    if (!accepted.length && refused === body.records.length) throw allRejected(refused);
     const now = clock.now();
-    const stored = await db.tx(async (q) => {
+    const { fresh: stored, rejected } = await db.tx(async (q) => {
+      let rejected = refused;
+      // The replay id is the upload's identity at the site: the same id with other records is a
+      // conflict, and the transaction (claims included) is rolled back.
+      const firstHash = await bufferStore.claimReplayId(q, orgId, siteId, replayId, hashOf(body.records), now);
+      if (firstHash !== null && firstHash !== hashOf(body.records)) throw connectErrors.replayIdReused(replayId);
       const claimed = await bufferStore.claim(
         q,
         orgId,
         siteId,
         replayId,
-        accepted.map((a) => ({ device_id: a.device_id, sequence: a.sequence, ts: a.judged.ts, anomalies: a.judged.anomalies })),
+        accepted.map((a) => ({ device_id: a.device_id, sequence: a.sequence, ts: a.judged.ts, anomalies: a.judged.anomalies, record_hash: a.hash })),
         now,
       );
       const fresh = accepted.filter((a) => claimed.has(`${a.device_id}\u0000${a.sequence}`));
+      // A pair stored before is a duplicate only when it holds the same record.
+      const earlier = await bufferStore.storedClaims(q, orgId, siteId, accepted.filter((a) => !claimed.has(`${a.device_id}\u0000${a.sequence}`)));
+      for (const a of accepted) {
+        const prior = earlier.get(`${a.device_id}\u0000${a.sequence}`);
+        if (prior && prior.record_hash !== null && prior.record_hash !== a.hash) {
+          results[a.index] = sequenceConflict(a.index, a.device_id, a.sequence, `sequence ${a.sequence} of ${a.device_id} was stored at this site with a different record (replay ${prior.replay_id})`);
+          rejected++;
+        }
+      }
+      if (!fresh.length && rejected === body.records.length) throw allRejected(rejected);
       await writer.writeInTx(q, orgId, now, fresh.map((a) => a.judged.row));
       const duplicates = body.records.length - fresh.length - rejected;
       await bufferStore.addState(q, orgId, siteId, { received: body.records.length, stored: fresh.length, duplicates, rejected, remaining: body.remaining }, now);
-      return fresh;
+      return { fresh, rejected };
     });
     await writer.committed(orgId, now, stored.map((a) => a.judged.row));
     const storedSet = new Set(stored.map((a) => a.index));
     const anomalies = [];
     for (const a of accepted) {
+      if (results[a.index]?.status === 'rejected') continue;
       if (storedSet.has(a.index)) {
         results[a.index] = a.judged.anomalies.length
           ? { index: a.index, status: 'stored', device_id: a.device_id, sequence: a.sequence, anomalies: a.judged.anomalies }
@@ -230,7 +266,7 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
       const now = clock.now().getTime();
       const records: Record<string, unknown>[] = [];
       for (const [di, device] of deviceIds.entries()) {
-        const start = ((await bufferStore.maxSequence(db, ctx.orgId, device)) ?? -1) + 1;
+        const start = ((await bufferStore.maxSequence(db, ctx.orgId, siteId, device)) ?? -1) + 1;
         for (let k = 0; k < n; k++) {
           records.push({
             device_id: device,

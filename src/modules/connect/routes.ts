@@ -151,16 +151,17 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       operationId: 'replayGatewayBuffer',
       method: 'POST',
       path: '/api/hardware/ems/buffer/{site_id}/replay',
-      summary: 'Replay buffered readings as production telemetry, idempotent on (device, sequence)',
+      summary: 'Replay buffered readings as production telemetry, idempotent on (device, sequence) at the site',
       description:
-        'Each record is a telemetry record with `sequence`, judged by the ingestion rules (per-record outcome, anomalies) and stored once per (device, sequence) in the organisation: ' +
-        'a replay retried after a timeout, or sent twice at once, stores nothing twice (those records answer `duplicate`). 200 when nothing was rejected (stored now or before), ' +
-        '207 when some records were rejected, 422 `all_records_rejected` when all were. `gaps` lists missing sequence runs of the devices sent.',
+        'Each record is a telemetry record with `sequence`, judged by the ingestion rules (per-record outcome, anomalies) and stored once per (device, sequence) at the site: ' +
+        'a replay retried after a timeout, or sent twice at once, stores nothing twice (those records answer `duplicate`). A stored (device, sequence) sent again with a different record ' +
+        'is refused per record (`reason: sequence_conflict`), never a duplicate. A `replay_id` already used at the site with different records is 409 with nothing stored. ' +
+        '200 when nothing was rejected (stored now or before), 207 when some records were rejected, 422 `all_records_rejected` when all were. `gaps` lists missing sequence runs of the devices sent.',
       tags: gateway,
       status: live,
       access: { kind: 'bearer', roles: CAN_INGEST },
       requestIdHeader: true,
-      schema: { params: S.SiteParams, body: S.ReplayBody, response: { 200: S.ReplayResponse, 207: S.ReplayResponse } },
+      schema: { params: S.SiteParams, body: S.ReplayBody, response: { 200: S.ReplayResponse, 207: S.ReplayResponse, 409: S.ErrorBody } },
       handler: async ({ ctx, params, body, reply }) => {
         const { httpStatus, ...out } = await b.replay(ctx, params.site_id, body);
         reply.code(httpStatus);

@@ -197,24 +197,43 @@ export interface BufferRow {
 
 export const bufferStore = {
   /**
-   * Claims (device, sequence) pairs for this replay; returns the pairs this call claimed. A pair
-   * already stored (by an earlier or a concurrent replay) is not returned: the primary key decides.
+   * Records a replay id at the site with the hash of its records. Returns null when this call
+   * recorded it, else the hash it was first recorded with (a concurrent replay with the same id
+   * waits for the first's commit on the primary key, then reads it).
+   */
+  async claimReplayId(q: Queryable, orgId: string, siteId: string, replayId: string, recordsHash: string, now: Date): Promise<string | null> {
+    const ins = await q.query(
+      `insert into connect_buffer_replays (org_id, site_id, replay_id, records_hash, first_at) values ($1, $2, $3, $4, $5)
+       on conflict (org_id, site_id, replay_id) do nothing returning replay_id`,
+      [orgId, siteId, replayId, recordsHash, now],
+    );
+    if (ins.rows.length) return null;
+    const r = await q.query<{ records_hash: string }>(
+      'select records_hash from connect_buffer_replays where org_id = $1 and site_id = $2 and replay_id = $3',
+      [orgId, siteId, replayId],
+    );
+    return r.rows[0]?.records_hash ?? null;
+  },
+  /**
+   * Claims (device, sequence) pairs of the site for this replay; returns the pairs this call
+   * claimed. A pair already stored (by an earlier or a concurrent replay) is not returned: the
+   * primary key decides.
    */
   async claim(
     q: Queryable,
     orgId: string,
     siteId: string,
     replayId: string,
-    rows: { device_id: string; sequence: number; ts: string; anomalies: string[] }[],
+    rows: { device_id: string; sequence: number; ts: string; anomalies: string[]; record_hash: string }[],
     now: Date,
   ): Promise<Set<string>> {
     if (!rows.length) return new Set();
     const r = await q.query<{ device_id: string; sequence: string }>(
-      `insert into connect_buffer_rows (org_id, device_id, sequence, site_id, ts, anomalies, replay_id, received_at)
-       select $1, u.device_id, u.seq, $2, u.ts, coalesce(string_to_array(u.anomalies, ','), '{}'), $3, $4
-       from unnest($5::text[], $6::bigint[], $7::timestamptz[], $8::text[]) with ordinality as u(device_id, seq, ts, anomalies, ord)
+      `insert into connect_buffer_rows (org_id, device_id, sequence, site_id, ts, anomalies, replay_id, received_at, record_hash)
+       select $1, u.device_id, u.seq, $2, u.ts, coalesce(string_to_array(u.anomalies, ','), '{}'), $3, $4, u.record_hash
+       from unnest($5::text[], $6::bigint[], $7::timestamptz[], $8::text[], $9::text[]) with ordinality as u(device_id, seq, ts, anomalies, record_hash, ord)
        order by u.ord
-       on conflict (org_id, device_id, sequence) do nothing
+       on conflict (org_id, site_id, device_id, sequence) do nothing
        returning device_id, sequence::text as sequence`,
       [
         orgId,
@@ -225,9 +244,23 @@ export const bufferStore = {
         rows.map((x) => String(x.sequence)),
         rows.map((x) => x.ts),
         rows.map((x) => (x.anomalies.length ? x.anomalies.join(',') : null)),
+        rows.map((x) => x.record_hash),
       ],
     );
     return new Set(r.rows.map((x) => `${x.device_id}\u0000${x.sequence}`));
+  },
+  /** The stored record hash (null for rows claimed before hashes were kept) and replay of pairs of the site. */
+  async storedClaims(q: Queryable, orgId: string, siteId: string, pairs: { device_id: string; sequence: number }[]) {
+    const out = new Map<string, { record_hash: string | null; replay_id: string }>();
+    if (!pairs.length) return out;
+    const r = await q.query<{ device_id: string; sequence: string; record_hash: string | null; replay_id: string }>(
+      `select b.device_id, b.sequence::text as sequence, b.record_hash, b.replay_id
+       from unnest($3::text[], $4::bigint[]) as u(device_id, seq)
+       join connect_buffer_rows b on b.org_id = $1 and b.site_id = $2 and b.device_id = u.device_id and b.sequence = u.seq`,
+      [orgId, siteId, pairs.map((p) => p.device_id), pairs.map((p) => String(p.sequence))],
+    );
+    for (const x of r.rows) out.set(`${x.device_id}\u0000${x.sequence}`, { record_hash: x.record_hash, replay_id: x.replay_id });
+    return out;
   },
   /** Gaps in each device's stored sequences at the site (missing runs between stored numbers). */
   async gaps(q: Queryable, orgId: string, siteId: string, devices?: string[], limit = 100) {
@@ -257,8 +290,11 @@ export const bufferStore = {
       )
     ).rows;
   },
-  async maxSequence(q: Queryable, orgId: string, deviceId: string): Promise<number | null> {
-    const r = await q.query<{ m: string | null }>('select max(sequence)::text as m from connect_buffer_rows where org_id = $1 and device_id = $2', [orgId, deviceId]);
+  async maxSequence(q: Queryable, orgId: string, siteId: string, deviceId: string): Promise<number | null> {
+    const r = await q.query<{ m: string | null }>(
+      'select max(sequence)::text as m from connect_buffer_rows where org_id = $1 and site_id = $2 and device_id = $3',
+      [orgId, siteId, deviceId],
+    );
     return r.rows[0]?.m === null || r.rows[0]?.m === undefined ? null : Number(r.rows[0].m);
   },
   /** Device and sequence order, after a (device, sequence) position. */

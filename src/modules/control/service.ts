@@ -343,11 +343,12 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     };
     await eventStore.insert(q, orgId, ev);
     // The boundary meter's reading after the iteration, stored as the organisation's telemetry
-    // (capacity reads measured peaks from it).
+    // (capacity reads peaks from it). It comes from the synthetic device model: the record says
+    // so (`simulated`, its source) and claims no device status (decision 0304).
     const meter = site.devices.find((d) => d.kind === 'meter');
     const rows: TelemetryRow[] = [];
     if (meter) {
-      const [j] = deps.writer.judge(orgId, [{ asset_id: meter.device_id, ts: isoTime(now), power_kw: after, status: 'measured', site_ref: siteId, source: 'demo-device-model', export_limit_event: event_id }]);
+      const [j] = deps.writer.judge(orgId, [{ asset_id: meter.device_id, ts: isoTime(now), power_kw: after, simulated: true, site_ref: siteId, source: 'demo-device-model', export_limit_event: event_id }]);
       if (j?.ok) {
         rows.push(j.row);
         await deps.writer.writeInTx(q, orgId, now, rows);

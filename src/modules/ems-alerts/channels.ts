@@ -27,12 +27,37 @@ export interface RoutedMessage {
 
 const SEVERITY_COLOUR: Record<string, string> = { critical: 'D0021B', warning: 'F5A623', info: '4A90E2' };
 
-export function subjectOf(m: RoutedMessage): string {
+/**
+ * A value kept on its own line: control characters (CR, LF, tab, ...) and the Unicode line and
+ * paragraph separators are written as visible escapes (`\r`, `\n`, `\u2028`), so no stored text
+ * can add a header to an e-mail or a line to a message body or card. The schemas refuse them in
+ * site ids and rule names; this covers values stored before that and any other source.
+ */
+export function oneLine(v: string): string {
+  return v.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
+    c === '\r' ? '\\r' : c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** The alert and rule with every text member on one line (see oneLine). */
+function lineSafe(m: RoutedMessage): RoutedMessage {
+  const a = m.alert;
+  const opt = (v: string | null) => (v === null ? null : oneLine(v));
+  return {
+    ...m,
+    rule: { id: oneLine(m.rule.id), name: oneLine(m.rule.name) },
+    alert: { ...a, title: oneLine(a.title), source: oneLine(a.source), severity: oneLine(a.severity), site_id: opt(a.site_id), asset_id: opt(a.asset_id), impact_method: oneLine(a.impact_method) },
+  };
+}
+
+export function subjectOf(message: RoutedMessage): string {
+  const m = lineSafe(message);
   const prefix = m.reason === 'escalated' ? 'ESCALATED ' : '';
   return `[${prefix}EMS ${m.alert.severity}] £${m.alert.impact_gbp_per_day}/day: ${m.alert.title}`;
 }
 
-export function textOf(m: RoutedMessage): string {
+export function textOf(message: RoutedMessage): string {
+  const m = lineSafe(message);
   const a = m.alert;
   return [
     `${a.title}`,
@@ -51,7 +76,8 @@ export function textOf(m: RoutedMessage): string {
 }
 
 /** Slack incoming-webhook body: `text` (the notification fallback) and Block Kit blocks. */
-export function slackBody(m: RoutedMessage) {
+export function slackBody(message: RoutedMessage) {
+  const m = lineSafe(message);
   const a = m.alert;
   return {
     text: subjectOf(m),
@@ -72,7 +98,8 @@ export function slackBody(m: RoutedMessage) {
 }
 
 /** Microsoft Teams (Workflows incoming webhook) body: a message carrying an Adaptive Card. */
-export function teamsBody(m: RoutedMessage) {
+export function teamsBody(message: RoutedMessage) {
+  const m = lineSafe(message);
   const a = m.alert;
   return {
     type: 'message',

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../../core/config.ts';
 import type { Db } from '../../infra/db/index.ts';
-import { checkUrl, OutboundRefusedError } from '../../infra/outbound/http-client.ts';
+import { checkTarget, OutboundRefusedError } from '../../infra/outbound/http-client.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { toPage, type CursorCodec } from '../../platform/cursor.ts';
 import { errors } from '../../platform/errors.ts';
@@ -155,19 +155,20 @@ export function createRouting(deps: {
   const { db, clock, config, audit, cursors, box, channels, members, notifications } = deps;
 
   /** Validates and seals channels; `previous` keeps a webhook's secret when a PUT leaves it out. */
-  async function sealChannels(ctx: RequestContext, list: ChannelIn[], path: string, previous: StoredChannel[]): Promise<StoredChannel[]> {
+  async function sealChannels(ctx: RequestContext, list: ChannelIn[], path: string[], previous: StoredChannel[]): Promise<StoredChannel[]> {
     const out: StoredChannel[] = [];
     for (const [i, c] of list.entries()) {
-      const loc = [path, i];
+      const loc = [...path, i];
       if (c.type === 'email') out.push({ type: 'email', to: c.to.trim() });
       else if (c.type === 'user') {
         if (!(await members.member(db, ctx.orgId, c.user_id))) throw emsErrors.field([...loc, 'user_id'], 'not a member of this organisation', c.user_id);
         out.push({ type: 'user', user_id: c.user_id });
       } else {
+        // The webhooks' registration check and words: public HTTPS, the host's addresses resolved now.
         try {
-          checkUrl(c.url, { allowPrivate: config.allowPrivateOutbound, requireHttps: true });
+          await checkTarget(c.url, { allowPrivate: config.allowPrivateOutbound });
         } catch (e) {
-          if (e instanceof OutboundRefusedError) throw emsErrors.field([...loc, 'url'], `refused: ${e.message}`, c.url);
+          if (e instanceof OutboundRefusedError) throw emsErrors.field([...loc, 'url'], `URL refused: ${e.message}`, c.url);
           throw e;
         }
         if (c.type === 'team_chat') {
@@ -191,7 +192,7 @@ export function createRouting(deps: {
     }
     const keys = out.map(channelKey);
     const dup = keys.findIndex((k, i) => keys.indexOf(k) !== i);
-    if (dup >= 0) throw emsErrors.field([path, dup], 'the same channel is named twice', keys[dup]);
+    if (dup >= 0) throw emsErrors.field([...path, dup], 'the same channel is named twice', keys[dup]);
     return out;
   }
 
@@ -330,9 +331,9 @@ export function createRouting(deps: {
     },
 
     async createRule(ctx: RequestContext, body: RuleIn) {
-      const channelsSealed = await sealChannels(ctx, body.channels, 'channels', []);
+      const channelsSealed = await sealChannels(ctx, body.channels, ['channels'], []);
       const escalation = body.escalation
-        ? { after_minutes: body.escalation.after_minutes, channels: await sealChannels(ctx, body.escalation.channels, 'escalation', []) }
+        ? { after_minutes: body.escalation.after_minutes, channels: await sealChannels(ctx, body.escalation.channels, ['escalation', 'channels'], []) }
         : null;
       const now = clock.now();
       const row = await db.tx(async (q) => {
@@ -359,9 +360,9 @@ export function createRouting(deps: {
       const existing = await emsStore.rule(db, ctx.orgId, id);
       if (!existing) throw errors.notFound();
       const previous = [...existing.channels, ...(existing.escalation?.channels ?? [])];
-      const channelsSealed = await sealChannels(ctx, body.channels, 'channels', previous);
+      const channelsSealed = await sealChannels(ctx, body.channels, ['channels'], previous);
       const escalation = body.escalation
-        ? { after_minutes: body.escalation.after_minutes, channels: await sealChannels(ctx, body.escalation.channels, 'escalation', previous) }
+        ? { after_minutes: body.escalation.after_minutes, channels: await sealChannels(ctx, body.escalation.channels, ['escalation', 'channels'], previous) }
         : null;
       const rotated = [...body.channels, ...(body.escalation?.channels ?? [])].filter((c) => c.type === 'webhook' && c.secret !== undefined).length;
       const row = await db.tx(async (q) => {

@@ -1,6 +1,6 @@
 // Shapes of EMS alerts, routing and alert admin.
 import { Type } from 'typebox';
-import { Component, Money, Nullable, Timestamp } from '../../platform/schema-kit.ts';
+import { Component, Money, Nullable, SINGLE_LINE, Timestamp } from '../../platform/schema-kit.ts';
 import { SOURCES } from './sources.ts';
 
 export const ErrorBody = Type.Object({ detail: Type.Unknown() });
@@ -113,7 +113,7 @@ const Match = Type.Object(
   {
     severities: Type.Optional(Type.Array(SeverityName, { maxItems: 3, uniqueItems: true })),
     sources: Type.Optional(Type.Array(SourceName, { maxItems: SOURCES.length, uniqueItems: true })),
-    site_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 500, uniqueItems: true })),
+    site_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: SINGLE_LINE }), { maxItems: 500, uniqueItems: true })),
     min_impact_gbp_per_day: Type.Optional(PoundsIn),
   },
   { additionalProperties: false, description: 'Every member given must hold; empty lists match everything' },
@@ -121,7 +121,7 @@ const Match = Type.Object(
 
 export const RuleBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: SINGLE_LINE, description: 'One line (no CR, LF or other control characters): it is written into messages' }),
     enabled: Type.Optional(Type.Boolean({ default: true })),
     match: Type.Optional(Match),
     channels: Type.Array(ChannelIn, { minItems: 1, maxItems: 10 }),

@@ -17,6 +17,7 @@ import type { RebuildRow, SiteHalfHourRow } from './store.ts';
 import { monthWindow, settlementDays, slotsOf, windowOf, type DayWindow } from './range.ts';
 import { kwhText, linePence, poundsText, toWh } from './wh.ts';
 import { FLOWS } from './flows.ts';
+import { basisShown, flowBasesShown } from './basis-shown.ts';
 
 export const REBUILD_KIND = 'energy.rebuild';
 /** The job that answers the registry's ASSETS_CHANGED event (rebuilds the sites named). */
@@ -35,7 +36,8 @@ export interface PpaContractSetting {
 
 const actorId = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
 
-export function halfHourView(start: number, row: SiteHalfHourRow | undefined, expected: number) {
+/** A half hour of the ledger; `orgId` decides the basis shown (basis-shown.ts). */
+export function halfHourView(orgId: string, start: number, row: SiteHalfHourRow | undefined, expected: number) {
   const sp = settlementPeriod(start);
   const base = { period_start: isoTime(start), period_end: isoTime(start + SLOT_MS), settlement_date: sp.date, settlement_period: sp.period };
   if (!row) {
@@ -49,7 +51,7 @@ export function halfHourView(start: number, row: SiteHalfHourRow | undefined, ex
     gap: !row.complete,
     import_kwh: row.import_kwh, export_kwh: row.export_kwh, generation_kwh: row.generation_kwh, consumption_kwh: row.consumption_kwh,
     charge_kwh: row.charge_kwh, discharge_kwh: row.discharge_kwh, residual_kwh: row.residual_kwh,
-    basis: row.basis, consumption_method: row.consumption_method, coverage: row.coverage,
+    basis: flowBasesShown(orgId, row.basis), consumption_method: row.consumption_method, coverage: row.coverage,
     assets_expected: row.assets_expected, assets_reporting: row.assets_reporting,
   };
 }
@@ -111,7 +113,7 @@ export function createLedger(deps: LedgerDeps) {
     const w = windowOf(query, clock.now().getTime(), { defaultDays: 1, maxDays: 31 });
     const rows = await store.siteHalfHours(db, ctx.orgId, siteId, new Date(w.from), new Date(w.to));
     const at = new Map(rows.map((r) => [r.slot.getTime(), r]));
-    const halfHours = [...slotsOf(w)].map((s) => halfHourView(s.start, at.get(s.start), site.roled.length));
+    const halfHours = [...slotsOf(w)].map((s) => halfHourView(ctx.orgId, s.start, at.get(s.start), site.roled.length));
     const { wh, ...totals } = totalsOf(rows, halfHours.length);
     const pending = await store.pendingCount(db, ctx.orgId, site.roled.map((r) => r.asset.asset_id));
     const rebuild = await store.latestRebuild(db, ctx.orgId, siteId);
@@ -148,7 +150,7 @@ export function createLedger(deps: LedgerDeps) {
       store.siteHalfHours(db, ctx.orgId, siteId, from, to),
       store.assetFlows(db, ctx.orgId, siteId, from, to),
     ]);
-    const view = halfHourView(t, rows[0], site.roled.length);
+    const view = halfHourView(ctx.orgId, t, rows[0], site.roled.length);
     return {
       site_id: siteId,
       ...view,
@@ -165,7 +167,7 @@ export function createLedger(deps: LedgerDeps) {
         role: site.roled.find((r) => r.asset.asset_id === f.asset_id)?.role ?? null,
         flow: f.flow,
         kwh: kwhText(toWh(f.kwh)),
-        basis: f.basis,
+        basis: basisShown(ctx.orgId)(f.basis),
         source: f.source,
         coverage: f.coverage,
         samples: f.samples,
@@ -305,6 +307,7 @@ export function createLedger(deps: LedgerDeps) {
     const byDay = new Map<string, SiteHalfHourRow[]>();
     for (const r of rows) byDay.set(r.day, [...(byDay.get(r.day) ?? []), r]);
     const days = settlementDays(m);
+    const shown = basisShown(ctx.orgId);
     const statements = list.map((c) => {
       const lines = [];
       let totalPence = 0n;
@@ -326,7 +329,7 @@ export function createLedger(deps: LedgerDeps) {
           energy_kwh: kwhText(wh),
           price_p_per_kwh: c.price_p_per_kwh,
           amount_gbp: poundsText(pence),
-          data_basis: measured === d.periods ? 'measured' : 'calculated',
+          data_basis: shown(measured === d.periods ? 'measured' : 'calculated'),
         });
       }
       return {
@@ -334,7 +337,7 @@ export function createLedger(deps: LedgerDeps) {
         lines,
         total_energy_kwh: kwhText(totalWh),
         total_amount_gbp: poundsText(totalPence),
-        data_basis: lines.length && lines.every((l) => l.data_basis === 'measured') ? 'measured' : 'calculated',
+        data_basis: shown(lines.length && lines.every((l) => l.data_basis === 'measured') ? 'measured' : 'calculated'),
       };
     });
     return {

@@ -5,7 +5,7 @@ import { Money, Nullable, Timestamp } from '../../platform/schema-kit.ts';
 export const Kwh = (description = 'kWh, decimal text to the watt-hour') => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{3}$', description });
 export const Ratio = (description: string) => Nullable(Type.Number(), description);
 export const ErrorBody = Type.Object({ detail: Type.Any() });
-export const BasisName = Type.String({ description: 'measured | calculated | partial | missing | absent' });
+export const BasisName = Type.String({ description: 'measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand' });
 export const SiteParams = Type.Object({ site_id: Type.String({ minLength: 1, maxLength: 128 }) });
 export const DayQuery = {
   date: Type.Optional(Type.String({ description: 'One UK local day, YYYY-MM-DD' })),

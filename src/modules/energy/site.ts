@@ -13,6 +13,7 @@ import type { SiteSettings } from './settings.ts';
 import { importsAbove, topImports, type SiteDayRow } from './store.ts';
 import { windowOf, type DayWindow } from './range.ts';
 import { kwhText, ratio, toWh } from './wh.ts';
+import { basisShown } from './basis-shown.ts';
 
 export const LEAGUE_MEASURES = {
   self_sufficiency: { higherIsBetter: true, unit: 'ratio', definition: 'Share of the site\'s consumption met by its own generation: (generation - export) / consumption, per half hour summed.' },
@@ -209,7 +210,7 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
         half_hours_over_capacity: over,
         peaks: top.map((p) => {
           const sp = settlementPeriod(p.slot.getTime());
-          return { period_start: isoTime(p.slot), settlement_date: sp.date, settlement_period: sp.period, import_kwh: p.import_kwh, demand_kw: (toWh(p.import_kwh) * 2) / 1000, basis: p.basis.import ?? 'missing', complete: p.complete };
+          return { period_start: isoTime(p.slot), settlement_date: sp.date, settlement_period: sp.period, import_kwh: p.import_kwh, demand_kw: (toWh(p.import_kwh) * 2) / 1000, basis: basisShown(ctx.orgId)(p.basis.import ?? 'missing'), complete: p.complete };
         }),
       };
     },

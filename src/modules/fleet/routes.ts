@@ -73,8 +73,9 @@ export function fleetOperations(f: Fleet) {
     defineOperation({
       operationId: 'importFleetRequirements', method: 'POST', path: '/api/fleet/requirements/import',
       summary: 'Replace the vehicle requirements from CSV',
-      description: 'Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good.',
+      description: 'Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good. Send the file as it is (`Content-Type: text/csv`, UTF-8) or as JSON `{"csv": "..."}`.',
       tags, status: 'live', access: write,
+      csvBody: { member: 'csv', description: 'The requirements file, UTF-8 (a byte order mark is dropped), LF or CRLF line ends; line 1 the header.' },
       schema: { body: Type.Object({ csv: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'CSV text' }) }, { additionalProperties: false }), response: { 200: Type.Object({ imported: Type.Integer(), vehicles: Type.Array(Vehicle), imported_at: Timestamp }) } },
       handler: async ({ ctx, body }) => f.importRequirements(ctx, body.csv),
     }),

@@ -4,6 +4,8 @@ import type { ServerResponse } from 'node:http';
 import { defineOperation, type Operation } from '../../platform/operation.ts';
 import { CAN_READ } from '../../platform/roles.ts';
 import { errors } from '../../platform/errors.ts';
+import { answerBasisHeaders } from '../../platform/register.ts';
+import { realmForId } from '../orgs/index.ts';
 import { SUBSCRIBER_BUFFER, type LiveEvent, type LiveHub } from './hub.ts';
 import type { EndReason, StreamRegistry } from './streams.ts';
 
@@ -16,7 +18,7 @@ const HEARTBEAT_MS = 15_000;
 const DESCRIPTION = [
   "Server-sent events (`text/event-stream`) of the caller's organisation, as they happen, on whichever instance the client reaches:",
   '',
-  '- `ready`: first, `{"organisation_id", "buffer"}` once the stream is subscribed.',
+  '- `ready`: first, `{"organisation_id", "buffer", "data_basis"}` once the stream is subscribed; `data_basis` is `simulated` for a demo organisation (its devices and readings are synthetic), else `stored` (records as written), as the `x-platform-data-basis` header says.',
   '- `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.',
   '- `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.',
   '- `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most ' + SUBSCRIBER_BUFFER + ' unread events).',
@@ -28,8 +30,7 @@ const DESCRIPTION = [
 ].join('\n');
 
 export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () => void): Operation[] {
-  return [
-    defineOperation({
+  const op: Operation = defineOperation({
       operationId: 'streamLiveEvents',
       method: 'GET',
       path: '/api/live/events',
@@ -41,6 +42,7 @@ export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () 
       produces: 'text/event-stream',
       stream: true,
       requestIdHeader: true,
+      dataBasis: { basis: 'stored', readings: true },
       schema: { response: { 200: Type.String({ description: 'An event stream (text/event-stream)' }) } },
       handler: async ({ ctx, req, reply }) => {
         const orgId = ctx.orgId!;
@@ -72,11 +74,14 @@ export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () 
           throw errors.serviceUnavailable('Live stream unavailable', 5, 'live_unavailable');
         }
         reply.hijack();
+        // The head is written here, so the platform's basis headers are too (simulated for a demo organisation).
+        const basis = answerBasisHeaders(op, ctx, { realmOf: realmForId });
         reply.raw.writeHead(200, {
           'content-type': 'text/event-stream; charset=utf-8',
           'cache-control': 'no-store',
           'x-accel-buffering': 'no',
           'x-request-id': String(req.id),
+          ...basis,
         });
         const beat = setInterval(() => sub.comment('keep-alive'), HEARTBEAT_MS);
         beat.unref();
@@ -87,11 +92,11 @@ export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () 
         };
         reply.raw.once('close', closed);
         // Last: a session ended meanwhile ends the stream right after its ready event.
-        sub.start({ organisation_id: orgId, buffer: SUBSCRIBER_BUFFER });
+        sub.start({ organisation_id: orgId, buffer: SUBSCRIBER_BUFFER, data_basis: basis['x-platform-data-basis'] });
         return undefined;
       },
-    }),
-  ];
+    });
+  return [op];
 }
 
 /** One client's stream: events wait in a bounded buffer while the socket is backed up. */

@@ -13,8 +13,9 @@ export const AssetId = Type.String({
 export const SiteId = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: '^[^/\\s](?:[^/]*[^/\\s])?$',
-  description: "The caller's own free-form site identifier (no '/', no leading or trailing space).",
+  // No control character anywhere: a site id is written into e-mail subjects and lines (issue 35).
+  pattern: '^[^/\\s](?:[^/\\u0000-\\u001f\\u007f]*[^/\\s])?$',
+  description: "The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space).",
 });
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 const TypeName = Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: 'Free-form asset type as the caller names it' });

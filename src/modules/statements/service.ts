@@ -208,6 +208,8 @@ export function createStatementService(
       const b = await store.baselineById(q, ctx.orgId, id, true);
       if (!b) throw errors.notFound();
       if (b.status !== 'proposed') throw statementErrors.baselineNotProposed(b.status);
+      // Agreement is the other party's: the proposer may withdraw, never agree (decision 0301).
+      if (to === 'agreed' && b.proposed_by !== null && b.proposed_by === actorId(ctx)) throw statementErrors.selfAgreement();
       const now = clock.now();
       if (to === 'agreed') await store.agreeBaseline(q, ctx.orgId, id, actorId(ctx), now);
       else await store.withdrawBaseline(q, ctx.orgId, id, actorId(ctx), now, reason ?? null);

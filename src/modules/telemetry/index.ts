@@ -13,6 +13,8 @@ import type { Queryable } from '../../infra/db/index.ts';
 export { createTelemetryService, type TelemetryService, type JudgedRecord, type BatchListener, type TouchedRange } from './service.ts';
 export type { PowerHalfHour, CounterHalfHour, ReadingRow } from './store.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
+/** A record's canonical form (keys sorted at every level): two records are exact copies when these match. */
+export { canonicalJson } from './normalise.ts';
 export type { HalfHourRow, LatestReading, StoredReading, IntegrityRow, SourceValueRow, TelemetryReads } from './store.ts';
 
 /**

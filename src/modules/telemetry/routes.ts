@@ -69,7 +69,7 @@ export function telemetryOperations(service: TelemetryService, config: Config) {
       tags: ['telemetry'],
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'stored' },
+      dataBasis: { basis: 'stored', readings: true },
       schema: { query: LiveEventsQuery, response: { 200: LiveEventsResult } },
       handler: async ({ query, ctx }) => {
         const limit = query.limit ?? 50;

@@ -977,7 +977,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the vehicle requirements from CSV
-         * @description Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good.
+         * @description Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good. Send the file as it is (`Content-Type: text/csv`, UTF-8) or as JSON `{"csv": "..."}`.
          */
         post: operations["importFleetRequirements"];
         delete?: never;
@@ -1496,8 +1496,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replay buffered readings as production telemetry, idempotent on (device, sequence)
-         * @description Each record is a telemetry record with `sequence`, judged by the ingestion rules (per-record outcome, anomalies) and stored once per (device, sequence) in the organisation: a replay retried after a timeout, or sent twice at once, stores nothing twice (those records answer `duplicate`). 200 when nothing was rejected (stored now or before), 207 when some records were rejected, 422 `all_records_rejected` when all were. `gaps` lists missing sequence runs of the devices sent.
+         * Replay buffered readings as production telemetry, idempotent on (device, sequence) at the site
+         * @description Each record is a telemetry record with `sequence`, judged by the ingestion rules (per-record outcome, anomalies) and stored once per (device, sequence) at the site: a replay retried after a timeout, or sent twice at once, stores nothing twice (those records answer `duplicate`). A stored (device, sequence) sent again with a different record is refused per record (`reason: sequence_conflict`), never a duplicate. A `replay_id` already used at the site with different records is 409 with nothing stored. 200 when nothing was rejected (stored now or before), 207 when some records were rejected, 422 `all_records_rejected` when all were. `gaps` lists missing sequence runs of the devices sent.
          */
         post: operations["replayGatewayBuffer"];
         delete?: never;
@@ -3249,7 +3249,7 @@ export interface paths {
          * The organisation's live telemetry and alerts (server-sent events)
          * @description Server-sent events (`text/event-stream`) of the caller's organisation, as they happen, on whichever instance the client reaches:
          *
-         *     - `ready`: first, `{"organisation_id", "buffer"}` once the stream is subscribed.
+         *     - `ready`: first, `{"organisation_id", "buffer", "data_basis"}` once the stream is subscribed; `data_basis` is `simulated` for a demo organisation (its devices and readings are synthetic), else `stored` (records as written), as the `x-platform-data-basis` header says.
          *     - `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.
          *     - `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.
          *     - `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most 256 unread events).
@@ -5786,7 +5786,7 @@ export interface paths {
         put?: never;
         /**
          * Agree a proposed baseline (it is then frozen)
-         * @description Records who agreed and when. Only a proposed baseline can be agreed: 409 for an agreed or withdrawn one.
+         * @description Records who agreed and when. Only a proposed baseline can be agreed: 409 for an agreed or withdrawn one. The proposer cannot agree it: 403 `A baseline must be agreed by someone other than its proposer`.
          */
         post: operations["agreeFleetBaseline"];
         delete?: never;
@@ -14720,6 +14720,7 @@ export interface operations {
                     /** @description CSV text */
                     csv: string;
                 };
+                "text/csv": string;
             };
         };
         responses: {
@@ -16625,7 +16626,7 @@ export interface operations {
                      * @default 15
                      */
                     max_silence_minutes: number;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                 };
             };
@@ -17776,7 +17777,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -17910,7 +17911,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -17996,6 +17997,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
             /** @description Request body too large */
             413: {
                 headers: {
@@ -18057,7 +18071,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18167,7 +18181,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18296,7 +18310,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18386,7 +18400,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18504,7 +18518,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18594,7 +18608,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18684,7 +18698,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -18912,7 +18926,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -19033,7 +19047,7 @@ export interface operations {
                 device_id?: string;
                 /** @description Page size, 1 to 200, default 50 */
                 limit?: number;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
                 /** @description verified: read back as the command calls for; readback_mismatch: accepted, not applied; unconfirmed: the device did not answer; rejected: the device refused */
                 verdict?: "verified" | "readback_mismatch" | "unconfirmed" | "rejected";
@@ -19171,7 +19185,7 @@ export interface operations {
                     device_id: string;
                     /** @description How long after the command the state is read back (default: the site's configured settle time, else 5 s) */
                     settle_seconds?: number;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                     /** @description PV: active power limit (0 to rating); battery: power, +charge/-discharge (within the rating); EV: charge power (0 to rating) */
                     value_kw: number;
@@ -19370,7 +19384,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -19460,7 +19474,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -19550,7 +19564,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -19681,7 +19695,7 @@ export interface operations {
                 kind?: "setpoint" | "export_limit" | "guardrail" | "optimisation";
                 /** @description Page size, 1 to 200, default 50 */
                 limit?: number;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
             };
             header?: never;
@@ -19974,7 +19988,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -20075,7 +20089,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -20329,17 +20343,17 @@ export interface operations {
                         from: string;
                         half_hours_per_site: number;
                         rows: {
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_charge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_consumption: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_discharge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_export: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_generation: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             basis_import: string;
                             charge_kwh: string | null;
                             consumption_kwh: string | null;
@@ -20571,7 +20585,7 @@ export interface operations {
                     phases?: 1 | 3;
                     /** @description The agreement's reference */
                     reference?: string | null;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                 };
             };
@@ -20828,7 +20842,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -20951,7 +20965,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -21097,7 +21111,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -21212,7 +21226,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -21399,7 +21413,7 @@ export interface operations {
                             rollup: string;
                         }[];
                         figure: {
-                            /** @description Data basis of this figure: measured (every half hour complete and metered by counters) or calculated */
+                            /** @description Data basis of this figure: measured (every half hour complete and metered by counters) or calculated; simulated in a demo organisation */
                             basis: string;
                             inputs: {
                                 /** @description Rollup days with data in the window */
@@ -21431,17 +21445,17 @@ export interface operations {
                         from: string;
                         half_hours: {
                             basis: {
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 charge: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 consumption: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 discharge: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 export: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 generation: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 import: string;
                             } | null;
                             gap: boolean;
@@ -21614,17 +21628,17 @@ export interface operations {
                         assets_expected: number;
                         assets_reporting: number;
                         basis: {
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             charge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             consumption: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             discharge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             export: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             generation: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             import: string;
                         } | null;
                         charge_kwh: string | null;
@@ -21887,7 +21901,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size, 1 to 200, default 50 */
                 limit?: number;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
                 status?: "active" | "revoked" | "expired";
             };
@@ -21990,7 +22004,7 @@ export interface operations {
                      */
                     expires_at: string;
                     reason: string;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                 };
             };
@@ -22531,7 +22545,7 @@ export interface operations {
                         data_basis: string;
                         days: number;
                         figures: {
-                            /** @description Data basis of this figure: measured (every half hour complete and metered by counters) or calculated */
+                            /** @description Data basis of this figure: measured (every half hour complete and metered by counters) or calculated; simulated in a demo organisation */
                             basis: string;
                             inputs: {
                                 /** @description Rollup days with data in the window */
@@ -23128,6 +23142,7 @@ export interface operations {
                         site_ids?: string[];
                         sources?: ("asset_silence" | "pv_underperformance" | "battery_not_cycling" | "peak_import_with_charge" | "export_over_limit")[];
                     };
+                    /** @description One line (no CR, LF or other control characters): it is written into messages */
                     name: string;
                 };
             };
@@ -23293,6 +23308,7 @@ export interface operations {
                         site_ids?: string[];
                         sources?: ("asset_silence" | "pv_underperformance" | "battery_not_cycling" | "peak_import_with_charge" | "export_over_limit")[];
                     };
+                    /** @description One line (no CR, LF or other control characters): it is written into messages */
                     name: string;
                 };
             };
@@ -28126,7 +28142,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -28246,7 +28262,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -28363,7 +28379,7 @@ export interface operations {
                 "application/json": {
                     /** @description Optional slots this site does not have */
                     omit_slots?: string[];
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                     template_id: string;
                 };
@@ -28475,7 +28491,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size, 1 to 200, default 50 */
                 limit?: number;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
             };
             header?: never;
@@ -35738,7 +35754,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -35989,7 +36005,7 @@ export interface operations {
             path: {
                 /** @description Backtest job id */
                 backtest_id: string;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36159,7 +36175,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36264,7 +36280,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36394,7 +36410,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36530,7 +36546,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36667,7 +36683,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36796,7 +36812,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -36915,7 +36931,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37075,7 +37091,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37276,7 +37292,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37411,7 +37427,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37525,7 +37541,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37783,7 +37799,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -37916,7 +37932,7 @@ export interface operations {
             path: {
                 /** @description Run id */
                 run_id: string;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -38106,7 +38122,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -38214,7 +38230,7 @@ export interface operations {
             path: {
                 /** @description A battery registered at the site */
                 device_id: string;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -38415,7 +38431,7 @@ export interface operations {
     getAwarenessGrid: {
         parameters: {
             query: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             header?: never;
@@ -38519,7 +38535,7 @@ export interface operations {
             query?: {
                 /** @description GSP region letter for prices (default C) */
                 region?: string;
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id?: string;
             };
             header?: never;
@@ -38627,7 +38643,7 @@ export interface operations {
                     hours?: number;
                     /** @description GSP region letter for prices (default C) */
                     region?: string;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                 };
             };
@@ -40282,7 +40298,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -40437,7 +40453,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -40564,7 +40580,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -40758,7 +40774,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -40913,7 +40929,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -41084,7 +41100,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -41256,7 +41272,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                 site_id: string;
             };
             cookie?: never;
@@ -41709,17 +41725,17 @@ export interface operations {
                             residual_kwh: string;
                         } | null;
                         basis: {
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             charge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             consumption: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             discharge: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             export: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             generation: string;
-                            /** @description measured | calculated | partial | missing | absent */
+                            /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                             import: string;
                         } | null;
                         charge_kwh: string | null;
@@ -42742,17 +42758,17 @@ export interface operations {
                             assets_expected: number;
                             assets_reporting: number;
                             basis: {
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 charge: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 consumption: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 discharge: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 export: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 generation: string;
-                                /** @description measured | calculated | partial | missing | absent */
+                                /** @description measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand */
                                 import: string;
                             } | null;
                             charge_kwh: string | null;
@@ -46352,7 +46368,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     name: string;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                     /** @description Free-form asset type as the caller names it */
                     type: string;
@@ -46757,7 +46773,7 @@ export interface operations {
                     };
                     name: string;
                     parent_asset_id?: string | null;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id: string;
                     /** @description Free-form asset type as the caller names it */
                     type?: string;
@@ -47067,7 +47083,7 @@ export interface operations {
                     name?: string;
                     /** @description null unlinks (the asset becomes a root) */
                     parent_asset_id?: string | null;
-                    /** @description The caller's own free-form site identifier (no '/', no leading or trailing space). */
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
                     site_id?: string;
                     /** @description Free-form asset type as the caller names it */
                     type?: string;

@@ -1,10 +1,7 @@
 // Webhook endpoints: register (HTTPS, public addresses only), change, disable / re-enable, delete,
 // rotate the signing secret, read the delivery log, send a test event, replay a stored event.
-import dns from 'node:dns';
-import { isIP } from 'node:net';
 import type { Db } from '../../../infra/db/index.ts';
-import { checkUrl } from '../../../infra/outbound/http-client.ts';
-import { isPublicAddress } from '../../../infra/outbound/ip-guard.ts';
+import { checkTarget as checkPublicTarget, OutboundRefusedError } from '../../../infra/outbound/http-client.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { errors } from '../../../platform/errors.ts';
@@ -36,22 +33,12 @@ export interface WebhookDeps {
   box: SecretBox;
   engine: DeliveryEngine;
   sandbox: SandboxData;
-  /** Resolver used at registration (tests may stub it). */
-  lookup?: (host: string) => Promise<string[]>;
   /** The organisation's plan limits, locked in the registering transaction. */
   orgs: Pick<OrgDirectory, 'lockPlanLimits'>;
 }
 
-const LOOKUP_TIMEOUT_MS = 2000;
-
-async function systemLookup(host: string): Promise<string[]> {
-  const r = await dns.promises.lookup(host, { all: true });
-  return r.map((a) => a.address);
-}
-
 export function createWebhookService(deps: WebhookDeps) {
   const { db, clock, config, audit, alerts, cursors, box, engine, orgs } = deps;
-  const lookup = deps.lookup ?? systemLookup;
 
   const view = (e: EndpointRow, now = clock.now()) => ({
     id: e.id,
@@ -72,32 +59,12 @@ export function createWebhookService(deps: WebhookDeps) {
 
   /** HTTPS to a public address only (unless private outbound is allowed); the delivery re-checks at connect time. */
   async function checkTarget(raw: string): Promise<string> {
-    const allowPrivate = config.allowPrivateOutbound;
-    let url: URL;
     try {
-      url = checkUrl(raw, { requireHttps: true, allowPrivate });
+      return (await checkPublicTarget(raw, { allowPrivate: config.allowPrivateOutbound })).toString();
     } catch (e) {
-      throw devtoolsErrors.invalidField(['body', 'url'], `URL refused: ${(e as Error).message}`, raw);
+      if (e instanceof OutboundRefusedError) throw devtoolsErrors.invalidField(['body', 'url'], `URL refused: ${e.message}`, raw);
+      throw e;
     }
-    if (!allowPrivate && url.protocol !== 'https:') {
-      throw devtoolsErrors.invalidField(['body', 'url'], 'URL refused: an HTTPS address is required', raw);
-    }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!allowPrivate && !isIP(host)) {
-      let addresses: string[] = [];
-      try {
-        addresses = await Promise.race([
-          lookup(host),
-          new Promise<string[]>((resolve) => setTimeout(() => resolve([]), LOOKUP_TIMEOUT_MS).unref()),
-        ]);
-      } catch {
-        addresses = []; // unresolvable now: accepted, deliveries fail until it resolves (publicly)
-      }
-      if (addresses.some((a) => !isPublicAddress(a))) {
-        throw devtoolsErrors.invalidField(['body', 'url'], 'URL refused: the host resolves to a non-public address', raw);
-      }
-    }
-    return url.toString();
   }
 
   async function getOr404(orgId: string, id: string) {

@@ -24,7 +24,7 @@ const Figure = Type.Object({
   label: Type.String(),
   value: Value,
   unit: Type.String({ description: 'kWh | kW | ratio | GBP' }),
-  basis: Type.String({ description: 'Data basis of this figure: measured (every half hour complete and metered by counters) or calculated' }),
+  basis: Type.String({ description: 'Data basis of this figure: measured (every half hour complete and metered by counters) or calculated; simulated in a demo organisation' }),
   method: Type.String({ description: 'The formula the figure is computed by' }),
   unavailable_reason: S.Nullable(Type.String()),
   inputs: Type.Object({

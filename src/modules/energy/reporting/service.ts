@@ -24,6 +24,7 @@ import { halfHourView } from '../ledger.ts';
 import { FIGURES, type FigureKey } from './figures.ts';
 import { consumptionByLocalTime, flowBases, hoursSplit, intervalValues as intervalValuesStore, type OperatingRule } from './store.ts';
 import { clearSkyDay, correlation, expectedDayWh, expectedHalfHours } from './solar.ts';
+import { basisShown, simulatedRealm } from '../basis-shown.ts';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 export const REPORT_METHOD =
@@ -144,6 +145,7 @@ export function createReporting(deps: {
     const expectedHh = halfHoursOf(w);
     const complete = !!t && t.half_hours === expectedHh && t.complete_half_hours === expectedHh;
     // An energy figure is measured when every half hour is complete and each flow it sums is counter-metered throughout.
+    const shown = basisShown(orgId);
     const energyBasis = (flows: string[]) =>
       complete && flows.every((f) => (bases[f]?.measured ?? 0) + (bases[f]?.absent ?? 0) === expectedHh) ? 'measured' : 'calculated';
     const factor = cal ? Number(cal.factor) : 1;
@@ -197,7 +199,7 @@ export function createReporting(deps: {
         label: def.label,
         value: v.value,
         unit: def.unit,
-        basis: v.value === null ? 'calculated' : def.kind === 'energy' ? energyBasis(def.flows) : 'calculated',
+        basis: shown(v.value === null ? 'calculated' : def.kind === 'energy' ? energyBasis(def.flows) : 'calculated'),
         method: def.formula,
         unavailable_reason: v.unavailable ?? null,
         inputs: {
@@ -222,7 +224,7 @@ export function createReporting(deps: {
       to: isoTime(w.to),
       days: w.days,
       half_hours: halfHoursOf(w),
-      data_basis: 'calculated',
+      data_basis: basisShown(ctx.orgId)('calculated'),
       method: REPORT_METHOD,
       settings_configured: r.set.configured,
       settings_updated_at: r.set.updated_at,
@@ -298,7 +300,7 @@ export function createReporting(deps: {
     const hh = [];
     for (let t = w.from; t < w.to; t += SLOT_MS) {
       const row = bySlot.get(t);
-      const v = halfHourView(t, row, site.roled.length);
+      const v = halfHourView(ctx.orgId, t, row, site.roled.length);
       const inputs: Record<string, string | number | boolean | null> = {};
       for (const c of def.halfHourInputs) {
         if (c === 'in_hours') inputs[c] = inHours(t, r.rules);
@@ -349,7 +351,7 @@ export function createReporting(deps: {
         asset_class: ra.asset.asset_class,
         role: ra.role,
         flows: flows.filter((f) => f.asset_id === id).map((f) => ({
-          flow: f.flow, kwh: kwhText(toWh(f.kwh)), basis: f.basis, source: f.source, coverage: f.coverage, samples: f.samples, counter_resets: f.resets,
+          flow: f.flow, kwh: kwhText(toWh(f.kwh)), basis: basisShown(ctx.orgId)(f.basis), source: f.source, coverage: f.coverage, samples: f.samples, counter_resets: f.resets,
         })),
         readings: picked.map((x) => ({
           reading_id: String(x.id),
@@ -364,7 +366,7 @@ export function createReporting(deps: {
         truncated: inside.length > 500,
       });
     }
-    const v = halfHourView(t, rows[0], site.roled.length);
+    const v = halfHourView(ctx.orgId, t, rows[0], site.roled.length);
     return {
       site_id: q.site_id,
       ...v,
@@ -416,7 +418,7 @@ export function createReporting(deps: {
       const site = format === 'csv' ? csvField(siteId) : JSON.stringify(siteId);
       for (let from = w.from; from < w.to; from += step) {
         const to = Math.min(from + step, w.to);
-        const values = await intervalValuesStore(rollups, orgId, siteId, new Date(from), new Date(to));
+        const values = await intervalValuesStore(rollups, orgId, siteId, new Date(from), new Date(to), simulatedRealm(orgId));
         let pos = 0;
         let nextAt = values ? Number(values.slice(0, values.indexOf(','))) * 1000 : Infinity;
         let out = '';
@@ -816,7 +818,7 @@ export function createReporting(deps: {
           complete_half_hours: t?.complete_half_hours ?? 0,
           measured_half_hours: t?.measured_half_hours ?? 0,
           data_completeness: ratio(t?.complete_half_hours ?? 0, n),
-          basis: measured ? 'measured' : 'calculated',
+          basis: basisShown(ctx.orgId)(measured ? 'measured' : 'calculated'),
         };
       }),
     };

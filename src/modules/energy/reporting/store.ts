@@ -50,14 +50,19 @@ const FLOWS = ['import', 'export', 'generation', 'consumption', 'charge', 'disch
  * already as the interval export writes it (kWh as exact decimal text, `gap` true/false, a flow
  * with no basis `missing`). The driver then carries one value, not 17 columns of each row.
  */
-export async function intervalValues(q: Queryable, orgId: string, siteId: string, from: Date, to: Date): Promise<string> {
+export async function intervalValues(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, simulated = false): Promise<string> {
   const fields = [
     'extract(epoch from slot)::bigint::text',
     ...['import', 'export', 'generation', 'consumption', 'charge', 'discharge', 'residual'].map((f) => `${f}_kwh::text`),
     `case when complete then 'false' else 'true' end`,
     'coverage::text',
     'consumption_method',
-    ...FLOWS.map((f) => `coalesce(basis ->> '${f}', 'missing')`),
+    // A demo organisation's bases read simulated (basis-shown.ts, decision 0304).
+    ...FLOWS.map((f) =>
+      simulated
+        ? `case when basis ->> '${f}' in ('measured', 'calculated') then 'simulated' else coalesce(basis ->> '${f}', 'missing') end`
+        : `coalesce(basis ->> '${f}', 'missing')`,
+    ),
   ];
   const r = await q.query<{ body: string | null }>(
     `select string_agg(${fields.join(` || ',' || `)}, E'\n' order by slot) as body
