@@ -13,6 +13,7 @@ import type { Queryable } from '../../infra/db/index.ts';
 export { createTelemetryService, type TelemetryService, type JudgedRecord, type BatchListener, type TouchedRange } from './service.ts';
 export type { PowerHalfHour, CounterHalfHour, ReadingRow } from './store.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
+export { MEASUREMENT_BOUNDS, COUNTER_BOUND_KWH, ENERGY_COUNTER_KEYS, ENERGY_RATE_BOUND_KW, type EnergyCounterKey } from './normalise.ts';
 export type { HalfHourRow, LatestReading, StoredReading, IntegrityRow, SourceValueRow, TelemetryReads } from './store.ts';
 
 /**
