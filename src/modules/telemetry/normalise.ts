@@ -378,7 +378,17 @@ export const COUNTER_BOUND_KWH = 1e15;
  */
 export const ENERGY_RATE_BOUND_KW = MEASUREMENT_BOUNDS.power_kw;
 
+/**
+ * The smallest magnitude a non-zero measurement or counter may have: PostgreSQL refuses a float8
+ * product or quotient that underflows to zero ("value out of range: underflow"), and the energy
+ * integrals multiply and divide samples (a square of 1e-170 is such a product). From 1e-100 every
+ * product the energy and aggregate queries form stays far above the smallest double. No sensor
+ * reads a non-zero value that small; 0 is, of course, accepted.
+ */
+export const MAGNITUDE_FLOOR = 1e-100;
+
 const boundText = (n: number) => n.toExponential().replace('e+', 'e');
+const tooSmall = (v: number) => v !== 0 && v < MAGNITUDE_FLOOR && v > -MAGNITUDE_FLOOR;
 
 /** A measurement: a finite number within its bound, or null when absent or null; anything else is a problem. */
 function measurement(rec: Record<string, unknown>, k: Measurement, problems: RecordProblem[]): number | null {
@@ -389,8 +399,10 @@ function measurement(rec: Record<string, unknown>, k: Measurement, problems: Rec
     return null;
   }
   const bound = MEASUREMENT_BOUNDS[k];
-  if (v > bound || v < -bound) {
-    problems.push(problem(k, 'beyond_bound', `${k} must be from -${boundText(bound)} to ${boundText(bound)} ${UNITS[k]} (the most the store's energy and aggregate figures are sized for), got ${v}`));
+  if (v > bound || v < -bound || tooSmall(v)) {
+    problems.push(
+      problem(k, 'beyond_bound', `${k} must be 0 or of magnitude from 1e-100 to ${boundText(bound)} ${UNITS[k]} (what the store's energy and aggregate figures are sized for), got ${v}`),
+    );
     return null;
   }
   return v;
@@ -400,8 +412,8 @@ function measurement(rec: Record<string, unknown>, k: Measurement, problems: Rec
 function counters(rec: Record<string, unknown>, problems: RecordProblem[]): void {
   for (const k of ENERGY_COUNTER_KEYS) {
     const v = rec[k];
-    if (typeof v === 'number' && (v > COUNTER_BOUND_KWH || v < -COUNTER_BOUND_KWH)) {
-      problems.push(problem(k, 'beyond_bound', `${k} is read as a cumulative kWh register and must be from -1e15 to 1e15, got ${v}`));
+    if (typeof v === 'number' && (v > COUNTER_BOUND_KWH || v < -COUNTER_BOUND_KWH || tooSmall(v))) {
+      problems.push(problem(k, 'beyond_bound', `${k} is read as a cumulative kWh register and must be 0 or of magnitude from 1e-100 to 1e15, got ${v}`));
     }
   }
 }

@@ -1,7 +1,7 @@
 // Telemetry SQL. Every organisation-scoped function takes orgId first and filters on it; partition
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
 import type { Db, Queryable } from '../../infra/db/index.ts';
-import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MEASUREMENT_BOUNDS, type CanonicalRow } from './normalise.ts';
+import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MAGNITUDE_FLOOR, MEASUREMENT_BOUNDS, type CanonicalRow } from './normalise.ts';
 import { recordsJson, type LiveRecord } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
 
@@ -661,10 +661,12 @@ export interface CounterHalfHour {
 const HALF_HOUR = `'30 minutes'::interval`;
 const SLOT_ORIGIN = `'2000-01-01T00:00:00Z'::timestamptz`;
 
-// A sample beyond the record rules' bounds (stored before decision 0280 set them) is left out of
-// the energy figures as if absent, so no half hour of an asset exceeds what the bound power gives.
-const POWER_IN_BOUND = `abs(power_kw) <= ${MEASUREMENT_BOUNDS.power_kw}`;
-const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number' then abs((raw->>k.key)::float8) <= ${COUNTER_BOUND_KWH} else false end)`;
+// A sample beyond the record rules' bounds (stored before decision 0280 set them: above the bound,
+// or non-zero below 1e-100, whose products underflow) is left out of the energy figures as if
+// absent, so no half hour of an asset exceeds what the bound power gives and no product fails.
+const POWER_IN_BOUND = `(abs(power_kw) <= ${MEASUREMENT_BOUNDS.power_kw} and (power_kw = 0 or abs(power_kw) >= ${MAGNITUDE_FLOOR}))`;
+const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number'
+  then abs((raw->>k.key)::float8) <= ${COUNTER_BOUND_KWH} and ((raw->>k.key)::float8 = 0 or abs((raw->>k.key)::float8) >= ${MAGNITUDE_FLOOR}) else false end)`;
 
 // Consecutive samples of an asset no further apart than the gap are one segment, power linear
 // between them (trapezoidal rule); a segment is split at half-hour boundaries by interpolation and
