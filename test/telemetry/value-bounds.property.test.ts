@@ -209,3 +209,33 @@ test('extreme values through every intake are stored or refused by the bound per
     },
   );
 });
+
+test('OCPP: a charger register of 9e18 Wh (energy_kwh 9e15) is refused by the record rules; the refresh completes and the charger asset reads', async () => {
+  const { auth, charger, listen, siteWithCharger } = await import('../hub/helpers.ts');
+  const base = await listen(svc);
+  const cp = await siteWithCharger(svc, admin, { site_id: 'vb-hub', name: 'Hub', capacity_kw: 22 }, { charge_point_id: 'VB-CP', max_power_kw: 22 });
+  const client = charger({ base, orgId: ORG, id: 'VB-CP', password: cp.password, protocol: 'ocpp1.6' });
+  try {
+    await client.connect();
+    await client.call('BootNotification', { chargePointVendor: 'V', chargePointModel: 'M' });
+    const ts = ['2026-11-19T20:00:00Z', '2026-11-19T20:01:00Z'];
+    for (const t of ts) {
+      // No transaction: the samples go to telemetry only. Whatever the hub answers, the service lives on.
+      await client
+        .call('MeterValues', { connectorId: 1, meterValue: [{ timestamp: t, sampledValue: [{ value: '9000000000000000000', measurand: 'Energy.Active.Import.Register', unit: 'Wh' }, { value: '1e12', measurand: 'Power.Active.Import', unit: 'kW' }] }] })
+        .catch(() => undefined);
+    }
+    await svc.request({ method: 'POST', url: '/api/telemetry/ingest', headers: auth(admin), payload: ts.map((t) => ({ device_id: 'canary-pv', ts: t, power_kw: -2 })) });
+    (svc.clock as ManualClock).advance(31_000);
+    await svc.runDue();
+    const period = json(await req('GET', '/api/telemetry/ledger/period/canary/2026-11-19T20:00:00.000Z'));
+    assert.ok(period.contributions.some((c: { asset_id: string; kwh: string }) => c.asset_id === 'canary-pv' && Number(c.kwh) > 0), JSON.stringify(period));
+    const live = json(await req('GET', `/api/telemetry/live/events?limit=50&asset_id=${encodeURIComponent(cp.asset_id)}`));
+    const events = live.events ?? live.records ?? live;
+    assert.ok(events.every((e: { raw: Record<string, unknown> }) => !(Number(e.raw.energy_kwh) > 1e15)), 'no register beyond the bound stored');
+    const ledger = await req('GET', '/api/telemetry/sites/vb-hub/ledger?date=2026-11-19');
+    assert.ok(ledger.statusCode < 500, ledger.body);
+  } finally {
+    await client.close({ force: true });
+  }
+});
