@@ -24,7 +24,10 @@ let partnerRead: { authorization: string };
 
 // The bounds as decision 0280 states them (written here, not read from the code under test): 0 or a
 // magnitude from FLOOR to the field's bound.
-const BOUND: Record<string, number> = { power_kw: 1e8, soc_pct: 1e7, voltage: 1e7, current: 1e7, temp_c: 1e7, energy_kwh: 1e15, import_kwh: 1e15, generation_kwh: 1e15 };
+const BOUND: Record<string, number> = {
+  power_kw: 1e8, soc_pct: 1e7, voltage: 1e7, current: 1e7, temp_c: 1e7, energy_kwh: 1e15, import_kwh: 1e15, generation_kwh: 1e15,
+  soc: 1e7, production_w: 1e11, // raw keys the history reads (and the daily rollups sum)
+};
 const FLOOR = 1e-100;
 const beyond = (field: string, v: number) => Math.abs(v) > BOUND[field] || (v !== 0 && Math.abs(v) < FLOOR);
 
@@ -52,6 +55,8 @@ const TARGETS = [
   { field: 'energy_kwh', assets: ['vb-load'], entity: 'sensor.load_energy', unit: 'kWh' },
   { field: 'import_kwh', assets: ['vb-meter'], entity: null, unit: null },
   { field: 'generation_kwh', assets: ['vb-pv'], entity: null, unit: null },
+  { field: 'soc', assets: ['vb-bat'], entity: null, unit: null },
+  { field: 'production_w', assets: ['vb-pv'], entity: null, unit: null },
 ] as const;
 const MEASUREMENT_OF: Record<string, 'power_kw' | 'soc_pct' | 'voltage' | 'current' | 'temp_c' | 'energy_kwh'> = {
   power_kw: 'power_kw', soc_pct: 'soc_pct', voltage: 'voltage', current: 'current', temp_c: 'temp_c', energy_kwh: 'energy_kwh',
@@ -215,6 +220,20 @@ test('extreme values through every intake are stored or refused by the bound per
       ],
     },
   );
+  // The days end and are sealed into the daily rollups (every organisation's in one pass): the
+  // values that were accepted sum without overflow, and the history reads answer from the store.
+  (svc.clock as ManualClock).set('2026-11-21T03:00:00Z');
+  const telemetry = svc.modules.find((m) => m.name === 'telemetry')!;
+  await telemetry.stop!();
+  await telemetry.start!({ operations: svc.operations });
+  await telemetry.stop!();
+  const sealed = await svc.deps.db.query<{ n: number }>("select count(*)::int as n from telemetry_rollup_daily where org_id = $1 and day = '2026-11-19T00:00:00Z'", [ORG]);
+  assert.ok(sealed.rows[0].n > 0, 'the day was sealed');
+  for (const url of ['/api/telemetry/assets/solar/vb-pv/history?range=daily', '/api/telemetry/assets/battery/vb-bat/history?range=weekly&metric=soc']) {
+    const res = await req('GET', url);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(json(res).source, 'timeseries', res.body.slice(0, 300));
+  }
 });
 
 test('OCPP: a charger register of 9e18 Wh (energy_kwh 9e15) is refused by the record rules; the refresh completes and the charger asset reads', async () => {

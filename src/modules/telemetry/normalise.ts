@@ -1,5 +1,6 @@
 // The telemetry record rules of concepts.md section 2 (telemetry record) and endpoints.md 4.2:
 // canonical mapping, rejection by name and reason, anomaly flags. Pure functions, no I/O.
+import { ALL_METRICS } from './metrics.ts';
 
 export const MEASUREMENTS = ['power_kw', 'soc_pct', 'voltage', 'current', 'temp_c'] as const;
 export type Measurement = (typeof MEASUREMENTS)[number];
@@ -292,7 +293,7 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
   const voltage = measurement(rec, 'voltage', problems);
   const current = measurement(rec, 'current', problems);
   const temp_c = measurement(rec, 'temp_c', problems);
-  counters(rec, problems);
+  rawNumbers(rec, problems);
 
   // status and the correlation ids: a string, or absent/null
   const status = text(rec, 'status', problems);
@@ -408,12 +409,42 @@ function measurement(rec: Record<string, unknown>, k: Measurement, problems: Rec
   return v;
 }
 
-/** The energy counters of the record: a number under a counter key beyond its bound is a problem. */
-function counters(rec: Record<string, unknown>, problems: RecordProblem[]): void {
-  for (const k of ENERGY_COUNTER_KEYS) {
+/** The bound of a raw key the history reads, by the metric's unit: the canonical field's of the same quantity. */
+const UNIT_BOUNDS: Readonly<Record<string, number>> = {
+  kW: MEASUREMENT_BOUNDS.power_kw,
+  '%': MEASUREMENT_BOUNDS.soc_pct,
+  degC: MEASUREMENT_BOUNDS.temp_c,
+  kWh: COUNTER_BOUND_KWH,
+  GBP: 1e15,
+};
+
+/**
+ * Raw keys whose numbers the service computes with, and their bounds (decision 0280): the energy
+ * counters (ENERGY_COUNTER_KEYS, kWh registers) and the keys the history metrics read (summed into
+ * the daily rollups of every organisation in one sealing pass, so one `soc: 1e308` stopped them
+ * all). A `_w` key is in watts: its bound is the kW bound times 1,000.
+ */
+export const RAW_KEY_BOUNDS: ReadonlyMap<string, { bound: number; read: string }> = (() => {
+  const m = new Map<string, { bound: number; read: string }>();
+  for (const k of ENERGY_COUNTER_KEYS) m.set(k, { bound: COUNTER_BOUND_KWH, read: 'a cumulative kWh register' });
+  for (const d of ALL_METRICS) {
+    for (const src of d.sources) {
+      if (!('raw' in src) || m.has(src.raw)) continue;
+      const watts = src.raw.endsWith('_w');
+      m.set(src.raw, { bound: UNIT_BOUNDS[d.unit] * (watts ? 1000 : 1), read: `a history value in ${watts ? 'W' : d.unit}` });
+    }
+  }
+  return m;
+})();
+
+/** The raw keys the service computes with: a number under one beyond its bound is a problem. */
+function rawNumbers(rec: Record<string, unknown>, problems: RecordProblem[]): void {
+  for (const k in rec) {
+    const b = RAW_KEY_BOUNDS.get(k);
+    if (!b) continue;
     const v = rec[k];
-    if (typeof v === 'number' && (v > COUNTER_BOUND_KWH || v < -COUNTER_BOUND_KWH || tooSmall(v))) {
-      problems.push(problem(k, 'beyond_bound', `${k} is read as a cumulative kWh register and must be 0 or of magnitude from 1e-100 to 1e15, got ${v}`));
+    if (typeof v === 'number' && (v > b.bound || v < -b.bound || tooSmall(v))) {
+      problems.push(problem(k, 'beyond_bound', `${k} is read as ${b.read} and must be 0 or of magnitude from 1e-100 to ${boundText(b.bound)}, got ${v}`));
     }
   }
 }

@@ -1,7 +1,7 @@
 // Telemetry SQL. Every organisation-scoped function takes orgId first and filters on it; partition
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
 import type { Db, Queryable } from '../../infra/db/index.ts';
-import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MAGNITUDE_FLOOR, MEASUREMENT_BOUNDS, type CanonicalRow } from './normalise.ts';
+import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MAGNITUDE_FLOOR, MEASUREMENT_BOUNDS, RAW_KEY_BOUNDS, type CanonicalRow } from './normalise.ts';
 import { recordsJson, type LiveRecord } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
 
@@ -15,10 +15,13 @@ function sourceSql(s: Source): string {
     if (s.sign === 'negative') return `case when ${s.column} is not null then greatest(-${s.column}, 0) end`;
     return s.column;
   }
-  // Keys come from the static metric table, never from the request.
+  // Keys come from the static metric table, never from the request. A number beyond the key's bound
+  // (stored before decision 0280) is left out as if absent: its sums in the rollups would overflow.
   const key = s.raw.replace(/'/g, "''");
   const value = `(raw->>'${key}')::float8`;
-  return `case when jsonb_typeof(raw->'${key}') = 'number' then ${s.raw.endsWith('_w') ? `${value} / 1000.0` : value} end`;
+  const bound = RAW_KEY_BOUNDS.get(s.raw)!.bound;
+  const inBound = `abs(${value}) <= ${bound} and (${value} = 0 or abs(${value}) >= ${MAGNITUDE_FLOOR})`;
+  return `case when jsonb_typeof(raw->'${key}') = 'number' then case when ${inBound} then ${s.raw.endsWith('_w') ? `${value} / 1000.0` : value} end end`;
 }
 
 /**
