@@ -430,8 +430,10 @@ export const RAW_KEY_BOUNDS: ReadonlyMap<string, { bound: number; read: string }
   for (const d of ALL_METRICS) {
     for (const src of d.sources) {
       if (!('raw' in src) || m.has(src.raw)) continue;
+      const unitBound = UNIT_BOUNDS[d.unit];
+      if (unitBound === undefined) throw new Error(`telemetry: no value bound for the unit ${d.unit} of metric ${d.metric} (decision 0280)`);
       const watts = src.raw.endsWith('_w');
-      m.set(src.raw, { bound: UNIT_BOUNDS[d.unit] * (watts ? 1000 : 1), read: `a history value in ${watts ? 'W' : d.unit}` });
+      m.set(src.raw, { bound: unitBound * (watts ? 1000 : 1), read: `a history value in ${watts ? 'W' : d.unit}` });
     }
   }
   return m;
