@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { asset, call, counterSeries, HH, ingest, iso, json, powerSeries, refresh, tokenFor } from './helpers.ts';
+import { asset, call, counterSeries, HH, ingest, iso, json, MIN, powerSeries, refresh, tokenFor } from './helpers.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 
 let svc: TestService;
@@ -166,6 +166,56 @@ test('a counter reset counts from zero and is reported on the period', async () 
   assert.equal(p.contributions[0].counter_resets, 1);
   assert.equal(p.contributions[0].source, 'counter:import_kwh');
   assert.equal(p.contributions[0].basis, 'measured');
+});
+
+test('issue 35 finding 2: two readings of power_kw 1e12 (and a connector-sized 1e99) are refused per record; the refresh completes and the ledger reads', async () => {
+  await asset(svc, admin, { asset_id: 'x-meter', site_id: 'absurd', asset_class: 'site_meter' });
+  await asset(svc, admin, { asset_id: 'x-pv', site_id: 'absurd', asset_class: 'inverter', parent_asset_id: 'x-meter' });
+  const t0 = Date.parse('2026-10-29T10:00:00Z');
+  const res = await call(svc, admin, 'POST', '/api/telemetry/ingest', [
+    { device_id: 'x-meter', ts: iso(t0), power_kw: 1e12 },
+    { device_id: 'x-meter', ts: iso(t0 + MIN), power_kw: 1e12 },
+    { device_id: 'x-meter', ts: iso(t0 + 2 * MIN), power_kw: 1e99 },
+    ...powerSeries('x-pv', t0, t0 + HH, 5, () => -2),
+  ]);
+  assert.equal(res.statusCode, 207, res.body);
+  assert.deepEqual(json(res).results.slice(0, 3).map((r: any) => [r.index, r.status, r.field, r.reason]), [
+    [0, 'rejected', 'power_kw', 'beyond_bound'],
+    [1, 'rejected', 'power_kw', 'beyond_bound'],
+    [2, 'rejected', 'power_kw', 'beyond_bound'],
+  ]);
+  await refresh(svc);
+  const body = json(await call(svc, admin, 'GET', '/api/telemetry/sites/absurd/ledger?date=2026-10-29'));
+  const h = body.half_hours.find((x: any) => x.period_start === iso(t0));
+  assert.equal(h.generation_kwh, '1.000');
+  // The refresh left nothing pending behind (it did not fail and roll back).
+  const again = await call(svc, admin, 'GET', '/api/telemetry/sites/absurd/ledger?date=2026-10-29');
+  assert.equal(again.statusCode, 200);
+});
+
+test('an absurd counter jump (faster than the 1e8 kW bound) counts nothing, like a reset; the register counts on from its new level (decision 0281)', async () => {
+  await asset(svc, admin, { asset_id: 'j-meter', site_id: 'jump', asset_class: 'smart_meter' });
+  const t0 = Date.parse('2026-10-29T10:00:00Z');
+  await ingest(svc, admin, [
+    { device_id: 'j-meter', ts: iso(t0), import_kwh: 500 },
+    { device_id: 'j-meter', ts: iso(t0 + HH), import_kwh: 501 },
+    { device_id: 'j-meter', ts: iso(t0 + 2 * HH), import_kwh: 9e14 },
+    { device_id: 'j-meter', ts: iso(t0 + 3 * HH), import_kwh: 9e14 + 2 },
+    { device_id: 'j-meter', ts: iso(t0 + 4 * HH), import_kwh: 3 },
+    { device_id: 'j-meter', ts: iso(t0 + 5 * HH), import_kwh: 1e15 }, // a reset to an implausible reading: nothing counted
+  ]);
+  await refresh(svc);
+  const res = await call(svc, admin, 'GET', '/api/telemetry/sites/jump/ledger?date=2026-10-29');
+  assert.equal(res.statusCode, 200, res.body);
+  const body = json(res);
+  const at = (t: number) => body.half_hours.find((h: any) => h.period_start === iso(t));
+  assert.equal(at(t0).import_kwh, '1.000');
+  assert.equal(at(t0 + HH).import_kwh, null);
+  assert.equal(at(t0 + HH).gap, true);
+  assert.equal(at(t0 + 2 * HH).import_kwh, '2.000');
+  assert.equal(at(t0 + 3 * HH).import_kwh, '3.000');
+  assert.equal(at(t0 + 4 * HH).import_kwh, null);
+  assert.equal(body.totals.import_kwh, '6.000');
 });
 
 test('a ledger with metered loads, battery and export balances to the watt-hour and shows the residual', async () => {

@@ -2,7 +2,9 @@
 // one JSON text decoded by json_to_recordset, and the live-stream message wraps the same text):
 // quotes, backslashes, commas and braces, words an array literal treats specially, non-ASCII text,
 // nulls, and numbers at the edges of double precision are stored and read back exactly through
-// HTTP, and published to the live stream as sent.
+// HTTP, and published to the live stream as sent. The measurement columns take values up to their
+// bounds (decision 0280: 0 or a magnitude from 1e-100 to 1e7 for soc_pct, voltage, current, temp_c);
+// the edges beyond them (5e-324, 1e21, 1e100, 2^53 + 1) travel in raw keys, kept as sent.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
@@ -23,8 +25,8 @@ const NASTY = ['a"b', 'back\\slash', 'trailing\\', '{brace},comma', 'NULL', 'nul
 
 test('quotes, backslashes, NULL words, non-ASCII text and extreme numbers are stored and read back exactly', async () => {
   const records = [
-    { k: 0, asset_id: 'a"b', ts: '2026-10-15T11:00:00Z', status: 'back\\slash', run_id: '{brace},comma', intent_id: 'NULL', power_kw: 5e-324, soc_pct: 1e100, voltage: -1e-7, current: 0.30000000000000004, temp_c: 1e21 },
-    { k: 1, asset_id: 'NULL', ts: '2026-10-15T11:00:00.123456789+05:30', status: 'null', run_id: null, intent_id: '\\"', power_kw: -5000.000001, soc_pct: -0.5, voltage: null, current: 9007199254740993, temp_c: -273.15 },
+    { k: 0, asset_id: 'a"b', ts: '2026-10-15T11:00:00Z', status: 'back\\slash', run_id: '{brace},comma', intent_id: 'NULL', power_kw: 1e-100, soc_pct: 1e7, voltage: -1e-7, current: 0.30000000000000004, temp_c: -1e7, big: 1e21, huge: 1e100, tiny: 5e-324 },
+    { k: 1, asset_id: 'NULL', ts: '2026-10-15T11:00:00.123456789+05:30', status: 'null', run_id: null, intent_id: '\\"', power_kw: -5000.000001, soc_pct: -0.5, voltage: null, current: 1e7, temp_c: -273.15, wide: 9007199254740993 },
     { k: 2, asset_id: 'é 😀 中文 \u2028', ts: '2026-10-15T11:00:00', status: '', power_kw: null, nested: { 'key "q"': ['x\\y', null, true, 1.5e-10, { deep: '}{' }], 'back\\key': 'v' } },
     { k: 3, device_id: ' spaced ', ts: '2026-10-15T10:59:59.5-00:30', status: "it's", temp_c: 0, list: NASTY },
   ];
@@ -46,8 +48,8 @@ test('quotes, backslashes, NULL words, non-ASCII text and extreme numbers are st
 
     const sent = JSON.parse(body) as Record<string, any>[];
     const expected = [
-      { asset_id: 'a"b', ts: '2026-10-15T11:00:00Z', power_kw: 5e-324, soc_pct: 1e100, voltage: -1e-7, current: 0.30000000000000004, temp_c: 1e21, status: 'back\\slash', run_id: '{brace},comma', intent_id: 'NULL', anomalies: ['soc_out_of_range', 'voltage_out_of_range'] },
-      { asset_id: 'NULL', ts: '2026-10-15T05:30:00.123457Z', power_kw: -5000.000001, soc_pct: -0.5, voltage: null, current: 9007199254740992, temp_c: -273.15, status: 'null', run_id: null, intent_id: '\\"', anomalies: ['soc_out_of_range', 'power_out_of_range'] },
+      { asset_id: 'a"b', ts: '2026-10-15T11:00:00Z', power_kw: 1e-100, soc_pct: 1e7, voltage: -1e-7, current: 0.30000000000000004, temp_c: -1e7, status: 'back\\slash', run_id: '{brace},comma', intent_id: 'NULL', anomalies: ['soc_out_of_range', 'voltage_out_of_range'] },
+      { asset_id: 'NULL', ts: '2026-10-15T05:30:00.123457Z', power_kw: -5000.000001, soc_pct: -0.5, voltage: null, current: 1e7, temp_c: -273.15, status: 'null', run_id: null, intent_id: '\\"', anomalies: ['soc_out_of_range', 'power_out_of_range'] },
       { asset_id: 'é 😀 中文 \u2028', ts: '2026-10-15T11:00:00Z', power_kw: null, soc_pct: null, voltage: null, current: null, temp_c: null, status: '', run_id: null, intent_id: null, anomalies: ['ts_without_offset'] },
       { asset_id: ' spaced ', ts: '2026-10-15T11:29:59.5Z', power_kw: null, soc_pct: null, voltage: null, current: null, temp_c: 0, status: "it's", run_id: null, intent_id: null, anomalies: [] },
     ];

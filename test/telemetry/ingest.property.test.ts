@@ -58,7 +58,12 @@ const tsArb: fc.Arbitrary<Part> = fc.oneof(
 const measurementArb = (key: string): fc.Arbitrary<Part> =>
   fc.oneof(
     { weight: 8, arbitrary: fc.constant(ok({})) },
-    { weight: 8, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e7, max: 1e7 }).map((v) => ok({ [key]: v })) },
+    // 0, or a magnitude from 1e-100 to the field's bound (1e7 for all but power_kw's 1e8), decision 0280.
+    {
+      weight: 8,
+      arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e7, max: 1e7 }).map((v) => ok({ [key]: v !== 0 && Math.abs(v) < 1e-100 ? 0 : v })),
+    },
+    { weight: 1, arbitrary: fc.constantFrom(1e8 + 16, -1e12, 1e99, 5e-324, -1e-101).map((v) => bad({ [key]: v })) },
     { weight: 1, arbitrary: fc.constant(ok({ [key]: null })) },
     { weight: 1, arbitrary: fc.oneof(fc.string(), fc.boolean(), fc.constant([1]), fc.constant({ v: 1 })).map((v) => bad({ [key]: v })) },
   );

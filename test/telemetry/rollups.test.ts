@@ -105,6 +105,31 @@ test('sealing a day changes no answer; a later record for a sealed day is folded
   assert.equal(Number(after15.s1), Number(before15.s1) + 90);
 });
 
+test('issue 35: a raw history value beyond its bound (soc: 1e308, twice) is refused, so it cannot stop the sealing of every organisation\'s days; late records still fold in', async () => {
+  const clock = new ManualClock('2026-10-15T12:00:00Z');
+  const svc = await service(clock);
+  await svc.createOrg('poison');
+  const res = await client(svc, 'poison').ingest([
+    { asset_id: 'p-bat', ts: '2026-10-15T10:00:00Z', soc: 1e308 },
+    { asset_id: 'p-bat', ts: '2026-10-15T10:01:00Z', soc: 1e308 },
+    { asset_id: 'p-bat', ts: '2026-10-15T10:02:00Z', production_w: 2e11 },
+    { asset_id: 'p-bat', ts: '2026-10-15T10:03:00Z', savings_gbp: 5e-324 },
+    { asset_id: 'p-bat', ts: '2026-10-15T10:04:00Z', soc: 1e7, production_w: 1e11, savings_gbp: -1e15 },
+  ]);
+  assert.equal(res.statusCode, 207, res.body);
+  assert.deepEqual(
+    json(res).results.map((r: { status: string; field?: string; reason?: string }) => (r.reason ? `${r.field}:${r.reason}` : r.status)),
+    ['soc:beyond_bound', 'soc:beyond_bound', 'production_w:beyond_bound', 'savings_gbp:beyond_bound', 'stored'],
+  );
+  assert.match(json(res).results[0].message, /^soc is read as a history value in % and must be 0 or of magnitude from 1e-100 to 1e7, got 1e\+308$/);
+  assert.equal((await client(svc, ORG).ingest([{ asset_id: 'bat-ok', ts: '2026-10-15T10:00:00Z', soc_pct: 40 }])).statusCode, 200);
+  clock.set('2026-10-17T03:00:00Z');
+  await maintain(svc);
+  assert.equal(await rollup(svc, 'bat-ok', '2026-10-15T00:00:00Z'), 1, 'the other organisation\'s day is sealed');
+  const late = await client(svc, 'poison').ingest([{ asset_id: 'p-bat', ts: '2026-10-15T11:00:00Z', soc: 50 }]);
+  assert.equal(late.statusCode, 200, late.body);
+});
+
 test('random samples over 40 days: daily, weekly and historical buckets equal the sample means, sealed or not', async () => {
   const clock = new ManualClock('2026-10-15T12:00:00Z');
   const svc = await service(clock);

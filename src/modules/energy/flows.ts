@@ -2,6 +2,7 @@
 // of power_kw (concepts.md section 2: positive = import or charge; negative = export, generation or
 // discharge). Decision 0140 records the choices.
 import type { SiteAsset } from '../registry/index.ts';
+import type { EnergyCounterKey } from '../telemetry/index.ts';
 
 export const FLOWS = ['import', 'export', 'generation', 'consumption', 'charge', 'discharge'] as const;
 export type Flow = (typeof FLOWS)[number];
@@ -12,8 +13,11 @@ export interface FlowSource {
   flow: Flow;
   /** Which part of power_kw feeds the flow: its positive part or the magnitude of its negative part. */
   sign: 'pos' | 'neg';
-  /** Cumulative kWh counters in the raw record, tried in order (the first an asset reports wins). */
-  counters: string[];
+  /**
+   * Cumulative kWh counters in the raw record, tried in order (the first an asset reports wins):
+   * keys the record rules bound (ENERGY_COUNTER_KEYS, decision 0280).
+   */
+  counters: EnergyCounterKey[];
 }
 
 export const ROLE_FLOWS: Record<Role, FlowSource[]> = {
@@ -57,6 +61,6 @@ export function roleOf(asset: SiteAsset, byId: Map<string, SiteAsset>): Role | n
 export const POWER_METHOD =
   'Power integrated over time: power_kw linear between consecutive samples no further apart than the gap limit (trapezoidal rule), split at half-hour boundaries and at zero crossings; longer silences are gaps and are not filled.';
 export const COUNTER_METHOD =
-  "Cumulative counters: the advance of the device's kWh register between consecutive readings, spread over the interval in proportion to time; a lower reading is a reset and counts from zero.";
+  "Cumulative counters: the advance of the device's kWh register between consecutive readings, spread over the interval in proportion to time; a lower reading is a reset and counts from zero; an advance faster than 1e8 kW (the power bound) is implausible and counts nothing, like a reset.";
 export const DERIVED_CONSUMPTION_METHOD =
   'Consumption found from the balance: generation + import + battery discharge - export - battery charge (the site has no metered loads).';

@@ -19,6 +19,11 @@ export function toWh(kwh: string | number | null | undefined): number {
 export function kwhText(wh: number): string {
   const neg = wh < 0;
   const a = Math.abs(Math.round(wh));
+  // From 1e21 a number's own text is exponential (not a decimal a store reads): go through BigInt.
+  if (a >= 1e21) {
+    const b = BigInt(a);
+    return `${neg ? '-' : ''}${b / 1000n}.${String(b % 1000n).padStart(3, '0')}`;
+  }
   return `${neg ? '-' : ''}${Math.floor(a / 1000)}.${String(a % 1000).padStart(3, '0')}`;
 }
 

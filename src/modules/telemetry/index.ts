@@ -15,6 +15,7 @@ export type { PowerHalfHour, CounterHalfHour, ReadingRow } from './store.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
 /** A record's canonical form (keys sorted at every level): two records are exact copies when these match. */
 export { canonicalJson } from './normalise.ts';
+export { MEASUREMENT_BOUNDS, COUNTER_BOUND_KWH, ENERGY_COUNTER_KEYS, ENERGY_RATE_BOUND_KW, type EnergyCounterKey } from './normalise.ts';
 export type { HalfHourRow, LatestReading, StoredReading, IntegrityRow, SourceValueRow, TelemetryReads } from './store.ts';
 
 /**

@@ -1,5 +1,6 @@
 // The telemetry record rules of concepts.md section 2 (telemetry record) and endpoints.md 4.2:
 // canonical mapping, rejection by name and reason, anomaly flags. Pure functions, no I/O.
+import { ALL_METRICS } from './metrics.ts';
 
 export const MEASUREMENTS = ['power_kw', 'soc_pct', 'voltage', 'current', 'temp_c'] as const;
 export type Measurement = (typeof MEASUREMENTS)[number];
@@ -15,7 +16,8 @@ export type RejectReason =
   | 'not_a_number'
   | 'not_a_string'
   | 'unsupported_value'
-  | 'ts_beyond_retention';
+  | 'ts_beyond_retention'
+  | 'beyond_bound';
 
 export interface RecordProblem {
   /** The key of the record the problem is in (null when the record itself is not an object). */
@@ -291,6 +293,7 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
   const voltage = measurement(rec, 'voltage', problems);
   const current = measurement(rec, 'current', problems);
   const temp_c = measurement(rec, 'temp_c', problems);
+  rawNumbers(rec, problems);
 
   // status and the correlation ids: a string, or absent/null
   const status = text(rec, 'status', problems);
@@ -329,15 +332,66 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
   };
 }
 
-/** A measurement: a finite number, or null when absent or null; anything else is a problem. */
 /**
- * The largest magnitude a measurement may have (decision 0269). Out-of-range values below it are
- * stored and flagged; beyond it the store cannot take the value as sent: the sums, means and sums
- * of squares of its aggregates (rollups, half-hourly means, variances) overflow a double, so the
- * batch would fail or every later read of the asset would.
+ * The largest magnitude each measurement may have (decision 0280, which supersedes 0269): beyond
+ * it a record is refused (`beyond_bound`), at or below it the value is stored exactly and flagged
+ * as before when physically implausible. Derived from what the store and its computations hold:
+ *
+ * - power_kw, 1e8 kW (100 GW, more than Great Britain's whole peak demand): integrated over a half
+ *   hour it is at most 5e7 kWh, which fits `energy_asset_flows.kwh numeric(14,3)` (below 1e11)
+ *   two thousand times over; the site half hours, days and months hold the sum over a billion
+ *   such assets (migration 0830); an alert's pence a day at any tariff the policy allows fits a
+ *   bigint. Counter advances are held to the same rate (ENERGY_RATE_BOUND_KW).
+ * - soc_pct, voltage, current, temp_c, 1e7 in their units: they feed no energy or money column;
+ *   the bound keeps their sums of squares and their products with every other bounded figure (a
+ *   state of charge times a battery's capacity, volts times amperes) far inside a double, while
+ *   being far beyond anything a sensor reads (1,100 kV is the highest transmission voltage).
  */
-export const MEASUREMENT_LIMIT = 1e100;
+export const MEASUREMENT_BOUNDS: Readonly<Record<Measurement, number>> = {
+  power_kw: 1e8,
+  soc_pct: 1e7,
+  voltage: 1e7,
+  current: 1e7,
+  temp_c: 1e7,
+};
+const UNITS: Readonly<Record<Measurement, string>> = { power_kw: 'kW', soc_pct: '%', voltage: 'V', current: 'A', temp_c: '°C' };
 
+/**
+ * Cumulative energy counters the energy model reads from the raw record (energy/flows.ts names
+ * each flow's keys from these; OCPP and the home-automation connector write `energy_kwh`). A
+ * number under one of these keys is a register in kWh: beyond ±COUNTER_BOUND_KWH the record is
+ * refused (`beyond_bound`). 1e15 kWh is the bound power running for over a thousand years; a
+ * difference of two bounded registers stays exact to a tenth of a kWh and far inside a double.
+ */
+export const ENERGY_COUNTER_KEYS = [
+  'import_kwh', 'energy_import_kwh', 'import_energy_kwh',
+  'export_kwh', 'energy_export_kwh', 'export_energy_kwh',
+  'generation_kwh', 'pv_energy_kwh', 'energy_kwh',
+  'charge_kwh', 'charge_energy_kwh', 'discharge_kwh', 'discharge_energy_kwh',
+  'consumption_kwh',
+] as const;
+export type EnergyCounterKey = (typeof ENERGY_COUNTER_KEYS)[number];
+export const COUNTER_BOUND_KWH = 1e15;
+/**
+ * The fastest a counter may advance to be counted, kW (the power bound): the energy model treats
+ * a larger advance between two readings like a reset (nothing counted for that interval), so no
+ * half hour of an asset exceeds what the bound power delivers in it (decision 0281).
+ */
+export const ENERGY_RATE_BOUND_KW = MEASUREMENT_BOUNDS.power_kw;
+
+/**
+ * The smallest magnitude a non-zero measurement or counter may have: PostgreSQL refuses a float8
+ * product or quotient that underflows to zero ("value out of range: underflow"), and the energy
+ * integrals multiply and divide samples (a square of 1e-170 is such a product). From 1e-100 every
+ * product the energy and aggregate queries form stays far above the smallest double. No sensor
+ * reads a non-zero value that small; 0 is, of course, accepted.
+ */
+export const MAGNITUDE_FLOOR = 1e-100;
+
+const boundText = (n: number) => n.toExponential().replace('e+', 'e');
+const tooSmall = (v: number) => v !== 0 && v < MAGNITUDE_FLOOR && v > -MAGNITUDE_FLOOR;
+
+/** A measurement: a finite number within its bound, or null when absent or null; anything else is a problem. */
 function measurement(rec: Record<string, unknown>, k: Measurement, problems: RecordProblem[]): number | null {
   const v = rec[k];
   if (v === undefined || v === null) return null;
@@ -345,11 +399,56 @@ function measurement(rec: Record<string, unknown>, k: Measurement, problems: Rec
     problems.push(problem(k, 'not_a_number', `${k} must be a number, got ${typeof v === 'number' ? 'a number out of range' : describe(v)}`));
     return null;
   }
-  if (v > MEASUREMENT_LIMIT || v < -MEASUREMENT_LIMIT) {
-    problems.push(problem(k, 'not_a_number', `${k} must be a number from -1e100 to 1e100 (the store's sums of squares of larger ones overflow), got ${v}`));
+  const bound = MEASUREMENT_BOUNDS[k];
+  if (v > bound || v < -bound || tooSmall(v)) {
+    problems.push(
+      problem(k, 'beyond_bound', `${k} must be 0 or of magnitude from 1e-100 to ${boundText(bound)} ${UNITS[k]} (what the store's energy and aggregate figures are sized for), got ${v}`),
+    );
     return null;
   }
   return v;
+}
+
+/** The bound of a raw key the history reads, by the metric's unit: the canonical field's of the same quantity. */
+const UNIT_BOUNDS: Readonly<Record<string, number>> = {
+  kW: MEASUREMENT_BOUNDS.power_kw,
+  '%': MEASUREMENT_BOUNDS.soc_pct,
+  degC: MEASUREMENT_BOUNDS.temp_c,
+  kWh: COUNTER_BOUND_KWH,
+  GBP: 1e15,
+};
+
+/**
+ * Raw keys whose numbers the service computes with, and their bounds (decision 0280): the energy
+ * counters (ENERGY_COUNTER_KEYS, kWh registers) and the keys the history metrics read (summed into
+ * the daily rollups of every organisation in one sealing pass, so one `soc: 1e308` stopped them
+ * all). A `_w` key is in watts: its bound is the kW bound times 1,000.
+ */
+export const RAW_KEY_BOUNDS: ReadonlyMap<string, { bound: number; read: string }> = (() => {
+  const m = new Map<string, { bound: number; read: string }>();
+  for (const k of ENERGY_COUNTER_KEYS) m.set(k, { bound: COUNTER_BOUND_KWH, read: 'a cumulative kWh register' });
+  for (const d of ALL_METRICS) {
+    for (const src of d.sources) {
+      if (!('raw' in src) || m.has(src.raw)) continue;
+      const unitBound = UNIT_BOUNDS[d.unit];
+      if (unitBound === undefined) throw new Error(`telemetry: no value bound for the unit ${d.unit} of metric ${d.metric} (decision 0280)`);
+      const watts = src.raw.endsWith('_w');
+      m.set(src.raw, { bound: unitBound * (watts ? 1000 : 1), read: `a history value in ${watts ? 'W' : d.unit}` });
+    }
+  }
+  return m;
+})();
+
+/** The raw keys the service computes with: a number under one beyond its bound is a problem. */
+function rawNumbers(rec: Record<string, unknown>, problems: RecordProblem[]): void {
+  for (const k in rec) {
+    const b = RAW_KEY_BOUNDS.get(k);
+    if (!b) continue;
+    const v = rec[k];
+    if (typeof v === 'number' && (v > b.bound || v < -b.bound || tooSmall(v))) {
+      problems.push(problem(k, 'beyond_bound', `${k} is read as ${b.read} and must be 0 or of magnitude from 1e-100 to ${boundText(b.bound)}, got ${v}`));
+    }
+  }
 }
 
 /** status, run_id, intent_id: a string, or null when absent or null; anything else is a problem. */

@@ -70,7 +70,7 @@ const ResultEntry = Type.Object(
       Type.String({
         description:
           'Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, ' +
-          'epoch_ts_not_accepted, ts_beyond_retention, not_a_number, not_a_string, not_an_object, unsupported_value',
+          'epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value',
       }),
     ),
     message: Type.Optional(Type.String({ description: 'Rejected: the reason in words' })),

@@ -1,7 +1,7 @@
 // Telemetry SQL. Every organisation-scoped function takes orgId first and filters on it; partition
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
 import type { Db, Queryable } from '../../infra/db/index.ts';
-import type { CanonicalRow } from './normalise.ts';
+import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MAGNITUDE_FLOOR, MEASUREMENT_BOUNDS, RAW_KEY_BOUNDS, type CanonicalRow } from './normalise.ts';
 import { recordsJson, type LiveRecord } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
 
@@ -15,10 +15,13 @@ function sourceSql(s: Source): string {
     if (s.sign === 'negative') return `case when ${s.column} is not null then greatest(-${s.column}, 0) end`;
     return s.column;
   }
-  // Keys come from the static metric table, never from the request.
+  // Keys come from the static metric table, never from the request. A number beyond the key's bound
+  // (stored before decision 0280) is left out as if absent: its sums in the rollups would overflow.
   const key = s.raw.replace(/'/g, "''");
   const value = `(raw->>'${key}')::float8`;
-  return `case when jsonb_typeof(raw->'${key}') = 'number' then ${s.raw.endsWith('_w') ? `${value} / 1000.0` : value} end`;
+  const bound = RAW_KEY_BOUNDS.get(s.raw)!.bound;
+  const inBound = `abs(${value}) <= ${bound} and (${value} = 0 or abs(${value}) >= ${MAGNITUDE_FLOOR})`;
+  return `case when jsonb_typeof(raw->'${key}') = 'number' then case when ${inBound} then ${s.raw.endsWith('_w') ? `${value} / 1000.0` : value} end end`;
 }
 
 /**
@@ -661,6 +664,13 @@ export interface CounterHalfHour {
 const HALF_HOUR = `'30 minutes'::interval`;
 const SLOT_ORIGIN = `'2000-01-01T00:00:00Z'::timestamptz`;
 
+// A sample beyond the record rules' bounds (stored before decision 0280 set them: above the bound,
+// or non-zero below 1e-100, whose products underflow) is left out of the energy figures as if
+// absent, so no half hour of an asset exceeds what the bound power gives and no product fails.
+const POWER_IN_BOUND = `(abs(power_kw) <= ${MEASUREMENT_BOUNDS.power_kw} and (power_kw = 0 or abs(power_kw) >= ${MAGNITUDE_FLOOR}))`;
+const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number'
+  then abs((raw->>k.key)::float8) <= ${COUNTER_BOUND_KWH} and ((raw->>k.key)::float8 = 0 or abs((raw->>k.key)::float8) >= ${MAGNITUDE_FLOOR}) else false end)`;
+
 // Consecutive samples of an asset no further apart than the gap are one segment, power linear
 // between them (trapezoidal rule); a segment is split at half-hour boundaries by interpolation and
 // its positive and negative parts integrated apart (split exactly at the zero crossing). A longer
@@ -671,7 +681,7 @@ with s as (
          lead(ts) over w as t1, lead(power_kw) over w as p1
   from telemetry
   where org_id = $1 and asset_id = any($2::text[]) and ts >= $3::timestamptz - $5::interval
-    and ts < $4::timestamptz + $5::interval and power_kw is not null and ${trustedTsSql()}
+    and ts < $4::timestamptz + $5::interval and power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}
   window w as (partition by asset_id order by ts, id)
 ), seg as (
   select * from s where t1 is not null and t1 > t0 and t1 - t0 <= $5::interval
@@ -700,7 +710,7 @@ with s as (
 ), n as (
   select asset_id, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
   from telemetry
-  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and power_kw is not null and ${trustedTsSql()}
+  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}
   group by 1, 2
 )
 select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as slot,
@@ -712,27 +722,34 @@ order by 1, 2`;
 // A counter's advance between consecutive readings no further apart than the counter gap is spread
 // over that interval in proportion to time. A reading lower than the one before is a reset (the
 // meter restarted from zero): the advance is the new reading itself, and the reset is counted.
+// An advance faster than the bound rate ($7 kW: more than the bound power could deliver in the
+// interval, e.g. a register jumping to 9e15 kWh) is implausible (decision 0281): it is treated like
+// a reset that counts nothing, the interval is not covered, and the next advance is measured from
+// the implausible reading. So no half hour of a counter exceeds the bound power's half hour.
 const COUNTER_HALF_HOURS = `
 with cs as (
   select asset_id, k.key, ts, id, (raw->>k.key)::float8 as v
   from telemetry cross join unnest($6::text[]) as k(key)
   where org_id = $1 and asset_id = any($2::text[]) and ts >= $3::timestamptz - $5::interval
-    and ts < $4::timestamptz + $5::interval and jsonb_typeof(raw->k.key) = 'number' and ${trustedTsSql()}
+    and ts < $4::timestamptz + $5::interval and jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${trustedTsSql()}
 ), cseg as (
   select asset_id, key, ts as t1, v as v1, lag(ts) over w as t0, lag(v) over w as v0
   from cs window w as (partition by asset_id, key order by ts, id)
-), cd as (
-  select asset_id, key, t0, t1, case when v1 >= v0 then v1 - v0 else v1 end as delta, (v1 < v0) as reset
+), adv as (
+  select asset_id, key, t0, t1, case when v1 >= v0 then v1 - v0 else v1 end as advance, (v1 < v0) as reset
   from cseg where t0 is not null and t1 > t0 and t1 - t0 <= $5::interval
+), cd as (
+  select asset_id, key, t0, t1, case when plausible then advance else 0 end as delta, reset or not plausible as reset, plausible
+  from (select *, abs(advance) <= $7::float8 * extract(epoch from t1 - t0)::float8 / 3600.0 as plausible from adv) x
 ), pieces as (
-  select asset_id, key, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, delta, reset
+  select asset_id, key, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, delta, reset, plausible
   from cd cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
                                              date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
                                              ${HALF_HOUR}) as slot
 )
 select asset_id, key, slot,
        sum(delta * extract(epoch from b - a)::float8 / extract(epoch from t1 - t0)::float8)::float8 as kwh,
-       sum(extract(epoch from b - a)::float8)::float8 as covered_s,
+       coalesce(sum(extract(epoch from b - a)::float8) filter (where plausible), 0)::float8 as covered_s,
        count(*) filter (where reset and b = t1)::int as resets
 from pieces where b > a and slot >= $3 and slot < $4
 group by asset_id, key, slot
@@ -758,7 +775,7 @@ export function createEnergyReads(db: Queryable) {
     },
     async counterHalfHours(orgId: string, assetIds: string[], from: Date, to: Date, gapSeconds: number, keys: string[]): Promise<CounterHalfHour[]> {
       if (!assetIds.length || !keys.length) return [];
-      const r = await db.query<CounterHalfHour>(COUNTER_HALF_HOURS, [orgId, assetIds, from, to, `${gapSeconds} seconds`, keys]);
+      const r = await db.query<CounterHalfHour>(COUNTER_HALF_HOURS, [orgId, assetIds, from, to, `${gapSeconds} seconds`, keys, ENERGY_RATE_BOUND_KW]);
       return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
     },
     /** Earliest and latest placeable ts of each asset that has records (index ends, no scan). */

@@ -5096,7 +5096,7 @@ export interface paths {
         };
         /**
          * The half-hourly energy ledger of a site
-         * @description Every settlement period of the UK local days asked for (`date`, or `from`..`to` inclusive, at most 31 days; default yesterday): 48 a day, 46 on the spring clock change, 50 on the autumn one, each with its start in UTC. Each flow carries its basis; half hours without data are listed with null figures and `gap: true`. Totals are exact sums (watt-hours) and the balance identity holds exactly. Half-hour energy per flow summed over the site's assets: counters where a device reports them (measured), otherwise power integrated (calculated); consumption from metered loads, else the balance; the residual is what the metered flows leave unexplained. Power integrated over time: power_kw linear between consecutive samples no further apart than the gap limit (trapezoidal rule), split at half-hour boundaries and at zero crossings; longer silences are gaps and are not filled. Cumulative counters: the advance of the device's kWh register between consecutive readings, spread over the interval in proportion to time; a lower reading is a reset and counts from zero.
+         * @description Every settlement period of the UK local days asked for (`date`, or `from`..`to` inclusive, at most 31 days; default yesterday): 48 a day, 46 on the spring clock change, 50 on the autumn one, each with its start in UTC. Each flow carries its basis; half hours without data are listed with null figures and `gap: true`. Totals are exact sums (watt-hours) and the balance identity holds exactly. Half-hour energy per flow summed over the site's assets: counters where a device reports them (measured), otherwise power integrated (calculated); consumption from metered loads, else the balance; the residual is what the metered flows leave unexplained. Power integrated over time: power_kw linear between consecutive samples no further apart than the gap limit (trapezoidal rule), split at half-hour boundaries and at zero crossings; longer silences are gaps and are not filled. Cumulative counters: the advance of the device's kWh register between consecutive readings, spread over the interval in proportion to time; a lower reading is a reset and counts from zero; an advance faster than 1e8 kW (the power bound) is implausible and counts nothing, like a reset.
          */
         get: operations["getSiteLedger"];
         put?: never;
@@ -7547,7 +7547,7 @@ export interface components {
                 index: number;
                 /** @description Rejected: the reason in words */
                 message?: string;
-                /** @description Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, epoch_ts_not_accepted, ts_beyond_retention, not_a_number, not_a_string, not_an_object, unsupported_value */
+                /** @description Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value */
                 reason?: string;
                 status: "stored" | "duplicate" | "rejected";
             }[];
@@ -41622,7 +41622,7 @@ export interface operations {
                             index: number;
                             /** @description Rejected: the reason in words */
                             message?: string;
-                            /** @description Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, epoch_ts_not_accepted, ts_beyond_retention, not_a_number, not_a_string, not_an_object, unsupported_value */
+                            /** @description Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value */
                             reason?: string;
                             status: "stored" | "duplicate" | "rejected";
                         }[];
