@@ -102,6 +102,12 @@ export function createEnergyStore() {
       return r.rows.map((x) => ({ ...x, from_ts: new Date(x.from_ts), to_ts: new Date(x.to_ts) }));
     },
 
+    /** The organisations with pending spans (the refresh's units, decision 0285). */
+    async pendingOrgs(q: Queryable): Promise<string[]> {
+      const r = await q.query<{ org_id: string }>('select distinct org_id from energy_pending order by org_id');
+      return r.rows.map((x) => x.org_id);
+    },
+
     async pendingCount(q: Queryable, orgId: string, assetIds: string[]): Promise<number> {
       const r = await q.query<{ n: number }>('select count(distinct asset_id)::int as n from energy_pending where org_id = $1 and asset_id = any($2::text[])', [orgId, assetIds]);
       return r.rows[0].n;

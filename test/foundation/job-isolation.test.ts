@@ -1,0 +1,98 @@
+// One organisation's bad data fails only itself (issue 35, decision 0285): every background job
+// that works across organisations runs each organisation as its own unit. Each test puts poison
+// straight into the store for one organisation (what the intake may refuse since: the job must be
+// robust regardless), runs the job once, and reads another organisation's figures through HTTP
+// (done in the same run); then the poisoned unit is retried, quarantined with a visible status and
+// a metric, and released once its data is fixed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { scrape, sample } from '../helpers/metrics.ts';
+import { asset, call, counterSeries, json, tokenFor } from '../energy/helpers.ts';
+
+let svc: TestService;
+const clock = new ManualClock('2026-11-02T12:00:00Z');
+const GOOD = 'iso-good';
+const BAD = 'iso-bad';
+const tokens: Record<string, string> = {};
+
+before(async () => {
+  svc = await startTestService({ clock });
+  for (const org of [GOOD, BAD]) {
+    await svc.createOrg(org);
+    tokens[org] = await tokenFor(svc, org);
+    await asset(svc, tokens[org]!, { asset_id: 'meter', site_id: 'depot', asset_class: 'site_meter' });
+  }
+});
+after(() => svc?.stop());
+
+const db = () => svc.deps.db;
+
+/** Runs every job due after moving the clock by `ms`. */
+async function tick(ms: number) {
+  clock.advance(ms);
+  await svc.runDue();
+}
+
+async function ledger(org: string, date: string) {
+  const res = await call(svc, tokens[org]!, 'GET', `/api/telemetry/sites/depot/ledger?date=${date}`);
+  assert.equal(res.statusCode, 200, res.body);
+  return json(res);
+}
+
+/** Power samples too large for the ledger's numeric(14,3) once integrated, stored past the intake, with their pending span. */
+async function poisonTelemetry(org: string, day: string) {
+  for (const [i, ts] of [`${day}T10:00:00Z`, `${day}T10:05:00Z`].entries()) {
+    await db().query(
+      `insert into telemetry (org_id, asset_id, ts, received_at, power_kw, raw) values ($1, 'meter', $2, $2, 1e14, $3::jsonb)`,
+      [org, ts, JSON.stringify({ i })],
+    );
+  }
+  await db().query(`insert into energy_pending (org_id, asset_id, from_ts, to_ts) values ($1, 'meter', $2, $3)`, [org, `${day}T10:00:00Z`, `${day}T10:05:00Z`]);
+}
+
+test('energy refresh: a poisoned organisation is quarantined while another organisation is refreshed in the same run', async () => {
+  await poisonTelemetry(BAD, '2026-11-01');
+  // The good organisation's readings arrive through HTTP: 12 half hours of 1 kWh on the counter.
+  const sent = await call(svc, tokens[GOOD]!, 'POST', '/api/telemetry/ingest', counterSeries('meter', 'import_kwh', Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-01T06:00:00Z'), 1));
+  assert.equal(sent.statusCode, 200, sent.body);
+
+  await tick(31_000);
+  const good = await ledger(GOOD, '2026-11-01');
+  assert.equal(good.totals.import_kwh, '12.000');
+  assert.equal(good.pending_refresh, false);
+  assert.equal(good.refresh_quarantine, null);
+  // The poisoned organisation: still pending, not yet quarantined (retrying with backoff).
+  let bad = await ledger(BAD, '2026-11-01');
+  assert.equal(bad.pending_refresh, true);
+  assert.equal(bad.refresh_quarantine, null);
+
+  // Its attempts are spent over the next runs (backoff 30 s doubling); meanwhile the good one goes on.
+  for (let i = 0; i < 8; i++) await tick(20 * 60_000);
+  bad = await ledger(BAD, '2026-11-01');
+  assert.equal(bad.pending_refresh, true);
+  assert.equal(bad.refresh_quarantine.error_class, 'numeric_value_out_of_range');
+  assert.match(bad.refresh_quarantine.since, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.ok(Date.parse(bad.refresh_quarantine.next_retry_at) > clock.now().getTime());
+  assert.doesNotMatch(JSON.stringify(bad), /out of range|overflow/i, 'no store error text reaches the organisation');
+  const metrics = await scrape(svc);
+  assert.equal(sample(metrics, 'eps_job_units_quarantined', 'kind="energy.refresh"'), 1);
+  assert.equal(sample(metrics, 'eps_job_unit_failures_total', 'kind="energy.refresh"'), 5);
+
+  // The good organisation's next readings are folded in while the other stays quarantined.
+  const more = await call(svc, tokens[GOOD]!, 'POST', '/api/telemetry/ingest', counterSeries('meter', 'import_kwh', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-02T03:00:00Z'), 2, 200));
+  assert.equal(more.statusCode, 200, more.body);
+  await tick(31_000);
+  assert.equal((await ledger(GOOD, '2026-11-02')).totals.import_kwh, '12.000');
+  assert.equal(sample(await scrape(svc), 'eps_job_unit_failures_total', 'kind="energy.refresh"'), 5, 'a quarantined unit is not tried at each run');
+
+  // The operator fixes the data and releases the unit (what `cli job-units release` does): the next run folds it in.
+  await db().query(`delete from telemetry where org_id = $1 and power_kw = 1e14`, [BAD]);
+  assert.equal(await svc.deps.jobUnits.release(svc.deps.backgroundDb, { kind: 'energy.refresh', orgId: BAD }), 1);
+  await tick(31_000);
+  bad = await ledger(BAD, '2026-11-01');
+  assert.equal(bad.pending_refresh, false);
+  assert.equal(bad.refresh_quarantine, null);
+  assert.equal(sample(await scrape(svc), 'eps_job_units_quarantined', 'kind="energy.refresh"'), 0);
+});
