@@ -69,7 +69,8 @@ const COMMANDS: Record<string, Command> = {
   },
   'job-units release': {
     usage: 'cli job-units release --kind KIND [--org ID] [--unit KEY]',
-    summary: "Forgets the matching units' failures, so the next run of the job tries them afresh (after fixing the data they failed on); prints the units released.",
+    summary:
+      'Releases the matching units (after fixing the data they failed on): out of quarantine, attempts reset, tried at the next run of the job (a success forgets them); prints the units released.',
     options: [
       ['--kind KIND', 'the job kind (required)'],
       ['--org ID', 'one organisation (default: every failing unit of the kind)'],

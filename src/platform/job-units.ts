@@ -51,9 +51,16 @@ export interface JobUnits {
    * later, then quarantined) and the others proceed. A unit in backoff or quarantine is skipped.
    */
   each<U>(kind: string, units: Iterable<U>, unitOf: (u: U) => UnitRef, work: (u: U) => Promise<unknown>): Promise<UnitsRun>;
+  /**
+   * Records a failure of a unit found inside other work (a step that isolates organisations with
+   * savepoints): the unit is then retried through `each` over `failing(kind)`.
+   */
+  fail(kind: string, ref: UnitRef, err: unknown): Promise<void>;
+  /** Every failing or quarantined unit of this kind (across organisations), to retry through `each`. */
+  failing(kind: string): Promise<Required<UnitRef>[]>;
   /** The failing (or quarantined) units of this kind of one organisation (for freshness answers). */
   status(q: Queryable, kind: string, orgId: string): Promise<UnitStatus[]>;
-  /** Forgets the units' failures (e.g. the data they failed on changed): the next run tries them. */
+  /** Releases the units (out of quarantine, attempts reset): the next run tries them (a success forgets them). */
   release(q: Queryable, filter: UnitFilter & { kind: string; orgId: string }): Promise<number>;
 }
 
@@ -180,6 +187,16 @@ export function createJobUnits(opts: JobUnitsOptions): JobUnits {
       }
       return run;
     },
+    async fail(kind, ref, err) {
+      kinds.add(kind);
+      const key = ref.key ?? '';
+      const prior = (await unitStore.list(db, { kind, orgId: ref.orgId, key }))[0];
+      await failed(kind, { orgId: ref.orgId, key }, prior, err);
+    },
+    async failing(kind) {
+      kinds.add(kind);
+      return (await unitStore.list(db, { kind })).map((r) => ({ orgId: r.org_id, key: r.unit_key }));
+    },
     async status(q, kind, orgId) {
       return (await unitStore.list(q, { kind, orgId })).map((r) => ({
         key: r.unit_key,
@@ -199,5 +216,5 @@ export function createJobUnits(opts: JobUnitsOptions): JobUnits {
 
 /** The operator's view (CLI): every failing or quarantined unit, with the error text. */
 export const listUnits = (q: Queryable, filter: UnitFilter = {}) => unitStore.list(q, filter);
-/** The operator's release (CLI): the matching units are tried afresh at the next run. */
+/** The operator's release (CLI): the matching units are out of quarantine and tried afresh at the next run. */
 export const releaseUnits = (q: Queryable, filter: UnitFilter) => unitStore.release(q, filter);

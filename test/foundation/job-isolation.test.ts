@@ -96,3 +96,65 @@ test('energy refresh: a poisoned organisation is quarantined while another organ
   assert.equal(bad.refresh_quarantine, null);
   assert.equal(sample(await scrape(svc), 'eps_job_units_quarantined', 'kind="energy.refresh"'), 0);
 });
+
+/** Runs the telemetry module's maintenance pass (partitions, sealing, resealing) and waits for it. */
+async function maintain() {
+  const m = svc.modules.find((x) => x.name === 'telemetry')!;
+  await m.stop!();
+  await m.start!({ operations: svc.operations });
+  await m.stop!();
+}
+
+async function rollupCount(org: string, assetId: string, day: string): Promise<number | undefined> {
+  // Slot 1 is battery/soc (telemetry metrics.ts).
+  const r = await db().query<{ n1: number }>('select n1 from telemetry_rollup_daily where org_id = $1 and asset_id = $2 and day = $3', [org, assetId, day]);
+  return r.rows[0]?.n1;
+}
+
+async function dailySoc(org: string) {
+  const res = await call(svc, tokens[org]!, 'GET', '/api/telemetry/assets/battery/bat/history?range=daily&metric=soc');
+  assert.equal(res.statusCode, 200, res.body);
+  return json(res);
+}
+
+test('rollup sealing: a poisoned organisation\'s day is held out and quarantined while the others are sealed in the same pass', async () => {
+  const day = '2026-11-02';
+  for (const [org, soc] of [[GOOD, 40], [BAD, 60]] as const) {
+    const res = await call(svc, tokens[org]!, 'POST', '/api/telemetry/ingest', [
+      { device_id: 'bat', ts: `${day}T08:00:00Z`, soc_pct: soc },
+      { device_id: 'bat', ts: `${day}T09:00:00Z`, soc_pct: soc + 10 },
+    ]);
+    assert.equal(res.statusCode, 200, res.body);
+  }
+  // Two stored values whose sum overflows double precision: the day's rollup cannot hold them.
+  for (const ts of [`${day}T10:00:00Z`, `${day}T10:01:00Z`]) {
+    await db().query(`insert into telemetry (org_id, asset_id, ts, received_at, soc_pct, raw) values ($1, 'bat', $2, $2, 1.5e308, '{}'::jsonb)`, [BAD, ts]);
+  }
+  clock.set(new Date('2026-11-03T03:00:00Z'));
+  await maintain();
+  // The good organisation's day is sealed (the horizon moved past it), and its history answers.
+  assert.equal(await rollupCount(GOOD, 'bat', `${day}T00:00:00Z`), 2);
+  assert.equal((await dailySoc(GOOD)).summary.count, 2);
+  assert.equal(await rollupCount(BAD, 'bat', `${day}T00:00:00Z`), undefined, 'nothing half-sealed for the poisoned organisation');
+
+  // Retried at each pass (backoff), then quarantined; its history reads the day from the samples meanwhile.
+  for (let i = 0; i < 5; i++) {
+    clock.advance(3_600_000);
+    await maintain();
+  }
+  const metrics = await scrape(svc);
+  assert.equal(sample(metrics, 'eps_job_units_quarantined', 'kind="telemetry.seal"'), 1);
+  assert.equal(sample(metrics, 'eps_job_unit_failures_total', 'kind="telemetry.seal"'), 5);
+  const held = await svc.deps.jobUnits.status(svc.deps.backgroundDb, 'telemetry.seal', BAD);
+  assert.deepEqual(held.map((u) => [u.key, u.error_class, u.quarantined_at !== null]), [[day, 'numeric_value_out_of_range', true]]);
+  assert.equal(await rollupCount(BAD, 'bat', `${day}T00:00:00Z`), undefined);
+
+  // The data fixed and the unit released: the next pass seals the organisation's whole day.
+  await db().query(`delete from telemetry where org_id = $1 and soc_pct > 1e300`, [BAD]);
+  assert.equal(await svc.deps.jobUnits.release(svc.deps.backgroundDb, { kind: 'telemetry.seal', orgId: BAD }), 1);
+  clock.advance(3_600_000);
+  await maintain();
+  assert.equal(await rollupCount(BAD, 'bat', `${day}T00:00:00Z`), 2);
+  assert.equal((await dailySoc(BAD)).summary.avg, 65);
+  assert.equal(sample(await scrape(svc), 'eps_job_units_quarantined', 'kind="telemetry.seal"'), 0);
+});

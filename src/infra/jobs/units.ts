@@ -66,10 +66,17 @@ export const unitStore = {
     await q.query('delete from job_units where kind = $1 and org_id = $2 and unit_key = $3', [kind, orgId, key]);
   },
 
-  /** Forgets the matching units' failures (an operator's release): the next run tries them afresh. */
+  /**
+   * Releases the matching units (an operator's release): out of quarantine, attempts reset, due at
+   * once. The row stays until the unit's next run succeeds, so work that holds a failing unit's
+   * data apart (and redoes it whole) still does so once more.
+   */
   async release(q: Queryable, f: UnitFilter): Promise<UnitRow[]> {
     const [w, params] = where(f);
-    const r = await q.query<UnitRow>(`delete from job_units ${w} returning ${COLS}`, params);
+    const r = await q.query<UnitRow>(
+      `update job_units set attempts = 0, quarantined_at = null, retry_at = to_timestamp(0) ${w} returning ${COLS}`,
+      params,
+    );
     return r.rows.map(dated);
   },
 
