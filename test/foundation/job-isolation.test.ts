@@ -158,3 +158,118 @@ test('rollup sealing: a poisoned organisation\'s day is held out and quarantined
   assert.equal((await dailySoc(BAD)).summary.avg, 65);
   assert.equal(sample(await scrape(svc), 'eps_job_units_quarantined', 'kind="telemetry.seal"'), 0);
 });
+
+/**
+ * Makes every write of these organisations' rows into `table` fail in the store (a data-dependent
+ * failure, e.g. a value a column cannot hold); the returned function removes it.
+ */
+async function poison(table: string, orgs: string[]): Promise<() => Promise<void>> {
+  const fn = `iso_poison_${table}`;
+  const list = orgs.map((o) => `'${o}'`).join(', ');
+  await db().query(
+    `create or replace function ${fn}() returns trigger language plpgsql as $$
+     begin
+       if new.org_id in (${list}) then raise exception 'value out of range for this organisation' using errcode = '22003'; end if;
+       return new;
+     end $$`,
+  );
+  await db().query(`create trigger ${fn} before insert or update on ${table} for each row execute function ${fn}()`);
+  return async () => {
+    await db().query(`drop trigger ${fn} on ${table}`);
+    await db().query(`drop function ${fn}()`);
+  };
+}
+
+async function unitsOf(kind: string, org: string) {
+  return (await svc.deps.jobUnits.status(svc.deps.backgroundDb, kind, org)).map((u) => ({ key: u.key, error_class: u.error_class, quarantined: u.quarantined_at !== null }));
+}
+
+/** Runs `runs` more passes of a schedule (moving the clock `stepMs` each), enough to spend a unit's attempts. */
+async function spendAttempts(stepMs: number, runs = 5) {
+  for (let i = 0; i < runs; i++) await tick(stepMs);
+}
+
+test('API key alerts (hourly): a poisoned organisation is quarantined while another organisation\'s alerts are raised in the same run', async () => {
+  const DAY = 86_400_000;
+  const keys: Record<string, { authorization: string }> = {};
+  for (const org of [GOOD, BAD]) {
+    const res = await call(svc, tokens[org]!, 'POST', '/api/devtools/apikeys', { name: 'feed', scopes: ['alerts:read'], expires_at: new Date(clock.now().getTime() + 20 * DAY).toISOString() });
+    assert.equal(res.statusCode, 201, res.body);
+    keys[org] = { authorization: `Bearer ${json(res).secret}` };
+  }
+  const expiring = async (org: string) => {
+    const res = await svc.request({ method: 'GET', url: '/api/devtools/partner/v1/alerts?limit=200', headers: keys[org]! });
+    assert.equal(res.statusCode, 200, res.body);
+    return json(res).alerts.filter((a: { type: string }) => a.type === 'partner_api_key_expiring');
+  };
+  const unpoison = await poison('org_alerts', [BAD]);
+  try {
+    await tick(7 * DAY); // within 14 days of expiry: the hourly sync raises the alert
+    assert.equal((await expiring(GOOD)).length, 1);
+    assert.deepEqual(await unitsOf('devtools.key-alerts', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: false }]);
+    await spendAttempts(3_600_000, 4);
+    assert.deepEqual(await unitsOf('devtools.key-alerts', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: true }]);
+    assert.equal(sample(await scrape(svc), 'eps_job_units_quarantined', 'kind="devtools.key-alerts"'), 1);
+  } finally {
+    await unpoison();
+  }
+  assert.equal(await svc.deps.jobUnits.release(svc.deps.backgroundDb, { kind: 'devtools.key-alerts', orgId: BAD }), 1);
+  await tick(3_600_000);
+  assert.equal((await expiring(BAD)).length, 1, 'released and its data writable again: its alert is raised');
+  assert.deepEqual(await unitsOf('devtools.key-alerts', BAD), []);
+});
+
+test('gateway watchdog (demo realm): a poisoned gateway is quarantined while another organisation\'s silent gateway is alerted in the same run', async () => {
+  const DEMO_GOOD = 'demo-iso-good';
+  const DEMO_BAD = 'demo-iso-bad';
+  for (const org of [DEMO_GOOD, DEMO_BAD]) {
+    await svc.createOrg(org);
+    tokens[org] = await tokenFor(svc, org);
+    await asset(svc, tokens[org]!, { asset_id: 'home-meter', site_id: 'home', asset_class: 'site_meter' });
+    const hb = await call(svc, tokens[org]!, 'POST', '/api/hardware/ems/comms/home/heartbeat', { firmware: '1.0', buffer_depth: 0 });
+    assert.equal(hb.statusCode, 200, hb.body);
+  }
+  const status = async (org: string) => json(await call(svc, tokens[org]!, 'GET', '/api/hardware/ems/comms/home/status'));
+  const unpoison = await poison('org_alerts', [DEMO_BAD]);
+  try {
+    await tick(11 * 60_000); // past silent_after_s (600 s): the watchdog raises asset_silence
+    const good = await status(DEMO_GOOD);
+    assert.equal(good.recorded_state.state, 'silent');
+    assert.equal(good.alert?.status, 'open');
+    assert.deepEqual(await unitsOf('connect.gateway-watchdog', DEMO_BAD), [{ key: 'home', error_class: 'numeric_value_out_of_range', quarantined: false }]);
+    await spendAttempts(10 * 60_000, 4);
+    assert.deepEqual(await unitsOf('connect.gateway-watchdog', DEMO_BAD), [{ key: 'home', error_class: 'numeric_value_out_of_range', quarantined: true }]);
+    assert.equal(sample(await scrape(svc), 'eps_job_units_quarantined', 'kind="connect.gateway-watchdog"'), 1);
+  } finally {
+    await unpoison();
+  }
+});
+
+test('export-limitation loop (demo realm): a poisoned site is quarantined while another organisation\'s site iterates in the same tick', async () => {
+  const DEMO_GOOD = 'demo-iso-good';
+  const DEMO_BAD = 'demo-iso-bad';
+  for (const org of [DEMO_GOOD, DEMO_BAD]) {
+    const sc = await call(svc, tokens[org]!, 'POST', '/api/hardware/ems/control/demo/sites/farm/scenario', { load_kw: 0.5, pv_available_kw: 6, pv_rated_kw: 8, battery_soc_pct: 20 });
+    assert.equal(sc.statusCode, 200, sc.body);
+    const cfg = await call(svc, tokens[org]!, 'PUT', '/api/hardware/ems/control/sites/farm/config', {
+      connection: { import_limit_kw: 20, export_limit_kw: 3.68, category: 'G99' },
+      export_limitation: { enabled: true, limit_kw: 3 },
+    });
+    assert.equal(cfg.statusCode, 200, cfg.body);
+  }
+  const events = async (org: string) => json(await call(svc, tokens[org]!, 'GET', '/api/hardware/ems/export-limit/farm/events?limit=200')).events.filter((e: { trigger: string }) => e.trigger === 'schedule');
+  const before = { good: (await events(DEMO_GOOD)).length, bad: (await events(DEMO_BAD)).length };
+  const unpoison = await poison('control_export_events', [DEMO_BAD]);
+  try {
+    await tick(30_000);
+    assert.equal((await events(DEMO_GOOD)).length, before.good + 1, 'the other site iterated in the same tick');
+    assert.equal((await events(DEMO_BAD)).length, before.bad);
+    assert.deepEqual(await unitsOf('control.export-limit', DEMO_BAD), [{ key: 'farm', error_class: 'numeric_value_out_of_range', quarantined: false }]);
+    await spendAttempts(10 * 60_000, 4);
+    assert.deepEqual(await unitsOf('control.export-limit', DEMO_BAD), [{ key: 'farm', error_class: 'numeric_value_out_of_range', quarantined: true }]);
+    assert.equal(sample(await scrape(svc), 'eps_job_units_quarantined', 'kind="control.export-limit"'), 1);
+    assert.equal((await events(DEMO_BAD)).length, before.bad);
+  } finally {
+    await unpoison();
+  }
+});
