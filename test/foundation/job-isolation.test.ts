@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { scrape, sample } from '../helpers/metrics.ts';
 import { asset, call, counterSeries, json, tokenFor } from '../energy/helpers.ts';
+import { registerEndpoint, startReceiver } from '../devtools/helpers.ts';
 
 let svc: TestService;
 const clock = new ManualClock('2026-11-02T12:00:00Z');
@@ -42,14 +43,14 @@ async function ledger(org: string, date: string) {
 }
 
 /** Power samples too large for the ledger's numeric(14,3) once integrated, stored past the intake, with their pending span. */
-async function poisonTelemetry(org: string, day: string) {
+async function poisonTelemetry(org: string, day: string, pending = true) {
   for (const [i, ts] of [`${day}T10:00:00Z`, `${day}T10:05:00Z`].entries()) {
     await db().query(
       `insert into telemetry (org_id, asset_id, ts, received_at, power_kw, raw) values ($1, 'meter', $2, $2, 1e14, $3::jsonb)`,
       [org, ts, JSON.stringify({ i })],
     );
   }
-  await db().query(`insert into energy_pending (org_id, asset_id, from_ts, to_ts) values ($1, 'meter', $2, $3)`, [org, `${day}T10:00:00Z`, `${day}T10:05:00Z`]);
+  if (pending) await db().query(`insert into energy_pending (org_id, asset_id, from_ts, to_ts) values ($1, 'meter', $2, $3)`, [org, `${day}T10:00:00Z`, `${day}T10:05:00Z`]);
 }
 
 test('energy refresh: a poisoned organisation is quarantined while another organisation is refreshed in the same run', async () => {
@@ -69,7 +70,7 @@ test('energy refresh: a poisoned organisation is quarantined while another organ
   assert.equal(bad.refresh_quarantine, null);
 
   // Its attempts are spent over the next runs (backoff 30 s doubling); meanwhile the good one goes on.
-  for (let i = 0; i < 8; i++) await tick(20 * 60_000);
+  for (let i = 0; i < 4; i++) await tick(20 * 60_000);
   bad = await ledger(BAD, '2026-11-01');
   assert.equal(bad.pending_refresh, true);
   assert.equal(bad.refresh_quarantine.error_class, 'numeric_value_out_of_range');
@@ -271,5 +272,48 @@ test('export-limitation loop (demo realm): a poisoned site is quarantined while 
     assert.equal((await events(DEMO_BAD)).length, before.bad);
   } finally {
     await unpoison();
+  }
+});
+
+test('energy rebuild (org lane: one job per organisation): the poisoned organisation\'s rebuild fails alone, with an error class, while another\'s completes in the same run', async () => {
+  await poisonTelemetry(BAD, '2026-11-01', false);
+  const ids: Record<string, string> = {};
+  for (const org of [BAD, GOOD]) {
+    const res = await call(svc, tokens[org]!, 'POST', '/api/telemetry/sites/depot/ledger/rebuild', { from: '2026-11-01', to: '2026-11-01' });
+    assert.equal(res.statusCode, 202, res.body);
+    ids[org] = json(res).rebuild_id;
+  }
+  await svc.runDue();
+  const good = await ledger(GOOD, '2026-11-01');
+  assert.deepEqual([good.rebuild.rebuild_id, good.rebuild.status], [ids[GOOD], 'completed']);
+  assert.equal(good.totals.import_kwh, '12.000');
+  assert.equal((await ledger(BAD, '2026-11-01')).rebuild.status, 'queued', 'retried by the queue with backoff');
+  await spendAttempts(10 * 60_000);
+  const bad = (await ledger(BAD, '2026-11-01')).rebuild;
+  assert.deepEqual([bad.rebuild_id, bad.status, bad.error], [ids[BAD], 'failed', 'numeric_value_out_of_range'], 'the class of the failure, never the store\'s text');
+  await db().query(`delete from telemetry where org_id = $1 and power_kw = 1e14`, [BAD]);
+});
+
+test('device.offline watchdog: a poisoned organisation is quarantined while another organisation\'s silent device is reported in the same scan', async () => {
+  const rx = { good: await startReceiver([200]), bad: await startReceiver([200]) };
+  const unpoison = await poison('device_offline_state', [BAD]);
+  try {
+    for (const [org, r] of [[GOOD, rx.good], [BAD, rx.bad]] as const) {
+      await registerEndpoint(svc, org, `${r.url}/h`, { event_types: ['device.offline'] });
+      const res = await call(svc, tokens[org]!, 'POST', '/api/telemetry/ingest', [{ device_id: 'inv-1', ts: clock.now().toISOString(), power_kw: 1.5 }]);
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    await tick(35 * 60_000); // silent past 30 minutes: the 5-minute scan reports it
+    await tick(60_000); // and the delivery job sends it
+    assert.deepEqual(rx.good.requests.map((r) => JSON.parse(r.body).data.device.asset_id), ['inv-1']);
+    assert.equal(rx.bad.requests.length, 0);
+    assert.deepEqual(await unitsOf('devtools.offline-watchdog', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: false }]);
+    await spendAttempts(10 * 60_000, 4);
+    assert.deepEqual(await unitsOf('devtools.offline-watchdog', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: true }]);
+    assert.equal(sample(await scrape(svc), 'eps_job_units_quarantined', 'kind="devtools.offline-watchdog"'), 1);
+  } finally {
+    await unpoison();
+    await rx.good.close();
+    await rx.bad.close();
   }
 });
