@@ -10,7 +10,7 @@
 // What an organisation may see of a failure is its class (a SQLSTATE class name or an error's
 // name), never the error's text; the text is logged and kept for the operator's CLI only.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Queryable } from '../infra/db/index.ts';
+import { StoreUnavailableError, type Db, type Queryable } from '../infra/db/index.ts';
 import { unitStore, type UnitRow, type UnitFilter } from '../infra/jobs/units.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
@@ -49,6 +49,7 @@ export interface JobUnits {
   /**
    * Runs `work` for each unit in order, each on its own: a unit that throws is recorded (retried
    * later, then quarantined) and the others proceed. A unit in backoff or quarantine is skipped.
+   * A platform failure (the store unavailable: `isPlatformFailure`) is thrown, not recorded.
    */
   each<U>(kind: string, units: Iterable<U>, unitOf: (u: U) => UnitRef, work: (u: U) => Promise<unknown>): Promise<UnitsRun>;
   /**
@@ -115,6 +116,17 @@ export function errorClass(err: unknown): string {
   return 'Error';
 }
 
+/**
+ * A failure of the platform, not of a unit's data: the store unreachable or shutting down, out of
+ * connections or resources. It is not held against the unit (an outage would quarantine every
+ * organisation): the run stops and the job's next run tries again.
+ */
+export function isPlatformFailure(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (/^(08|53|58)/.test(code) || /^57P0[1-4]$/.test(code));
+}
+
 export function createJobUnits(opts: JobUnitsOptions): JobUnits {
   const { db, clock } = opts;
   const o = { ...UNIT_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([k, v]) => k in UNIT_DEFAULTS && v !== undefined)) } as typeof UNIT_DEFAULTS;
@@ -178,6 +190,7 @@ export function createJobUnits(opts: JobUnitsOptions): JobUnits {
         try {
           await work(u);
         } catch (err) {
+          if (isPlatformFailure(err)) throw err;
           run.failed++;
           await failed(kind, ref, prior, err);
           continue;

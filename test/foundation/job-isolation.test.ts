@@ -317,3 +317,23 @@ test('device.offline watchdog: a poisoned organisation is quarantined while anot
     await rx.bad.close();
   }
 });
+
+test('a store outage is not held against the organisations: the run stops, no unit is recorded or quarantined', async () => {
+  const { StoreUnavailableError } = await import('../../src/infra/db/index.ts');
+  const ran: string[] = [];
+  await assert.rejects(
+    svc.deps.jobUnits.each('test.outage', [GOOD, BAD], (orgId) => ({ orgId }), async (orgId) => {
+      ran.push(orgId);
+      throw new StoreUnavailableError('the store is unreachable');
+    }),
+    StoreUnavailableError,
+  );
+  assert.deepEqual(ran, [GOOD], 'the run stopped at the outage');
+  for (const org of [GOOD, BAD]) assert.deepEqual(await unitsOf('test.outage', org), []);
+  // A failure of the unit's own data is recorded, and the next unit runs.
+  const run = await svc.deps.jobUnits.each('test.outage', [BAD, GOOD], (orgId) => ({ orgId }), async (orgId) => {
+    if (orgId === BAD) throw Object.assign(new Error('numeric field overflow'), { code: '22003' });
+  });
+  assert.deepEqual(run, { done: 1, failed: 1, skipped: 0 });
+  assert.deepEqual(await unitsOf('test.outage', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: false }]);
+});
