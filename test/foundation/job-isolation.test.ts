@@ -337,3 +337,20 @@ test('a store outage is not held against the organisations: the run stops, no un
   assert.deepEqual(run, { done: 1, failed: 1, skipped: 0 });
   assert.deepEqual(await unitsOf('test.outage', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: false }]);
 });
+
+test('energy refresh within the poisoned organisation: its other sites are folded in, only the poisoned site stays pending', async () => {
+  await asset(svc, tokens[BAD]!, { asset_id: 'yard-meter', site_id: 'yard', asset_class: 'site_meter' });
+  await poisonTelemetry(BAD, '2026-11-01');
+  const day = new Date(clock.now().getTime() - 86_400_000).toISOString().slice(0, 10); // yesterday
+  const sent = await call(svc, tokens[BAD]!, 'POST', '/api/telemetry/ingest', counterSeries('yard-meter', 'import_kwh', Date.parse(`${day}T00:00:00Z`), Date.parse(`${day}T06:00:00Z`), 1));
+  assert.equal(sent.statusCode, 200, sent.body);
+  await tick(31_000);
+  const yard = json(await call(svc, tokens[BAD]!, 'GET', `/api/telemetry/sites/yard/ledger?date=${day}`));
+  assert.deepEqual([yard.totals.import_kwh, yard.pending_refresh, yard.refresh_quarantine], ['12.000', false, null]);
+  assert.equal((await ledger(BAD, '2026-11-01')).pending_refresh, true);
+  assert.deepEqual(await unitsOf('energy.refresh', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: false }]);
+  await db().query(`delete from telemetry where org_id = $1 and power_kw = 1e14`, [BAD]);
+  await tick(3_600_000); // past its backoff: the unit is retried and succeeds
+  assert.equal((await ledger(BAD, '2026-11-01')).pending_refresh, false);
+  assert.deepEqual(await unitsOf('energy.refresh', BAD), []);
+});
