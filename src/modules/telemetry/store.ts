@@ -1,6 +1,7 @@
 // Telemetry SQL. Every organisation-scoped function takes orgId first and filters on it; partition
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
 import type { Db, Queryable } from '../../infra/db/index.ts';
+import { isPlatformFailure } from '../../platform/job-units.ts';
 import type { CanonicalRow } from './normalise.ts';
 import { recordsJson, type LiveRecord } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
@@ -479,7 +480,7 @@ export function createTelemetryStore(db: Queryable) {
         // part of it, so that day is read from the samples.
         const horizon = h.rows[0]?.horizon ? Math.floor(new Date(h.rows[0].horizon).getTime() / DAY_MS) * DAY_MS : -Infinity;
         const first = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
-        // A day the organisation's rollup could not be sealed for (decision 0285) and what follows
+        // A day the organisation's rollup could not be sealed for (decision 0287) and what follows
         // are read from the samples.
         const held = unsealed.map((d) => Date.parse(`${d}T00:00:00Z`)).filter((t) => t >= Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
         const last = Math.min(Math.floor(to.getTime() / DAY_MS) * DAY_MS, horizon, ...held);
@@ -571,7 +572,6 @@ export function createPartitionStore(db: Db) {
       const r = await db.query<{ made: number }>('select telemetry_ensure_partitions($1, $2) as made', [from, to]);
       return Number(r.rows[0].made);
     },
-    /** Drops whole monthly partitions ending at or before cutoff, and older rollups and default rows. */
     /** The end of what is sealed (ms), or null before the first seal. */
     async horizon(): Promise<number | null> {
       const r = await db.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
@@ -590,6 +590,7 @@ export function createPartitionStore(db: Db) {
         await q.query(SEAL_STEP('org_id = $4'), [start, new Date(start.getTime() + DAY_MS), start, orgId]);
       });
     },
+    /** Drops whole monthly partitions ending at or before cutoff, and older rollups and default rows. */
     async dropPartitionsBefore(cutoff: Date): Promise<number> {
       const r = await db.query<{ dropped: number }>('select telemetry_drop_partitions_before($1) as dropped', [cutoff]);
       return Number(r.rows[0].dropped);
@@ -655,6 +656,7 @@ export function createPartitionStore(db: Db) {
             await q.query(SEAL_STEP('org_id <> all($4::text[])'), [...window, held]);
             await q.query('release savepoint seal_all');
           } catch (allErr) {
+            if (isPlatformFailure(allErr)) throw allErr;
             await q.query('rollback to savepoint seal_all');
             const orgs = await q.query<{ org_id: string }>(
               'select distinct org_id from telemetry where ts >= $1 and ts < $2 and org_id <> all($3::text[]) order by org_id',
