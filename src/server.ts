@@ -16,6 +16,7 @@ import { moduleMigrations, moduleList } from './modules/index.ts';
 import { createServiceRegistry } from './platform/services.ts';
 import { dependencyOrder, declaredScopes } from './platform/module.ts';
 import { createPlatformJobs, jobQueueMetrics, registerBackground } from './platform/jobs.ts';
+import { createJobUnits } from './platform/job-units.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
@@ -52,6 +53,7 @@ export async function startService(
   log.info({ jwt_secret_source: describeSecretSource(config) }, 'access-token secret source');
   const services = createServiceRegistry();
   const jobs = createPlatformJobs({ db: infra.db, backgroundDb: infra.background, clock, log, config });
+  const metrics = createMetrics({ defaults: opts.defaultMetrics });
   const deps: AppDeps = {
     config,
     db: infra.db,
@@ -61,12 +63,13 @@ export async function startService(
     cache: budgeted(infra.cache, config.limits.limiterBudgetMs),
     bus: infra.bus,
     clock,
-    metrics: createMetrics({ defaults: opts.defaultMetrics }),
+    metrics,
     limiter: createRateLimiter({ cache: infra.cache, clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs }),
     log,
     cursors: createCursorCodec(config.jwtSecret),
     services,
     jobs,
+    jobUnits: createJobUnits({ db: infra.background, clock, metrics, log }),
     scopes: declaredScopes(moduleList),
   };
   // Every module's services, providers before the modules that depend on them, before any factory.

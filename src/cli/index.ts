@@ -5,6 +5,8 @@
 //   npm run cli -- user create --org ID --email EMAIL --password PASSWORD --role ROLE [--staff] [--admin]
 //   npm run cli -- seed-demo
 //   npm run cli -- migrate
+//   npm run cli -- job-units list [--kind KIND] [--org ID] [--quarantined]
+//   npm run cli -- job-units release --kind KIND [--org ID] [--unit KEY]
 //   npm run cli -- --help | help | COMMAND --help
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
@@ -14,6 +16,7 @@ import { moduleMigrations } from '../modules/index.ts';
 import { StoreLockedError } from '../infra/db/lock.ts';
 import { createProvisioning, ProvisioningError } from '../modules/provisioning/service.ts';
 import { createOrgStore } from '../modules/orgs/index.ts';
+import { listUnits, releaseUnits } from '../platform/job-units.ts';
 
 interface Command {
   usage: string;
@@ -54,6 +57,26 @@ const COMMANDS: Record<string, Command> = {
     ],
   },
   'seed-demo': { usage: 'cli seed-demo', summary: 'Creates the demo organisation and its admin user (not in production); prints the sign-in.' },
+  'job-units list': {
+    usage: 'cli job-units list [--kind KIND] [--org ID] [--quarantined]',
+    summary:
+      'Lists the failing units of cross-organisation background jobs (one organisation, or one key of it): attempts, error class and text, first and last failure, next try, quarantined since (decision 0285).',
+    options: [
+      ['--kind KIND', 'one job kind, e.g. energy.refresh'],
+      ['--org ID', 'one organisation'],
+      ['--quarantined', 'only the quarantined units (attempts spent)'],
+    ],
+  },
+  'job-units release': {
+    usage: 'cli job-units release --kind KIND [--org ID] [--unit KEY]',
+    summary:
+      'Releases the matching units (after fixing the data they failed on): out of quarantine, attempts reset, tried at the next run of the job (a success forgets them); prints the units released.',
+    options: [
+      ['--kind KIND', 'the job kind (required)'],
+      ['--org ID', 'one organisation (default: every failing unit of the kind)'],
+      ['--unit KEY', "one unit key within the organisation ('' is the whole organisation)"],
+    ],
+  },
   migrate: { usage: 'cli migrate', summary: 'Applies the SQL migrations to the configured store (DATABASE_URL or DATA_DIR).' },
 };
 
@@ -104,6 +127,9 @@ async function run(argv: string[]): Promise<unknown> {
       role: { type: 'string' },
       staff: { type: 'boolean' },
       admin: { type: 'boolean' },
+      kind: { type: 'string' },
+      unit: { type: 'string' },
+      quarantined: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -140,6 +166,10 @@ async function run(argv: string[]): Promise<unknown> {
         });
       case 'seed-demo':
         return await p.seedDemo();
+      case 'job-units list':
+        return await listUnits(db, { kind: values.kind, orgId: values.org, quarantinedOnly: values.quarantined });
+      case 'job-units release':
+        return { released: await releaseUnits(db, { kind: need(values, 'kind'), orgId: values.org, key: values.unit }) };
     }
   } finally {
     await db.close();

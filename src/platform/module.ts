@@ -19,6 +19,7 @@ import type { CursorCodec } from './cursor.ts';
 import type { ErrorDoc } from './error-docs.ts';
 import type { ServiceRegistry } from './services.ts';
 import type { JobQueue, ModuleBackground } from './jobs.ts';
+import type { JobUnits } from './job-units.ts';
 
 export interface AppDeps {
   config: Config;
@@ -50,6 +51,12 @@ export interface AppDeps {
    * for a handler a module declared in `background`, `waitingAge` for lag figures.
    */
   jobs: Pick<JobQueue, 'enqueue' | 'waitingAge'>;
+  /**
+   * Per-organisation units of cross-organisation background work (decision 0285): a recurring job
+   * that works across organisations runs each organisation through `jobUnits.each`, so one
+   * organisation's failure is retried, then quarantined, while the others proceed.
+   */
+  jobUnits: JobUnits;
   /** Every API key scope the modules declare (ModuleDefinition.scopes), with what each allows. */
   scopes: Readonly<Record<string, string>>;
 }

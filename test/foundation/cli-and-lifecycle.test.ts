@@ -77,6 +77,14 @@ describe('provisioning CLI on the embedded store', () => {
     assert.deepEqual(r.out.map((o: { id: string }) => o.id), ['acme', 'other']);
   });
 
+  test('job-units list and release: the failing units of cross-organisation jobs (decision 0285)', () => {
+    assert.deepEqual(cli('job-units', 'list', '--quarantined').out, []);
+    assert.deepEqual(cli('job-units', 'release', '--kind', 'energy.refresh', '--org', 'acme').out, { released: [] });
+    const r = cli('job-units', 'release');
+    assert.equal(r.status, 2);
+    assert.match(r.err, /--kind is required/);
+  });
+
   test('while the server holds the store the CLI refuses; after SIGTERM it works again and nothing was lost', async () => {
     const server = await startServer();
     try {
@@ -143,7 +151,7 @@ test('--help answers for every command, each group and the whole CLI, without op
   // An unreachable store: help must not need it.
   const env = { ...baseEnv, DATABASE_URL: 'postgres://127.0.0.1:1/unreachable' };
   const run = (...args: string[]) => spawnSync(process.execPath, ['src/cli/index.ts', ...args], { env, encoding: 'utf8' });
-  const commands = ['org create', 'org modules', 'org list', 'user create', 'seed-demo', 'migrate'];
+  const commands = ['org create', 'org modules', 'org list', 'user create', 'seed-demo', 'job-units list', 'job-units release', 'migrate'];
   for (const command of commands) {
     const r = run(...command.split(' '), command === 'org list' ? '-h' : '--help');
     assert.equal(r.status, 0, `${command}: ${r.stderr}`);
@@ -153,7 +161,7 @@ test('--help answers for every command, each group and the whole CLI, without op
   }
   const all = run('--help');
   assert.equal(all.status, 0);
-  const listed = [...all.stdout.matchAll(/^ {2}(\S+(?: (?:create|modules|list))?) {2,}/gm)].map((m) => m[1]);
+  const listed = [...all.stdout.matchAll(/^ {2}(\S+(?: (?:create|modules|list|release))?) {2,}/gm)].map((m) => m[1]);
   assert.deepEqual(listed, commands, 'the overview lists every command');
   assert.equal(run('help').stdout, all.stdout);
   const org = run('org', '--help');

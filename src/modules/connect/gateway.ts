@@ -3,6 +3,7 @@
 // check raise an asset_silence alert in the organisation alert stream when a gateway goes silent
 // and resolve it when it is heard again; production organisations get the state recorded only
 // (concepts.md section 1, demo realm rule 6).
+import type { JobUnits } from '../../platform/job-units.ts';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
@@ -49,7 +50,10 @@ export interface HeartbeatBody {
   thresholds?: { late_after_s?: number; silent_after_s?: number };
 }
 
-export function createGatewayLink(deps: { db: Db; work: Db; clock: Clock; alerts: AlertStream; orgs: OrgDirectory; registry: RegistrySites }) {
+/** The schedule that evaluates every gateway (a unit per gateway: organisation and site). */
+export const WATCHDOG_KIND = 'connect.gateway-watchdog';
+
+export function createGatewayLink(deps: { db: Db; work: Db; clock: Clock; alerts: AlertStream; orgs: OrgDirectory; registry: RegistrySites; units: Pick<JobUnits, 'each'> }) {
   const { db, clock, alerts, orgs, registry } = deps;
 
   async function openAlert(q: Queryable, orgId: string, siteId: string): Promise<AlertView | null> {
@@ -172,20 +176,20 @@ export function createGatewayLink(deps: { db: Db; work: Db; clock: Clock; alerts
       return view(db, ctx.orgId, siteId, now);
     },
 
-    /** The watchdog: every gateway of a demo-realm organisation, evaluated and alerted. */
+    /** The watchdog: every gateway of a demo-realm organisation, evaluated and alerted; each gateway its own unit (decision 0285). */
     async watchdog(): Promise<{ checked: number }> {
       const now = clock.now();
       const realms = new Map<string, boolean>();
       let checked = 0;
-      for (const g of await gatewayStore.all(deps.work)) {
+      await deps.units.each(WATCHDOG_KIND, await gatewayStore.all(deps.work), (g) => ({ orgId: g.org_id, key: g.site_id }), async (g) => {
         if (!realms.has(g.org_id)) realms.set(g.org_id, (await orgs.realmOf(g.org_id)) === 'demo');
-        if (!realms.get(g.org_id)) continue;
+        if (!realms.get(g.org_id)) return;
         await deps.work.tx(async (q) => {
           const row = await gatewayStore.get(q, g.org_id, g.site_id, { forUpdate: true });
           if (row) await apply(q, g.org_id, row, now, true);
         });
         checked++;
-      }
+      });
       return { checked };
     },
   };

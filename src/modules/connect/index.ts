@@ -9,7 +9,7 @@ import { ORG_DIRECTORY } from '../orgs/index.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { TELEMETRY_WRITER } from '../telemetry/index.ts';
 import { createOnboarding } from './onboarding.ts';
-import { createGatewayLink, WATCHDOG_EVERY_MS } from './gateway.ts';
+import { createGatewayLink, WATCHDOG_EVERY_MS, WATCHDOG_KIND } from './gateway.ts';
 import { createBufferReplay } from './buffer.ts';
 import { createHomeAutomation } from './home-automation.ts';
 import { connectOperations } from './routes.ts';
@@ -21,7 +21,7 @@ export const connectModule: ModuleFactory = (deps) => {
   const writer = deps.services.get(TELEMETRY_WRITER);
   const { db, clock, cursors } = deps;
   const onboarding = createOnboarding({ db, clock, audit, registry, cursors });
-  const gateway = createGatewayLink({ db, work: deps.backgroundDb, clock, alerts: deps.services.get(ALERT_STREAM), orgs: deps.services.get(ORG_DIRECTORY), registry });
+  const gateway = createGatewayLink({ db, work: deps.backgroundDb, clock, alerts: deps.services.get(ALERT_STREAM), orgs: deps.services.get(ORG_DIRECTORY), registry, units: deps.jobUnits });
   const buffer = createBufferReplay({ db, clock, writer, registry, cursors });
   const ha = createHomeAutomation({ db, clock, audit, registry, writer });
   return {
@@ -35,7 +35,7 @@ export const connectModule: ModuleFactory = (deps) => {
     errors: CONNECT_ERROR_DOCS,
     operations: connectOperations(onboarding, gateway, buffer, ha),
     background: {
-      schedules: [{ kind: 'connect.gateway-watchdog', everyMs: WATCHDOG_EVERY_MS, run: async () => void (await gateway.watchdog()) }],
+      schedules: [{ kind: WATCHDOG_KIND, everyMs: WATCHDOG_EVERY_MS, run: async () => void (await gateway.watchdog()) }],
     },
   };
 };

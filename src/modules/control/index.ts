@@ -6,7 +6,7 @@ import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../
 import { serviceKey } from '../../platform/services.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { TELEMETRY_READS, TELEMETRY_WRITER } from '../telemetry/index.ts';
-import { createControl, LOOP_EVERY_MS, type Control, type DecisionEntry, type Replayer, type SetpointInput, type SetpointResult } from './service.ts';
+import { createControl, LOOP_EVERY_MS, LOOP_KIND, type Control, type DecisionEntry, type Replayer, type SetpointInput, type SetpointResult } from './service.ts';
 import { createGrid } from './grid.ts';
 import { controlOperations } from './routes.ts';
 import { CONTROL_ERROR_DOCS } from './errors.ts';
@@ -53,7 +53,7 @@ export const controlModule: ModuleFactory = (deps) => {
     operations: controlOperations(c, g),
     background: {
       schedules: [
-        { kind: 'control.export-limit', everyMs: LOOP_EVERY_MS, run: async () => void (await c.tick()) },
+        { kind: LOOP_KIND, everyMs: LOOP_EVERY_MS, run: async () => void (await c.tick()) },
         // The loop writes an iteration every 30 s per site: idle ones are not kept for ever (decision 0186).
         { kind: 'control.retention', everyMs: 3_600_000, run: async () => void (await c.purgeIdleTicks(settings.idleTickRetentionDays)) },
       ],
@@ -68,7 +68,7 @@ export const controlDefinition: ModuleDefinition = {
   migrations: migrationsDir(import.meta.url),
   config: controlConfig,
   provides: (deps, registry) => {
-    const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES), writer: registry.get(TELEMETRY_WRITER), log: deps.log });
+    const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES), writer: registry.get(TELEMETRY_WRITER), units: deps.jobUnits, log: deps.log });
     registry.provide(CONTROL, c);
     registry.provide(CONTROL_SETPOINTS, {
       write: (q, orgId, input, actor) => c.writeSetpoint(q, orgId, input, actor),

@@ -1,6 +1,7 @@
 // Control: the synthetic device model of demo sites, the one verified setpoint write, the export
 // limitation loop, per-site configuration, overrides and the decision log (concepts.md section 1,
 // demo realm rules 1-3; decisions 0180-0186).
+import type { JobUnits } from '../../platform/job-units.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -164,7 +165,10 @@ export function differences(a: unknown, b: unknown, path = '$'): { path: string;
   return [{ path, recorded: a ?? null, replayed: b ?? null }];
 }
 
-export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: CursorCodec; registry: RegistrySites; writer: TelemetryWriter; log?: { warn(obj: object, msg: string): void } }) {
+/** The export-limitation loop's schedule (a unit per site). */
+export const LOOP_KIND = 'control.export-limit';
+
+export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: CursorCodec; registry: RegistrySites; writer: TelemetryWriter; units: Pick<JobUnits, 'each'>; log?: { warn(obj: object, msg: string): void } }) {
   const { db, clock, cursors, registry } = deps;
   const replayers = new Map<string, Replayer>([
     ['setpoint', (i) => verdictOf(i)],
@@ -576,17 +580,14 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     async tick(): Promise<{ ran: number }> {
       const sites = await configStore.loopSites(deps.work);
       let ran = 0;
-      for (const s of sites) {
-        if (!(await isDemo(s.org_id))) continue;
-        try {
-          const r = await deps.work.tx((q) => iterate(q, s.org_id, s.site_id, 'schedule', null));
-          await committed(s.org_id, r);
-          if (r) ran++;
-        } catch (err) {
-          // One site's failure does not stop the others; the next tick tries again.
-          deps.log?.warn({ err, org_id: s.org_id, site_id: s.site_id }, 'export limitation iteration failed');
-        }
-      }
+      // One site's failure does not stop the others: each site is its own unit, retried with
+      // backoff, then quarantined (decision 0285).
+      await deps.units.each(LOOP_KIND, sites, (s) => ({ orgId: s.org_id, key: s.site_id }), async (s) => {
+        if (!(await isDemo(s.org_id))) return;
+        const r = await deps.work.tx((q) => iterate(q, s.org_id, s.site_id, 'schedule', null));
+        await committed(s.org_id, r);
+        if (r) ran++;
+      });
       return { ran };
     },
 

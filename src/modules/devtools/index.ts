@@ -7,14 +7,14 @@ import type { Operation } from '../../platform/operation.ts';
 import { ALERT_STREAM, ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
 import { DAY_MS } from './common.ts';
 import { createKeyAlerts } from './apikeys/alerts.ts';
-import { createKeyService } from './apikeys/service.ts';
+import { createKeyService, KEY_ALERTS_KIND } from './apikeys/service.ts';
 import { apiKeyOperations } from './apikeys/routes.ts';
 import { createSecretBox } from './webhooks/secrets.ts';
 import { createWebhookService } from './webhooks/service.ts';
 import { webhookOperations } from './webhooks/routes.ts';
 import { createDeliveryEngine, DELIVER_JOB, FANOUT_JOB } from './deliveries/engine.ts';
 import { deliveryStore } from './deliveries/store.ts';
-import { createOfflineWatchdog, WATCHDOG_EVERY_MS } from './deliveries/watchdog.ts';
+import { createOfflineWatchdog, WATCHDOG_EVERY_MS, WATCHDOG_KIND } from './deliveries/watchdog.ts';
 import { createSandboxData } from './sandbox/generator.ts';
 import { createSandboxService, IDEMPOTENCY_TTL_MS } from './sandbox/service.ts';
 import { idempotencyStore } from './sandbox/store.ts';
@@ -66,7 +66,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   const box = createSecretBox(config.jwtSecret);
   let deprecated: readonly Operation[] = [];
   const keyAlerts = createKeyAlerts({ alerts, deprecatedOps: () => deprecated });
-  const keys = createKeyService({ db, clock, audit, config, keyAlerts, orgs });
+  const keys = createKeyService({ db, clock, audit, config, keyAlerts, orgs, units: deps.jobUnits });
   const sandbox = createSandboxData(config);
   // The engine's own reads are the delivery job's; requests reach it with their transaction.
   const engine = createDeliveryEngine({ db: work, clock, config, webhookTimeoutMs: settings.webhookTimeoutMs, alerts, audit, queue, box, orgs, onOutcome: counters.delivered });
@@ -83,7 +83,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
     deliveryLag: () => queue.waitingAge([DELIVER_JOB]),
   });
 
-  const watchdog = createOfflineWatchdog({ db: work, clock, engine, registry, telemetry });
+  const watchdog = createOfflineWatchdog({ db: work, clock, engine, registry, telemetry, units: deps.jobUnits });
 
   const instance: ModuleInstance = {
     name: 'devtools',
@@ -123,8 +123,8 @@ export const devtoolsModule: ModuleFactory = (deps) => {
       ],
       schedules: [
         { kind: 'devtools.health-checks', everyMs: CHECK_EVERY_MS, run: () => status.runChecks() },
-        { kind: 'devtools.offline-watchdog', everyMs: WATCHDOG_EVERY_MS, run: async () => void (await watchdog()) },
-        { kind: 'devtools.key-alerts', everyMs: HOUR_MS, run: () => keys.syncAllAlerts() },
+        { kind: WATCHDOG_KIND, everyMs: WATCHDOG_EVERY_MS, run: async () => void (await watchdog()) },
+        { kind: KEY_ALERTS_KIND, everyMs: HOUR_MS, run: () => keys.syncAllAlerts() },
         {
           kind: 'devtools.retention',
           everyMs: HOUR_MS,

@@ -8,7 +8,7 @@ import { ASSETS_CHANGED, REGISTRY_SITES } from '../registry/index.ts';
 import { energyConfig } from './config.ts';
 import { createEnergyModel } from './model.ts';
 import { createEnergyStore } from './store.ts';
-import { ASSETS_CHANGED_KIND, createLedger, REBUILD_KIND } from './ledger.ts';
+import { ASSETS_CHANGED_KIND, createLedger, REBUILD_KIND, REFRESH_KIND } from './ledger.ts';
 import { ledgerOperations } from './routes-ledger.ts';
 import { ENERGY_ERROR_DOCS } from './errors.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
@@ -43,7 +43,7 @@ export const energyModule: ModuleFactory = (deps) => {
   const telemetry = deps.services.get(TELEMETRY_ENERGY);
   const model = createEnergyModel({ telemetry, sites: deps.services.get(REGISTRY_SITES), settings, clock: deps.clock, log: deps.log });
   const audit = deps.services.get(AUDIT_LOG);
-  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs, audit, maxQueuedRebuilds: settings.maxQueuedRebuilds });
+  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs, jobUnits: deps.jobUnits, audit, maxQueuedRebuilds: settings.maxQueuedRebuilds });
   const siteSettings = createSettings({ db: deps.db, clock: deps.clock, model, audit });
   const carbon = createCarbon({ db: deps.db, clock: deps.clock, model, intensity: deps.services.get(CARBON_INTENSITY), audit });
   const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });
@@ -68,10 +68,13 @@ export const energyModule: ModuleFactory = (deps) => {
       subscriptions: [{ topic: ASSETS_CHANGED, kind: ASSETS_CHANGED_KIND }],
       schedules: [
         {
-          kind: 'energy.refresh',
+          kind: REFRESH_KIND,
           everyMs: settings.refreshIntervalSeconds * 1000,
+          // Each organisation is its own unit (decision 0285): one whose spans cannot be folded in
+          // (its transaction rolls back) is retried, then quarantined, and the others are refreshed.
           run: async () => {
-            await model.refreshPending(deps.backgroundDb);
+            const orgs = await model.store.pendingOrgs(deps.backgroundDb);
+            await deps.jobUnits.each(REFRESH_KIND, orgs, (orgId) => ({ orgId }), (orgId) => model.refreshPending(deps.backgroundDb, { orgId }));
           },
         },
       ],

@@ -6,6 +6,7 @@ import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { JobQueue, Job, JobOutcome } from '../../platform/jobs.ts';
+import { errorClass, type JobUnits } from '../../platform/job-units.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../telemetry/index.ts';
 import type { AuditActor, AuditLog } from '../audit/index.ts';
@@ -22,6 +23,8 @@ import { basisShown, flowBasesShown } from './basis-shown.ts';
 export const REBUILD_KIND = 'energy.rebuild';
 /** The job that answers the registry's ASSETS_CHANGED event (rebuilds the sites named). */
 export const ASSETS_CHANGED_KIND = 'energy.assets-changed';
+/** The recurring refresh that folds pending spans in, one organisation a unit (decision 0285). */
+export const REFRESH_KIND = 'energy.refresh';
 /** Days of a site recomputed per rebuild step (one transaction each). */
 export const REBUILD_STEP_DAYS = 7;
 
@@ -93,6 +96,7 @@ export interface LedgerDeps {
   model: EnergyModel;
   telemetry: TelemetryEnergy;
   jobs: Pick<JobQueue, 'enqueue'>;
+  jobUnits: Pick<JobUnits, 'status'>;
   audit: AuditLog;
   /** Rebuilds one organisation may have queued or running (ENERGY_MAX_QUEUED_REBUILDS). */
   maxQueuedRebuilds?: number;
@@ -117,6 +121,7 @@ export function createLedger(deps: LedgerDeps) {
     const { wh, ...totals } = totalsOf(rows, halfHours.length);
     const pending = await store.pendingCount(db, ctx.orgId, site.roled.map((r) => r.asset.asset_id));
     const rebuild = await store.latestRebuild(db, ctx.orgId, siteId);
+    const held = (await deps.jobUnits.status(db, REFRESH_KIND, ctx.orgId)).find((u) => u.quarantined_at);
     return {
       site_id: siteId,
       from: isoTime(w.from),
@@ -134,6 +139,9 @@ export function createLedger(deps: LedgerDeps) {
       },
       assets: site.roled.map((r) => ({ asset_id: r.asset.asset_id, asset_class: r.asset.asset_class, role: r.role })),
       pending_refresh: pending > 0,
+      refresh_quarantine: held && pending > 0
+        ? { since: isoTime(held.quarantined_at!), error_class: held.error_class, next_retry_at: isoTime(held.retry_at) }
+        : null,
       rebuild: rebuild ? rebuildView(rebuild) : null,
     };
   }
@@ -274,7 +282,8 @@ export function createLedger(deps: LedgerDeps) {
       });
     } catch (e) {
       if (job.attempts >= 5) {
-        await store.failRebuild(bg, orgId, r.rebuild_id, e instanceof Error ? e.message : String(e), now);
+        // The organisation sees the failure's class, never the store's text (decision 0285).
+        await store.failRebuild(bg, orgId, r.rebuild_id, errorClass(e), now);
         return;
       }
       throw e;

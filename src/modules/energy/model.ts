@@ -13,6 +13,7 @@ import type { EnergyConfig } from './config.ts';
 import { FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
 import { createEnergyStore, type AssetFlowRow, type SiteHalfHourRow } from './store.ts';
 import { kwhText, toWh } from './wh.ts';
+import { isPlatformFailure } from '../../platform/job-units.ts';
 
 export const DAY_MS = 86_400_000;
 const floorSlot = (t: number) => Math.floor(t / SLOT_MS) * SLOT_MS;
@@ -200,9 +201,14 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     const widen = Math.max(settings.powerGapSeconds, settings.counterGapSeconds) * 1000;
     let done = 0;
     const max = opts.maxAssets ?? 100_000;
+    // For one organisation (the refresh's unit, decision 0285) each site is recomputed under a
+    // savepoint: a site that fails keeps its spans pending and is left alone for the rest of the
+    // call, the organisation's other sites are folded in, and the failure is thrown at the end.
+    const failedAssets = new Set<string>();
+    let failure: { err: unknown } | undefined;
     while (done < max) {
       const n = await db.tx(async (q) => {
-        const spans = await store.takePending(q, opts.batch ?? 50, opts.orgId);
+        const spans = await store.takePending(q, opts.batch ?? 50, opts.orgId, [...failedAssets]);
         const byOrg = new Map<string, typeof spans>();
         for (const s of spans) byOrg.set(s.org_id, [...(byOrg.get(s.org_id) ?? []), s]);
         for (const [orgId, list] of [...byOrg].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -228,7 +234,24 @@ export function createEnergyModel(deps: EnergyModelDeps) {
                 cur.assets.push(sp.asset);
               } else clusters.push((cur = { from: sp.from, to: sp.to, assets: [sp.asset] }));
             }
-            for (const c of clusters) await recomputeSite(q, orgId, site, c.from, c.to, c.assets);
+            for (const c of clusters) {
+              if (opts.orgId === undefined) {
+                await recomputeSite(q, orgId, site, c.from, c.to, c.assets);
+                continue;
+              }
+              await q.query('savepoint energy_site');
+              try {
+                await recomputeSite(q, orgId, site, c.from, c.to, c.assets);
+                await q.query('release savepoint energy_site');
+              } catch (err) {
+                if (isPlatformFailure(err)) throw err;
+                await q.query('rollback to savepoint energy_site');
+                failure ??= { err };
+                for (const a of c.assets) failedAssets.add(a);
+                const back = list.filter((s) => c.assets.includes(s.asset_id));
+                await store.markPending(q, orgId, back.map((s) => ({ asset_id: s.asset_id, from: s.from_ts.getTime(), to: s.to_ts.getTime() })));
+              }
+            }
           }
         }
         return spans.length;
@@ -236,6 +259,7 @@ export function createEnergyModel(deps: EnergyModelDeps) {
       done += n;
       if (n === 0) break;
     }
+    if (failure) throw failure.err;
     return done;
   }
 

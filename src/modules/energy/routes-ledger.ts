@@ -41,6 +41,14 @@ export function ledgerOperations(l: Ledger): Operation[] {
             balance: Type.Object({ identity: Type.String(), inputs_kwh: S.Kwh(), outputs_kwh: S.Kwh(), residual_kwh: S.Kwh(), balances: Type.Boolean() }),
             assets: Type.Array(Type.Object({ asset_id: Type.String(), asset_class: S.Nullable(Type.String()), role: Type.String() })),
             pending_refresh: Type.Boolean({ description: 'Telemetry stored since the last refresh is still being folded in' }),
+            refresh_quarantine: S.Nullable(
+              Type.Object({
+                since: S.Timestamp,
+                error_class: Type.String({ description: 'What kind of failure (e.g. numeric_value_out_of_range), never the error text' }),
+                next_retry_at: S.Timestamp,
+              }),
+              "Set when the organisation's pending telemetry could not be folded in after repeated attempts (quarantined): the figures are stale until the data is corrected and the operator releases it, or the long retry succeeds",
+            ),
             rebuild: S.Nullable(S.Rebuild),
           }),
           404: S.ErrorBody,

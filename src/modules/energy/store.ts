@@ -87,19 +87,25 @@ export function createEnergyStore() {
      * one span per asset: the earliest start and latest end of its rows taken. Rows ingestion adds
      * meanwhile are new rows, neither seen nor waited on (decision 0157).
      */
-    async takePending(q: Queryable, limit: number, orgId?: string): Promise<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]> {
+    async takePending(q: Queryable, limit: number, orgId?: string, skipAssets: readonly string[] = []): Promise<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]> {
       const r = await q.query<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }>(
         `with pick as (
-           select org_id, asset_id, seq from energy_pending ${orgId === undefined ? '' : 'where org_id = $2'}
+           select org_id, asset_id, seq from energy_pending ${orgId === undefined ? '' : 'where org_id = $2 and asset_id <> all($3::text[])'}
            order by org_id, asset_id, seq limit $1 for update skip locked
          ), gone as (
            delete from energy_pending p using pick where p.org_id = pick.org_id and p.asset_id = pick.asset_id and p.seq = pick.seq
            returning p.org_id, p.asset_id, p.from_ts, p.to_ts
          )
          select org_id, asset_id, min(from_ts) as from_ts, max(to_ts) as to_ts from gone group by org_id, asset_id order by org_id, asset_id`,
-        orgId === undefined ? [limit] : [limit, orgId],
+        orgId === undefined ? [limit] : [limit, orgId, skipAssets],
       );
       return r.rows.map((x) => ({ ...x, from_ts: new Date(x.from_ts), to_ts: new Date(x.to_ts) }));
+    },
+
+    /** The organisations with pending spans (the refresh's units, decision 0285). */
+    async pendingOrgs(q: Queryable): Promise<string[]> {
+      const r = await q.query<{ org_id: string }>('select distinct org_id from energy_pending order by org_id');
+      return r.rows.map((x) => x.org_id);
     },
 
     async pendingCount(q: Queryable, orgId: string, assetIds: string[]): Promise<number> {

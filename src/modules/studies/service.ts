@@ -195,30 +195,43 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
       const run = await store.run(bg, orgId, study_id, run_id);
       const s = await store.study(bg, orgId, study_id);
       if (!run || !s || run.status === 'succeeded' || run.status === 'failed') return;
-      await store.startRun(bg, orgId, study_id, run_id, clock.now());
-      const inputs: Partial<Record<Kind, Record<string, string>[]>> = {};
-      const kinds = Object.keys(run.input_versions) as Kind[];
-      let done = 0;
-      for (const kind of kinds) {
-        const i = await store.inputVersion(bg, orgId, study_id, kind, run.input_versions[kind]!);
-        if (!i) {
-          await store.finishRun(bg, orgId, study_id, run_id, { status: 'failed', results: null, error: `input ${kind} version ${run.input_versions[kind]} is gone` }, clock.now());
-          return;
-        }
-        inputs[kind] = i.rows;
-        done++;
-        await store.progress(bg, orgId, study_id, run_id, 10 + Math.round((done / kinds.length) * 60));
-      }
-      let results: StudyResults;
       try {
-        results = runModel(s.study_type as StudyType, inputs);
+        await execute(orgId, study_id, run_id, run.input_versions, s.study_type as StudyType);
       } catch (e) {
-        if (!(e instanceof ModelError)) throw e; // the queue retries what was not the inputs' fault
-        await store.finishRun(bg, orgId, study_id, run_id, { status: 'failed', results: null, error: e.message }, clock.now());
-        return;
+        // The queue retries what was not the inputs' fault, a few times; then the run says it
+        // failed (never the store's text) instead of staying 'running' for ever (decision 0285).
+        if (job.attempts < 5) throw e;
+        await store.finishRun(bg, orgId, study_id, run_id, { status: 'failed', results: null, error: 'The study could not be run; request a new run' }, clock.now());
       }
-      await store.finishRun(bg, orgId, study_id, run_id, { status: 'succeeded', results, error: null }, clock.now());
     },
   };
+
+  /** One run: the recorded input versions, the model, the results (or the inputs' own failure). */
+  async function execute(orgId: string, study_id: string, run_id: string, versions: Partial<Record<Kind, number>>, studyType: StudyType): Promise<void> {
+    const bg = deps.backgroundDb;
+    await store.startRun(bg, orgId, study_id, run_id, clock.now());
+    const inputs: Partial<Record<Kind, Record<string, string>[]>> = {};
+    const kinds = Object.keys(versions) as Kind[];
+    let done = 0;
+    for (const kind of kinds) {
+      const i = await store.inputVersion(bg, orgId, study_id, kind, versions[kind]!);
+      if (!i) {
+        await store.finishRun(bg, orgId, study_id, run_id, { status: 'failed', results: null, error: `input ${kind} version ${versions[kind]} is gone` }, clock.now());
+        return;
+      }
+      inputs[kind] = i.rows;
+      done++;
+      await store.progress(bg, orgId, study_id, run_id, 10 + Math.round((done / kinds.length) * 60));
+    }
+    let results: StudyResults;
+    try {
+      results = runModel(studyType, inputs);
+    } catch (e) {
+      if (!(e instanceof ModelError)) throw e; // the queue retries what was not the inputs' fault
+      await store.finishRun(bg, orgId, study_id, run_id, { status: 'failed', results: null, error: e.message }, clock.now());
+      return;
+    }
+    await store.finishRun(bg, orgId, study_id, run_id, { status: 'succeeded', results, error: null }, clock.now());
+  }
 }
 export type Studies = ReturnType<typeof createStudies>;

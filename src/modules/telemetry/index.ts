@@ -6,7 +6,7 @@ import { serviceKey } from '../../platform/services.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { telemetryConfig } from './config.ts';
 import { telemetryOperations } from './routes.ts';
-import { createPartitionMaintenance } from './maintenance.ts';
+import { createPartitionMaintenance, SEAL_KIND } from './maintenance.ts';
 import { telemetryReads, createEnergyReads, telemetryExportable, type TelemetryReads } from './store.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
@@ -54,6 +54,7 @@ export const telemetryModule: ModuleFactory = (deps) => {
   const service = deps.services.get(TELEMETRY_SERVICE);
   const maintenance = createPartitionMaintenance({
     db: deps.backgroundDb,
+    units: deps.jobUnits,
     clock: deps.clock,
     log: deps.log,
     retentionDays: sectionOf(deps.config, telemetryConfig).retentionDays,
@@ -99,6 +100,7 @@ export const telemetryDefinition: ModuleDefinition = {
       onStored: (n) => ingestTotal.inc(n),
       onRejected: (reason) => rejectedTotal.inc({ reason }),
       retentionDays: sectionOf(deps.config, telemetryConfig).retentionDays,
+      unsealedDays: async (orgId) => (await deps.jobUnits.status(deps.db, SEAL_KIND, orgId)).map((u) => u.key),
     });
     registry.provide(TELEMETRY_SERVICE, service);
     registry.provide(TELEMETRY_WRITER, service);

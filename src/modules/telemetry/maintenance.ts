@@ -4,19 +4,26 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { JobUnits } from '../../platform/job-units.ts';
 import { createPartitionStore } from './store.ts';
 
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 /** A day is sealed into rollups this long after it ends (late records are folded in anyway). */
 export const SEAL_GRACE_MS = 2 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * Sealing's units (decision 0285): an organisation's day. A step that cannot seal one
+ * organisation's rows seals the others'; that organisation's day is then held out of sealing and
+ * resealed whole, retried with backoff, then quarantined; its history reads that day from samples.
+ */
+export const SEAL_KIND = 'telemetry.seal';
 
 function addUtcMonths(d: Date, months: number): Date {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1));
 }
 
 /** `db` is the background store (its own connections and statement timeout, decision 0018). */
-export function createPartitionMaintenance(deps: { db: Db; clock: Clock; log: FastifyBaseLogger; retentionDays: number }) {
+export function createPartitionMaintenance(deps: { db: Db; units: JobUnits; clock: Clock; log: FastifyBaseLogger; retentionDays: number }) {
   const store = createPartitionStore(deps.db);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -34,8 +41,17 @@ export function createPartitionMaintenance(deps: { db: Db; clock: Clock; log: Fa
   }
 
   async function seal(): Promise<void> {
-    const hours = await store.sealDays(new Date(deps.clock.now().getTime() - SEAL_GRACE_MS));
+    const held = new Map<string, Set<string>>();
+    for (const u of await deps.units.failing(SEAL_KIND)) held.set(u.key, (held.get(u.key) ?? new Set()).add(u.orgId));
+    const hours = await store.sealDays(new Date(deps.clock.now().getTime() - SEAL_GRACE_MS), {
+      held,
+      onOrgFailed: (orgId, day, err) => deps.units.fail(SEAL_KIND, { orgId, key: day }, err),
+    });
     if (hours) deps.log.info({ hours }, 'telemetry: hours sealed into daily rollups');
+    // The organisations' days a step could not seal, once sealing is past them: each resealed whole.
+    const horizon = (await store.horizon()) ?? -Infinity;
+    const due = (await deps.units.failing(SEAL_KIND)).filter((u) => Date.parse(`${u.key}T00:00:00Z`) + DAY_MS <= horizon);
+    await deps.units.each(SEAL_KIND, due, (u) => u, (u) => store.resealOrgDay(u.orgId, u.key));
   }
 
   const failed = (what: string) => (err: unknown) => deps.log.warn({ err }, `telemetry: ${what} failed; retrying next interval`);

@@ -45,6 +45,8 @@ export interface TelemetryServiceDeps {
   log: FastifyBaseLogger;
   /** TELEMETRY_RETENTION_DAYS: records older than this are refused (0 or absent: none). */
   retentionDays?: number;
+  /** The organisation's days whose rollup could not be sealed (decision 0285): history reads them from the samples. */
+  unsealedDays?: (orgId: string) => Promise<string[]>;
 }
 
 /** What a batch touched, per asset: the earliest and latest placeable ts (epoch ms). */
@@ -304,7 +306,8 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
         to: isoTime(to),
       };
       try {
-        const r = await lagTolerant.history(ctx.orgId, input.assetId, def, range, from, to);
+        const unsealed = range.dayBuckets && deps.unsealedDays ? await deps.unsealedDays(ctx.orgId) : [];
+        const r = await lagTolerant.history(ctx.orgId, input.assetId, def, range, from, to, unsealed);
         return { ...head, series: r.series, summary: r.summary, source: 'timeseries' as const };
       } catch (e) {
         log.error({ err: e }, 'telemetry: history read failed');

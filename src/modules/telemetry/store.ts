@@ -1,6 +1,7 @@
 // Telemetry SQL. Every organisation-scoped function takes orgId first and filters on it; partition
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
 import type { Db, Queryable } from '../../infra/db/index.ts';
+import { isPlatformFailure } from '../../platform/job-units.ts';
 import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MAGNITUDE_FLOOR, MEASUREMENT_BOUNDS, RAW_KEY_BOUNDS, type CanonicalRow } from './normalise.ts';
 import { recordsJson, type LiveRecord } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
@@ -469,7 +470,7 @@ export function createTelemetryStore(db: Queryable) {
      * from the samples; every bucket is still the mean of its samples (sum / count). The latest
      * sample is a backward index scan that stops at the first sample carrying the metric.
      */
-    async history(orgId: string, assetId: string, def: MetricDef, range: RangeDef, from: Date, to: Date): Promise<HistoryRows> {
+    async history(orgId: string, assetId: string, def: MetricDef, range: RangeDef, from: Date, to: Date, unsealed: readonly string[] = []): Promise<HistoryRows> {
       const samples = (lo: string, hi: string) =>
         `select ts, ${metricValueSql(def)} as v from telemetry
          where org_id = $1 and asset_id = $2 and ts >= ${lo} and ts ${hi} and ${trustedTsSql()}`;
@@ -482,7 +483,10 @@ export function createTelemetryStore(db: Queryable) {
         // part of it, so that day is read from the samples.
         const horizon = h.rows[0]?.horizon ? Math.floor(new Date(h.rows[0].horizon).getTime() / DAY_MS) * DAY_MS : -Infinity;
         const first = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
-        const last = Math.min(Math.floor(to.getTime() / DAY_MS) * DAY_MS, horizon);
+        // A day the organisation's rollup could not be sealed for (decision 0287) and what follows
+        // are read from the samples.
+        const held = unsealed.map((d) => Date.parse(`${d}T00:00:00Z`)).filter((t) => t >= Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
+        const last = Math.min(Math.floor(to.getTime() / DAY_MS) * DAY_MS, horizon, ...held);
         if (last > first) {
           sealedFrom = new Date(first);
           sealedTo = new Date(last);
@@ -530,6 +534,17 @@ export function createTelemetryStore(db: Queryable) {
   };
 }
 
+/** One sealing step's insert over [$1, $2) into day $3, for the organisations `orgs` selects (with $4). */
+const SEAL_STEP = (orgs: string) => `insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
+   select org_id, asset_id, $3::timestamptz,
+          ${ROLLUP_AGGREGATES}
+   from (select org_id, asset_id,
+                ${METRIC_VALUES}
+         from telemetry where ts >= $1 and ts < $2 and ${orgs} and ${trustedTsSql()}) x
+   group by org_id, asset_id
+   on conflict (org_id, asset_id, day) do update set
+     ${ROLLUP_MERGE}`;
+
 /**
  * Partition maintenance and sealing of daily rollups: they act on the table as a whole (every
  * organisation), so they are not organisation-scoped. `db` must be a Db (sealing opens transactions).
@@ -560,6 +575,24 @@ export function createPartitionStore(db: Db) {
       const r = await db.query<{ made: number }>('select telemetry_ensure_partitions($1, $2) as made', [from, to]);
       return Number(r.rows[0].made);
     },
+    /** The end of what is sealed (ms), or null before the first seal. */
+    async horizon(): Promise<number | null> {
+      const r = await db.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
+      return r.rows[0]?.horizon ? new Date(r.rows[0].horizon).getTime() : null;
+    },
+    /**
+     * Seals one organisation's whole day (YYYY-MM-DD, already behind the horizon) anew: what a step
+     * could not seal for it (decision 0285). Its rollup rows of the day are replaced, under the
+     * rollup lock, so records ingestion folded in meanwhile are counted once.
+     */
+    async resealOrgDay(orgId: string, day: string): Promise<void> {
+      const start = new Date(`${day}T00:00:00Z`);
+      await db.tx(async (q) => {
+        await q.query(`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
+        await q.query('delete from telemetry_rollup_daily where org_id = $1 and day = $2', [orgId, start]);
+        await q.query(SEAL_STEP('org_id = $4'), [start, new Date(start.getTime() + DAY_MS), start, orgId]);
+      });
+    },
     /** Drops whole monthly partitions ending at or before cutoff, and older rollups and default rows. */
     async dropPartitionsBefore(cutoff: Date): Promise<number> {
       const r = await db.query<{ dropped: number }>('select telemetry_drop_partitions_before($1) as dropped', [cutoff]);
@@ -573,7 +606,17 @@ export function createPartitionStore(db: Db) {
      * a record below it, late for an hour already sealed, is added to its day's rollup by the
      * ingest statement, so every record is still counted once. Returns the hours sealed.
      */
-    async sealDays(upto: Date, opts: { maxHours?: number; onStep?: (hours: number, ms: number) => void } = {}): Promise<number> {
+    async sealDays(
+      upto: Date,
+      opts: {
+        maxHours?: number;
+        onStep?: (hours: number, ms: number) => void;
+        /** Organisations left out of a day's steps (a unit of theirs failed on it: resealed whole by `resealOrgDay`), by day (YYYY-MM-DD). */
+        held?: ReadonlyMap<string, ReadonlySet<string>>;
+        /** An organisation whose rows of a step could not be sealed (the others were; decision 0285). Called after the step commits. */
+        onOrgFailed?: (orgId: string, day: string, err: unknown) => Promise<void>;
+      } = {},
+    ): Promise<number> {
       const lastDayEnd = Math.floor(upto.getTime() / DAY_MS) * DAY_MS;
       const maxHours = opts.maxHours ?? 24_000;
       let sealed = 0;
@@ -593,6 +636,7 @@ export function createPartitionStore(db: Db) {
           hours = Math.max(1, Math.min(left, Math.floor((SEAL_STEP_ROWS * left) / Math.max(1, c.rows[0].n))));
         }
         hours = Math.min(hours, maxHours - sealed);
+        const failed: { orgId: string; day: string; err: unknown }[] = [];
         const step = await db.tx(async (q) => {
           await q.query(`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
           const locked = await q.query<{ horizon: Date | null }>('select horizon from telemetry_rollup_state');
@@ -605,21 +649,39 @@ export function createPartitionStore(db: Db) {
           const from = Math.floor(horizon / SEAL_STEP_MS) * SEAL_STEP_MS;
           const end = Math.min(from + hours * SEAL_STEP_MS, day + DAY_MS);
           if (day + DAY_MS > lastDayEnd) return 0;
-          await q.query(
-            `insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
-             select org_id, asset_id, $3::timestamptz,
-                    ${ROLLUP_AGGREGATES}
-             from (select org_id, asset_id,
-                          ${METRIC_VALUES}
-                   from telemetry where ts >= $1 and ts < $2 and ${trustedTsSql()}) x
-             group by org_id, asset_id
-             on conflict (org_id, asset_id, day) do update set
-               ${ROLLUP_MERGE}`,
-            [new Date(horizon), new Date(end), new Date(day)],
-          );
+          const dayKey = new Date(day).toISOString().slice(0, 10);
+          const held = [...(opts.held?.get(dayKey) ?? [])];
+          const window = [new Date(horizon), new Date(end), new Date(day)];
+          // Every organisation at once; if that fails (one organisation's rows cannot be summed),
+          // each organisation on its own, so the one that fails holds back only its own day.
+          await q.query('savepoint seal_all');
+          try {
+            await q.query(SEAL_STEP('org_id <> all($4::text[])'), [...window, held]);
+            await q.query('release savepoint seal_all');
+          } catch (allErr) {
+            if (isPlatformFailure(allErr)) throw allErr;
+            await q.query('rollback to savepoint seal_all');
+            const orgs = await q.query<{ org_id: string }>(
+              'select distinct org_id from telemetry where ts >= $1 and ts < $2 and org_id <> all($3::text[]) order by org_id',
+              [window[0], window[1], held],
+            );
+            for (const { org_id } of orgs.rows) {
+              await q.query('savepoint seal_org');
+              try {
+                await q.query(SEAL_STEP('org_id = $4'), [...window, org_id]);
+                await q.query('release savepoint seal_org');
+              } catch (err) {
+                await q.query('rollback to savepoint seal_org');
+                failed.push({ orgId: org_id, day: dayKey, err });
+              }
+            }
+            // Not an organisation's data after all (every one sealed alone): the step's own failure.
+            if (failed.length === 0) throw allErr;
+          }
           await q.query('update telemetry_rollup_state set horizon = $1', [new Date(end)]);
           return Math.round((end - from) / SEAL_STEP_MS);
         });
+        for (const f of failed) await opts.onOrgFailed?.(f.orgId, f.day, f.err);
         if (step === 0) break;
         sealed += step;
         opts.onStep?.(step, performance.now() - started);

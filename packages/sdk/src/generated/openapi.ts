@@ -42826,6 +42826,21 @@ export interface operations {
                              */
                             to: string;
                         } | null;
+                        /** @description Set when the organisation's pending telemetry could not be folded in after repeated attempts (quarantined): the figures are stale until the data is corrected and the operator releases it, or the long retry succeeds */
+                        refresh_quarantine: {
+                            /** @description What kind of failure (e.g. numeric_value_out_of_range), never the error text */
+                            error_class: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            next_retry_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            since: string;
+                        } | null;
                         settlement_days: {
                             date: string;
                             periods: number;

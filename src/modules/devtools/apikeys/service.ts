@@ -1,5 +1,6 @@
 // API keys: issue (secret shown once), list, rotate, revoke, and the credential check the platform
 // calls for every `Bearer <prefix>_...`. Rules are in docs/decisions/0081-api-key-lifecycle.md.
+import type { JobUnits } from '../../../platform/job-units.ts';
 import type { Db } from '../../../infra/db/index.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
@@ -30,12 +31,17 @@ export function statusOf(k: KeyRow, now: Date): KeyStatus {
   return 'active';
 }
 
+/** The hourly sync of every organisation's key alerts (a schedule). */
+export const KEY_ALERTS_KIND = 'devtools.key-alerts';
+
 export interface KeyDeps {
   db: Db;
   clock: Clock;
   audit: AuditLog;
   config: Config;
   keyAlerts: KeyAlerts;
+  /** Per-organisation units of the hourly sync (decision 0285). */
+  units: Pick<JobUnits, 'each'>;
   /** The organisation's plan limits, locked in the creating transaction. */
   orgs: Pick<OrgDirectory, 'lockPlanLimits'>;
 }
@@ -187,11 +193,10 @@ export function createKeyService(deps: KeyDeps) {
     },
 
     /** Scheduled: every organisation holding keys. */
+    /** Every organisation's key alerts, each organisation its own unit (decision 0285). */
     async syncAllAlerts() {
       const now = clock.now();
-      for (const orgId of await keyStore.orgsWithKeys(db)) {
-        await db.tx((q) => keyAlerts.sync(q, orgId, now));
-      }
+      await deps.units.each(KEY_ALERTS_KIND, await keyStore.orgsWithKeys(db), (orgId) => ({ orgId }), (orgId) => db.tx((q) => keyAlerts.sync(q, orgId, now)));
     },
 
     authenticator: {

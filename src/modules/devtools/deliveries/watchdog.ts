@@ -8,6 +8,7 @@ import type { Db, Queryable } from '../../../infra/db/index.ts';
 import type { RegistryReads } from '../../registry/index.ts';
 import type { TelemetryReads } from '../../telemetry/index.ts';
 import type { Clock } from '../../../platform/clock.ts';
+import type { JobUnits } from '../../../platform/job-units.ts';
 import { DAY_MS } from '../common.ts';
 import { endpointStore } from '../webhooks/store.ts';
 import { deliveryStore } from './store.ts';
@@ -15,6 +16,8 @@ import type { DeliveryEngine } from './engine.ts';
 
 export const OFFLINE_AFTER_MS = 30 * 60_000;
 export const WATCHDOG_EVERY_MS = 5 * 60_000;
+/** The schedule; each organisation listening is its own unit (decision 0285). */
+export const WATCHDOG_KIND = 'devtools.offline-watchdog';
 const LOOKBACK_MS = 7 * DAY_MS;
 /** Devices reported per organisation and scan (the rest wait for the next scan). */
 const PER_SCAN = 500;
@@ -25,6 +28,7 @@ export interface WatchdogDeps {
   engine: DeliveryEngine;
   registry: Pick<RegistryReads, 'records'>;
   telemetry: Pick<TelemetryReads, 'latest' | 'newestBetween'>;
+  units: Pick<JobUnits, 'each'>;
 }
 
 export function createOfflineWatchdog(deps: WatchdogDeps) {
@@ -72,7 +76,7 @@ export function createOfflineWatchdog(deps: WatchdogDeps) {
   return async function scan(): Promise<number> {
     const now = clock.now();
     let reported = 0;
-    for (const orgId of await endpointStore.orgsListening(db, 'device.offline')) {
+    await deps.units.each(WATCHDOG_KIND, await endpointStore.orgsListening(db, 'device.offline'), (orgId) => ({ orgId }), async (orgId) => {
       await clearRecovered(db, orgId);
       const silent = await newlySilent(db, orgId, new Date(now.getTime() - OFFLINE_AFTER_MS), new Date(now.getTime() - LOOKBACK_MS), PER_SCAN);
       for (const d of silent) {
@@ -100,7 +104,7 @@ export function createOfflineWatchdog(deps: WatchdogDeps) {
           reported++;
         });
       }
-    }
+    });
     return reported;
   };
 }
