@@ -31,7 +31,7 @@ export function client(svc: TestService, token: string) {
     async ok(method: string, url: string, payload?: unknown, status = 200) {
       const res = await call(method, url, payload);
       assert.equal(res.statusCode, status, `${method} ${url}: ${res.body.slice(0, 800)}`);
-      return res.statusCode === 204 ? null : res.headers['content-type']?.toString().includes('json') ? json(res) : res.body;
+      return res.statusCode === 204 ? null : /^application\/json/.test(String(res.headers['content-type'] ?? '')) ? json(res) : res.body;
     },
   };
 }
