@@ -273,6 +273,12 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   assert.equal(fc.half_hours.filter((x: { load_kwh: number | null }) => x.load_kwh === null).length, 0, 'no half hour of the forecast is empty');
   const charged = plan.half_hour_plan.slice(0, 14).reduce((s: number, x: { devices: { power_kw: number }[] }) => s + Math.max(0, x.devices[0].power_kw) * 0.5, 0);
   assert.ok(charged > 0, 'the battery recharges in the cheap night band');
+  // The registry's capacity bounds the plan: ten times it is refused (decision 0316).
+  const oversized = await me.call('POST', `/api/optimiser/tariff-schedule/${SITE}/run`, {
+    start: iso(END), hours: 24, prices: { source: 'retail_tariff', tariff_id: tariff.tariff_id },
+    batteries: [{ device_id: BATT, capacity_kwh: limits.capacity_kwh * 10, max_charge_kw: limits.max_power_kw, initial_soc_pct: 50 }],
+  });
+  assertRefused(oversized, 422, { fields: ['body.batteries.0.capacity_kwh'] });
 
   // ---- 7. Exports: the EMS interval export (JSON and CSV) and the organisation export equal the ledger.
   const interval = await me.ok('GET', `/api/hardware/ems/exports/interval?site_id=${SITE}&date=2026-11-24`);
@@ -314,4 +320,21 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   assert.deepEqual((await them.ok('GET', '/api/hardware/sites/onboarding/runs')).runs, []);
   const manifest = await them.ok('GET', '/api/organisations/export/manifest');
   for (const c of manifest.collections) assert.equal(c.row_count, 0, `${c.name} holds nothing of ours`);
+});
+
+// Seam (reported, not fixed here: forecasting is being changed elsewhere): the forecasting module
+// works out a half hour's "actual" load and generation itself, as the mean of the samples in it ×
+// 0.5 h, instead of taking the energy module's figures. For this day the totals agree (the shapes
+// are symmetric) but 16 half hours of generation and 5 of load differ from the ledger: 08:00
+// generation 0.090 against the ledger's 0.108 kWh, 20:30 load 1.008 against 0.940 kWh. One figure,
+// one source: what forecasting calls actual should be the ledger's.
+test('seam: forecast-vs-actual shows the ledger\'s consumption and generation as the actuals', {
+  todo: 'forecasting measures actuals as half-hour sample means × 0.5 h, not the ledger (issue 36 closing note)',
+}, async () => {
+  const fva = await me.ok('GET', `/api/optimiser/forecasting/sites/${SITE}/forecast-vs-actual?from=2026-11-24T00:00:00Z&to=2026-11-25T00:00:00Z`);
+  assert.equal(fva.half_hours.length, 48);
+  assert.deepEqual(
+    fva.half_hours.map((h: { start: string; load_actual_kwh: number; generation_actual_kwh: number }) => [h.start, Math.round(h.load_actual_kwh * 1000), Math.round(h.generation_actual_kwh * 1000)]),
+    EXPECTED.map((e) => [e.start, e.con, e.gen]),
+  );
 });
