@@ -198,6 +198,19 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   assert.equal(JSON.parse(receipt.signed_body).delivered_wh, 11650);
   assert.equal((await me.ok('GET', `/api/vpp/vpp/settle/receipts/${receipt.receipt_id}/verify`)).valid, true);
 
+  // The organisation export carries the same sessions: register start and stop, so the same energy.
+  const job = await me.ok('POST', '/api/organisations/export', { collections: ['hub.transactions'], format: 'jsonl' }, 202);
+  for (let i = 0; i < 5; i++) {
+    await svc.runDue();
+    if ((await me.ok('GET', `/api/organisations/export/jobs/${job.job_id}`)).status === 'completed') break;
+    clock.advance(1_000);
+  }
+  const exported = String(await me.ok('GET', `${job.collection_paths['hub.transactions']}?format=jsonl`)).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.deepEqual(
+    exported.map((r) => [r.transaction_id, r.started_at, r.stopped_at, kwhText(Number(r.meter_stop_wh) - Number(r.meter_start_wh))]).sort(),
+    [sessionA, sessionB].map((t) => [t.transaction_id, t.started_at, t.stopped_at, t.energy_kwh]).sort(),
+  );
+
   // ---- 7. Another organisation sees none of it.
   await assert.rejects(charger({ base, orgId: OTHER, id: 'CP-A', password: cpA.password, protocol: 'ocpp1.6' }).connect(), (e: { response?: { statusCode: number } }) => {
     assert.equal(e.response?.statusCode, 404);
@@ -209,8 +222,21 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   assertRefused(await them.call('GET', `/api/twin/registry/assets/CP-A`), 404, /not found/i);
   assertRefused(await them.call('GET', `/api/hardware/field/work-orders/${wo.id}`), 404, /not found/i);
   assertRefused(await them.call('GET', `/api/vpp/vpp/settle/receipts/${receipt.receipt_id}`), 404, /not found/i);
+  assertRefused(await them.call('GET', `/api/organisations/export/jobs/${job.job_id}`), 404, /not found/i);
   assert.equal((await them.ok('GET', '/api/hardware/ems/alerts')).count, 0);
   assert.deepEqual((await them.ok('GET', '/api/hardware/field/alerts')).alerts, []);
   assert.deepEqual((await them.ok('GET', '/api/hardware/field/work-orders')).work_orders, []);
   assert.deepEqual((await them.ok('GET', '/api/vpp/vpp/settle/receipts')).receipts, []);
+});
+
+// Seam (reported, not fixed here): docs/charging-hub.md sends readers to the charger's telemetry
+// history for its meter values. Its `sessions` metric (kWh) is the mean of the cumulative register
+// in each bucket: 105 kWh for 08:00 and 111.075 kWh for 09:00, for a session the hub (and the ledger)
+// count as 11.650 kWh. Energy a bucket shows should be the energy delivered in it: 10.500 kWh from
+// 08:00 to 09:00 (100 000 → 110 500 Wh) and 1.150 kWh after.
+test('seam: the charger history shows the energy delivered per hour (10.500 + 1.150 = the session\'s 11.650 kWh), not the register', {
+  todo: 'telemetry history averages the cumulative energy_kwh register for the ev "sessions" metric (issue 36 closing note)',
+}, async () => {
+  const h = await me.ok('GET', '/api/telemetry/assets/ev/CP-A/history?metric=sessions&range=hourly');
+  assert.deepEqual(h.series.map((p: { t: string; v: number }) => [p.t, p.v]), [['2026-11-24T08:00:00Z', 10.5], ['2026-11-24T09:00:00Z', 1.15]]);
 });
