@@ -177,6 +177,17 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   const contrib = (asset: string, flow: string) => whOf(noon.contributions.find((c: { asset_id: string; flow: string }) => c.asset_id === asset && c.flow === flow)?.kwh);
   assert.deepEqual([contrib(PV, 'generation'), contrib(BATT, 'charge'), contrib(METER, 'export')], [row12.gen, row12.chg, row12.exp]);
 
+  // Site energy reads the same ledger: self-consumed = Σ max(generation − export, 0) per half hour;
+  // the battery's throughput and cycles against its registered 5.2 kWh.
+  const selfConsumedWh = EXPECTED.reduce((a, r) => a + Math.max(r.gen - r.exp, 0), 0);
+  const sc = await me.ok('GET', `/api/telemetry/sites/${SITE}/self-consumption?date=2026-11-24`);
+  assert.deepEqual([sc.generation_kwh, sc.export_kwh, sc.import_kwh, sc.consumption_kwh, sc.self_consumed_kwh], [kwhText(total('gen')), kwhText(total('exp')), kwhText(total('imp')), kwhText(total('con')), kwhText(selfConsumedWh)]);
+  assert.equal(sc.self_consumption_ratio, Math.round((selfConsumedWh / total('gen')) * 1e4) / 1e4);
+  const bs = await me.ok('GET', `/api/telemetry/sites/${SITE}/battery/state?date=2026-11-24`);
+  assert.deepEqual([bs.capacity_kwh, bs.capacity_source, bs.charge_kwh, bs.discharge_kwh, bs.throughput_kwh], [BATTERY_LIMITS.capacity_kwh, 'asset_details', kwhText(total('chg')), kwhText(total('dis')), kwhText(total('chg') + total('dis'))]);
+  assert.equal(bs.equivalent_full_cycles, Math.round(((total('chg') + total('dis')) / 1000 / 2 / BATTERY_LIMITS.capacity_kwh) * 100) / 100);
+  assert.equal(bs.batteries[0].soc_pct, socAt.get(END));
+
   // ---- 4. EMS alert (pv_underperformance) routed to a person by e-mail and to a signed HTTPS webhook.
   const secret = newSecret();
   const rule = await me.ok('POST', '/api/hardware/ems/routing/rules', {
@@ -251,7 +262,7 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   const battery = (await me.ok('GET', `/api/twin/registry/assets/${BATT}`));
   const limits = battery.details;
   assert.deepEqual(limits, BATTERY_LIMITS);
-  const lastSoc = socAt.get(END)!;
+  const lastSoc = bs.batteries[0].soc_pct; // the battery's latest state of charge, as site energy shows it
   const plan = await me.ok('POST', `/api/optimiser/tariff-schedule/${SITE}/run`, {
     start: iso(END), hours: 24, export_p_per_kwh: 15,
     prices: { source: 'retail_tariff', tariff_id: tariff.tariff_id },
@@ -261,7 +272,7 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   assert.match(plan.site_forecast, /^persistence/);
   const minKwh = (limits.capacity_kwh * limits.min_soc_pct) / 100;
   const maxKwh = (limits.capacity_kwh * limits.max_soc_pct) / 100;
-  assert.deepEqual([plan.batteries[0].min_soc_kwh, plan.batteries[0].max_soc_kwh], [minKwh, maxKwh]);
+  assert.deepEqual([plan.batteries[0].min_soc_kwh, plan.batteries[0].max_soc_kwh, plan.batteries[0].initial_soc_kwh], [minKwh, maxKwh, Math.round(limits.capacity_kwh * lastSoc * 10) / 1000]);
   for (const [i, hh] of plan.half_hour_plan.entries()) {
     const d = hh.devices[0];
     assert.ok(Math.abs(d.power_kw) <= limits.max_power_kw + 1e-9, `half hour ${i}: ${d.power_kw} kW within ±${limits.max_power_kw}`);
