@@ -26,6 +26,8 @@ const METER = 'depot-meter';
 let svc: TestService;
 let base: string;
 let me: Client;
+/** The depot's ledger totals as the journey read them (checked again in the seam test below). */
+let depotTotals: { gap_half_hours: number } | undefined;
 let them: Client;
 const open: Charger[] = [];
 
@@ -143,7 +145,7 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   const meterRecords = [];
   let register = 41_000_000; // Wh
   for (let s = DAY; s <= END; s += HH) {
-    meterRecords.push({ device_id: METER, ts: iso(s), import_kwh: register / 1000 });
+    meterRecords.push({ device_id: METER, ts: iso(s), import_kwh: register / 1000, export_kwh: 0 });
     register += BUILDING_WH + (CHARGING_WH.get(s) ?? 0);
   }
   assert.equal((await me.ok('POST', '/api/telemetry/ingest', meterRecords)).stored, 49);
@@ -151,6 +153,7 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   await svc.runDue();
   const ledger = await me.ok('GET', `/api/telemetry/sites/${SITE}/ledger?date=2026-11-24`);
   assert.equal(ledger.pending_refresh, false);
+  depotTotals = ledger.totals;
   const perHalfHour = ledger.half_hours.map((h: Record<string, string>) => [h.period_start, whOf(h.import_kwh), whOf(h.consumption_kwh)]);
   const expected = [];
   for (let s = DAY; s < END; s += HH) expected.push([iso(s), BUILDING_WH + (CHARGING_WH.get(s) ?? 0), CHARGING_WH.get(s) ?? 0]);
@@ -239,4 +242,16 @@ test('seam: the charger history shows the energy delivered per hour (10.500 + 1.
 }, async () => {
   const h = await me.ok('GET', '/api/telemetry/assets/ev/CP-A/history?metric=sessions&range=hourly');
   assert.deepEqual(h.series.map((p: { t: string; v: number }) => [p.t, p.v]), [['2026-11-24T08:00:00Z', 10.5], ['2026-11-24T09:00:00Z', 1.15]]);
+});
+
+// Seam (reported, not fixed here): an OCPP charger sends meter values only during a session, so
+// between sessions the ledger has no reading of an idle charger and marks every half hour of the
+// depot's day a gap (48 of 48; consumption basis `missing`, or `partial` while one charger charges),
+// though the hub knows each charger idle at an unchanged register (connector Available, no open
+// transaction). The idle chargers' zero should count, so the day is complete.
+test('seam: idle chargers count as zero in the depot ledger, not as missing (no gap half hours)', {
+  todo: 'the ledger has no reading of an idle charger between sessions: 48 of 48 half hours are gaps (issue 36 closing note)',
+}, () => {
+  assert.ok(depotTotals, 'the journey read the ledger');
+  assert.equal(depotTotals.gap_half_hours, 0);
 });
