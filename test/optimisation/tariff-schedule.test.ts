@@ -182,3 +182,18 @@ test("a stored retail tariff's time-of-use unit rates (VAT inclusive, by UK time
   await asset(svc, other, { asset_id: 'bat-x', site_id: 'bess-x', asset_class: 'battery' });
   assertRefused(await call(svc, other, 'POST', `${BASE}/bess-x/run`, body({ batteries: [battery({ device_id: 'bat-x' })], prices: { source: 'retail_tariff', tariff_id: tariffId } })), 422, { fields: ['body.prices.tariff_id'] });
 });
+
+test("a battery planned above its registered capacity_kwh is refused (the schedule stays within what the registry says the battery holds); at or below it is planned", async () => {
+  await asset(svc, admin, { asset_id: 'bat-cap', site_id: 'capped', asset_class: 'battery', details: { capacity_kwh: 5.2 } });
+  const capped = (o: object) => body({ batteries: [battery({ device_id: 'bat-cap', ...o })] });
+  const over = await call(svc, admin, 'POST', `${BASE}/capped/run`, capped({ capacity_kwh: 52 }));
+  assertRefused(over, 422, { fields: ['body.batteries.0.capacity_kwh'] });
+  assert.equal(json(over).detail[0].msg, "above the battery's registered capacity_kwh (5.2 kWh in its registry details)");
+  const at = await call(svc, admin, 'POST', `${BASE}/capped/run`, capped({ capacity_kwh: 5.2 }));
+  assert.equal(at.statusCode, 200, at.body);
+  assert.equal(json(at).batteries[0].capacity_kwh, 5.2);
+  assert.equal((await call(svc, admin, 'POST', `${BASE}/capped/run`, capped({ capacity_kwh: 4 }))).statusCode, 200, 'a smaller usable capacity is the planner\'s choice');
+  // The import-limit configuration holds the same rule.
+  const cfg = await call(svc, admin, 'PUT', `/api/optimiser/import-limit/capped/config`, { import_limit_kw: 6, assets: [{ device_id: 'bat-cap', kind: 'battery', max_power_kw: 5, capacity_kwh: 10, initial_soc_pct: 50 }] });
+  assertRefused(cfg, 422, { fields: ['body.assets.0.capacity_kwh'] });
+});

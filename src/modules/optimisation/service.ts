@@ -112,6 +112,17 @@ export function createOptimisation(deps: Deps) {
     return floorSlot(now) + (now % SLOT_MS === 0 ? 0 : SLOT_MS);
   }
 
+  /**
+   * A plan never gives a battery more room than the registry says it has: a stated capacity above
+   * the asset's registered `details.capacity_kwh` (the figure site energy and EMS alerts use) is
+   * refused; at or below it is the planner's choice (decision 0316).
+   */
+  function withinRegistered(asset: SiteAsset | undefined, capacityKwh: number | undefined, loc: (string | number)[]) {
+    const registered = asset?.details.capacity_kwh;
+    if (typeof registered !== 'number' || !(registered > 0) || capacityKwh === undefined || capacityKwh <= registered) return;
+    throw optErrors.field([...loc, 'capacity_kwh'], `above the battery's registered capacity_kwh (${registered} kWh in its registry details)`, capacityKwh);
+  }
+
   function batterySpec(b: BatteryInput, loc: (string | number)[], warranty?: { max_cycles_per_day: number | null; max_throughput_kwh_per_day: number | null }): BatterySpec {
     const min = b.min_soc_pct ?? 10;
     const max = b.max_soc_pct ?? 100;
@@ -207,7 +218,9 @@ export function createOptimisation(deps: Deps) {
       return db.tx(async (q) => {
         const assets = await siteAssets(q, ctx.orgId, siteId);
         body.batteries.forEach((b, i) => {
-          if (!assets.some((a) => a.asset_id === b.device_id && a.asset_class === 'battery')) throw optErrors.field(['body', 'batteries', i, 'device_id'], 'not a battery registered at this site', b.device_id);
+          const registered = assets.find((a) => a.asset_id === b.device_id && a.asset_class === 'battery');
+          if (!registered) throw optErrors.field(['body', 'batteries', i, 'device_id'], 'not a battery registered at this site', b.device_id);
+          withinRegistered(registered, b.capacity_kwh, ['body', 'batteries', i]);
         });
         const warranties = new Map((await optStore.warranties(q, ctx.orgId, siteId)).map((w) => [w.device_id, w]));
         const batteries = body.batteries.map((b, i) => batterySpec(b, ['body', 'batteries', i], warranties.get(b.device_id)));
@@ -301,6 +314,7 @@ export function createOptimisation(deps: Deps) {
           seen.add(a.device_id);
           if (a.kind === 'battery') {
             if (a.capacity_kwh === undefined) throw optErrors.field(['body', 'assets', i, 'capacity_kwh'], 'required for a battery', null);
+            withinRegistered(assets.find((x: SiteAsset) => x.asset_id === a.device_id), a.capacity_kwh, ['body', 'assets', i]);
             batterySpec({ device_id: a.device_id, capacity_kwh: a.capacity_kwh, max_charge_kw: a.max_power_kw, initial_soc_pct: a.initial_soc_pct ?? 50, min_soc_pct: a.min_soc_pct, max_soc_pct: a.max_soc_pct }, ['body', 'assets', i]);
           } else if (a.energy_kwh !== undefined && a.energy_kwh > a.max_power_kw * (a.ready_within_hours ?? 8)) {
             throw optErrors.field(['body', 'assets', i, 'energy_kwh'], 'more than the charger can deliver in ready_within_hours at max_power_kw', a.energy_kwh);
