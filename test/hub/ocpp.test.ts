@@ -512,6 +512,24 @@ describe('the device edge: frames, errors, authentication, endpoint', () => {
     await cp.close({ force: true });
   });
 
+  test('a charger that does not wait for its answers gets at most 8 calls handled at once; the rest a CALLERROR, the connection stays', async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp1.6', strict: false }));
+    const answers = inbound(cp);
+    const all = deferred<void>();
+    cp.on('message', () => answers.length >= 16 && all.resolve());
+    // 16 CALLs without waiting (each Heartbeat waits for a store write): within the bad-message limit.
+    for (let i = 0; i < 16; i++) cp.sendRaw(JSON.stringify([2, `hb${i}`, 'Heartbeat', {}]));
+    await all.promise;
+    const refused = answers.filter((m) => m.startsWith('[4,'));
+    const served = answers.filter((m) => m.startsWith('[3,'));
+    assert.ok(refused.length >= 1, `some refused (${answers.length} answers)`);
+    assert.ok(served.length >= 8, `the first 8 are served (${served.length})`);
+    assert.equal(served.length + refused.length, 16);
+    for (const m of refused) assert.deepEqual(JSON.parse(m).slice(2), ['GenericError', 'Too many calls in progress: wait for the answers', {}]);
+    assert.ok((await cp.call('Heartbeat', {})).currentTime, 'the connection stays');
+    await cp.close({ force: true });
+  });
+
   test('values the store cannot hold get a CALLERROR with no store text; the connection stays', async () => {
     const sqlText = /out of range|integer|numeric|syntax|relation|column|violates|constraint "|postgres|sql|timestamp|invalid input/i;
     const c16 = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp1.6' }));

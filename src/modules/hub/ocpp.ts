@@ -90,6 +90,8 @@ export interface OcppSettings {
 const MAX_SEGMENT = 128;
 /** OCPP-J message ids are at most 36 characters; a CALLERROR never echoes more. */
 const MAX_MESSAGE_ID = 36;
+/** CALLs of one connection handled at once (OCPP-J: one; chargers that pipeline get some slack). */
+const MAX_CALLS_IN_FLIGHT = 8;
 /** A CALLERROR's description is passed on only up to this length (ocpp-rpc's own texts and the schema validator's are shorter). */
 const MAX_DESCRIPTION = 120;
 
@@ -336,24 +338,36 @@ export function createOcppGateway(deps: {
     return createRPCError('InternalError', 'Internal error', {}) as unknown as Error;
   }
 
-  /** Every handler's failure goes through callFailure; the handlers themselves stay as they are. */
-  function guardHandlers(client: RpcClient, s: Session) {
+  /**
+   * Every handler's failure goes through callFailure; the handlers themselves stay as they are.
+   * OCPP-J has a charger wait for each answer before its next CALL; one that does not gets at most
+   * MAX_CALLS_IN_FLIGHT handled at once, the rest a CALLERROR (counted as bad messages).
+   */
+  function guardHandlers(client: RpcClient, s: Session, tooMany: () => void) {
     const handle = client.handle.bind(client) as (...a: unknown[]) => void;
+    let inFlight = 0;
     const guard =
       (action: string, fn: (c: any) => unknown) =>
       async (c: any): Promise<unknown> => {
+        if (inFlight >= MAX_CALLS_IN_FLIGHT) {
+          tooMany();
+          throw createRPCError('GenericError', 'Too many calls in progress: wait for the answers', {});
+        }
+        inFlight++;
         try {
           return await fn(c);
         } catch (err) {
           throw callFailure(s, action, err);
+        } finally {
+          inFlight--;
         }
       };
     client.handle = ((a: string | ((c: any) => unknown), b?: (c: any) => unknown) =>
       typeof a === 'function' ? handle(guard('*', a)) : handle(a, guard(a, b!))) as RpcClient['handle'];
   }
 
-  /** Closes a connection that sends more than the limit of bad messages in a minute (of the service clock). */
-  function limitBadMessages(client: RpcClient, s: Session) {
+  /** Closes a connection that sends more than the limit of bad messages in a minute (of the service clock); returns the count. */
+  function limitBadMessages(client: RpcClient, s: Session): () => void {
     const times: number[] = [];
     let closing = false;
     const bad = () => {
@@ -378,6 +392,7 @@ export function createOcppGateway(deps: {
         }
       }),
     );
+    return bad;
   }
 
   rpc.on('client', entries.wrap('hub.ocpp-connection', onClient, (_err, client: RpcClient) => void client.close({ code: 1011, force: true }).catch(() => {})));
@@ -387,8 +402,7 @@ export function createOcppGateway(deps: {
     // Every CALLERROR leaves through this (ocpp-rpc writes its answers with sendRaw).
     const sendRaw = client.sendRaw.bind(client);
     client.sendRaw = (message: string) => sendRaw(message.startsWith('[4,') ? plainCallError(message) : message);
-    guardHandlers(client, s);
-    limitBadMessages(client, s);
+    guardHandlers(client, s, limitBadMessages(client, s));
     const version = client.protocol as OcppVersion;
     const k = key(s.orgId, s.cpId);
     const previous = clients.get(k);
