@@ -133,6 +133,7 @@ async function main() {
   const child = await startChild(
     {
       NODE_ENV: 'production',
+      HUB_OCPP_PUBLIC_URL: 'wss://hub.bench.invalid',
       JWT_SECRET,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_USER_PER_MIN: '10000000',

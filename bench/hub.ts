@@ -49,7 +49,7 @@ async function main() {
   const pinned = await pinSelf(1);
   log(await machine());
   log(`load generator: pid ${process.pid}${pinned ? ' pinned to core 1' : ''}; ${N} chargers (OCPP 1.6J); ${SECONDS} s; heartbeat every 60 s, meter values every 10 s`);
-  const env: Record<string, string> = { NODE_ENV: 'production', JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_USER_PER_MIN: '10000000', NAMESPACE: `bench${randomBytes(4).toString('hex')}`, PORT: '0', BENCH_ORG: ORG, HUB_HEARTBEAT_INTERVAL_SECONDS: '60' };
+  const env: Record<string, string> = { NODE_ENV: 'production', JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_USER_PER_MIN: '10000000', NAMESPACE: `bench${randomBytes(4).toString('hex')}`, PORT: '0', BENCH_ORG: ORG, HUB_HEARTBEAT_INTERVAL_SECONDS: '60', HUB_OCPP_PUBLIC_URL: 'wss://hub.bench.invalid' };
   let dataDir: string | undefined;
   let admin: pg.Client | undefined;
   let schema: string | undefined;
@@ -77,7 +77,8 @@ async function main() {
       const r = await api('/api/csms/api/hub/sites/bench/charge-points', { charge_point_id: id, max_power_kw: 22 });
       if (r.status !== 201) throw new Error(`register ${id}: ${r.status} ${await r.text()}`);
       const b = (await r.json()) as { password: string; ocpp_endpoint: string };
-      creds.push({ id, password: b.password, endpoint: b.ocpp_endpoint });
+      // The endpoint as given names HUB_OCPP_PUBLIC_URL (required in production); the bench dials the child directly.
+      creds.push({ id, password: b.password, endpoint: b.ocpp_endpoint.replace('wss://hub.bench.invalid', child.address.replace('http', 'ws')) });
     });
     log(`registered ${N} charge points in ${fmt((performance.now() - t0) / 1000, 1)} s`);
 

@@ -320,6 +320,7 @@ async function main() {
   let dataDir: string | undefined;
   const env: Record<string, string> = {
     NODE_ENV: 'production',
+    HUB_OCPP_PUBLIC_URL: 'wss://hub.bench.invalid',
     JWT_SECRET,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_USER_PER_MIN: '10000000',

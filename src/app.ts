@@ -17,7 +17,6 @@ import { registerConsole } from './platform/console-ui.ts';
 import { errorPage, PLATFORM_ERRORS } from './platform/error-docs.ts';
 import { registerCsvParser, registerJsonParser } from './platform/json-body.ts';
 import { registerLoadShedding } from './platform/load-shedding.ts';
-import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { defaultModules } from './modules/index.ts';
 import { createOrgStore, MODULES, realmForId } from './modules/orgs/index.ts';
 import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
@@ -138,13 +137,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   await registerConsole(app);
   const apiKeys = provided.apiKeys;
   const sessions = provided.sessions;
-  const failedAuth = createFailedAuthLimit({
-    cache: deps.cache,
-    limiter: deps.limiter,
-    clock: deps.clock,
-    namespace: config.namespace,
-    limit: config.limits.anonPerMinutePerIp,
-  });
+  const failedAuth = deps.failedAuth;
   const registerDeps = {
     config,
     limiter: deps.limiter,

@@ -15,6 +15,9 @@ import { budgeted } from './infra/cache/budget.ts';
 import { moduleMigrations, moduleList } from './modules/index.ts';
 import { createServiceRegistry } from './platform/services.ts';
 import { dependencyOrder, declaredScopes } from './platform/module.ts';
+import { createEntryGuard } from './platform/entry-guard.ts';
+import { createFailedAuthLimit } from './platform/auth-failures.ts';
+import { reportingBus } from './infra/bus/index.ts';
 import { createPlatformJobs, jobQueueMetrics, registerBackground } from './platform/jobs.ts';
 import { createJobUnits } from './platform/job-units.ts';
 
@@ -54,17 +57,23 @@ export async function startService(
   const services = createServiceRegistry();
   const jobs = createPlatformJobs({ db: infra.db, backgroundDb: infra.background, clock, log, config });
   const metrics = createMetrics({ defaults: opts.defaultMetrics });
+  const entries = createEntryGuard({ log, metrics });
+  const limiter = createRateLimiter({ cache: infra.cache, clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs });
+  // Cache calls on a request's path are bounded by the limiter's budget (reliability plan T-8).
+  const cache = budgeted(infra.cache, config.limits.limiterBudgetMs);
   const deps: AppDeps = {
     config,
     db: infra.db,
     backgroundDb: infra.background,
     readDb: infra.read,
-    // Every cache call on a request's path is bounded by the limiter's budget (reliability plan T-8).
-    cache: budgeted(infra.cache, config.limits.limiterBudgetMs),
-    bus: infra.bus,
+    cache,
+    // A subscriber's failure is logged and counted; it never ends the process nor the subscription.
+    bus: reportingBus(infra.bus, (subject, err) => entries.failed('bus', err, { subject })),
     clock,
     metrics,
-    limiter: createRateLimiter({ cache: infra.cache, clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs }),
+    limiter,
+    failedAuth: createFailedAuthLimit({ cache, limiter, clock, namespace: config.namespace, limit: config.limits.anonPerMinutePerIp }),
+    entries,
     log,
     cursors: createCursorCodec(config.jwtSecret),
     services,

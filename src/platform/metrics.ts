@@ -31,6 +31,8 @@ export interface Metrics {
   rateLimited: Counter<'policy'>;
   upstreamCalls: Counter<'provider' | 'outcome'>;
   upstreamLatency: Histogram<'provider'>;
+  /** Failures caught at an entry that is not a Fastify route (platform/entry-guard.ts, decision 0270), by entry. */
+  uncaughtEntries: Counter<'entry'>;
   counter<L extends string = never>(spec: MetricSpec<L>): Counter<L>;
   gauge<L extends string = never>(spec: GaugeSpec<L>): Gauge<L>;
 }
@@ -77,6 +79,11 @@ export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
       name: 'upstream_calls_total',
       help: 'Calls to third-party providers by provider and outcome',
       labelNames: ['provider', 'outcome'],
+    }),
+    uncaughtEntries: counter({
+      name: 'uncaught_entry_errors_total',
+      help: 'Failures caught at an entry that is not an HTTP route (upgrade, socket, emitter, bus, timer, process), by entry; each was refused and logged, none ended the process',
+      labelNames: ['entry'],
     }),
     upstreamLatency: new Histogram({
       name: `${METRIC_PREFIX}upstream_call_duration_seconds`,

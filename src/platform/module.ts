@@ -20,6 +20,8 @@ import type { ErrorDoc } from './error-docs.ts';
 import type { ServiceRegistry } from './services.ts';
 import type { JobQueue, ModuleBackground } from './jobs.ts';
 import type { JobUnits } from './job-units.ts';
+import type { EntryGuard } from './entry-guard.ts';
+import type { FailedAuthLimit } from './auth-failures.ts';
 
 export interface AppDeps {
   config: Config;
@@ -41,6 +43,16 @@ export interface AppDeps {
   clock: Clock;
   metrics: Metrics;
   limiter: RateLimiter;
+  /**
+   * The failed-authentication limit per source address (decision 0027), shared by the HTTP guard
+   * and by a module that authenticates outside it (the hub's chargers at the WebSocket handshake).
+   */
+  failedAuth: FailedAuthLimit;
+  /**
+   * Wraps every entry that is not a Fastify route (upgrade, socket and emitter callbacks, timers,
+   * unawaited promises): a failure is logged and counted, never the end of the process (decision 0270).
+   */
+  entries: EntryGuard;
   log: FastifyBaseLogger;
   /** Signed, operation-bound cursors for every paginated list. */
   cursors: CursorCodec;

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the operation declarations and nothing else.
 import type { TSchema } from 'typebox';
-import { bodyIsOptional, type Operation } from './operation.ts';
+import { bodyMayBeAbsent, type Operation } from './operation.ts';
 import { COMPONENT } from './schema-kit.ts';
 
 export const API_VERSION = '2026-10-15';
@@ -211,7 +211,7 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
         const member = (op.schema.body as { properties?: Record<string, { maxLength?: number }> }).properties?.[op.csvBody.member];
         content['text/csv'] = { schema: { type: 'string', description: op.csvBody.description, ...(member?.maxLength && { maxLength: member.maxLength }) } };
       }
-      entry.requestBody = { required: !bodyIsOptional(op), content };
+      entry.requestBody = { required: !bodyMayBeAbsent(op), content };
     }
     if (op.dataBasis) {
       entry['x-platform-data-basis'] = op.dataBasis.basis;

@@ -152,6 +152,12 @@ export function bodyIsOptional(op: Pick<Operation, 'schema'>): boolean {
   return (op.schema.body as { '~optional'?: boolean } | undefined)?.['~optional'] === true;
 }
 
+/** Whether the operation can be called without a body: optional, or a body that may be JSON null. */
+export function bodyMayBeAbsent(op: Pick<Operation, 'schema'>): boolean {
+  const type = (op.schema.body as { type?: unknown } | undefined)?.type;
+  return bodyIsOptional(op) || (Array.isArray(type) && type.includes('null'));
+}
+
 export function defineOperation<S extends OpSchemas>(def: OperationDef<S>): Operation {
   return def as unknown as Operation;
 }

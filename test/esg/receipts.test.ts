@@ -191,7 +191,7 @@ test('keys: ESG_SIGNING_KEY (base64 seed or PKCS8 PEM) signs; production without
       await s.stop();
     }
   }
-  const prod = await startTestService({ env: { NODE_ENV: 'production' } });
+  const prod = await startTestService({ env: { NODE_ENV: 'production', HUB_OCPP_PUBLIC_URL: 'wss://hub.example.com' } });
   try {
     await prod.createOrg(ORG);
     const r = await call('POST', '/api/esg/', { payload: { payload: { a: 1 } }, s: prod });

@@ -9,6 +9,7 @@ import http from 'node:http';
 import { startTestService } from '../helpers/service.ts';
 import { fixtureModule, held } from '../helpers/fixtures.ts';
 import { bounded, deferred } from '../helpers/signal.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'eps-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,9 +23,9 @@ function cli(...args: string[]) {
   return { status: r.status, out: r.stdout ? JSON.parse(r.stdout) : null, err };
 }
 
-function startServer(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+function startServer(preload: string[] = []): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['src/main.ts'], { env: { ...baseEnv, PORT: '0' } });
+    const child = spawn(process.execPath, [...preload, 'src/main.ts'], { env: { ...baseEnv, PORT: '0' } });
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
@@ -103,6 +104,26 @@ describe('provisioning CLI on the embedded store', () => {
     assert.equal(existsSync(join(dir, 'service.lock')), false, 'the lock is released');
     const after = cli('org', 'list');
     assert.deepEqual(after.out.map((o: { id: string }) => o.id), ['acme', 'demo-energy', 'other']);
+  });
+
+  test('last resort (decision 0270): an unhandled rejection is logged and counted and the service carries on; an uncaught exception stops it gracefully, exit 1', async () => {
+    const server = await startServer(['--import', './test/helpers/process-faults.ts']);
+    const exited = new Promise((r) => server.child.on('exit', (c, s) => r(c ?? s)));
+    try {
+      server.child.stdin!.write('reject\n');
+      await eventually(async () => {
+        const m = await (await fetch(`${server.url}/api/telemetry/metrics`)).text();
+        return m.includes('eps_uncaught_entry_errors_total{entry="process.unhandledRejection"} 1');
+      }, 'the rejection counted');
+      const live = await fetch(`${server.url}/api/telemetry/healthz`);
+      assert.equal(live.status, 200);
+      server.child.stdin!.write('throw\n');
+      assert.equal(await exited, 1, 'an uncaught exception ends the service with exit 1, after stopping it');
+    } finally {
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+    assert.equal(existsSync(join(dir, 'service.lock')), false, 'stopped as on SIGTERM: the lock is released');
   });
 
   test('a stale lock left by a crashed process is taken over', async () => {

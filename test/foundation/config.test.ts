@@ -85,14 +85,18 @@ test('a known, short or trivial JWT_SECRET is refused in every mode, without ech
   for (const NODE_ENV of ['development', 'test', 'production']) {
     for (const JWT_SECRET of weak) {
       assert.throws(
-        () => loadConfig({ NODE_ENV, JWT_SECRET, DATA_DIR: ':memory:' }),
+        () => loadConfig({ NODE_ENV, JWT_SECRET, DATA_DIR: ':memory:', HUB_OCPP_PUBLIC_URL: 'wss://hub.example.com' }),
         (e: Error) => e instanceof ConfigError && /^JWT_SECRET /.test(e.message) && !e.message.includes(JWT_SECRET),
         `${NODE_ENV} ${JWT_SECRET}`,
       );
     }
   }
-  assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /JWT_SECRET must be set in production/);
-  assert.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG }).jwtSecret, STRONG);
+  const hub = { HUB_OCPP_PUBLIC_URL: 'wss://hub.example.com' };
+  assert.throws(() => loadConfig({ NODE_ENV: 'production', ...hub }), /JWT_SECRET must be set in production/);
+  assert.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG, ...hub }).jwtSecret, STRONG);
+  // Production names the URL chargers are given, over TLS (issue 35, finding 10; decision 0273).
+  assert.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG }), /HUB_OCPP_PUBLIC_URL must be set in production/);
+  assert.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG, HUB_OCPP_PUBLIC_URL: 'ws://hub.example.com' }), /HUB_OCPP_PUBLIC_URL must be set in production/);
 });
 
 test('every secret written in this repository (source, tests, benches, docs, README) is refused', () => {

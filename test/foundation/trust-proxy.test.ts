@@ -78,3 +78,32 @@ test('TRUST_PROXY takes addresses, ranges and the named ranges; anything else st
     );
   }
 });
+
+test('the address a WebSocket handshake is counted under is the one Fastify gives req.ip (platform/client-address.ts)', async () => {
+  const { default: Fastify } = await import('fastify');
+  const { clientAddressResolver } = await import('../../src/platform/client-address.ts');
+  const cases: [string, string | undefined][] = [
+    ['10.1.2.3', '203.0.113.7'],
+    ['10.1.2.3', '203.0.113.7, 10.9.9.9'],
+    ['10.1.2.3', '198.51.100.1, 203.0.113.7'],
+    ['10.1.2.3', '10.4.4.4, 10.5.5.5'],
+    ['10.1.2.3', undefined],
+    ['198.51.100.9', '203.0.113.7'],
+    ['127.0.0.1', '203.0.113.7'],
+    ['2001:db8::1', '203.0.113.7'],
+    ['::ffff:10.1.2.3', '203.0.113.7'],
+    ['2001:db9::1', '203.0.113.7'],
+  ];
+  for (const trust of [['10.0.0.0/8', '2001:db8::/32'], ['loopback'], ['10.1.2.3'], []]) {
+    const app = Fastify({ trustProxy: trust.length ? trust : false });
+    app.get('/ip', async (req) => req.ip);
+    const resolve = clientAddressResolver(trust);
+    for (const [remoteAddress, xff] of cases) {
+      const headers = xff === undefined ? {} : { 'x-forwarded-for': xff };
+      const fastify = (await app.inject({ method: 'GET', url: '/ip', remoteAddress, headers })).body;
+      const ours = resolve({ socket: { remoteAddress }, headers } as never);
+      assert.equal(ours, fastify, `TRUST_PROXY=${trust.join(',')} peer ${remoteAddress} X-Forwarded-For ${xff}`);
+    }
+    await app.close();
+  }
+});

@@ -14,6 +14,7 @@ export interface Charger {
   close(opts?: { force?: boolean; code?: number }): Promise<unknown>;
   handle(method: string, fn: (c: { params: any }) => unknown): void;
   sendRaw(message: string): void;
+  on(event: string, fn: (e: any) => void): void;
 }
 
 export async function listen(svc: TestService): Promise<string> {

@@ -11,6 +11,8 @@ import { ManualClock } from '../../src/platform/clock.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 import { deferred } from '../helpers/signal.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { connect as netConnect } from 'node:net';
+import { scrape, sample } from '../helpers/metrics.ts';
 import { auth, charger, listen, siteWithCharger, type Charger } from './helpers.ts';
 
 const ORG = 'demo-hub-ocpp';
@@ -164,20 +166,20 @@ describe('OCPP 1.6J', () => {
     assert.ok((await loose.call('Heartbeat', {})).currentTime, 'the connection still answers after malformed frames');
   });
 
-  test('wrong password (401) and a charger unknown to the organisation (404) are refused at the handshake', async () => {
-    await assert.rejects(charger({ base, orgId: ORG, id: 'CP16', password: 'not-the-password-xx', protocol: 'ocpp1.6' }).connect(), (e: any) => {
-      assert.equal(e.response?.statusCode, 401);
-      return true;
-    });
-    await assert.rejects(charger({ base, orgId: ORG, id: 'NOPE', password: pw, protocol: 'ocpp1.6' }).connect(), (e: any) => {
-      assert.equal(e.response?.statusCode, 404);
-      return true;
-    });
-    // The same charge point id under another organisation's endpoint is unknown there.
-    await assert.rejects(charger({ base, orgId: OTHER, id: 'CP16', password: pw, protocol: 'ocpp1.6' }).connect(), (e: any) => {
-      assert.equal(e.response?.statusCode, 404);
-      return true;
-    });
+  test('a wrong password, a charger unknown to the organisation and an unknown organisation get one answer (401)', async () => {
+    const refusedWith = async (c: Charger) => {
+      let status: number | undefined;
+      await assert.rejects(c.connect(), (e: any) => ((status = e.response?.statusCode), true));
+      return status;
+    };
+    const answers = [
+      await refusedWith(charger({ base, orgId: ORG, id: 'CP16', password: 'not-the-password-xx', protocol: 'ocpp1.6' })),
+      await refusedWith(charger({ base, orgId: ORG, id: 'NOPE', password: pw, protocol: 'ocpp1.6' })),
+      // The same charge point id under another organisation's endpoint is unknown there.
+      await refusedWith(charger({ base, orgId: OTHER, id: 'CP16', password: pw, protocol: 'ocpp1.6' })),
+      await refusedWith(charger({ base, orgId: 'no-such-organisation', id: 'CP16', password: pw, protocol: 'ocpp1.6' })),
+    ];
+    assert.deepEqual(answers, [401, 401, 401, 401]);
   });
 });
 
@@ -555,5 +557,299 @@ describe('one range of plausible values, OCPP intake to every derived figure (pr
       { numRuns: 20, seed: 201 },
     );
     await readAll();
+  });
+});
+
+/**
+ * Writes a raw request on a fresh socket; resolves with the status it got once the answer's head is
+ * in (or null when the server ends the socket without one). `halfClose` ends the client's side
+ * after the request (for a request that is incomplete on purpose).
+ */
+function rawRequest(wsBase: string, head: string, opts: { localAddress?: string; halfClose?: boolean } = {}): Promise<{ status: number | null; text: string }> {
+  const u = new URL(wsBase);
+  return new Promise((resolve, reject) => {
+    const sock = netConnect({ host: u.hostname, port: Number(u.port), ...(opts.localAddress && { localAddress: opts.localAddress }) });
+    const chunks: Buffer[] = [];
+    const done = () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      resolve({ status: m ? Number(m[1]) : null, text });
+      sock.destroy();
+    };
+    sock.on('data', (c) => {
+      chunks.push(c);
+      if (Buffer.concat(chunks).includes('\r\n\r\n')) done();
+    });
+    sock.on('error', () => {}); // a reset is one way of being refused
+    sock.on('close', done);
+    sock.on('connect', () => (opts.halfClose ? sock.end(head) : sock.write(head)));
+    sock.setTimeout(10_000, () => reject(new Error(`no end to: ${head.slice(0, 120)}`)));
+  });
+}
+
+const upgrade = (path: string, headers: Record<string, string> = {}, method = 'GET') => {
+  const h: Record<string, string> = {
+    Host: 'localhost',
+    Connection: 'Upgrade',
+    Upgrade: 'websocket',
+    'Sec-WebSocket-Version': '13',
+    'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    'Sec-WebSocket-Protocol': 'ocpp1.6',
+    ...headers,
+  };
+  return `${method} ${path} HTTP/1.1\r\n${Object.entries(h).filter(([, v]) => v !== '').map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+};
+const basic = (user: string, pw: string) => `Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}`;
+
+describe('hostile upgrades: nothing from outside stops the process', () => {
+  const many = Array.from({ length: 2000 }, (_, i) => `p${i}`).join(', ');
+  // [name, raw request, acceptable status lines (null: ended without an answer)]
+  const table: [string, () => string, (number | null)[], { halfClose?: boolean }?][] = [
+    ['bad percent-encoding in the identity', () => upgrade('/ocpp/x/%'), [400]],
+    ['truncated UTF-8 escape in the identity', () => upgrade('/ocpp/acme/%E0%A4%A'), [400]],
+    ['bad percent-encoding in the identity, with credentials', () => upgrade('/ocpp/x/%', { Authorization: basic('%', 'password-password') }), [400]],
+    ['bad percent-encoding in the organisation', () => upgrade('/ocpp/%/CP1'), [400]],
+    ['truncated escape in the organisation', () => upgrade('/ocpp/%E0%A4%A/CP1'), [400]],
+    ['bad percent-encoding in the prefix', () => upgrade('/ocpp%/a/b'), [400, null]],
+    ['bad percent-encoding in a first segment', () => upgrade('/%/a/b'), [400, null]],
+    ['bad percent-encoding in the query', () => upgrade('/ocpp/a/b?x=%&%zz'), [400, 401]],
+    ['lone surrogate escape', () => upgrade('/ocpp/a/%ED%A0%80'), [400]],
+    ['NUL in the identity', () => upgrade('/ocpp/a/%00'), [400]],
+    ['an encoded slash in the identity', () => upgrade(`/ocpp/${ORG}/a%2Fb`), [400, 401]],
+    ['too many segments', () => upgrade(`/ocpp/${ORG}/a/b/c`), [400]],
+    ['too few segments', () => upgrade(`/ocpp/${ORG}`), [400]],
+    ['empty segments', () => upgrade('/ocpp//'), [400]],
+    ['the OCPP prefix alone', () => upgrade('/ocpp'), [400, null]],
+    ['a look-alike prefix', () => upgrade('/ocppx/a/b'), [400, null]],
+    ['the root', () => upgrade('/'), [400, null]],
+    ['an API path', () => upgrade('/api/telemetry/healthz'), [400, null]],
+    ['an asterisk target', () => upgrade('*'), [400, null]],
+    ['an absolute-form target', () => upgrade(`http://evil.example/ocpp/${ORG}/CP16`), [400, 401, null]],
+    ['a very long identity', () => upgrade(`/ocpp/${ORG}/${'a'.repeat(12_000)}`), [400, 414, 431, null]],
+    ['a very long path of many segments', () => upgrade(`/ocpp/${'a/'.repeat(5_000)}b`), [400, 414, 431, null]],
+    ['headers beyond the size limit', () => upgrade(`/ocpp/${ORG}/CP16`, { 'X-Junk': 'j'.repeat(20_000) }), [431, 400, null]],
+    ['a header just below the size limit', () => upgrade(`/ocpp/${ORG}/CP16`, { 'X-Junk': 'j'.repeat(15_000) }), [401]],
+    ['garbage credentials', () => upgrade(`/ocpp/${ORG}/CP16`, { Authorization: 'Basic %%%%' }), [401]],
+    ['credentials of another identity', () => upgrade(`/ocpp/${ORG}/CP16`, { Authorization: basic('CP201', 'xxxxxxxxxxxxxxxx') }), [401]],
+    ['a huge credential', () => upgrade(`/ocpp/${ORG}/CP16`, { Authorization: basic('CP16', 'p'.repeat(9_000)) }), [401]],
+    ['no subprotocol', () => upgrade(`/ocpp/${ORG}/CP16`, { 'Sec-WebSocket-Protocol': '' }), [401]],
+    ['a wrong subprotocol', () => upgrade(`/ocpp/${ORG}/CP16`, { 'Sec-WebSocket-Protocol': 'soap' }), [401]],
+    ['a duplicated subprotocol', () => upgrade(`/ocpp/${ORG}/CP16`, { 'Sec-WebSocket-Protocol': 'ocpp1.6, ocpp1.6' }), [400]],
+    ['a malformed subprotocol list', () => upgrade(`/ocpp/${ORG}/CP16`, { 'Sec-WebSocket-Protocol': ',,;ocpp1.6;' }), [400]],
+    ['two thousand subprotocols', () => upgrade(`/ocpp/${ORG}/CP16`, { 'Sec-WebSocket-Protocol': many }), [401]],
+    ['an upgrade to something else', () => upgrade(`/ocpp/${ORG}/CP16`, { Upgrade: 'h2c' }), [400]],
+    ['an empty Upgrade header', () => upgrade(`/ocpp/${ORG}/CP16`, { Upgrade: ' ' }), [400, 404, null]],
+    ['Connection: Upgrade without an Upgrade header', () => upgrade(`/ocpp/${ORG}/CP16`, { Upgrade: '' }), [404, 400]],
+    ['Upgrade without Connection: Upgrade', () => upgrade(`/ocpp/${ORG}/CP16`, { Connection: 'keep-alive' }), [404, 400]],
+    ['no WebSocket key', () => upgrade(`/ocpp/${ORG}/CP16`, { 'Sec-WebSocket-Key': '' }), [400, 401]],
+    ['a POST upgrade', () => upgrade(`/ocpp/${ORG}/CP16`, {}, 'POST'), [400, 401]],
+    ['an HTTP/1.0 upgrade', () => upgrade(`/ocpp/${ORG}/CP16`).replace('HTTP/1.1', 'HTTP/1.0'), [400, 401, null]],
+    ['a chunked body of garbage after the head', () => `${upgrade(`/ocpp/${ORG}/CP16`, { 'Transfer-Encoding': 'chunked' })}zz\r\nxx\r\n`, [400, 401, null]],
+    ['a WebSocket version from another era', () => upgrade(`/ocpp/${ORG}/CP16`, { 'Sec-WebSocket-Version': '8' }), [400, 401]],
+    ['well-formed escapes naming nobody', () => upgrade('/ocpp/%41%42/%43%44'), [401]],
+    ['a CONNECT request', () => 'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n', [400, null], { halfClose: true }],
+    ['half a request head', () => 'GET /ocpp/x/% HTTP/1.1\r\nUpgrade: websocket\r\n', [400, 408, null], { halfClose: true }],
+    ['a request head cut mid-line', () => 'GET /ocpp/x/%E0%A4%A HTT', [400, null], { halfClose: true }],
+  ];
+
+  // node:test reports an uncaught exception or unhandled rejection as a failure of the file; these
+  // listeners also name the case that caused it (and a listener keeps the runner going to say so).
+  const escaped: unknown[] = [];
+  const onEscape = (err: unknown) => escaped.push(err);
+  before(() => {
+    process.on('uncaughtException', onEscape);
+    process.on('unhandledRejection', onEscape);
+  });
+  after(() => {
+    process.off('uncaughtException', onEscape);
+    process.off('unhandledRejection', onEscape);
+  });
+
+  for (const [name, request, allowed, opts] of table) {
+    test(`${name}: refused, and the service still answers its liveness probe`, async () => {
+      // From an address of its own, so its failed authentications count against no other test's.
+      const got = await rawRequest(base, request(), { localAddress: '127.0.0.3', ...opts });
+      assert.deepEqual(escaped, [], `${name}: escaped every handler`);
+      assert.ok(allowed.includes(got.status), `${name}: got ${got.status} (${got.text.slice(0, 200)}), expected one of ${allowed.join(', ')}`);
+      const live = await fetch(`${base.replace('ws://', 'http://')}/api/telemetry/healthz`);
+      assert.equal(live.status, 200);
+      assert.deepEqual(await live.json(), { status: 'ok' });
+    });
+  }
+
+  test('each refusal is counted (bad paths by reason) and none was an uncaught failure', async () => {
+    const body = await scrape(svc);
+    assert.ok((sample(body, 'eps_hub_ocpp_refusals_total', 'reason="bad_path"') ?? 0) >= 10, body.split('\n').filter((l) => l.includes('ocpp')).join('\n'));
+    // Each was refused on purpose: none needed the entry guard's catch, let alone the process's.
+    assert.deepEqual(body.split('\n').filter((l) => l.startsWith('eps_uncaught_entry_errors_total{')), []);
+  });
+});
+
+describe('the device edge: frames, errors, authentication, endpoint', () => {
+  let pw: string;
+  const closed = (c: Charger) => new Promise<{ code: number; reason: string }>((resolve) => c.on('close', resolve));
+  const inbound = (c: Charger) => {
+    const seen: string[] = [];
+    c.on('message', (m: { message: string; outbound: boolean }) => !m.outbound && seen.push(m.message));
+    return seen;
+  };
+  const live = async () => {
+    const r = await fetch(`${base.replace('ws://', 'http://')}/api/telemetry/healthz`);
+    assert.equal(r.status, 200);
+  };
+  before(async () => {
+    pw = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'EDGE1', max_power_kw: 22 })).password;
+  });
+
+  test('a frame over the size limit closes the connection with 1009; the service lives and the charger reconnects', { timeout: 30_000 }, async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp1.6', strict: false }));
+    const ended = closed(cp);
+    cp.sendRaw(JSON.stringify([2, 'big', 'DataTransfer', { vendorId: 'x', data: 'a'.repeat(300 * 1024) }]));
+    assert.equal((await ended).code, 1009);
+    await live();
+    const again = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp1.6' }));
+    assert.ok((await again.call('Heartbeat', {})).currentTime);
+    // Just under the limit is a message like any other (here one the hub does not implement).
+    await assert.rejects(again.call('DataTransfer', { vendorId: 'x', data: 'a'.repeat(200 * 1024) }), (e: any) => e.rpcErrorCode === 'NotImplemented');
+    assert.ok((await again.call('Heartbeat', {})).currentTime);
+    await again.close({ force: true });
+  });
+
+  test('more bad messages in a minute than the limit (20) disconnect the charger (1008)', { timeout: 30_000 }, async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp1.6', strict: false }));
+    const ended = closed(cp);
+    const answers = inbound(cp);
+    for (let i = 0; i < 10; i++) cp.sendRaw('not json');
+    // Schema-invalid calls count too, with good messages between them.
+    for (let i = 0; i < 10; i++) {
+      await assert.rejects(cp.call('StatusNotification', { connectorId: 'one', errorCode: 'NoError', status: 'Available' }));
+      assert.ok((await cp.call('Heartbeat', {})).currentTime);
+    }
+    cp.sendRaw('[2, "x1"');
+    const end = await ended;
+    assert.equal(end.code, 1008);
+    assert.ok(answers.filter((m) => m.startsWith('[4,')).length >= 20, 'each bad message before the limit was answered');
+    await live();
+  });
+
+  test('a CALLERROR carries neither the data the charger sent nor more than 36 characters of its message id', async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp2.0.1', strict: false }));
+    const answers = inbound(cp);
+    const marker = `MARKER-${'z'.repeat(2000)}`;
+    await assert.rejects(cp.call('StatusNotification', { timestamp: '2026-01-16T10:00:00Z', connectorStatus: marker, evseId: 1, connectorId: 1 }), (e: any) => {
+      assert.equal(e.rpcErrorCode, 'FormatViolation');
+      assert.deepEqual(e.details, {});
+      return true;
+    });
+    const longId = `id-${'9'.repeat(5000)}`;
+    cp.sendRaw(JSON.stringify([2, longId, 'NoSuchAction', { marker }]));
+    cp.sendRaw(JSON.stringify([2, 'x2', marker, {}]));
+    assert.ok((await cp.call('Heartbeat', {})).currentTime);
+    const errorsSent = answers.filter((m) => m.startsWith('[4,'));
+    assert.equal(errorsSent.length, 3, answers.join('\n').slice(0, 500));
+    for (const m of errorsSent) {
+      assert.equal(m.includes('MARKER'), false, m.slice(0, 300));
+      assert.ok(m.length < 300, `${m.length} characters`);
+      assert.deepEqual(JSON.parse(m)[4], {});
+    }
+    assert.equal(JSON.parse(errorsSent[1])[1], longId.slice(0, 36));
+    await cp.close({ force: true });
+  });
+
+  test('a charger that does not wait for its answers gets at most 8 calls handled at once; the rest a CALLERROR, the connection stays', async () => {
+    const cp = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp1.6', strict: false }));
+    const answers = inbound(cp);
+    const all = deferred<void>();
+    cp.on('message', () => answers.length >= 16 && all.resolve());
+    // 16 CALLs without waiting (each Heartbeat waits for a store write): within the bad-message limit.
+    for (let i = 0; i < 16; i++) cp.sendRaw(JSON.stringify([2, `hb${i}`, 'Heartbeat', {}]));
+    await all.promise;
+    const refused = answers.filter((m) => m.startsWith('[4,'));
+    const served = answers.filter((m) => m.startsWith('[3,'));
+    assert.ok(refused.length >= 1, `some refused (${answers.length} answers)`);
+    assert.ok(served.length >= 8, `the first 8 are served (${served.length})`);
+    assert.equal(served.length + refused.length, 16);
+    for (const m of refused) assert.deepEqual(JSON.parse(m).slice(2), ['GenericError', 'Too many calls in progress: wait for the answers', {}]);
+    assert.ok((await cp.call('Heartbeat', {})).currentTime, 'the connection stays');
+    await cp.close({ force: true });
+  });
+
+  test('values the store cannot hold get a CALLERROR with no store text; the connection stays', async () => {
+    const sqlText = /out of range|integer|numeric|syntax|relation|column|violates|constraint "|postgres|sql|timestamp|invalid input/i;
+    const c16 = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp1.6' }));
+    const huge = 2 ** 40;
+    const calls: [string, unknown][] = [
+      ['StatusNotification', { connectorId: huge, errorCode: 'NoError', status: 'Available', timestamp: '2026-01-15T15:00:00Z' }],
+      ['StartTransaction', { connectorId: huge, idTag: 'A', meterStart: 0, timestamp: '2026-01-15T15:00:00Z' }],
+    ];
+    for (const [action, params] of calls) {
+      await assert.rejects(c16.call(action, params), (e: any) => {
+        assert.ok(e.rpcErrorCode, `${action}: a CALLERROR`);
+        assert.doesNotMatch(String(e.message), sqlText, `${action}: ${e.message}`);
+        assert.deepEqual(e.details, {});
+        return true;
+      });
+    }
+    assert.ok((await c16.call('Heartbeat', {})).currentTime, 'the connection stays');
+    await c16.close({ force: true });
+    const c201 = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp2.0.1' }));
+    await assert.rejects(c201.call('StatusNotification', { timestamp: '2026-01-16T10:00:00Z', connectorStatus: 'Available', evseId: huge, connectorId: 1 }), (e: any) => {
+      assert.doesNotMatch(String(e.message), sqlText, e.message);
+      return true;
+    });
+    await assert.rejects(
+      c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-01-16T10:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'EDGE-HUGE' }, evse: { id: huge, connectorId: 1 } }),
+      (e: any) => {
+        assert.doesNotMatch(String(e.message), sqlText, e.message);
+        return true;
+      },
+    );
+    await c201.close({ force: true });
+  });
+
+  test('the right password with a subprotocol the hub does not speak: 400', async () => {
+    const got = await rawRequest(base, upgrade(`/ocpp/${ORG}/EDGE1`, { Authorization: basic('EDGE1', pw), 'Sec-WebSocket-Protocol': 'ocpp1.5' }));
+    assert.equal(got.status, 400);
+  });
+
+  test('failed charger authentications count against the address limit shared with HTTP; past it, 429 before the password is checked', async () => {
+    const from = '127.0.0.9';
+    const attempt = (password: string) => rawRequest(base, upgrade(`/ocpp/${ORG}/EDGE1`, { Authorization: basic('EDGE1', password) }), { localAddress: from });
+    // Half the allowance (20 a minute) spent on HTTP with tokens that do not verify, half on chargers.
+    for (let i = 0; i < 10; i++) {
+      const r = await svc.request({ method: 'GET', url: `${H}/sites`, headers: { authorization: `Bearer not-a-token-${i}` }, remoteAddress: from });
+      assert.equal(r.statusCode, 401);
+    }
+    for (let i = 0; i < 10; i++) assert.equal((await attempt(`wrong-password-${i}`)).status, 401);
+    // Now even the right password of a charger never authenticated waits for the window: 429
+    // before the password is looked at.
+    const fresh = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'EDGE2', max_power_kw: 7 })).password;
+    assert.equal((await rawRequest(base, upgrade(`/ocpp/${ORG}/EDGE2`, { Authorization: basic('EDGE2', fresh) }), { localAddress: from })).status, 429);
+    assert.equal((await attempt('wrong-password-again')).status, 429);
+    assert.equal((await rawRequest(base, upgrade(`/ocpp/no-such-org/EDGE2`, { Authorization: basic('EDGE2', fresh) }), { localAddress: from })).status, 429);
+    // A charger that authenticated before is still let in (its neighbours behind one address are not locked out).
+    assert.equal((await attempt(pw)).status, 101);
+    const http = await svc.request({ method: 'GET', url: `${H}/sites`, headers: { authorization: 'Bearer another-bad-token' }, remoteAddress: from });
+    assert.equal(http.statusCode, 429);
+    // Another address is not affected.
+    const elsewhere = await rawRequest(base, upgrade(`/ocpp/${ORG}/EDGE1`, { Authorization: basic('EDGE1', pw) }), { localAddress: '127.0.0.10' });
+    assert.equal(elsewhere.status, 101);
+    // The window passes (the service clock): the address is served again.
+    clock.advance(61_000);
+    assert.equal((await attempt('wrong-password-later')).status, 401);
+  });
+
+  test('the endpoint a charger is given never reflects the Host header', async () => {
+    const r = await svc.request({
+      method: 'POST',
+      url: `${H}/sites/ws1/charge-points`,
+      headers: { ...auth(token), host: 'evil.example', 'x-forwarded-host': 'evil.example' },
+      payload: { charge_point_id: 'EDGE-HOST', max_power_kw: 7 },
+    });
+    assert.equal(r.statusCode, 201, r.body);
+    const b = json(r);
+    assert.equal(b.ocpp_endpoint, `${base}/ocpp/${ORG}`, 'this instance\'s own listening address (HUB_OCPP_PUBLIC_URL unset outside production)');
+    assert.equal(b.ocpp_url, `${base}/ocpp/${ORG}/EDGE-HOST`);
+    assert.equal(JSON.stringify(b).includes('evil'), false);
   });
 });

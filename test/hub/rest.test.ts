@@ -60,8 +60,9 @@ test('charge points: registered with an OCPP endpoint and a password shown once;
   const r = await req('POST', `${H}/sites/s1/charge-points`, admin, { charge_point_id: 'RAPID-1', max_power_kw: 150, connectors: 2, contactless: true });
   assert.equal(r.statusCode, 201, r.body);
   const b = json(r);
-  assert.equal(b.ocpp_endpoint, `ws://localhost:80/ocpp/${ORG}`);
-  assert.equal(b.ocpp_url, `ws://localhost:80/ocpp/${ORG}/RAPID-1`);
+  // Not listening, no HUB_OCPP_PUBLIC_URL: where the service is configured to listen (never the request's Host).
+  assert.equal(b.ocpp_endpoint, `ws://127.0.0.1:8080/ocpp/${ORG}`);
+  assert.equal(b.ocpp_url, `ws://127.0.0.1:8080/ocpp/${ORG}/RAPID-1`);
   assert.deepEqual(b.subprotocols, ['ocpp2.0.1', 'ocpp1.6']);
   assert.match(b.password, /^[A-Za-z0-9]{20}$/);
   const site = json(await req('GET', `${H}/sites/s1`, admin));

@@ -235,7 +235,7 @@ test('public lookup: unknown hash 404, malformed hash 422, needs no credential',
 });
 
 test('issue: production without ESG_SIGNING_KEY answers 503 Signing key not configured and writes nothing', async () => {
-  const prod = await startTestService({ env: { NODE_ENV: 'production' } });
+  const prod = await startTestService({ env: { NODE_ENV: 'production', HUB_OCPP_PUBLIC_URL: 'wss://hub.example.com' } });
   try {
     await prod.createOrg(ORG);
     const res = await client(prod)('POST', '/receipts/issue', { org: ORG, payload: issueBody() });

@@ -31,6 +31,7 @@ export interface ServiceProcess {
 export function baseEnv(jwtSecret: string, namespace: string): Record<string, string> {
   return {
     NODE_ENV: 'production',
+    HUB_OCPP_PUBLIC_URL: 'wss://hub.fault.invalid',
     JWT_SECRET: jwtSecret,
     LOG_LEVEL: process.env.FAULT_SERVICE_LOG_LEVEL ?? 'warn',
     NAMESPACE: namespace,

@@ -48,6 +48,29 @@ export interface Bus {
 
 export class BusUnavailableError extends Error {}
 
+/**
+ * The bus with every subscriber's handler guarded: what a handler throws (synchronously or by
+ * rejecting) goes to `failed` and is not delivered further; the adapter's own delivery goes on.
+ */
+export function reportingBus(bus: Bus, failed: (subject: string, err: unknown) => void): Bus {
+  return {
+    get kind() {
+      return bus.kind;
+    },
+    publish: (subject, payload) => bus.publish(subject, payload),
+    subscribe: (subject, handler) =>
+      bus.subscribe(subject, async (payload, s) => {
+        try {
+          await handler(payload, s);
+        } catch (err) {
+          failed(s, err);
+        }
+      }),
+    ping: (timeoutMs) => bus.ping(timeoutMs),
+    close: () => bus.close(),
+  };
+}
+
 export function subjectMatches(pattern: string, subject: string): boolean {
   const p = pattern.split('.');
   const s = subject.split('.');

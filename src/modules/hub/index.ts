@@ -16,9 +16,22 @@ import { serviceKey } from '../../platform/services.ts';
 import type { ExportableCollection } from '../../platform/exportable.ts';
 import { hubExportables } from './store.ts';
 
+const listenHost = (h: string) => (h === '0.0.0.0' || h === '::' || h === '' ? 'localhost' : h.includes(':') ? `[${h}]` : h);
+
 export const hubModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, hubConfig);
-  const gateway = createOcppGateway({ db: deps.db, bus: deps.bus, clock: deps.clock, log: deps.log, writer: deps.services.get(TELEMETRY_WRITER), settings });
+  const gateway = createOcppGateway({
+    db: deps.db,
+    bus: deps.bus,
+    clock: deps.clock,
+    log: deps.log,
+    writer: deps.services.get(TELEMETRY_WRITER),
+    settings,
+    entries: deps.entries,
+    failedAuth: deps.failedAuth,
+    metrics: deps.metrics,
+    trustProxy: deps.config.trustProxy,
+  });
   const service = createHubService({
     db: deps.db,
     clock: deps.clock,
@@ -27,7 +40,9 @@ export const hubModule: ModuleFactory = (deps) => {
     registry: deps.services.get(REGISTRY_SITES),
     audit: deps.services.get(AUDIT_LOG),
     gateway,
-    publicUrl: settings.ocppPublicUrl,
+    // Never a request's Host (issue 35, finding 10): the configured URL (required in production),
+    // else where this instance listens, else where it is configured to listen.
+    publicUrl: () => settings.ocppPublicUrl ?? gateway.listeningUrl() ?? `ws://${listenHost(deps.config.host)}:${deps.config.port}`,
   });
   return {
     name: 'hub',

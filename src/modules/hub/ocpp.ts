@@ -1,8 +1,12 @@
 // The charger side: an OCPP-J endpoint (1.6 and 2.0.1) on the service's own HTTP server, through
 // ocpp-rpc (RPC framing, subprotocol negotiation, HTTP Basic credentials, strict validation of every
 // CALL and CALLRESULT against the official JSON schemas; malformed frames get a CALLERROR and the
-// connection stays). Charge points connect to `<OCPP_PATH>/<org_id>/<charge_point_id>`; an unknown
-// one is refused at the handshake (404), a wrong password too (401). Meter values land as telemetry
+// connection stays, up to a limit a minute). Charge points connect to
+// `<OCPP_PATH>/<org_id>/<charge_point_id>`. The edge (docs/security.md, "The device edge"; decisions
+// 0270-0273): the path is checked here before ocpp-rpc sees it (400); an unknown organisation, an
+// unknown charge point and a wrong password are one answer (401), counted against the address's
+// failed-authentication limit (429 past it, before any password is checked); frames are limited in
+// size (1009); a CALLERROR carries no data the charger sent and no internal error text. Meter values land as telemetry
 // of the charge point's registry asset; status notifications go to the connector status history
 // (reliability). A charger is held by one instance; commands to it from another instance go over
 // the bus to the instance that holds it (hub.cmd.<instance>, answered on hub.reply.<instance>).
@@ -15,6 +19,13 @@ import type { Bus } from '../../infra/bus/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TelemetryWriter } from '../telemetry/index.ts';
+import type { EntryGuard } from '../../platform/entry-guard.ts';
+import type { FailedAuthLimit } from '../../platform/auth-failures.ts';
+import type { Metrics } from '../../platform/metrics.ts';
+import { AppError } from '../../platform/errors.ts';
+import { clientAddressResolver } from '../../platform/client-address.ts';
+import { isWellFormed } from '../../platform/text-guard.ts';
+import { STATUS_CODES } from 'node:http';
 type CanonicalRow = Parameters<TelemetryWriter['writeInTx']>[3][number];
 import { hubStore as store, type ChargePointRow } from './store.ts';
 import { countAnomaly, judgeRegister, powerInRange, registerInRange, timeProblem, CLOCK_TOLERANCE_MS, type AnomalyCounts, type MeterAnomaly, type TxMeter } from './meter-rules.ts';
@@ -58,7 +69,8 @@ interface RpcClient {
   handle(fn: (c: { method: string; params: any }) => unknown): void;
   call(method: string, params: unknown, opts?: { callTimeoutMs?: number }): Promise<any>;
   close(opts?: { code?: number; reason?: string; force?: boolean }): Promise<unknown>;
-  on(ev: 'close', fn: () => void): void;
+  on(ev: string, fn: (e: any) => void): void;
+  sendRaw(message: string): void;
 }
 
 export interface CommandOutcome {
@@ -71,6 +83,90 @@ export interface CommandOutcome {
 export interface OcppSettings {
   heartbeatIntervalS: number;
   commandTimeoutMs: number;
+  maxFrameBytes: number;
+  badMessagesPerMinute: number;
+}
+
+/** Longest decoded organisation id or charge point id a path may carry (both are far shorter). */
+const MAX_SEGMENT = 128;
+/** OCPP-J message ids are at most 36 characters; a CALLERROR never echoes more. */
+const MAX_MESSAGE_ID = 36;
+/** CALLs of one connection handled at once (OCPP-J: one; chargers that pipeline get some slack). */
+const MAX_CALLS_IN_FLIGHT = 8;
+/** A CALLERROR's description is passed on only up to this length (ocpp-rpc's own texts and the schema validator's are shorter). */
+const MAX_DESCRIPTION = 120;
+
+/** An OCPP-J RPC error (ocpp-rpc's or one made here), as opposed to anything a handler ran into. */
+const isRpcError = (err: unknown): err is Error & { rpcErrorCode: string } => typeof (err as { rpcErrorCode?: unknown })?.rpcErrorCode === 'string';
+
+/**
+ * The organisation and charge point of an upgrade's target, read as ocpp-rpc reads it (WHATWG URL
+ * path, segments percent-decoded): null when the path is not under OCPP_PATH, a reason when it is
+ * but cannot name a charger. ocpp-rpc decodes outside its own `try` (issue 35, finding 1), so
+ * nothing reaches it that this has not decoded.
+ */
+export function ocppTarget(url: string | undefined): { orgId: string; cpId: string } | { refused: string } | null {
+  let pathname: string;
+  try {
+    pathname = new URL(`http://localhost${url || '/'}`).pathname;
+  } catch {
+    return { refused: 'Malformed request target' };
+  }
+  if (!pathname.startsWith(`${OCPP_PATH}/`)) return null;
+  const segments = pathname.slice(OCPP_PATH.length + 1).split('/');
+  if (segments.length !== 2) return { refused: `Expected ${OCPP_PATH}/<org_id>/<charge_point_id>` };
+  const decoded: string[] = [];
+  for (const seg of segments) {
+    let d: string;
+    try {
+      d = decodeURIComponent(seg);
+    } catch {
+      return { refused: 'Malformed percent-encoding in the path' };
+    }
+    if (d === '' || d.length > MAX_SEGMENT || d.includes('/') || /[\u0000-\u001f\u007f]/.test(d) || !isWellFormed(d)) {
+      return { refused: `Expected ${OCPP_PATH}/<org_id>/<charge_point_id>` };
+    }
+    decoded.push(d);
+  }
+  return { orgId: decoded[0], cpId: decoded[1] };
+}
+
+/** RFC 6455's Sec-WebSocket-Protocol: tokens separated by commas, none twice (ocpp-rpc answers 500 otherwise). */
+function wellFormedSubprotocols(header: string | string[] | undefined): boolean {
+  if (header === undefined) return true;
+  if (Array.isArray(header)) return false;
+  const seen = new Set<string>();
+  for (const p of header.split(',').map((x) => x.trim())) {
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(p) || seen.has(p)) return false;
+    seen.add(p);
+  }
+  return true;
+}
+
+/** Ends an upgrade with a plain HTTP answer (the handshake never became a WebSocket). */
+function refuseUpgrade(socket: Socket, code: number, message = STATUS_CODES[code] ?? 'Refused') {
+  if (socket.writable) {
+    socket.once('finish', () => socket.destroy());
+    socket.end(`HTTP/1.1 ${code} ${STATUS_CODES[code] ?? 'Refused'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+  } else socket.destroy();
+}
+
+/**
+ * A CALLERROR as it may leave: the message id cut to OCPP's 36 characters, the description kept
+ * only when short (ocpp-rpc's and the schema validator's texts name fields, never values), the
+ * details always empty: ocpp-rpc puts the charger's whole payload there on a schema failure.
+ */
+export function plainCallError(message: string): string {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(message);
+  } catch {
+    return message;
+  }
+  if (!Array.isArray(frame) || frame[0] !== 4) return message;
+  const [, id, code, description] = frame as [number, unknown, unknown, unknown];
+  const text = typeof description === 'string' && description.length <= MAX_DESCRIPTION ? description : 'The message was refused';
+  return JSON.stringify([4, String(id ?? '-1').slice(0, MAX_MESSAGE_ID), typeof code === 'string' ? code.slice(0, 40) : 'GenericError', text, {}]);
 }
 
 interface Sampled {
@@ -119,8 +215,27 @@ function connectorOf(v: unknown, field: string, min: 0 | 1): number {
   return v;
 }
 
-export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: FastifyBaseLogger; writer: TelemetryWriter; settings: OcppSettings }) {
-  const { db, bus, clock, log, writer, settings } = deps;
+export function createOcppGateway(deps: {
+  db: Db;
+  bus: Bus;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  writer: TelemetryWriter;
+  settings: OcppSettings;
+  entries: EntryGuard;
+  failedAuth: FailedAuthLimit;
+  metrics: Metrics;
+  trustProxy: readonly string[];
+}) {
+  const { db, bus, clock, log, writer, settings, entries, failedAuth } = deps;
+  const addressOf = clientAddressResolver(deps.trustProxy);
+  const refusals = deps.metrics.counter({
+    name: 'hub_ocpp_refusals_total',
+    help: 'What the OCPP edge refused, by reason: bad_path, auth_failed, auth_throttled, bad_subprotocol, oversized_frame, bad_message_limit, store_refused, internal_error',
+    labelNames: ['reason'],
+  });
+  /** Where this instance listens (for the endpoint chargers are given when HUB_OCPP_PUBLIC_URL is unset). */
+  let listening: Server | undefined;
   const instanceId = randomUUID();
   const clients = new Map<string, RpcClient>(); // `${org}/${cp}` -> connection held here
   const pending = new Set<Promise<unknown>>(); // writes started by connection events
@@ -151,7 +266,7 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
       for (const u of unsubs.splice(0)) await u().catch(() => {});
       if (stopped) return;
       log.warn({ err }, 'hub: bus unavailable, command routing to this instance retries in 5 s');
-      retry = setTimeout(() => void listenForCommands(), 5_000);
+      retry = setTimeout(() => entries.settle('hub.command-routing', listenForCommands()), 5_000);
       retry.unref();
     }
   }
@@ -179,48 +294,156 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     callTimeoutMs: settings.commandTimeoutMs,
     pingIntervalMs: 60_000,
     respondWithDetailedErrors: false,
+    // ws's default is 100 MiB; a larger frame closes the connection with 1009 before it is buffered.
+    wssOptions: { maxPayload: settings.maxFrameBytes },
   });
+  // ws reports server-level failures here; an 'error' nobody listens for would be thrown.
+  rpc.on('error', (err: unknown) => entries.failed('hub.ocpp-server', err));
+
+  /** A hash to compare with when the charge point is unknown, so unknown and wrong cost the same. */
+  const NO_HASH = hashPassword(randomUUID());
+  const targets = new WeakMap<IncomingMessage, { orgId: string; cpId: string }>();
 
   rpc.auth(async (accept: (s?: Record<string, unknown>, p?: string | false) => void, reject: (code: number, msg: string) => void, handshake: any) => {
     try {
-      // endpoint is the path before the identity: <OCPP_PATH>/<org_id>
-      const parts = String(handshake.endpoint).split('/').filter(Boolean);
-      if (parts.length !== 2 || `/${parts[0]}` !== OCPP_PATH) return reject(404, 'Not Found');
-      const orgId = decodeURIComponent(parts[1]);
-      const cp = await store.chargePoint(db, orgId, handshake.identity);
-      if (!cp) return reject(404, 'Not Found');
+      const target = targets.get(handshake.request);
+      if (!target) return reject(400, 'Bad Request');
+      const ip = addressOf(handshake.request);
+      const header = handshake.headers.authorization;
+      // A charger that authenticated before passes while its address is blocked (a site's other
+      // chargers behind one address are not locked out by one misconfigured neighbour).
+      const credential = typeof header === 'string' && header ? `ocpp ${target.orgId} ${header}` : undefined;
+      try {
+        await failedAuth.refuseIfBlocked(ip, credential);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status !== 429) throw e;
+        refusals.inc({ reason: 'auth_throttled' });
+        return reject(429, 'Too Many Requests');
+      }
+      const cp = await store.chargePoint(db, target.orgId, target.cpId);
       const given: Buffer | undefined = handshake.password;
-      const expected = Buffer.from(cp.password_hash, 'hex');
+      const expected = Buffer.from(cp?.password_hash ?? NO_HASH, 'hex');
       const actual = Buffer.from(hashPassword(given ?? Buffer.alloc(0)), 'hex');
-      if (!given || !timingSafeEqual(expected, actual)) return reject(401, 'Unauthorized');
+      const matches = expected.length === actual.length && timingSafeEqual(expected, actual);
+      // One answer for an unknown organisation, an unknown charge point and a wrong password.
+      if (!cp || !given || !matches) {
+        refusals.inc({ reason: 'auth_failed' });
+        await failedAuth.recordFailure(ip);
+        return reject(401, 'Unauthorized');
+      }
+      if (credential) await failedAuth.recordSuccess(credential);
       // The charger's preference order (its Sec-WebSocket-Protocol list) among those served.
       const protocol = [...(handshake.protocols as Set<string>)].find((p) => (SUBPROTOCOLS as readonly string[]).includes(p));
-      if (!protocol) return reject(400, 'No supported subprotocol (ocpp2.0.1, ocpp1.6)');
-      accept({ orgId, cpId: cp.charge_point_id, siteId: cp.site_id, assetId: cp.asset_id } satisfies Session, protocol);
+      if (!protocol) {
+        refusals.inc({ reason: 'bad_subprotocol' });
+        return reject(400, 'No supported subprotocol (ocpp2.0.1, ocpp1.6)');
+      }
+      accept({ orgId: target.orgId, cpId: cp.charge_point_id, siteId: cp.site_id, assetId: cp.asset_id } satisfies Session, protocol);
     } catch (err) {
-      log.error({ err }, 'hub: OCPP handshake failed');
+      entries.failed('hub.ocpp-handshake', err);
       reject(500, 'Internal Server Error');
     }
   });
 
-  rpc.on('client', (client: RpcClient) => {
+  /** What a handler ran into, as the CALLERROR the charger gets: never the internal text (logged here). */
+  function callFailure(s: Session, action: string, err: unknown): Error {
+    if (isRpcError(err)) return err;
+    const code = (err as { code?: unknown })?.code;
+    if (typeof code === 'string' && code.startsWith('22')) {
+      // A PostgreSQL data exception (class 22: out of range, bad date, bad text): a value the charger sent.
+      refusals.inc({ reason: 'store_refused' });
+      log.warn({ err, orgId: s.orgId, cp: s.cpId, action }, 'hub: a charger\'s value could not be stored');
+      return createRPCError('PropertyConstraintViolation', 'A value is outside what the service accepts', {}) as unknown as Error;
+    }
+    refusals.inc({ reason: 'internal_error' });
+    log.error({ err, orgId: s.orgId, cp: s.cpId, action }, 'hub: OCPP call failed');
+    return createRPCError('InternalError', 'Internal error', {}) as unknown as Error;
+  }
+
+  /**
+   * Every handler's failure goes through callFailure; the handlers themselves stay as they are.
+   * OCPP-J has a charger wait for each answer before its next CALL; one that does not gets at most
+   * MAX_CALLS_IN_FLIGHT handled at once, the rest a CALLERROR (counted as bad messages).
+   */
+  function guardHandlers(client: RpcClient, s: Session, tooMany: () => void) {
+    const handle = client.handle.bind(client) as (...a: unknown[]) => void;
+    let inFlight = 0;
+    const guard =
+      (action: string, fn: (c: any) => unknown) =>
+      async (c: any): Promise<unknown> => {
+        if (inFlight >= MAX_CALLS_IN_FLIGHT) {
+          tooMany();
+          throw createRPCError('GenericError', 'Too many calls in progress: wait for the answers', {});
+        }
+        inFlight++;
+        try {
+          return await fn(c);
+        } catch (err) {
+          throw callFailure(s, action, err);
+        } finally {
+          inFlight--;
+        }
+      };
+    client.handle = ((a: string | ((c: any) => unknown), b?: (c: any) => unknown) =>
+      typeof a === 'function' ? handle(guard('*', a)) : handle(a, guard(a, b!))) as RpcClient['handle'];
+  }
+
+  /** Closes a connection that sends more than the limit of bad messages in a minute (of the service clock); returns the count. */
+  function limitBadMessages(client: RpcClient, s: Session): () => void {
+    const times: number[] = [];
+    let closing = false;
+    const bad = () => {
+      if (closing) return;
+      const now = clock.now().getTime();
+      while (times.length && times[0] <= now - 60_000) times.shift();
+      times.push(now);
+      if (times.length <= settings.badMessagesPerMinute) return;
+      closing = true;
+      refusals.inc({ reason: 'bad_message_limit' });
+      log.warn({ orgId: s.orgId, cp: s.cpId }, 'hub: too many bad messages, connection closed');
+      entries.settle('hub.ocpp-close', client.close({ code: 1008, reason: 'Too many bad messages' }));
+    };
+    client.on('badMessage', entries.wrap('hub.ocpp-bad-message', bad));
+    client.on('strictValidationFailure', entries.wrap('hub.ocpp-bad-message', (e: { outbound?: boolean; isCall?: boolean }) => !e.outbound && e.isCall && bad()));
+    client.on(
+      'socketError',
+      entries.wrap('hub.ocpp-socket', (err: { code?: string }) => {
+        if (err?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+          refusals.inc({ reason: 'oversized_frame' });
+          log.warn({ orgId: s.orgId, cp: s.cpId }, 'hub: frame over the size limit, connection closed (1009)');
+        }
+      }),
+    );
+    return bad;
+  }
+
+  rpc.on('client', entries.wrap('hub.ocpp-connection', onClient, (_err, client: RpcClient) => void client.close({ code: 1011, force: true }).catch(() => {})));
+
+  function onClient(client: RpcClient) {
     const s = client.session;
+    // Every CALLERROR leaves through this (ocpp-rpc writes its answers with sendRaw).
+    const sendRaw = client.sendRaw.bind(client);
+    client.sendRaw = (message: string) => sendRaw(message.startsWith('[4,') ? plainCallError(message) : message);
+    guardHandlers(client, s, limitBadMessages(client, s));
     const version = client.protocol as OcppVersion;
     const k = key(s.orgId, s.cpId);
     const previous = clients.get(k);
     clients.set(k, client);
-    if (previous && previous !== client) void previous.close({ code: 1000, reason: 'Replaced by a new connection' }).catch(() => {});
-    track(store.connected(db, s.orgId, s.cpId, instanceId, clock.now(), version));
-    client.on('close', () => {
-      if (clients.get(k) !== client) return; // replaced: the new connection holds it
-      clients.delete(k);
-      track(offline(s));
-    });
+    if (previous && previous !== client) entries.settle('hub.ocpp-close', previous.close({ code: 1000, reason: 'Replaced by a new connection' }));
+    entries.settle('hub.ocpp-connected', track(store.connected(db, s.orgId, s.cpId, instanceId, clock.now(), version)));
+    client.on(
+      'close',
+      entries.wrap('hub.ocpp-close', () => {
+        if (clients.get(k) !== client) return; // replaced: the new connection holds it
+        clients.delete(k);
+        entries.settle('hub.ocpp-offline', track(offline(s)));
+      }),
+    );
     if (version === 'ocpp1.6') handle16(client, s);
     else handle201(client, s);
     // No wildcard handler: an action not handled here is answered NotImplemented by ocpp-rpc
     // before any schema check (a wildcard would be validated first and answer ProtocolError).
-  });
+  }
 
   /** The connection ended: each connector it reported goes UNKNOWN (excluded from reliability). */
   async function offline(s: Session) {
@@ -588,14 +811,39 @@ export function createOcppGateway(deps: { db: Db; bus: Bus; clock: Clock; log: F
     /** Whether this instance holds the charger's connection. */
     holds: (orgId: string, cpId: string) => clients.has(key(orgId, cpId)),
 
+    /** The origin this instance listens on as a ws:// URL (its HTTP server's address), if it listens. */
+    listeningUrl(): string | null {
+      const a = listening?.address();
+      if (!a || typeof a === 'string') return null;
+      const host = a.address === '0.0.0.0' || a.address === '::' ? 'localhost' : a.family === 'IPv6' ? `[${a.address}]` : a.address;
+      return `ws://${host}:${a.port}`;
+    },
+
     async start(server: Server | undefined) {
-      server?.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-        const path = (req.url ?? '').split('?')[0];
-        if (path.startsWith(`${OCPP_PATH}/`)) void rpc.handleUpgrade(req, socket, head);
-        // Node ends upgrades nobody listens for; with this listener it would not, so when no other
-        // module serves WebSockets an upgrade to any other path is ended here.
-        else if (server.listenerCount('upgrade') === 1) socket.destroy();
-      });
+      listening = server;
+      const onUpgrade = (req: IncomingMessage, socket: Socket, head: Buffer) => {
+        // Node takes its own error listener off an upgraded socket: a reset before ocpp-rpc or ws
+        // adds theirs would otherwise be an 'error' nobody handles.
+        socket.on('error', () => {});
+        const target = ocppTarget(req.url);
+        if (target === null) {
+          // Node ends upgrades nobody listens for; with this listener it would not, so when no other
+          // module serves WebSockets an upgrade to any other path is ended here.
+          if (server!.listenerCount('upgrade') === 1) socket.destroy();
+          return;
+        }
+        if ('refused' in target) {
+          refusals.inc({ reason: 'bad_path' });
+          return refuseUpgrade(socket, 400, target.refused);
+        }
+        if (!wellFormedSubprotocols(req.headers['sec-websocket-protocol'])) {
+          refusals.inc({ reason: 'bad_subprotocol' });
+          return refuseUpgrade(socket, 400, 'Malformed Sec-WebSocket-Protocol');
+        }
+        targets.set(req, target);
+        return rpc.handleUpgrade(req, socket, head);
+      };
+      server?.on('upgrade', entries.wrap('hub.upgrade', onUpgrade, (_err, _req, socket: Socket) => refuseUpgrade(socket, 500)));
       await listenForCommands();
     },
 

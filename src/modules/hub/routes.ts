@@ -83,7 +83,7 @@ export function hubOperations(h: HubService): Operation[] {
       successStatus: 201,
       dataBasis: { basis: 'configured' },
       schema: { params: S.SiteIdParam, body: S.ChargePointBody, response: { 201: S.ChargePointCreated, 404: S.ErrorBody, 409: S.ErrorBody } },
-      handler: async ({ ctx, params, body, req }) => h.registerChargePoint(ctx, params.site_id, body, req.headers.host),
+      handler: async ({ ctx, params, body }) => h.registerChargePoint(ctx, params.site_id, body),
     }),
     defineOperation({
       operationId: 'listHubPriceSchedules',

@@ -119,7 +119,7 @@ const siteFields = (b: Partial<SiteFields> & { name: string }): SiteFields => ({
   payment_roaming: b.payment_roaming ?? null,
 });
 
-export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCodec; orgs: OrgDirectory; registry: RegistrySites; audit: AuditLog; gateway: OcppGateway; publicUrl: string | null }) {
+export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCodec; orgs: OrgDirectory; registry: RegistrySites; audit: AuditLog; gateway: OcppGateway; publicUrl: () => string }) {
   const { db, clock, cursors, gateway } = deps;
 
   async function siteOr404(orgId: string, siteId: string) {
@@ -185,7 +185,7 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
       });
     },
 
-    async registerChargePoint(ctx: RequestContext, siteId: string, body: { charge_point_id: string; max_power_kw: number; connectors?: number; contactless?: boolean | null }, host: string | undefined) {
+    async registerChargePoint(ctx: RequestContext, siteId: string, body: { charge_point_id: string; max_power_kw: number; connectors?: number; contactless?: boolean | null }) {
       const password = newPassword();
       const created = await db.tx(async (q) => {
         if (!(await store.site(q, ctx.orgId, siteId, true))) throw hubErrors.siteNotFound();
@@ -210,7 +210,7 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
         await deps.audit.record(q, ctx, { action: 'hub.charge_point.register', targetType: 'hub_charge_point', targetId: body.charge_point_id, details: { site_id: siteId } });
         return row;
       });
-      const base = deps.publicUrl ?? `ws://${host ?? 'localhost'}`;
+      const base = deps.publicUrl();
       const endpoint = `${base.replace(/\/$/, '')}${OCPP_PATH}/${encodeURIComponent(ctx.orgId)}`;
       return {
         charge_point_id: created.charge_point_id,
