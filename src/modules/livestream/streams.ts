@@ -98,9 +98,8 @@ export function createStreamRegistry(deps: {
         if (typeof sid !== 'string') return;
         for (const h of [...open.keys()]) if (h.sessionId === sid) endOne(h, 'session_revoked');
       }),
-      deps.bus.subscribe(SESSION_CHECK_SUBJECT, () => {
-        void check();
-      }),
+      // The bus guards its handlers (a failure is logged and counted, decision 0270).
+      deps.bus.subscribe(SESSION_CHECK_SUBJECT, () => check()),
     ]));
     const made = control;
     made.catch(() => control === made && (control = undefined));

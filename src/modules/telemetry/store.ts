@@ -2,6 +2,7 @@
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import { isPlatformFailure } from '../../platform/job-units.ts';
+import { isoTime } from '../../platform/schema-kit.ts';
 import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MAGNITUDE_FLOOR, MEASUREMENT_BOUNDS, RAW_KEY_BOUNDS, type CanonicalRow } from './normalise.ts';
 import { recordsJson, type LiveRecord } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
@@ -649,7 +650,7 @@ export function createPartitionStore(db: Db) {
           const from = Math.floor(horizon / SEAL_STEP_MS) * SEAL_STEP_MS;
           const end = Math.min(from + hours * SEAL_STEP_MS, day + DAY_MS);
           if (day + DAY_MS > lastDayEnd) return 0;
-          const dayKey = new Date(day).toISOString().slice(0, 10);
+          const dayKey = isoTime(day).slice(0, 10);
           const held = [...(opts.held?.get(dayKey) ?? [])];
           const window = [new Date(horizon), new Date(end), new Date(day)];
           // Every organisation at once; if that fails (one organisation's rows cannot be summed),
