@@ -13,6 +13,7 @@
 //     a bench, the SDK or .ci/run), ports are the service's or the listed infrastructure's, and CLI
 //     commands and options are in package.json's scripts and the CLIs' own help.
 // One service (for /openapi.json) and two cheap CLI children, all started at once: about 8 s.
+import { OCPP_PATH } from '../../src/modules/hub/ocpp.ts';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -593,6 +594,8 @@ test('every API path the docs name is served, with the method they give it', asy
       for (const span of text.matchAll(new RegExp(`\`(?:(${METHOD_RE})\\s+)?(\\/[a-z][^\`\\s]*)\``, 'g'))) {
         const raw = span[2];
         if (raw.startsWith('/api/') || /^\/(?:usr|etc|var|tmp|home|dev|proc|opt|bin)\//.test(raw)) continue;
+        // The chargers' WebSocket endpoint (OCPP_PATH in src/modules/hub/ocpp.ts), not an HTTP operation.
+        if (raw.startsWith(`${OCPP_PATH}/`)) continue;
         if (/^\/(?:docs|openapi\.json|console)(?:[/?]|$)/.test(raw)) {
           pages.push({ where: `${f.name}:${line}`, path: raw });
           continue;

@@ -240,7 +240,7 @@ test('the live stream as an async iterator: ready, then the organisation\'s tele
   const ready = await events.next();
   assert.equal(ready.done, false);
   assert.equal(ready.value!.event, 'ready');
-  assert.deepEqual(ready.value!.data, { organisation_id: ORG, buffer: 256 });
+  assert.deepEqual(ready.value!.data, { organisation_id: ORG, buffer: 256, data_basis: 'stored' });
   const ts = new Date(clock().now().getTime() - 60_000).toISOString();
   await sdk.telemetry.ingestBatch([{ asset_id: 'stream-1', ts, soc_pct: 42 }]);
   const next = await events.next();

@@ -11823,7 +11823,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** Format: date-time */
@@ -12486,7 +12486,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     endpoint_id?: string;
@@ -13610,7 +13610,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     overlap_seconds?: number;
@@ -13767,7 +13767,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description alert.raised, alert.resolved, device.offline, webhook.test */
@@ -47301,7 +47301,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Import exactly these devices to this site (including devices without site_ref); default: every unregistered device whose raw site_ref is the site */
