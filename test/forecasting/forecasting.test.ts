@@ -265,6 +265,24 @@ test('forecast against actual is the day-ahead forecast beside the measured figu
   assertRefused(await call(svc, other, 'GET', `${BASE}/synth/forecast-vs-actual`), 404, 'Site not found');
 });
 
+test('the actual is the ledger\'s figure; a half hour the ledger marks a gap has none (never zero, never the part it holds)', async () => {
+  // 23:30 on 7 November: only the first sample's segment reaches into it (from 23:50), so the ledger
+  // holds the 10 minutes it covers and marks the half hour a gap; from midnight it is whole.
+  const before = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/synth/ledger?date=2026-11-07')).half_hours.at(-1);
+  assert.equal(before.period_start, iso(START - HH));
+  assert.equal(before.gap, true);
+  assert.ok(Number(before.consumption_kwh) > 0, 'the ledger holds the covered part');
+  const first = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/synth/ledger?date=2026-11-08')).half_hours[0];
+  assert.equal(first.gap, false);
+  assert.equal(first.consumption_method, 'derived');
+  assert.deepEqual([first.consumption_kwh, first.generation_kwh], [actualLoad(START).toFixed(3), actualGen(START).toFixed(3)]);
+  const fva = json(await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?from=${iso(START - HH)}&to=${iso(START + HH)}`));
+  assert.deepEqual(
+    fva.half_hours.map((h: any) => [h.start, h.load_actual_kwh, h.generation_actual_kwh]),
+    [[iso(START - HH), null, null], [iso(START), Number(first.consumption_kwh), Number(first.generation_kwh)]],
+  );
+});
+
 test('metrics match an independent computation, and seasonal beats persistence on this site', async () => {
   const from = NOW - 7 * DAY;
   const got: Record<string, any> = {};
