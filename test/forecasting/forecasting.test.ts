@@ -150,6 +150,13 @@ before(async () => {
     for (let t = Date.parse(`${a}T00:00:00Z`); t < Date.parse(`${b}T00:00:00Z`); t += HH) dst.push({ device_id: 'dst-meter', ts: iso(t + SAMPLE_AT), power_kw: dstKw(t) });
   }
   await ingest(svc, admin, dst);
+  // A site that meters a load under its grid meter: 3 kW at the meter, 1 kW of it the metered
+  // appliance, for the day before NOW, a sample every 15 minutes.
+  await asset(svc, admin, { asset_id: 'mix-meter', site_id: 'mix', asset_class: 'site_meter' });
+  await asset(svc, admin, { asset_id: 'mix-load', site_id: 'mix', asset_class: 'appliance', parent_asset_id: 'mix-meter' });
+  const mix = [];
+  for (let t = NOW - DAY; t <= NOW; t += HH / 2) mix.push({ device_id: 'mix-meter', ts: iso(t), power_kw: 3 }, { device_id: 'mix-load', ts: iso(t), power_kw: 1 });
+  await ingest(svc, admin, mix);
   // The energy refresh folds what was sent into the ledger, which forecasting reads.
   await refresh(svc);
   clock.set(NOW);
@@ -168,6 +175,7 @@ test('list of sites and the default configuration; PUT replaces it; refusals', a
   const list = json(await call(svc, viewer, 'GET', BASE));
   assert.deepEqual(list.sites.map((s: any) => [s.site_id, s.method, s.configured, s.forecasts_load, s.forecasts_generation]), [
     ['dst', 'persistence', false, true, false],
+    ['mix', 'persistence', false, true, false],
     ['quiet', 'persistence', false, true, false],
     ['synth', 'persistence', false, true, true],
   ]);
@@ -281,6 +289,15 @@ test('the actual is the ledger\'s figure; a half hour the ledger marks a gap has
     fva.half_hours.map((h: any) => [h.start, h.load_actual_kwh, h.generation_actual_kwh]),
     [[iso(START - HH), null, null], [iso(START), Number(first.consumption_kwh), Number(first.generation_kwh)]],
   );
+});
+
+test('where the site meters its loads, the load is the ledger\'s consumption (the metered loads), not the grid balance (decision 0326)', async () => {
+  // The ledger: import 1.500 kWh a half hour, consumption 0.500 (the appliance), residual 1.000
+  // (the unmetered rest). Decision 0190 took the grid balance (1.500); the ledger's figure is 0.500.
+  const day = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/mix/ledger?date=2026-11-22'));
+  assert.deepEqual(day.half_hours.map((h: any) => [h.import_kwh, h.consumption_kwh, h.residual_kwh, h.consumption_method, h.gap]), Array(48).fill(['1.500', '0.500', '1.000', 'metered', false]));
+  const f = json(await call(svc, viewer, 'GET', `${BASE}/mix/forecast?hours=24`));
+  assert.deepEqual(f.half_hours.map((h: any) => [h.load_kwh, h.generation_kwh]), Array(48).fill([0.5, null]));
 });
 
 test('metrics match an independent computation, and seasonal beats persistence on this site', async () => {
