@@ -1,16 +1,17 @@
 // Benchmark of forecast backtests (decision 0196): a site with a year of half-hourly meter and PV
-// samples on the embedded store; a 28-day backtest answered in the request, and a 366-day one run
+// samples on the embedded store, folded into the energy ledger that forecasting reads (decision 0326); a 28-day backtest answered in the request, and a 366-day one run
 // as a background job a week of days a step. Prints the time of each and of the steps; never
 // pass/fail. `npm run bench:forecast-backtest` (TEST_DATABASE_URL etc. for the real servers).
 import { loadavg } from 'node:os';
 import { startTestService } from '../test/helpers/service.ts';
 import { ManualClock } from '../src/platform/clock.ts';
-import { asset, call, HH, ingest, iso, json, tokenFor } from '../test/energy/helpers.ts';
+import { asset, call, HH, ingest, iso, json, refresh, tokenFor } from '../test/energy/helpers.ts';
 
 const NOW = Date.parse('2026-11-23T00:00:00Z');
 const START = Date.parse('2025-11-15T00:00:00Z');
 const clock = new ManualClock(new Date(NOW).toISOString());
-const svc = await startTestService({ clock });
+// One sample a half hour: the ledger joins samples up to 30 minutes apart.
+const svc = await startTestService({ clock, env: { ENERGY_POWER_GAP_SECONDS: '1800' } });
 try {
   await svc.createOrg('org-bench');
   const admin = await tokenFor(svc, 'org-bench');
@@ -26,6 +27,10 @@ try {
   let t0 = performance.now();
   await ingest(svc, admin, records);
   console.log(`ingested ${records.length} samples (${((NOW - START) / 86_400_000).toFixed(0)} days, 2 assets) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  t0 = performance.now();
+  await refresh(svc);
+  clock.set(NOW);
+  console.log(`energy refresh (the ledger forecasting reads): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   const base = '/api/optimiser/forecasting/sites/bench/backtest';
   t0 = performance.now();

@@ -1,12 +1,14 @@
 // Forecasting through HTTP on a reproducible synthetic site: two weeks and a day of half-hourly power from a
 // site meter and a PV inverter with a daily pattern, a weekend pattern and seeded noise. One sample a
-// half hour (at :10 / :40), so each half hour's mean power is exactly the generated value and the
-// test computes every expected figure itself from the generator (independent of the service).
+// half hour (at :10 / :40). Forecasting reads the energy ledger (decision 0326), which integrates
+// power by the trapezoidal rule between samples up to ENERGY_POWER_GAP_SECONDS apart (30 minutes
+// here), cut at half-hour boundaries and zero crossings (docs/energy-accounting.md): the test works
+// out each half hour's kWh itself from the samples it sent, the same way (independent of the service).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { asset, call, HH, ingest, iso, json, tokenFor } from '../energy/helpers.ts';
+import { asset, call, HH, ingest, iso, json, refresh, tokenFor } from '../energy/helpers.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 
 const DAY = 86_400_000;
@@ -27,7 +29,9 @@ function rng(seed: number) {
 const rand = rng(19);
 const loadKw = new Map<number, number>();
 const genKw = new Map<number, number>();
-for (let t = START; t < NOW; t += HH) {
+// One half hour either side of the stored history, so that every half hour from START to NOW is
+// covered whole by the segments between samples (the first and last segments reach outside it).
+for (let t = START - HH; t <= NOW; t += HH) {
   const d = new Date(t);
   const h = d.getUTCHours() + d.getUTCMinutes() / 60;
   const weekend = d.getUTCDay() === 0 || d.getUTCDay() === 6;
@@ -37,8 +41,64 @@ for (let t = START; t < NOW; t += HH) {
   loadKw.set(t, Math.round(l * 1e6) / 1e6);
   genKw.set(t, Math.round(g * 1e6) / 1e6);
 }
-const actualLoad = (t: number) => loadKw.get(t)! * 0.5;
-const actualGen = (t: number) => genKw.get(t)! * 0.5;
+const SAMPLE_AT = 10 * 60_000; // each half hour's sample, 10 minutes in
+const GAP_S = 1800; // ENERGY_POWER_GAP_SECONDS for this service
+const meterKw = (t: number) => Math.round((loadKw.get(t)! - genKw.get(t)!) * 1e6) / 1e6;
+
+/**
+ * Independent integration of one device's samples over [from, from + 30 min) as the energy docs
+ * define it: the power linear between consecutive samples no more than the gap apart, each piece
+ * cut at the half-hour boundaries and at a zero crossing; the positive and negative parts in kWh.
+ */
+function integrate(samples: [number, number][], from: number): { pos: number; neg: number } {
+  const to = from + HH;
+  let pos = 0;
+  let neg = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const [t0, p0] = samples[i - 1]!;
+    const [t1, p1] = samples[i]!;
+    if (t1 - t0 > GAP_S * 1000) continue;
+    const a = Math.max(t0, from);
+    const b = Math.min(t1, to);
+    if (a >= b) continue;
+    const at = (t: number) => p0 + ((p1 - p0) * (t - t0)) / (t1 - t0);
+    const [pa, pb] = [at(a), at(b)];
+    const d = (b - a) / 3_600_000;
+    if (pa >= 0 && pb >= 0) pos += ((pa + pb) / 2) * d;
+    else if (pa <= 0 && pb <= 0) neg -= ((pa + pb) / 2) * d;
+    else {
+      const up = pa > 0 ? pa : pb;
+      const down = pa > 0 ? pb : pa;
+      pos += ((up * up) / (up - down)) * (d / 2);
+      neg += ((down * down) / (up - down)) * (d / 2);
+    }
+  }
+  return { pos, neg };
+}
+/** kWh to the watt-hour, as the ledger keeps each asset's flow. */
+const wh = (kwh: number) => Math.round(kwh * 1000);
+const samplesOf = (kw: (t: number) => number, from: number, to: number): [number, number][] => {
+  const out: [number, number][] = [];
+  for (let t = from; t <= to; t += HH) out.push([t + SAMPLE_AT, kw(t)]);
+  return out;
+};
+// The ledger of the synthetic site, worked by hand: generation = the inverter's negative part; the
+// site meters no load, so consumption is derived: generation + import − export (each to the Wh).
+const ledgerLoad = new Map<number, number>();
+const ledgerGen = new Map<number, number>();
+{
+  const meter = samplesOf(meterKw, START - HH, NOW);
+  const pv = samplesOf((t) => -genKw.get(t)!, START - HH, NOW);
+  for (let t = START; t < NOW; t += HH) {
+    const i = (t - (START - HH)) / HH; // the sample 10 minutes into t; its neighbours either side
+    const m = integrate(meter.slice(i - 1, i + 2), t);
+    const g = wh(integrate(pv.slice(i - 1, i + 2), t).neg);
+    ledgerGen.set(t, g / 1000);
+    ledgerLoad.set(t, (g + wh(m.pos) - wh(m.neg)) / 1000);
+  }
+}
+const actualLoad = (t: number) => ledgerLoad.get(t)!;
+const actualGen = (t: number) => ledgerGen.get(t)!;
 
 /** Independent metrics: plain loops over the generator. */
 function expectedMetrics(from: number, to: number, back: number, of: (t: number) => number) {
@@ -67,7 +127,7 @@ let viewer: string;
 let other: string;
 
 before(async () => {
-  svc = await startTestService({ clock, env: { FORECAST_MAX_QUEUED_BACKTESTS: '2' } });
+  svc = await startTestService({ clock, env: { FORECAST_MAX_QUEUED_BACKTESTS: '2', ENERGY_POWER_GAP_SECONDS: String(GAP_S) } });
   await svc.createOrg('org-fc');
   await svc.createOrg('org-fx');
   admin = await tokenFor(svc, 'org-fc');
@@ -77,9 +137,9 @@ before(async () => {
   await asset(svc, admin, { asset_id: 'fc-pv', site_id: 'synth', asset_class: 'inverter', parent_asset_id: 'fc-meter' });
   await asset(svc, admin, { asset_id: 'fc-empty', site_id: 'quiet', asset_class: 'site_meter' });
   const records = [];
-  for (let t = START; t < NOW; t += HH) {
-    records.push({ device_id: 'fc-meter', ts: iso(t + 10 * 60_000), power_kw: Math.round((loadKw.get(t)! - genKw.get(t)!) * 1e6) / 1e6 });
-    records.push({ device_id: 'fc-pv', ts: iso(t + 10 * 60_000), power_kw: -genKw.get(t)! });
+  for (let t = START - HH; t <= NOW; t += HH) {
+    records.push({ device_id: 'fc-meter', ts: iso(t + SAMPLE_AT), power_kw: meterKw(t) });
+    records.push({ device_id: 'fc-pv', ts: iso(t + SAMPLE_AT), power_kw: -genKw.get(t)! });
   }
   await ingest(svc, admin, records);
   // A second site across both 2026 clock changes: a site meter whose power in each UTC half hour is a
@@ -87,18 +147,35 @@ before(async () => {
   await asset(svc, admin, { asset_id: 'dst-meter', site_id: 'dst', asset_class: 'site_meter' });
   const dst = [];
   for (const [a, b] of [['2026-03-18', '2026-04-04'], ['2026-10-16', '2026-10-28']]) {
-    for (let t = Date.parse(`${a}T00:00:00Z`); t < Date.parse(`${b}T00:00:00Z`); t += HH) dst.push({ device_id: 'dst-meter', ts: iso(t + 10 * 60_000), power_kw: dstKwh(t) * 2 });
+    for (let t = Date.parse(`${a}T00:00:00Z`); t < Date.parse(`${b}T00:00:00Z`); t += HH) dst.push({ device_id: 'dst-meter', ts: iso(t + SAMPLE_AT), power_kw: dstKw(t) });
   }
   await ingest(svc, admin, dst);
+  // A site that meters a load under its grid meter: 3 kW at the meter, 1 kW of it the metered
+  // appliance, for the day before NOW, a sample every 15 minutes.
+  await asset(svc, admin, { asset_id: 'mix-meter', site_id: 'mix', asset_class: 'site_meter' });
+  await asset(svc, admin, { asset_id: 'mix-load', site_id: 'mix', asset_class: 'appliance', parent_asset_id: 'mix-meter' });
+  const mix = [];
+  for (let t = NOW - DAY; t <= NOW; t += HH / 2) mix.push({ device_id: 'mix-meter', ts: iso(t), power_kw: 3 }, { device_id: 'mix-load', ts: iso(t), power_kw: 1 });
+  await ingest(svc, admin, mix);
+  // The energy refresh folds what was sent into the ledger, which forecasting reads.
+  await refresh(svc);
+  clock.set(NOW);
 });
-/** The dst site's stored kWh in the UTC half hour starting at t (unique per half hour). */
-const dstKwh = (t: number) => ((t / HH) % 100_000) / 1000;
+/** The dst site's power sent in the UTC half hour starting at t: a ramp, unique per half hour. */
+const dstKw = (t: number) => (((t / HH) % 100_000) / 1000) * 2;
+/**
+ * The dst site's ledger kWh in the half hour starting at t: the ramp is linear through the samples,
+ * so its trapezoid over the half hour is the power 15 minutes in × 0.5 h = (slot number + 1/6) Wh,
+ * worked out here by the same integration as the synthetic site's (to the watt-hour).
+ */
+const dstKwh = (t: number) => wh(integrate([[t - HH + SAMPLE_AT, dstKw(t - HH)], [t + SAMPLE_AT, dstKw(t)], [t + HH + SAMPLE_AT, dstKw(t + HH)]], t).pos) / 1000;
 after(() => svc?.stop());
 
 test('list of sites and the default configuration; PUT replaces it; refusals', async () => {
   const list = json(await call(svc, viewer, 'GET', BASE));
   assert.deepEqual(list.sites.map((s: any) => [s.site_id, s.method, s.configured, s.forecasts_load, s.forecasts_generation]), [
     ['dst', 'persistence', false, true, false],
+    ['mix', 'persistence', false, true, false],
     ['quiet', 'persistence', false, true, false],
     ['synth', 'persistence', false, true, true],
   ]);
@@ -194,6 +271,33 @@ test('forecast against actual is the day-ahead forecast beside the measured figu
   assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?from=${iso(NOW)}&to=${iso(from)}`), 422, { fields: ['query.to'] });
   assertRefused(await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?from=2026-01-01T00:00:00Z&to=${iso(NOW)}`), 422, { fields: ['query.to'] });
   assertRefused(await call(svc, other, 'GET', `${BASE}/synth/forecast-vs-actual`), 404, 'Site not found');
+});
+
+test('the actual is the ledger\'s figure; a half hour the ledger marks a gap has none (never zero, never the part it holds)', async () => {
+  // 23:30 on 7 November: only the first sample's segment reaches into it (from 23:50), so the ledger
+  // holds the 10 minutes it covers and marks the half hour a gap; from midnight it is whole.
+  const before = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/synth/ledger?date=2026-11-07')).half_hours.at(-1);
+  assert.equal(before.period_start, iso(START - HH));
+  assert.equal(before.gap, true);
+  assert.ok(Number(before.consumption_kwh) > 0, 'the ledger holds the covered part');
+  const first = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/synth/ledger?date=2026-11-08')).half_hours[0];
+  assert.equal(first.gap, false);
+  assert.equal(first.consumption_method, 'derived');
+  assert.deepEqual([first.consumption_kwh, first.generation_kwh], [actualLoad(START).toFixed(3), actualGen(START).toFixed(3)]);
+  const fva = json(await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?from=${iso(START - HH)}&to=${iso(START + HH)}`));
+  assert.deepEqual(
+    fva.half_hours.map((h: any) => [h.start, h.load_actual_kwh, h.generation_actual_kwh]),
+    [[iso(START - HH), null, null], [iso(START), Number(first.consumption_kwh), Number(first.generation_kwh)]],
+  );
+});
+
+test('where the site meters its loads, the load is the ledger\'s consumption (the metered loads), not the grid balance (decision 0326)', async () => {
+  // The ledger: import 1.500 kWh a half hour, consumption 0.500 (the appliance), residual 1.000
+  // (the unmetered rest). Decision 0190 took the grid balance (1.500); the ledger's figure is 0.500.
+  const day = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/mix/ledger?date=2026-11-22'));
+  assert.deepEqual(day.half_hours.map((h: any) => [h.import_kwh, h.consumption_kwh, h.residual_kwh, h.consumption_method, h.gap]), Array(48).fill(['1.500', '0.500', '1.000', 'metered', false]));
+  const f = json(await call(svc, viewer, 'GET', `${BASE}/mix/forecast?hours=24`));
+  assert.deepEqual(f.half_hours.map((h: any) => [h.load_kwh, h.generation_kwh]), Array(48).fill([0.5, null]));
 });
 
 test('metrics match an independent computation, and seasonal beats persistence on this site', async () => {

@@ -333,15 +333,11 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   for (const c of manifest.collections) assert.equal(c.row_count, 0, `${c.name} holds nothing of ours`);
 });
 
-// Seam (reported, not fixed here: forecasting is being changed elsewhere): the forecasting module
-// works out a half hour's "actual" load and generation itself, as the mean of the samples in it ×
-// 0.5 h, instead of taking the energy module's figures. For this day the totals agree (the shapes
-// are symmetric) but 16 half hours of generation and 5 of load differ from the ledger: 08:00
-// generation 0.090 against the ledger's 0.108 kWh, 20:30 load 1.008 against 0.940 kWh. One figure,
-// one source: what forecasting calls actual should be the ledger's.
-test('seam: forecast-vs-actual shows the ledger\'s consumption and generation as the actuals', {
-  todo: 'forecasting measures actuals as half-hour sample means × 0.5 h, not the ledger (issue 36 closing note)',
-}, async () => {
+// One figure, one source (decision 0326): what forecasting calls the actual load and generation of
+// a half hour is the energy ledger's consumption and generation, to the watt-hour. Before, it
+// worked them out itself as the mean of the samples × 0.5 h: 16 half hours of generation and 5 of
+// load differed (08:00 generation 0.090 against the ledger's 0.108 kWh, 20:30 load 1.008 against 0.940).
+test('forecast-vs-actual shows the ledger\'s consumption and generation as the actuals', async () => {
   const fva = await me.ok('GET', `/api/optimiser/forecasting/sites/${SITE}/forecast-vs-actual?from=2026-11-24T00:00:00Z&to=2026-11-25T00:00:00Z`);
   assert.equal(fva.half_hours.length, 48);
   assert.deepEqual(

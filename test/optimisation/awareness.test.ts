@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { startFakeTariff, type FakeTariff } from '../helpers/fake-market.ts';
-import { asset, call, HH, ingest, iso, json, tokenFor } from '../energy/helpers.ts';
+import { asset, call, clockOf, HH, ingest, iso, json, refresh, tokenFor } from '../energy/helpers.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 
 const A = '/api/optimiser/v2x/ai-brain/awareness';
@@ -21,7 +21,8 @@ before(async () => {
   fake = await startFakeTariff();
   svc = await startTestService({
     clock: new ManualClock(iso(NOW)),
-    env: { TARIFF_API_BASE_URL: fake.url, CARBON_API_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '2000', UPSTREAM_RETRY_BASE_MS: '1', UPSTREAM_RETRIES: '0' },
+    // One sample a half hour: the energy ledger joins samples up to 30 minutes apart.
+    env: { TARIFF_API_BASE_URL: fake.url, CARBON_API_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '2000', UPSTREAM_RETRY_BASE_MS: '1', UPSTREAM_RETRIES: '0', ENERGY_POWER_GAP_SECONDS: '1800' },
   });
   await svc.createOrg('org-aw');
   await svc.createOrg('org-ax');
@@ -31,8 +32,15 @@ before(async () => {
   await asset(svc, admin, { asset_id: 'aw-meter', site_id: 'aw', asset_class: 'site_meter' });
   await asset(svc, admin, { asset_id: 'aw-bat', site_id: 'aw', asset_class: 'battery', parent_asset_id: 'aw-meter' });
   const records = [];
-  for (let t = NOW - 86_400_000; t < NOW; t += HH) records.push({ device_id: 'aw-meter', ts: iso(t + 600_000), power_kw: new Date(t).getUTCHours() >= 17 && new Date(t).getUTCHours() < 19 ? 9 : 4 });
+  for (let t = NOW - 86_400_000 - HH; t < NOW; t += HH) records.push({ device_id: 'aw-meter', ts: iso(t + 600_000), power_kw: new Date(t).getUTCHours() >= 17 && new Date(t).getUTCHours() < 19 ? 9 : 4 });
+  // The battery idles at 0 kW, so the ledger's consumption (derived from the balance) is known; it
+  // last reported 80 minutes ago, so it is not fresh (device availability falls back) and the
+  // ledger's last complete half hour is 10:00.
+  for (let t = NOW - 86_400_000 - HH; t <= NOW - 3 * HH; t += HH) records.push({ device_id: 'aw-bat', ts: iso(t + 600_000), power_kw: 0 });
   await ingest(svc, admin, records);
+  // Forecasting reads the energy ledger: the refresh folds the readings in.
+  await refresh(svc);
+  clockOf(svc).set(NOW);
   const cfg = await call(svc, admin, 'PUT', '/api/optimiser/import-limit/aw/config', { import_limit_kw: 7, assets: [{ device_id: 'aw-bat', kind: 'battery', max_power_kw: 3, capacity_kwh: 8, initial_soc_pct: 50 }] });
   assert.equal(cfg.statusCode, 200, cfg.body);
 });
@@ -62,7 +70,7 @@ test('layers: live, fallback and missing, each with why', async () => {
   assert.equal(by.site_forecast.status, 'live');
   assert.equal(by.grid_constraints.status, 'live');
   assert.match(by.grid_constraints.why, /7 kW/);
-  assert.equal(by.device_availability.status, 'fallback', 'the battery has never reported');
+  assert.equal(by.device_availability.status, 'fallback', 'the battery has not reported for 80 minutes');
   assert.equal(by.flexibility_tenders.status, 'missing');
   const none = json(await call(svc, viewer, 'GET', `${A}/layers`));
   assert.equal(none.layers.find((l: any) => l.layer === 'site_forecast').why, 'No site_id given');

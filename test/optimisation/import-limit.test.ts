@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { asset, call, HH, ingest, iso, json, tokenFor } from '../energy/helpers.ts';
+import { asset, call, clockOf, HH, ingest, iso, json, refresh, tokenFor } from '../energy/helpers.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 
 const DEMO = 'demo-optimise-il';
@@ -38,12 +38,19 @@ before(async () => {
     await asset(svc, t, { asset_id: 'il-bat', site_id: 'depot', asset_class: 'battery' });
     await asset(svc, t, { asset_id: 'il-ev', site_id: 'depot', asset_class: 'charger' });
   }
+  // Samples every 15 minutes (the energy ledger joins samples up to 15 minutes apart), at the
+  // start of each half hour and 15 minutes in: the ledger's 17:00 half hour is 8 kW × 0.5 h; the
+  // battery and the charger idle at 0 kW, so the site's consumption (its metered loads) is known.
   const records = [];
-  for (let t = NOW - 86_400_000; t < NOW; t += HH) {
+  for (let t = NOW - 86_400_000; t <= NOW; t += HH / 2) {
     const h = new Date(t).getUTCHours();
-    records.push({ device_id: 'il-load', ts: iso(t + 600_000), power_kw: h >= 17 && h < 19 ? 8 : 3 });
+    records.push({ device_id: 'il-load', ts: iso(t), power_kw: h >= 17 && h < 19 ? 8 : 3 });
+    for (const device_id of ['il-bat', 'il-ev']) records.push({ device_id, ts: iso(t), power_kw: 0 });
   }
   await ingest(svc, admin, records);
+  // Forecasting reads the energy ledger: the refresh folds the readings in.
+  await refresh(svc);
+  clockOf(svc).set(NOW);
   const sc = await call(svc, admin, 'POST', '/api/hardware/ems/control/demo/sites/depot/scenario', { load_kw: 3, pv_available_kw: 0, battery_capacity_kwh: 10 });
   assert.equal(sc.statusCode, 200, sc.body);
 });

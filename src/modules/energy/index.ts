@@ -24,19 +24,21 @@ import { serviceKey } from '../../platform/services.ts';
 import type { ExportableCollection } from '../../platform/exportable.ts';
 import { energyExportables } from './exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
-import type { FactorVersionRow, SiteDayRow } from './store.ts';
+import type { FactorVersionRow, SiteDayRow, SiteHalfHourRow } from './store.ts';
 
 /**
- * Energy figures for other modules (fleet savings statements): a site's UK days from the energy
- * model (import, consumption, completeness) and the DESNZ location factor versions, read in the
- * caller's Queryable. No other module reads the energy tables.
+ * Energy figures for other modules (fleet savings statements, forecasting): a site's UK days and
+ * half hours from the energy model (the ledger's flows, basis and completeness) and the DESNZ
+ * location factor versions, read in the caller's Queryable. No other module reads the energy tables.
  */
 export interface EnergyFigures {
   siteDays(q: Queryable, orgId: string, siteId: string, fromDay: string, toDayExclusive: string): Promise<SiteDayRow[]>;
+  /** The ledger's half hours of a site with a row in [from, to) (UTC slot starts), in slot order; a half hour without a row has no data. */
+  siteHalfHours(q: Queryable, orgId: string, siteId: string, from: Date, to: Date): Promise<SiteHalfHourRow[]>;
   factorVersions(q: Queryable): Promise<FactorVersionRow[]>;
 }
 export const ENERGY_FIGURES = serviceKey<EnergyFigures>('energy.figures');
-export type { FactorVersionRow, SiteDayRow } from './store.ts';
+export type { FactorVersionRow, SiteDayRow, SiteHalfHourRow } from './store.ts';
 
 export const energyModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, energyConfig);
@@ -97,6 +99,7 @@ export const energyDefinition: ModuleDefinition = {
     registry.get(TELEMETRY_ENERGY).onBatch((q, orgId, touched) => store.markPending(q, orgId, touched));
     registry.provide(ENERGY_FIGURES, {
       siteDays: (q, orgId, siteId, fromDay, toDay) => store.siteDays(q, orgId, [siteId], fromDay, toDay),
+      siteHalfHours: (q, orgId, siteId, from, to) => store.siteHalfHours(q, orgId, siteId, from, to),
       factorVersions: (q) => store.factorVersions(q),
     });
     registry.provide(ENERGY_EXPORTABLE, energyExportables);

@@ -1,9 +1,10 @@
-// Forecasting: each site's half-hourly load and generation forecast from stored telemetry (measured
-// persistence by default, seasonal, or a blend), forecast against actual, accuracy metrics and a
-// rolling-origin backtest (endpoints.md 4.6; decision 0190). Sends no device command or market write.
+// Forecasting: each site's half-hourly load and generation forecast from the energy ledger's half
+// hours (measured persistence by default, seasonal, or a blend), forecast against actual, accuracy
+// metrics and a rolling-origin backtest (endpoints.md 4.6; decisions 0190, 0326). Sends no device
+// command or market write.
 import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
-import { TELEMETRY_READS } from '../telemetry/index.ts';
+import { ENERGY_FIGURES } from '../energy/index.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { BACKTEST_KIND, createForecasting, type Forecasting } from './service.ts';
 import { forecastingOperations } from './routes.ts';
@@ -34,7 +35,7 @@ export const forecastingModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const forecastingDefinition: ModuleDefinition = {
   name: 'forecasting',
-  dependsOn: ['orgs', 'registry', 'telemetry', 'market'],
+  dependsOn: ['orgs', 'registry', 'energy', 'market'],
   migrations: migrationsDir(import.meta.url),
   config: forecastingConfig,
   provides: (deps, registry) => {
@@ -43,7 +44,7 @@ export const forecastingDefinition: ModuleDefinition = {
       backgroundDb: deps.backgroundDb,
       clock: deps.clock,
       registry: registry.get(REGISTRY_SITES),
-      telemetry: registry.get(TELEMETRY_READS),
+      energy: registry.get(ENERGY_FIGURES),
       maxQueuedBacktests: sectionOf(deps.config, forecastingConfig).maxQueuedBacktests,
     });
     registry.provide(FORECASTING, f);

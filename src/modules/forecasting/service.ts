@@ -1,13 +1,13 @@
-// Forecasting rules: the site's half-hourly load and generation from stored telemetry (the
-// telemetry and registry services; never their tables), forecasts by the configured method,
-// forecast against actual, accuracy metrics and a rolling-origin backtest (decision 0190).
+// Forecasting rules: the site's half-hourly load and generation from the energy ledger (the energy
+// module's service; never its tables), forecasts by the configured method, forecast against actual,
+// accuracy metrics and a rolling-origin backtest (decisions 0190, 0326).
 import { ensureJobRoom } from '../../platform/job-caps.ts';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { RegistrySites, SiteAsset } from '../registry/index.ts';
-import type { TelemetryReads } from '../telemetry/index.ts';
+import type { EnergyFigures } from '../energy/index.ts';
 import { addDays, floorSlot, FIRST_SERVICE_DATE, isServiceDate, LAST_SERVICE_DATE, settlementPeriod, SLOT_MS, ukDate, ukMidnight } from '../market/index.ts';
 import { forecastErrors } from './errors.ts';
 import { randomUUID } from 'node:crypto';
@@ -87,9 +87,11 @@ export function rolesOf(assets: SiteAsset[]) {
 }
 
 export const SERIES_METHOD =
-  'Half-hourly mean power of each asset from stored telemetry × 0.5 h (assets with no sample in the window are left out). Generation = the magnitude of the inverters\' negative power; load = grid meter power + generation − battery power (charge positive) where the site has a grid meter, else the sum of metered loads. A half hour where any contributing asset has no sample is missing.';
+  "The site's energy ledger (the energy module: counters measured, power integrated): load = the ledger's consumption (the sum of metered loads, or generation + import + discharge − export − charge where the site meters none), generation = the ledger's generation. A half hour the ledger lacks or marks a gap is missing.";
+/** A flow's basis in the ledger's half hour that carries a figure (not missing, partial or absent). */
+const KNOWN = new Set(['measured', 'calculated']);
 
-export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Clock; registry: RegistrySites; telemetry: TelemetryReads; maxQueuedBacktests?: number }) {
+export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Clock; registry: RegistrySites; energy: Pick<EnergyFigures, 'siteHalfHours'>; maxQueuedBacktests?: number }) {
   const { db, clock } = deps;
   const backgroundDb = deps.backgroundDb ?? db;
 
@@ -103,40 +105,22 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
   }
   const view = (r: ConfigRow) => ({ site_id: r.site_id, method: r.method, horizon_hours: r.horizon_hours, seasonal_weight: r.seasonal_weight, updated_at: r.updated_at, updated_by: r.updated_by });
 
-  /** The site's half-hourly load and generation in [from, to) (UTC slot starts). */
+  /**
+   * The site's half-hourly load and generation in [from, to) (UTC slot starts): the energy ledger's
+   * consumption and generation (decision 0326). A half hour the ledger has no row for, or marks a
+   * gap (an expected asset silent or not covering all of it), is missing: no value, never zero.
+   */
   async function series(q: Queryable, orgId: string, siteId: string, from: number, to: number): Promise<SiteSeries> {
-    const registered = rolesOf(await deps.registry.assets(q, orgId, { siteId }));
-    const ids = [...registered.grid, ...registered.pv, ...registered.battery, ...registered.load];
-    const rows = await deps.telemetry.halfHourly(q, orgId, ids, new Date(from), new Date(to));
-    // An asset with no sample in the whole window has never reported there (a charger without a
-    // meter of its own): it is left out rather than making every half hour missing.
-    const reporting = new Set(rows.map((r) => r.asset_id));
-    const roles = {
-      grid: registered.grid.filter((id) => reporting.has(id)),
-      pv: registered.pv.filter((id) => reporting.has(id)),
-      battery: registered.battery.filter((id) => reporting.has(id)),
-      load: registered.load.filter((id) => reporting.has(id)),
-    };
-    const at = new Map<number, Map<string, number>>();
-    for (const r of rows) {
-      if (r.mean_power_kw === null) continue;
-      const k = Date.parse(r.slot);
-      let m = at.get(k);
-      if (!m) at.set(k, (m = new Map()));
-      m.set(r.asset_id, r.mean_power_kw);
-    }
+    const roles = rolesOf(await deps.registry.assets(q, orgId, { siteId }));
+    const has_generation = roles.pv.length > 0;
+    const has_load = roles.grid.length > 0 || roles.load.length > 0;
     const load = new Map<number, number>();
     const generation = new Map<number, number>();
-    const has_generation = registered.pv.length > 0;
-    const has_load = registered.grid.length > 0 || registered.load.length > 0;
-    for (const [k, m] of at) {
-      const all = (list: string[]) => list.every((id) => m.has(id));
-      const sum = (list: string[]) => list.reduce((s, id) => s + (m.get(id) ?? 0), 0);
-      const genKw = roles.pv.length > 0 && all(roles.pv) ? roles.pv.reduce((s, id) => s + Math.max(0, -(m.get(id) ?? 0)), 0) : null;
-      if (genKw !== null) generation.set(k, genKw * 0.5);
-      if (roles.grid.length > 0) {
-        if (all(roles.grid) && all(roles.battery) && (genKw !== null || roles.pv.length === 0)) load.set(k, Math.max(0, (sum(roles.grid) + (genKw ?? 0) - sum(roles.battery)) * 0.5));
-      } else if (roles.load.length > 0 && all(roles.load)) load.set(k, Math.max(0, sum(roles.load)) * 0.5);
+    for (const r of await deps.energy.siteHalfHours(q, orgId, siteId, new Date(from), new Date(to))) {
+      if (!r.complete) continue;
+      const k = r.slot.getTime();
+      if (KNOWN.has(r.basis.consumption ?? '')) load.set(k, Number(r.consumption_kwh));
+      if (KNOWN.has(r.basis.generation ?? '')) generation.set(k, Number(r.generation_kwh));
     }
     return { load, generation, has_load, has_generation };
   }
