@@ -291,13 +291,14 @@ test('the actual is the ledger\'s figure; a half hour the ledger marks a gap has
   );
 });
 
-test('where the site meters its loads, the load is the ledger\'s consumption (the metered loads), not the grid balance (decision 0326)', async () => {
+test('where the site meters its loads, the load is the whole site\'s: the ledger\'s metered consumption plus its residual (decision 0326)', async () => {
   // The ledger: import 1.500 kWh a half hour, consumption 0.500 (the appliance), residual 1.000
-  // (the unmetered rest). Decision 0190 took the grid balance (1.500); the ledger's figure is 0.500.
+  // (the unmetered rest). The site used 1.500 kWh a half hour: that is the load the optimiser plans
+  // against (the grid balance of decision 0190), read from the ledger's figures.
   const day = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/mix/ledger?date=2026-11-22'));
   assert.deepEqual(day.half_hours.map((h: any) => [h.import_kwh, h.consumption_kwh, h.residual_kwh, h.consumption_method, h.gap]), Array(48).fill(['1.500', '0.500', '1.000', 'metered', false]));
   const f = json(await call(svc, viewer, 'GET', `${BASE}/mix/forecast?hours=24`));
-  assert.deepEqual(f.half_hours.map((h: any) => [h.load_kwh, h.generation_kwh]), Array(48).fill([0.5, null]));
+  assert.deepEqual(f.half_hours.map((h: any) => [h.load_kwh, h.generation_kwh]), Array(48).fill([1.5, null]));
 });
 
 test('metrics match an independent computation, and seasonal beats persistence on this site', async () => {

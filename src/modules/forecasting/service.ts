@@ -87,7 +87,7 @@ export function rolesOf(assets: SiteAsset[]) {
 }
 
 export const SERIES_METHOD =
-  "The site's energy ledger (the energy module: counters measured, power integrated): load = the ledger's consumption (the sum of metered loads, or generation + import + discharge − export − charge where the site meters none), generation = the ledger's generation. A half hour the ledger lacks or marks a gap is missing.";
+  "The site's energy ledger (the energy module: counters measured, power integrated): load = what the whole site used: with a grid meter, the ledger's consumption plus its residual (the metered loads and the unmetered rest; where the site meters no load, the balance generation + import + discharge − export − charge), without one the metered loads; generation = the ledger's generation. A half hour the ledger lacks or marks a gap is missing.";
 /** A flow's basis in the ledger's half hour that carries a figure (not missing, partial or absent). */
 const KNOWN = new Set(['measured', 'calculated']);
 
@@ -107,7 +107,7 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
 
   /**
    * The site's half-hourly load and generation in [from, to) (UTC slot starts): the energy ledger's
-   * consumption and generation (decision 0326). A half hour the ledger has no row for, or marks a
+   * consumption plus residual (the whole site's load) and generation (decision 0326). A half hour the ledger has no row for, or marks a
    * gap (an expected asset silent or not covering all of it), is missing: no value, never zero.
    */
   async function series(q: Queryable, orgId: string, siteId: string, from: number, to: number): Promise<SiteSeries> {
@@ -119,7 +119,11 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
     for (const r of await deps.energy.siteHalfHours(q, orgId, siteId, new Date(from), new Date(to))) {
       if (!r.complete) continue;
       const k = r.slot.getTime();
-      if (KNOWN.has(r.basis.consumption ?? '')) load.set(k, Number(r.consumption_kwh));
+      // The whole site's load (decision 0326): with a grid meter, the metered loads and the unmetered
+      // rest (residual; zero where the site meters no load and consumption is the balance); without
+      // one, the metered loads are all the ledger knows. In Wh.
+      const rest = KNOWN.has(r.basis.import ?? '') ? Number(r.residual_kwh) : 0;
+      if (KNOWN.has(r.basis.consumption ?? '')) load.set(k, Math.round(Number(r.consumption_kwh) * 1000 + rest * 1000) / 1000);
       if (KNOWN.has(r.basis.generation ?? '')) generation.set(k, Number(r.generation_kwh));
     }
     return { load, generation, has_load, has_generation };
