@@ -45,13 +45,15 @@ export interface EnergyFigures {
   pendingAssets(q: Queryable, orgId: string, assetIds: string[]): Promise<string[]>;
   /**
    * Folds the organisation's pending spans in now (what the background refresh does, for one
-   * organisation; idempotent). Throws what the refresh would throw: the caller decides whether to
+   * organisation, at most 1 000 spans; idempotent). Throws what the refresh would throw: the caller decides whether to
    * go on with the ledger as it stands (pendingAssets then says which figures are behind).
    */
   bringUpToDate(orgId: string): Promise<void>;
   factorVersions(q: Queryable): Promise<FactorVersionRow[]>;
 }
 export const ENERGY_FIGURES = serviceKey<EnergyFigures>('energy.figures');
+/** Pending spans one bringUpToDate folds in at most. */
+const BRING_UP_TO_DATE_MAX_SPANS = 1000;
 export type { AssetFlowRow, FactorVersionRow, SiteDayRow } from './store.ts';
 export type { Flow } from './flows.ts';
 
@@ -121,7 +123,8 @@ export const energyDefinition: ModuleDefinition = {
       assetHalfHours: (q, orgId, assetIds, flows, from, to) => store.assetFlowsOf(q, orgId, assetIds, from, to, flows),
       pendingAssets: (q, orgId, assetIds) => store.pendingAssets(q, orgId, assetIds),
       bringUpToDate: async (orgId) => {
-        await model.refreshPending(deps.db, { orgId });
+        // Bounded (a request waits for it): a larger backlog stays pending for the background refresh.
+        await model.refreshPending(deps.db, { orgId, maxAssets: BRING_UP_TO_DATE_MAX_SPANS });
       },
       factorVersions: (q) => store.factorVersions(q),
     });
