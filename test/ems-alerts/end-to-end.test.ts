@@ -44,9 +44,9 @@ test('silent inverter → £/day alert → email, Slack and signed webhook → o
   const clock = clockOf(svc);
   const secret = newSecret();
   await ok(svc, admin, 'POST', '/api/twin/registry/assets', { asset_id: 'pv-9', site_id: 'farm', type: 'inverter', name: 'Field PV', asset_class: 'inverter', details: {} }, 201);
-  // Reporting -2 kW every half hour for a day, up to 11:30.
+  // Reporting -2 kW every 15 minutes (within the ledger's power gap limit) for a day, up to 11:30.
   const records = [];
-  for (let t = Date.parse('2026-11-23T12:00:00Z'); t < Date.parse('2026-11-24T12:00:00Z'); t += 1_800_000) {
+  for (let t = Date.parse('2026-11-23T11:30:00Z'); t <= Date.parse('2026-11-24T11:30:00Z'); t += 900_000) {
     records.push({ asset_id: 'pv-9', ts: new Date(t).toISOString(), power_kw: -2 });
   }
   await ok(svc, admin, 'POST', '/api/telemetry/ingest', records);
@@ -80,7 +80,7 @@ test('silent inverter → £/day alert → email, Slack and signed webhook → o
   const ev = await ok(svc, admin, 'POST', '/api/hardware/ems/alerts/evaluate');
   assert.equal(ev.raised.length, 1);
   const alert = ev.raised[0];
-  // 48 half hours × 2 kW × 0.5 h = 48 kWh in the 24 h before 11:30 → 48 × 24.50p = £11.76/day.
+  // The ledger's generation in the 24 h before 11:30: 24 h × 2 kW = 48 kWh → 48 × 24.50p = £11.76/day.
   assert.equal(alert.source, 'asset_silence');
   assert.equal(alert.impact_gbp_per_day, '11.76');
   assert.equal(alert.severity, 'warning');

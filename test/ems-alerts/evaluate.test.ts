@@ -58,6 +58,17 @@ test('evaluate raises one alert per condition with evidence and the hand-worked 
     [10, 6, 4],
   );
   assert.equal(s.pv_underperformance.evidence.shortfall_pct, 40);
+  // The readings were ingested just before and no background refresh has run: evaluation folded
+  // them into the energy ledger first, so the energies are up to date and say so (decision 0320).
+  assert.deepEqual(
+    [s.pv_underperformance.evidence.ledger_pending, s.asset_silence.evidence.ledger_pending, s.peak_import_with_charge.evidence.ledger_pending],
+    [false, false, false],
+  );
+  const ledger = await ok(svc, admin, 'GET', '/api/telemetry/sites/S1/ledger?from=2026-11-23&to=2026-11-24');
+  const inWindow = ledger.half_hours.filter((h: { period_start: string }) => h.period_start >= '2026-11-23T12:00:00.000Z' && h.period_start < '2026-11-24T12:00:00.000Z');
+  const wh = inWindow.reduce((a: number, h: { generation_kwh: string | null }) => a + Math.round(Number(h.generation_kwh ?? 0) * 1000), 0);
+  assert.equal(wh, 6000, "the alert's measured generation is the ledger's");
+  assert.equal(ledger.pending_refresh, false);
 
   assert.equal(s.export_over_limit.impact_gbp_per_day, '0.15');
   assert.equal(s.export_over_limit.evidence.max_export_kw, 5);

@@ -29,22 +29,26 @@ export async function ok(svc: TestService, token: string, method: string, url: s
   return res.statusCode === 204 ? null : json(res);
 }
 
-/** Half-hour slot starts from `from` (inclusive) to `to` (exclusive). */
-function* slots(from: string, to: string) {
-  for (let t = Date.parse(from); t < Date.parse(to); t += 1_800_000) yield new Date(t).toISOString();
+/** Instants every 15 minutes from `from` to `to`, both included (within the energy ledger's power gap limit, so it integrates them). */
+function* quarters(from: string, to: string) {
+  for (let t = Date.parse(from); t <= Date.parse(to); t += 900_000) yield new Date(t).toISOString();
 }
 
 /**
- * The hand-worked organisation (window: the 24 hours to NOW, default policy):
- * - S1/inv-1 inverter, 4 kWp: -0.25 kW every half hour = 6 kWh against 4 × 2.5 = 10 kWh expected;
- *   shortfall 4 kWh × 24.50p = 98p → £0.98/day (pv_underperformance, info).
+ * The hand-worked organisation (window: the 24 hours to NOW, default policy). Samples every 15
+ * minutes: energies are the energy ledger's (power integrated, trapezoidal, decision 0320), which
+ * counts samples no further apart than its gap limit (15 minutes by default).
+ * - S1/inv-1 inverter, 4 kWp: -0.25 kW from 12:00 the day before to NOW = 24 h × 0.25 = 6 kWh
+ *   against 4 × 2.5 = 10 kWh expected; shortfall 4 kWh × 24.50p = 98p → £0.98/day
+ *   (pv_underperformance, info).
  * - S1/bat-1 battery, 10 kWh: 80 % all day, swing 0 < 10 → 10 kWh × (35.00 − 24.50)p = 105p → £1.05
  *   (battery_not_cycling, info).
- * - S1/meter-1 site meter: +2 kW in the six peak half hours 16:00-19:00 (bat-1 at 80 % ≥ 50 %) =
- *   6 kWh × 35.00p = 210p → £2.10 (peak_import_with_charge, info); -5 kW in the 10:00 half hour
- *   against a 3 kW limit: 2 kW × 0.5 h = 1 kWh × 15.00p = 15p → £0.15 (export_over_limit, info).
- * - S2/inv-2 inverter: -1 kW every half hour from 09:30 the day before until its last record at
- *   09:00 today, then nothing: 48 × 0.5 kWh = 24 kWh × 24.50p = 588p → £5.88 (asset_silence, warning).
+ * - S1/meter-1 site meter: +2 kW from 16:00 to 19:00 (the six peak half hours 16:00-19:00 wholly
+ *   at 2 kW; bat-1 at 80 % ≥ 50 %) = 6 kWh × 35.00p = 210p → £2.10 (peak_import_with_charge,
+ *   info); -5 kW at 10:00 and 10:15 (the 10:00 half hour's mean) against a 3 kW limit:
+ *   2 kW × 0.5 h = 1 kWh × 15.00p = 15p → £0.15 (export_over_limit, info).
+ * - S2/inv-2 inverter: -1 kW from 09:00 the day before until its last record at 09:00 today, then
+ *   nothing: 24 h × 1 kW = 24 kWh × 24.50p = 588p → £5.88 (asset_silence, warning).
  * Total £10.16/day.
  */
 export async function seedScenario(svc: TestService, token: string) {
@@ -54,13 +58,14 @@ export async function seedScenario(svc: TestService, token: string) {
   await reg({ asset_id: 'bat-1', site_id: 'S1', type: 'battery', name: 'Battery', asset_class: 'battery', parent_asset_id: 'meter-1', details: { capacity_kwh: 10 } });
   await reg({ asset_id: 'inv-2', site_id: 'S2', type: 'inverter', name: 'Barn PV', asset_class: 'inverter', details: {} });
   const records: Record<string, unknown>[] = [];
-  for (const ts of slots('2026-11-23T12:00:00Z', NOW)) {
-    const h = new Date(ts).getUTCHours();
+  for (const ts of quarters('2026-11-23T12:00:00Z', NOW)) {
+    const peak = ts >= '2026-11-23T16:00:00.000Z' && ts <= '2026-11-23T19:00:00.000Z';
+    const over = ts === '2026-11-24T10:00:00.000Z' || ts === '2026-11-24T10:15:00.000Z';
     records.push({ asset_id: 'inv-1', ts, power_kw: -0.25 });
     records.push({ asset_id: 'bat-1', ts, power_kw: 0, soc_pct: 80 });
-    records.push({ asset_id: 'meter-1', ts, power_kw: h >= 16 && h < 19 && ts < '2026-11-24' ? 2 : ts === '2026-11-24T10:00:00.000Z' ? -5 : 0 });
+    records.push({ asset_id: 'meter-1', ts, power_kw: peak ? 2 : over ? -5 : 0 });
   }
-  for (const ts of slots('2026-11-23T09:30:00Z', '2026-11-24T09:30:00Z')) records.push({ asset_id: 'inv-2', ts, power_kw: -1 });
+  for (const ts of quarters('2026-11-23T09:00:00Z', '2026-11-24T09:00:00Z')) records.push({ asset_id: 'inv-2', ts, power_kw: -1 });
   const res = await call(svc, token, 'POST', '/api/telemetry/ingest', records);
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(json(res).stored, records.length);
@@ -101,11 +106,11 @@ export const smtpEnv = (m: Mailbox) => ({ SMTP_HOST: '127.0.0.1', SMTP_PORT: Str
 
 export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** An inverter at `site` that reported -1 kW every half hour until 10:00 and then went silent: £5.88/day at NOW. */
+/** An inverter at `site` that reported -1 kW every 15 minutes for the 24 hours to 10:00 and then went silent: £5.88/day at NOW. */
 export async function silentInverter(svc: TestService, token: string, assetId: string, site = 'S9') {
   await ok(svc, token, 'POST', '/api/twin/registry/assets', { asset_id: assetId, site_id: site, type: 'inverter', name: assetId, asset_class: 'inverter', details: {} }, 201);
   const records = [];
-  for (let t = Date.parse('2026-11-23T10:30:00Z'); t <= Date.parse('2026-11-24T10:00:00Z'); t += 1_800_000) {
+  for (let t = Date.parse('2026-11-23T10:00:00Z'); t <= Date.parse('2026-11-24T10:00:00Z'); t += 900_000) {
     records.push({ asset_id: assetId, ts: new Date(t).toISOString(), power_kw: -1 });
   }
   await ok(svc, token, 'POST', '/api/telemetry/ingest', records);

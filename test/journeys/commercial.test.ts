@@ -223,15 +223,12 @@ test('a commercial site under EMS reporting: counters → ledger → report with
   for (const c of manifest.collections) assert.equal(c.row_count, 0, `${c.name} holds nothing of ours`);
 });
 
-// Seam (reported, not fixed here): EMS alerts measure an inverter's generation only from the
-// half-hourly mean of its power_kw (docs/alerts.md), so a site metered by generation registers, as
-// this one is, gets "office-pv at office generated 0 kWh against 25 kWh expected" and £6.13/day
-// (warning), while the ledger, the EMS report and the PPA statement all say 13.800 kWh. One figure,
-// one source: the alert should take the energy module's generation: 25 − 13.8 = 11.2 kWh short ×
-// 24.50p = 274.4p → £2.74/day, severity info.
-test('seam: the pv_underperformance alert measures the generation the ledger shows (13.800 kWh), not 0', {
-  todo: 'ems-alerts sources.ts measures generation from power_kw means only; counter-metered PV reads as 0 kWh (issue 36 closing note)',
-}, () => {
+// One figure, one source (issue 36): the pv_underperformance alert measures the inverter's
+// generation as the energy module's ledger holds it (decision 0320), so a site metered by
+// generation registers, as this one is, is measured at 13.800 kWh (the ledger, the EMS report and
+// the PPA statement's figure), not 0 from power_kw means: 25 − 13.8 = 11.2 kWh short × 24.50p =
+// 274.4p → £2.74/day, severity info (it said 0 kWh and £6.13/day, warning, before).
+test('the pv_underperformance alert measures the generation the ledger shows (13.800 kWh), not 0', () => {
   assert.ok(raisedPv, 'the journey raised the alert');
   assert.equal(raisedPv.evidence.measured_kwh, 13.8);
   assert.equal(raisedPv.evidence.shortfall_kwh, 11.2);

@@ -8,11 +8,13 @@ import { actorOf, type AuditLog } from '../audit/index.ts';
 import type { AlertStream, AlertView } from '../alerts/index.ts';
 import { classOfType, type RegistryReads } from '../registry/index.ts';
 import type { TelemetryReads } from '../telemetry/index.ts';
+import type { EnergyFigures, Flow } from '../energy/index.ts';
+import { SLOT_MS } from '../market/index.ts';
 import { emsErrors } from './errors.ts';
 import { penceOf, poundsOf } from './money.ts';
 import { DEFAULT_POLICY, effectivePolicy, severityOf, type AlertPolicy } from './policy.ts';
 import { rankAlerts, totalPence } from './ranking.ts';
-import { evaluateSources, IMPACT_METHODS, type EvalAsset, type Slot, type Source } from './sources.ts';
+import { evaluateSources, IMPACT_METHODS, type EvalAsset, type FlowSlot, type Slot, type Source } from './sources.ts';
 import { emsStore } from './store.ts';
 import { emsAlertOut, type EmsAlertOut } from './views.ts';
 
@@ -36,8 +38,9 @@ export function createEvaluation(deps: {
   audit: AuditLog;
   registry: RegistryReads;
   telemetry: TelemetryReads;
+  energy: EnergyFigures;
 }) {
-  const { db, clock, alerts, audit, registry, telemetry } = deps;
+  const { db, clock, alerts, audit, registry, telemetry, energy } = deps;
 
   async function policyOf(q: Queryable, orgId: string) {
     const row = await emsStore.policy(q, orgId);
@@ -58,6 +61,15 @@ export function createEvaluation(deps: {
     return open.filter((a) => figures.has(a.id)).map((a) => emsAlertOut(a, figures.get(a.id)!, states.get(a.id)));
   }
 
+  /** The ledger's half hours of these assets' flows, by asset (slots as ISO instants). */
+  async function flowsOf(q: Queryable, orgId: string, assetIds: string[], flows: Flow[], from: Date, to: Date) {
+    const by = new Map<string, FlowSlot[]>();
+    for (const r of await energy.assetHalfHours(q, orgId, assetIds, flows, from, to)) {
+      by.set(r.asset_id, [...(by.get(r.asset_id) ?? []), { slot: r.slot.toISOString(), flow: r.flow, kwh: r.kwh, coverage: r.coverage }]);
+    }
+    return by;
+  }
+
   async function gather(q: Queryable, orgId: string, policy: AlertPolicy, now: Date) {
     const rows = await registry.assets(q, orgId);
     const assets: EvalAsset[] = rows.map((r) => ({
@@ -67,19 +79,34 @@ export function createEvaluation(deps: {
       details: r.details ?? {},
       last_ts: r.last_ts ? new Date(r.last_ts) : null,
     }));
-    const from = new Date(now.getTime() - policy.window_hours * 3_600_000);
-    const windowSlots = await telemetry.halfHourly(q, orgId, assets.map((a) => a.asset_id), from, now);
+    const ids = assets.map((a) => a.asset_id);
+    // Energies are the ledger's (decision 0320): fold in what ingestion left pending first, so the
+    // figures are as of now; a fold that fails (a quarantined site) leaves the ledger as it stands,
+    // and each energy figure's evidence says whether its asset was still pending.
+    try {
+      await energy.bringUpToDate(orgId);
+    } catch {
+      // the pending state below says which figures are behind
+    }
+    const pending = new Set(await energy.pendingAssets(q, orgId, ids));
+    // The window is whole half hours (the ledger's): the window_hours up to the start of the current half hour.
+    const to = new Date(Math.floor(now.getTime() / SLOT_MS) * SLOT_MS);
+    const from = new Date(to.getTime() - policy.window_hours * 3_600_000);
+    const windowSlots = await telemetry.halfHourly(q, orgId, ids, from, to);
     const slots = new Map<string, Slot[]>();
     for (const s of windowSlots) slots.set(s.asset_id, [...(slots.get(s.asset_id) ?? []), s]);
-    const beforeSilence = new Map<string, { from: Date; to: Date; slots: Slot[] }>();
+    const energyIn = await flowsOf(q, orgId, ids, ['generation', 'import'], from, to);
+    const beforeSilence = new Map<string, { from: Date; to: Date; energy: FlowSlot[] }>();
     for (const a of assets) {
       if (!a.last_ts || now.getTime() - a.last_ts.getTime() < policy.silence_after_minutes * 60_000) continue;
       if (a.cls !== 'inverter' && a.cls !== 'battery') continue;
-      const to = new Date(a.last_ts.getTime() + 1);
-      const f = new Date(to.getTime() - DAY_MS);
-      beforeSilence.set(a.asset_id, { from: f, to, slots: await telemetry.halfHourly(q, orgId, [a.asset_id], f, to) });
+      // The 24 hours of half hours up to the last record (its own half hour included when it ends inside one).
+      const t = new Date(Math.ceil(a.last_ts.getTime() / SLOT_MS) * SLOT_MS);
+      const f = new Date(t.getTime() - DAY_MS);
+      const flow: Flow = a.cls === 'inverter' ? 'generation' : 'discharge';
+      beforeSilence.set(a.asset_id, { from: f, to: t, energy: (await flowsOf(q, orgId, [a.asset_id], [flow], f, t)).get(a.asset_id) ?? [] });
     }
-    return { assets, window: { from, to: now, slots }, beforeSilence };
+    return { assets, window: { from, to, slots, energy: energyIn }, beforeSilence, pending };
   }
 
   return {

@@ -10,6 +10,7 @@ import { NOTIFICATIONS } from '../notifications/index.ts';
 import { ORG_DIRECTORY } from '../orgs/index.ts';
 import { REGISTRY_READS } from '../registry/index.ts';
 import { TELEMETRY_READS } from '../telemetry/index.ts';
+import { ENERGY_FIGURES } from '../energy/index.ts';
 import { createAdmin } from './admin.ts';
 import { createChannels } from './channels.ts';
 import { sectionOf } from '../../core/config-section.ts';
@@ -31,7 +32,7 @@ export const emsAlertsModule: ModuleFactory = (deps) => {
   const channels = createChannels(config, sectionOf(config, emsAlertsConfig));
   // Channel secrets are sealed like webhook signing secrets, under a key derived from the service secret.
   const box = createSecretBox(`${config.jwtSecret}:ems-routing`);
-  const evaluation = createEvaluation({ db, clock, alerts, audit, registry: deps.services.get(REGISTRY_READS), telemetry: deps.services.get(TELEMETRY_READS) });
+  const evaluation = createEvaluation({ db, clock, alerts, audit, registry: deps.services.get(REGISTRY_READS), telemetry: deps.services.get(TELEMETRY_READS), energy: deps.services.get(ENERGY_FIGURES) });
   const routing = createRouting({ db, clock, config, audit, cursors, box, channels, members, notifications });
   const admin = createAdmin({ db, clock, alerts, audit, cursors, members, notifications });
   return {
@@ -52,7 +53,7 @@ export const emsAlertsModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const emsAlertsDefinition: ModuleDefinition = {
   name: 'ems-alerts',
-  dependsOn: ['orgs', 'identity', 'audit', 'telemetry', 'registry', 'alerts', 'devtools', 'notifications'],
+  dependsOn: ['orgs', 'identity', 'audit', 'telemetry', 'registry', 'energy', 'alerts', 'devtools', 'notifications'],
   migrations: migrationsDir(import.meta.url),
   config: emsAlertsConfig,
   create: emsAlertsModule,

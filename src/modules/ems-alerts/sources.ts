@@ -1,7 +1,8 @@
-// The five EMS alert sources, as pure functions of the organisation's assets, their half-hourly
-// telemetry and the policy (docs/alerts.md). Energy in a half hour = the half hour's mean power ×
-// 0.5 h; energies are fixed to millionths of a kWh before they are added, and impacts are whole
-// pence from exact decimal arithmetic (money.ts).
+// The five EMS alert sources, as pure functions of the organisation's assets, their half hours and
+// the policy (docs/alerts.md). Energies (generation, discharge, import) are the energy ledger's
+// (the energy module owns them: counters measured, power integrated; read through ENERGY_FIGURES,
+// decision 0320); readings (state of charge, power against an export limit in kW) are telemetry's
+// half-hourly means. Impacts are whole pence from exact decimal arithmetic (money.ts).
 import { freshnessOf, type Freshness } from '../registry/index.ts';
 import { ukClock } from '../market/index.ts';
 import { kwhFigure, kwhMicros, pencePerDay, divRound, parseMicros } from './money.ts';
@@ -13,13 +14,13 @@ export type Source = (typeof SOURCES)[number];
 /** How each source's impact (£/day) is worked out, in one sentence. */
 export const IMPACT_METHODS: Record<Source, string> = {
   asset_silence:
-    "Energy the asset generated or discharged in the 24 hours before its last record (half-hourly mean export power × 0.5 h, summed) × the site's import rate: the energy now bought instead, per day (0.00 for assets that neither generate nor store).",
+    "Energy the asset generated or discharged in the 24 hours of half hours up to its last record (the energy ledger's generation or discharge, summed) × the site's import rate: the energy now bought instead, per day (0.00 for assets that neither generate nor store).",
   pv_underperformance:
-    "(Expected yield − measured generation) over the evaluation window, scaled to 24 hours, × the site's import rate; expected yield is capacity_kwp × the policy's kWh per kWp per day (or the asset's own expected_kwh_per_day), measured generation the half-hourly mean export power × 0.5 h, summed.",
+    "(Expected yield − measured generation) over the evaluation window, scaled to 24 hours, × the site's import rate; expected yield is capacity_kwp × the policy's kWh per kWp per day (or the asset's own expected_kwh_per_day), measured generation the energy ledger's generation of the inverter, summed over the window's half hours.",
   battery_not_cycling:
     "One full cycle of the battery's capacity_kwh per day × (the site's peak import rate − its import rate): the peak-time purchases a daily cycle would displace (0.00 when the capacity is not recorded).",
   peak_import_with_charge:
-    "Energy imported at the site meter in peak-band half hours while the battery's state of charge stayed at or above the policy's level (half-hourly mean import power × 0.5 h, summed), scaled to 24 hours, × the site's peak import rate.",
+    "Energy imported at the site meter in peak-band half hours while the battery's state of charge stayed at or above the policy's level (the energy ledger's import of the meter, summed), scaled to 24 hours, × the site's peak import rate.",
   export_over_limit:
     "Energy exported above the site's export limit (half-hourly mean export power minus the limit, × 0.5 h, summed over the half hours above it), scaled to 24 hours, × the site's export rate.",
 };
@@ -48,6 +49,14 @@ export interface Slot {
   max_soc_pct: number | null;
 }
 
+/** One half hour of an asset's flow as the energy ledger holds it (kWh to the watt-hour, as text). */
+export interface FlowSlot {
+  slot: string;
+  flow: string;
+  kwh: string;
+  coverage: number;
+}
+
 export interface Finding {
   source: Source;
   dedupe_key: string;
@@ -64,18 +73,24 @@ export interface EvalInput {
   now: Date;
   policy: AlertPolicy;
   assets: EvalAsset[];
-  /** Half hours of each asset in the evaluation window [from, to). */
-  window: { from: Date; to: Date; slots: Map<string, Slot[]> };
-  /** Half hours of each silent asset in the 24 hours before its last record. */
-  beforeSilence: Map<string, { from: Date; to: Date; slots: Slot[] }>;
+  /**
+   * The evaluation window [from, to): telemetry's half hours of each asset (readings) and the
+   * energy ledger's half hours of each asset's flows (generation, import).
+   */
+  window: { from: Date; to: Date; slots: Map<string, Slot[]>; energy: Map<string, FlowSlot[]> };
+  /** The ledger's generation or discharge half hours of each silent asset in the 24 hours before its last record. */
+  beforeSilence: Map<string, { from: Date; to: Date; energy: FlowSlot[] }>;
+  /** Assets whose readings the ledger had not yet folded in when it was read (their energies may be behind). */
+  pending: Set<string>;
 }
 
 const HALF_HOUR_H = 0.5;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null);
 const windowOf = (w: { from: Date; to: Date }) => ({ from: w.from.toISOString(), to: w.to.toISOString() });
-/** Energy of a half hour's positive side (import/charge) or negative side (export/generation/discharge). */
-const exportMicros = (s: Slot) => (s.mean_power_kw !== null && s.mean_power_kw < 0 ? kwhMicros(-s.mean_power_kw * HALF_HOUR_H) : 0n);
-const importMicros = (s: Slot) => (s.mean_power_kw !== null && s.mean_power_kw > 0 ? kwhMicros(s.mean_power_kw * HALF_HOUR_H) : 0n);
+
+/** A ledger half hour's energy in millionths of a kWh. */
+const flowMicros = (s: FlowSlot) => parseMicros(s.kwh);
+const ofFlow = (slots: FlowSlot[] | undefined, flow: string) => (slots ?? []).filter((s) => s.flow === flow);
 const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 const METERS = ['site_meter', 'smart_meter'];
 
@@ -94,7 +109,6 @@ export function evaluateSources(input: EvalInput): Finding[] {
   const out: Finding[] = [];
   const slotsIn = window.slots;
   const halfHoursInWindow = p.window_hours * 2;
-  const covered = (slots: Slot[]) => slots.filter((s) => s.samples > 0).length;
 
   for (const a of assets) {
     const prices = sitePrices(p, a.site_id);
@@ -102,7 +116,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
     if (a.last_ts && now.getTime() - a.last_ts.getTime() >= p.silence_after_minutes * 60_000) {
       const before = input.beforeSilence.get(a.asset_id);
       const values = a.cls === 'inverter' || a.cls === 'battery';
-      const energy = values && before ? sum(before.slots.map(exportMicros)) : 0n;
+      const energy = values && before ? sum(before.energy.map(flowMicros)) : 0n;
       const band: Freshness = freshnessOf(a.last_ts, now);
       out.push({
         source: 'asset_silence',
@@ -119,6 +133,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
           threshold_minutes: p.silence_after_minutes,
           asset_class: a.cls,
           energy_before_silence_kwh: kwhFigure(energy),
+          ledger_pending: values ? input.pending.has(a.asset_id) : false,
           import_p_per_kwh: prices.import_p_per_kwh,
           window: before ? windowOf(before) : null,
         },
@@ -130,14 +145,16 @@ export function evaluateSources(input: EvalInput): Finding[] {
     if (a.cls === 'inverter') {
       const kwp = num(a.details.capacity_kwp) ?? num(a.details.kwp);
       const ownDaily = num(a.details.expected_kwh_per_day);
-      if ((kwp || ownDaily) && covered(slots) * 2 >= halfHoursInWindow) {
+      // The ledger's half hours of the inverter's generation that hold energy measured or integrated.
+      const generation = ofFlow(window.energy.get(a.asset_id), 'generation').filter((s) => s.coverage > 0);
+      if ((kwp || ownDaily) && generation.length * 2 >= halfHoursInWindow) {
         const dailyMicros = ownDaily ? kwhMicros(ownDaily) : divRound(kwhMicros(kwp!) * parseMicros(p.pv.expected_kwh_per_kwp_day), 1_000_000n);
         const expected = divRound(dailyMicros * BigInt(p.window_hours), 24n);
-        const measured = sum(slots.map(exportMicros));
+        const measured = sum(generation.map(flowMicros));
         // measured < expected × (1 − pct/100), in integers
         if (measured * 100n < expected * BigInt(100 - p.pv.underperformance_pct)) {
           const shortfall = expected - measured;
-          const first = slots.find((s) => s.samples > 0)!;
+          const first = generation[0]!;
           out.push({
             source: 'pv_underperformance',
             dedupe_key: `ems:pv_underperformance:${a.asset_id}`,
@@ -155,7 +172,8 @@ export function evaluateSources(input: EvalInput): Finding[] {
               shortfall_kwh: kwhFigure(shortfall),
               shortfall_pct: expected > 0n ? Number(divRound(shortfall * 1000n, expected)) / 10 : 0,
               threshold_pct: p.pv.underperformance_pct,
-              half_hours_with_data: covered(slots),
+              half_hours_with_data: generation.length,
+              ledger_pending: input.pending.has(a.asset_id),
               import_p_per_kwh: prices.import_p_per_kwh,
               window: windowOf(window),
             },
@@ -210,17 +228,18 @@ export function evaluateSources(input: EvalInput): Finding[] {
     if (!meter) continue;
     const prices = sitePrices(p, siteId);
     const meterSlots = (slotsIn.get(meter.asset_id) ?? []).filter((s) => s.mean_power_kw !== null);
+    const meterImport = ofFlow(window.energy.get(meter.asset_id), 'import');
 
-    // peak_import_with_charge
+    // peak_import_with_charge: the ledger's import of the meter; the battery's state of charge (a reading).
     const batteries = list.filter((a) => a.cls === 'battery' && !silent.has(a.asset_id)).sort((x, y) => (x.asset_id < y.asset_id ? -1 : 1));
     for (const b of batteries) {
-      const socBySlot = new Map((slotsIn.get(b.asset_id) ?? []).map((s) => [s.slot, s]));
-      const hits = meterSlots.filter((s) => {
-        const bs = socBySlot.get(s.slot);
-        return (s.mean_power_kw ?? 0) > 0 && inBand(new Date(s.slot), p.peak_band) && bs?.min_soc_pct != null && bs.min_soc_pct >= p.battery.charge_held_soc_pct;
+      const socBySlot = new Map((slotsIn.get(b.asset_id) ?? []).map((s) => [Date.parse(s.slot), s]));
+      const hits = meterImport.filter((s) => {
+        const bs = socBySlot.get(Date.parse(s.slot));
+        return flowMicros(s) > 0n && inBand(new Date(s.slot), p.peak_band) && bs?.min_soc_pct != null && bs.min_soc_pct >= p.battery.charge_held_soc_pct;
       });
       if (hits.length === 0) continue;
-      const kwh = sum(hits.map(importMicros));
+      const kwh = sum(hits.map(flowMicros));
       out.push({
         source: 'peak_import_with_charge',
         dedupe_key: `ems:peak_import_with_charge:${siteId}:${b.asset_id}`,
@@ -234,6 +253,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
           battery_asset_id: b.asset_id,
           half_hours: hits.map((s) => s.slot),
           imported_kwh: kwhFigure(kwh),
+          ledger_pending: input.pending.has(meter.asset_id),
           peak_band: p.peak_band,
           charge_held_soc_pct: p.battery.charge_held_soc_pct,
           peak_import_p_per_kwh: prices.peak_import_p_per_kwh,
@@ -244,7 +264,8 @@ export function evaluateSources(input: EvalInput): Finding[] {
       break; // one alert per site: the first battery (by id) that held charge
     }
 
-    // export_over_limit
+    // export_over_limit: a power figure (the half hour's mean export power from the readings)
+    // against a limit in kW, not site energy (decision 0320).
     const limit = p.sites[siteId]?.export_limit_kw ?? num(meter.details.export_limit_kw);
     if (limit != null) {
       const over = meterSlots.filter((s) => -(s.mean_power_kw as number) > limit);

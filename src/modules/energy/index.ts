@@ -24,21 +24,40 @@ import { serviceKey } from '../../platform/services.ts';
 import type { ExportableCollection } from '../../platform/exportable.ts';
 import { energyExportables } from './exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
-import type { FactorVersionRow, SiteDayRow, SiteHalfHourRow } from './store.ts';
+import type { AssetFlowRow, FactorVersionRow, SiteDayRow, SiteHalfHourRow } from './store.ts';
+import type { Flow } from './flows.ts';
 
 /**
- * Energy figures for other modules (fleet savings statements, forecasting): a site's UK days and
- * half hours from the energy model (the ledger's flows, basis and completeness) and the DESNZ
- * location factor versions, read in the caller's Queryable. No other module reads the energy tables.
+ * Energy figures for other modules (fleet savings statements, forecasting, EMS alerts): a site's UK
+ * days and half hours from the energy model (the ledger's flows, basis and completeness), each
+ * asset's half hours of a flow, the ledger's pending state and the DESNZ location factor versions,
+ * read in the caller's Queryable. No other module reads the energy tables.
  */
 export interface EnergyFigures {
   siteDays(q: Queryable, orgId: string, siteId: string, fromDay: string, toDayExclusive: string): Promise<SiteDayRow[]>;
   /** The ledger's half hours of a site with a row in [from, to) (UTC slot starts), in slot order; a half hour without a row has no data. */
   siteHalfHours(q: Queryable, orgId: string, siteId: string, from: Date, to: Date): Promise<SiteHalfHourRow[]>;
+  /**
+   * The assets' energy per half hour in [from, to) (slot starts) of the given flows, as the ledger
+   * holds it: counters measured, power integrated (calculated), kWh to the watt-hour. A half hour
+   * the ledger has no row for is absent.
+   */
+  assetHalfHours(q: Queryable, orgId: string, assetIds: string[], flows: readonly Flow[], from: Date, to: Date): Promise<AssetFlowRow[]>;
+  /** The assets among these whose readings are still waiting to be folded into the ledger. */
+  pendingAssets(q: Queryable, orgId: string, assetIds: string[]): Promise<string[]>;
+  /**
+   * Folds the organisation's pending spans in now (what the background refresh does, for one
+   * organisation, at most 1 000 spans; idempotent). Throws what the refresh would throw: the caller decides whether to
+   * go on with the ledger as it stands (pendingAssets then says which figures are behind).
+   */
+  bringUpToDate(orgId: string): Promise<void>;
   factorVersions(q: Queryable): Promise<FactorVersionRow[]>;
 }
 export const ENERGY_FIGURES = serviceKey<EnergyFigures>('energy.figures');
-export type { FactorVersionRow, SiteDayRow, SiteHalfHourRow } from './store.ts';
+/** Pending spans one bringUpToDate folds in at most. */
+const BRING_UP_TO_DATE_MAX_SPANS = 1000;
+export type { AssetFlowRow, FactorVersionRow, SiteDayRow, SiteHalfHourRow } from './store.ts';
+export type { Flow } from './flows.ts';
 
 export const energyModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, energyConfig);
@@ -97,9 +116,19 @@ export const energyDefinition: ModuleDefinition = {
   provides: (deps, registry) => {
     const store = createEnergyStore();
     registry.get(TELEMETRY_ENERGY).onBatch((q, orgId, touched) => store.markPending(q, orgId, touched));
+    // The same model the module's refresh runs (stateless over the store), for bringUpToDate.
+    const model = createEnergyModel({
+      telemetry: registry.get(TELEMETRY_ENERGY), sites: registry.get(REGISTRY_SITES), settings: sectionOf(deps.config, energyConfig), clock: deps.clock, log: deps.log,
+    });
     registry.provide(ENERGY_FIGURES, {
       siteDays: (q, orgId, siteId, fromDay, toDay) => store.siteDays(q, orgId, [siteId], fromDay, toDay),
       siteHalfHours: (q, orgId, siteId, from, to) => store.siteHalfHours(q, orgId, siteId, from, to),
+      assetHalfHours: (q, orgId, assetIds, flows, from, to) => store.assetFlowsOf(q, orgId, assetIds, from, to, flows),
+      pendingAssets: (q, orgId, assetIds) => store.pendingAssets(q, orgId, assetIds),
+      bringUpToDate: async (orgId) => {
+        // Bounded (a request waits for it): a larger backlog stays pending for the background refresh.
+        await model.refreshPending(deps.db, { orgId, maxAssets: BRING_UP_TO_DATE_MAX_SPANS });
+      },
       factorVersions: (q) => store.factorVersions(q),
     });
     registry.provide(ENERGY_EXPORTABLE, energyExportables);

@@ -148,6 +148,28 @@ export function createEnergyStore() {
       return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
     },
 
+    /** The given assets' flow rows in [from, to) whatever their site (other modules read them through ENERGY_FIGURES). */
+    async assetFlowsOf(q: Queryable, orgId: string, assetIds: string[], from: Date, to: Date, flows: readonly string[]): Promise<AssetFlowRow[]> {
+      if (!assetIds.length || !flows.length) return [];
+      const r = await q.query<AssetFlowRow>(
+        `select asset_id, slot, flow, kwh::text as kwh, basis, source, coverage, samples, resets from energy_asset_flows
+         where org_id = $1 and asset_id = any($2::text[]) and slot >= $3 and slot < $4 and flow = any($5::text[])
+         order by asset_id, slot, flow`,
+        [orgId, assetIds, from, to, flows],
+      );
+      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+    },
+
+    /** Which of the given assets have spans waiting to be folded in (the ledger's pending state). */
+    async pendingAssets(q: Queryable, orgId: string, assetIds: string[]): Promise<string[]> {
+      if (!assetIds.length) return [];
+      const r = await q.query<{ asset_id: string }>(
+        'select distinct asset_id from energy_pending where org_id = $1 and asset_id = any($2::text[]) order by asset_id',
+        [orgId, assetIds],
+      );
+      return r.rows.map((x) => x.asset_id);
+    },
+
     /** Replaces the site's half hours in [from, to) and re-sums the UK days they fall in. */
     async replaceSiteHalfHours(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, rows: SiteHalfHourRow[]): Promise<void> {
       await q.query('delete from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4', [orgId, siteId, from, to]);
