@@ -215,8 +215,9 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   );
 
   // ---- 7. Another organisation sees none of it.
+  // Under another organisation's path the charger is unknown: the one answer of a failed sign-in (decision 0272).
   await assert.rejects(charger({ base, orgId: OTHER, id: 'CP-A', password: cpA.password, protocol: 'ocpp1.6' }).connect(), (e: { response?: { statusCode: number } }) => {
-    assert.equal(e.response?.statusCode, 404);
+    assert.equal(e.response?.statusCode, 401);
     return true;
   });
   assertRefused(await them.call('GET', `${H}/sites/${SITE}/transactions`), 404, /not found/i);
