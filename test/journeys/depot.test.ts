@@ -233,16 +233,16 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   assert.deepEqual((await them.ok('GET', '/api/vpp/vpp/settle/receipts')).receipts, []);
 });
 
-// Seam (reported, not fixed here): docs/charging-hub.md sends readers to the charger's telemetry
-// history for its meter values. Its `sessions` metric (kWh) is the mean of the cumulative register
-// in each bucket: 105 kWh for 08:00 and 111.075 kWh for 09:00, for a session the hub (and the ledger)
-// count as 11.650 kWh. Energy a bucket shows should be the energy delivered in it: 10.500 kWh from
-// 08:00 to 09:00 (100 000 → 110 500 Wh) and 1.150 kWh after.
-test('seam: the charger history shows the energy delivered per hour (10.500 + 1.150 = the session\'s 11.650 kWh), not the register', {
-  todo: 'telemetry history averages the cumulative energy_kwh register for the ev "sessions" metric (issue 36 closing note)',
-}, async () => {
+// Seam: docs/charging-hub.md sends readers to the charger's telemetry history for its meter values.
+// Its `sessions` metric (kWh) was the mean of the cumulative register in each bucket (105 kWh for
+// 08:00 and 111.075 kWh for 09:00) for a session the hub (and the ledger) count as 11.650 kWh. A
+// bucket shows the energy delivered in it (decision 0323): 10.500 kWh from 08:00 to 09:00
+// (100 000 → 110 500 Wh) and 1.150 kWh after; the summary is over the buckets, so its count × avg
+// is the session's energy.
+test('seam: the charger history shows the energy delivered per hour (10.500 + 1.150 = the session\'s 11.650 kWh), not the register', async () => {
   const h = await me.ok('GET', '/api/telemetry/assets/ev/CP-A/history?metric=sessions&range=hourly');
   assert.deepEqual(h.series.map((p: { t: string; v: number }) => [p.t, p.v]), [['2026-11-24T08:00:00Z', 10.5], ['2026-11-24T09:00:00Z', 1.15]]);
+  assert.deepEqual(h.summary, { count: 2, min: 1.15, max: 10.5, avg: 5.825, latest: 1.15 });
 });
 
 // Seam (reported, not fixed here): an OCPP charger sends meter values only during a session, so

@@ -182,8 +182,7 @@ test('every metric of the table reads its source fields in order; _w is divided 
       values: [1, 2, 3, 4, 0],
     },
     { type: 'ev', metric: 'soc', unit: '%', records: [{ soc_pct: 10, vehicle_soc: 99 }, { vehicle_soc: 20 }, { battery_level: 30 }, { usable_soc_pct: 40 }], values: [10, 20, 30, 40] },
-    { type: 'ev', metric: 'sessions', unit: 'kWh', records: [{ session_kwh: 5, energy_kwh: 99 }, { charge_energy_added_kwh: 6 }, { energy_kwh: 7 }], values: [5, 6, 7] },
-    { type: 'heat-pump', metric: 'kwh', unit: 'kWh', records: [{ energy_kwh: 1, heat_kwh: 99 }, { heat_kwh: 2 }, { consumption_kwh: 3 }], values: [1, 2, 3] },
+    // The register metrics (ev sessions, heat-pump kwh): their own test below.
     {
       type: 'heat-pump', metric: 'flow-temp', unit: 'degC',
       records: [{ flow_temp_c: 45, temp_c: 99 }, { flow_temperature_c: 46 }, { temp_c: 47 }],
@@ -216,6 +215,70 @@ test('every metric of the table reads its source fields in order; _w is divided 
     assert.equal(got.length, c.values.length, `${c.type}/${c.metric}: ${JSON.stringify(got)}`);
     got.forEach((v: number, i: number) => assert.ok(close(v, c.values[i]), `${c.type}/${c.metric}[${i}]: ${v} != ${c.values[i]}`));
   }
+});
+
+test('register metrics (heat-pump kwh, ev sessions): each bucket is the energy the register advanced in it, as exact decimals; a reset counts from zero; readings over 2 h apart are not joined; the summary is over the buckets', async () => {
+  const hp = 'hp-register';
+  await ingest([
+    // Before the window (it starts 12:34 yesterday): the interval into it counts from 12:34 (half of 0.5).
+    { asset_id: hp, ts: '2026-10-14T12:24:00Z', energy_kwh: 50 },
+    { asset_id: hp, ts: '2026-10-14T12:44:00Z', energy_kwh: 50.5 },
+    // Over 2 h later: not joined (the energy model's counter gap).
+    { asset_id: hp, ts: '2026-10-15T08:00:00Z', energy_kwh: 100.1, heat_kwh: 7 },
+    { asset_id: hp, ts: '2026-10-15T08:30:00Z', energy_kwh: 100.6 }, // 0.5 (not 0.49999999999999)
+    { asset_id: hp, ts: '2026-10-15T09:15:00Z', energy_kwh: 101.35 }, // 0.75: 0.5 before 09:00, 0.25 after
+    { asset_id: hp, ts: '2026-10-15T09:45:00Z', energy_kwh: 0.4 }, // a reset: 0.4 from zero
+    { asset_id: hp, ts: '2026-10-15T12:00:00Z', energy_kwh: 5 }, // 2 h 15 min later: not joined
+    { asset_id: hp, ts: '2026-10-15T12:30:00Z', energy_kwh: 5.2 },
+    { asset_id: hp, ts: '2026-10-15T12:40:00Z', energy_kwh: 9 }, // after now
+  ]);
+  const h = await history('heat-pump', hp, '?metric=kwh');
+  assert.equal(h.unit, 'kWh');
+  assert.deepEqual(h.series, [
+    { t: '2026-10-14T12:00:00Z', v: 0.25 },
+    { t: '2026-10-15T08:00:00Z', v: 1 },
+    { t: '2026-10-15T09:00:00Z', v: 0.65 },
+    { t: '2026-10-15T12:00:00Z', v: 0.2 },
+  ]);
+  assert.deepEqual(h.summary, { count: 4, min: 0.2, max: 1, avg: 0.525, latest: 0.2 });
+
+  // A register that resets below zero counts nothing (no negative energy); heat_kwh and
+  // consumption_kwh are read in their order when energy_kwh is absent.
+  const hp2 = 'hp-register-2';
+  await ingest([
+    { asset_id: hp2, ts: '2026-10-15T10:00:00Z', heat_kwh: 20, consumption_kwh: 900 },
+    { asset_id: hp2, ts: '2026-10-15T10:30:00Z', heat_kwh: 21.5, consumption_kwh: 950 },
+    { asset_id: hp2, ts: '2026-10-15T11:00:00Z', heat_kwh: -3 },
+    { asset_id: hp2, ts: '2026-10-15T11:30:00Z', heat_kwh: -1 },
+  ]);
+  assert.deepEqual((await history('heat-pump', hp2, '?metric=kwh')).series, [
+    { t: '2026-10-15T10:00:00Z', v: 1.5 },
+    { t: '2026-10-15T11:00:00Z', v: 2 },
+  ]);
+
+  // A session counter (session_kwh before energy_kwh) restarts with each session: its advance is
+  // the energy; sessions 2.5 h apart are not joined.
+  const ev = 'ev-register';
+  await ingest([
+    { asset_id: ev, ts: '2026-10-15T08:00:00Z', session_kwh: 5, energy_kwh: 99 },
+    { asset_id: ev, ts: '2026-10-15T08:30:00Z', session_kwh: 6.5, energy_kwh: 199 },
+    { asset_id: ev, ts: '2026-10-15T11:00:00Z', charge_energy_added_kwh: 0 },
+    { asset_id: ev, ts: '2026-10-15T11:30:00Z', charge_energy_added_kwh: 2 },
+  ]);
+  const s = await history('ev', ev, '?metric=sessions');
+  assert.deepEqual(s.series, [
+    { t: '2026-10-15T08:00:00Z', v: 1.5 },
+    { t: '2026-10-15T11:00:00Z', v: 2 },
+  ]);
+  assert.deepEqual(s.summary, { count: 2, min: 1.5, max: 2, avg: 1.75, latest: 2 });
+  // Live (the last hour): 5-minute buckets, the interval 12:00-12:30 spread over them in proportion to time.
+  const live = await history('heat-pump', hp, '?metric=kwh&range=live');
+  assert.deepEqual(live.series.map((p: { t: string }) => p.t.slice(11, 16)), ['12:00', '12:05', '12:10', '12:15', '12:20', '12:25']);
+  assert.ok(live.series.every((p: { v: number }) => close(p.v, 0.2 / 6)), JSON.stringify(live.series));
+  // One reading joins nothing: no bucket.
+  await ingest([{ asset_id: 'ev-one', ts: '2026-10-15T12:00:00Z', energy_kwh: 10 }]);
+  const one = await history('ev', 'ev-one', '?metric=sessions');
+  assert.deepEqual([one.series, one.summary], [[], { count: 0, min: null, max: null, avg: null, latest: null }]);
 });
 
 test('unknown asset type, metric or range: 422 with the field located', async () => {

@@ -103,6 +103,24 @@ test('a day sealed in steps of hours: a late record for a sealed hour is folded 
     { ts: '2026-10-14T02:30:00Z', soc_pct: 20 },
     { ts: '2026-10-14T10:00:00Z', soc_pct: 30 },
   ]);
+  // A heat pump's register (decision 0323) across the steps: 02:30 → 03:30 joins the first step's
+  // last reading to the next step's first; 01:00 arrives late inside the sealed hours.
+  const hp = 'hp-steps';
+  const register = async (records: { ts: string; energy_kwh: number }[]) => {
+    const res = await client(svc, ORG).ingest(records.map((r) => ({ asset_id: hp, ...r })));
+    assert.equal(res.statusCode, 200, res.body);
+  };
+  const energy = async () => {
+    const res = await client(svc, ORG, 'VIEWER').get(`/api/telemetry/assets/heat-pump/${hp}/history?range=daily&metric=kwh`);
+    assert.equal(res.statusCode, 200, res.body);
+    return json(res).series;
+  };
+  await register([
+    { ts: '2026-10-14T00:30:00Z', energy_kwh: 1.1 },
+    { ts: '2026-10-14T02:30:00Z', energy_kwh: 2.2 },
+    { ts: '2026-10-14T03:30:00Z', energy_kwh: 3.3 },
+    { ts: '2026-10-14T04:30:00Z', energy_kwh: 0.4 }, // a reset
+  ]);
   clock.set('2026-10-15T03:00:00Z');
   // Three of the day's 24 hours, as a pass interrupted (stopped instance) would leave it.
   assert.equal(await createPartitionStore(svc.deps.backgroundDb).sealDays(new Date('2026-10-15T01:00:00Z'), { maxHours: 3 }), 3);
@@ -112,6 +130,9 @@ test('a day sealed in steps of hours: a late record for a sealed hour is folded 
     { ts: '2026-10-14T01:00:00Z', soc_pct: 40 },
     { ts: '2026-10-14T05:00:00Z', soc_pct: 50 },
   ]);
+  await register([{ ts: '2026-10-14T01:00:00Z', energy_kwh: 0.1 }]); // a reset inside the sealed hours
+  // 1.1 → 0.1 (reset: 0.1) → 2.2 (2.1) → 3.3 (1.1) → 0.4 (reset: 0.4): 3.7 kWh.
+  assert.deepEqual(await energy(), [{ t: '2026-10-14T00:00:00Z', v: 3.7 }], 'a day part-sealed is read from its samples');
   const mid = await daily(svc, a);
   assert.deepEqual(mid.series, [{ t: '2026-10-14T00:00:00Z', v: 30 }], 'a day part-sealed is read from its samples');
   assert.equal(mid.summary.count, 5);
@@ -119,6 +140,9 @@ test('a day sealed in steps of hours: a late record for a sealed hour is folded 
   assert.equal(await horizon(svc), '2026-10-15T00:00:00.000Z');
   const n = await svc.deps.db.query<{ n1: number }>('select n1 from telemetry_rollup_daily where org_id = $1 and asset_id = $2', [ORG, a]);
   assert.deepEqual(n.rows, [{ n1: 5 }], 'each record counted once');
+  assert.deepEqual(await energy(), [{ t: '2026-10-14T00:00:00Z', v: 3.7 }], 'the same from the rollup sealed in steps');
+  const parts = await svc.deps.db.query<{ cf6: string; cl6: string; ca6: string }>('select cf6, cl6, ca6 from telemetry_rollup_daily where org_id = $1 and asset_id = $2', [ORG, hp]);
+  assert.deepEqual(parts.rows.map((r) => [Number(r.cf6), Number(r.cl6), Number(r.ca6)]), [[1.1, 0.4, 3.7]]);
   const sealed = await daily(svc, a);
   assert.deepEqual(sealed.series, mid.series);
   assert.deepEqual(sealed.summary, mid.summary);

@@ -105,6 +105,59 @@ test('sealing a day changes no answer; a later record for a sealed day is folded
   assert.equal(Number(after15.s1), Number(before15.s1) + 90);
 });
 
+test('register metrics from the daily rollups (decision 0323): late records for sealed days, sealing, a reset folded in late and a day sealed before migration 0206 give the energy of each day', async () => {
+  const clock = new ManualClock('2026-10-15T12:00:00Z');
+  const svc = await service(clock); // the start-up pass sealed up to 15 October: the 13th and 14th are late
+  const hp = 'hp-roll';
+  const daily = async () => {
+    const res = await client(svc, ORG, 'VIEWER').get(`/api/telemetry/assets/heat-pump/${hp}/history?range=daily&metric=kwh`);
+    assert.equal(res.statusCode, 200, res.body);
+    return json(res);
+  };
+  const ingest = async (records: { ts: string; energy_kwh: number }[]) => {
+    const res = await client(svc, ORG).ingest(records.map((r) => ({ asset_id: hp, ...r })));
+    assert.equal(res.statusCode, 200, res.body);
+  };
+  await ingest([
+    { ts: '2026-10-13T23:00:00Z', energy_kwh: 10 },
+    { ts: '2026-10-13T23:30:00Z', energy_kwh: 10.5 }, // 13th: 0.5
+    { ts: '2026-10-14T00:30:00Z', energy_kwh: 11.5 }, // across midnight: 0.5 to the 13th, 0.5 to the 14th
+    { ts: '2026-10-14T01:00:00Z', energy_kwh: 0.25 }, // a reset: 0.25
+    { ts: '2026-10-14T02:00:00Z', energy_kwh: 1.25 }, // 1
+    { ts: '2026-10-14T23:30:00Z', energy_kwh: 5 }, // 21.5 h later: not joined
+    { ts: '2026-10-15T00:30:00Z', energy_kwh: 6 }, // 0.5 to the 14th, 0.5 to the 15th (unsealed)
+    { ts: '2026-10-15T01:00:00Z', energy_kwh: 6.5 }, // 0.5
+  ]);
+  const expected = [
+    { t: '2026-10-13T00:00:00Z', v: 1 },
+    { t: '2026-10-14T00:00:00Z', v: 2.25 },
+    { t: '2026-10-15T00:00:00Z', v: 1 },
+  ];
+  const parts = async () =>
+    (await svc.deps.db.query<{ day: Date; cf6: string; cl6: string; ca6: string | null }>(
+      'select day, cf6, cl6, ca6 from telemetry_rollup_daily where org_id = $1 and asset_id = $2 order by day',
+      [ORG, hp],
+    )).rows.map((r) => [new Date(r.day).toISOString().slice(0, 10), Number(r.cf6), Number(r.cl6), r.ca6 === null ? null : Number(r.ca6)]);
+  assert.deepEqual(await parts(), [['2026-10-13', 10, 10.5, 0.5], ['2026-10-14', 11.5, 5, 1.25]], 'late records made their days\' register parts');
+  const late = await daily();
+  assert.deepEqual(late.series, expected);
+  assert.deepEqual(late.summary, { count: 3, min: 1, max: 2.25, avg: 4.25 / 3, latest: 1 });
+
+  clock.set('2026-10-17T03:00:00Z');
+  await maintain(svc);
+  assert.deepEqual((await parts())[2], ['2026-10-15', 6, 6.5, 0.5], 'sealed');
+  assert.deepEqual((await daily()).series, expected, 'the same answer from the rollups');
+
+  // A late reading inside a sealed day: a reset between 01:00 and 02:00 (0.05, then 1.2 to 1.25).
+  await ingest([{ ts: '2026-10-14T01:30:00Z', energy_kwh: 0.05 }]);
+  const reset = [expected[0], { t: '2026-10-14T00:00:00Z', v: 2.5 }, expected[2]];
+  assert.deepEqual((await daily()).series, reset);
+
+  // A day sealed before its register parts were kept reads the window from the samples.
+  await svc.deps.db.query('update telemetry_rollup_daily set cf6_ts = null, cf6 = null, cl6_ts = null, cl6 = null, ca6 = null where asset_id = $1 and day = $2', [hp, '2026-10-14T00:00:00Z']);
+  assert.deepEqual((await daily()).series, reset);
+});
+
 test('issue 35: a raw history value beyond its bound (soc: 1e308, twice) is refused, so it cannot stop the sealing of every organisation\'s days; late records still fold in', async () => {
   const clock = new ManualClock('2026-10-15T12:00:00Z');
   const svc = await service(clock);

@@ -5,8 +5,12 @@
 export type Source =
   /** A canonical column. `sign` applies the power sign convention (decision 0044). */
   | { column: 'power_kw' | 'soc_pct' | 'temp_c'; sign?: 'positive' | 'negative' }
-  /** A key of the raw record, used when it holds a JSON number; `_w` keys are divided by 1000. */
-  | { raw: string };
+  /**
+   * A key of the raw record, used when it holds a JSON number; `_w` keys are divided by 1000.
+   * `counter`: the key is a cumulative kWh register (or a session's running total, which restarts
+   * at each session): a bucket shows the register's advance over it, not its mean (decision 0323).
+   */
+  | { raw: string; counter?: true };
 
 export interface MetricDef {
   /** Stable slot in telemetry_rollup_daily (columns n<id>, s<id>, mn<id>, mx<id>). Never reuse. */
@@ -17,6 +21,8 @@ export interface MetricDef {
 }
 
 const raw = (...keys: string[]): Source[] => keys.map((k) => ({ raw: k }));
+/** Cumulative registers (decision 0323): a bucket's value is the energy the register advanced in it. */
+const register = (...keys: string[]): Source[] => keys.map((k) => ({ raw: k, counter: true as const }));
 
 export const ASSET_METRICS: Record<string, MetricDef[]> = {
   solar: [
@@ -38,10 +44,10 @@ export const ASSET_METRICS: Record<string, MetricDef[]> = {
   ],
   ev: [
     { id: 4, metric: 'soc', unit: '%', sources: [{ column: 'soc_pct' }, ...raw('vehicle_soc', 'battery_level', 'usable_soc_pct')] },
-    { id: 5, metric: 'sessions', unit: 'kWh', sources: raw('session_kwh', 'charge_energy_added_kwh', 'energy_kwh') },
+    { id: 5, metric: 'sessions', unit: 'kWh', sources: register('session_kwh', 'charge_energy_added_kwh', 'energy_kwh') },
   ],
   'heat-pump': [
-    { id: 6, metric: 'kwh', unit: 'kWh', sources: raw('energy_kwh', 'heat_kwh', 'consumption_kwh') },
+    { id: 6, metric: 'kwh', unit: 'kWh', sources: register('energy_kwh', 'heat_kwh', 'consumption_kwh') },
     { id: 7, metric: 'flow-temp', unit: 'degC', sources: [...raw('flow_temp_c', 'flow_temperature_c'), { column: 'temp_c' }] },
     { id: 8, metric: 'return-temp', unit: 'degC', sources: raw('return_temp_c', 'return_temperature_c') },
   ],
@@ -53,6 +59,21 @@ export const ASSET_METRICS: Record<string, MetricDef[]> = {
 };
 
 export const ASSET_TYPES = Object.keys(ASSET_METRICS);
+
+/** A metric whose sources are cumulative registers: its buckets are energy, not means (decision 0323). */
+export function isCounter(def: MetricDef): boolean {
+  return def.sources.some((s) => 'raw' in s && s.counter);
+}
+for (const d of Object.values(ASSET_METRICS).flat()) {
+  // Per record the first source that holds a number is read: one chain of readings needs one kind.
+  if (isCounter(d) && !d.sources.every((s) => 'raw' in s && s.counter)) throw new Error(`telemetry: metric ${d.metric} mixes registers and other sources`);
+}
+
+/**
+ * Register readings further apart than this are not joined: the advance across the silence is not
+ * placed in any bucket (the energy model's default counter gap, ENERGY_COUNTER_GAP_SECONDS).
+ */
+export const COUNTER_GAP_SECONDS = 7200;
 
 /** Every metric definition once, by rollup slot. */
 export const ALL_METRICS: MetricDef[] = Object.values(ASSET_METRICS)
@@ -92,3 +113,6 @@ export const RANGES: Record<string, RangeDef> = {
 
 /** Buckets are aligned to this instant: UTC midnight, a Monday (weekly buckets start on Mondays). */
 export const BUCKET_ORIGIN = '2000-01-03T00:00:00Z';
+
+/** The register metrics: their rollup slots also keep the day's first and last reading (migration 0206). */
+export const COUNTER_METRICS: MetricDef[] = ALL_METRICS.filter(isCounter);

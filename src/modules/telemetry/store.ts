@@ -5,7 +5,7 @@ import { isPlatformFailure } from '../../platform/job-units.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MAGNITUDE_FLOOR, MEASUREMENT_BOUNDS, RAW_KEY_BOUNDS, type CanonicalRow } from './normalise.ts';
 import { recordsJson, type LiveRecord } from './live-records.ts';
-import { ALL_METRICS, BUCKET_ORIGIN, type MetricDef, type RangeDef, type Source } from './metrics.ts';
+import { ALL_METRICS, BUCKET_ORIGIN, COUNTER_GAP_SECONDS, COUNTER_METRICS, isCounter, type MetricDef, type RangeDef, type Source } from './metrics.ts';
 
 /** ISO 8601 UTC with Z, fractional seconds kept (trailing zeros dropped). */
 const iso = (col: string) => `rtrim(rtrim(to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z'`;
@@ -21,9 +21,66 @@ function sourceSql(s: Source): string {
   // (stored before decision 0280) is left out as if absent: its sums in the rollups would overflow.
   const key = s.raw.replace(/'/g, "''");
   const value = `(raw->>'${key}')::float8`;
-  const bound = RAW_KEY_BOUNDS.get(s.raw)!.bound;
-  const inBound = `abs(${value}) <= ${bound} and (${value} = 0 or abs(${value}) >= ${MAGNITUDE_FLOOR})`;
-  return `case when jsonb_typeof(raw->'${key}') = 'number' then case when ${inBound} then ${s.raw.endsWith('_w') ? `${value} / 1000.0` : value} end end`;
+  return `case when jsonb_typeof(raw->'${key}') = 'number' then case when ${rawInBound(s.raw)} then ${s.raw.endsWith('_w') ? `${value} / 1000.0` : value} end end`;
+}
+
+/** SQL: the raw key's number is within its bound (decision 0280); only where it holds a number. */
+function rawInBound(rawKey: string): string {
+  const value = `(raw->>'${rawKey.replace(/'/g, "''")}')::float8`;
+  const bound = RAW_KEY_BOUNDS.get(rawKey)!.bound;
+  return `abs(${value}) <= ${bound} and (${value} = 0 or abs(${value}) >= ${MAGNITUDE_FLOOR})`;
+}
+
+/**
+ * A register metric's reading of a row as an exact decimal (jsonb keeps a JSON number as numeric,
+ * so 111.65 - 110.5 is 1.15, not 1.1500000000000057): the first source holding an in-bound number.
+ */
+export function counterValueSql(def: MetricDef): string {
+  const parts = def.sources.map((s) => {
+    if (!('raw' in s)) throw new Error(`telemetry: register metric ${def.metric} reads a column`);
+    const key = s.raw.replace(/'/g, "''");
+    return `case when jsonb_typeof(raw->'${key}') = 'number' then case when ${rawInBound(s.raw)} then (raw->>'${key}')::numeric end end`;
+  });
+  return parts.length === 1 ? parts[0] : `coalesce(${parts.join(', ')})`;
+}
+
+/**
+ * SQL: the energy (kWh, numeric) between consecutive register readings (t0, v0) and (t1, v1), as
+ * the energy model counts it (decision 0323): the advance; a lower reading is a reset and counts
+ * from zero (never below); NULL (not counted) for the first reading (t0 null), readings at one
+ * instant, readings further apart than the counter gap, and an advance faster than the power bound.
+ */
+function registerLinkSql(t0: string, v0: string, t1: string, v1: string): string {
+  const adv = `(case when ${v1} >= ${v0} then ${v1} - ${v0} else greatest(${v1}, 0) end)`;
+  return `(case when ${t0} is not null and ${t1} > ${t0} and ${t1} - ${t0} <= '${COUNTER_GAP_SECONDS} seconds'::interval
+     and ${adv} <= ${ENERGY_RATE_BOUND_KW}::numeric * extract(epoch from ${t1} - ${t0}) / 3600 then ${adv} end)`;
+}
+
+/**
+ * SQL: per `keys`, each register metric's first and last reading and the energy between its
+ * readings (the rollup's cf<i>_ts, cf<i>, cl<i>_ts, cl<i>, ca<i>), from `rows` (a subquery with
+ * the key columns, ts, id and c<i>: each register metric's reading as numeric).
+ */
+function registerRollupSql(rows: string, keys: string[]): string {
+  const k = keys.join(', ');
+  const cols = (i: number) => [`cf${i}_ts`, `cf${i}`, `cl${i}_ts`, `cl${i}`, `ca${i}`];
+  const each = COUNTER_METRICS.map(({ id: i }) => {
+    // Every branch of the union lists every metric's columns in one order: its own, null for the others.
+    const own = [
+      'min(ts)', '(array_agg(c order by ts, id))[1]', 'max(ts)', '(array_agg(c order by ts desc, id desc))[1]',
+      `sum(${registerLinkSql('pt', 'pv', 'ts', 'c')})`,
+    ];
+    const values = COUNTER_METRICS.flatMap((d) =>
+      cols(d.id).map((c, j) => `${d.id === i ? own[j] : `null::${c.endsWith('_ts') ? 'timestamptz' : 'numeric'}`} as ${c}`),
+    );
+    return `select ${k}, ${values.join(', ')}
+            from (select ${k}, ts, id, c${i} as c, lag(ts) over w as pt, lag(c${i}) over w as pv
+                  from (${rows}) r${i} where c${i} is not null
+                  window w as (partition by ${k} order by ts, id)) l${i}
+            group by ${k}`;
+  });
+  const all = COUNTER_METRICS.flatMap((d) => cols(d.id).map((c) => `max(${c}) as ${c}`));
+  return `select ${k}, ${all.join(', ')} from (${each.join('\n union all \n')}) u group by ${k}`;
 }
 
 /**
@@ -58,6 +115,38 @@ const ROLLUP_COLUMNS = ALL_METRICS.map(({ id }) => `n${id}, s${id}, mn${id}, mx$
 /** Each metric's value of a row (columns power_kw, soc_pct, temp_c, raw in scope). */
 const METRIC_VALUES = ALL_METRICS.map((d) => `${metricValueSql(d)} as m${d.id}`).join(',\n             ');
 const ROLLUP_AGGREGATES = ALL_METRICS.map(({ id }) => `count(m${id})::int, sum(m${id}), min(m${id}), max(m${id})`).join(',\n         ');
+const ROLLUP_NAMED = ALL_METRICS.map(({ id }) => `count(m${id})::int as n${id}, sum(m${id}) as s${id}, min(m${id}) as mn${id}, max(m${id}) as mx${id}`).join(',\n         ');
+// Register metrics (decision 0323): each slot also keeps the day's first and last reading and the
+// energy between its readings. Sealing steps go forward through a day, so a step's part follows
+// what the row holds: the parts join with the energy from the row's last reading to the step's first.
+const REGISTER_COLUMNS = COUNTER_METRICS.map(({ id: i }) => `cf${i}_ts, cf${i}, cl${i}_ts, cl${i}, ca${i}`).join(', ');
+/** Each register metric's reading of a row, numeric (columns raw in scope). */
+const REGISTER_VALUES = COUNTER_METRICS.map((d) => `${counterValueSql(d)} as c${d.id}`).join(',\n             ');
+const REGISTER_C = COUNTER_METRICS.map(({ id }) => `c${id}`).join(', ');
+const REGISTER_MERGE = COUNTER_METRICS.map(
+  ({ id: i }) =>
+    `cf${i}_ts = coalesce(r.cf${i}_ts, excluded.cf${i}_ts), cf${i} = case when r.cf${i}_ts is null then excluded.cf${i} else r.cf${i} end, ` +
+    `cl${i}_ts = coalesce(excluded.cl${i}_ts, r.cl${i}_ts), cl${i} = case when excluded.cl${i}_ts is null then r.cl${i} else excluded.cl${i} end, ` +
+    `ca${i} = case when r.cf${i}_ts is null then excluded.ca${i} when excluded.cf${i}_ts is null then r.ca${i} ` +
+    `else (select case when count(x) > 0 then sum(x) end from (values (r.ca${i}), (excluded.ca${i}), ` +
+    `(${registerLinkSql(`r.cl${i}_ts`, `r.cl${i}`, `excluded.cf${i}_ts`, `excluded.cf${i}`)})) as p(x)) end`,
+).join(',\n    ');
+// A late record can fall anywhere in a sealed day, so the register parts of each (asset, day) it
+// touches are made again from that day's samples below the horizon ($4), after the rollup upsert
+// (whose row lock orders concurrent batches, so the last one sees every committed record).
+const LATE_REGISTERS = `
+update telemetry_rollup_daily r set ${COUNTER_METRICS.map(({ id: i }) => [`cf${i}_ts`, `cf${i}`, `cl${i}_ts`, `cl${i}`, `ca${i}`].map((c) => `${c} = k.${c}`).join(', ')).join(', ')}
+from (${registerRollupSql(
+  `select t.org_id, d.day, t.asset_id, t.ts, t.id, ${REGISTER_VALUES}
+   from unnest($2::text[], $3::timestamptz[]) as d(asset_id, day)
+   join telemetry t on t.org_id = $1 and t.asset_id = d.asset_id and t.ts >= d.day and t.ts < least(d.day + ${DAY}, $4::timestamptz)
+                    and ${trustedTsSql('t')}`,
+  ['org_id', 'asset_id', 'day'],
+)}) k
+where r.org_id = $1 and r.asset_id = k.asset_id and r.day = k.day`;
+/** The raw keys of the register metrics: a late record holding one remakes its day's register parts. */
+const REGISTER_KEYS = [...new Set(COUNTER_METRICS.flatMap((d) => d.sources.flatMap((s) => ('raw' in s ? [s.raw] : []))))];
+
 const ROLLUP_MERGE = ALL_METRICS.map(
   ({ id: i }) =>
     `n${i} = r.n${i} + excluded.n${i}, s${i} = coalesce(r.s${i}, 0) + coalesce(excluded.s${i}, 0), ` +
@@ -425,6 +514,79 @@ export const telemetryReads = {
 export type TelemetryReads = typeof telemetryReads;
 
 export function createTelemetryStore(db: Queryable) {
+  /**
+   * A register metric's history (decision 0323): each bucket is the energy the register advanced in
+   * it. Consecutive readings are joined as the energy model joins them (registerLinkSql) and each
+   * interval's energy is spread over it in proportion to time, from `from` on (the reading before
+   * the window, within the gap, starts the first interval). A sealed day contributes the energy
+   * between its own readings to its bucket, and its first and last readings join it to its
+   * neighbours. Exact decimals to the end; the summary is over the buckets.
+   */
+  async function registerHistory(
+    orgId: string, assetId: string, def: MetricDef, range: RangeDef, from: Date, to: Date, sealedFrom: Date, sealedTo: Date,
+  ): Promise<HistoryRows> {
+    const i = def.id;
+    if (sealedTo > sealedFrom) {
+      // A day sealed before its register parts were kept (migration 0206): the window from samples.
+      const legacy = await db.query<{ n: number }>(
+        `select count(*)::int as n from telemetry_rollup_daily
+         where org_id = $1 and asset_id = $2 and day >= $3 and day < $4 and n${i} > 0 and cf${i}_ts is null`,
+        [orgId, assetId, sealedFrom, sealedTo],
+      );
+      if (legacy.rows[0].n > 0) sealedTo = sealedFrom;
+    }
+    const rollups = sealedTo > sealedFrom;
+    const value = counterValueSql(def);
+    const samples = (lo: string, hi: string) =>
+      `select ts as t0, v as v0, ts as t1, v as v1, 0::numeric as inner_kwh, null::timestamptz as day, id
+       from (select ts, id, ${value} as v from telemetry
+             where org_id = $1 and asset_id = $2 and ts >= ${lo} and ts ${hi} and ${trustedTsSql()}) s where v is not null`;
+    const points = [
+      `select * from (select * from (${samples(`$3::timestamptz - '${COUNTER_GAP_SECONDS} seconds'::interval`, '< $3')}) p order by t0 desc, id desc limit 1) before_window`,
+      ...(rollups
+        ? [
+            samples('$3', '< $7'),
+            `select cf${i}_ts, cf${i}, cl${i}_ts, cl${i}, ca${i}, day, 0::bigint from telemetry_rollup_daily
+             where org_id = $1 and asset_id = $2 and day >= $7 and day < $8 and cf${i}_ts is not null`,
+            samples('$8', '<= $4'),
+          ]
+        : [samples('$3', '<= $4')]),
+    ];
+    const params: unknown[] = [orgId, assetId, from, to, range.bucket, BUCKET_ORIGIN];
+    if (rollups) params.push(sealedFrom, sealedTo);
+    const r = await db.query<{ t: string | null; v: number | null; n: number; mn: number | null; mx: number | null; total: boolean }>(
+      `with pts as (${points.join('\n union all\n')}),
+       chain as (select t0, v0, day, inner_kwh, lag(t1) over w as pt, lag(v1) over w as pv from pts window w as (order by t0, id)),
+       links as (select pt as a, t0 as b, ${registerLinkSql('pt', 'pv', 't0', 'v0')} as kwh from chain),
+       pieces as (
+         select bucket, kwh * extract(epoch from least(b, bucket + $5::interval) - greatest(a, $3::timestamptz, bucket)) / extract(epoch from b - a) as e
+         from links cross join lateral generate_series(date_bin($5::interval, greatest(a, $3::timestamptz), $6::timestamptz),
+                                                       date_bin($5::interval, b - '1 microsecond'::interval, $6::timestamptz), $5::interval) as bucket
+         where kwh is not null and b > $3::timestamptz
+         union all
+         select date_bin($5::interval, day, $6::timestamptz), inner_kwh from chain where day is not null and inner_kwh is not null
+       ),
+       b as (select bucket, sum(e) as e from pieces group by bucket)
+       select ${iso('bucket')} as t, e::float8 as v, 1 as n, null::float8 as mn, null::float8 as mx, false as total, bucket from b
+       union all
+       select null, (sum(e) / nullif(count(*), 0))::float8, count(*)::int, min(e)::float8, max(e)::float8, true, null from b
+       order by total, bucket`,
+      params,
+    );
+    const series = r.rows.filter((x) => !x.total).map((x) => ({ t: x.t!, v: x.v! }));
+    const total = r.rows.find((x) => x.total);
+    return {
+      series,
+      summary: {
+        count: total?.n ?? 0,
+        min: total?.mn ?? null,
+        max: total?.mx ?? null,
+        avg: total?.v ?? null,
+        latest: series.length ? series[series.length - 1].v : null,
+      },
+    };
+  }
+
   return {
     /** Inserts one batch. Must run in the caller's transaction (db.tx). Returns the rows written. */
     /** Writes a batch (see WRITE_BATCH); `json` is recordsJson(rows) when the caller has it already. */
@@ -439,6 +601,16 @@ export function createTelemetryStore(db: Queryable) {
         const late = rows.filter((r) => r.tsMs <= hMs);
         if (late.length) {
           await db.query(LATE_ROLLUP, [orgId, late.length === n ? json : recordsJson(late), new Date(hMs)]);
+          const days = new Map<string, { asset: string; day: Date }>();
+          for (const r of late) {
+            if (r.tsMs >= hMs || !REGISTER_KEYS.some((k) => typeof r.raw[k] === 'number')) continue;
+            const day = Math.floor(r.tsMs / DAY_MS) * DAY_MS;
+            days.set(`${r.asset_id}\u0000${day}`, { asset: r.asset_id, day: new Date(day) });
+          }
+          if (days.size) {
+            const list = [...days.values()];
+            await db.query(LATE_REGISTERS, [orgId, list.map((d) => d.asset), list.map((d) => d.day), new Date(hMs)]);
+          }
         }
       }
       return n;
@@ -493,6 +665,7 @@ export function createTelemetryStore(db: Queryable) {
           sealedTo = new Date(last);
         }
       }
+      if (isCounter(def)) return registerHistory(orgId, assetId, def, range, from, to, sealedFrom, sealedTo);
       const i = def.id;
       const parts =
         sealedTo > sealedFrom
@@ -536,15 +709,20 @@ export function createTelemetryStore(db: Queryable) {
 }
 
 /** One sealing step's insert over [$1, $2) into day $3, for the organisations `orgs` selects (with $4). */
-const SEAL_STEP = (orgs: string) => `insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
-   select org_id, asset_id, $3::timestamptz,
-          ${ROLLUP_AGGREGATES}
-   from (select org_id, asset_id,
-                ${METRIC_VALUES}
-         from telemetry where ts >= $1 and ts < $2 and ${orgs} and ${trustedTsSql()}) x
-   group by org_id, asset_id
+const SEAL_STEP = (orgs: string) => `with x as materialized (
+     select org_id, asset_id, ts, id,
+            ${METRIC_VALUES},
+            ${REGISTER_VALUES}
+     from telemetry where ts >= $1 and ts < $2 and ${orgs} and ${trustedTsSql()})
+   insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS}, ${REGISTER_COLUMNS})
+   select a.org_id, a.asset_id, $3::timestamptz, ${ALL_METRICS.map(({ id: i }) => `a.n${i}, a.s${i}, a.mn${i}, a.mx${i}`).join(', ')},
+          ${COUNTER_METRICS.map(({ id: i }) => `g.cf${i}_ts, g.cf${i}, g.cl${i}_ts, g.cl${i}, g.ca${i}`).join(', ')}
+   from (select org_id, asset_id, ${ROLLUP_NAMED} from x group by org_id, asset_id) a
+   left join (${registerRollupSql(`select org_id, asset_id, ts, id, ${REGISTER_C} from x`, ['org_id', 'asset_id'])}) g
+     on g.org_id = a.org_id and g.asset_id = a.asset_id
    on conflict (org_id, asset_id, day) do update set
-     ${ROLLUP_MERGE}`;
+     ${ROLLUP_MERGE},
+     ${REGISTER_MERGE}`;
 
 /**
  * Partition maintenance and sealing of daily rollups: they act on the table as a whole (every
