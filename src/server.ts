@@ -14,7 +14,7 @@ import { setOutboundPolicy } from './infra/outbound/http-client.ts';
 import { budgeted } from './infra/cache/budget.ts';
 import { moduleMigrations, moduleList } from './modules/index.ts';
 import { createServiceRegistry } from './platform/services.ts';
-import { dependencyOrder, declaredScopes } from './platform/module.ts';
+import { declaredScopes, provideServices } from './platform/module.ts';
 import { createEntryGuard } from './platform/entry-guard.ts';
 import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { reportingBus } from './infra/bus/index.ts';
@@ -82,7 +82,7 @@ export async function startService(
     scopes: declaredScopes(moduleList),
   };
   // Every module's services, providers before the modules that depend on them, before any factory.
-  for (const d of dependencyOrder(moduleList)) d.provides?.(deps, services);
+  provideServices(moduleList, deps);
   let built: BuiltApp;
   try {
     built = await buildApp(deps, opts.modules);

@@ -1,6 +1,6 @@
 // The module list: one line a module. The platform derives the operations it registers, the order
 // of the migrations and everything else from these definitions.
-import { migrationOrder, type ModuleDefinition, type ModuleFactory } from '../platform/module.ts';
+import { migrationOrder, moduleFactory, type ModuleDefinition, type ModuleFactory } from '../platform/module.ts';
 import { orgsDefinition } from './orgs/index.ts';
 import { probesDefinition } from './probes/index.ts';
 import { identityDefinition } from './identity/index.ts';
@@ -67,8 +67,11 @@ export const moduleList: readonly ModuleDefinition[] = [
   liveDefinition,
 ];
 
-/** The factories of the modules that serve operations or run background work, in list order. */
-export const defaultModules: ModuleFactory[] = moduleList.flatMap((m) => (m.create ? [m.create] : []));
+/**
+ * The factories of the modules that serve operations or run background work, in list order, each
+ * seeing only the services of the modules in its dependsOn (decision 0330).
+ */
+export const defaultModules: ModuleFactory[] = moduleList.flatMap((m) => (m.create ? [moduleFactory({ ...m, create: m.create })] : []));
 
 /** Every module's configuration section, read by the one config loader (src/config.ts). */
 export const configSections = moduleList.flatMap((m) => (m.config ? [m.config] : []));

@@ -175,6 +175,19 @@ export function dependencyOrder(defs: readonly ModuleDefinition[]): ModuleDefini
   return out;
 }
 
+/**
+ * The module's factory, given the service registry as the module sees it (decision 0330): a service
+ * of a module not in its dependsOn stops the start, naming both modules.
+ */
+export function moduleFactory(def: ModuleDefinition & { create: ModuleFactory }): ModuleFactory {
+  return (deps) => def.create({ ...deps, services: deps.services.forModule(def.name, def.dependsOn ?? []) });
+}
+
+/** Runs every module's `provides`, providers first, each seeing the registry as its module does. */
+export function provideServices(defs: readonly ModuleDefinition[], deps: Omit<AppDeps, 'jobs'>): void {
+  for (const d of dependencyOrder(defs)) d.provides?.(deps, deps.services.forModule(d.name, d.dependsOn ?? []));
+}
+
 /** The `migrations/` folder beside a module's index.ts. */
 export function migrationsDir(moduleUrl: string): string {
   return fileURLToPath(new URL('./migrations/', moduleUrl));

@@ -2,9 +2,12 @@
 // without cycles (ARCHITECTURE.md, module anatomy). New modules are checked automatically.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { moduleList } from '../../src/modules/index.ts';
+import { moduleFactory, provideServices, type AppDeps, type ModuleDefinition } from '../../src/platform/module.ts';
+import { createServiceRegistry, serviceKey } from '../../src/platform/services.ts';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const MODULES = join(SRC, 'modules');
@@ -35,6 +38,44 @@ for (const file of walk(MODULES)) {
 
 test('modules import other modules only through their index.ts', () => {
   assert.deepEqual(deep, []);
+});
+
+// ---- dependsOn: what a module uses of another is declared (decision 0330) ----
+
+/**
+ * An import of another module's index.ts, type-only ones included (a type of another module's is a
+ * dependency on it too), is matched by that module in the importer's dependsOn: dependsOn orders
+ * the migrations and the services' providers, so an unlisted use works only by the list's order.
+ * A folder of src/modules without an index.ts is no module and is left out.
+ */
+test('a module lists in dependsOn every module it imports from', () => {
+  const declared = new Map(moduleList.map((d) => [d.name, new Set(d.dependsOn ?? [])]));
+  const folders = readdirSync(MODULES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const missing: string[] = [];
+  for (const from of folders) {
+    if (!existsSync(join(MODULES, from, 'index.ts'))) continue;
+    const deps = declared.get(from);
+    assert.ok(deps, `src/modules/${from}/index.ts is a module missing from the module list (or its name differs from its folder)`);
+    for (const to of [...(edges.get(from) ?? [])].sort()) if (!deps.has(to)) missing.push(`${from} -> ${to}`);
+  }
+  assert.deepEqual(missing, [], 'module -> module it imports from: add the second to the first\'s dependsOn');
+});
+
+test('a module getting a service of a module not in its dependsOn stops the start, naming both', () => {
+  const services = createServiceRegistry();
+  const KEY = serviceKey<string>('thing');
+  const provider: ModuleDefinition = { name: 'maker', provides: (_deps, r) => r.provide(KEY, 'made') };
+  const listed: ModuleDefinition = { name: 'user', dependsOn: ['maker'], provides: (_deps, r) => assert.equal(r.get(KEY), 'made') };
+  provideServices([provider, listed], { services } as AppDeps);
+  const unlisted: ModuleDefinition = { name: 'other', dependsOn: [], create: (d) => {
+    d.services.get(KEY);
+    return { name: 'other', operations: [] };
+  } };
+  assert.throws(() => moduleFactory({ ...unlisted, create: unlisted.create! })({ services } as AppDeps), {
+    message: 'module other uses service thing of module maker but does not list maker in its dependsOn',
+  });
+  const late: ModuleDefinition = { name: 'late', dependsOn: [], provides: (_deps, r) => r.get(KEY) };
+  assert.throws(() => provideServices([late], { services } as AppDeps), /module late uses service thing of module maker/);
 });
 
 test('no import cycles between modules', () => {

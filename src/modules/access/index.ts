@@ -12,4 +12,4 @@ export const accessModule: ModuleFactory = (deps) => ({
 });
 
 /** This module as the module list names it. */
-export const accessDefinition: ModuleDefinition = { name: 'access', dependsOn: ['orgs', 'identity'], migrations: migrationsDir(import.meta.url), create: accessModule };
+export const accessDefinition: ModuleDefinition = { name: 'access', dependsOn: ['orgs', 'identity', 'audit'], migrations: migrationsDir(import.meta.url), create: accessModule };

@@ -64,7 +64,7 @@ export const controlModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const controlDefinition: ModuleDefinition = {
   name: 'control',
-  dependsOn: ['orgs', 'registry', 'telemetry'],
+  dependsOn: ['orgs', 'registry', 'telemetry', 'market'],
   migrations: migrationsDir(import.meta.url),
   config: controlConfig,
   provides: (deps, registry) => {

@@ -28,7 +28,7 @@ export const crmModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const crmDefinition: ModuleDefinition = {
   name: 'crm',
-  dependsOn: ['orgs', 'audit'],
+  dependsOn: ['orgs', 'audit', 'market'],
   migrations: migrationsDir(import.meta.url),
   config: crmConfig,
   create: crmModule,

@@ -28,7 +28,7 @@ export const devicesModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const devicesDefinition: ModuleDefinition = {
   name: 'devices',
-  dependsOn: ['registry', 'telemetry'],
+  dependsOn: ['registry', 'telemetry', 'audit'],
   scopes: { 'devices:read': 'read devices and their state' },
   create: devicesModule,
 };

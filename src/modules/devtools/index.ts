@@ -147,7 +147,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const devtoolsDefinition: ModuleDefinition = {
   name: 'devtools',
-  dependsOn: ['orgs', 'alerts', 'telemetry', 'registry'],
+  dependsOn: ['orgs', 'alerts', 'telemetry', 'registry', 'audit'],
   migrations: migrationsDir(import.meta.url),
   config: devtoolsConfig,
   provides: (deps, registry) => registry.provide(PLATFORM_HEALTH, { status: () => readStatus(deps.db, deps.clock), components: COMPONENTS }),

@@ -53,7 +53,7 @@ export const emsAlertsModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const emsAlertsDefinition: ModuleDefinition = {
   name: 'ems-alerts',
-  dependsOn: ['orgs', 'identity', 'audit', 'telemetry', 'registry', 'energy', 'alerts', 'devtools', 'notifications'],
+  dependsOn: ['orgs', 'identity', 'audit', 'telemetry', 'registry', 'energy', 'alerts', 'devtools', 'notifications', 'market'],
   migrations: migrationsDir(import.meta.url),
   config: emsAlertsConfig,
   create: emsAlertsModule,

@@ -41,4 +41,4 @@ export type { Keyring } from './keys.ts';
 export { PublicKey as PublicKeySchema } from './routes.ts';
 
 /** This module as the module list names it. */
-export const esgDefinition: ModuleDefinition = { name: 'esg', dependsOn: ['orgs'], migrations: migrationsDir(import.meta.url), config: esgConfig, provides: (deps, registry) => registry.provide(RECEIPT_KEYRING, receiptKeyring(deps)), create: esgModule };
+export const esgDefinition: ModuleDefinition = { name: 'esg', dependsOn: ['orgs', 'audit'], migrations: migrationsDir(import.meta.url), config: esgConfig, provides: (deps, registry) => registry.provide(RECEIPT_KEYRING, receiptKeyring(deps)), create: esgModule };

@@ -14,7 +14,7 @@ export const fleetModule: ModuleFactory = (deps) => ({
 /** This module as the module list names it. */
 export const fleetDefinition: ModuleDefinition = {
   name: 'fleet',
-  dependsOn: ['orgs'],
+  dependsOn: ['orgs', 'market'],
   migrations: migrationsDir(import.meta.url),
   create: fleetModule,
 };

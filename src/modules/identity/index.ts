@@ -80,7 +80,7 @@ export const identityModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const identityDefinition: ModuleDefinition = {
   name: 'identity',
-  dependsOn: ['orgs'],
+  dependsOn: ['orgs', 'audit'],
   migrations: migrationsDir(import.meta.url),
   provides: (deps, registry) => {
     registry.provide(MEMBERS, {

@@ -63,7 +63,7 @@ export const REGISTRY_EXPORTABLE = serviceKey<ExportableCollection[]>('registry.
 
 export const registryDefinition: ModuleDefinition = {
   name: 'registry',
-  dependsOn: ['orgs', 'telemetry'],
+  dependsOn: ['orgs', 'telemetry', 'audit'],
   migrations: migrationsDir(import.meta.url),
   provides: (deps, registry) => {
     const store = createRegistryStore(registry.get(TELEMETRY_READS));

@@ -27,7 +27,7 @@ export const SETTLEMENT_EXPORTABLE = serviceKey<ExportableCollection[]>('settlem
 
 export const settlementDefinition: ModuleDefinition = {
   name: 'settlement',
-  dependsOn: ['orgs', 'esg'],
+  dependsOn: ['orgs', 'esg', 'audit'],
   migrations: migrationsDir(import.meta.url),
   provides: (_deps, registry) => registry.provide(SETTLEMENT_EXPORTABLE, settlementExportables),
   create: settlementModule,

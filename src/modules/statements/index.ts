@@ -31,7 +31,7 @@ export const statementsModule: ModuleFactory = (deps) => {
 /** This module as the module list names it. */
 export const statementsDefinition: ModuleDefinition = {
   name: 'statements',
-  dependsOn: ['orgs', 'audit', 'registry', 'esg', 'settlement', 'energy'],
+  dependsOn: ['orgs', 'audit', 'registry', 'esg', 'settlement', 'energy', 'market'],
   migrations: migrationsDir(import.meta.url),
   provides: (_deps, registry) => registry.provide(STATEMENTS_EXPORTABLE, statementExportables),
   create: statementsModule,

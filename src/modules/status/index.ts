@@ -16,7 +16,7 @@ export const statusModule: ModuleFactory = (deps) => ({
 /** This module as the module list names it. */
 export const statusDefinition: ModuleDefinition = {
   name: 'status',
-  dependsOn: ['devtools'],
+  dependsOn: ['devtools', 'audit'],
   migrations: migrationsDir(import.meta.url),
   create: statusModule,
 };
