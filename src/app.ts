@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, errors, STATUS_TITLES } from './platform/errors.ts';
 import { renderError } from './platform/render-error.ts';
 import { toFieldErrors } from './platform/validation.ts';
+import type { ErrorObject } from 'ajv';
 import { createLazySchemaCompilers } from './platform/schema-compilers.ts';
 import { registerOperation, pathRegex, wantsRequestIdHeader, type OrgDirectory } from './platform/register.ts';
 import { buildOpenApi } from './platform/openapi.ts';
@@ -163,7 +164,8 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     if (err.validation) {
       const part = err.validationContext ?? 'body';
       const data = part === 'body' ? req.body : part === 'querystring' ? req.query : part === 'params' ? req.params : req.headers;
-      return errors.validation(toFieldErrors(err.validation as never, part, data));
+      // The validators are ajv's (platform/schema-compilers.ts): their errors are ajv's ErrorObjects.
+      return errors.validation(toFieldErrors(err.validation as ErrorObject[], part, data));
     }
     switch (err.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -2,11 +2,12 @@
 // by this service. @fastify/swagger runs in static mode over our generated document, so the UI,
 // /docs/json and /openapi.json all show the same one. No CDN.
 import type { FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
+import swagger, { type StaticDocumentSpec } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 
 export async function registerDocs(app: FastifyInstance, document: object, errorPageHtml: string): Promise<void> {
-  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
+  // The document is the OpenAPI 3 one the service builds (platform/openapi.ts).
+  await app.register(swagger, { mode: 'static', specification: { document: document as StaticDocumentSpec['document'] } });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, docExpansion: 'none' },

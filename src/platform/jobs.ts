@@ -15,8 +15,11 @@ export { publish, cancelJob, LeaseLostError } from '../infra/jobs/queue.ts';
 
 /** What a module runs in the background, declared in its instance. */
 export interface ModuleBackground {
-  /** Job kinds this module handles (`lane` 'org' by default: fair between organisations, decision 0088). */
-  jobs?: readonly { kind: string; handler: JobHandler<any>; lane?: Lane }[];
+  /**
+   * Job kinds this module handles (`lane` 'org' by default: fair between organisations, decision 0088).
+   * A handler of any payload fits `JobHandler<never>`; the queue hands it the payload its kind was queued with.
+   */
+  jobs?: readonly { kind: string; handler: JobHandler<never>; lane?: Lane }[];
   /** Recurring jobs on the platform lane, run by exactly one instance every `everyMs` (first run at start). */
   schedules?: readonly { kind: string; everyMs: number; run: () => Promise<void> }[];
   /** Domain events (`publish(topic)`) that queue a job of `kind` (a kind this module or another handles). */

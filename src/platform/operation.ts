@@ -53,7 +53,9 @@ export interface OpSchemas {
   response: Record<number, TSchema>;
 }
 
-type In<S extends OpSchemas, K extends keyof OpSchemas> = S[K] extends TSchema ? Static<S[K]> : undefined;
+// A part's input: its schema's static type; undefined without a schema; unknown in the erased
+// `Operation` (any schema or none), which is what the platform hands the request's parts to.
+type In<S extends OpSchemas, K extends keyof OpSchemas> = S[K] extends TSchema ? Static<S[K]> : TSchema extends S[K] ? unknown : undefined;
 
 export interface OpInput<S extends OpSchemas> {
   body: In<S, 'body'>;

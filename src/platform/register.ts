@@ -262,9 +262,9 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
     },
     handler: async (req, reply) => {
       const result = await op.handler({
-        body: req.body as never,
-        query: req.query as never,
-        params: req.params as never,
+        body: req.body,
+        query: req.query,
+        params: req.params,
         ctx: req.ctx,
         req,
         reply,

@@ -34,9 +34,9 @@ export function createLazySchemaCompilers(): LazySchemaCompilers {
       pending.add(compile);
       // Fastify calls the validator with ajv's data context when it has a `schemaEnv` (so coercion
       // may replace a root value) and reads `errors` after a failure: both follow the compiled one.
-      const validate = ((data: unknown, ctx?: object) => {
+      const validate = ((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
         const v = compile();
-        const ok = v(data, ctx as never);
+        const ok = v(data, ctx);
         validate.errors = v.errors;
         return ok;
       }) as ValidateFunction;

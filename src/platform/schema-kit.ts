@@ -6,6 +6,13 @@ import { Type, type TSchema } from 'typebox';
 export const Nullable = <T extends TSchema>(t: T, description?: string) =>
   Type.Union([t, Type.Null()], description ? { description } : {});
 
+/**
+ * One of a list of strings, as a union of constants (`anyOf` of `const`). Typed as the values' union:
+ * TypeBox types a union built from an array (not a tuple) as `never`.
+ */
+export const LiteralUnion = <T extends string>(values: readonly T[], options?: { description?: string }) =>
+  Type.Unsafe<T>(Type.Union(values.map((v) => Type.Literal(v)), options));
+
 /** An instant: ISO 8601 in UTC with the `Z` suffix and milliseconds, as `isoTime` writes it. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z' });
 

@@ -140,7 +140,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const leaseMs = opts.leaseMs ?? 60_000;
   const pollMs = opts.pollMs ?? 1000;
   const orgCap = opts.orgConcurrency ?? 4;
-  const handlers = new Map<string, { run: JobHandler<any>; lane: Lane }>();
+  const handlers = new Map<string, { run: JobHandler<unknown>; lane: Lane }>();
   const schedules = new Map<string, number>();
   const subscriptions: [string, string][] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -267,7 +267,8 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
 
   return {
     register(kind, handler, o) {
-      handlers.set(kind, { run: handler as JobHandler<any>, lane: o?.lane ?? 'org' });
+      // The payload is the JSON its kind was queued with: its shape is the kind's contract, not checked here.
+      handlers.set(kind, { run: handler as JobHandler<unknown>, lane: o?.lane ?? 'org' });
     },
     schedule(kind, everyMs, run) {
       schedules.set(kind, everyMs);

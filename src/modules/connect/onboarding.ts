@@ -85,7 +85,7 @@ export function createOnboarding(deps: { db: Db; clock: Clock; audit: AuditLog; 
         keywords: s.keywords ?? [],
       }));
       const refusal = templateRefusal(slots);
-      if (refusal) throw connectErrors.field(['slots', refusal.index, refusal.field], refusal.message, (body.slots[refusal.index] as any)[refusal.field] ?? null);
+      if (refusal) throw connectErrors.field(['slots', refusal.index, refusal.field], refusal.message, body.slots[refusal.index][refusal.field] ?? null);
       const now = clock.now();
       const t = { template_id: body.template_id, name: body.name, description: body.description ?? '', slots };
       await db.tx(async (q) => {

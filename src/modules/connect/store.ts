@@ -1,7 +1,8 @@
 // Connect SQL. Every function takes the organisation id first and filters on it, except the
 // watchdog's walk over gateway rows (platform background work, across organisations).
 import type { Queryable } from '../../infra/db/index.ts';
-import type { Slot } from './templates.ts';
+import type { Proposal, Slot } from './templates.ts';
+import type { Entity, MappingEntry } from './home-automation.ts';
 
 // ---- Templates -------------------------------------------------------------------------------
 
@@ -33,6 +34,15 @@ export const templateStore = {
 
 // ---- Onboarding runs -------------------------------------------------------------------------
 
+/** A slot of a confirmed onboarding run as stored: the device mapped to it, proposed or edited. */
+export interface ConfirmedSlot {
+  slot: string;
+  asset_id: string;
+  device_id: string | null;
+  source: 'proposed' | 'edited';
+  confidence: number | null;
+}
+
 export interface RunRow {
   seq: string;
   run_id: string;
@@ -40,8 +50,8 @@ export interface RunRow {
   template_id: string;
   template: Record<string, unknown>;
   slots: { slot: string; asset_id: string }[];
-  proposal: { entries: any[]; unassigned_devices: any[] };
-  mapping: any[] | null;
+  proposal: Proposal;
+  mapping: ConfirmedSlot[] | null;
   started_at: Date;
   started_by: string | null;
   confirmed_at: Date | null;
@@ -74,7 +84,7 @@ export const runStore = {
     );
     return r.rows[0] ?? null;
   },
-  async confirm(q: Queryable, orgId: string, runId: string, mapping: object, by: string | null, now: Date): Promise<RunRow | null> {
+  async confirm(q: Queryable, orgId: string, runId: string, mapping: ConfirmedSlot[], by: string | null, now: Date): Promise<RunRow | null> {
     const r = await q.query<RunRow>(
       `update connect_onboarding_runs set mapping = $3, confirmed_at = $4, confirmed_by = $5,
          elapsed_ms = (extract(epoch from ($4::timestamptz - started_at)) * 1000)::bigint
@@ -361,9 +371,9 @@ export const bufferStore = {
 
 export interface HaSiteRow {
   site_id: string;
-  entities: any[];
+  entities: Entity[];
   reported_at: Date | null;
-  mapping: any[];
+  mapping: MappingEntry[];
   mapping_status: 'none' | 'proposed' | 'confirmed' | 'withdrawn';
   mapping_confirmed_at: Date | null;
   mapping_confirmed_by: string | null;

@@ -87,7 +87,7 @@ export const BUILT_IN_TEMPLATES: readonly Template[] = [
 export const isBuiltInId = (id: string) => id.startsWith('gb-');
 
 /** Why a template body cannot be used (null when it can). */
-export function templateRefusal(slots: readonly Slot[]): { index: number; field: string; message: string } | null {
+export function templateRefusal(slots: readonly Slot[]): { index: number; field: keyof Slot; message: string } | null {
   const seen = new Map<string, AssetClass>();
   for (let i = 0; i < slots.length; i++) {
     const s = slots[i];

@@ -6,7 +6,7 @@ import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../
 import { serviceKey } from '../../platform/services.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { TELEMETRY_READS, TELEMETRY_WRITER } from '../telemetry/index.ts';
-import { createControl, LOOP_EVERY_MS, LOOP_KIND, type Control, type DecisionEntry, type Replayer, type SetpointInput, type SetpointResult } from './service.ts';
+import { createControl, LOOP_EVERY_MS, LOOP_KIND, onRecordedInputs, type Control, type DecisionEntry, type Replayer, type SetpointInput, type SetpointResult } from './service.ts';
 import { createGrid } from './grid.ts';
 import { controlOperations } from './routes.ts';
 import { CONTROL_ERROR_DOCS } from './errors.ts';
@@ -29,7 +29,7 @@ export const CONTROL_SETPOINTS = serviceKey<ControlSetpoints>('control.setpoints
 /** The decision log for other modules: record a decision (kind 'optimisation' with its plan) and register its replay. */
 export interface DecisionLog {
   record(q: Queryable, orgId: string, entry: DecisionEntry): Promise<string>;
-  registerReplayer(kind: string, replay: Replayer): void;
+  registerReplayer<I>(kind: string, replay: Replayer<I>): void;
 }
 export const DECISION_LOG = serviceKey<DecisionLog>('control.decisions');
 
@@ -76,7 +76,7 @@ export const controlDefinition: ModuleDefinition = {
     });
     registry.provide(DECISION_LOG, {
       record: (q, orgId, entry) => c.recordDecision(q, orgId, entry),
-      registerReplayer: (kind, replay) => void c.replayers.set(kind, replay),
+      registerReplayer: (kind, replay) => void c.replayers.set(kind, onRecordedInputs(replay)),
     });
   },
   create: controlModule,

@@ -144,7 +144,7 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
       dataBasis: { basis: 'configured' },
       schema: { params: S.SiteParams, body: S.ConfigBody, response: { 200: S.SiteConfig } },
-      handler: async ({ ctx, params, body }) => c.putConfig(ctx, params.site_id, body as any),
+      handler: async ({ ctx, params, body }) => c.putConfig(ctx, params.site_id, body),
     }),
     defineOperation({
       operationId: 'listExportLimitEvents',

@@ -19,7 +19,7 @@ const Kind = Type.Enum([...DEVICE_KINDS], { description: 'load, pv (inverter), b
 const Behaviour = Type.Enum([...BEHAVIOURS], { description: 'normal (applies at once), ignores (accepts, does not apply), unreachable (no answer), rejects (refuses), slow (applies 60 s after accepting)' });
 const Category = Type.Enum([...CATEGORIES], { description: 'G98 (up to 16 A per phase) or G99' });
 const page = <K extends string, T extends TSchema>(member: K, item: T, extra: Record<string, TSchema> = {}) =>
-  Type.Object({ ...extra, [member]: Type.Array(item), ...PageMembers } as any) as TSchema;
+  Type.Object({ ...extra, [member]: Type.Array(item), ...PageMembers }) as TSchema;
 const PageQuery = { limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) };
 
 // ---- Demo model --------------------------------------------------------------------------------

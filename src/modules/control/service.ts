@@ -80,7 +80,13 @@ export interface DecisionEntry {
 }
 
 /** Replays a decision kind on its recorded inputs; other modules register theirs (optimisation). */
-export type Replayer = (inputs: any) => unknown;
+export type Replayer<I> = (inputs: I) => unknown;
+
+/** A kind's replayer over the stored JSON: its decisions recorded the inputs it reads. */
+export const onRecordedInputs = <I>(replay: Replayer<I>): Replayer<unknown> => (inputs) => replay(inputs as I);
+
+/** A connection agreement as sent: phases default to 1, the reference to null. */
+type ConnectionIn = Omit<Connection, 'phases' | 'reference'> & { phases?: 1 | 3; reference?: string | null };
 
 const siteView = (site: SiteState, t: number) => {
   const m = measure(site, t);
@@ -160,7 +166,7 @@ export function differences(a: unknown, b: unknown, path = '$'): { path: string;
   if (a === b) return [];
   if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].sort().flatMap((k) => differences((a as any)[k], (b as any)[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`));
+    return [...keys].sort().flatMap((k) => differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`));
   }
   return [{ path, recorded: a ?? null, replayed: b ?? null }];
 }
@@ -170,10 +176,10 @@ export const LOOP_KIND = 'control.export-limit';
 
 export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: CursorCodec; registry: RegistrySites; writer: TelemetryWriter; units: Pick<JobUnits, 'each'>; log?: { warn(obj: object, msg: string): void } }) {
   const { db, clock, cursors, registry } = deps;
-  const replayers = new Map<string, Replayer>([
-    ['setpoint', (i) => verdictOf(i)],
-    ['export_limit', (i: { rounds: ExportInputs[] }) => ({ rounds: i.rounds.map((r) => decideExport(r)) })],
-    ['guardrail', (i) => evaluateGuardrails(i)],
+  const replayers = new Map<string, Replayer<unknown>>([
+    ['setpoint', onRecordedInputs(verdictOf)],
+    ['export_limit', onRecordedInputs((i: { rounds: ExportInputs[] }) => ({ rounds: i.rounds.map((r) => decideExport(r)) }))],
+    ['guardrail', onRecordedInputs(evaluateGuardrails)],
   ]);
 
   async function recordDecision(q: Queryable, orgId: string, e: DecisionEntry, at = clock.now()): Promise<string> {
@@ -366,7 +372,7 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     if (r && r.rows.length) await deps.writer.committed(orgId, r.at, r.rows);
   }
 
-  const eventView = (e: { event_id: string; site_id: string; trigger: string; tick_at: Date | null; at: Date; limit_kw: number; boundary_before_kw: number; boundary_after_kw: number; action: string; outcome: string; commands: any; decision_id: string }) => ({
+  const eventView = (e: { event_id: string; site_id: string; trigger: string; tick_at: Date | null; at: Date; limit_kw: number; boundary_before_kw: number; boundary_after_kw: number; action: string; outcome: string; commands: unknown; decision_id: string }) => ({
     event_id: e.event_id,
     site_id: e.site_id,
     trigger: e.trigger as 'schedule' | 'manual',
@@ -543,7 +549,7 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       return configView(siteId, await configStore.get(db, ctx.orgId, siteId), await isDemo(ctx.orgId));
     },
 
-    async putConfig(ctx: RequestContext, siteId: string, body: { export_limitation?: { enabled: boolean; limit_kw?: number | null; margin_kw?: number }; settle_seconds?: number; connection?: Connection | null }) {
+    async putConfig(ctx: RequestContext, siteId: string, body: { export_limitation?: { enabled: boolean; limit_kw?: number | null; margin_kw?: number }; settle_seconds?: number; connection?: ConnectionIn | null }) {
       const demo = await isDemo(ctx.orgId);
       return db.tx(async (q) => {
         await requireSite(q, ctx.orgId, siteId);

@@ -119,9 +119,9 @@ export interface DecisionRow {
   site_id: string;
   kind: string;
   rule: string;
-  inputs: any;
-  output: any;
-  outcome: any;
+  inputs: unknown;
+  output: unknown;
+  outcome: unknown;
   actor: string | null;
   created_at: Date;
   pos: string;
@@ -249,7 +249,7 @@ export interface EventRow {
   boundary_after_kw: number;
   action: string;
   outcome: string;
-  commands: any;
+  commands: unknown;
   decision_id: string;
 }
 const EV_POS = `to_char("at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;

@@ -37,6 +37,8 @@ export interface DevicesDeps {
 }
 
 const HOUR = 3600_000;
+/** Position of a source in an order (-1 when absent: first). */
+const rank = (order: readonly string[], source: string) => order.indexOf(source);
 /** How far back the telematics listing looks for a position or ignition state. */
 export const TELEMATICS_WINDOW_DAYS = 30;
 
@@ -174,7 +176,7 @@ export function createDevicesService({ db, clock, audit, registry, priorities, r
       const out = assets.map((a) => {
         const mine = values.filter((v) => v.asset_id === a.asset_id);
         const seen = [...new Set(mine.map((v) => v.source))].sort(
-          (x, y) => REPORTED_SOURCES.indexOf(x as never) - REPORTED_SOURCES.indexOf(y as never),
+          (x, y) => rank(REPORTED_SOURCES, x) - rank(REPORTED_SOURCES, y),
         );
         const measurements = MEASUREMENTS.map((m) => {
           const configured = prioBy.get(`${a.asset_id}\u0000${m}`);
@@ -182,7 +184,7 @@ export function createDevicesService({ db, clock, audit, registry, priorities, r
           const candidates = mine
             .filter((v) => v.measurement === m)
             .map((v) => ({ source: v.source, value: v.num ?? v.txt, ts: iso(v.ts)! }))
-            .sort((x, y) => order.indexOf(x.source as never) - order.indexOf(y.source as never));
+            .sort((x, y) => rank(order, x.source) - rank(order, y.source));
           const chosen = order.map((s) => candidates.find((c) => c.source === s)).find(Boolean) ?? null;
           return {
             measurement: m,

@@ -81,8 +81,8 @@ export const energyModule: ModuleFactory = (deps) => {
     operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db), ...carbonOperations(carbon), ...reportingOperations(reporting)],
     background: {
       jobs: [
-        { kind: REBUILD_KIND, handler: ledger.runRebuild as never },
-        { kind: ASSETS_CHANGED_KIND, handler: ledger.assetsChanged as never },
+        { kind: REBUILD_KIND, handler: ledger.runRebuild },
+        { kind: ASSETS_CHANGED_KIND, handler: ledger.assetsChanged },
       ],
       // Readings stored before their asset was registered (or counted under another role before a
       // change) reach the ledger by themselves: the registry's change queues a rebuild of the site.

@@ -1,8 +1,9 @@
 // Site energy (endpoints.md 4.5) and the EMS sites and settings operations.
 import { Type } from 'typebox';
+import { LiteralUnion } from '../../platform/schema-kit.ts';
 import { defineOperation, type Operation } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
-import { LEAGUE_MEASURES, type SiteEnergy } from './site.ts';
+import { LEAGUE_MEASURES, type LeagueMeasure, type SiteEnergy } from './site.ts';
 import { SettingsBody, type SiteSettings } from './settings.ts';
 import type { EnergyModel } from './model.ts';
 import type { Db } from '../../infra/db/index.ts';
@@ -113,7 +114,7 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       dataBasis: { basis: 'calculated', method: 'Each site\'s totals over the window from its daily rollup, ranked on the measure as defined in the answer.' },
       schema: {
         query: Type.Object({
-          measure: Type.Optional(Type.Union(Object.keys(LEAGUE_MEASURES).map((k) => Type.Literal(k)))),
+          measure: Type.Optional(LiteralUnion(Object.keys(LEAGUE_MEASURES) as LeagueMeasure[])),
           ...S.DayQuery,
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
@@ -128,7 +129,7 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
           }),
         },
       },
-      handler: ({ ctx, query }) => se.league(ctx, query as never),
+      handler: ({ ctx, query }) => se.league(ctx, query),
     }),
     defineOperation({
       operationId: 'getSiteCapacity',

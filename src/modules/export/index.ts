@@ -34,7 +34,7 @@ export const exportModule: ModuleFactory = (deps) => {
     ],
     operations: exportOperations(service),
     background: {
-      jobs: [{ kind: WRITE_KIND, handler: service.run as never }],
+      jobs: [{ kind: WRITE_KIND, handler: service.run }],
       schedules: [{ kind: 'export.expire', everyMs: 10 * 60_000, run: async () => { await service.expire(); } }],
     },
   };

@@ -87,7 +87,7 @@ export interface ListFilter {
 
 export const fieldStore = {
   async policies(q: Queryable, orgId: string): Promise<{ priority: string; policy: SlaPolicy; updated_at: Date; updated_by: string | null }[]> {
-    return (await q.query(`select priority, policy, updated_at, updated_by from field_sla_policies where org_id = $1`, [orgId])).rows as never;
+    return (await q.query<{ priority: string; policy: SlaPolicy; updated_at: Date; updated_by: string | null }>(`select priority, policy, updated_at, updated_by from field_sla_policies where org_id = $1`, [orgId])).rows;
   },
 
   async putPolicy(q: Queryable, orgId: string, p: SlaPolicy, at: Date, by: string | null) {
@@ -236,12 +236,12 @@ export const fieldStore = {
   async due(q: Queryable, orgId: string, now: Date, limit: number): Promise<(WorkOrderRow & { next_due_at: Date })[]> {
     const next = `least(case when response_running and response_due_at > $2 then response_due_at end,
                         case when resolution_running and resolution_due_at > $2 then resolution_due_at end)`;
-    const r = await q.query(
+    const r = await q.query<WorkOrderRow & { next_due_at: Date }>(
       `select * from (select ${COLUMNS}, ${next} as next_due_at from field_work_orders where org_id = $1) w
        where next_due_at is not null order by next_due_at, id limit $3`,
       [orgId, now, limit],
     );
-    return r.rows as never;
+    return r.rows;
   },
 
   /** Work orders created in [from, to), for the SLA report. */

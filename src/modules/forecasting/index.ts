@@ -27,7 +27,7 @@ export const forecastingModule: ModuleFactory = (deps) => {
     errors: FORECAST_ERROR_DOCS,
     operations: forecastingOperations(f, deps.jobs),
     background: {
-      jobs: [{ kind: BACKTEST_KIND, handler: ((job: Parameters<Forecasting['runBacktestStep']>[0]) => f.runBacktestStep(job, deps.jobs)) as never }],
+      jobs: [{ kind: BACKTEST_KIND, handler: (job: Parameters<Forecasting['runBacktestStep']>[0]) => f.runBacktestStep(job, deps.jobs) }],
     },
   };
 };

@@ -44,7 +44,7 @@ function backtestView(r: BacktestRow) {
     started_at: r.started_at,
     completed_at: r.completed_at,
     error: r.error,
-    result: (r.result ?? null) as never,
+    result: (r.result ?? null) as BacktestResult | null,
   };
 }
 export const backtestLocation = (siteId: string, id: string) => `${BACKTEST_PATH}/${encodeURIComponent(siteId)}/backtest/${id}`;
@@ -399,6 +399,8 @@ function daysOf(fromDate: string, toDate: string) {
 function newSums(methods: Method[], weight: number): BacktestSums {
   return { seasonal_weight: weight, by: Object.fromEntries(methods.map((m) => [m, { load: emptySums(), generation: emptySums() }])) };
 }
+
+type BacktestResult = ReturnType<typeof backtestResult>;
 
 function backtestResult(siteId: string, fromDate: string, toDate: string, days: number, methods: Method[], sums: BacktestSums) {
   // In the order asked (the stored sums are JSONB, whose keys come back in its own order).

@@ -11,7 +11,7 @@
 // (reliability). A charger is held by one instance; commands to it from another instance go over
 // the bus to the instance that holds it (hub.cmd.<instance>, answered on hub.reply.<instance>).
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import ocppRpc from 'ocpp-rpc';
 import type { Db, Queryable } from '../../infra/db/index.ts';
@@ -60,16 +60,67 @@ interface Session {
   assetId: string;
 }
 
-// ocpp-rpc's types are loose where handlers are concerned; these are the parts used here.
-interface RpcClient {
+// What this gateway reads of each OCPP message a charger sends (the official schemas' members;
+// ocpp-rpc checks every call against the version's schemas in strict mode before a handler runs).
+
+/** A meterValue of either version: 1.6 states `unit` and a string value, 2.0.1 `unitOfMeasure` and a number. */
+interface MeterValueIn {
+  timestamp: string;
+  sampledValue?: {
+    value: string | number;
+    measurand?: string;
+    phase?: string;
+    unit?: string;
+    unitOfMeasure?: { unit?: string; multiplier?: number };
+  }[];
+}
+
+type Calls16 = {
+  BootNotification: { chargePointVendor: string; chargePointModel: string; firmwareVersion?: string; chargePointSerialNumber?: string; chargeBoxSerialNumber?: string };
+  Heartbeat: Record<string, never>;
+  StatusNotification: { connectorId: number; status: string; errorCode: string; timestamp?: string };
+  Authorize: { idTag: string };
+  StartTransaction: { connectorId: number; idTag: string; meterStart: number; timestamp: string };
+  MeterValues: { connectorId: number; transactionId?: number; meterValue?: MeterValueIn[] };
+  StopTransaction: { transactionId: number; meterStop: number; timestamp: string; reason?: string; transactionData?: MeterValueIn[] };
+};
+
+type Calls201 = {
+  BootNotification: { chargingStation: { vendorName: string; model: string; firmwareVersion?: string; serialNumber?: string } };
+  Heartbeat: Record<string, never>;
+  StatusNotification: { timestamp: string; connectorStatus: string; evseId: number; connectorId: number };
+  Authorize: { idToken: { idToken: string; type: string } };
+  MeterValues: { evseId: number; meterValue?: MeterValueIn[] };
+  TransactionEvent: {
+    eventType: 'Started' | 'Updated' | 'Ended';
+    timestamp: string;
+    transactionInfo: { transactionId: string; stoppedReason?: string };
+    idToken?: { idToken: string; type: string };
+    evse?: { id: number; connectorId?: number };
+    meterValue?: MeterValueIn[];
+  };
+};
+
+/** The parts of ocpp-rpc's handshake read here. */
+interface Handshake {
+  request: IncomingMessage;
+  headers: IncomingHttpHeaders;
+  protocols: Set<string>;
+  password: Buffer | undefined;
+}
+
+// ocpp-rpc's types are loose where handlers are concerned; these are the parts used here, with the
+// calls' params as above.
+interface RpcClient<Calls = Record<string, unknown>> {
   identity: string;
   protocol: string;
   session: Session;
-  handle(method: string, fn: (c: { params: any }) => unknown): void;
-  handle(fn: (c: { method: string; params: any }) => unknown): void;
-  call(method: string, params: unknown, opts?: { callTimeoutMs?: number }): Promise<any>;
+  handle<A extends keyof Calls & string>(method: A, fn: (c: { params: Calls[A] }) => unknown): void;
+  handle(fn: (c: { method: string; params: unknown }) => unknown): void;
+  /** A CALLRESULT's payload: a JSON object, checked against the action's schema. */
+  call(method: string, params: unknown, opts?: { callTimeoutMs?: number }): Promise<Record<string, unknown>>;
   close(opts?: { code?: number; reason?: string; force?: boolean }): Promise<unknown>;
-  on(ev: string, fn: (e: any) => void): void;
+  on(ev: string, fn: (e: never) => void): void;
   sendRaw(message: string): void;
 }
 
@@ -179,7 +230,7 @@ interface Sampled {
  * Energy register (Wh) and active import power (kW) of one OCPP meterValue (1.6 or 2.0.1 shape), as
  * read: a value that is not a finite number stays NaN, for the judge to refuse with its reason.
  */
-function readMeterValue(mv: any, version: OcppVersion): Sampled {
+function readMeterValue(mv: MeterValueIn, version: OcppVersion): Sampled {
   let wh: number | null = null;
   let powerKw: number | null = null;
   for (const sv of mv.sampledValue ?? []) {
@@ -304,7 +355,7 @@ export function createOcppGateway(deps: {
   const NO_HASH = hashPassword(randomUUID());
   const targets = new WeakMap<IncomingMessage, { orgId: string; cpId: string }>();
 
-  rpc.auth(async (accept: (s?: Record<string, unknown>, p?: string | false) => void, reject: (code: number, msg: string) => void, handshake: any) => {
+  rpc.auth(async (accept: (s?: Record<string, unknown>, p?: string | false) => void, reject: (code: number, msg: string) => void, handshake: Handshake) => {
     try {
       const target = targets.get(handshake.request);
       if (!target) return reject(400, 'Bad Request');
@@ -369,8 +420,8 @@ export function createOcppGateway(deps: {
     const handle = client.handle.bind(client) as (...a: unknown[]) => void;
     let inFlight = 0;
     const guard =
-      (action: string, fn: (c: any) => unknown) =>
-      async (c: any): Promise<unknown> => {
+      <C>(action: string, fn: (c: C) => unknown) =>
+      async (c: C): Promise<unknown> => {
         if (inFlight >= MAX_CALLS_IN_FLIGHT) {
           tooMany();
           throw createRPCError('GenericError', 'Too many calls in progress: wait for the answers', {});
@@ -384,7 +435,7 @@ export function createOcppGateway(deps: {
           inFlight--;
         }
       };
-    client.handle = ((a: string | ((c: any) => unknown), b?: (c: any) => unknown) =>
+    client.handle = (<C>(a: string | ((c: C) => unknown), b?: (c: C) => unknown) =>
       typeof a === 'function' ? handle(guard('*', a)) : handle(a, guard(a, b!))) as RpcClient['handle'];
   }
 
@@ -439,8 +490,9 @@ export function createOcppGateway(deps: {
         entries.settle('hub.ocpp-offline', track(offline(s)));
       }),
     );
-    if (version === 'ocpp1.6') handle16(client, s);
-    else handle201(client, s);
+    // The connection's subprotocol names the schemas ocpp-rpc checks its calls against.
+    if (version === 'ocpp1.6') handle16(client as RpcClient<Calls16>, s);
+    else handle201(client as RpcClient<Calls201>, s);
     // No wildcard handler: an action not handled here is answered NotImplemented by ocpp-rpc
     // before any schema check (a wildcard would be validated first and answer ProtocolError).
   }
@@ -696,7 +748,7 @@ export function createOcppGateway(deps: {
     return transactionId;
   }
 
-  function handle16(client: RpcClient, s: Session) {
+  function handle16(client: RpcClient<Calls16>, s: Session) {
     client.handle('BootNotification', ({ params }) =>
       boot(s, { vendor: params.chargePointVendor, model: params.chargePointModel, firmware: params.firmwareVersion ?? null, serial: params.chargePointSerialNumber ?? params.chargeBoxSerialNumber ?? null }),
     );
@@ -721,7 +773,7 @@ export function createOcppGateway(deps: {
     client.handle('MeterValues', async ({ params }) => {
       const connectorId = connectorOf(params.connectorId, 'connectorId', 0); // 0: the main meter
       const tx = params.transactionId !== undefined ? await txOf(s, String(params.transactionId)) : null;
-      await meter(s, tx?.connector_id ?? connectorId, tx?.transaction_id ?? null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6')));
+      await meter(s, tx?.connector_id ?? connectorId, tx?.transaction_id ?? null, (params.meterValue ?? []).map((mv) => readMeterValue(mv, 'ocpp1.6')));
       return {};
     });
     client.handle('StopTransaction', async ({ params }) => {
@@ -731,7 +783,7 @@ export function createOcppGateway(deps: {
         return { idTagInfo: { status: 'Accepted' } };
       }
       const at = chargerTime(params.timestamp);
-      const data = (params.transactionData ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp1.6'));
+      const data = (params.transactionData ?? []).map((mv) => readMeterValue(mv, 'ocpp1.6'));
       // The stop reading is judged as the transaction's last sample; the stop keeps the latest accepted one.
       await meter(s, tx.connector_id, tx.transaction_id, [...data, { ts: at, wh: params.meterStop, powerKw: null }], at);
       await store.stop(db, s.orgId, tx.transaction_id, at, params.reason ?? 'Local', new Date(clock.now().getTime() + CLOCK_TOLERANCE_MS));
@@ -740,7 +792,7 @@ export function createOcppGateway(deps: {
     });
   }
 
-  function handle201(client: RpcClient, s: Session) {
+  function handle201(client: RpcClient<Calls201>, s: Session) {
     client.handle('BootNotification', ({ params }) =>
       boot(s, { vendor: params.chargingStation.vendorName, model: params.chargingStation.model, firmware: params.chargingStation.firmwareVersion ?? null, serial: params.chargingStation.serialNumber ?? null }),
     );
@@ -755,13 +807,13 @@ export function createOcppGateway(deps: {
     client.handle('Authorize', () => ({ idTokenInfo: { status: 'Accepted' } }));
     client.handle('MeterValues', async ({ params }) => {
       const evseId = connectorOf(params.evseId, 'evseId', 0); // 0: the main meter
-      await meter(s, evseId, null, (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp2.0.1')));
+      await meter(s, evseId, null, (params.meterValue ?? []).map((mv) => readMeterValue(mv, 'ocpp2.0.1')));
       return {};
     });
     client.handle('TransactionEvent', async ({ params }) => {
       const ocppId: string = params.transactionInfo.transactionId;
       const at = chargerTime(params.timestamp);
-      const values: Sampled[] = (params.meterValue ?? []).map((mv: unknown) => readMeterValue(mv, 'ocpp2.0.1'));
+      const values: Sampled[] = (params.meterValue ?? []).map((mv) => readMeterValue(mv, 'ocpp2.0.1'));
       if (params.evse !== undefined) {
         connectorOf(params.evse.id, 'evse.id', 1); // a transaction is on an EVSE, never 0
         if (params.evse.connectorId !== undefined) connectorOf(params.evse.connectorId, 'evse.connectorId', 1);

@@ -52,7 +52,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       access: configure,
       successStatus: 201,
       schema: { body: S.RateBody, response: { 201: S.Rate, 409: S.ErrorBody } },
-      handler: async ({ ctx, body }) => lib.addRate(ctx, body as never),
+      handler: async ({ ctx, body }) => lib.addRate(ctx, body),
     }),
     defineOperation({
       operationId: 'addTimeBands',

@@ -1,6 +1,6 @@
 // Request and response schemas of the pricing operations.
-import { Type, type TSchema } from 'typebox';
-import { Nullable, Timestamp, Component, PageMembers, LimitParam, CursorParam, Money } from '../../platform/schema-kit.ts';
+import { Type } from 'typebox';
+import { LiteralUnion, Nullable, Timestamp, Component, PageMembers, LimitParam, CursorParam, Money } from '../../platform/schema-kit.ts';
 import { COMPONENT_NAMES } from './components.ts';
 
 export const ErrorBody = Type.Object({ detail: Type.String() });
@@ -44,7 +44,7 @@ export const Rate = Component('ChargeRate', Type.Object({
 
 export const RateBody = Type.Object(
   {
-    component: Type.Union(COMPONENT_NAMES.map((c) => Type.Literal(c)) as unknown as TSchema[], { description: 'The charge' }),
+    component: LiteralUnion(COMPONENT_NAMES, { description: 'The charge' }),
     unit: Type.String({ description: 'The unit the rate is stated in; must be the component\'s (p/kWh, p/day, p/kVA/day, percent)' }),
     rate: Dec('The rate, VAT exclusive, at most 6 decimal places'),
     distributor_id: Type.Optional(Nullable(DistributorId)),

@@ -21,7 +21,7 @@ export const studiesModule: ModuleFactory = (deps) => {
     tags: { studies: 'Plan studies: projections from CSV inputs, run in the background, with an HTML report and a proposal pack.' },
     errors: STUDY_ERROR_DOCS,
     operations: studyOperations(studies),
-    background: { jobs: [{ kind: RUN_KIND, handler: studies.runJob as never }] },
+    background: { jobs: [{ kind: RUN_KIND, handler: studies.runJob }] },
   };
 };
 

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { defineOperation } from '../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
-import { CursorParam, LimitParam, Nullable, Page, Timestamp } from '../../platform/schema-kit.ts';
+import { CursorParam, LimitParam, LiteralUnion, Nullable, Page, Timestamp } from '../../platform/schema-kit.ts';
 import { KINDS, STUDY_TYPE_NAMES, type Kind, type StudyType } from './catalogue.ts';
 import type { Studies } from './service.ts';
 
@@ -10,7 +10,7 @@ const B = '/api/notifications/studies';
 const tags = ['studies'];
 const read = { kind: 'bearer' as const, roles: CAN_READ };
 const write = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
-const StudyTypeName = Type.Union(STUDY_TYPE_NAMES.map((t) => Type.Literal(t)), { description: 'Study type' });
+const StudyTypeName = LiteralUnion(STUDY_TYPE_NAMES, { description: 'Study type' });
 const KindName = Type.Union(KINDS.map((k) => Type.Literal(k)), { description: 'Input kind' });
 const Id = Type.String({ minLength: 1, maxLength: 64, description: 'Id' });
 const ErrorBody = Type.Object({ detail: Type.Unknown() });
@@ -117,7 +117,7 @@ export function studyOperations(s: Studies) {
         body: Type.Object({ study_type: StudyTypeName, name: Type.String({ minLength: 1, maxLength: 200 }), description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) }, { additionalProperties: false }),
         response: { 201: Study },
       },
-      handler: async ({ ctx, body }) => s.create(ctx, body as never),
+      handler: async ({ ctx, body }) => s.create(ctx, body),
     }),
     defineOperation({
       operationId: 'getStudy', method: 'GET', path: `${B}/{study_id}`, summary: 'A study and its current input versions', description: "The study and its current input versions. 404 for another organisation's study.", tags, status: 'live', access: read,
@@ -131,7 +131,7 @@ export function studyOperations(s: Studies) {
         body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) }, { additionalProperties: false, minProperties: 1 }),
         response: { 200: Study, 404: ErrorBody },
       },
-      handler: async ({ ctx, params, body }) => s.update(ctx, params.study_id, body as never),
+      handler: async ({ ctx, params, body }) => s.update(ctx, params.study_id, body),
     }),
     defineOperation({
       operationId: 'deleteStudy', method: 'DELETE', path: `${B}/{study_id}`, summary: 'Delete a study with its inputs and runs', description: 'Deletes the study, every input version and every run, in one transaction.', tags, status: 'live', access: write, successStatus: 204,

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { defineOperation, type Operation } from '../../../platform/operation.ts';
 import { CAN_CONFIGURE, CAN_READ } from '../../../platform/roles.ts';
+import { LiteralUnion } from '../../../platform/schema-kit.ts';
 import { csvRecord } from '../../audit/index.ts';
 import * as S from '../schemas.ts';
 import { FIGURE_KEYS } from './figures.ts';
@@ -125,7 +126,7 @@ function operations(rep: Reporting): Operation[] {
       access: read,
       dataBasis: { basis: 'calculated', method: REPORT_METHOD },
       schema: {
-        query: Type.Object({ ...SiteQuery, figure: Type.Union(FIGURE_KEYS.map((k) => Type.Literal(k)), { description: 'A figure key of the report' }) }),
+        query: Type.Object({ ...SiteQuery, figure: LiteralUnion(FIGURE_KEYS, { description: 'A figure key of the report' }) }),
         response: {
           200: Type.Object({
             site_id: Type.String(), ...Window, figure: Figure, formula: Type.String(),
@@ -146,7 +147,7 @@ function operations(rep: Reporting): Operation[] {
           404: S.ErrorBody,
         },
       },
-      handler: ({ ctx, query }) => rep.lineage(ctx, query as never),
+      handler: ({ ctx, query }) => rep.lineage(ctx, query),
     }),
     defineOperation({
       operationId: 'getEmsReadingLineage',

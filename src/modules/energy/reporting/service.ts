@@ -689,8 +689,11 @@ export function createReporting(deps: {
     };
   }
 
+  /** A clear-sky day a calibration used, as stored in its details. */
+  interface CalibrationDay { date: string; actual_kwh: string; clear_sky_kwh: string; ratio: number | null; correlation: number }
+
   function calibrationView(c: CalibrationRow) {
-    const d = c.details as { days?: unknown[]; candidates?: number; rejected?: Record<string, number> };
+    const d = c.details as { days?: CalibrationDay[]; candidates?: number; rejected?: Record<string, number> };
     return {
       calibration_id: c.calibration_id,
       site_id: c.site_id,
@@ -699,7 +702,7 @@ export function createReporting(deps: {
       days_used: c.days_used,
       factor: c.factor,
       previous_factor: c.previous_factor,
-      days: (d.days ?? []) as never[],
+      days: d.days ?? [],
       candidates: d.candidates ?? 0,
       rejected: d.rejected ?? {},
       created_by: c.created_by,
@@ -735,7 +738,7 @@ export function createReporting(deps: {
     if (!pv) throw energyErrors.noPvSettings();
     const rows = await store.siteHalfHours(db, ctx.orgId, body.site_id, new Date(w.from), new Date(w.to));
     const bySlot = new Map(rows.map((x) => [x.slot.getTime(), x]));
-    const used = [];
+    const used: CalibrationDay[] = [];
     const rejected = { incomplete: 0, no_generation: 0, not_clear_sky: 0, too_low: 0 };
     let sumA = 0;
     let sumCs = 0;
