@@ -203,8 +203,12 @@ runMain(async () => {
   const lbPort = await freePort();
   await startHaproxy(dir, lbPort, instances);
   const lb = `http://127.0.0.1:${lbPort}`;
-  log(`instances: ${instances.map((s, i) => `${i + 1} pid ${s.pid()} :${s.port}`).join(', ')}; HAProxy ${lb} (health check GET /api/telemetry/readyz every 2 s, fall 3, rise 2; L7 retries on connection failure or empty answer)`);
-  log(`PostgreSQL database ${dbName}${readUrl ? `, read replica ${readUrl}` : ' (no standby answering: reads on the primary)'}; Redis ${REDIS_URL}; NATS ${NATS_URL} namespace ${namespace}`);
+  log(
+    `instances: ${instances.map((s, i) => `${i + 1} pid ${s.pid()} :${s.port}`).join(', ')}; HAProxy ${lb} (health check GET /api/telemetry/readyz every 2 s, fall 3, rise 2; L7 retries on connection failure or empty answer)`,
+  );
+  log(
+    `PostgreSQL database ${dbName}${readUrl ? `, read replica ${readUrl}` : ' (no standby answering: reads on the primary)'}; Redis ${REDIS_URL}; NATS ${NATS_URL} namespace ${namespace}`,
+  );
 
   const tokens: string[] = [];
   for (const email of emails) tokens.push(await login(lb, email, PASSWORD, '127.0.0.1'));
@@ -242,7 +246,7 @@ runMain(async () => {
   let acked = 0;
   const T0 = Date.now() - 6 * 3600_000;
   let r = 0x9e3779b9;
-  const random = () => ((r = (r * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const random = () => (r = (r * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   const pick = (): Kind => {
     const x = random();
     let acc = 0;
@@ -257,11 +261,13 @@ runMain(async () => {
         recordSeq += BATCH;
         const records = Array.from({ length: BATCH }, (_, i) => makeRecord(first + i, T0, 'gateways', BATCH));
         const sentAt = performance.now();
-        return request(`${lb}/api/telemetry/ingest`, { method: 'POST', headers: auth, body: JSON.stringify(records), agent, timeoutMs: TIMEOUT_MS }).then((a) => {
-          const stored = a.status === 200 || a.status === 207 ? Number(JSON.parse(a.body).stored ?? 0) : 0;
-          if (stored > 0) sentBatches.push({ sentAt, keys: stored === BATCH ? records.map(liveKey) : null });
-          return a;
-        });
+        return request(`${lb}/api/telemetry/ingest`, { method: 'POST', headers: auth, body: JSON.stringify(records), agent, timeoutMs: TIMEOUT_MS }).then(
+          (a) => {
+            const stored = a.status === 200 || a.status === 207 ? Number(JSON.parse(a.body).stored ?? 0) : 0;
+            if (stored > 0) sentBatches.push({ sentAt, keys: stored === BATCH ? records.map(liveKey) : null });
+            return a;
+          },
+        );
       }
       case 'history': {
         const asset = `asset-${Math.floor(random() * 1000)}`;
@@ -269,14 +275,29 @@ runMain(async () => {
       }
       case 'partner': {
         const path = random() < 0.5 ? 'telemetry/latest?limit=50' : 'devices?limit=50';
-        return request(`${lb}/api/devtools/partner/v1/${path}`, { headers: { authorization: `Bearer ${keys[seq % keys.length]}` }, agent, timeoutMs: TIMEOUT_MS });
+        return request(`${lb}/api/devtools/partner/v1/${path}`, {
+          headers: { authorization: `Bearer ${keys[seq % keys.length]}` },
+          agent,
+          timeoutMs: TIMEOUT_MS,
+        });
       }
       case 'webhook':
-        return request(`${lb}/api/devtools/webhooks/${endpointId}/test`, { method: 'POST', headers: { authorization: `Bearer ${tokens[0]}` }, body: '{}', agent, timeoutMs: TIMEOUT_MS });
+        return request(`${lb}/api/devtools/webhooks/${endpointId}/test`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tokens[0]}` },
+          body: '{}',
+          agent,
+          timeoutMs: TIMEOUT_MS,
+        });
       case 'login': {
         // Spread over 127.0.0.2-127.0.0.200, each address well under the 5/min limit.
         const ip = `127.0.0.${2 + (ipSeq++ % 199)}`;
-        return request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: emails[ipSeq % USERS], password: PASSWORD }), agent: loginAgent(ip), timeoutMs: TIMEOUT_MS });
+        return request(`${lb}/api/auth/login`, {
+          method: 'POST',
+          body: JSON.stringify({ email: emails[ipSeq % USERS], password: PASSWORD }),
+          agent: loginAgent(ip),
+          timeoutMs: TIMEOUT_MS,
+        });
       }
     }
   }
@@ -301,7 +322,15 @@ runMain(async () => {
         if (kind === 'ingest' && (a.status === 200 || a.status === 207)) stored = Number(JSON.parse(a.body).stored ?? 0);
         if (kind === 'webhook' && a.status === 202) queued.add(json<{ event_id: string }>(a)!.event_id);
         acked += stored;
-        done.push({ kind, at: (due - start) / 1000, lat: performance.now() - due, status: a.status, error: a.error, retryAfter: a.headers['retry-after'] !== undefined, stored });
+        done.push({
+          kind,
+          at: (due - start) / 1000,
+          lat: performance.now() - due,
+          status: a.status,
+          error: a.error,
+          retryAfter: a.headers['retry-after'] !== undefined,
+          stored,
+        });
       });
       pending.add(p);
       void p.finally(() => pending.delete(p));
@@ -310,7 +339,9 @@ runMain(async () => {
     loadDone = true;
   })();
 
-  log(`\n## load: ${RATE} requests/s for ${SECONDS} s through HAProxy (${MIX.map(([k, w]) => `${k} ${Math.round(w * 100)}%`).join(', ')}; batches of ${BATCH})`);
+  log(
+    `\n## load: ${RATE} requests/s for ${SECONDS} s through HAProxy (${MIX.map(([k, w]) => `${k} ${Math.round(w * 100)}%`).join(', ')}; batches of ${BATCH})`,
+  );
   const at = async (s: number) => {
     const wait = start + s * 1000 - performance.now();
     if (wait > 0) await sleep(wait);
@@ -339,32 +370,58 @@ runMain(async () => {
   for (const [kind] of MIX) {
     const list = done.filter((d) => d.kind === kind);
     const l = summary(list.map((d) => d.lat));
-    log(`  ${kind.padEnd(8)} ${String(list.length).padStart(6)} requests; p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms; ${showTally(tally(list, (d) => (d.status === 0 ? `no answer (${d.error})` : String(d.status))))}`);
+    log(
+      `  ${kind.padEnd(8)} ${String(list.length).padStart(6)} requests; p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms; ${showTally(tally(list, (d) => (d.status === 0 ? `no answer (${d.error})` : String(d.status))))}`,
+    );
   }
   log(`  offered ${done.length} in ${seconds} s`);
   const bad = done.filter((d) => d.status === 0 || (d.status >= 500 && !(d.status === 503 && d.retryAfter)));
-  report.check('no 5xx other than 503 with Retry-After, no unanswered request', bad.length === 0, `${bad.length}: ${showTally(tally(bad, (d) => `${d.kind} ${d.status || d.error} at ${Math.floor(d.at)} s`))}`);
+  report.check(
+    'no 5xx other than 503 with Retry-After, no unanswered request',
+    bad.length === 0,
+    `${bad.length}: ${showTally(tally(bad, (d) => `${d.kind} ${d.status || d.error} at ${Math.floor(d.at)} s`))}`,
+  );
   const shed = done.filter((d) => d.status === 503).length;
   log(`  503 with Retry-After: ${shed}`);
 
   // Rate limit across instances: 8 wrong sign-ins from one fresh address, spread round-robin by HAProxy.
   const limitStatuses: number[] = [];
   for (let i = 0; i < 8; i++) {
-    const a = await request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: 'nobody@cluster.example', password: 'wrong-password-xx' }), agent: loginAgent('127.0.0.250') });
+    const a = await request(`${lb}/api/auth/login`, {
+      method: 'POST',
+      body: JSON.stringify({ email: 'nobody@cluster.example', password: 'wrong-password-xx' }),
+      agent: loginAgent('127.0.0.250'),
+    });
     limitStatuses.push(a.status);
   }
   log(`  8 sign-ins from one address across the instances: ${limitStatuses.join(' ')}`);
-  report.check('authentication limit exact across instances: 5 answered, then 429', limitStatuses.slice(0, 5).every((s) => s === 401) && limitStatuses.slice(5).every((s) => s === 429), limitStatuses.join(' '));
+  report.check(
+    'authentication limit exact across instances: 5 answered, then 429',
+    limitStatuses.slice(0, 5).every((s) => s === 401) && limitStatuses.slice(5).every((s) => s === 429),
+    limitStatuses.join(' '),
+  );
   // Lockout across instances: 5 wrong passwords from 5 addresses, then the right one is refused.
   const lockStatuses: number[] = [];
   for (let i = 0; i < 5; i++) {
-    const a = await request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: LOCK_EMAIL, password: 'wrong-password-xx' }), agent: loginAgent(`127.0.0.${230 + i}`) });
+    const a = await request(`${lb}/api/auth/login`, {
+      method: 'POST',
+      body: JSON.stringify({ email: LOCK_EMAIL, password: 'wrong-password-xx' }),
+      agent: loginAgent(`127.0.0.${230 + i}`),
+    });
     lockStatuses.push(a.status);
   }
-  const right = await request(`${lb}/api/auth/login`, { method: 'POST', body: JSON.stringify({ email: LOCK_EMAIL, password: PASSWORD }), agent: loginAgent('127.0.0.240') });
+  const right = await request(`${lb}/api/auth/login`, {
+    method: 'POST',
+    body: JSON.stringify({ email: LOCK_EMAIL, password: PASSWORD }),
+    agent: loginAgent('127.0.0.240'),
+  });
   lockStatuses.push(right.status);
   log(`  lockout: 5 wrong passwords from 5 addresses, then the right one: ${lockStatuses.join(' ')}`);
-  report.check('account lockout exact across instances: locked after the 5th failure (423)', lockStatuses.slice(0, 5).every((s) => s === 401) && right.status === 423, lockStatuses.join(' '));
+  report.check(
+    'account lockout exact across instances: locked after the 5th failure (423)',
+    lockStatuses.slice(0, 5).every((s) => s === 401) && right.status === 423,
+    lockStatuses.join(' '),
+  );
 
   // Webhook deliveries: wait for every queued event (a claim held by the killed instance waits out its lease).
   const deadline = performance.now() + 180_000;
@@ -388,10 +445,20 @@ runMain(async () => {
   for (const w of watches) {
     const want = owed(w);
     const missing = want.filter((k) => !w.keys.has(k)).length;
-    log(`  live subscriber on ${w.name}: ${w.readyAt.length} subscription(s); ${fmt(w.keys.size)} stored records received; ${fmt(want.length)} owed since its last subscription, ${fmt(missing)} missing`);
-    report.check(`live events reach the subscriber on ${w.name} (stored by any instance)`, missing === 0 && want.length > 0, `${fmt(missing)} of ${fmt(want.length)} missing`);
+    log(
+      `  live subscriber on ${w.name}: ${w.readyAt.length} subscription(s); ${fmt(w.keys.size)} stored records received; ${fmt(want.length)} owed since its last subscription, ${fmt(missing)} missing`,
+    );
+    report.check(
+      `live events reach the subscriber on ${w.name} (stored by any instance)`,
+      missing === 0 && want.length > 0,
+      `${fmt(missing)} of ${fmt(want.length)} missing`,
+    );
   }
-  report.check('the subscriber on instance 1 (never stopped) received every acknowledged record', watches[0]!.readyAt.length === 1 && watches[0]!.keys.size >= acked, `${fmt(watches[0]!.keys.size)} of ${fmt(acked)}`);
+  report.check(
+    'the subscriber on instance 1 (never stopped) received every acknowledged record',
+    watches[0]!.readyAt.length === 1 && watches[0]!.keys.size >= acked,
+    `${fmt(watches[0]!.keys.size)} of ${fmt(acked)}`,
+  );
   if (partial) log(`  (${partial} batches stored only in part are left out of the per-record check)`);
   watches.forEach((w) => w.close());
 
@@ -407,13 +474,36 @@ runMain(async () => {
   log(`  rows in telemetry ${fmt(rows)}; records acknowledged as stored ${fmt(acked)}`);
   report.check('no acknowledged record lost (rows >= acknowledged)', rows >= acked, `${fmt(rows)} rows, ${fmt(acked)} acknowledged`);
   log(`  jobs left in the queue (kind: waiting/failed): ${jobs.rows.map((j) => `${j.kind} ${j.waiting}/${j.failed}`).join(', ') || 'none'}`);
-  report.check('no job failed for good', jobs.rows.every((j) => j.failed === 0), jobs.rows.filter((j) => j.failed).map((j) => j.kind).join(', '));
+  report.check(
+    'no job failed for good',
+    jobs.rows.every((j) => j.failed === 0),
+    jobs.rows
+      .filter((j) => j.failed)
+      .map((j) => j.kind)
+      .join(', '),
+  );
 
   for (const s of instances) await s.stop();
   agent.destroy();
   for (const a of loginAgents.values()) a.destroy();
   log(`\nmachine after: ${await machine()}`);
-  log('RESULT ' + JSON.stringify({ rate: RATE, seconds, batch: BATCH, offered: done.length, acked, rows, bad: bad.length, shed, limitStatuses, lockStatuses, webhooks: { queued: queued.size, delivered: distinct(), missing, dup }, events }));
+  log(
+    'RESULT ' +
+      JSON.stringify({
+        rate: RATE,
+        seconds,
+        batch: BATCH,
+        offered: done.length,
+        acked,
+        rows,
+        bad: bad.length,
+        shed,
+        limitStatuses,
+        lockStatuses,
+        webhooks: { queued: queued.size, delivered: distinct(), missing, dup },
+        events,
+      }),
+  );
   log(report.failures ? `\n${report.failures} correctness check(s) FAILED` : '\nall correctness checks passed');
   return report.failures ? 1 : 0;
 });

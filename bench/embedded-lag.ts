@@ -149,7 +149,9 @@ async function main() {
         ` answered within 250 ms: ${p.filter((x) => x.ms <= 250).length} of ${p.length}`,
     );
     log(`  readyz (every 250 ms, ${r.length}): ${tally}; slowest ${fmt(Math.max(0, ...r.map((x) => x.ms)))} ms`);
-    log(`  service event-loop delay over the batch: p50 ${fmt(stats.loopDelayMs.p50, 1)} ms, p99 ${fmt(stats.loopDelayMs.p99, 1)} ms, max ${fmt(stats.loopDelayMs.max, 1)} ms`);
+    log(
+      `  service event-loop delay over the batch: p50 ${fmt(stats.loopDelayMs.p50, 1)} ms, p99 ${fmt(stats.loopDelayMs.p99, 1)} ms, max ${fmt(stats.loopDelayMs.max, 1)} ms`,
+    );
   }
   agent.destroy();
   await child.stop();

@@ -36,7 +36,12 @@ import { createReporting } from '../src/modules/energy/reporting/service.ts';
 import { csvRecord } from '../src/modules/audit/csv.ts';
 import { fmt, machine, mib, summary } from './lib/stats.ts';
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k, v ?? 'true']; }));
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'];
+  }),
+);
 const SITES = Number(args.sites ?? 20);
 const DAYS = Number(args.days ?? 60);
 const STEP_MIN = Number(args.step ?? 5);
@@ -56,7 +61,9 @@ await admin.query(`create schema ${schema}`);
 const db = await openPostgres({ url: DATABASE_URL, schema, statementTimeoutMs: 600_000 });
 await migrate(db, moduleMigrations);
 await db.query(`select telemetry_ensure_partitions($1, $2)`, [new Date(START), new Date(START + (DAYS + 1) * DAY)]);
-console.log(`energy bench: ${SITES} sites x ${DAYS} days at ${STEP_MIN}-minute steps (${fmt((SITES * 2 * DAYS * 1440) / STEP_MIN)} records); ${await machine()}`);
+console.log(
+  `energy bench: ${SITES} sites x ${DAYS} days at ${STEP_MIN}-minute steps (${fmt((SITES * 2 * DAYS * 1440) / STEP_MIN)} records); ${await machine()}`,
+);
 
 const now = new Date();
 for (let s = 0; s < SITES; s++) {
@@ -76,12 +83,15 @@ function dayRows(d: number): CanonicalRow[] {
   const rows: CanonicalRow[] = [];
   const nowMs = Date.now();
   for (let t = START + d * DAY; t < START + (d + 1) * DAY; t += STEP_MIN * 60_000) {
-    const hour = ((t / 3_600_000) % 24 + 24) % 24;
+    const hour = (((t / 3_600_000) % 24) + 24) % 24;
     const sun = Math.max(0, Math.sin(((hour - 6) / 12) * Math.PI));
     for (let s = 0; s < SITES; s++) {
       const pv = -4 * sun * (0.8 + 0.2 * ((s % 5) / 5));
       const load = 0.6 + 0.4 * Math.sin((hour / 24) * 2 * Math.PI + s);
-      for (const rec of [{ asset_id: `m-${s}`, ts: new Date(t).toISOString(), power_kw: Math.round((load + pv) * 1000) / 1000 }, { asset_id: `pv-${s}`, ts: new Date(t).toISOString(), power_kw: Math.round(pv * 1000) / 1000 }]) {
+      for (const rec of [
+        { asset_id: `m-${s}`, ts: new Date(t).toISOString(), power_kw: Math.round((load + pv) * 1000) / 1000 },
+        { asset_id: `pv-${s}`, ts: new Date(t).toISOString(), power_kw: Math.round(pv * 1000) / 1000 },
+      ]) {
         const n = normaliseRecord(rec, nowMs);
         if (n.ok) rows.push(n.row);
       }
@@ -106,7 +116,10 @@ async function write(days: number[], withListener: boolean): Promise<{ records: 
             const t = Date.parse(r.ts);
             const c = by.get(r.asset_id);
             if (!c) by.set(r.asset_id, { asset_id: r.asset_id, from: t, to: t });
-            else { c.from = Math.min(c.from, t); c.to = Math.max(c.to, t); }
+            else {
+              c.from = Math.min(c.from, t);
+              c.to = Math.max(c.to, t);
+            }
           }
           await energyStore.markPending(q, ORG, [...by.values()]);
         }
@@ -118,11 +131,19 @@ async function write(days: number[], withListener: boolean): Promise<{ records: 
 }
 
 const half = Math.floor(DAYS / 2);
-const without = await write(Array.from({ length: half }, (_, i) => i), false);
-const withL = await write(Array.from({ length: DAYS - half }, (_, i) => half + i), true);
+const without = await write(
+  Array.from({ length: half }, (_, i) => i),
+  false,
+);
+const withL = await write(
+  Array.from({ length: DAYS - half }, (_, i) => half + i),
+  true,
+);
 const rateWithout = without.records / (without.ms / 1000);
 const rateWith = withL.records / (withL.ms / 1000);
-console.log(`ingestion write path, batches of 500: without the energy listener ${fmt(rateWithout)} records/s; with it ${fmt(rateWith)} records/s; ratio ${fmt((rateWith / rateWithout) * 100, 1)}%`);
+console.log(
+  `ingestion write path, batches of 500: without the energy listener ${fmt(rateWithout)} records/s; with it ${fmt(rateWith)} records/s; ratio ${fmt((rateWith / rateWithout) * 100, 1)}%`,
+);
 
 const sites = createRegistrySites({ clock: systemClock, store: createRegistryStore(telemetryReads) });
 const model = createEnergyModel({
@@ -152,9 +173,23 @@ if (SCALE_SITES > SITES) {
   const t1 = performance.now();
   const extra = SCALE_SITES - SITES;
   const num = ['import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'charge_kwh', 'discharge_kwh', 'residual_kwh'];
-  const scaled = (cols: string[]) => cols.map((c) => (num.includes(c) || c === 'self_consumed_kwh' || c === 'max_import_kwh' ? `round(${c} * (0.5 + (g % 97) / 97.0), 3)` : c === 'site_id' ? `'scale-' || g` : c)).join(', ');
+  const scaled = (cols: string[]) =>
+    cols
+      .map((c) =>
+        num.includes(c) || c === 'self_consumed_kwh' || c === 'max_import_kwh'
+          ? `round(${c} * (0.5 + (g % 97) / 97.0), 3)`
+          : c === 'site_id'
+            ? `'scale-' || g`
+            : c,
+      )
+      .join(', ');
   for (const table of ['energy_site_days', 'energy_site_months', 'energy_site_halfhours']) {
-    const cols = (await db.query<{ c: string }>(`select column_name as c from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position`, [schema, table])).rows.map((r) => r.c);
+    const cols = (
+      await db.query<{ c: string }>(
+        `select column_name as c from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position`,
+        [schema, table],
+      )
+    ).rows.map((r) => r.c);
     for (let g0 = 0; g0 < extra; g0 += 50) {
       await db.query(
         `insert into ${table} (${cols.join(', ')}) select ${scaled(cols)} from ${table} t, generate_series($2::int, $3::int) g where t.org_id = $1 and t.site_id = 'site-' || (g % $4)`,
@@ -198,7 +233,8 @@ const streamed = await timed(async () => {
 const daysRead = await timed(() => store.siteDays(db, ORG, [pick()], fromDay, toDay));
 const league = await timed(() => store.siteTotals(db, ORG, fromDay, toDay));
 const rows = (await store.siteHalfHours(db, ORG, 'site-0', from, to)).length;
-const line = (name: string, s: ReturnType<typeof summary>) => console.log(`  ${name}: p50 ${fmt(s.p50, 1)} ms, p95 ${fmt(s.p95, 1)} ms, max ${fmt(s.max, 1)} ms`);
+const line = (name: string, s: ReturnType<typeof summary>) =>
+  console.log(`  ${name}: p50 ${fmt(s.p50, 1)} ms, p95 ${fmt(s.p95, 1)} ms, max ${fmt(s.max, 1)} ms`);
 console.log(`reads (${READS} each, store level, no HTTP):`);
 line(`a site's half hours, whole period (${rows} rows)`, hh);
 line(`the same streamed in pages of 2,000 (peak heap ${mib(peakHeap)})`, streamed);
@@ -208,17 +244,33 @@ line(`portfolio league over ${LEAGUE_SITES} sites`, league);
 const audit = { record: async () => {} } as never;
 const siteSettings = createSettings({ db, clock: systemClock, model, audit });
 const reporting = createReporting({
-  db, clock: systemClock, model, settings: siteSettings, audit,
+  db,
+  clock: systemClock,
+  model,
+  settings: siteSettings,
+  audit,
   telemetry: { onBatch: () => {}, reads: (q: Parameters<typeof createEnergyReads>[0]) => createEnergyReads(q) } as never,
   config: { powerGapSeconds: 900, counterGapSeconds: 7200, refreshIntervalSeconds: 30, exportBatchRows: 2000, maxQueuedRebuilds: 10 },
 });
 const settingsNow = new Date();
 for (let s = 0; s < SITES; s++) {
-  await store.putSettings(db, ORG, `site-${s}`, {
-    agreed_capacity_kw: 10, pv_kwp: 4, pv_orientation: null, expected_yield_kwh_per_kwp: 950,
-    operating_hours: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '08:00', end: '18:00' }],
-    tariff: { import_p_per_kwh: '24.50', export_p_per_kwh: '15' }, battery_capacity_kwh: null, ppa_contracts: [],
-  }, null, settingsNow);
+  await store.putSettings(
+    db,
+    ORG,
+    `site-${s}`,
+    {
+      agreed_capacity_kw: 10,
+      pv_kwp: 4,
+      pv_orientation: null,
+      expected_yield_kwh_per_kwp: 950,
+      operating_hours: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '08:00', end: '18:00' }],
+      tariff: { import_p_per_kwh: '24.50', export_p_per_kwh: '15' },
+      battery_capacity_kwh: null,
+      ppa_contracts: [],
+    },
+    null,
+    settingsNow,
+  );
 }
 const ctx = { orgId: ORG, actor: { kind: 'user', userId: 'bench' } } as never;
 const lastDay = new Date(START + (Math.min(DAYS, 366) - 1) * DAY).toISOString().slice(0, 10);
@@ -248,7 +300,10 @@ const jsonExport = await timed(async () => {
 });
 console.log(`EMS reporting over ${Math.min(DAYS, 366)} days (${READS} each, service level, no HTTP):`);
 line(`a site's report (16 figures)`, report);
-line(`a site's interval CSV (${fmt(csvRows)} rows, ${fmt(csvBytes / 1024 / 1024, 2)} MiB of CSV; heap before ${mib(baseHeap)}, peak while streaming ${mib(csvHeap)})`, csv);
+line(
+  `a site's interval CSV (${fmt(csvRows)} rows, ${fmt(csvBytes / 1024 / 1024, 2)} MiB of CSV; heap before ${mib(baseHeap)}, peak while streaming ${mib(csvHeap)})`,
+  csv,
+);
 line(`a site's interval JSON (${fmt(jsonBytes / 1024 / 1024, 2)} MiB)`, jsonExport);
 
 const size = await db.query<{ t: string; s: string }>(

@@ -109,7 +109,16 @@ async function main() {
   }
 
   const child = await startChild(
-    { NODE_ENV: 'production', JWT_SECRET, LOG_LEVEL: 'warn', RATE_LIMIT_USER_PER_MIN: '10000000', NAMESPACE: `benchx${randomBytes(4).toString('hex')}`, DATABASE_URL, BENCH_SCHEMA: schema, BENCH_ORG: ORG },
+    {
+      NODE_ENV: 'production',
+      JWT_SECRET,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_USER_PER_MIN: '10000000',
+      NAMESPACE: `benchx${randomBytes(4).toString('hex')}`,
+      DATABASE_URL,
+      BENCH_SCHEMA: schema,
+      BENCH_ORG: ORG,
+    },
     log,
   );
   const ready = await child.request<{ rss: number; peakMem: Record<string, number> }>({ type: 'stats' }, 'stats');
@@ -143,7 +152,9 @@ async function main() {
   }
   const writeS = (performance.now() - t) / 1000;
   if (j.status !== 'completed' || j.progress.rows_written !== ROWS) throw new Error(`job ended ${j.status} with ${j.progress.rows_written} rows`);
-  log(`job (count, queue, write ${fmt(ROWS)} rows in chunks): ${fmt(writeS, 1)} s, ${fmt(ROWS / writeS)} rows/s; ${await cpuPhase()}; peak RSS growth so far ${mib((await peak()) - ready.rss)}`);
+  log(
+    `job (count, queue, write ${fmt(ROWS)} rows in chunks): ${fmt(writeS, 1)} s, ${fmt(ROWS / writeS)} rows/s; ${await cpuPhase()}; peak RSS growth so far ${mib((await peak()) - ready.rss)}`,
+  );
 
   for (const [label, path] of [
     ['download, JSON Lines (whole export)', `/api/organisations/export/jobs/${j.job_id}/download`],
@@ -155,12 +166,21 @@ async function main() {
     const s = (performance.now() - t) / 1000;
     const dataLines = label.includes('CSV') ? r.lines - 1 : r.lines;
     if (r.status !== 200 || dataLines !== ROWS) throw new Error(`${label}: ${r.status}, ${r.lines} lines`);
-    log(`${label.padEnd(36)}: ${fmt(r.bytes / 1024 / 1024, 1)} MiB in ${fmt(s, 1)} s, ${fmt(ROWS / s)} rows/s; ${await cpuPhase()}; peak RSS growth so far ${mib((await peak()) - ready.rss)}`);
+    log(
+      `${label.padEnd(36)}: ${fmt(r.bytes / 1024 / 1024, 1)} MiB in ${fmt(s, 1)} s, ${fmt(ROWS / s)} rows/s; ${await cpuPhase()}; peak RSS growth so far ${mib((await peak()) - ready.rss)}`,
+    );
   }
   const mem = (await child.request<{ peakMem: Record<string, number> }>({ type: 'stats' }, 'stats')).peakMem;
   log(`service peaks: V8 heap ${mib(mem.heapTotal)} (used ${mib(mem.heapUsed)}), outside the heap ${mib(mem.external)} (Buffers ${mib(mem.arrayBuffers)})`);
-  log(`service peak RSS ${mib(await peak())}, at ready ${mib(ready.rss)}: growth ${mib((await peak()) - ready.rss)} (target < 100 MiB); target >= 100,000 rows/s`);
-  log(`load average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' / ')}`);
+  log(
+    `service peak RSS ${mib(await peak())}, at ready ${mib(ready.rss)}: growth ${mib((await peak()) - ready.rss)} (target < 100 MiB); target >= 100,000 rows/s`,
+  );
+  log(
+    `load average at the end: ${(await import('node:os'))
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')}`,
+  );
   await child.stop();
   if (!process.argv.includes('--keep')) await admin.query(`drop schema ${schema} cascade`);
   await admin.end();

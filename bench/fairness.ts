@@ -54,7 +54,8 @@ async function run(withBacklog: boolean) {
       await svc.createOrg('bench-a');
       for (let i = 0; i < 20; i++) await post(svc, 'bench-a', '/api/devtools/webhooks?environment=sandbox', { url: `${dead.url}/a${i}` });
       const key = await post(svc, 'bench-a', '/api/devtools/apikeys?environment=sandbox', { name: 'bench', scopes: ['alerts:read'] });
-      for (let i = 0; i < 50; i++) await post(svc, 'bench-a', '/api/devtools/partner/v1/sandbox/webhooks/test', undefined, { authorization: `Bearer ${key.secret}` });
+      for (let i = 0; i < 50; i++)
+        await post(svc, 'bench-a', '/api/devtools/partner/v1/sandbox/webhooks/test', undefined, { authorization: `Bearer ${key.secret}` });
       // A's first attempts fall due 9 to 11 s after queueing: wait until they hold the dead receiver.
       while (dead.accepted() < 4) await sleep(100);
     }
@@ -92,7 +93,9 @@ function report(name: string, r: Awaited<ReturnType<typeof run>>) {
 }
 
 log(`fairness bench: ${await machine()}`);
-log(`store ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)'}; delivery deadline ${TIMEOUT_MS} ms; poll every ${POLL_MS} ms; ${SAMPLES} B deliveries per run`);
+log(
+  `store ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite (embedded)'}; delivery deadline ${TIMEOUT_MS} ms; poll every ${POLL_MS} ms; ${SAMPLES} B deliveries per run`,
+);
 report('idle queue', await run(false));
 report('A: 1,000 to a dead receiver', await run(true));
 log(`after: ${await machine()}`);

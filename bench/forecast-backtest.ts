@@ -26,7 +26,9 @@ try {
   }
   let t0 = performance.now();
   await ingest(svc, admin, records);
-  console.log(`ingested ${records.length} samples (${((NOW - START) / 86_400_000).toFixed(0)} days, 2 assets) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `ingested ${records.length} samples (${((NOW - START) / 86_400_000).toFixed(0)} days, 2 assets) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   t0 = performance.now();
   await refresh(svc);
   clock.set(NOW);
@@ -59,8 +61,14 @@ try {
   const total = performance.now() - wall;
   steps.sort((a, b) => a - b);
   const r = json(await call(svc, admin, 'GET', location));
-  console.log(`366-day backtest as a job: 202 in ${accepted.toFixed(0)} ms; ${steps.length} steps of 7 days, median ${steps[Math.floor(steps.length / 2)].toFixed(0)} ms, max ${steps.at(-1)!.toFixed(0)} ms; whole job ${(total / 1000).toFixed(1)} s; ${r.status}, ${r.result?.half_hours} half hours`);
-  console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; store ${process.env.TEST_DATABASE_URL ? 'postgres' : 'embedded'}`);
+  console.log(
+    `366-day backtest as a job: 202 in ${accepted.toFixed(0)} ms; ${steps.length} steps of 7 days, median ${steps[Math.floor(steps.length / 2)].toFixed(0)} ms, max ${steps.at(-1)!.toFixed(0)} ms; whole job ${(total / 1000).toFixed(1)} s; ${r.status}, ${r.result?.half_hours} half hours`,
+  );
+  console.log(
+    `load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; store ${process.env.TEST_DATABASE_URL ? 'postgres' : 'embedded'}`,
+  );
 } finally {
   await svc.stop();
 }

@@ -120,13 +120,17 @@ async function main() {
   await db.close();
   await admin.query('vacuum analyze telemetry_rollup_daily');
   const rollups = await admin.query<{ n: number }>('select count(*)::int as n from telemetry_rollup_daily');
-  log(`sealed ${fmt(hours / 24, 1)} days in ${fmt(steps.length)} steps into ${fmt(rollups.rows[0].n)} daily rollup rows in ${fmt((performance.now() - t) / 1000, 1)} s`);
+  log(
+    `sealed ${fmt(hours / 24, 1)} days in ${fmt(steps.length)} steps into ${fmt(rollups.rows[0].n)} daily rollup rows in ${fmt((performance.now() - t) / 1000, 1)} s`,
+  );
   // The last week holds 1,000 assets: its steps are the 4-hour ones.
   const dense = steps.filter((x) => x.hours < 24);
   const all = summary(steps.map((x) => x.ms));
   const d = summary(dense.map((x) => x.ms));
-  log(`one step (one transaction, with its count; ingestion waits at most the transaction): all p50 ${fmt(all.p50, 1)} ms, max ${fmt(all.max, 1)} ms; ` +
-    `${dense.length} steps shorter than a day (1,000 assets) p50 ${fmt(d.p50, 1)} ms, max ${fmt(d.max, 1)} ms`);
+  log(
+    `one step (one transaction, with its count; ingestion waits at most the transaction): all p50 ${fmt(all.p50, 1)} ms, max ${fmt(all.max, 1)} ms; ` +
+      `${dense.length} steps shorter than a day (1,000 assets) p50 ${fmt(d.p50, 1)} ms, max ${fmt(d.max, 1)} ms`,
+  );
   const size = await admin.query(`select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as s from pg_inherits where inhparent = 'telemetry'::regclass`);
   log(`telemetry size with indexes: ${size.rows[0].s}`);
 

@@ -68,7 +68,9 @@ const JWT_SECRET = randomBytes(32).toString('hex');
 // late-rollup path. Dated three hours back, as they were, every batch of a run begun between 02:00
 // and about 03:15 UTC did. --late dates them on purpose from noon of the day before yesterday (UTC),
 // a day always sealed: every batch takes the late path (a gateway replaying an old buffer).
-const T0 = args.late ? Math.floor(Date.now() / 86_400_000) * 86_400_000 - 36 * 3600_000 : Date.now() - Math.min((Math.max(RECORDS, RATE_RECORDS) / 1000) * 5000 + 5 * 60_000, SEAL_GRACE_MS - 5 * 60_000);
+const T0 = args.late
+  ? Math.floor(Date.now() / 86_400_000) * 86_400_000 - 36 * 3600_000
+  : Date.now() - Math.min((Math.max(RECORDS, RATE_RECORDS) / 1000) * 5000 + 5 * 60_000, SEAL_GRACE_MS - 5 * 60_000);
 const WARMUP_BATCHES = 40;
 
 const log = (...a: unknown[]) => console.log(...a);
@@ -361,7 +363,13 @@ async function main() {
   await saturate(url, token, WARMUP_BATCHES, 50_000_000);
   await truncate();
 
-  interface GcCounts { full: number; fullPauseMs: number; fullMaxPauseMs: number; young: number; youngPausesMs: number[] }
+  interface GcCounts {
+    full: number;
+    fullPauseMs: number;
+    fullMaxPauseMs: number;
+    young: number;
+    youngPausesMs: number[];
+  }
   let gcAt: GcCounts = { full: 0, fullPauseMs: 0, fullMaxPauseMs: 0, young: 0, youngPausesMs: [] };
   /** The service's CPU so far (ms); also notes its garbage collections for gcSince(). */
   const cpuMs = () =>
@@ -414,10 +422,7 @@ async function main() {
   log(`  row count after the run: ${fmt(fixedRows)} (API said stored ${fmt(fixed.stored)}) ${fixedRows === fixed.stored ? 'OK' : 'MISMATCH'}`);
   await truncate();
 
-  const stats = await child.request<{ peakRss: number; cpuMs: number; loopDelayMs: { p50: number; p99: number; max: number } }>(
-    { type: 'stats' },
-    'stats',
-  );
+  const stats = await child.request<{ peakRss: number; cpuMs: number; loopDelayMs: { p50: number; p99: number; max: number } }>({ type: 'stats' }, 'stats');
   results.service = { peakRssBytes: stats.peakRss, cpuSeconds: stats.cpuMs / 1000, loopDelayMsAtFixedRate: stats.loopDelayMs };
   log(
     `service: peak RSS ${mib(stats.peakRss)}, CPU ${fmt(stats.cpuMs / 1000, 1)} s over the run; event-loop delay at the fixed rate ` +
@@ -436,10 +441,17 @@ async function main() {
         const steps = await designPhase(admin!, satBatches * BATCH);
         const ref = steps[0].rate;
         log(`\nCOPY of the same rows, the table's design added part by part (the better of two rounds; ratio to the plain table):`);
-        for (const st of steps) log(`  ${st.name.padEnd(72)} ${fmt(st.rate).padStart(9)} records/s  ${fmt(st.rate / ref, 2)}  (runs ${st.runs.map((x) => fmt(x)).join(', ')})`);
+        for (const st of steps)
+          log(`  ${st.name.padEnd(72)} ${fmt(st.rate).padStart(9)} records/s  ${fmt(st.rate / ref, 2)}  (runs ${st.runs.map((x) => fmt(x)).join(', ')})`);
         log(`  ${'the telemetry table (monthly partitions, all of the above)'.padEnd(72)} ${fmt(copyRate).padStart(9)} records/s  ${fmt(copyRate / ref, 2)}`);
-        log(`  ${'the API at saturation (HTTP, rules, one transaction per batch, newest-reading upsert, live stream)'.padEnd(72)} ${fmt(api).padStart(9)} records/s  ${fmt(api / ref, 2)} (target >= 0.5)`);
-        results.design = { reference: Math.round(ref), steps: steps.map((st) => ({ name: st.name, rate: Math.round(st.rate), ratio: st.rate / ref })), apiRatio: api / ref };
+        log(
+          `  ${'the API at saturation (HTTP, rules, one transaction per batch, newest-reading upsert, live stream)'.padEnd(72)} ${fmt(api).padStart(9)} records/s  ${fmt(api / ref, 2)} (target >= 0.5)`,
+        );
+        results.design = {
+          reference: Math.round(ref),
+          steps: steps.map((st) => ({ name: st.name, rate: Math.round(st.rate), ratio: st.rate / ref })),
+          apiRatio: api / ref,
+        };
       }
     }
     if (args['no-direct'] === undefined) {

@@ -162,28 +162,37 @@ function createGenerator(env: Env, seed: number) {
         const first = recordSeq;
         recordSeq += BATCH;
         const body = JSON.stringify(Array.from({ length: BATCH }, (_, i) => makeRecord(first + i, T0, 'gateways', BATCH)));
-        return request(`${base}/api/telemetry/ingest`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body, agent, timeoutMs: TIMEOUT_MS }).then(
-          (a) => {
-            let stored = 0;
-            if (a.status === 200 || a.status === 207) stored = Number(JSON.parse(a.body).stored ?? 0);
-            return { ...a, stored };
-          },
-        );
+        return request(`${base}/api/telemetry/ingest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body,
+          agent,
+          timeoutMs: TIMEOUT_MS,
+        }).then((a) => {
+          let stored = 0;
+          if (a.status === 200 || a.status === 207) stored = Number(JSON.parse(a.body).stored ?? 0);
+          return { ...a, stored };
+        });
       }
       case 'history': {
         const asset = `asset-${Math.floor(random() * 1000)}`;
         const r = random();
         const range = r < 0.6 ? 'hourly' : r < 0.8 ? 'live' : 'daily';
         const type = random() < 0.5 ? 'battery' : 'solar';
-        return request(`${base}/api/telemetry/assets/${type}/${asset}/history?range=${range}`, { headers: { authorization: `Bearer ${token}` }, agent, timeoutMs: TIMEOUT_MS }).then(
-          (a) => ({ ...a, stored: 0 }),
-        );
+        return request(`${base}/api/telemetry/assets/${type}/${asset}/history?range=${range}`, {
+          headers: { authorization: `Bearer ${token}` },
+          agent,
+          timeoutMs: TIMEOUT_MS,
+        }).then((a) => ({ ...a, stored: 0 }));
       }
       case 'partner': {
         const key = env.keys[keySeq++ % env.keys.length];
         const r = random();
         const path = r < 0.5 ? 'telemetry/latest?limit=50' : r < 0.75 ? 'devices?limit=50' : r < 0.9 ? 'alerts?limit=50' : 'me';
-        return request(`${base}/api/devtools/partner/v1/${path}`, { headers: { authorization: `Bearer ${key}` }, agent, timeoutMs: TIMEOUT_MS }).then((a) => ({ ...a, stored: 0 }));
+        return request(`${base}/api/devtools/partner/v1/${path}`, { headers: { authorization: `Bearer ${key}` }, agent, timeoutMs: TIMEOUT_MS }).then((a) => ({
+          ...a,
+          stored: 0,
+        }));
       }
       case 'login': {
         const ip = `127.0.0.${2 + (ipSeq++ % 253)}`;
@@ -306,7 +315,7 @@ async function setup(): Promise<Env & { databaseUrl: string; namespace: string }
 }
 
 async function issueKeys(env: Env, rate: number) {
-  const perMinute = rate * (MIX.find(([k]) => k === 'partner')![1]) * 60;
+  const perMinute = rate * MIX.find(([k]) => k === 'partner')![1] * 60;
   const need = Math.max(2, Math.ceil(perMinute / 500));
   while (env.keys.length < need) {
     const k = await createApiKey(env.svc.url, env.tokens[0], `load ${env.keys.length}`, ['telemetry:read', 'devices:read', 'alerts:read']);
@@ -347,9 +356,18 @@ async function soak(env: Env & { databaseUrl: string }, rate: number, minutes: n
   for (const l of table.lines) log(l);
   const all = summary(done.filter((d) => !Number.isNaN(d.lat)).map((d) => d.lat));
   log(`  all      p50 ${fmt(all.p50)} ms, p95 ${fmt(all.p95)} ms, p99 ${fmt(all.p99)} ms, max ${fmt(all.max)} ms`);
-  log(`  errors by status: ${showTally(tally(done.filter((d) => d.status !== 200 && d.status !== 207), (d) => `${d.kind} ${d.status || d.error}`))}`);
+  log(
+    `  errors by status: ${showTally(
+      tally(
+        done.filter((d) => d.status !== 200 && d.status !== 207),
+        (d) => `${d.kind} ${d.status || d.error}`,
+      ),
+    )}`,
+  );
   const slope = slopeMiBPerMin(rss);
-  log(`  end:   RSS ${mib(end.rss)} (slope ${fmt(slope, 2)} MiB/min over ${rss.length} samples), open descriptors ${end.fds}, PostgreSQL connections ${end.pg}`);
+  log(
+    `  end:   RSS ${mib(end.rss)} (slope ${fmt(slope, 2)} MiB/min over ${rss.length} samples), open descriptors ${end.fds}, PostgreSQL connections ${end.pg}`,
+  );
   const lp = loop.filter((v) => !Number.isNaN(v));
   if (lp.length) log(`  event-loop delay p99 per 10 s (from /api/telemetry/metrics): median ${fmt(summary(lp).p50, 1)} ms, max ${fmt(Math.max(...lp), 1)} ms`);
   // p99 drift: first vs last fifth of the run (the plan: first vs last 5 minutes of 30).
@@ -362,18 +380,36 @@ async function soak(env: Env & { databaseUrl: string }, rate: number, minutes: n
   log(`  p99 first ${fmt(edge / 60_000, 1)} min ${fmt(first.p99)} ms, last ${fmt(edge / 60_000, 1)} min ${fmt(last.p99)} ms: drift ${fmt(drift * 100, 1)}%`);
 
   const errors = done.filter(isError);
-  report.check('T-3: no 5xx (other than 503 with Retry-After) and no unanswered request', errors.length === 0, `${errors.length}: ${showTally(tally(errors, (d) => `${d.kind} ${d.status || d.error}`))}`);
+  report.check(
+    'T-3: no 5xx (other than 503 with Retry-After) and no unanswered request',
+    errors.length === 0,
+    `${errors.length}: ${showTally(tally(errors, (d) => `${d.kind} ${d.status || d.error}`))}`,
+  );
   const stored = done.reduce((s, d) => s + d.stored, 0);
   report.target('T-3: 0 5xx of any kind', !done.some((d) => d.status >= 500), `${done.filter((d) => d.status >= 500).length}`);
   report.target('T-3: p99 drift first vs last < 20%', Math.abs(drift) < 0.2, `${fmt(drift * 100, 1)}%`);
   report.target('T-3: RSS slope < 1 MiB/min', slope < 1, `${fmt(slope, 2)} MiB/min`);
   report.target('T-3: open descriptors stable within +-5%', Math.abs(end.fds - start.fds) <= Math.max(1, 0.05 * start.fds), `${start.fds} -> ${end.fds}`);
   report.target('T-3: PostgreSQL connections stable within +-5%', Math.abs(end.pg - start.pg) <= Math.max(1, 0.05 * start.pg), `${start.pg} -> ${end.pg}`);
-  return { rate, minutes, seconds, completed: completed.length, kinds: table.out, all, rss: { start: start.rss, end: end.rss, slopeMiBPerMin: slope }, fds: [start.fds, end.fds], pg: [start.pg, end.pg], drift, stored };
+  return {
+    rate,
+    minutes,
+    seconds,
+    completed: completed.length,
+    kinds: table.out,
+    all,
+    rss: { start: start.rss, end: end.rss, slopeMiBPerMin: slope },
+    fds: [start.fds, end.fds],
+    pg: [start.pg, end.pg],
+    drift,
+    stored,
+  };
 }
 
 async function saturation(env: Env, report: ReturnType<typeof createReport>) {
-  log(`\n## T-2 saturation: from ${START_RATE} requests/s, +20% every ${STEP_MS / 1000} s until p99 > 2 s or errors, then ${PAST_KNEE} step(s) more (at most ${MAX_STEPS} steps)`);
+  log(
+    `\n## T-2 saturation: from ${START_RATE} requests/s, +20% every ${STEP_MS / 1000} s until p99 > 2 s or errors, then ${PAST_KNEE} step(s) more (at most ${MAX_STEPS} steps)`,
+  );
   const pid = env.svc.pid()!;
   const steps: Record<string, unknown>[] = [];
   let rate = START_RATE;
@@ -402,15 +438,27 @@ async function saturation(env: Env, report: ReturnType<typeof createReport>) {
     if (s === 0) firstIngestP99 = ing.p99;
     log(
       `  step ${String(s + 1).padStart(2)}: offered ${fmt(rate, 1).padStart(6)}/s, completed ${fmt(completed / seconds, 1).padStart(6)}/s ` +
-        `(${fmt((done.filter((d) => d.kind === 'ingest').reduce((x, d) => x + d.stored, 0)) / seconds)} records/s); p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms ` +
+        `(${fmt(done.filter((d) => d.kind === 'ingest').reduce((x, d) => x + d.stored, 0) / seconds)} records/s); p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms ` +
         `(ingest p99 ${fmt(ing.p99)} ms); errors ${errors}, shed ${shed}${capped ? `, not sent (generator at ${MAX_INFLIGHT} in flight) ${capped}` : ''}; ` +
         `event-loop p99 ${fmt(loop, 1)} ms; RSS ${mib(rssOf(pid))}`,
     );
-    steps.push({ rate, completedPerSecond: completed / seconds, p50: lat.p50, p99: lat.p99, ingestP99: ing.p99, errors, shed, loopP99: loop, statuses: tally(done, (d) => `${d.kind} ${d.status || d.error}`) });
+    steps.push({
+      rate,
+      completedPerSecond: completed / seconds,
+      p50: lat.p50,
+      p99: lat.p99,
+      ingestP99: ing.p99,
+      errors,
+      shed,
+      loopP99: loop,
+      statuses: tally(done, (d) => `${d.kind} ${d.status || d.error}`),
+    });
     overloadErrors.push(...done.filter(isError));
     if (past > 0 || lat.p99 > 2000 || errors > 0 || shed > 0.01 * done.length) {
       if (past === 0) {
-        log(`  knee passed: ${lat.p99 > 2000 ? `p99 ${fmt(lat.p99)} ms > 2 s` : ''}${errors ? ` ${errors} errors (${showTally(tally(done.filter(isError), (d) => `${d.kind} ${d.status || d.error}`))})` : ''}${shed > 0.01 * done.length ? ` shed ${shed}` : ''}`);
+        log(
+          `  knee passed: ${lat.p99 > 2000 ? `p99 ${fmt(lat.p99)} ms > 2 s` : ''}${errors ? ` ${errors} errors (${showTally(tally(done.filter(isError), (d) => `${d.kind} ${d.status || d.error}`))})` : ''}${shed > 0.01 * done.length ? ` shed ${shed}` : ''}`,
+        );
       }
       if (shed) log(`    shed: ${showTally(tally(done.filter(isShed), (d) => `${d.kind} ${d.status}`))}`);
       if (++past > PAST_KNEE) break;
@@ -471,7 +519,9 @@ runMain(async () => {
     `service: src/main.ts pid ${env.svc.pid()}${pinned ? ' pinned to core 0' : ''}; PostgreSQL ${ADMIN_URL.replace(/\/[^/]*$/, '')} database ${env.dbName}, Redis ${REDIS_URL}, ` +
       `NATS ${NATS_URL} namespace ${env.namespace} (shared servers, not pinned); RATE_LIMIT_USER_PER_MIN=10000000 (${USERS} users send the bearer traffic)`,
   );
-  log(`load generator: pid ${process.pid}${pinned ? ' pinned to core 1' : ''}; mix ${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')}; ingestion batches of ${BATCH}; open loop, latency from the scheduled time`);
+  log(
+    `load generator: pid ${process.pid}${pinned ? ' pinned to core 1' : ''}; mix ${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')}; ingestion batches of ${BATCH}; open loop, latency from the scheduled time`,
+  );
   const result: Record<string, unknown> = { mode: MODE, batch: BATCH };
   let soakRate = RATE;
   if (MODE === 'saturation' || MODE === 'both') {

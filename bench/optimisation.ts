@@ -7,10 +7,17 @@ import { loadSolver, type BatterySpec } from '../src/modules/optimisation/lp.ts'
 const START = Date.parse('2026-11-23T00:00:00Z');
 const N = 96;
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const battery = (k: number): BatterySpec => ({
-  device_id: `b${k}`, capacity_kwh: 5 + rand() * 20, max_charge_kw: 2 + rand() * 5, max_discharge_kw: 2 + rand() * 5,
-  round_trip_efficiency: 0.85 + rand() * 0.1, min_soc_kwh: 1, max_soc_kwh: 5, initial_soc_kwh: 3, max_discharge_kwh_per_day: rand() < 0.5 ? null : 10,
+  device_id: `b${k}`,
+  capacity_kwh: 5 + rand() * 20,
+  max_charge_kw: 2 + rand() * 5,
+  max_discharge_kw: 2 + rand() * 5,
+  round_trip_efficiency: 0.85 + rand() * 0.1,
+  min_soc_kwh: 1,
+  max_soc_kwh: 5,
+  initial_soc_kwh: 3,
+  max_discharge_kwh_per_day: rand() < 0.5 ? null : 10,
 });
 
 async function timed(devices: number, runs: number) {
@@ -34,7 +41,10 @@ async function timed(devices: number, runs: number) {
 const t0 = performance.now();
 await loadSolver();
 console.log(`solver load (WebAssembly instantiation, once a process): ${(performance.now() - t0).toFixed(1)} ms`);
-for (const [devices, target, runs] of [[1, 200, 30], [10, 2000, 10]] as const) {
+for (const [devices, target, runs] of [
+  [1, 200, 30],
+  [10, 2000, 10],
+] as const) {
   const r = await timed(devices, runs);
   console.log(
     `48 h (${N} half hours), ${devices} batter${devices === 1 ? 'y' : 'ies'}: median ${r.median.toFixed(1)} ms (HiGHS solve ${r.solveMedian.toFixed(1)} ms), p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms over ${runs} runs; target ${target} ms, median/target ${(r.median / target).toFixed(3)}`,

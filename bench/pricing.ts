@@ -85,11 +85,26 @@ async function main() {
   log(`machine: ${await machine()}`);
   log(`half hours in the year ${FROM} to ${TO}: ${fmt(year.length)}`);
   log('-- in process --');
-  time('price a year at one MPAN, every half hour broken down', () => priceHalfHours(MPAN, libraryAt(MPAN, RATES, SCHEDULES), year, { detail: true, slotsInDay }));
+  time('price a year at one MPAN, every half hour broken down', () =>
+    priceHalfHours(MPAN, libraryAt(MPAN, RATES, SCHEDULES), year, { detail: true, slotsInDay }),
+  );
   time('price a year at one MPAN, totals only', () => priceHalfHours(MPAN, libraryAt(MPAN, RATES, SCHEDULES), year, { detail: false, slotsInDay }));
-  const terms = (unit: VersionTerms['unit_rates']): VersionTerms => ({ effective_from: FROM, effective_to: null, vat_rate_percent: '5', standing_charge_p_per_day: '53.35', unit_rates: unit });
+  const terms = (unit: VersionTerms['unit_rates']): VersionTerms => ({
+    effective_from: FROM,
+    effective_to: null,
+    vat_rate_percent: '5',
+    standing_charge_p_per_day: '53.35',
+    unit_rates: unit,
+  });
   const billOf = (unit: VersionTerms['unit_rates']) => () =>
-    billTariff({ tariff: { tariff_id: 't', name: 'T' }, versions: compileVersions([{ version: 1, effective_from: FROM, effective_to: null, terms: terms(unit) }]), consumption: year, prices, from: FROM, to: TO });
+    billTariff({
+      tariff: { tariff_id: 't', name: 'T' },
+      versions: compileVersions([{ version: 1, effective_from: FROM, effective_to: null, terms: terms(unit) }]),
+      consumption: year,
+      prices,
+      from: FROM,
+      to: TO,
+    });
   time('bill a year, flat tariff', billOf({ type: 'flat', rate_p_per_kwh: '24.5' }));
   time('bill a year, time of use (red/amber/green bands)', billOf({ type: 'time_of_use', rates: { red: '40', amber: '25', green: '12' }, periods: PERIODS }));
   time('bill a year, dynamic (a price every half hour)', billOf({ type: 'dynamic' }));
@@ -99,13 +114,26 @@ async function main() {
   await svc.createOrg('bench-pricing');
   const token = await svc.token({ orgId: 'bench-pricing', roles: ['OPERATOR'] });
   const call = (url: string, payload: object) => svc.request({ method: 'POST', url, headers: { authorization: `Bearer ${token}` }, payload });
-  await call('/api/trading/cost/mpans', { mpan_core: MPAN.mpan_core, line_loss_class: '501', connection_voltage: 'HV', supply_type: 'business', agreed_capacity_kva: '100' });
+  await call('/api/trading/cost/mpans', {
+    mpan_core: MPAN.mpan_core,
+    line_loss_class: '501',
+    connection_voltage: 'HV',
+    supply_type: 'business',
+    agreed_capacity_kva: '100',
+  });
   await call('/api/trading/cost/library/time-bands', { distributor_id: '14', valid_from: FROM, valid_to: TO, periods: PERIODS, source: 'bench' });
   for (const r of RATES) {
     const { rate_id: _i, origin: _o, ...body } = r;
     const unit = { duos_unit: 'p/kWh', duos_fixed: 'p/day', duos_capacity: 'p/kVA/day', tnuos: 'p/day', vat: 'percent' }[r.component] ?? 'p/kWh';
     if (r.component === 'ccl') continue; // published from 1 April 2026
-    const res = await call('/api/trading/cost/library/rates', { ...body, unit, distributor_id: r.distributor_id ?? undefined, band: r.band ?? undefined, line_loss_class: undefined, supply_type: undefined });
+    const res = await call('/api/trading/cost/library/rates', {
+      ...body,
+      unit,
+      distributor_id: r.distributor_id ?? undefined,
+      band: r.band ?? undefined,
+      line_loss_class: undefined,
+      supply_type: undefined,
+    });
     if (res.statusCode !== 201) throw new Error(res.body);
   }
   const halfHours = year.map((h) => ({ start: new Date(h.t).toISOString(), kwh: (Number(h.kwh) / 1e6).toFixed(6) }));
@@ -130,11 +158,19 @@ async function main() {
     }
     const s = summary(ms);
     const c = summary(cpu);
-    log(`${label.padEnd(58)} wall p50 ${fmt(s.p50, 1)} ms  p95 ${fmt(s.p95, 1)} ms | cpu p50 ${fmt(c.p50, 1)} ms  (${s.n} runs, answer ${fmt(bytes / 1024)} KiB)`);
+    log(
+      `${label.padEnd(58)} wall p50 ${fmt(s.p50, 1)} ms  p95 ${fmt(s.p95, 1)} ms | cpu p50 ${fmt(c.p50, 1)} ms  (${s.n} runs, answer ${fmt(bytes / 1024)} KiB)`,
+    );
   };
   await httpTime('POST /price, a year, every half hour broken down', '/api/trading/cost/price', { mpan_core: MPAN.mpan_core, half_hours: halfHours });
   await httpTime('POST /price, a year, totals only', '/api/trading/cost/price', { mpan_core: MPAN.mpan_core, half_hours: halfHours, detail: 'totals' });
-  await httpTime('POST /retail-tariffs/bill, a year, dynamic', '/api/trading/retail-tariffs/bill', { tariff_id: tariffId, from: FROM, to: TO, consumption: halfHours, prices: priceList });
+  await httpTime('POST /retail-tariffs/bill, a year, dynamic', '/api/trading/retail-tariffs/bill', {
+    tariff_id: tariffId,
+    from: FROM,
+    to: TO,
+    consumption: halfHours,
+    prices: priceList,
+  });
   log(`machine after: ${await machine()}`);
   await svc.stop();
 }

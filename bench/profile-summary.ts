@@ -67,10 +67,11 @@ for (let i = 0; i < p.samples.length; i++) {
     const seen = new Set<string>();
     for (let id: number | undefined = n.id; id !== undefined; id = parent.get(id)) {
       const name = byId.get(id)!.callFrame.functionName;
-      for (const m of match) if (name === m && !seen.has(m)) {
-        seen.add(m);
-        inclusive.set(m, (inclusive.get(m) ?? 0) + dt);
-      }
+      for (const m of match)
+        if (name === m && !seen.has(m)) {
+          seen.add(m);
+          inclusive.set(m, (inclusive.get(m) ?? 0) + dt);
+        }
     }
   }
 }

@@ -82,10 +82,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   registerJsonParser(app);
   registerCsvParser(app);
 
-  const provided = modules.reduce<{ apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker }>(
-    (acc, m) => ({ ...acc, ...m.provides }),
-    {},
-  );
+  const provided = modules.reduce<{ apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker }>((acc, m) => ({ ...acc, ...m.provides }), {});
   const orgStore = createOrgStore(deps.db);
   const orgs: OrgDirectory = { gatesOf: (id) => orgStore.gatesOf(id), realmOf: realmForId };
   const openapi = buildOpenApi(operations, {
@@ -94,10 +91,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     tags: Object.assign({}, ...modules.map((m) => m.tags ?? {})),
     envelope: surface.envelope,
   });
-  const errorPageHtml = errorPage([
-    { owner: 'Platform', errors: PLATFORM_ERRORS },
-    ...modules.map((m) => ({ owner: m.name, errors: m.errors ?? [] })),
-  ]);
+  const errorPageHtml = errorPage([{ owner: 'Platform', errors: PLATFORM_ERRORS }, ...modules.map((m) => ({ owner: m.name, errors: m.errors ?? [] }))]);
 
   const surfaceOf = (req: FastifyRequest) => ({
     envelope: surface.envelope(req.routeOptions.config?.op?.path ?? req.url),
@@ -176,9 +170,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
         return errors.validation([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
     }
     if (err.statusCode === 400 && (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError)) {
-      return errors.validation([
-        { type: 'json_invalid', loc: ['body'], msg: `JSON decode error: ${err.message.slice(0, 200)}`, input: null },
-      ]);
+      return errors.validation([{ type: 'json_invalid', loc: ['body'], msg: `JSON decode error: ${err.message.slice(0, 200)}`, input: null }]);
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return new AppError(err.statusCode, STATUS_TITLES[err.statusCode] ?? 'Bad Request');

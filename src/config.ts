@@ -166,7 +166,10 @@ const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 function proxyList(env: Env, name: string): string[] {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return [];
-  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   for (const e of entries) {
     const [addr, bits, ...rest] = e.split('/');
     const family = isIP(addr);

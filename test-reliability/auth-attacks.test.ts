@@ -47,7 +47,12 @@ describe('credential spraying from many source addresses', () => {
     // 40 addresses x 5 per minute: every one of the 200 attempts is within its address's limit.
     assert.equal(statuses[401], 200, JSON.stringify(statuses));
     // A sixth attempt from one address inside the minute is limited before the password is checked.
-    const sixth = await svc.request({ method: 'POST', url: '/api/auth/login', remoteAddress: '127.0.0.2', payload: { email: accounts[0], password: PASSWORD } });
+    const sixth = await svc.request({
+      method: 'POST',
+      url: '/api/auth/login',
+      remoteAddress: '127.0.0.2',
+      payload: { email: accounts[0], password: PASSWORD },
+    });
     assertRefused(sixth, 429, 'Rate limit exceeded');
     // Nobody was locked: after the window, the right password works for every account tried.
     (svc.clock as ManualClock).advance(61_000);
@@ -62,10 +67,20 @@ describe('credential spraying from many source addresses', () => {
     const times: Record<string, number[]> = { unknown: [], wrong: [] };
     for (let i = 0; i < 8; i++) {
       const t0 = performance.now();
-      const a = await svc.request({ method: 'POST', url: '/api/auth/login', remoteAddress: `127.0.2.${i + 1}`, payload: { email: `nobody${i}@spray.example`, password: 'x-password-x' } });
+      const a = await svc.request({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: `127.0.2.${i + 1}`,
+        payload: { email: `nobody${i}@spray.example`, password: 'x-password-x' },
+      });
       times.unknown.push(performance.now() - t0);
       const t1 = performance.now();
-      const b = await svc.request({ method: 'POST', url: '/api/auth/login', remoteAddress: `127.0.3.${i + 1}`, payload: { email: accounts[100 + i], password: 'x-password-x' } });
+      const b = await svc.request({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: `127.0.3.${i + 1}`,
+        payload: { email: accounts[100 + i], password: 'x-password-x' },
+      });
       times.wrong.push(performance.now() - t1);
       assert.equal(a.statusCode, b.statusCode);
       assert.deepEqual(json(a), json(b));

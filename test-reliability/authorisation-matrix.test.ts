@@ -63,7 +63,10 @@ test('every operation answers each caller as its declared policy says', async ()
       const allowed: Role[] = cls ? [...ROLE_CLASSES[cls]] : [];
       if (schemes.includes('bearerAuth')) {
         check(cls !== undefined, `${where}: not in test-reliability/helpers/role-table.ts`);
-        check(JSON.stringify([...(op['x-platform-roles'] ?? [])].sort()) === JSON.stringify([...allowed].sort()), `${where}: declares ${op['x-platform-roles']}, the table says ${cls} (${allowed})`);
+        check(
+          JSON.stringify([...(op['x-platform-roles'] ?? [])].sort()) === JSON.stringify([...allowed].sort()),
+          `${where}: declares ${op['x-platform-roles']}, the table says ${cls} (${allowed})`,
+        );
       }
       const staffOnly = op['x-platform-audience'] === 'platform-staff';
       const adminOnly = op['x-platform-admin-only'] === true;
@@ -71,7 +74,10 @@ test('every operation answers each caller as its declared policy says', async ()
 
       const anon = await call(method, path);
       cells++;
-      check(anon.status === 401 && anon.detail === 'Authorization header missing' || (anon.status === 401 && typeof anon.detail === 'string'), `${where}: no credential -> ${anon.status}`);
+      check(
+        (anon.status === 401 && anon.detail === 'Authorization header missing') || (anon.status === 401 && typeof anon.detail === 'string'),
+        `${where}: no credential -> ${anon.status}`,
+      );
 
       const key = await call(method, path, `Bearer ${svc.config.apiKeyPrefix}_live_00000000000000000000`);
       cells++;
@@ -89,7 +95,10 @@ test('every operation answers each caller as its declared policy says', async ()
         } else if (adminOnly) {
           check(r.status === 403, `${where}: ${role} without platform admin -> ${r.status}`);
         } else {
-          check(!(r.status === 403 && r.detail === 'Insufficient permissions') && r.status !== 401, `${where}: ${role} allowed but refused -> ${r.status} ${JSON.stringify(r.detail)}`);
+          check(
+            !(r.status === 403 && r.detail === 'Insufficient permissions') && r.status !== 401,
+            `${where}: ${role} allowed but refused -> ${r.status} ${JSON.stringify(r.detail)}`,
+          );
           check(r.status < 500 || r.status === 502 || r.status === 503, `${where}: ${role} -> ${r.status}`);
         }
         if (demoOnly && allowed.includes(role)) {
@@ -100,7 +109,10 @@ test('every operation answers each caller as its declared policy says', async ()
         if (op['x-platform-module'] && allowed.includes(role)) {
           const p = await call(method, path, `Bearer ${tokens[`prod-${role}`]}`);
           cells++;
-          check(p.status === 403 && p.detail === `Module not enabled: ${op['x-platform-module']}`, `${where}: organisation without module -> ${p.status} ${JSON.stringify(p.detail)}`);
+          check(
+            p.status === 403 && p.detail === `Module not enabled: ${op['x-platform-module']}`,
+            `${where}: organisation without module -> ${p.status} ${JSON.stringify(p.detail)}`,
+          );
         }
       }
       if (staffOnly || adminOnly) {

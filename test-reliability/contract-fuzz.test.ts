@@ -233,7 +233,8 @@ test('lone surrogates in bodies (values and keys, any depth) and query parameter
         });
       }
       for (const p of op.parameters ?? []) {
-        if (p.in === 'query') attempts.push({ url: `${url}?${encodeURIComponent(p.name)}=%ED%A0%80` }, { url: `${url}?${encodeURIComponent(p.name)}=a%ED%B0%80` });
+        if (p.in === 'query')
+          attempts.push({ url: `${url}?${encodeURIComponent(p.name)}=%ED%A0%80` }, { url: `${url}?${encodeURIComponent(p.name)}=a%ED%B0%80` });
       }
       for (const a of attempts) {
         const headers: Record<string, string> = { ...creds.headersFor(op), ...(a.payload !== undefined && { 'content-type': 'application/json' }) };

@@ -76,7 +76,12 @@ test('a 5 MB single string: refused by size or handled, never a 500', async () =
   const big = JSON.stringify({ name: 'x'.repeat(5 * 1024 * 1024) });
   const targets = ['/api/test-fixture/echo', ...(doc.paths['/api/telemetry/ingest'] ? ['/api/telemetry/ingest'] : [])];
   for (const url of targets) {
-    const res = await svc.request({ method: 'POST', url, headers: { authorization: `Bearer ${creds.adminToken}`, 'content-type': 'application/json' }, payload: big });
+    const res = await svc.request({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${creds.adminToken}`, 'content-type': 'application/json' },
+      payload: big,
+    });
     assertShape(url, res, '5 MB string');
   }
   const small = await svc.request({

@@ -158,10 +158,7 @@ test('B never sees, changes or deletes what A stores', async () => {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((x) => x[1]);
       const combos = names.length ? [0, 1].map((i) => (n: string) => candidates(n)[i] ?? candidates(n)[0]) : [() => 'x'];
       const schemes = (op.security as Record<string, unknown>[]).flatMap((x) => Object.keys(x));
-      const callers = [
-        ...ROLES.map((r) => tok[`${B}:${r}`]),
-        ...(schemes.includes('apiKey') ? Object.values(keysOfB) : []),
-      ];
+      const callers = [...ROLES.map((r) => tok[`${B}:${r}`]), ...(schemes.includes('apiKey') ? Object.values(keysOfB) : [])];
       for (const credential of callers) {
         for (const pick of combos) {
           const url = fill(path, pick);

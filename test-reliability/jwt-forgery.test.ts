@@ -31,7 +31,11 @@ async function status(token: string) {
 }
 
 function hs256(payload: Record<string, unknown>, opts: { iat?: number; exp?: number; nbf?: number; key?: Uint8Array } = {}) {
-  const j = new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt(opts.iat ?? now()).setExpirationTime(opts.exp ?? now() + 600);
+  const j = new SignJWT(payload)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('u1')
+    .setIssuedAt(opts.iat ?? now())
+    .setExpirationTime(opts.exp ?? now() + 600);
   if (opts.nbf) j.setNotBefore(opts.nbf);
   return j.sign(opts.key ?? secret());
 }
@@ -62,7 +66,11 @@ test('forgeries are refused: alg none, wrong key, RS256, ES256, flipped bits, tr
   const rsa = await generateKeyPair('RS256');
   const ec = await generateKeyPair('ES256');
   const forged = [
-    new UnsecuredJWT(claims).setSubject('u1').setIssuedAt(now()).setExpirationTime(now() + 600).encode(),
+    new UnsecuredJWT(claims)
+      .setSubject('u1')
+      .setIssuedAt(now())
+      .setExpirationTime(now() + 600)
+      .encode(),
     await hs256(claims, { key: new TextEncoder().encode('wrong-key-wrong-key-wrong-key-wrong-key') }),
     await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('u1').setIssuedAt().setExpirationTime('10m').sign(rsa.privateKey),
     await new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setSubject('u1').setIssuedAt().setExpirationTime('10m').sign(ec.privateKey),
@@ -76,7 +84,11 @@ test('forgeries are refused: alg none, wrong key, RS256, ES256, flipped bits, tr
     // header swapped to none, signature kept
     Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url') + '.' + good.split('.')[1] + '.',
     // payload changed to another organisation, signature kept
-    good.split('.')[0] + '.' + Buffer.from(JSON.stringify({ ...claims, org_id: 'other', tenant_id: 'other', sub: 'u1', iat: now(), exp: now() + 600 })).toString('base64url') + '.' + good.split('.')[2],
+    good.split('.')[0] +
+      '.' +
+      Buffer.from(JSON.stringify({ ...claims, org_id: 'other', tenant_id: 'other', sub: 'u1', iat: now(), exp: now() + 600 })).toString('base64url') +
+      '.' +
+      good.split('.')[2],
   ];
   for (const t of forged) assert.deepEqual(await status(t), { status: 401, detail: 'Invalid or expired token' });
 });
@@ -114,10 +126,13 @@ test('an identity-provider style id_token used as an access token is refused', a
 });
 
 test('property: 10,000 random single-character mutations of a valid token are never accepted as another identity', async () => {
-  const sample = fc.sample(fc.tuple(fc.nat({ max: good.length - 1 }), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.')), {
-    numRuns: Number(process.env.JWT_MUTATIONS ?? 10_000),
-    seed: 7,
-  });
+  const sample = fc.sample(
+    fc.tuple(fc.nat({ max: good.length - 1 }), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.')),
+    {
+      numRuns: Number(process.env.JWT_MUTATIONS ?? 10_000),
+      seed: 7,
+    },
+  );
   let accepted = 0;
   for (const [i, ch] of sample) {
     if (good[i] === ch) continue;

@@ -36,7 +36,12 @@ let checkpointA: Served;
 let keys: Map<string, KeyObject>;
 
 async function api(method: 'GET' | 'POST', url: string, org: string, payload?: unknown) {
-  return svc.request({ method, url: BASE + url, headers: { authorization: `Bearer ${tokens[org]}` }, ...(payload !== undefined && { payload: payload as object }) });
+  return svc.request({
+    method,
+    url: BASE + url,
+    headers: { authorization: `Bearer ${tokens[org]}` },
+    ...(payload !== undefined && { payload: payload as object }),
+  });
 }
 
 async function issueAll(org: string, n: number) {
@@ -117,7 +122,8 @@ function verifyChain(chain: Served[], checkpoint: Served, org: string): Verdict 
     if (r.body.prev_hash !== prev) return { ok: false, index: i, reason: 'prev_hash' };
     prev = r.hash;
   }
-  if (chain.length !== cp.body.seq) return { ok: false, index: Math.min(chain.length, cp.body.seq), reason: `length ${chain.length}, checkpoint seq ${cp.body.seq}` };
+  if (chain.length !== cp.body.seq)
+    return { ok: false, index: Math.min(chain.length, cp.body.seq), reason: `length ${chain.length}, checkpoint seq ${cp.body.seq}` };
   if (prev !== cp.body.head_hash) return { ok: false, index: chain.length - 1, reason: 'head hash' };
   return { ok: true };
 }
@@ -151,7 +157,10 @@ function flipByte(r: Served, at: number): Served {
 /** name -> (chain, k) -> tampered chain and the index where the first bad receipt must be found. */
 const CASES: Record<string, (c: Served[], k: number) => [Served[], number]> = {
   'flip a byte in the body': (c, k) => [c.map((r, i) => (i === k ? flipByte(r, 40 + k) : r)), k],
-  'flip a byte in the signature': (c, k) => [c.map((r, i) => (i === k ? { ...r, signature: (r.signature[0] === 'A' ? 'B' : 'A') + r.signature.slice(1) } : r)), k],
+  'flip a byte in the signature': (c, k) => [
+    c.map((r, i) => (i === k ? { ...r, signature: (r.signature[0] === 'A' ? 'B' : 'A') + r.signature.slice(1) } : r)),
+    k,
+  ],
   'delete k': (c, k) => [c.filter((_, i) => i !== k), k],
   'swap k and k+1': (c, k) => [c.map((r, i) => (i === k ? c[k + 1] : i === k + 1 ? c[k] : r)), k],
   'drop the last 10': (c) => [c.slice(0, -10), c.length - 10],
@@ -202,7 +211,8 @@ test('T-29: POST /verify finds the same tampering on the service side', async ()
     const res = await api('POST', '/verify', A, { receipts: run, ...(name === 'drop the last 10' && { checkpoint: checkpointA }) });
     assert.equal(res.statusCode, 200, res.body);
     const r = json(res);
-    if (r.valid !== false || r.first_bad_index !== expected - from) misses.push(`${name}: ${JSON.stringify(r.problems.slice(0, 2))}, first ${r.first_bad_index}, expected ${expected - from}`);
+    if (r.valid !== false || r.first_bad_index !== expected - from)
+      misses.push(`${name}: ${JSON.stringify(r.problems.slice(0, 2))}, first ${r.first_bad_index}, expected ${expected - from}`);
   }
   const clean = json(await api('POST', '/verify', A, { receipts: chainA.slice(-1000), checkpoint: checkpointA }));
   assert.equal(clean.valid, true, JSON.stringify(clean.problems));
@@ -255,7 +265,11 @@ test('T-29: RFC 8785 number vectors and the worked example', () => {
   ];
   for (const [hex, expected] of vectors) {
     const value = Buffer.from(hex, 'hex').readDoubleBE(0);
-    for (const [name, f] of [['service', canonicalJson], ['canonicalize', canonicalize], ['json-canonicalize', jsonCanonicalize]] as const) {
+    for (const [name, f] of [
+      ['service', canonicalJson],
+      ['canonicalize', canonicalize],
+      ['json-canonicalize', jsonCanonicalize],
+    ] as const) {
       assert.equal((f as (v: unknown) => string)(value), expected, `${name}: ${hex}`);
     }
   }

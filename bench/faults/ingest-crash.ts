@@ -25,7 +25,10 @@ import { createDatabase, freePort, runMain, sleep, tempDir } from './lib/servers
 import { baseEnv, serviceProcess } from './lib/service.ts';
 import { accessToken, cli, createReport, envInt, newSecret, request, rng, secs, showTally, tally } from './lib/client.ts';
 
-const SEEDS = (process.env.FAULT_SEEDS ?? '1,2,3').split(',').map((s) => Number(s.trim())).filter((n) => Number.isFinite(n));
+const SEEDS = (process.env.FAULT_SEEDS ?? '1,2,3')
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isFinite(n));
 const BATCHES = envInt('FAULT_BATCHES', 3000);
 const SIZE = envInt('FAULT_BATCH_SIZE', 50);
 const CONCURRENCY = envInt('FAULT_CONCURRENCY', 16);
@@ -105,9 +108,7 @@ async function runSeed(seed: number, report: ReturnType<typeof createReport>) {
   const t0 = performance.now();
   let next = 0;
   const bodies = (b: number) =>
-    JSON.stringify(
-      Array.from({ length: SIZE }, (_, i) => ({ ...makeRecord(b * SIZE + i, T0, 'gateways', SIZE), rid: `${b}:${i}` })),
-    );
+    JSON.stringify(Array.from({ length: SIZE }, (_, i) => ({ ...makeRecord(b * SIZE + i, T0, 'gateways', SIZE), rid: `${b}:${i}` })));
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < BATCHES) {
@@ -164,7 +165,8 @@ async function runSeed(seed: number, report: ReturnType<typeof createReport>) {
   // Read back every stored rid.
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
-  const rows = (await c.query<{ rid: string; n: number }>(`select raw->>'rid' as rid, count(*)::int as n from telemetry where org_id = $1 group by 1`, [ORG])).rows;
+  const rows = (await c.query<{ rid: string; n: number }>(`select raw->>'rid' as rid, count(*)::int as n from telemetry where org_id = $1 group by 1`, [ORG]))
+    .rows;
   const total = (await c.query<{ n: number }>('select count(*)::int as n from telemetry where org_id = $1', [ORG])).rows[0].n;
   await c.end();
   const copies = new Map<string, number>(rows.map((r) => [r.rid, r.n]));
@@ -205,7 +207,9 @@ async function runSeed(seed: number, report: ReturnType<typeof createReport>) {
       `${unexpectedRestarts ? `; ${unexpectedRestarts} restarts after an exit the run did not cause` : ''}`,
   );
   log(`  answers: ${showTally(tally(answers, (x) => x))}`);
-  log(`  batches retried: ${fmt(retriedBatches)}; batch time to acknowledgement (retries included) p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms, max ${fmt(lat.max)} ms`);
+  log(
+    `  batches retried: ${fmt(retriedBatches)}; batch time to acknowledgement (retries included) p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms, max ${fmt(lat.max)} ms`,
+  );
   log(
     `  acknowledged: ${fmt(ackedBatches)} batches = ${fmt(ackedRecords)} records; stored: ${fmt(copies.size)} distinct rids in ${fmt(total)} rows; ` +
       `lost ${fmt(lostRecords)}; duplicates ${fmt(duplicateRows)} rows in ${fmt(duplicateBatches)} batches (all from retried batches: ${unexplained === 0 ? 'yes' : 'NO'}); ` +
@@ -221,7 +225,18 @@ async function runSeed(seed: number, report: ReturnType<typeof createReport>) {
   report.check(`seed ${seed}: every batch acknowledged in the end`, ackedBatches === BATCHES, `${fmt(ackedBatches)} of ${fmt(BATCHES)}`);
   report.check(`seed ${seed}: the service never exited by itself`, unexpectedExits === 0, `${unexpectedExits}`);
   report.target(`seed ${seed}: at least one kill -9 landed during the run`, kills.length > 0, `${kills.length}`);
-  return { seed, kills: kills.length, ackedRecords, stored: copies.size, rows: total, lost: lostRecords, duplicateRows, duplicateBatches, halfWritten, seconds };
+  return {
+    seed,
+    kills: kills.length,
+    ackedRecords,
+    stored: copies.size,
+    rows: total,
+    lost: lostRecords,
+    duplicateRows,
+    duplicateBatches,
+    halfWritten,
+    seconds,
+  };
 }
 
 runMain(async () => {
@@ -232,7 +247,9 @@ runMain(async () => {
     `clients: pid ${process.pid}${pinned ? ' pinned to core 1' : ''}; service: src/main.ts${pinned ? ' pinned to core 0' : ''}, PostgreSQL (shared server, ` +
       `fresh database per seed), embedded cache and bus; RATE_LIMIT_USER_PER_MIN=10000000 (one user sends every batch)`,
   );
-  log(`seeds ${SEEDS.join(', ')}; kill -9 every ${KILL_MIN / 1000}-${KILL_MAX / 1000} s; retry on no answer and on 5xx; request timeout ${REQUEST_TIMEOUT_MS / 1000} s`);
+  log(
+    `seeds ${SEEDS.join(', ')}; kill -9 every ${KILL_MIN / 1000}-${KILL_MAX / 1000} s; retry on no answer and on 5xx; request timeout ${REQUEST_TIMEOUT_MS / 1000} s`,
+  );
   const report = createReport(log);
   const results = [];
   for (const seed of SEEDS) results.push(await runSeed(seed, report));

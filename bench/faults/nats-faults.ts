@@ -102,7 +102,13 @@ runMain(async () => {
       const body = JSON.stringify(Array.from({ length: SIZE }, (_, i) => ({ ...makeRecord(b * SIZE + i, T0, 'gateways', SIZE), rid: `${b}:${i}` })));
       const s: Sent = { b, sentAt: performance.now() };
       sent.push(s);
-      const p = request(`${svc.url}/api/telemetry/ingest`, { method: 'POST', headers: { authorization: `Bearer ${writer}` }, body, agent, timeoutMs: CUTOFF_MS }).then((a) => {
+      const p = request(`${svc.url}/api/telemetry/ingest`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writer}` },
+        body,
+        agent,
+        timeoutMs: CUTOFF_MS,
+      }).then((a) => {
         s.a = a;
         s.doneAt = performance.now();
       });
@@ -141,7 +147,8 @@ runMain(async () => {
   const outcome = (s: Sent) => {
     if (s.a!.status === 0) return `no answer (${s.a!.error})`;
     const body = json<{ streamed?: number; count?: number }>(s.a!);
-    const streamed = body?.streamed === undefined ? '' : body.streamed === body.count ? ' streamed all' : body.streamed === 0 ? ' streamed 0' : ' streamed some';
+    const streamed =
+      body?.streamed === undefined ? '' : body.streamed === body.count ? ' streamed all' : body.streamed === 0 ? ' streamed 0' : ' streamed some';
     return `${s.a!.status} ${detailOf(s.a!)}${streamed}`.replace(/\s+/g, ' ').trim();
   };
   const phases: [string, number, number][] = [
@@ -152,7 +159,9 @@ runMain(async () => {
   for (const [name, from, to] of phases) {
     const list = sent.filter((s) => s.sentAt >= from && s.sentAt < to);
     const l = summary(list.map((s) => s.a!.ms));
-    log(`  ingestion sent ${name}: ${list.length}: ${showTally(tally(list, outcome))}; latency p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms`);
+    log(
+      `  ingestion sent ${name}: ${list.length}: ${showTally(tally(list, outcome))}; latency p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms`,
+    );
     const reads = liveReads.filter((r) => r.at >= from && r.at < to);
     log(`  live/events reads ${name}: ${reads.length}: ${showTally(tally(reads, (r) => String(r.a.status)))}`);
     const h = heard.filter((x) => x.at >= from && x.at < to);
@@ -166,17 +175,30 @@ runMain(async () => {
       `${up === undefined ? 'never' : `${fmt((up - startAt) / 1000, 1)} s after the start`}`,
   );
   for (const c of ready.changes) log(`  ${fmt((c.at - t0) / 1000, 1).padStart(6)} s  ${describeReadiness(c)}`);
-  report.target('readiness shows bus=false within 5 s of the stop', down !== undefined && down - stopAt <= 5000, down === undefined ? 'never' : `${fmt(down - stopAt)} ms`);
-  report.target('readiness shows bus=true within 5 s of the start', up !== undefined && up - startAt <= 5000, up === undefined ? 'never' : `${fmt(up - startAt)} ms`);
+  report.target(
+    'readiness shows bus=false within 5 s of the stop',
+    down !== undefined && down - stopAt <= 5000,
+    down === undefined ? 'never' : `${fmt(down - stopAt)} ms`,
+  );
+  report.target(
+    'readiness shows bus=true within 5 s of the start',
+    up !== undefined && up - startAt <= 5000,
+    up === undefined ? 'never' : `${fmt(up - startAt)} ms`,
+  );
   // The state in force at the stop counts: a poll sent just before the stop may carry its answer.
   const degradedAt = ready.firstAfter(stopAt, (c) => c.status === 503 && c.checks?.bus === false);
   const degradedWhileDown = degradedAt !== undefined && degradedAt < startAt + 5000;
   report.check('readiness answers 503 degraded while the bus is down (spec: a false bus gives 503)', degradedWhileDown);
   const lastReady = ready.changes.at(-1);
-  report.check('readiness is ready again at the end, without a service restart', lastReady?.status === 200 && lastReady.checks?.bus === true && svc.pid() === servicePid);
+  report.check(
+    'readiness is ready again at the end, without a service restart',
+    lastReady?.status === 200 && lastReady.checks?.bus === true && svc.pid() === servicePid,
+  );
 
   const firstHeard = heard.find((x) => x.at > startAt && x.stored);
-  log(`live stream: first stored batch heard on the bus ${firstHeard ? `${fmt((firstHeard.at - startAt) / 1000, 1)} s after NATS started` : 'never after the start'}`);
+  log(
+    `live stream: first stored batch heard on the bus ${firstHeard ? `${fmt((firstHeard.at - startAt) / 1000, 1)} s after NATS started` : 'never after the start'}`,
+  );
   report.check('the live stream resumes after NATS returns, without a service restart', !!firstHeard && svc.pid() === servicePid);
   const liveOk = liveReads.filter((r) => r.a.status === 200).length;
   report.check('live/events reads answered 200 throughout (they read the store, not the bus)', liveOk === liveReads.length, `${liveOk} of ${liveReads.length}`);
@@ -184,7 +206,7 @@ runMain(async () => {
   const hung = sent.filter((s) => s.a!.status === 0);
   report.check('no ingestion request hangs or goes unanswered', hung.length === 0, `${hung.length}`);
   const notSpec = sent.filter((s) => !ok(s) && !(s.a!.status === 503));
-  report.check('ingestion answers are 200/207 (stored) or the spec\'s 503, never 500', notSpec.length === 0, showTally(tally(notSpec, outcome)));
+  report.check("ingestion answers are 200/207 (stored) or the spec's 503, never 500", notSpec.length === 0, showTally(tally(notSpec, outcome)));
   const slowest = Math.max(...sent.map((s) => s.a!.ms));
   report.target('no ingestion answer slower than 5 s', slowest <= 5000, `slowest ${fmt(slowest)} ms`);
 
@@ -203,7 +225,8 @@ runMain(async () => {
   await svc.stop();
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
-  const rows = (await c.query<{ rid: string; n: number }>(`select raw->>'rid' as rid, count(*)::int as n from telemetry where org_id = $1 group by 1`, [ORG])).rows;
+  const rows = (await c.query<{ rid: string; n: number }>(`select raw->>'rid' as rid, count(*)::int as n from telemetry where org_id = $1 group by 1`, [ORG]))
+    .rows;
   await c.end();
   const copies = new Map(rows.map((r) => [r.rid, r.n]));
   let lost = 0;

@@ -87,7 +87,9 @@ runMain(async () => {
     `service: pid ${svc.pid()}${pinned ? ' (core 0)' : ''} on :${port} -> fault proxy :${proxy.port} -> private PostgreSQL 15 on :${PG_PORT} ` +
       `(${server.dir}); embedded cache and bus (readiness here is about the database alone)`,
   );
-  log(`load: pid ${process.pid}${pinned ? ' (core 1)' : ''}, ${RATE} batches/s of ${SIZE} records (${fmt(RATE * SIZE)} records/s), each batch sent once; client cut-off ${CUTOFF_MS / 1000} s`);
+  log(
+    `load: pid ${process.pid}${pinned ? ' (core 1)' : ''}, ${RATE} batches/s of ${SIZE} records (${fmt(RATE * SIZE)} records/s), each batch sent once; client cut-off ${CUTOFF_MS / 1000} s`,
+  );
 
   const token = await accessToken(secret, ORG, ['OPERATOR']);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
@@ -161,8 +163,7 @@ runMain(async () => {
     const l = summary(list.map((s) => s.answer!.ms));
     return `${list.length} requests: ${showTally(tally(list, outcome))}; latency p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms`;
   };
-  const storedPerSecond = (from: number, to: number) =>
-    (sent.filter((s) => ok(s) && s.doneAt! >= from && s.doneAt! < to).length * SIZE) / ((to - from) / 1000);
+  const storedPerSecond = (from: number, to: number) => (sent.filter((s) => ok(s) && s.doneAt! >= from && s.doneAt! < to).length * SIZE) / ((to - from) / 1000);
   const baseRate = storedPerSecond(baseline.start + 2000, baseline.end);
   log(`\nbaseline: ${describe(sent.filter((s) => s.sentAt >= baseline.start && s.sentAt < baseline.end))}; ${fmt(baseRate)} records/s stored`);
 
@@ -177,7 +178,11 @@ runMain(async () => {
     log(`  sent after it, until the next:  ${describe(after)}`);
     const affected = [...atStart, ...during];
     const slowest = Math.max(0, ...affected.map((s) => s.answer!.ms));
-    report.target(`${f.name}: requests in flight or sent during the fault finish within ${BOUND_MS / 1000} s`, slowest <= BOUND_MS, `slowest ${fmt(slowest)} ms`);
+    report.target(
+      `${f.name}: requests in flight or sent during the fault finish within ${BOUND_MS / 1000} s`,
+      slowest <= BOUND_MS,
+      `slowest ${fmt(slowest)} ms`,
+    );
 
     const down = ready.firstAfter(f.start, (r) => r.checks?.database === false);
     const up = ready.firstAfter(f.end, (r) => r.checks?.database === true);
@@ -185,8 +190,13 @@ runMain(async () => {
       `  readiness: database=false ${down === undefined ? 'never seen' : `${fmt((down - f.start) / 1000, 1)} s after the fault began`}; ` +
         `database=true ${up === undefined ? 'never seen' : `${fmt((up - f.end) / 1000, 1)} s after it ended`}`,
     );
-    if (down !== undefined) report.target(`${f.name}: readiness shows database=false within 5 s`, down - f.start <= 5000, `${fmt((down - f.start) / 1000, 1)} s`);
-    report.target(`${f.name}: readiness shows database=true within 5 s of recovery`, up !== undefined && up - f.end <= 5000, up === undefined ? 'never' : `${fmt((up - f.end) / 1000, 1)} s`);
+    if (down !== undefined)
+      report.target(`${f.name}: readiness shows database=false within 5 s`, down - f.start <= 5000, `${fmt((down - f.start) / 1000, 1)} s`);
+    report.target(
+      `${f.name}: readiness shows database=true within 5 s of recovery`,
+      up !== undefined && up - f.end <= 5000,
+      up === undefined ? 'never' : `${fmt((up - f.end) / 1000, 1)} s`,
+    );
 
     // Recovery: the first send time after the fault from which every batch was acknowledged.
     let recoveredAt: number | undefined;
@@ -200,7 +210,11 @@ runMain(async () => {
         break;
       }
     }
-    report.target(`${f.name}: throughput back to >= 90% of before within 10 s`, back !== undefined && back <= 10_000, back === undefined ? 'not in this phase' : `${fmt(back / 1000, 1)} s`);
+    report.target(
+      `${f.name}: throughput back to >= 90% of before within 10 s`,
+      back !== undefined && back <= 10_000,
+      back === undefined ? 'not in this phase' : `${fmt(back / 1000, 1)} s`,
+    );
   }
 
   log('\nreadiness transitions (status, checks):');
@@ -214,14 +228,23 @@ runMain(async () => {
   report.check('no 500 answers', fivehundreds.length === 0, `${fivehundreds.length}`);
   const failures = sent.filter((s) => !ok(s));
   const notSpec = failures.filter((s) => !(s.answer!.status === 503 && detailOf(s.answer!) === 'writer_error'));
-  report.check("every failed batch answered the spec's 503 writer_error", notSpec.length === 0, `${failures.length} failed, other answers: ${showTally(tally(notSpec, outcome))}`);
-  report.check('readiness never reported degraded for a false database (cache and bus up)', !ready.changes.some((c) => c.status === 503), showTally(tally(ready.changes, (c) => String(c.status))));
+  report.check(
+    "every failed batch answered the spec's 503 writer_error",
+    notSpec.length === 0,
+    `${failures.length} failed, other answers: ${showTally(tally(notSpec, outcome))}`,
+  );
+  report.check(
+    'readiness never reported degraded for a false database (cache and bus up)',
+    !ready.changes.some((c) => c.status === 503),
+    showTally(tally(ready.changes, (c) => String(c.status))),
+  );
   report.check('the service never exited by itself', !unexpectedExit);
 
   await svc.stop();
   const c = new pg.Client({ connectionString: server.url('fault') });
   await c.connect();
-  const rows = (await c.query<{ rid: string; n: number }>(`select raw->>'rid' as rid, count(*)::int as n from telemetry where org_id = $1 group by 1`, [ORG])).rows;
+  const rows = (await c.query<{ rid: string; n: number }>(`select raw->>'rid' as rid, count(*)::int as n from telemetry where org_id = $1 group by 1`, [ORG]))
+    .rows;
   await c.end();
   const copies = new Map(rows.map((r) => [r.rid, r.n]));
   let lost = 0;

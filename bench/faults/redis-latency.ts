@@ -65,12 +65,11 @@ runMain(async () => {
       `behind the fault proxy :${proxy.port}; PostgreSQL: fresh database on the shared server; embedded bus`,
   );
   const token = await login(svc.url, ADMIN_EMAIL, ADMIN_PASSWORD, '127.0.0.9');
-  const keys = [
-    await createApiKey(svc.url, token, 'T-8 reader 1', ['devices:read']),
-    await createApiKey(svc.url, token, 'T-8 reader 2', ['devices:read']),
-  ];
+  const keys = [await createApiKey(svc.url, token, 'T-8 reader 1', ['devices:read']), await createApiKey(svc.url, token, 'T-8 reader 2', ['devices:read'])];
   const writer = await createApiKey(svc.url, token, 'T-8 writer', ['devices:read']);
-  log(`load: partner reads ${PARTNER_RATE}/s over two keys, signed-in reads ${BEARER_RATE}/s, key writes 1/s; phases: normal ${PHASE_MS / 1000} s, +${LATENCY_MS} ms on Redis ${SLOW_MS / 1000} s, normal ${PHASE_MS / 1000} s`);
+  log(
+    `load: partner reads ${PARTNER_RATE}/s over two keys, signed-in reads ${BEARER_RATE}/s, key writes 1/s; phases: normal ${PHASE_MS / 1000} s, +${LATENCY_MS} ms on Redis ${SLOW_MS / 1000} s, normal ${PHASE_MS / 1000} s`,
+  );
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const hits: Hit[] = [];
@@ -135,18 +134,40 @@ runMain(async () => {
   }
   const slow = phases[1];
   const refusedNormal = hits.filter((x) => x.kind === 'key write' && x.a.status === 503 && (x.at < slow[1] || x.at >= slow[2] + 1000));
-  if (refusedNormal.length) log(`key writes refused with Redis normal, sent at: ${refusedNormal.map((x) => `${fmt(x.at / 1000, 1)} s (${ms(x.a.ms)})`).join(', ')}`);
+  if (refusedNormal.length)
+    log(`key writes refused with Redis normal, sent at: ${refusedNormal.map((x) => `${fmt(x.at / 1000, 1)} s (${ms(x.a.ms)})`).join(', ')}`);
   // The first second of the slow phase may still see commands sent before the change.
   const inSlow = (x: Hit) => x.at >= slow[1] + 1000 && x.at < slow[2];
   const slowWrites = hits.filter((x) => x.kind === 'key write' && inSlow(x));
   const downPath = slowWrites.filter((x) => x.a.status === 503 && detailOf(x.a) === 'service_unavailable' && x.a.headers['retry-after'] === '30');
-  report.check('key writes while Redis is slow take the Redis-down path: 503 service_unavailable, Retry-After: 30', slowWrites.length > 0 && downPath.length === slowWrites.length, `${downPath.length} of ${slowWrites.length}`);
+  report.check(
+    'key writes while Redis is slow take the Redis-down path: 503 service_unavailable, Retry-After: 30',
+    slowWrites.length > 0 && downPath.length === slowWrites.length,
+    `${downPath.length} of ${slowWrites.length}`,
+  );
   const slowReads = hits.filter((x) => x.kind !== 'key write' && inSlow(x));
-  report.check('reads while Redis is slow are answered 200', slowReads.every((x) => x.a.status === 200), showTally(tally(slowReads, (x) => outcome(x.a))));
-  report.check('no 500s and no unanswered requests', hits.every((x) => x.a.status > 0 && x.a.status < 500 || x.a.status === 503), showTally(tally(hits.filter((x) => x.a.status === 0 || (x.a.status >= 500 && x.a.status !== 503)), (x) => outcome(x.a))));
+  report.check(
+    'reads while Redis is slow are answered 200',
+    slowReads.every((x) => x.a.status === 200),
+    showTally(tally(slowReads, (x) => outcome(x.a))),
+  );
+  report.check(
+    'no 500s and no unanswered requests',
+    hits.every((x) => (x.a.status > 0 && x.a.status < 500) || x.a.status === 503),
+    showTally(
+      tally(
+        hits.filter((x) => x.a.status === 0 || (x.a.status >= 500 && x.a.status !== 503)),
+        (x) => outcome(x.a),
+      ),
+    ),
+  );
   const afterWrites = hits.filter((x) => x.kind === 'key write' && x.at >= slow[2]);
   const firstAdmitted = afterWrites.find((x) => x.a.status === 202);
-  report.check('key writes admitted again once Redis is normal (within 5 s)', !!firstAdmitted && firstAdmitted.at - slow[2] <= 5000, firstAdmitted ? `${ms(firstAdmitted.at - slow[2])} after` : 'never');
+  report.check(
+    'key writes admitted again once Redis is normal (within 5 s)',
+    !!firstAdmitted && firstAdmitted.at - slow[2] <= 5000,
+    firstAdmitted ? `${ms(firstAdmitted.at - slow[2])} after` : 'never',
+  );
   const partnerP99 = p99[`${slow[0]}/partner read`];
   report.target(`Partner API p99 while Redis is slow <= budget + 100 ms (${BUDGET_MS + 100} ms)`, partnerP99 <= BUDGET_MS + 100, ms(partnerP99));
   const bearerP99 = p99[`${slow[0]}/signed-in read`];

@@ -124,7 +124,11 @@ runMain(async () => {
   const remA = Number(header(before[0], 'RateLimit-Remaining'));
   const remB = Number(header(before[1], 'RateLimit-Remaining'));
   // B's count follows A's (one shared counter), unless a window boundary fell between the two.
-  report.check('before the outage: key reads answered and counted across A and B', before[0].status === 200 && before[1].status === 200 && (remB === remA - 1 || remB === LIMIT - 1), `A ${remA}, B ${remB}`);
+  report.check(
+    'before the outage: key reads answered and counted across A and B',
+    before[0].status === 200 && before[1].status === 200 && (remB === remA - 1 || remB === LIMIT - 1),
+    `A ${remA}, B ${remB}`,
+  );
   report.check('before the outage: a key write is admitted', before[2].status === 202, `${before[2].status}`);
   if (OUTAGE_MS <= 50_000) await alignToWindow(1000, OUTAGE_MS + 5000);
   const readyA = watchReadiness(A.url, 250);
@@ -179,16 +183,23 @@ runMain(async () => {
   await readyA.stop();
 
   const outWrites = hits.filter((h) => h.kind === 'write');
-  const spec503 = outWrites.filter(
-    (h) => h.a.status === 503 && detailOf(h.a) === 'service_unavailable' && header(h.a, 'Retry-After') === '30',
+  const spec503 = outWrites.filter((h) => h.a.status === 503 && detailOf(h.a) === 'service_unavailable' && header(h.a, 'Retry-After') === '30');
+  log(
+    `  key writes during the outage: ${outWrites.length}: ${showTally(tally(outWrites, (h) => outcome(h.a) + ` Retry-After ${header(h.a, 'Retry-After') ?? '-'}`))}`,
   );
-  log(`  key writes during the outage: ${outWrites.length}: ${showTally(tally(outWrites, (h) => outcome(h.a) + ` Retry-After ${header(h.a, 'Retry-After') ?? '-'}`))}`);
   const wl = summary(outWrites.map((h) => h.a.ms));
   log(`    latency p50 ${fmt(wl.p50)} ms, p99 ${fmt(wl.p99)} ms, max ${fmt(wl.max)} ms`);
-  report.check('T-7: key writes during the outage -> 503 service_unavailable with Retry-After: 30 (100%)', spec503.length === outWrites.length && outWrites.length > 0, `${spec503.length} of ${outWrites.length}`);
+  report.check(
+    'T-7: key writes during the outage -> 503 service_unavailable with Retry-After: 30 (100%)',
+    spec503.length === outWrites.length && outWrites.length > 0,
+    `${spec503.length} of ${outWrites.length}`,
+  );
   for (const name of ['A', 'B'] as const) {
     const r = hits.filter((h) => h.kind === 'read' && h.instance === name);
-    const byWindow = tally(r.filter((h) => h.a.status === 200), (h) => String(windowOf(h.sentAt)));
+    const byWindow = tally(
+      r.filter((h) => h.a.status === 200),
+      (h) => String(windowOf(h.sentAt)),
+    );
     const rl = summary(r.map((h) => h.a.ms));
     log(
       `  reads on ${name} during the outage: ${r.length}: ${showTally(tally(r, (h) => outcome(h.a)))}; admitted per window ${JSON.stringify(Object.values(byWindow))}; ` +
@@ -218,7 +229,9 @@ runMain(async () => {
       `cache=true ${cacheUp === undefined ? 'never' : `${fmt((cacheUp - restoredPerf) / 1000, 1)} s`} after the restore; transitions: ` +
       readyA.changes.map((c) => `${fmt((c.at - outStartPerf) / 1000, 1)} s ${describeReadiness(c)}`).join('; '),
   );
-  log(`  counting shared again (first key write admitted) after the restore: A ${sharedAgain.A ?? 'never'} ms, B ${sharedAgain.B ?? 'never'} ms; probes ${showTally(tally(probes, outcome))}`);
+  log(
+    `  counting shared again (first key write admitted) after the restore: A ${sharedAgain.A ?? 'never'} ms, B ${sharedAgain.B ?? 'never'} ms; probes ${showTally(tally(probes, outcome))}`,
+  );
   const worst = Math.max(sharedAgain.A ?? Infinity, sharedAgain.B ?? Infinity);
   report.target('T-7: counting shared again <= 5 s after Redis returns', worst <= 5000, `${Number.isFinite(worst) ? fmt(worst) + ' ms' : 'never'}`);
 
@@ -226,7 +239,9 @@ runMain(async () => {
   // T-10.
   const rounds = [];
   for (let round = 1; round <= T10_ROUNDS; round++) {
-    log(`\n## T-10 round ${round}: ${fmt(T10_REQUESTS)} reads with one key over ${T10_MS / 1000} s, split at random between A and B (+100 wrong secret, +100 missing scope)`);
+    log(
+      `\n## T-10 round ${round}: ${fmt(T10_REQUESTS)} reads with one key over ${T10_MS / 1000} s, split at random between A and B (+100 wrong secret, +100 missing scope)`,
+    );
     await alignToWindow(300, T10_MS + 3000);
     const t10: Hit[] = [];
     const t0 = Date.now();
@@ -262,12 +277,30 @@ runMain(async () => {
     const limited = reads.filter((h) => h.a.status === 429);
     log(
       `  ${fmt(t10.length)} requests in ${fmt(elapsed / 1000, 1)} s (${windows.size} window${windows.size > 1 ? 's' : ''}); reads: ${showTally(tally(reads, (h) => `${h.instance} ${outcome(h.a)}`))}; ` +
-        `wrong secret: ${showTally(tally(t10.filter((h) => h.kind === 'bad-key'), (h) => outcome(h.a)))}; missing scope: ${showTally(tally(t10.filter((h) => h.kind === 'no-scope'), (h) => outcome(h.a)))}`,
+        `wrong secret: ${showTally(
+          tally(
+            t10.filter((h) => h.kind === 'bad-key'),
+            (h) => outcome(h.a),
+          ),
+        )}; missing scope: ${showTally(
+          tally(
+            t10.filter((h) => h.kind === 'no-scope'),
+            (h) => outcome(h.a),
+          ),
+        )}`,
     );
     const lat = summary(reads.map((h) => h.a.ms));
     log(`  read latency p50 ${fmt(lat.p50)} ms, p95 ${fmt(lat.p95)} ms, p99 ${fmt(lat.p99)} ms, max ${fmt(lat.max)} ms`);
-    report.check(`T-10 round ${round}: the requests fit in one window`, windows.size === 1 && elapsed < 10_000, `${fmt(elapsed)} ms, ${windows.size} window(s)`);
-    report.check(`T-10 round ${round}: exactly ${LIMIT} admitted`, admitted.length === LIMIT, `${admitted.length} (${limited.length} answered 429, ${reads.length - admitted.length - limited.length} other)`);
+    report.check(
+      `T-10 round ${round}: the requests fit in one window`,
+      windows.size === 1 && elapsed < 10_000,
+      `${fmt(elapsed)} ms, ${windows.size} window(s)`,
+    );
+    report.check(
+      `T-10 round ${round}: exactly ${LIMIT} admitted`,
+      admitted.length === LIMIT,
+      `${admitted.length} (${limited.length} answered 429, ${reads.length - admitted.length - limited.length} other)`,
+    );
     const rem = (h: Hit) => Number(header(h.a, 'RateLimit-Remaining'));
     const remaining = admitted.map(rem).sort((x, y) => x - y);
     const permutation = remaining.length === LIMIT && remaining.every((v, i) => v === i);
@@ -289,7 +322,11 @@ runMain(async () => {
     const negative = reads.filter((h) => rem(h) < 0).length;
     report.check(`T-10 round ${round}: RateLimit-Remaining never negative`, negative === 0, `${negative}`);
     const badLimit = reads.filter((h) => header(h.a, 'RateLimit-Limit') !== String(LIMIT) || header(h.a, 'RateLimit-Policy') !== `${LIMIT};w=60`);
-    report.check(`T-10 round ${round}: RateLimit-Limit: ${LIMIT} and RateLimit-Policy: ${LIMIT};w=60 on every read answer`, badLimit.length === 0, `${badLimit.length} without`);
+    report.check(
+      `T-10 round ${round}: RateLimit-Limit: ${LIMIT} and RateLimit-Policy: ${LIMIT};w=60 on every read answer`,
+      badLimit.length === 0,
+      `${badLimit.length} without`,
+    );
     const bad429 = limited.filter((h) => {
       const ra = header(h.a, 'Retry-After');
       const reset = header(h.a, 'RateLimit-Reset');
@@ -299,16 +336,35 @@ runMain(async () => {
       const end = (windowOf(h.sentAt) + 1) * WINDOW_MS;
       return h.sentAt + Number(ra) * 1000 < end - 1000;
     });
-    report.check(`T-10 round ${round}: every 429 has an integer Retry-After >= 1, not before the window end (RateLimit-Reset)`, bad429.length === 0, `${bad429.length} of ${limited.length} not`);
+    report.check(
+      `T-10 round ${round}: every 429 has an integer Retry-After >= 1, not before the window end (RateLimit-Reset)`,
+      bad429.length === 0,
+      `${bad429.length} of ${limited.length} not`,
+    );
     const noReset429 = limited.filter((h) => header(h.a, 'RateLimit-Reset') === undefined).length;
     if (noReset429) log(`  note: ${noReset429} of ${limited.length} 429 answers carry no RateLimit-Reset`);
     const bad = t10.filter((h) => h.kind === 'bad-key');
     const noScope = t10.filter((h) => h.kind === 'no-scope');
-    report.check(`T-10 round ${round}: wrong-secret requests answered 401`, bad.every((h) => h.a.status === 401), showTally(tally(bad, (h) => String(h.a.status))));
-    report.check(`T-10 round ${round}: missing-scope requests answered 403 (or 429 once the key's window is spent)`, noScope.every((h) => h.a.status === 403 || h.a.status === 429), showTally(tally(noScope, (h) => String(h.a.status))));
+    report.check(
+      `T-10 round ${round}: wrong-secret requests answered 401`,
+      bad.every((h) => h.a.status === 401),
+      showTally(tally(bad, (h) => String(h.a.status))),
+    );
+    report.check(
+      `T-10 round ${round}: missing-scope requests answered 403 (or 429 once the key's window is spent)`,
+      noScope.every((h) => h.a.status === 403 || h.a.status === 429),
+      showTally(tally(noScope, (h) => String(h.a.status))),
+    );
     const five = t10.filter((h) => h.a.status >= 500 || h.a.status === 0);
     report.check(`T-10 round ${round}: no 5xx and no unanswered request`, five.length === 0, `${five.length}`);
-    rounds.push({ round, elapsedMs: elapsed, admitted: admitted.length, limited: limited.length, byInstance: tally(admitted, (h) => h.instance), latency: lat });
+    rounds.push({
+      round,
+      elapsedMs: elapsed,
+      admitted: admitted.length,
+      limited: limited.length,
+      byInstance: tally(admitted, (h) => h.instance),
+      latency: lat,
+    });
   }
 
   agent.destroy();
@@ -320,8 +376,14 @@ runMain(async () => {
         run: 'T-7+T-10',
         outageMs: OUTAGE_MS,
         writes: tally(outWrites, (h) => outcome(h.a)),
-        readsA: tally(hits.filter((h) => h.kind === 'read' && h.instance === 'A'), (h) => outcome(h.a)),
-        readsB: tally(hits.filter((h) => h.kind === 'read' && h.instance === 'B'), (h) => outcome(h.a)),
+        readsA: tally(
+          hits.filter((h) => h.kind === 'read' && h.instance === 'A'),
+          (h) => outcome(h.a),
+        ),
+        readsB: tally(
+          hits.filter((h) => h.kind === 'read' && h.instance === 'B'),
+          (h) => outcome(h.a),
+        ),
         sharedAgainMs: sharedAgain,
         t10: rounds,
       }),

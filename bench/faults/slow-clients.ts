@@ -59,15 +59,16 @@ function trickle(port: number, kind: SlowSocket['kind'], head: string, bodyBytes
   const length = headBytes.length + bodyBytes;
   let timer: NodeJS.Timeout | undefined;
   sock.on('connect', () => {
-    timer = setInterval(() => {
-      if (s.bytesSent >= length || sock.destroyed) return clearInterval(timer);
-      const next =
-        s.bytesSent < headBytes.length
-          ? headBytes.subarray(s.bytesSent, s.bytesSent + chunk)
-          : FILLER.subarray(0, Math.min(chunk, length - s.bytesSent));
-      s.bytesSent += next.length;
-      sock.write(next);
-    }, (chunk / bytesPerSecond) * 1000);
+    timer = setInterval(
+      () => {
+        if (s.bytesSent >= length || sock.destroyed) return clearInterval(timer);
+        const next =
+          s.bytesSent < headBytes.length ? headBytes.subarray(s.bytesSent, s.bytesSent + chunk) : FILLER.subarray(0, Math.min(chunk, length - s.bytesSent));
+        s.bytesSent += next.length;
+        sock.write(next);
+      },
+      (chunk / bytesPerSecond) * 1000,
+    );
   });
   sock.on('data', (d) => {
     if (!s.answer) s.answer = d.toString('latin1').split('\r\n')[0];
@@ -138,7 +139,9 @@ runMain(async () => {
   const token = await accessToken(secret, ORG, ['OPERATOR']);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const batchesPerSecond = RATE / BATCH;
-  log(`load: ${fmt(RATE)} records/s = ${fmt(batchesPerSecond, 1)} batches/s of ${BATCH} (half the T-1 target); phases: baseline ${secs(PHASE_MS)}, attack ${secs(ATTACK_MS)}, recovery ${secs(PHASE_MS)}`);
+  log(
+    `load: ${fmt(RATE)} records/s = ${fmt(batchesPerSecond, 1)} batches/s of ${BATCH} (half the T-1 target); phases: baseline ${secs(PHASE_MS)}, attack ${secs(ATTACK_MS)}, recovery ${secs(PHASE_MS)}`,
+  );
 
   // Open-loop ingestion: latency counted from each batch's scheduled time.
   const T0 = Date.now() - 3600_000;
@@ -155,16 +158,20 @@ runMain(async () => {
       if (wait > 0) await sleep(wait);
       const body = batchBody(b, BATCH, T0);
       pending.push(
-        request(`${svc.url}/api/telemetry/ingest`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body, agent, timeoutMs: 30_000 }).then((a) => {
-          results.push({ at: due - t0, a, lateMs: performance.now() - due });
-        }),
+        request(`${svc.url}/api/telemetry/ingest`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body, agent, timeoutMs: 30_000 }).then(
+          (a) => {
+            results.push({ at: due - t0, a, lateMs: performance.now() - due });
+          },
+        ),
       );
     }
   })();
 
   await sleep(PHASE_MS);
   const rssBefore = rssOf(svc.pid());
-  log(`attack begins at ${secs(performance.now() - t0)}: ${HEADERS} slow-header sockets (1 byte/s), ${BODIES} slow 5 MB bodies (10 KB/s); service RSS ${mib(rssBefore)}`);
+  log(
+    `attack begins at ${secs(performance.now() - t0)}: ${HEADERS} slow-header sockets (1 byte/s), ${BODIES} slow 5 MB bodies (10 KB/s); service RSS ${mib(rssBefore)}`,
+  );
   const head = (len: number) =>
     `POST /api/telemetry/ingest HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
   const slow: SlowSocket[] = [];
@@ -197,7 +204,11 @@ runMain(async () => {
     const what = i === 0 ? 'over-cap body with Content-Length' : 'over-cap body, chunked';
     log(`${what}: answered ${c.status} after ${ms(c.ms)}, ${fmt(c.sentBytes / 1024)} KiB sent by then; body ${c.body.slice(0, 120)}`);
     report.check(`${what} refused with 413 in the spec's shape`, c.status === '413' && /"detail"/.test(c.body));
-    report.check(`${what}: no more than the cap buffered`, c.sentBytes <= CAP + 512 * 1024, `${fmt(c.sentBytes / 1024 / 1024, 1)} MiB sent, cap ${fmt(CAP / 1024 / 1024, 1)} MiB`);
+    report.check(
+      `${what}: no more than the cap buffered`,
+      c.sentBytes <= CAP + 512 * 1024,
+      `${fmt(c.sentBytes / 1024 / 1024, 1)} MiB sent, cap ${fmt(CAP / 1024 / 1024, 1)} MiB`,
+    );
   }
 
   // Ingestion per phase.
@@ -213,7 +224,9 @@ runMain(async () => {
     const inPhase = results.filter((r) => r.at >= from && r.at < to);
     const st = summary(inPhase.map((r) => r.lateMs));
     p99[name] = st.p99;
-    log(`| ${name} | ${inPhase.length} | ${ms(st.p50)} | ${ms(st.p95)} | ${ms(st.p99)} | ${ms(st.max)} | ${showTally(tally(inPhase, (r) => String(r.a.status || r.a.error)))} |`);
+    log(
+      `| ${name} | ${inPhase.length} | ${ms(st.p50)} | ${ms(st.p95)} | ${ms(st.p99)} | ${ms(st.max)} | ${showTally(tally(inPhase, (r) => String(r.a.status || r.a.error)))} |`,
+    );
   }
   // Where in time the slow answers fell (p99 per 10 s of scheduled time).
   const buckets = new Map<number, number[]>();
@@ -222,9 +235,18 @@ runMain(async () => {
     if (!buckets.has(k)) buckets.set(k, []);
     buckets.get(k)!.push(r.lateMs);
   }
-  log(`p99 per 10 s: ${[...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k * 10}s ${ms(summary(v).p99)}`).join(', ')}`);
+  log(
+    `p99 per 10 s: ${[...buckets.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([k, v]) => `${k * 10}s ${ms(summary(v).p99)}`)
+      .join(', ')}`,
+  );
   log(`service RSS: before the attack ${mib(rssBefore)}, peak ${mib(peakRss)}, after ${mib(rssOf(svc.pid()))}`);
-  report.check('every ingestion batch answered, no 5xx', results.every((r) => r.a.status > 0 && r.a.status < 500), showTally(tally(results, (r) => String(r.a.status || r.a.error))));
+  report.check(
+    'every ingestion batch answered, no 5xx',
+    results.every((r) => r.a.status > 0 && r.a.status < 500),
+    showTally(tally(results, (r) => String(r.a.status || r.a.error))),
+  );
   report.target('ingestion p99 under attack <= 2x baseline', p99.attack <= 2 * p99.baseline, `${ms(p99.attack)} vs ${ms(p99.baseline)}`);
   log(`machine after: ${await machine()}`);
   await svc.stop();

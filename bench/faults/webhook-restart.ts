@@ -23,7 +23,10 @@ import { baseEnv, serviceProcess } from './lib/service.ts';
 import { cli, createReport, envInt, json, login, newSecret, request, secs, showTally, tally } from './lib/client.ts';
 
 const EVENTS = envInt('FAULT_WEBHOOK_EVENTS', 1000);
-const KILLS = (process.env.FAULT_WEBHOOK_KILLS ?? '300,700').split(',').map(Number).filter((n) => n > 0 && n < EVENTS);
+const KILLS = (process.env.FAULT_WEBHOOK_KILLS ?? '300,700')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0 && n < EVENTS);
 const DRAIN_MS = envInt('FAULT_WEBHOOK_DRAIN_S', 300) * 1000;
 const ADMIN_URL = process.env.FAULT_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ORG = 'hookfault';
@@ -108,7 +111,9 @@ runMain(async () => {
   );
   agent.destroy();
   const queuedIn = performance.now() - tq;
-  log(`queued: ${fmt(queued.size)} events in ${secs(queuedIn)} (answers ${showTally(tally(queueAnswers, (x) => x))}); first attempts are due 10 s (+-10%) after queueing`);
+  log(
+    `queued: ${fmt(queued.size)} events in ${secs(queuedIn)} (answers ${showTally(tally(queueAnswers, (x) => x))}); first attempts are due 10 s (+-10%) after queueing`,
+  );
 
   // Kill -9 while deliveries are in flight, restart at once.
   const distinct = () => new Set(receipts.map((r) => r.id)).size;
@@ -153,8 +158,14 @@ runMain(async () => {
 
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
-  const states = (await c.query<{ status: string; n: number }>(`select status, count(*)::int as n from webhook_deliveries where org_id = $1 group by 1 order by 1`, [ORG])).rows;
-  const attempts = (await c.query<{ n: number }>(`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.org_id = $1`, [ORG]).catch(() => ({ rows: [{ n: NaN }] }))).rows[0].n;
+  const states = (
+    await c.query<{ status: string; n: number }>(`select status, count(*)::int as n from webhook_deliveries where org_id = $1 group by 1 order by 1`, [ORG])
+  ).rows;
+  const attempts = (
+    await c
+      .query<{ n: number }>(`select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.org_id = $1`, [ORG])
+      .catch(() => ({ rows: [{ n: NaN }] }))
+  ).rows[0].n;
   await c.end();
 
   log(
@@ -168,14 +179,35 @@ runMain(async () => {
   );
   log(`delivery rows: ${states.map((s) => `${s.status} ${s.n}`).join(', ')}; recorded attempts ${Number.isNaN(attempts) ? 'n/a' : fmt(attempts)}`);
   report.check('every queued event id delivered at least once (lost = 0)', lost === 0, `${lost} lost of ${queued.size}`);
-  report.check('no delivery left pending at the end', states.every((x) => x.status !== 'pending'), states.map((x) => `${x.status} ${x.n}`).join(', '));
+  report.check(
+    'no delivery left pending at the end',
+    states.every((x) => x.status !== 'pending'),
+    states.map((x) => `${x.status} ${x.n}`).join(', '),
+  );
   report.check('every queue request was acknowledged (202)', queued.size === EVENTS, `${queued.size} of ${EVENTS}`);
   report.check('no delivery of an id that was never queued', unknown === 0, `${unknown}`);
   report.check('the service never exited by itself', unexpected === 0, `${unexpected}`);
-  report.target(`the kills landed while deliveries were in flight`, kills.every((k) => k.seen > 0 && k.seen < queued.size), kills.map((k) => k.seen).join(', '));
+  report.target(
+    `the kills landed while deliveries were in flight`,
+    kills.every((k) => k.seen > 0 && k.seen < queued.size),
+    kills.map((k) => k.seen).join(', '),
+  );
   await svc.stop();
   log(`\nmachine after: ${await machine()}`);
-  log('RESULT ' + JSON.stringify({ run: 'T-12', queued: queued.size, delivered, lost, duplicates, duplicatedEvents, kills: kills.map((k) => k.seen), drainSeconds: (drainedAt - tq) / 1000, states }));
+  log(
+    'RESULT ' +
+      JSON.stringify({
+        run: 'T-12',
+        queued: queued.size,
+        delivered,
+        lost,
+        duplicates,
+        duplicatedEvents,
+        kills: kills.map((k) => k.seen),
+        drainSeconds: (drainedAt - tq) / 1000,
+        states,
+      }),
+  );
   log(report.failures ? `\n${report.failures} correctness check(s) FAILED` : '\nall correctness checks passed');
   return report.failures ? 1 : 0;
 });

@@ -74,10 +74,11 @@ export async function startFaultProxy(target: { host: string; port: number }, li
     },
     set(m) {
       mode = m;
-      if (m.kind === 'reset') for (const p of pairs) {
-        p.client.destroy();
-        p.upstream.destroy();
-      }
+      if (m.kind === 'reset')
+        for (const p of pairs) {
+          p.client.destroy();
+          p.upstream.destroy();
+        }
     },
     connections: () => pairs.size,
     close: () =>

@@ -40,7 +40,15 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ['gc'] });
 
 const send = (m: unknown) => process.send!(m);
-send({ type: 'ready', address, store: svc.deps.db.kind, bus: svc.deps.bus.kind, cache: svc.deps.cache.kind, rss: process.memoryUsage.rss(), mem: process.memoryUsage() });
+send({
+  type: 'ready',
+  address,
+  store: svc.deps.db.kind,
+  bus: svc.deps.bus.kind,
+  cache: svc.deps.cache.kind,
+  rss: process.memoryUsage.rss(),
+  mem: process.memoryUsage(),
+});
 
 process.on('message', async (m: { type: string; sql?: string }) => {
   if (m.type === 'reset-loop-delay') {

@@ -106,7 +106,12 @@ export async function signIn(email: string, password: string, organisationId?: s
 export function organisationChoices(err: ApiError): string[] | null {
   const f = err.fields.find((x) => x.loc.join('.') === 'body.organisation_id');
   const m = f?.msg.match(/\(([^)]*)\)/);
-  return m ? m[1].split(',').map((s) => s.trim()).filter(Boolean) : null;
+  return m
+    ? m[1]
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : null;
 }
 
 /** One refresh at a time: concurrent callers share it. */
@@ -171,7 +176,9 @@ export const post = <T = any>(path: string, body?: unknown) => call<T>('POST', p
 let operations: Promise<Set<string>> | null = null;
 let documentP: Promise<any> | null = null;
 export function openapiDocument(): Promise<any> {
-  documentP ??= fetch('/openapi.json', { credentials: 'omit' }).then((r) => r.json()).catch(() => ({}));
+  documentP ??= fetch('/openapi.json', { credentials: 'omit' })
+    .then((r) => r.json())
+    .catch(() => ({}));
   return documentP;
 }
 export function declaredOperations(): Promise<Set<string>> {

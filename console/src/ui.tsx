@@ -80,7 +80,21 @@ export interface Series {
 }
 
 /** A time-series chart (uPlot) with its accessible description; times on the axis in local time. */
-export function Chart({ title, unit, x, series, description, unit2 }: { title: string; unit: string; unit2?: string; x: number[]; series: Series[]; description: string }) {
+export function Chart({
+  title,
+  unit,
+  x,
+  series,
+  description,
+  unit2,
+}: {
+  title: string;
+  unit: string;
+  unit2?: string;
+  x: number[];
+  series: Series[];
+  description: string;
+}) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = host.current;

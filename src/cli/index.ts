@@ -104,7 +104,10 @@ function help(command: string): string | undefined {
 class UsageError extends Error {}
 
 function list(v: string | undefined): string[] {
-  return (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function need(values: Record<string, unknown>, name: string): string {

@@ -32,4 +32,3 @@ export interface ConfigReader {
   /** Refuses the configuration with this message (names the variables). */
   fail(message: string): never;
 }
-

@@ -74,9 +74,6 @@ export interface Config {
   modules: Readonly<Record<string, unknown>>;
 }
 
-export type JwtSecretSource =
-  | { kind: 'environment' }
-  | { kind: 'data-dir'; path: string; created: boolean }
-  | { kind: 'per-process' };
+export type JwtSecretSource = { kind: 'environment' } | { kind: 'data-dir'; path: string; created: boolean } | { kind: 'per-process' };
 
 export type Env = Record<string, string | undefined>;

@@ -26,13 +26,7 @@ export interface FailedAuthLimit {
   recordSuccess(credential: string): Promise<void>;
 }
 
-export function createFailedAuthLimit(opts: {
-  cache: Cache;
-  limiter: RateLimiter;
-  clock: Clock;
-  namespace: string;
-  limit: number;
-}): FailedAuthLimit {
+export function createFailedAuthLimit(opts: { cache: Cache; limiter: RateLimiter; clock: Clock; namespace: string; limit: number }): FailedAuthLimit {
   const { cache, limiter, clock, namespace } = opts;
   const policy = { name: 'authfail', limit: opts.limit, windowMs: MINUTE };
   const blockKey = (ip: string) => `${namespace}:authfail:blocked:${ip}`;

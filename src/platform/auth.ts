@@ -59,8 +59,7 @@ export function isCanonicalCompactJws(token: string): boolean {
 }
 
 const unauthorized = (detail: string, code = 'unauthorized') => new AppError(401, detail, { code });
-const forbidden = (detail: string, code = 'forbidden', extra?: Record<string, unknown>) =>
-  new AppError(403, detail, { code, extra });
+const forbidden = (detail: string, code = 'forbidden', extra?: Record<string, unknown>) => new AppError(403, detail, { code, extra });
 
 export function ipOf(req: FastifyRequest): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
@@ -187,9 +186,7 @@ async function authenticateKey(
     throw forbidden('Sandbox keys may only call the sandbox operations', 'sandbox_not_allowed');
   }
   const need = op.access.scope;
-  const ok =
-    need === 'any' ||
-    (need === 'read' ? principal.scopes.some(isReadScope) : principal.scopes.includes(need));
+  const ok = need === 'any' || (need === 'read' ? principal.scopes.some(isReadScope) : principal.scopes.includes(need));
   if (!ok) {
     const required = need === 'read' ? deps.readScopes.join(' | ') : need;
     throw forbidden(`Missing scope: ${required}`, 'insufficient_scope', { required_scope: required });

@@ -6,9 +6,20 @@ import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 
 const NAMED: Record<string, [string, number, 'ipv4' | 'ipv6'][]> = {
-  loopback: [['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']],
-  linklocal: [['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']],
-  uniquelocal: [['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['fc00::', 7, 'ipv6']],
+  loopback: [
+    ['127.0.0.0', 8, 'ipv4'],
+    ['::1', 128, 'ipv6'],
+  ],
+  linklocal: [
+    ['169.254.0.0', 16, 'ipv4'],
+    ['fe80::', 10, 'ipv6'],
+  ],
+  uniquelocal: [
+    ['10.0.0.0', 8, 'ipv4'],
+    ['172.16.0.0', 12, 'ipv4'],
+    ['192.168.0.0', 16, 'ipv4'],
+    ['fc00::', 7, 'ipv6'],
+  ],
 };
 
 /** `::ffff:1.2.3.4` judged as `1.2.3.4`, as proxy-addr does. */
@@ -33,7 +44,11 @@ export function clientAddressResolver(trustProxy: readonly string[]): (req: Inco
     const peer = req.socket.remoteAddress ?? 'unknown';
     if (!isTrusted(peer)) return peer;
     const header = req.headers['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((h) => h.trim()).filter(Boolean).reverse();
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean)
+      .reverse();
     let address = peer;
     for (const hop of hops) {
       address = hop;

@@ -37,7 +37,9 @@ export function createCursorCodec(secret: string) {
     /** binding: operation id, organisation and filters; a cursor only works with the same. */
     encode(binding: { op: string; orgId: string; filters?: object }, pos: Position): string {
       const payload = Buffer.from(JSON.stringify({ t: pos.t, i: pos.id })).toString('base64url');
-      const sig = mac(`${payload}.${canonical(binding)}`).subarray(0, 16).toString('base64url');
+      const sig = mac(`${payload}.${canonical(binding)}`)
+        .subarray(0, 16)
+        .toString('base64url');
       return `${payload}.${sig}`;
     },
     decode(cursor: string, binding: { op: string; orgId: string; filters?: object }): Position {

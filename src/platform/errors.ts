@@ -31,7 +31,7 @@ export class AppError extends Error {
   readonly extra: Record<string, unknown>;
   readonly members: Record<string, unknown>;
   constructor(status: number, detail: unknown, opts: AppErrorOptions = {}) {
-    super(opts.message ?? (typeof detail === 'string' ? detail : STATUS_TITLES[status] ?? 'Error'));
+    super(opts.message ?? (typeof detail === 'string' ? detail : (STATUS_TITLES[status] ?? 'Error')));
     this.status = status;
     this.detail = detail;
     this.code = opts.code ?? DEFAULT_CODES[status] ?? 'error';
@@ -81,10 +81,8 @@ const DEFAULT_CODES: Record<number, string> = {
 /** The errors every module shares. Module-specific ones are declared in the module. */
 export const errors = {
   notFound: () => new AppError(404, 'Not Found', { code: 'not_found' }),
-  methodNotAllowed: (allow: string[]) =>
-    new AppError(405, 'Method Not Allowed', { code: 'method_not_allowed', headers: { Allow: allow.join(', ') } }),
-  validation: (fields: FieldError[]) =>
-    new AppError(422, fields, { code: 'validation_error', message: 'Request validation failed' }),
+  methodNotAllowed: (allow: string[]) => new AppError(405, 'Method Not Allowed', { code: 'method_not_allowed', headers: { Allow: allow.join(', ') } }),
+  validation: (fields: FieldError[]) => new AppError(422, fields, { code: 'validation_error', message: 'Request validation failed' }),
   badRequest: (detail: string, code = 'bad_request') => new AppError(400, detail, { code }),
   conflict: (detail: string, code = 'conflict') => new AppError(409, detail, { code }),
   forbidden: (detail: string, code = 'forbidden') => new AppError(403, detail, { code }),
@@ -99,8 +97,7 @@ export const errors = {
       { error: 'plan_limit_exceeded', metric, limit, upgrade_url: upgradeUrl },
       { code: 'plan_limit_exceeded', message: `Plan limit reached for ${metric} (${limit})` },
     ),
-  payloadTooLarge: (limitBytes: number) =>
-    new AppError(413, `Request body too large: the limit is ${limitBytes} bytes`, { code: 'payload_too_large' }),
+  payloadTooLarge: (limitBytes: number) => new AppError(413, `Request body too large: the limit is ${limitBytes} bytes`, { code: 'payload_too_large' }),
   unsupportedMediaType: (type: string) =>
     new AppError(415, `Unsupported media type: ${type || '(none)'}; send application/json`, {
       code: 'unsupported_media_type',

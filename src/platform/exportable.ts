@@ -38,7 +38,14 @@ export interface ExportableCollection {
    * body, rows, last) into a statement of the caller's that stores it, so the text never crosses to
    * the service. Answers the row count, the last key and the body's size in bytes.
    */
-  writeLines?(q: Queryable, orgId: string, period: ExportPeriod, after: string | null, limit: number, sink: ExportSink): Promise<{ rows: number; last: string | null; bytes: number }>;
+  writeLines?(
+    q: Queryable,
+    orgId: string,
+    period: ExportPeriod,
+    after: string | null,
+    limit: number,
+    sink: ExportSink,
+  ): Promise<{ rows: number; last: string | null; bytes: number }>;
 }
 
 /**

@@ -26,11 +26,10 @@ export const JOB_CAP_RETRY_AFTER_SECONDS = 60;
 
 export const jobCapErrors = {
   full: (cap: JobCap, pending: number) =>
-    new AppError(
-      429,
-      `${pending} ${cap.what} are already queued or running for this organisation; at most ${cap.limit} may be. Wait for one to finish.`,
-      { code: 'job_backlog_full', headers: { 'Retry-After': String(JOB_CAP_RETRY_AFTER_SECONDS) } },
-    ),
+    new AppError(429, `${pending} ${cap.what} are already queued or running for this organisation; at most ${cap.limit} may be. Wait for one to finish.`, {
+      code: 'job_backlog_full',
+      headers: { 'Retry-After': String(JOB_CAP_RETRY_AFTER_SECONDS) },
+    }),
 };
 
 /** Throws 429 `job_backlog_full` when the organisation already has `cap.limit` pieces of this work pending. */

@@ -26,13 +26,7 @@ export interface ModuleBackground {
   subscriptions?: readonly { topic: string; kind: string }[];
 }
 
-export function createPlatformJobs(deps: {
-  db: Db;
-  backgroundDb: Db;
-  clock: Clock;
-  log?: FastifyBaseLogger;
-  config: Pick<Config, 'jobs'>;
-}): JobQueue {
+export function createPlatformJobs(deps: { db: Db; backgroundDb: Db; clock: Clock; log?: FastifyBaseLogger; config: Pick<Config, 'jobs'> }): JobQueue {
   // Under a ManualClock time is the test's: it calls runDue() instead of a timer polling.
   return createJobQueue({
     db: deps.db,
@@ -65,8 +59,7 @@ export function registerBackground(queue: JobQueue, modules: readonly { name: st
 export function jobQueueMetrics(metrics: Metrics, deps: { db: Queryable; clock: Clock; kinds: () => readonly string[] }) {
   // One read per scrape: the gauges are collected together, so they share the pending query.
   let pending: Promise<QueueStats[]> | undefined;
-  const read = () =>
-    (pending ??= queueStats(deps.db, deps.clock.now()).finally(() => setImmediate(() => (pending = undefined))));
+  const read = () => (pending ??= queueStats(deps.db, deps.clock.now()).finally(() => setImmediate(() => (pending = undefined))));
   const perKind = (name: string, help: string, value: (s: QueueStats) => number) =>
     metrics.gauge({
       name,

@@ -63,7 +63,8 @@ export function registerJsonParser(app: FastifyInstance): void {
     // takes it as absent (register.ts gives the handler `{}`).
     if (text.trim() === '') {
       const op = (req.routeOptions?.config as { op?: Operation } | undefined)?.op;
-      if (req.routeOptions?.schema?.body && !(op && bodyIsOptional(op))) done(errors.validation([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]), undefined);
+      if (req.routeOptions?.schema?.body && !(op && bodyIsOptional(op)))
+        done(errors.validation([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]), undefined);
       else done(null, undefined);
       return;
     }

@@ -141,7 +141,11 @@ const int = { type: 'integer' } as const;
 /** The headers the platform adds to an answer of this operation with this status. */
 function responseHeaders(op: Operation, status: number, requestId: boolean): Record<string, unknown> {
   const h: Record<string, { description: string; schema: object }> = {};
-  if (requestId) h['X-Request-Id'] = { description: 'The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs.', schema: str };
+  if (requestId)
+    h['X-Request-Id'] = {
+      description: 'The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs.',
+      schema: str,
+    };
   if (status === 429 || status === 503) h['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: int };
   if (op.access.kind === 'key' && (status < 400 || status === 429)) {
     h['RateLimit-Limit'] = { description: 'Requests allowed in the window for this key.', schema: int };
@@ -243,8 +247,8 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
       description:
         'Telemetry ingestion, asset registry, market data, flexibility and the services around them. ' +
         'Every operation carries x-platform-status; derived figures carry x-platform-data-basis. ' +
-        'An answer from simulated data carries x-platform-data-basis: simulated instead of the declared basis: a sandbox key\'s answer ' +
-        '(except configuration), and a demo organisation\'s (demo-*) where the declared basis is measured, calculated or forecast, or a stored list of readings. ' +
+        "An answer from simulated data carries x-platform-data-basis: simulated instead of the declared basis: a sandbox key's answer " +
+        "(except configuration), and a demo organisation's (demo-*) where the declared basis is measured, calculated or forecast, or a stored list of readings. " +
         `Errors: ${opts.docsOrigin}/docs/errors.`,
       contact: { name: 'Energy Platform Service API', url: `${opts.docsOrigin}/docs` },
       license: { name: 'Proprietary: use under the agreement with the operator', url: `${opts.docsOrigin}/docs` },

@@ -89,11 +89,9 @@ async function applyLimits(req: FastifyRequest, reply: FastifyReply, op: Operati
   const ctx = req.ctx;
   const isWrite = op.method !== 'GET';
   if (ctx.actor.kind === 'key') {
-    const r = await deps.limiter.check(
-      { name: 'partner', limit: limits.partnerPerMinutePerKey, windowMs: MINUTE },
-      ctx.actor.keyId,
-      { countLocally: !isWrite },
-    );
+    const r = await deps.limiter.check({ name: 'partner', limit: limits.partnerPerMinutePerKey, windowMs: MINUTE }, ctx.actor.keyId, {
+      countLocally: !isWrite,
+    });
     // Without the shared store a write cannot be limited across servers: refuse it (spec 8).
     if (!r.shared && isWrite) {
       throw errors.serviceUnavailable('service_unavailable', 30, 'service_unavailable');
@@ -192,7 +190,11 @@ export function answerBases(op: Pick<Operation, 'dataBasis' | 'sandbox'>) {
  * The data-basis headers of this answer, for a handler that writes its own head (a hijacked event
  * stream), where the platform cannot add them after the handler.
  */
-export function answerBasisHeaders(op: Pick<Operation, 'dataBasis' | 'sandbox'>, ctx: RequestContext, orgs: Pick<OrgDirectory, 'realmOf'>): Record<string, string> {
+export function answerBasisHeaders(
+  op: Pick<Operation, 'dataBasis' | 'sandbox'>,
+  ctx: RequestContext,
+  orgs: Pick<OrgDirectory, 'realmOf'>,
+): Record<string, string> {
   return Object.fromEntries(answerBasis(answerBases(op), ctx, orgs));
 }
 
@@ -226,16 +228,10 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       }
       // Limits that apply before any credential or body is looked at.
       if (op.rateLimit === 'auth') {
-        const r = await deps.limiter.check(
-          { name: 'auth', limit: deps.config.limits.authPerMinutePerIp, windowMs: MINUTE },
-          ipOf(req),
-        );
+        const r = await deps.limiter.check({ name: 'auth', limit: deps.config.limits.authPerMinutePerIp, windowMs: MINUTE }, ipOf(req));
         refuseIfLimited(deps, 'auth', r);
       } else if (op.access.kind === 'public' && !op.probe) {
-        const r = await deps.limiter.check(
-          { name: 'anon', limit: deps.config.limits.anonPerMinutePerIp, windowMs: MINUTE },
-          ipOf(req),
-        );
+        const r = await deps.limiter.check({ name: 'anon', limit: deps.config.limits.anonPerMinutePerIp, windowMs: MINUTE }, ipOf(req));
         refuseIfLimited(deps, 'anon', r);
       }
       const perAddress = op.rateLimit && op.rateLimit !== 'auth' ? deps.limitClasses[op.rateLimit] : undefined;
@@ -250,8 +246,11 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
     preValidation: async (req) => {
       // An operation whose body is optional takes an absent one as `{}` (its members' own rules apply).
       if (req.body === undefined && optionalBody) req.body = {};
-      const found = findIllFormedText(req.params, ['path']) ?? findMalformedQuery(req.url) ??
-        findIllFormedText(req.query, ['query']) ?? (op.handlesNulInBody ? null : findIllFormedText(req.body, ['body']));
+      const found =
+        findIllFormedText(req.params, ['path']) ??
+        findMalformedQuery(req.url) ??
+        findIllFormedText(req.query, ['query']) ??
+        (op.handlesNulInBody ? null : findIllFormedText(req.body, ['body']));
       if (found) throw illFormedTextError(found);
     },
     // The handler runs in the organisation's database scope (row-level security). Callback style so

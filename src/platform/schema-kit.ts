@@ -3,15 +3,19 @@
 import { Type, type TSchema } from 'typebox';
 
 /** A member that may be null (always present in the answer). */
-export const Nullable = <T extends TSchema>(t: T, description?: string) =>
-  Type.Union([t, Type.Null()], description ? { description } : {});
+export const Nullable = <T extends TSchema>(t: T, description?: string) => Type.Union([t, Type.Null()], description ? { description } : {});
 
 /**
  * One of a list of strings, as a union of constants (`anyOf` of `const`). Typed as the values' union:
  * TypeBox types a union built from an array (not a tuple) as `never`.
  */
 export const LiteralUnion = <T extends string>(values: readonly T[], options?: { description?: string }) =>
-  Type.Unsafe<T>(Type.Union(values.map((v) => Type.Literal(v)), options));
+  Type.Unsafe<T>(
+    Type.Union(
+      values.map((v) => Type.Literal(v)),
+      options,
+    ),
+  );
 
 /** An instant: ISO 8601 in UTC with the `Z` suffix and milliseconds, as `isoTime` writes it. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z' });
@@ -51,7 +55,10 @@ export const PageMembers = {
 
 /** A cursor page: the list under its own name plus `next_cursor` and `has_more`. */
 export function Page<K extends string, T extends TSchema>(member: K, item: T, description?: string) {
-  return Type.Object({ [member]: Type.Array(item), ...PageMembers } as { [P in K]: ReturnType<typeof Type.Array<T>> } & typeof PageMembers, description ? { description } : {});
+  return Type.Object(
+    { [member]: Type.Array(item), ...PageMembers } as { [P in K]: ReturnType<typeof Type.Array<T>> } & typeof PageMembers,
+    description ? { description } : {},
+  );
 }
 
 /**

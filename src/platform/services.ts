@@ -37,9 +37,7 @@ export function createServiceRegistry(): ServiceRegistry {
         throw new Error(`service ${key.name} is not provided: list the module that provides it in dependsOn and in the module list`);
       }
       if (module && entry.owner !== undefined && entry.owner !== module.name && !module.dependsOn.includes(entry.owner)) {
-        throw new Error(
-          `module ${module.name} uses service ${key.name} of module ${entry.owner} but does not list ${entry.owner} in its dependsOn`,
-        );
+        throw new Error(`module ${module.name} uses service ${key.name} of module ${entry.owner} but does not list ${entry.owner} in its dependsOn`);
       }
       return entry.service as T;
     },

@@ -48,15 +48,17 @@ export function valid(schema: Schema | undefined, depth = 0): fc.Arbitrary<unkno
       return fc.string({ minLength: Math.max(min, 1), maxLength: Math.max(max, 1) });
     }
     case 'integer':
-      return fc.integer({ min: schema.minimum ?? (schema.exclusiveMinimum ?? -1000) + (schema.exclusiveMinimum !== undefined ? 1 : 0), max: schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : 100_000) });
+      return fc.integer({
+        min: schema.minimum ?? (schema.exclusiveMinimum ?? -1000) + (schema.exclusiveMinimum !== undefined ? 1 : 0),
+        max: schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : 100_000),
+      });
     case 'number':
       return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
     case 'boolean':
       return fc.boolean();
     case 'null':
       return fc.constant(null);
-    case 'array':
-    {
+    case 'array': {
       // A handful of items, never fewer than the schema's minimum (a batch may require 48 half hours).
       const minLength = schema.minItems ?? 0;
       return fc.array(valid(schema.items, depth + 1), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 5)) });
@@ -100,9 +102,9 @@ export function bodyVariants(schema: Schema | undefined): fc.Arbitrary<unknown> 
         if (v && typeof v === 'object') delete (v as Record<string, unknown>)[k];
         return v;
       }),
-      fc.tuple(base, pick, fc.constant(null)).chain(([v, k]) =>
-        wrongTyped(schema.properties[k]).map((w) => (v && typeof v === 'object' ? { ...(v as object), [k]: w } : v)),
-      ),
+      fc
+        .tuple(base, pick, fc.constant(null))
+        .chain(([v, k]) => wrongTyped(schema.properties[k]).map((w) => (v && typeof v === 'object' ? { ...(v as object), [k]: w } : v))),
       fc.tuple(base, pick, hostileString).map(([v, k, h]) => (v && typeof v === 'object' ? { ...(v as object), [k]: h } : v)),
       base.map((v) => (v && typeof v === 'object' ? { ...(v as object), org_id: 'someone-else', roles: ['ORG_ADMIN'], id: 'forced', __proto__x: 1 } : v)),
     );

@@ -32,8 +32,7 @@ before(async () => {
 });
 after(() => svc.stop());
 
-const page = (query: string, token = admin) =>
-  svc.request({ method: 'GET', url: `/api/hardware/admin/audit-log${query}`, headers: bearer(token) });
+const page = (query: string, token = admin) => svc.request({ method: 'GET', url: `/api/hardware/admin/audit-log${query}`, headers: bearer(token) });
 
 test('a page is newest first; following next_cursor reads every entry once', async () => {
   const seen: string[] = [];
@@ -154,7 +153,11 @@ test('a large export streams every entry once, across batches and equal timestam
   );
   const bulkAdmin = await svc.token({ orgId: 'bulk', roles: ['ORG_ADMIN'] });
   const res = await svc.request({ method: 'GET', url: '/api/hardware/admin/audit-log/export.csv?action=bulk.row', headers: bearer(bulkAdmin) });
-  const ids = res.body.split('\r\n').filter(Boolean).slice(1).map((l) => l.split(',')[0]);
+  const ids = res.body
+    .split('\r\n')
+    .filter(Boolean)
+    .slice(1)
+    .map((l) => l.split(',')[0]);
   assert.equal(ids.length, 1234);
   assert.equal(new Set(ids).size, 1234);
 });

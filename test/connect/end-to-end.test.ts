@@ -60,7 +60,10 @@ test('template → site → unmapped devices → proposal → confirm → clock 
   const run = json(created).run;
   assert.equal(run.status, 'proposed');
   assert.equal(run.elapsed_seconds, null);
-  assert.deepEqual(json(created).assets.map((a: { asset_id: string }) => a.asset_id), ['home-1.meter', 'home-1.pv_inverter', 'home-1.battery']);
+  assert.deepEqual(
+    json(created).assets.map((a: { asset_id: string }) => a.asset_id),
+    ['home-1.meter', 'home-1.pv_inverter', 'home-1.battery'],
+  );
   const bySlot = Object.fromEntries(run.proposal.entries.map((e: { slot: string }) => [e.slot, e]));
   assert.equal(bySlot.meter.device_id, 'EM-0042');
   assert.equal(bySlot.pv_inverter.device_id, 'SE-INV-7731');
@@ -78,7 +81,10 @@ test('template → site → unmapped devices → proposal → confirm → clock 
   assert.equal(confirmed.statusCode, 200, confirmed.body);
   assert.equal(json(confirmed).status, 'confirmed');
   assert.equal(json(confirmed).elapsed_seconds, 90);
-  assert.deepEqual(json(confirmed).mapping.map((m: { asset_id: string }) => m.asset_id), ['EM-0042', 'SE-INV-7731', 'GIV-BATT-22']);
+  assert.deepEqual(
+    json(confirmed).mapping.map((m: { asset_id: string }) => m.asset_id),
+    ['EM-0042', 'SE-INV-7731', 'GIV-BATT-22'],
+  );
   const again = await call(svc, admin, 'POST', `/api/hardware/sites/${SITE}/confirm-mapping`, {});
   assert.deepEqual([again.statusCode, json(again).detail], [409, 'Mapping already confirmed']);
   const assets = json(await call(svc, admin, 'GET', `/api/twin/registry/assets?site_id=${SITE}`)).assets;
@@ -132,20 +138,35 @@ test('template → site → unmapped devices → proposal → confirm → clock 
   const retry = await call(svc, admin, 'POST', `/api/hardware/ems/buffer/${SITE}/replay`, { records: readings, remaining: 0 });
   assert.equal(retry.statusCode, 200, retry.body);
   assert.deepEqual([json(retry).stored, json(retry).duplicates, json(retry).rejected], [4, 6, 0]);
-  assert.deepEqual(json(retry).results.slice(0, 6).map((r: { status: string }) => r.status), Array(6).fill('duplicate'));
+  assert.deepEqual(
+    json(retry)
+      .results.slice(0, 6)
+      .map((r: { status: string }) => r.status),
+    Array(6).fill('duplicate'),
+  );
   assert.deepEqual(json(retry).gaps, []);
   assert.equal((await liveCount('SE-INV-7731')) - before, 10, 'each reading stored exactly once');
   const rows = json(await call(svc, admin, 'GET', `/api/hardware/ems/buffer/${SITE}/rows`)).rows;
-  assert.deepEqual(rows.map((r: { sequence: number }) => r.sequence), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(
+    rows.map((r: { sequence: number }) => r.sequence),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+  );
   const status = json(await call(svc, admin, 'GET', `/api/hardware/ems/buffer/${SITE}/status`));
   assert.deepEqual([status.stored, status.duplicates, status.remaining, status.progress_pct], [10, 6, 0, 100]);
 });
 
 test('two retries of the same replay racing store each reading once (the (device, sequence) key decides)', {
-  skip: !realServers.database && 'needs PostgreSQL: the retries race for the unique (device, sequence) key in concurrent transactions on their own pooled connections; PGlite runs one at a time',
+  skip:
+    !realServers.database &&
+    'needs PostgreSQL: the retries race for the unique (device, sequence) key in concurrent transactions on their own pooled connections; PGlite runs one at a time',
 }, async () => {
   const t0 = now();
-  const readings = Array.from({ length: 50 }, (_, k) => ({ device_id: 'EM-0042', sequence: 1000 + k, ts: new Date(t0.getTime() + k * 1000).toISOString(), power_kw: 0.2 }));
+  const readings = Array.from({ length: 50 }, (_, k) => ({
+    device_id: 'EM-0042',
+    sequence: 1000 + k,
+    ts: new Date(t0.getTime() + k * 1000).toISOString(),
+    power_kw: 0.2,
+  }));
   const before = await liveCount('EM-0042');
   const [a, b, c] = await Promise.all([0, 1, 2].map(() => call(svc, admin, 'POST', `/api/hardware/ems/buffer/${SITE}/replay`, { records: readings })));
   for (const r of [a, b, c]) assert.equal(r.statusCode, 200, r.body);

@@ -39,7 +39,13 @@ before(async () => {
     ['flat7-inv', 'inverter', 'flat7-meter'],
     ['flat7-batt', 'battery', 'flat7-inv'],
   ]) {
-    const r = await call(svc, admin, 'POST', '/api/twin/registry/assets', { asset_id, asset_class, site_id: SITE, name: asset_id, ...(parent_asset_id && { parent_asset_id }) });
+    const r = await call(svc, admin, 'POST', '/api/twin/registry/assets', {
+      asset_id,
+      asset_class,
+      site_id: SITE,
+      name: asset_id,
+      ...(parent_asset_id && { parent_asset_id }),
+    });
     assert.equal(r.statusCode, 201, r.body);
   }
 });
@@ -73,11 +79,16 @@ test('connector flow: report → proposal → confirm (PUT) → readings normali
   assert.equal(proposed['sensor.battery_level'].measurement, 'soc_pct');
   assert.equal(proposed['sensor.grid_power'].asset_id, 'flat7-meter');
   assert.equal(proposed['sensor.grid_power'].sign, 'positive_is_import');
-  assert.deepEqual(json(rep).ignored.map((i: { entity_id: string }) => i.entity_id), ['sensor.living_room_humidity']);
+  assert.deepEqual(
+    json(rep).ignored.map((i: { entity_id: string }) => i.entity_id),
+    ['sensor.living_room_humidity'],
+  );
   assert.equal(json(rep).mapping_status, 'proposed');
 
   // Before a person confirms, nothing is mapped: readings are kept in raw only.
-  const early = await withKey(write, 'POST', `${BASE}/v1/sites/${SITE}/telemetry`, { readings: [{ entity_id: 'sensor.solar_power', state: '100', ts: '2026-11-23T11:59:00Z' }] });
+  const early = await withKey(write, 'POST', `${BASE}/v1/sites/${SITE}/telemetry`, {
+    readings: [{ entity_id: 'sensor.solar_power', state: '100', ts: '2026-11-23T11:59:00Z' }],
+  });
   assert.equal(json(early).unmapped, 1);
 
   const viewerPut = await call(svc, viewer, 'PUT', `${BASE}/sites/${SITE}/mapping`, {});
@@ -101,7 +112,10 @@ test('connector flow: report → proposal → confirm (PUT) → readings normali
   assert.equal(post.statusCode, 200, post.body);
   const out = json(post);
   assert.deepEqual([out.stored, out.unmapped, out.rejected], [3, 1, 1]);
-  assert.deepEqual(out.results.map((r: { value: number | null }) => r.value), [-2.5, 54, 0.8, null, null]);
+  assert.deepEqual(
+    out.results.map((r: { value: number | null }) => r.value),
+    [-2.5, 54, 0.8, null, null],
+  );
   assert.equal(out.results[4].reason, 'unavailable');
 
   const events = json(await call(svc, admin, 'GET', `/api/telemetry/live/events?limit=50&asset_id=flat7-inv`));
@@ -113,7 +127,10 @@ test('connector flow: report → proposal → confirm (PUT) → readings normali
   assert.equal(connList[0].raw.unmapped_entities[0].entity_id, 'sensor.living_room_humidity');
 
   const sites = json(await call(svc, viewer, 'GET', `${BASE}/sites`));
-  assert.deepEqual(sites.sites.map((s: { site_id: string; mapping_status: string }) => [s.site_id, s.mapping_status]), [[SITE, 'confirmed']]);
+  assert.deepEqual(
+    sites.sites.map((s: { site_id: string; mapping_status: string }) => [s.site_id, s.mapping_status]),
+    [[SITE, 'confirmed']],
+  );
   const site = json(await call(svc, viewer, 'GET', `${BASE}/sites/${SITE}`));
   assert.deepEqual(site.readings, { received: 6, stored: 3, unmapped: 2, rejected: 1 });
   assert.equal(site.read_only, true);
@@ -136,18 +153,34 @@ test('connector flow: report → proposal → confirm (PUT) → readings normali
 test('PUT with entries edits the mapping: assets must be at the site, units must measure the measurement; 409 with nothing to confirm', async () => {
   const site = 'flat-8';
   await call(svc, admin, 'POST', '/api/twin/registry/assets', { asset_id: 'flat8-hp', asset_class: 'heat_pump', site_id: site, name: 'HP' });
-  await withKey(write, 'POST', `${BASE}/v1/sites/${site}/report`, { entities: [{ entity_id: 'sensor.flow_temp', device_class: 'temperature', unit_of_measurement: '°F' }] });
+  await withKey(write, 'POST', `${BASE}/v1/sites/${site}/report`, {
+    entities: [{ entity_id: 'sensor.flow_temp', device_class: 'temperature', unit_of_measurement: '°F' }],
+  });
   const nothing = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, {});
   assert.deepEqual([nothing.statusCode, json(nothing).detail], [409, 'No mapping to confirm; report entities first or send one']);
-  const wrongAsset = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, { entries: [{ entity_id: 'sensor.flow_temp', asset_id: 'flat7-inv', measurement: 'temp_c', unit: '°F' }] });
+  const wrongAsset = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, {
+    entries: [{ entity_id: 'sensor.flow_temp', asset_id: 'flat7-inv', measurement: 'temp_c', unit: '°F' }],
+  });
   assert.equal(wrongAsset.statusCode, 422);
   assert.deepEqual(json(wrongAsset).detail[0].loc, ['body', 'entries', 0, 'asset_id']);
-  const wrongUnit = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, { entries: [{ entity_id: 'sensor.flow_temp', asset_id: 'flat8-hp', measurement: 'temp_c', unit: 'W' }] });
+  const wrongUnit = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, {
+    entries: [{ entity_id: 'sensor.flow_temp', asset_id: 'flat8-hp', measurement: 'temp_c', unit: 'W' }],
+  });
   assertRefused(wrongUnit, 422, { fields: ['body.entries.0.unit'] });
-  const ok = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, { entries: [{ entity_id: 'sensor.flow_temp', asset_id: 'flat8-hp', measurement: 'temp_c', unit: '°F' }] });
+  const ok = await call(svc, admin, 'PUT', `${BASE}/sites/${site}/mapping`, {
+    entries: [{ entity_id: 'sensor.flow_temp', asset_id: 'flat8-hp', measurement: 'temp_c', unit: '°F' }],
+  });
   assert.equal(ok.statusCode, 200, ok.body);
-  const post = json(await withKey(write, 'POST', `${BASE}/v1/sites/${site}/telemetry`, { readings: [{ entity_id: 'sensor.flow_temp', state: 104, ts: '2026-11-23T12:10:00Z' }] }));
-  assert.deepEqual(post.results.map((r: { value: number }) => r.value), [40], '104 °F is 40 °C');
+  const post = json(
+    await withKey(write, 'POST', `${BASE}/v1/sites/${site}/telemetry`, {
+      readings: [{ entity_id: 'sensor.flow_temp', state: 104, ts: '2026-11-23T12:10:00Z' }],
+    }),
+  );
+  assert.deepEqual(
+    post.results.map((r: { value: number }) => r.value),
+    [40],
+    '104 °F is 40 °C',
+  );
 });
 
 test('refusals: scopes, bearer on key operations, keys on people operations, other organisation, unknown site, bad input', async () => {
@@ -180,7 +213,10 @@ test('the people operations of the connector carry X-Request-Id too (concepts 7.
     await svc.request({ method: 'PUT', url: `${BASE}/sites/nowhere/mapping`, headers: { authorization: `Bearer ${admin}`, 'x-request-id': id }, payload: {} }),
     await svc.request({ method: 'DELETE', url: `${BASE}/sites/${SITE}/mapping`, headers: { authorization: `Bearer ${viewer}`, 'x-request-id': id } }),
   ];
-  assert.deepEqual(answers.map((r) => r.statusCode), [200, 200, 200, 404, 403]);
+  assert.deepEqual(
+    answers.map((r) => r.statusCode),
+    [200, 200, 200, 404, 403],
+  );
   assert.deepEqual(json(answers[3]), { detail: 'Not Found' }, 'outside /api/devtools the error body stays {detail}');
   assert.deepEqual(json(answers[4]), { detail: 'Insufficient permissions' });
   for (const r of answers) assert.equal(r.headers['x-request-id'], id, r.body);

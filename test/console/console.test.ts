@@ -48,8 +48,22 @@ before(async () => {
   // Site "home" for the energy screen: a site meter importing 1.5 kW from midnight to 06:00 and
   // exporting 1 kW from 11:00 to 14:00 UTC on 23 November, and PV at 2 kW from 09:00 to 15:00,
   // sampled every 5 minutes (the ledger integrates power over each half hour).
-  await ok(svc, admin, 'POST', '/api/twin/registry/assets', { asset_id: 'home-meter', site_id: 'home', type: 'meter', name: 'Home meter', asset_class: 'site_meter', details: {} }, 201);
-  await ok(svc, admin, 'POST', '/api/twin/registry/assets', { asset_id: 'home-pv', site_id: 'home', type: 'inverter', name: 'Home PV', asset_class: 'inverter', parent_asset_id: 'home-meter', details: {} }, 201);
+  await ok(
+    svc,
+    admin,
+    'POST',
+    '/api/twin/registry/assets',
+    { asset_id: 'home-meter', site_id: 'home', type: 'meter', name: 'Home meter', asset_class: 'site_meter', details: {} },
+    201,
+  );
+  await ok(
+    svc,
+    admin,
+    'POST',
+    '/api/twin/registry/assets',
+    { asset_id: 'home-pv', site_id: 'home', type: 'inverter', name: 'Home PV', asset_class: 'inverter', parent_asset_id: 'home-meter', details: {} },
+    201,
+  );
   const records = [];
   for (let t = Date.parse('2026-11-23T00:00:00Z'); t <= Date.parse('2026-11-24T00:00:00Z'); t += 300_000) {
     const h = new Date(t).getUTCHours();
@@ -58,10 +72,23 @@ before(async () => {
   }
   await ok(svc, admin, 'POST', '/api/telemetry/ingest', records);
   // One signed settlement receipt for the receipts screen.
-  await ok(svc, admin, 'POST', '/api/vpp/vpp/settle/receipts/issue', {
-    site_id: 'S1', asset_id: 'bat-1', reference: 'dispatch-1', period_start: '2026-11-23T17:00:00Z', period_end: '2026-11-23T17:30:00Z',
-    direction: 'turn_down', delivered_wh: 1250, source_basis: 'measured',
-  }, 201);
+  await ok(
+    svc,
+    admin,
+    'POST',
+    '/api/vpp/vpp/settle/receipts/issue',
+    {
+      site_id: 'S1',
+      asset_id: 'bat-1',
+      reference: 'dispatch-1',
+      period_start: '2026-11-23T17:00:00Z',
+      period_end: '2026-11-23T17:30:00Z',
+      direction: 'turn_down',
+      delivered_wh: 1250,
+      source_basis: 'measured',
+    },
+    201,
+  );
   base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
   base2 = await second.app.listen({ port: 0, host: '127.0.0.1' });
 });
@@ -156,7 +183,10 @@ test('a subscriber gets its own organisation’s telemetry and alert transitions
     // The other organisation ingests after; its subscriber sees its own batch and never the first one.
     await ok(svc, other, 'POST', '/api/telemetry/ingest', [{ asset_id: 'x-1', ts, power_kw: 1 }]);
     await theirs.next('the other organisation’s telemetry', (e) => e.event === 'telemetry');
-    assert.deepEqual(theirs.events.filter((e) => e.event === 'telemetry').map((e) => e.data.records[0].asset_id), ['x-1']);
+    assert.deepEqual(
+      theirs.events.filter((e) => e.event === 'telemetry').map((e) => e.data.records[0].asset_id),
+      ['x-1'],
+    );
 
     // Alerts: evaluation raises them; the relay job puts them on the bus.
     const ev = await ok(svc, admin, 'POST', '/api/hardware/ems/alerts/evaluate');
@@ -164,7 +194,10 @@ test('a subscriber gets its own organisation’s telemetry and alert transitions
     await svc.runDue();
     const alert = await mine.next('an alert', (e) => e.event === 'alert');
     assert.equal(alert.data.transition, 'raised');
-    assert.ok(ev.raised.some((a: { id: string }) => a.id === alert.data.alert.id), 'a raised alert of this organisation');
+    assert.ok(
+      ev.raised.some((a: { id: string }) => a.id === alert.data.alert.id),
+      'a raised alert of this organisation',
+    );
     await onSecond.next('an alert on the second instance', (e) => e.event === 'alert');
     // Resolution is a transition too.
     const target = ev.raised[0];
@@ -202,14 +235,25 @@ test('the console is served at / with a content security policy naming this orig
 const noBrowser = !existsSync(CHROMIUM) && `needs ${CHROMIUM} (apt-get install chromium chromium-driver; .ci/run installs it)`;
 const shots = process.env.CONSOLE_SCREENSHOTS;
 
-test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowledge an alert, issue and revoke an API key, sign out; axe finds nothing serious on any screen', { skip: noBrowser }, async (t) => {
+test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowledge an alert, issue and revoke an API key, sign out; axe finds nothing serious on any screen', {
+  skip: noBrowser,
+}, async (t) => {
   const { chromium } = await import('playwright-core');
   const axeSource = readFileSync(join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
   const profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1280, height: 900 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
@@ -243,7 +287,11 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
     await page.evaluate(axeSource);
     const result: any = await page.evaluate(() => (globalThis as any).axe.run(document, { resultTypes: ['violations'] }));
     const bad = result.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(bad.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`), [], `axe on ${screen}`);
+    assert.deepEqual(
+      bad.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`),
+      [],
+      `axe on ${screen}`,
+    );
   }
   async function shot(name: string) {
     if (shots) {
@@ -287,7 +335,7 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
       // 24 hourly buckets of the seeded half-hourly records (the service's clock is at the last one).
       assert.ok(Number(await chart.getAttribute('data-points')) >= 23, 'the chart has the seeded buckets');
       assert.match((await chart.getAttribute('aria-label')) ?? '', /^soc per 1 hour\. \d+ points; min 80 %, max 8\d %/);
-      assert.equal(await page.locator('.chart canvas').count() >= 1, true, 'uPlot drew on a canvas');
+      assert.equal((await page.locator('.chart canvas').count()) >= 1, true, 'uPlot drew on a canvas');
       await page.getByText('● Live').waitFor();
       const ts = clockOf(svc).now().toISOString();
       await ok(svc, admin, 'POST', '/api/telemetry/ingest', [{ asset_id: 'bat-1', ts, power_kw: 4.25, soc_pct: 82 }]);
@@ -325,7 +373,11 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
       await first.waitFor();
       const impacts = await page.locator('ol.alerts .impact').allInnerTexts();
       const values = impacts.map((s) => Number(s.replace(/[£,]|a day/g, '')));
-      assert.deepEqual(values, [...values].sort((a, b) => b - a), 'highest impact first');
+      assert.deepEqual(
+        values,
+        [...values].sort((a, b) => b - a),
+        'highest impact first',
+      );
       const listed = json(await call(svc, admin, 'GET', '/api/hardware/ems/alerts')).alerts;
       const top = listed.find((a: any) => !a.acknowledged_at);
       assert.ok(top);
@@ -360,7 +412,11 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
       await page.getByText('Revoked “Console test key”.').waitFor();
       const revoked = json(await call(svc, admin, 'GET', '/api/devtools/apikeys')).api_keys.find((k: any) => k.id === made.id);
       assert.equal(revoked.status, 'revoked');
-      const afterRevoke = await svc.request({ method: 'GET', url: '/api/devtools/partner/v1/telemetry/latest', headers: { authorization: `Bearer ${secret}` } });
+      const afterRevoke = await svc.request({
+        method: 'GET',
+        url: '/api/devtools/partner/v1/telemetry/latest',
+        headers: { authorization: `Bearer ${secret}` },
+      });
       assertRefused(afterRevoke, 401, 'Invalid or expired API key');
     });
 

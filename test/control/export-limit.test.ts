@@ -36,7 +36,8 @@ after(() => svc.stop());
 
 const cfgUrl = (site = SITE) => `/api/hardware/ems/control/sites/${site}/config`;
 const balance = async () => ok(svc, viewer, 'GET', `/api/hardware/ems/control/sites/${SITE}/balance`);
-const scenario = (load_kw: number, pv_available_kw: number, extra: object = {}) => ok(svc, admin, 'POST', `/api/hardware/ems/control/demo/sites/${SITE}/scenario`, { load_kw, pv_available_kw, ...extra });
+const scenario = (load_kw: number, pv_available_kw: number, extra: object = {}) =>
+  ok(svc, admin, 'POST', `/api/hardware/ems/control/demo/sites/${SITE}/scenario`, { load_kw, pv_available_kw, ...extra });
 const run = () => call(svc, operator, 'POST', `/api/hardware/ems/export-limit/${SITE}/run`);
 
 test('configuration: defaults, set, kept members, refusals', async () => {
@@ -50,14 +51,21 @@ test('configuration: defaults, set, kept members, refusals', async () => {
 
   assertRefused(await call(svc, admin, 'PUT', cfgUrl(), { export_limitation: { enabled: true } }), 422, { fields: ['body.export_limitation.limit_kw'] });
   assertRefused(
-    await call(svc, admin, 'PUT', cfgUrl(), { connection: { import_limit_kw: 20, export_limit_kw: 2, category: 'G99' }, export_limitation: { enabled: true, limit_kw: 3 } }),
-    422, { fields: ['body.export_limitation.limit_kw'] },
+    await call(svc, admin, 'PUT', cfgUrl(), {
+      connection: { import_limit_kw: 20, export_limit_kw: 2, category: 'G99' },
+      export_limitation: { enabled: true, limit_kw: 3 },
+    }),
+    422,
+    { fields: ['body.export_limitation.limit_kw'] },
   );
   assertRefused(await call(svc, admin, 'PUT', cfgUrl(), { settle_seconds: 0 }), 422, { fields: ['body.settle_seconds'] });
   assertRefused(await call(svc, viewer, 'PUT', cfgUrl(), { settle_seconds: 5 }), 403, /./);
   assertRefused(await call(svc, other, 'PUT', cfgUrl(), { settle_seconds: 5 }), 404, 'Site not found');
 
-  const put = await ok(svc, admin, 'PUT', cfgUrl(), { connection: { import_limit_kw: 20, export_limit_kw: 3.68, category: 'G99', reference: 'NG-123' }, export_limitation: { enabled: true, limit_kw: 3 } });
+  const put = await ok(svc, admin, 'PUT', cfgUrl(), {
+    connection: { import_limit_kw: 20, export_limit_kw: 3.68, category: 'G99', reference: 'NG-123' },
+    export_limitation: { enabled: true, limit_kw: 3 },
+  });
   assert.equal(put.configured, true);
   assert.deepEqual(put.export_limitation, { enabled: true, limit_kw: 3, margin_kw: 0.2 });
   assert.deepEqual(put.connection, { import_limit_kw: 20, export_limit_kw: 3.68, category: 'G99', phases: 1, reference: 'NG-123' });
@@ -70,7 +78,12 @@ test('configuration: defaults, set, kept members, refusals', async () => {
   assert.deepEqual((await ok(svc, viewer, 'GET', cfgUrl())).connection, put.connection);
 
   // A production organisation: recorded, no loop.
-  const ingest = await call(svc, prod, 'POST', '/api/telemetry/ingest', { device_id: 'plant-meter', site_ref: 'plant-1', ts: '2026-06-21T03:59:00Z', power_kw: 1 });
+  const ingest = await call(svc, prod, 'POST', '/api/telemetry/ingest', {
+    device_id: 'plant-meter',
+    site_ref: 'plant-1',
+    ts: '2026-06-21T03:59:00Z',
+    power_kw: 1,
+  });
   assert.equal(ingest.statusCode, 200, ingest.body);
   const p = await ok(svc, prod, 'PUT', cfgUrl('plant-1'), { export_limitation: { enabled: true, limit_kw: 10 } });
   assert.equal(p.loop.active, false);
@@ -80,8 +93,22 @@ test('configuration: defaults, set, kept members, refusals', async () => {
 test('the 30 s loop holds a demo site under its limit through a scripted day', async () => {
   // Hourly from 05:00 to 20:00 UTC: PV available and site load.
   const day: [number, number][] = [
-    [0.2, 0.6], [1.5, 0.8], [3, 0.7], [4.5, 0.6], [6, 0.9], [7, 1.2], [7.8, 0.5], [8, 0.4],
-    [7.6, 1.5], [6.8, 0.7], [5.5, 0.6], [4, 2.2], [2.5, 1.8], [1.2, 2.5], [0.4, 1.9], [0, 1.2],
+    [0.2, 0.6],
+    [1.5, 0.8],
+    [3, 0.7],
+    [4.5, 0.6],
+    [6, 0.9],
+    [7, 1.2],
+    [7.8, 0.5],
+    [8, 0.4],
+    [7.6, 1.5],
+    [6.8, 0.7],
+    [5.5, 0.6],
+    [4, 2.2],
+    [2.5, 1.8],
+    [1.2, 2.5],
+    [0.4, 1.9],
+    [0, 1.2],
   ];
   const before = (await ok(svc, viewer, 'GET', `/api/hardware/ems/export-limit/${SITE}/events?limit=200`)).events.length;
   let ticks = 0;
@@ -105,8 +132,14 @@ test('the 30 s loop holds a demo site under its limit through a scripted day', a
   assert.ok(outcomes.has('held'), [...outcomes].join());
   assert.ok(!outcomes.has('over_limit'), [...outcomes].join());
   const commands = events.flatMap((e: any) => e.commands);
-  assert.ok(commands.some((c: any) => c.device_id === 'farm-1.battery' && c.value_kw > 0), 'the battery charged');
-  assert.ok(commands.some((c: any) => c.device_id === 'farm-1.pv' && c.value_kw < 8), 'PV was curtailed');
+  assert.ok(
+    commands.some((c: any) => c.device_id === 'farm-1.battery' && c.value_kw > 0),
+    'the battery charged',
+  );
+  assert.ok(
+    commands.some((c: any) => c.device_id === 'farm-1.pv' && c.value_kw < 8),
+    'PV was curtailed',
+  );
   assert.ok(commands.every((c: any) => c.verdict === 'verified'));
   // Each event's decision says the same.
   const d = await ok(svc, viewer, 'GET', `/api/hardware/ems/decisions/${events[0].decision_id}`);
@@ -129,7 +162,10 @@ test('the loop’s meter readings are simulated wherever they are read back: sto
   assert.equal(recent.statusCode, 200, recent.body);
   const events = json(recent).events;
   assert.ok(events.length > 0);
-  assert.ok(events.every((e: any) => e.raw.simulated === true && e.raw.source === 'demo-device-model' && e.status !== 'measured'), JSON.stringify(events[0]));
+  assert.ok(
+    events.every((e: any) => e.raw.simulated === true && e.raw.source === 'demo-device-model' && e.status !== 'measured'),
+    JSON.stringify(events[0]),
+  );
   const reads = [
     '/api/telemetry/live/events?asset_id=farm-1.meter',
     '/api/telemetry/assets/smart-meter/farm-1.meter/history?range=hourly',
@@ -145,7 +181,10 @@ test('the loop’s meter readings are simulated wherever they are read back: sto
   // A production organisation's readings keep the basis each operation declares.
   const p = await call(svc, prod, 'GET', '/api/telemetry/live/events?asset_id=plant-meter');
   assert.equal(p.headers['x-platform-data-basis'], 'stored');
-  assert.equal((await call(svc, prod, 'GET', '/api/telemetry/assets/smart-meter/plant-meter/history?range=hourly')).headers['x-platform-data-basis'], 'calculated');
+  assert.equal(
+    (await call(svc, prod, 'GET', '/api/telemetry/assets/smart-meter/plant-meter/history?range=hourly')).headers['x-platform-data-basis'],
+    'calculated',
+  );
 });
 
 test('run on demand: one iteration now; refusals', async () => {
@@ -162,7 +201,13 @@ test('run on demand: one iteration now; refusals', async () => {
   assert.ok(e.export_before_kw > 3);
   assert.ok(e.export_after_kw <= 3.05, JSON.stringify(e));
   assert.equal(e.outcome, 'held');
-  assert.deepEqual(e.commands.map((c: any) => [c.device_id, c.verdict]), [['farm-1.battery', 'readback_mismatch'], ['farm-1.pv', 'verified']]);
+  assert.deepEqual(
+    e.commands.map((c: any) => [c.device_id, c.verdict]),
+    [
+      ['farm-1.battery', 'readback_mismatch'],
+      ['farm-1.pv', 'verified'],
+    ],
+  );
   await ok(svc, admin, 'POST', '/api/hardware/ems/control/demo/devices/farm-1.battery/behaviour', { behaviour: 'normal' });
 
   assertRefused(await call(svc, viewer, 'POST', `/api/hardware/ems/export-limit/${SITE}/run`), 403, /./);
@@ -190,9 +235,19 @@ test('overrides: the loop respects one; revoke records who and why; expiry ends 
   await ok(svc, admin, 'POST', '/api/hardware/ems/control/setpoints', { site_id: SITE, device_id: 'farm-1.pv', value_kw: 8 });
   await ok(svc, admin, 'POST', '/api/hardware/ems/control/setpoints', { site_id: SITE, device_id: 'farm-1.battery', value_kw: 0 });
 
-  const created = await ok(svc, operator, 'POST', '/api/hardware/ems/overrides', {
-    site_id: SITE, reason: 'Inverter firmware update on site', authority: 'Site manager J. Smith', expires_at: new Date(now() + 3_600_000).toISOString(),
-  }, 201);
+  const created = await ok(
+    svc,
+    operator,
+    'POST',
+    '/api/hardware/ems/overrides',
+    {
+      site_id: SITE,
+      reason: 'Inverter firmware update on site',
+      authority: 'Site manager J. Smith',
+      expires_at: new Date(now() + 3_600_000).toISOString(),
+    },
+    201,
+  );
   assert.equal(created.status, 'active');
   assert.equal(created.created_by, 'user-otto');
   const held = json(await run());
@@ -219,17 +274,35 @@ test('overrides: the loop respects one; revoke records who and why; expiry ends 
   assert.equal(revoked.status, 'revoked');
   assert.equal(revoked.revoked_by, 'user-ada');
   assert.equal(revoked.revoke_reason, 'Update finished early');
-  assertRefused(await call(svc, admin, 'POST', `/api/hardware/ems/overrides/${created.override_id}/revoke`, { reason: 'again' }), 409, 'Override not active: revoked');
+  assertRefused(
+    await call(svc, admin, 'POST', `/api/hardware/ems/overrides/${created.override_id}/revoke`, { reason: 'again' }),
+    409,
+    'Override not active: revoked',
+  );
   assert.equal(json(await run()).outcome, 'held');
 
   // A device override: the loop leaves the battery alone and curtails PV.
   await ok(svc, admin, 'POST', '/api/hardware/ems/control/setpoints', { site_id: SITE, device_id: 'farm-1.pv', value_kw: 8 });
   await ok(svc, admin, 'POST', '/api/hardware/ems/control/setpoints', { site_id: SITE, device_id: 'farm-1.battery', value_kw: 0 });
-  const dev = await ok(svc, operator, 'POST', '/api/hardware/ems/overrides', {
-    site_id: SITE, device_id: 'farm-1.battery', reason: 'Cell balancing', authority: 'Battery vendor', expires_at: new Date(now() + 60_000).toISOString(),
-  }, 201);
+  const dev = await ok(
+    svc,
+    operator,
+    'POST',
+    '/api/hardware/ems/overrides',
+    {
+      site_id: SITE,
+      device_id: 'farm-1.battery',
+      reason: 'Cell balancing',
+      authority: 'Battery vendor',
+      expires_at: new Date(now() + 60_000).toISOString(),
+    },
+    201,
+  );
   const e = json(await run());
-  assert.deepEqual(e.commands.map((c: any) => c.device_id), ['farm-1.pv']);
+  assert.deepEqual(
+    e.commands.map((c: any) => c.device_id),
+    ['farm-1.pv'],
+  );
   // Expiry ends it by itself.
   clockOf(svc).advance(61_000);
   const list = await ok(svc, viewer, 'GET', `/api/hardware/ems/overrides?site_id=${SITE}`);
@@ -237,12 +310,20 @@ test('overrides: the loop respects one; revoke records who and why; expiry ends 
   assert.equal((await ok(svc, viewer, 'GET', '/api/hardware/ems/overrides?status=expired')).overrides.length, 1);
   assert.equal((await ok(svc, viewer, 'GET', '/api/hardware/ems/overrides?status=revoked')).overrides.length, 1);
   assert.equal((await ok(svc, viewer, 'GET', '/api/hardware/ems/overrides?status=active')).overrides.length, 0);
-  assertRefused(await call(svc, admin, 'POST', `/api/hardware/ems/overrides/${dev.override_id}/revoke`, { reason: 'late' }), 409, 'Override not active: expired');
+  assertRefused(
+    await call(svc, admin, 'POST', `/api/hardware/ems/overrides/${dev.override_id}/revoke`, { reason: 'late' }),
+    409,
+    'Override not active: expired',
+  );
 
   // Refusals.
   const base = { site_id: SITE, reason: 'r', authority: 'a', expires_at: new Date(now() + 60_000).toISOString() };
-  assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { ...base, expires_at: new Date(now() - 1000).toISOString() }), 422, { fields: ['body.expires_at'] });
-  assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { ...base, expires_at: new Date(now() + 8 * 86_400_000).toISOString() }), 422, { fields: ['body.expires_at'] });
+  assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { ...base, expires_at: new Date(now() - 1000).toISOString() }), 422, {
+    fields: ['body.expires_at'],
+  });
+  assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { ...base, expires_at: new Date(now() + 8 * 86_400_000).toISOString() }), 422, {
+    fields: ['body.expires_at'],
+  });
   assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { ...base, reason: '' }), 422, { fields: ['body.reason'] });
   assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { ...base, device_id: 'elsewhere' }), 422, { fields: ['body.device_id'] });
   assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { ...base, site_id: 'nowhere' }), 404, 'Site not found');
@@ -263,9 +344,15 @@ test('sites under control; refusals', async () => {
   assert.equal(farm.connection.reference, 'NG-123');
   assert.ok(farm.last_setpoint_at);
   assert.ok(farm.last_export_event.outcome);
-  assert.deepEqual(s.sites.map((x: any) => x.site_id), ['bare-1', 'farm-1']);
+  assert.deepEqual(
+    s.sites.map((x: any) => x.site_id),
+    ['bare-1', 'farm-1'],
+  );
   const p = await ok(svc, prod, 'GET', '/api/hardware/ems/control/sites');
-  assert.deepEqual(p.sites.map((x: any) => [x.site_id, x.device_model, x.export_limitation.loop_active]), [['plant-1', false, false]]);
+  assert.deepEqual(
+    p.sites.map((x: any) => [x.site_id, x.device_model, x.export_limitation.loop_active]),
+    [['plant-1', false, false]],
+  );
   assertRefused(await call(svc, null, 'GET', '/api/hardware/ems/control/sites'), 401, /./);
 });
 
@@ -279,19 +366,30 @@ test('retention: idle scheduled iterations older than 7 days go with their decis
   const idle = before.filter((e: any) => e.trigger === 'schedule' && e.action === 'none');
   const kept = before.filter((e: any) => !(e.trigger === 'schedule' && e.action === 'none'));
   assert.ok(idle.length > 0 && kept.some((e: any) => e.trigger === 'schedule'), 'the day had idle and acting ticks');
-  assert.ok(kept.some((e: any) => e.trigger !== 'schedule'), 'and a run on demand');
+  assert.ok(
+    kept.some((e: any) => e.trigger !== 'schedule'),
+    'and a run on demand',
+  );
   // Six days on: nothing is old enough yet.
   const last = Math.max(...before.map((e: any) => Date.parse(e.at)));
   clockOf(svc).set(new Date(last + 6 * 86_400_000));
   await svc.runDue();
   const six = await list();
-  for (const e of before) assert.ok(six.some((x: any) => x.event_id === e.event_id), `kept at 6 days: ${e.event_id}`);
+  for (const e of before)
+    assert.ok(
+      six.some((x: any) => x.event_id === e.event_id),
+      `kept at 6 days: ${e.event_id}`,
+    );
   // Eight days on: the idle ticks of that day are gone, their decisions too; the rest is whole.
   clockOf(svc).set(new Date(last + 8 * 86_400_000 + 3_600_000));
   await svc.runDue();
   const after = await list();
   for (const e of idle) assert.ok(!after.some((x: any) => x.event_id === e.event_id), `idle tick ${e.tick_at} purged`);
-  for (const e of kept) assert.ok(after.some((x: any) => x.event_id === e.event_id), `kept: ${e.trigger} ${e.action} ${e.at}`);
+  for (const e of kept)
+    assert.ok(
+      after.some((x: any) => x.event_id === e.event_id),
+      `kept: ${e.trigger} ${e.action} ${e.at}`,
+    );
   assertRefused(await call(svc, viewer, 'GET', `/api/hardware/ems/decisions/${idle[0].decision_id}`), 404, 'Decision not found');
   const d = await ok(svc, viewer, 'GET', `/api/hardware/ems/decisions/${kept[0].decision_id}`);
   assert.equal(d.decision_id, kept[0].decision_id);

@@ -34,12 +34,25 @@ test('guardrails: none before an agreement; import, export and the G98 limit aft
   const none = await ok(svc, viewer, 'GET', g(`/sites/${SITE}/guardrails`));
   assert.equal(none.configured, false);
   assert.deepEqual(none.guardrails, []);
-  assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), { intervals: [{ boundary_kw: 1 }] }), 409, 'No grid connection agreement for this site');
+  assertRefused(
+    await call(svc, viewer, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), { intervals: [{ boundary_kw: 1 }] }),
+    409,
+    'No grid connection agreement for this site',
+  );
 
-  await ok(svc, admin, 'PUT', `/api/hardware/ems/control/sites/${SITE}/config`, { connection: { import_limit_kw: 15, export_limit_kw: 3.68, category: 'G98', phases: 1 } });
+  await ok(svc, admin, 'PUT', `/api/hardware/ems/control/sites/${SITE}/config`, {
+    connection: { import_limit_kw: 15, export_limit_kw: 3.68, category: 'G98', phases: 1 },
+  });
   const gr = await ok(svc, viewer, 'GET', g(`/sites/${SITE}/guardrails`));
   assert.equal(gr.configured, true);
-  assert.deepEqual(gr.guardrails.map((x: any) => [x.rule, x.limit_kw]), [['import_limit', 15], ['export_limit', 3.68], ['g98_generation', 3.68]]);
+  assert.deepEqual(
+    gr.guardrails.map((x: any) => [x.rule, x.limit_kw]),
+    [
+      ['import_limit', 15],
+      ['export_limit', 3.68],
+      ['g98_generation', 3.68],
+    ],
+  );
   assertRefused(await call(svc, viewer, 'GET', g('/sites/nowhere/guardrails')), 404, 'Site not found');
   assertRefused(await call(svc, other, 'GET', g(`/sites/${SITE}/guardrails`)), 404, 'Site not found');
 });
@@ -54,7 +67,14 @@ test('evaluate a plan and a setpoint against the guardrails; each is a logged de
   });
   assert.equal(plan.allowed, false);
   assert.equal(plan.checked, 3);
-  assert.deepEqual(plan.violations.map((v: any) => [v.index, v.rule, v.excess_kw]), [[1, 'import_limit', 1.5], [2, 'export_limit', 0.32], [2, 'g98_generation', 0.82]]);
+  assert.deepEqual(
+    plan.violations.map((v: any) => [v.index, v.rule, v.excess_kw]),
+    [
+      [1, 'import_limit', 1.5],
+      [2, 'export_limit', 0.32],
+      [2, 'g98_generation', 0.82],
+    ],
+  );
   const d = await ok(svc, viewer, 'GET', `/api/hardware/ems/decisions/${plan.decision_id}`);
   assert.equal(d.kind, 'guardrail');
   assert.equal(d.outcome.violations, 3);
@@ -63,7 +83,13 @@ test('evaluate a plan and a setpoint against the guardrails; each is a logged de
   const sp = await ok(svc, viewer, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), { setpoint: { device_id: 'depot-1.battery', value_kw: -2 } });
   assert.equal(sp.subject, 'setpoint');
   assert.equal(sp.allowed, false);
-  assert.deepEqual(sp.violations.map((v: any) => [v.rule, v.value_kw]), [['export_limit', 5], ['g98_generation', 5]]);
+  assert.deepEqual(
+    sp.violations.map((v: any) => [v.rule, v.value_kw]),
+    [
+      ['export_limit', 5],
+      ['g98_generation', 5],
+    ],
+  );
   const fine = await ok(svc, viewer, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), { setpoint: { device_id: 'depot-1.pv', value_kw: 3 } });
   assert.equal(fine.allowed, true);
   // Nothing was sent to a device.
@@ -72,7 +98,9 @@ test('evaluate a plan and a setpoint against the guardrails; each is a logged de
 
   assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), {}), 422, { fields: ['body'] });
   assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), { intervals: [] }), 422, { fields: ['body.intervals'] });
-  assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), { setpoint: { device_id: 'depot-1.load', value_kw: 1 } }), 422, { fields: ['body.setpoint.device_id'] });
+  assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), { setpoint: { device_id: 'depot-1.load', value_kw: 1 } }), 422, {
+    fields: ['body.setpoint.device_id'],
+  });
   assertRefused(await call(svc, other, 'POST', g(`/sites/${SITE}/guardrails/evaluate`), { intervals: [{ boundary_kw: 1 }] }), 404, 'Site not found');
 });
 
@@ -107,25 +135,47 @@ test('agreements/read extracts limits from stated fields, with units and provena
 
 test('agreements/confirm answers what would be stored and saves nothing', async () => {
   const before = await ok(svc, viewer, 'GET', `/api/hardware/ems/control/sites/${SITE}/config`);
-  const c = await ok(svc, viewer, 'POST', g('/agreements/confirm'), { site_id: SITE, import_limit_kw: 95, export_limit_kw: 50, category: 'G99', phases: 3, reference: 'UKPN-2026-0042' });
+  const c = await ok(svc, viewer, 'POST', g('/agreements/confirm'), {
+    site_id: SITE,
+    import_limit_kw: 95,
+    export_limit_kw: 50,
+    category: 'G99',
+    phases: 3,
+    reference: 'UKPN-2026-0042',
+  });
   assert.equal(c.stored, false);
   assert.deepEqual(c.would_store, { import_limit_kw: 95, export_limit_kw: 50, category: 'G99', phases: 3, reference: 'UKPN-2026-0042' });
-  assert.deepEqual(c.changes.map((x: any) => x.member), ['import_limit_kw', 'export_limit_kw', 'category', 'phases', 'reference']);
-  assert.deepEqual(c.guardrails.map((x: any) => x.rule), ['import_limit', 'export_limit']);
+  assert.deepEqual(
+    c.changes.map((x: any) => x.member),
+    ['import_limit_kw', 'export_limit_kw', 'category', 'phases', 'reference'],
+  );
+  assert.deepEqual(
+    c.guardrails.map((x: any) => x.rule),
+    ['import_limit', 'export_limit'],
+  );
   const g98 = await ok(svc, viewer, 'POST', g('/agreements/confirm'), { site_id: SITE, import_limit_kw: 20, export_limit_kw: 10, category: 'G98' });
   assert.match(g98.warnings[0], /G98 allows at most 3.68 kW/);
   // Re-read: unchanged.
   assert.deepEqual(await ok(svc, viewer, 'GET', `/api/hardware/ems/control/sites/${SITE}/config`), before);
-  assertRefused(await call(svc, viewer, 'POST', g('/agreements/confirm'), { site_id: 'nowhere', import_limit_kw: 1, export_limit_kw: 1, category: 'G98' }), 404, 'Site not found');
-  assertRefused(await call(svc, viewer, 'POST', g('/agreements/confirm'), { site_id: SITE, import_limit_kw: 1, export_limit_kw: 1, category: 'G97' }), 422, { fields: ['body.category'] });
+  assertRefused(
+    await call(svc, viewer, 'POST', g('/agreements/confirm'), { site_id: 'nowhere', import_limit_kw: 1, export_limit_kw: 1, category: 'G98' }),
+    404,
+    'Site not found',
+  );
+  assertRefused(await call(svc, viewer, 'POST', g('/agreements/confirm'), { site_id: SITE, import_limit_kw: 1, export_limit_kw: 1, category: 'G97' }), 422, {
+    fields: ['body.category'],
+  });
 });
 
 test('capacity: peaks by UK half hour from measured meter telemetry; plan on the autumn clock change (50 periods)', async () => {
   // Boundary meter readings on two days: 18:00-18:30 BST peaks at 12 kW on one, 9 on the other.
   const rec = (ts: string, kw: number) => ({ device_id: 'depot-1.meter', ts, power_kw: kw });
   const ing = await call(svc, admin, 'POST', '/api/telemetry/ingest', [
-    rec('2026-10-22T17:05:00Z', 12), rec('2026-10-22T17:20:00Z', 12), rec('2026-10-22T07:00:00Z', 3),
-    rec('2026-10-23T17:10:00Z', 9), rec('2026-10-23T07:10:00Z', 4),
+    rec('2026-10-22T17:05:00Z', 12),
+    rec('2026-10-22T17:20:00Z', 12),
+    rec('2026-10-22T07:00:00Z', 3),
+    rec('2026-10-23T17:10:00Z', 9),
+    rec('2026-10-23T07:10:00Z', 4),
   ]);
   assert.equal(ing.statusCode, 200, ing.body);
   const cap = await ok(svc, viewer, 'GET', g(`/sites/${SITE}/capacity`));
@@ -153,7 +203,9 @@ test('capacity: peaks by UK half hour from measured meter telemetry; plan on the
   assert.equal(ok2.fits, true);
 
   assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-10-25', added_kw: -1 }), 422, { fields: ['body.added_kw'] });
-  assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-10-25', added_kw: 1, from: '17:15' }), 422, { fields: ['body.from'] });
+  assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-10-25', added_kw: 1, from: '17:15' }), 422, {
+    fields: ['body.from'],
+  });
   assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-02-30', added_kw: 1 }), 422, { fields: ['body.date'] });
   for (const date of ['0000-01-01', '9999-12-31', '0099-06-01']) {
     assertRefused(await call(svc, viewer, 'POST', g(`/sites/${SITE}/capacity/plan`), { date, added_kw: 1 }), 422, { fields: ['body.date'] }, date);
@@ -161,7 +213,11 @@ test('capacity: peaks by UK half hour from measured meter telemetry; plan on the
   assertRefused(await call(svc, other, 'GET', g(`/sites/${SITE}/capacity`)), 404, 'Site not found');
   assertRefused(await call(svc, other, 'POST', g(`/sites/${SITE}/capacity/plan`), { date: '2026-10-25', added_kw: 1 }), 404, 'Site not found');
   await ok(svc, admin, 'POST', '/api/hardware/ems/control/demo/sites/no-agreement/scenario', { load_kw: 1, pv_available_kw: 0 });
-  assertRefused(await call(svc, viewer, 'POST', g('/sites/no-agreement/capacity/plan'), { date: '2026-10-25', added_kw: 1 }), 409, 'No grid connection agreement for this site');
+  assertRefused(
+    await call(svc, viewer, 'POST', g('/sites/no-agreement/capacity/plan'), { date: '2026-10-25', added_kw: 1 }),
+    409,
+    'No grid connection agreement for this site',
+  );
 });
 
 test('every guardrail decision replays the same', async () => {

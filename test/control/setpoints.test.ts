@@ -32,15 +32,23 @@ after(() => svc.stop());
 
 const scenario = (body: object, site = SITE, token = admin) => call(svc, token, 'POST', `/api/hardware/ems/control/demo/sites/${site}/scenario`, body);
 const write = (body: object, token = admin) => call(svc, token, 'POST', '/api/hardware/ems/control/setpoints', body);
-const behaviour = (device: string, b: string, token = admin) => call(svc, token, 'POST', `/api/hardware/ems/control/demo/devices/${encodeURIComponent(device)}/behaviour`, { behaviour: b });
+const behaviour = (device: string, b: string, token = admin) =>
+  call(svc, token, 'POST', `/api/hardware/ems/control/demo/devices/${encodeURIComponent(device)}/behaviour`, { behaviour: b });
 
 test('scenario creates the model; the boundary is load + battery charge + EV - PV - discharge', async () => {
   const res = await scenario({ load_kw: 1.5, pv_available_kw: 4, battery_soc_pct: 50 });
   assert.equal(res.statusCode, 200, res.body);
   const b = json(res);
-  assert.deepEqual(b.devices.map((d: any) => [d.device_id, d.kind]), [
-    ['home-1.load', 'load'], ['home-1.pv', 'pv'], ['home-1.battery', 'battery'], ['home-1.ev', 'ev'], ['home-1.meter', 'meter'],
-  ]);
+  assert.deepEqual(
+    b.devices.map((d: any) => [d.device_id, d.kind]),
+    [
+      ['home-1.load', 'load'],
+      ['home-1.pv', 'pv'],
+      ['home-1.battery', 'battery'],
+      ['home-1.ev', 'ev'],
+      ['home-1.meter', 'meter'],
+    ],
+  );
   assert.equal(b.boundary_kw, -2.5);
   assert.equal(b.export_kw, 2.5);
   assert.equal(b.direction, 'export');
@@ -69,7 +77,10 @@ test('registered assets of the site lend their ids to the model', async () => {
   await reg({ asset_id: 'EM-7', site_id: 'flat-9', asset_class: 'site_meter', name: 'Grid meter' });
   await reg({ asset_id: 'SE-INV-1', site_id: 'flat-9', asset_class: 'inverter', name: 'Inverter', parent_asset_id: 'EM-7' });
   const b = json(await scenario({ load_kw: 0.4, pv_available_kw: 1 }, 'flat-9'));
-  assert.deepEqual(b.devices.map((d: any) => d.device_id), ['flat-9.load', 'SE-INV-1', 'flat-9.battery', 'flat-9.ev', 'EM-7']);
+  assert.deepEqual(
+    b.devices.map((d: any) => d.device_id),
+    ['flat-9.load', 'SE-INV-1', 'flat-9.battery', 'flat-9.ev', 'EM-7'],
+  );
   assert.equal(json(await write({ site_id: 'flat-9', device_id: 'SE-INV-1', value_kw: 0.5 })).verdict, 'verified');
 });
 
@@ -126,7 +137,10 @@ test('setpoint history lists writes newest first, filtered and paged', async () 
   const all = await ok(svc, viewer, 'GET', '/api/hardware/ems/control/setpoints?site_id=home-1&limit=200');
   assert.ok(all.setpoints.length >= 18);
   const times = all.setpoints.map((s: any) => Date.parse(s.commanded_at));
-  assert.deepEqual(times, [...times].sort((a, b) => b - a));
+  assert.deepEqual(
+    times,
+    [...times].sort((a, b) => b - a),
+  );
   const rejected = await ok(svc, viewer, 'GET', '/api/hardware/ems/control/setpoints?verdict=rejected');
   assert.equal(rejected.setpoints.length, 1);
   assert.equal(rejected.setpoints[0].accepted, false);
@@ -135,7 +149,11 @@ test('setpoint history lists writes newest first, filtered and paged', async () 
   const p2 = await ok(svc, viewer, 'GET', `/api/hardware/ems/control/setpoints?limit=3&cursor=${encodeURIComponent(p1.next_cursor)}`);
   assert.equal(p2.setpoints.length, 3);
   assert.ok(!p2.setpoints.some((s: any) => p1.setpoints.some((t: any) => t.setpoint_id === s.setpoint_id)));
-  assertRefused(await call(svc, viewer, 'GET', `/api/hardware/ems/control/setpoints?limit=3&cursor=${encodeURIComponent(p1.next_cursor)}&verdict=verified`), 400, 'invalid_cursor');
+  assertRefused(
+    await call(svc, viewer, 'GET', `/api/hardware/ems/control/setpoints?limit=3&cursor=${encodeURIComponent(p1.next_cursor)}&verdict=verified`),
+    400,
+    'invalid_cursor',
+  );
   assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/control/setpoints?verdict=maybe'), 422, { fields: ['query.verdict'] });
   // Another organisation sees none of them.
   assert.equal((await ok(svc, other, 'GET', '/api/hardware/ems/control/setpoints')).setpoints.length, 0);
@@ -171,7 +189,8 @@ test('production organisations: 403 Demo realm only on each demo operation, and 
     ['GET', '/api/hardware/ems/control/sites/plant-1/balance', undefined],
     ['POST', '/api/hardware/ems/export-limit/plant-1/run', undefined],
   ];
-  for (const [method, url, body] of demoOps) assertRefused(await call(svc, prod, method as 'GET' | 'POST', url, body), 403, 'Demo realm only', `${method} ${url}`);
+  for (const [method, url, body] of demoOps)
+    assertRefused(await call(svc, prod, method as 'GET' | 'POST', url, body), 403, 'Demo realm only', `${method} ${url}`);
   // Nothing recorded: no decision, no setpoint, no model, no site under control.
   assert.deepEqual((await ok(svc, prod, 'GET', '/api/hardware/ems/decisions')).decisions, before.decisions);
   assert.deepEqual((await ok(svc, prod, 'GET', '/api/hardware/ems/control/setpoints')).setpoints, spBefore.setpoints);

@@ -96,7 +96,9 @@ test('writes need a writing role; settings, erasure, deletes and retention need 
     if (method === 'GET') continue;
     assertRefused(await call(viewer, method, url, body), 403, 'Insufficient permissions');
   }
-  for (const [method, url, body] of EVERY.filter(([m, u]) => m === 'PUT' || m === 'DELETE' && !u.includes('activities') || u.endsWith('/erase') || u.endsWith('/retention/run'))) {
+  for (const [method, url, body] of EVERY.filter(
+    ([m, u]) => m === 'PUT' || (m === 'DELETE' && !u.includes('activities')) || u.endsWith('/erase') || u.endsWith('/retention/run'),
+  )) {
     assertRefused(await call(analyst, method, url, body), 403, 'Insufficient permissions');
   }
 });
@@ -104,14 +106,30 @@ test('writes need a writing role; settings, erasure, deletes and retention need 
 test('settings: defaults, replace, validation, a stage in use cannot be removed', async () => {
   const d = await ok(viewer, 'GET', `${B}/settings`);
   assert.equal(d.updated_at, null);
-  assert.deepEqual(d.stages.map((s: any) => s.name), ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost']);
+  assert.deepEqual(
+    d.stages.map((s: any) => s.name),
+    ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'],
+  );
   const body = {
-    stages: [{ name: 'lead', probability: 10 }, { name: 'survey', probability: 40 }, { name: 'proposal', probability: 60 }],
+    stages: [
+      { name: 'lead', probability: 10 },
+      { name: 'survey', probability: 40 },
+      { name: 'proposal', probability: 60 },
+    ],
     retention_days: 365,
     templates: [{ name: 'introduction', subject: 'Depot study for {{account}}', body: 'Dear {{first_name}}, about {{deal}}.' }],
   };
   const s = await ok(admin, 'PUT', `${B}/settings`, body);
-  assert.deepEqual(s.stages.map((x: any) => [x.name, x.probability, x.final]), [['lead', 10, false], ['survey', 40, false], ['proposal', 60, false], ['won', 100, true], ['lost', 0, true]]);
+  assert.deepEqual(
+    s.stages.map((x: any) => [x.name, x.probability, x.final]),
+    [
+      ['lead', 10, false],
+      ['survey', 40, false],
+      ['proposal', 60, false],
+      ['won', 100, true],
+      ['lost', 0, true],
+    ],
+  );
   assert.equal(s.updated_at, NOW);
   assert.deepEqual((await ok(viewer, 'GET', `${B}/settings`)).retention_days, 365);
   assertRefused(await call(admin, 'PUT', `${B}/settings`, { ...body, stages: [{ name: 'won', probability: 1 }] }), 422, { fields: ['body.stages.0.name'] });
@@ -121,7 +139,11 @@ test('settings: defaults, replace, validation, a stage in use cannot be removed'
   // A deal in 'survey' keeps the stage.
   const acc = await ok(admin, 'POST', `${B}/accounts`, { name: 'Stage Holder Ltd' }, 201);
   const deal = await ok(admin, 'POST', `${B}/deals`, { account_id: acc.id, title: 'Hold', value: '1.00', stage: 'survey' }, 201);
-  assertRefused(await call(admin, 'PUT', `${B}/settings`, { ...body, stages: [{ name: 'lead', probability: 10 }] }), 409, 'Deals are still in stage(s) survey; move them before removing the stage');
+  assertRefused(
+    await call(admin, 'PUT', `${B}/settings`, { ...body, stages: [{ name: 'lead', probability: 10 }] }),
+    409,
+    'Deals are still in stage(s) survey; move them before removing the stage',
+  );
   await ok(admin, 'DELETE', `${B}/deals/${deal.id}`, undefined, 204);
   await ok(admin, 'DELETE', `${B}/accounts/${acc.id}`, undefined, 204);
 });
@@ -136,7 +158,10 @@ test('accounts: create, list with filter and paging, read, patch, delete; other 
   assert.equal(p1.has_more, true);
   const p2 = await ok(viewer, 'GET', `${B}/accounts?limit=1&cursor=${encodeURIComponent(p1.next_cursor)}`);
   assert.equal(p2.accounts[0].id, a1.id);
-  assert.deepEqual((await ok(viewer, 'GET', `${B}/accounts?kind=customer`)).accounts.map((a: any) => a.id), [a2.id]);
+  assert.deepEqual(
+    (await ok(viewer, 'GET', `${B}/accounts?kind=customer`)).accounts.map((a: any) => a.id),
+    [a2.id],
+  );
   assert.equal((await ok(viewer, 'GET', `${B}/accounts/${a1.id}`)).domain, 'acme.example');
   assert.equal((await ok(analyst, 'PATCH', `${B}/accounts/${a1.id}`, { kind: 'customer' })).kind, 'customer');
   assertRefused(await call(other, 'GET', `${B}/accounts/${a1.id}`), 404, 'Account not found');
@@ -155,11 +180,26 @@ test('deals: stage machine with moves recorded, patch, forecast weighted in exac
   const acc = await ok(admin, 'POST', `${B}/accounts`, { name: 'Gamma Fleet' }, 201);
   const d1 = await ok(analyst, 'POST', `${B}/deals`, { account_id: acc.id, title: 'Depot charging', value: '100000.01', expected_close: '2027-01-15' }, 201);
   assert.equal(d1.stage, 'lead');
-  assert.deepEqual(d1.moves.map((m: any) => [m.from, m.to]), [[null, 'lead']]);
-  const d2 = await ok(analyst, 'POST', `${B}/deals`, { account_id: acc.id, title: 'Solar', value: '0.05', stage: 'proposal', expected_close: '2027-01-31' }, 201);
+  assert.deepEqual(
+    d1.moves.map((m: any) => [m.from, m.to]),
+    [[null, 'lead']],
+  );
+  const d2 = await ok(
+    analyst,
+    'POST',
+    `${B}/deals`,
+    { account_id: acc.id, title: 'Solar', value: '0.05', stage: 'proposal', expected_close: '2027-01-31' },
+    201,
+  );
   await ok(analyst, 'POST', `${B}/deals`, { account_id: acc.id, title: 'Batteries', value: '2000', currency: 'EUR' }, 201);
   const moved = await ok(analyst, 'POST', `${B}/deals/${d1.id}/stage`, { stage: 'survey', reason: 'site visit booked' });
-  assert.deepEqual(moved.moves.map((m: any) => [m.from, m.to, m.reason]), [[null, 'lead', null], ['lead', 'survey', 'site visit booked']]);
+  assert.deepEqual(
+    moved.moves.map((m: any) => [m.from, m.to, m.reason]),
+    [
+      [null, 'lead', null],
+      ['lead', 'survey', 'site visit booked'],
+    ],
+  );
   assertRefused(await call(analyst, 'POST', `${B}/deals/${d1.id}/stage`, { stage: 'survey' }), 409, 'Deal is already in stage survey');
   assertRefused(await call(analyst, 'POST', `${B}/deals/${d1.id}/stage`, { stage: 'nowhere' }), 422, { fields: ['body.stage'] });
   assertRefused(await call(other, 'POST', `${B}/deals/${d1.id}/stage`, { stage: 'won' }), 404, 'Deal not found');
@@ -171,7 +211,10 @@ test('deals: stage machine with moves recorded, patch, forecast weighted in exac
   assertRefused(await call(analyst, 'PATCH', `${B}/deals/${d2.id}`, { stage: 'won' }), 422, { fields: ['body.stage'] });
   assert.equal((await ok(viewer, 'GET', `${B}/deals/${d1.id}`)).stage, 'survey');
   assertRefused(await call(other, 'GET', `${B}/deals/${d1.id}`), 404, 'Deal not found');
-  assert.deepEqual((await ok(viewer, 'GET', `${B}/deals?stage=survey`)).deals.map((d: any) => d.id), [d1.id]);
+  assert.deepEqual(
+    (await ok(viewer, 'GET', `${B}/deals?stage=survey`)).deals.map((d: any) => d.id),
+    [d1.id],
+  );
   assert.equal((await ok(viewer, 'GET', `${B}/deals?account_id=${acc.id}`)).deals.length, 3);
 
   // survey 40%: 100000.01 -> 40000.004 -> 40000.00; proposal 60% of 0.15 -> 0.09; EUR lead 10% of 2000 -> 200.00.
@@ -181,7 +224,10 @@ test('deals: stage machine with moves recorded, patch, forecast weighted in exac
   const jan = f.months.find((m: any) => m.month === '2027-01' && m.currency === 'GBP');
   assert.equal(jan.value, '100000.16');
   assert.equal(jan.weighted, '40000.09');
-  assert.deepEqual(jan.stages.map((s: any) => [s.stage, s.weighted]).sort(), [['proposal', '0.09'], ['survey', '40000.00']]);
+  assert.deepEqual(jan.stages.map((s: any) => [s.stage, s.weighted]).sort(), [
+    ['proposal', '0.09'],
+    ['survey', '40000.00'],
+  ]);
   const eur = f.months.find((m: any) => m.currency === 'EUR');
   assert.deepEqual([eur.month, eur.weighted], ['unscheduled', '200.00']);
   // Won and lost leave the pipeline and are final.
@@ -200,7 +246,10 @@ test('activities and tasks: engagement, filters, due list with the clock, done',
   assert.equal(c.email, 'dan@delta.example');
   const a = await ok(analyst, 'POST', `${B}/activities`, { kind: 'call', subject: 'Intro call', contact_id: c.id, occurred_at: '2026-11-23T10:00:00Z' }, 201);
   assert.equal((await ok(viewer, 'GET', `${B}/contacts/${c.id}`)).last_engaged_at, '2026-11-23T10:00:00.000Z');
-  assert.deepEqual((await ok(viewer, 'GET', `${B}/activities?contact_id=${c.id}`)).activities.map((x: any) => x.id), [a.id]);
+  assert.deepEqual(
+    (await ok(viewer, 'GET', `${B}/activities?contact_id=${c.id}`)).activities.map((x: any) => x.id),
+    [a.id],
+  );
   assertRefused(await call(analyst, 'POST', `${B}/activities`, { kind: 'call', subject: 'x' }), 422, { fields: ['body.account_id'] });
   assertRefused(await call(analyst, 'POST', `${B}/activities`, { kind: 'fax', subject: 'x', account_id: acc.id }), 422, { fields: ['body.kind'] });
   assertRefused(await call(other, 'DELETE', `${B}/activities/${a.id}`), 404, 'Activity not found');
@@ -215,18 +264,35 @@ test('activities and tasks: engagement, filters, due list with the clock, done',
   for (const due_at of ['0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '2026-12-31T23:59:60Z']) {
     assertRefused(await call(analyst, 'POST', `${B}/tasks`, { title: 'x', due_at }), 422, { fields: ['body.due_at'] }, due_at);
   }
-  assertRefused(await call(analyst, 'POST', `${B}/deals`, { account_id: acc.id, title: 'x', value: '1.00', expected_close: '0000-01-01' }), 422, { fields: ['body.expected_close'] });
+  assertRefused(await call(analyst, 'POST', `${B}/deals`, { account_id: acc.id, title: 'x', value: '1.00', expected_close: '0000-01-01' }), 422, {
+    fields: ['body.expected_close'],
+  });
   assertRefused(await call(other, 'POST', `${B}/tasks`, { title: 'x', due_at: NOW, account_id: acc.id }), 422, { fields: ['body.account_id'] });
   let due = await ok(viewer, 'GET', `${B}/tasks/due`);
-  assert.deepEqual(due.tasks.map((t: any) => [t.id, t.overdue]), [[t1.id, false]]);
+  assert.deepEqual(
+    due.tasks.map((t: any) => [t.id, t.overdue]),
+    [[t1.id, false]],
+  );
   clock.advance(2 * 86_400_000);
   due = await ok(viewer, 'GET', `${B}/tasks/due?within_hours=24`);
-  assert.deepEqual(due.tasks.map((t: any) => [t.id, t.overdue]), [[t1.id, true], [t2.id, false]]);
+  assert.deepEqual(
+    due.tasks.map((t: any) => [t.id, t.overdue]),
+    [
+      [t1.id, true],
+      [t2.id, false],
+    ],
+  );
   assertRefused(await call(viewer, 'GET', `${B}/tasks/due?within_hours=-1`), 422, { fields: ['query.within_hours'] });
   const done = await ok(analyst, 'PATCH', `${B}/tasks/${t1.id}`, { done: true });
   assert.equal(done.done, true);
-  assert.deepEqual((await ok(viewer, 'GET', `${B}/tasks/due`)).tasks.map((t: any) => t.id), [t2.id]);
-  assert.deepEqual((await ok(viewer, 'GET', `${B}/tasks?done=true`)).tasks.map((t: any) => t.id), [t1.id]);
+  assert.deepEqual(
+    (await ok(viewer, 'GET', `${B}/tasks/due`)).tasks.map((t: any) => t.id),
+    [t2.id],
+  );
+  assert.deepEqual(
+    (await ok(viewer, 'GET', `${B}/tasks?done=true`)).tasks.map((t: any) => t.id),
+    [t1.id],
+  );
   assertRefused(await call(other, 'PATCH', `${B}/tasks/${t2.id}`, { done: true }), 404, 'Task not found');
   assert.equal((await ok(other, 'GET', `${B}/tasks`)).tasks.length, 0);
   clock.set(NOW);
@@ -238,14 +304,25 @@ test('contacts: opt-out at once and for good; a suppressed address comes back op
   assert.equal(c.opted_out, false);
   const deal = await ok(analyst, 'POST', `${B}/deals`, { account_id: acc.id, title: 'Depot study', value: '5000' }, 201);
   const draft = await ok(analyst, 'POST', `${B}/contacts/${c.id}/outreach-draft`, { template: 'introduction', deal_id: deal.id });
-  assert.deepEqual(draft, { contact_id: c.id, template: 'introduction', to: 'eve@echo.example', subject: 'Depot study for Echo Energy', body: 'Dear Eve, about Depot study.', sent: false });
+  assert.deepEqual(draft, {
+    contact_id: c.id,
+    template: 'introduction',
+    to: 'eve@echo.example',
+    subject: 'Depot study for Echo Energy',
+    body: 'Dear Eve, about Depot study.',
+    sent: false,
+  });
   assertRefused(await call(analyst, 'POST', `${B}/contacts/${c.id}/outreach-draft`, { template: 'nope' }), 422, { fields: ['body.template'] });
   assertRefused(await call(other, 'POST', `${B}/contacts/${c.id}/outreach-draft`, { template: 'introduction' }), 404, 'Contact not found');
   assertRefused(await call(other, 'POST', `${B}/contacts/${c.id}/opt-out`), 404, 'Contact not found');
   const out = await ok(analyst, 'POST', `${B}/contacts/${c.id}/opt-out`);
   assert.equal(out.opted_out, true);
   assert.equal((await ok(analyst, 'POST', `${B}/contacts/${c.id}/opt-out`)).opted_out_at, out.opted_out_at);
-  assertRefused(await call(analyst, 'POST', `${B}/contacts/${c.id}/outreach-draft`, { template: 'introduction' }), 409, 'Contact has opted out of outreach; nothing can be drafted');
+  assertRefused(
+    await call(analyst, 'POST', `${B}/contacts/${c.id}/outreach-draft`, { template: 'introduction' }),
+    409,
+    'Contact has opted out of outreach; nothing can be drafted',
+  );
   // The same address (other case) or number added again comes in opted out.
   const again = await ok(analyst, 'POST', `${B}/contacts`, { name: 'E. Echo', email: 'EVE@echo.example' }, 201);
   assert.equal(again.opted_out, true);
@@ -284,12 +361,27 @@ async function findAnywhere(terms: string[]): Promise<string[]> {
 
 test('erase: the person is gone from every table but stays suppressed; answers what was erased', async () => {
   const acc = await ok(admin, 'POST', `${B}/accounts`, { name: 'Foxtrot Freight', notes: 'Met Zelda Quarrington at the expo' }, 201);
-  const c = await ok(analyst, 'POST', `${B}/contacts`, { name: 'Zelda Quarrington', email: 'zelda.q@foxtrot.example', phone: '07700 900123', job_title: 'Fleet manager', account_id: acc.id }, 201);
-  await ok(analyst, 'POST', `${B}/activities`, { kind: 'email', subject: 'Re: Zelda Quarrington quote', body: 'Call her on 07700 900123', contact_id: c.id }, 201);
+  const c = await ok(
+    analyst,
+    'POST',
+    `${B}/contacts`,
+    { name: 'Zelda Quarrington', email: 'zelda.q@foxtrot.example', phone: '07700 900123', job_title: 'Fleet manager', account_id: acc.id },
+    201,
+  );
+  await ok(
+    analyst,
+    'POST',
+    `${B}/activities`,
+    { kind: 'email', subject: 'Re: Zelda Quarrington quote', body: 'Call her on 07700 900123', contact_id: c.id },
+    201,
+  );
   await ok(analyst, 'POST', `${B}/tasks`, { title: 'Email zelda.q@foxtrot.example', due_at: NOW, contact_id: c.id }, 201);
   await ok(analyst, 'POST', `${B}/deals`, { account_id: acc.id, contact_id: c.id, title: 'Zelda Quarrington depot', value: '10' }, 201);
   const terms = ['Zelda Quarrington', 'zelda.q@foxtrot.example', '07700 900123'];
-  assert.ok((await findAnywhere(terms)).some((h) => h.startsWith('audit_log.details')), 'the audit log held the address before');
+  assert.ok(
+    (await findAnywhere(terms)).some((h) => h.startsWith('audit_log.details')),
+    'the audit log held the address before',
+  );
 
   assertRefused(await call(other, 'POST', `${B}/contacts/${c.id}/erase`), 404, 'Contact not found');
   const res = await ok(admin, 'POST', `${B}/contacts/${c.id}/erase`);
@@ -368,7 +460,10 @@ test('import/tracker: maps lines to accounts, contacts and deals; errors by line
     { line: 6, column: 'company', message: 'company is required' },
   ]);
   const deals = (await ok(viewer, 'GET', `${B}/deals?stage=lead`)).deals.filter((d: any) => d.title === 'Depot, phase 1');
-  assert.deepEqual(deals.map((d: any) => [d.value, d.expected_close]), [['12500.50', '2027-02-10']]);
+  assert.deepEqual(
+    deals.map((d: any) => [d.value, d.expected_close]),
+    [['12500.50', '2027-02-10']],
+  );
   const again = await ok(analyst, 'POST', `${B}/import/tracker`, { csv });
   assert.deepEqual(again.created, { accounts: 0, contacts: 0, deals: 0 });
   assert.deepEqual(again.matched, { accounts: 3, contacts: 3, deals: 1 });
@@ -378,9 +473,14 @@ test('import/tracker: maps lines to accounts, contacts and deals; errors by line
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,email\nx\n' }), 422, { fields: ['body.csv'] });
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company\n"unclosed\n' }), 422, { fields: ['body.csv'] });
   // A day the calendar lacks is the line's error (the store's date column would refuse it: a 500).
-  const feb30 = await ok(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,deal_title,deal_value,expected_close\nLima Logistics,Canopy,100.00,2027-02-30\n' });
+  const feb30 = await ok(analyst, 'POST', `${B}/import/tracker`, {
+    csv: 'company,deal_title,deal_value,expected_close\nLima Logistics,Canopy,100.00,2027-02-30\n',
+  });
   assert.deepEqual([feb30.imported, feb30.errors], [0, [{ line: 2, column: 'expected_close', message: 'a date, YYYY-MM-DD' }]]);
-  assert.equal((await ok(other, 'GET', `${B}/accounts`)).accounts.some((a: any) => a.name === 'Juliet Joinery'), false);
+  assert.equal(
+    (await ok(other, 'GET', `${B}/accounts`)).accounts.some((a: any) => a.name === 'Juliet Joinery'),
+    false,
+  );
 });
 
 // Erasure by normalised identity (issue 35, finding 6; decision 0295): every e-mail address,
@@ -406,14 +506,31 @@ test('erase by normalised identity: earlier values and other spellings go; unrel
   const c = await ok(ea, 'POST', `${B}/contacts`, { name: 'Ann', email: 'Ann.Old@annual.example', phone: '07700 900456', account_id: acc.id }, 201);
   // She changes address, number and name: the earlier ones are still hers.
   await ok(ea, 'PATCH', `${B}/contacts/${c.id}`, { email: 'ann.new@annual.example', phone: '+44 7700 900999', name: 'Ann Lee' });
-  const act = await ok(ea, 'POST', `${B}/activities`, { kind: 'call', subject: 'Call with ANN LEE', body: 'Reached her at +44 (0)7700 900999, old number 0044 7700 900456; cc ann.new@ANNUAL.example', account_id: acc.id }, 201);
+  const act = await ok(
+    ea,
+    'POST',
+    `${B}/activities`,
+    {
+      kind: 'call',
+      subject: 'Call with ANN LEE',
+      body: 'Reached her at +44 (0)7700 900999, old number 0044 7700 900456; cc ann.new@ANNUAL.example',
+      account_id: acc.id,
+    },
+    201,
+  );
   const variants = 'tel:+44(0)7700900456, (+44) 7700 900999, 07700.900.456, 0044-7700-900-999, "Ann.New@Annual.Example".';
   const kept = 'PO 4477009004561, ann.new@annual.example.org, joann.old@annual.example, annie, Ann-Marie';
   const act2 = await ok(ea, 'POST', `${B}/activities`, { kind: 'note', subject: 'Numbers', body: `${variants} ${kept}`, account_id: acc.id }, 201);
   const deal = await ok(ea, 'POST', `${B}/deals`, { account_id: acc.id, title: 'Annual contract for Ann', value: '10' }, 201);
   await ok(ea, 'POST', `${B}/deals/${deal.id}/stage`, { stage: 'qualified', reason: 'agreed with ann lee' });
   const task = await ok(ea, 'POST', `${B}/tasks`, { title: 'Send ann.old@annual.example the Annual report', due_at: NOW, account_id: acc.id }, 201);
-  const jo = await ok(ea, 'POST', `${B}/contacts`, { name: 'Joann Annandale', email: 'joann@annual.example', job_title: 'Assistant to Ann Lee', account_id: acc.id }, 201);
+  const jo = await ok(
+    ea,
+    'POST',
+    `${B}/contacts`,
+    { name: 'Joann Annandale', email: 'joann@annual.example', job_title: 'Assistant to Ann Lee', account_id: acc.id },
+    201,
+  );
 
   await ok(ea, 'POST', `${B}/contacts/${c.id}/erase`);
 

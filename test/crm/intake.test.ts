@@ -43,7 +43,10 @@ test('a request becomes an account, a contact and a call-back task in the config
   assert.equal(accounts[0].kind, 'prospect');
   assert.match(accounts[0].notes, /Depot postcode: LS11 5QN/);
   const contacts = json(await get('/api/notifications/crm/contacts')).contacts;
-  assert.deepEqual(contacts.map((c: any) => [c.name, c.email, c.account_id]), [['Kim Kilo', 'kim@kilo.example', accounts[0].id]]);
+  assert.deepEqual(
+    contacts.map((c: any) => [c.name, c.email, c.account_id]),
+    [['Kim Kilo', 'kim@kilo.example', accounts[0].id]],
+  );
   const tasks = json(await get('/api/notifications/crm/tasks')).tasks;
   assert.equal(tasks.length, 1);
   assert.ok(tasks[0].title.includes(body.reference));
@@ -84,10 +87,20 @@ test('without a configured organisation the form answers 503 with a clear detail
 });
 
 test('erasing a lead erases it from its own submission however the form wrote it (decision 0295)', async () => {
-  const lead = form({ company: 'Lima Lines', name: 'Lena Lima', email: 'Lena@Lima.example', phone: '07700 900321', message: 'Please ask for LENA LIMA on +44 7700 900321 or lena@lima.example' });
+  const lead = form({
+    company: 'Lima Lines',
+    name: 'Lena Lima',
+    email: 'Lena@Lima.example',
+    phone: '07700 900321',
+    message: 'Please ask for LENA LIMA on +44 7700 900321 or lena@lima.example',
+  });
   assert.equal((await post(lead, '198.51.100.40')).statusCode, 202);
   const contact = json(await get('/api/notifications/crm/contacts')).contacts.find((c: any) => c.name === 'Lena Lima');
-  const erase = await svc.request({ method: 'POST', url: `/api/notifications/crm/contacts/${contact.id}/erase`, headers: { authorization: `Bearer ${admin}` } });
+  const erase = await svc.request({
+    method: 'POST',
+    url: `/api/notifications/crm/contacts/${contact.id}/erase`,
+    headers: { authorization: `Bearer ${admin}` },
+  });
   assert.equal(erase.statusCode, 200, erase.body);
   const account = json(await get('/api/notifications/crm/accounts')).accounts.find((a: any) => a.id === contact.account_id);
   assert.equal(account.name, 'Lima Lines');

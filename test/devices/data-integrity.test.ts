@@ -81,17 +81,23 @@ test('GET data-integrity/assets: records, gaps, duplicate, future and late times
   assert.deepEqual([rows.quiet.integrity, rows.quiet.records, rows.quiet.last_reported_at, rows.quiet.silent_seconds], ['no_data', 0, null, null]);
 });
 
-test('GET data-integrity/assets filters by site and asset, takes the window and gap threshold, answers only the caller\'s organisation', async () => {
+test("GET data-integrity/assets filters by site and asset, takes the window and gap threshold, answers only the caller's organisation", async () => {
   const plant = json(await get(viewer, '/api/hardware/data-integrity/assets?site_id=plant&gap_minutes=60'));
   const rows = by(plant.assets);
   assert.deepEqual(Object.keys(rows).sort(), ['bat', 'meter', 'pv']);
   assert.equal(rows.bat.gaps.count, 0);
   assert.equal(plant.gap_threshold_seconds, 3600);
   const one = json(await get(viewer, '/api/hardware/data-integrity/assets?asset_id=bat&hours=1'));
-  assert.deepEqual(one.assets.map((a: { asset_id: string }) => a.asset_id), ['bat']);
+  assert.deepEqual(
+    one.assets.map((a: { asset_id: string }) => a.asset_id),
+    ['bat'],
+  );
   assert.equal(one.assets[0].records, 5);
   const theirs = json(await get(otherAdmin, '/api/hardware/data-integrity/assets'));
-  assert.deepEqual(theirs.assets.map((a: { asset_id: string }) => a.asset_id), ['b-meter']);
+  assert.deepEqual(
+    theirs.assets.map((a: { asset_id: string }) => a.asset_id),
+    ['b-meter'],
+  );
   assert.deepEqual(json(await get(otherAdmin, '/api/hardware/data-integrity/assets?asset_id=bat')).assets, []);
 });
 
@@ -158,7 +164,11 @@ test('commissioning refusals: roles 403, bad body 422, unknown or other-organisa
     const res = await run(t, { site_id: 'plant' });
     assert.deepEqual([res.statusCode, json(res).detail], [403, 'Insufficient permissions']);
   }
-  for (const [payload, loc] of [[{}, 'body.site_id'], [{ site_id: 'plant', max_silence_minutes: 0 }, 'body.max_silence_minutes'], [{ site_id: 'plant', extra: 1 }, 'body.extra']] as const) {
+  for (const [payload, loc] of [
+    [{}, 'body.site_id'],
+    [{ site_id: 'plant', max_silence_minutes: 0 }, 'body.max_silence_minutes'],
+    [{ site_id: 'plant', extra: 1 }, 'body.extra'],
+  ] as const) {
     const res = await run(admin, payload);
     assert.deepEqual([res.statusCode, locs(res)], [422, [loc]], JSON.stringify(payload));
   }

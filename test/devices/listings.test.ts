@@ -84,7 +84,14 @@ test('GET /api/hardware/chargers: readings, last_reported_at is the record time 
   assert.equal(cp.last_reported_source, 'ocpp_heartbeat');
   assert.equal(cp.last_seen_at, registeredAt, 'connect time, not moved by telemetry');
   assert.deepEqual(cp.readings, {
-    power_kw: 7.4, soc_pct: null, voltage: null, current: null, temp_c: null, status: 'Charging', session_kwh: 12.5, connector_status: 'Occupied',
+    power_kw: 7.4,
+    soc_pct: null,
+    voltage: null,
+    current: null,
+    temp_c: null,
+    status: 'Charging',
+    session_kwh: 12.5,
+    connector_status: 'Occupied',
   });
   assert.equal(cp.connectivity, 'online');
   assert.equal(cp.freshness, 'live');
@@ -97,7 +104,10 @@ test('a device that never reported: last_reported_at and last_reported_source nu
   assert.equal(q.last_reported_source, null);
   assert.equal(q.last_seen_at, registeredAt);
   assert.equal(q.connectivity, 'never_reported');
-  assert.ok(Object.values(q.readings).every((v) => v === null), JSON.stringify(q.readings));
+  assert.ok(
+    Object.values(q.readings).every((v) => v === null),
+    JSON.stringify(q.readings),
+  );
   const vans = byId((await get(viewer, '/api/hardware/vehicles')).body.devices);
   assert.equal(vans['van-quiet'].last_reported_at, null);
   assert.equal(vans['van-quiet'].last_reported_source, null);
@@ -174,21 +184,38 @@ test('GET /api/hardware/devices/health: every registered device with connectivit
   assert.deepEqual(depot.summary, { online: 2, offline: 0, never_reported: 1 });
 });
 
-test('listings answer only the caller\'s organisation, filter by site, and refuse bad input and missing credentials', async () => {
-  const paths = ['chargers', 'solar', 'battery', 'heatpump', 'smartmeter', 'vehicles', 'vehicles/telemetry/all', 'appliances', 'devices/health', 'fleet/telematics/vehicles'];
+test("listings answer only the caller's organisation, filter by site, and refuse bad input and missing credentials", async () => {
+  const paths = [
+    'chargers',
+    'solar',
+    'battery',
+    'heatpump',
+    'smartmeter',
+    'vehicles',
+    'vehicles/telemetry/all',
+    'appliances',
+    'devices/health',
+    'fleet/telematics/vehicles',
+  ];
   for (const p of paths) {
     const url = `/api/hardware/${p}`;
     const theirs = await get(otherAdmin, url);
     assert.equal(theirs.status, 200, url);
     const rows = theirs.body.devices ?? theirs.body.vehicles;
-    assert.ok(rows.every((r: { asset_id: string }) => r.asset_id === 'cp-b'), `${url}: ${JSON.stringify(rows)}`);
+    assert.ok(
+      rows.every((r: { asset_id: string }) => r.asset_id === 'cp-b'),
+      `${url}: ${JSON.stringify(rows)}`,
+    );
     assertRefused(await svc.request({ method: 'GET', url }), 401, 'Authorization header missing', url);
     assertRefused(await get(viewer, `${url}?site_id=`), 422, { fields: ['query.site_id'] }, url);
     assert.equal((await get(viewer, `${url}?site_id=nowhere`)).body.count, 0, url);
   }
   const bad = await get(viewer, '/api/hardware/devices/health?connectivity=sleepy');
   assert.equal(bad.status, 422);
-  assert.deepEqual(bad.body.detail.map((e: { loc: string[] }) => e.loc.join('.')), ['query.connectivity']);
+  assert.deepEqual(
+    bad.body.detail.map((e: { loc: string[] }) => e.loc.join('.')),
+    ['query.connectivity'],
+  );
 });
 
 test('last_reported_at stays the record time as the clock moves; last_seen_at does not move when telemetry arrives', async () => {

@@ -58,7 +58,7 @@ test('GET source-priority: the four sources, the measurements, the default order
   assertRefused(await svc.request({ method: 'GET', url: '/api/hardware/source-priority' }), 401, 'Authorization header missing');
 });
 
-test('PUT source-priority sets an asset\'s orders; a second PUT replaces them; an empty list resets; audited', async () => {
+test("PUT source-priority sets an asset's orders; a second PUT replaces them; an empty list resets; audited", async () => {
   let res = await put(operator, {
     asset_id: 'ev',
     priorities: [
@@ -69,7 +69,10 @@ test('PUT source-priority sets an asset\'s orders; a second PUT replaces them; a
   assert.equal(res.statusCode, 200, res.body);
   assert.deepEqual(
     json(res).priorities.map((p: { measurement: string; sources: string[] }) => [p.measurement, p.sources]),
-    [['power_kw', ['ocpp_heartbeat']], ['soc_pct', ['provider_api', 'telemetry']]],
+    [
+      ['power_kw', ['ocpp_heartbeat']],
+      ['soc_pct', ['provider_api', 'telemetry']],
+    ],
   );
   assert.equal(json(res).priorities[0].updated_at, svc.clock.now().toISOString());
   res = await get(viewer, '/api/hardware/source-priority?asset_id=ev');
@@ -80,10 +83,7 @@ test('PUT source-priority sets an asset\'s orders; a second PUT replaces them; a
   assert.deepEqual(json(res).priorities, []);
   const all = json(await get(viewer, '/api/hardware/source-priority')).priorities;
   assert.deepEqual([...new Set(all.map((p: { asset_id: string }) => p.asset_id))], ['ev']);
-  const audit = await svc.deps.db.query<{ n: number }>(
-    "select count(*)::int as n from audit_log where org_id = $1 and action = 'source_priority.update'",
-    [A],
-  );
+  const audit = await svc.deps.db.query<{ n: number }>("select count(*)::int as n from audit_log where org_id = $1 and action = 'source_priority.update'", [A]);
   assert.equal(audit.rows[0].n, 3);
 });
 
@@ -93,7 +93,16 @@ test('PUT source-priority refusals: unknown or repeated sources and measurements
     [{ asset_id: 'ev', priorities: [{ measurement: 'soc_pct', sources: [] }] }, 'body.priorities.0.sources'],
     [{ asset_id: 'ev', priorities: [{ measurement: 'soc_pct', sources: ['telemetry', 'telemetry'] }] }, 'body.priorities.0.sources'],
     [{ asset_id: 'ev', priorities: [{ measurement: 'mood', sources: ['telemetry'] }] }, 'body.priorities.0.measurement'],
-    [{ asset_id: 'ev', priorities: [{ measurement: 'soc_pct', sources: ['telemetry'] }, { measurement: 'soc_pct', sources: ['provider_api'] }] }, 'body.priorities.1.measurement'],
+    [
+      {
+        asset_id: 'ev',
+        priorities: [
+          { measurement: 'soc_pct', sources: ['telemetry'] },
+          { measurement: 'soc_pct', sources: ['provider_api'] },
+        ],
+      },
+      'body.priorities.1.measurement',
+    ],
     [{ asset_id: 'ev' }, 'body.priorities'],
     [{ asset_id: 'ghost', priorities: [] }, 'body.asset_id'],
   ];
@@ -153,7 +162,10 @@ test('GET resolve refusals: unknown or other-organisation asset 404, bad window 
   const cross = await get(otherAdmin, '/api/hardware/source-priority/resolve?asset_id=ev');
   assert.deepEqual([cross.statusCode, json(cross)], [404, { detail: 'Not Found' }]);
   const theirs = json(await get(otherAdmin, '/api/hardware/source-priority/resolve'));
-  assert.deepEqual(theirs.assets.map((a: { asset_id: string }) => a.asset_id), ['b-ev']);
+  assert.deepEqual(
+    theirs.assets.map((a: { asset_id: string }) => a.asset_id),
+    ['b-ev'],
+  );
   for (const q of ['window_hours=0', 'window_hours=721', 'window_hours=x']) {
     const res = await get(viewer, `/api/hardware/source-priority/resolve?${q}`);
     assert.deepEqual([res.statusCode, locs(res)], [422, ['query.window_hours']], q);

@@ -51,7 +51,10 @@ test('list: every key, no secret anywhere; environment filters; stored only as a
   assert.ok(!res.body.includes(secretOf(k.secret)), 'the secret is never listed');
   assert.ok(json(res).api_keys.every((x: Record<string, unknown>) => !('secret' in x)));
   const sandboxOnly = json(await svc.request({ method: 'GET', url: '/api/devtools/apikeys?environment=sandbox', headers: await bearer(svc, ORG) }));
-  assert.deepEqual(sandboxOnly.api_keys.map((x: { id: string }) => x.id), [k.id]);
+  assert.deepEqual(
+    sandboxOnly.api_keys.map((x: { id: string }) => x.id),
+    [k.id],
+  );
   // A dump of every table holding key data finds no secret: only a hash and a hint.
   const secretPart = secretOf(k.secret);
   for (const table of ['api_keys', 'audit_log']) {
@@ -59,12 +62,20 @@ test('list: every key, no secret anywhere; environment filters; stored only as a
     assert.ok(!String(dump.rows[0].t).includes(secretPart), `${table} holds no secret`);
   }
   const audit = await svc.deps.db.query<{ action: string }>(`select action from audit_log where org_id = $1 and target_id = $2`, [ORG, k.id]);
-  assert.deepEqual(audit.rows.map((r) => r.action), ['apikey.create']);
+  assert.deepEqual(
+    audit.rows.map((r) => r.action),
+    ['apikey.create'],
+  );
 });
 
 test('create refusals: VIEWER/OPERATOR 403, sandbox write scope 422, bad body 422, past expiry 422', async () => {
   for (const role of ['VIEWER', 'OPERATOR'] as const) {
-    const res = await svc.request({ method: 'POST', url: '/api/devtools/apikeys', headers: await bearer(svc, ORG, [role]), payload: { name: 'x', scopes: READ } });
+    const res = await svc.request({
+      method: 'POST',
+      url: '/api/devtools/apikeys',
+      headers: await bearer(svc, ORG, [role]),
+      payload: { name: 'x', scopes: READ },
+    });
     assert.equal(res.statusCode, 403);
     assert.equal(json(res).detail, 'Insufficient permissions');
     assert.equal(json(res).error.code, 'insufficient_permissions');
@@ -89,17 +100,32 @@ test('create refusals: VIEWER/OPERATOR 403, sandbox write scope 422, bad body 42
     assert.equal(res.statusCode, 422, JSON.stringify(payload));
     assert.equal(json(res).code, 'validation_error');
   }
-  const env = await svc.request({ method: 'POST', url: '/api/devtools/apikeys?environment=staging', headers: await bearer(svc, ORG), payload: { name: 'x', scopes: READ } });
+  const env = await svc.request({
+    method: 'POST',
+    url: '/api/devtools/apikeys?environment=staging',
+    headers: await bearer(svc, ORG),
+    payload: { name: 'x', scopes: READ },
+  });
   assertRefused(env, 422, { code: 'validation_error', fields: ['query.environment'] });
 });
 
 test('expires_at with a leap second (23:59:60, valid RFC 3339 but no instant a Date holds): 422, not 500', async () => {
   // Audit 2026-11-27: create and rotate answered 500 (Invalid Date reached toISOString).
   const leap = '2026-12-31T23:59:60Z';
-  const created = await svc.request({ method: 'POST', url: '/api/devtools/apikeys', headers: await bearer(svc, ORG), payload: { name: 'x', scopes: READ, expires_at: leap } });
+  const created = await svc.request({
+    method: 'POST',
+    url: '/api/devtools/apikeys',
+    headers: await bearer(svc, ORG),
+    payload: { name: 'x', scopes: READ, expires_at: leap },
+  });
   assertRefused(created, 422, { code: 'validation_error', fields: ['body.expires_at'] });
   const key = await issueKey(svc, ORG, { scopes: READ });
-  const rotated = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${key.id}/rotate`, headers: await bearer(svc, ORG), payload: { expires_at: leap } });
+  const rotated = await svc.request({
+    method: 'POST',
+    url: `/api/devtools/apikeys/${key.id}/rotate`,
+    headers: await bearer(svc, ORG),
+    payload: { expires_at: leap },
+  });
   assertRefused(rotated, 422, { code: 'validation_error', fields: ['body.expires_at'] });
   assert.equal((await me(key.auth)).statusCode, 200, 'the refused rotation left the key working');
 });
@@ -142,12 +168,18 @@ test('revoke: 200, the key is refused at once; idempotent; other organisation 40
   const again = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/revoke`, headers: await bearer(svc, ORG) });
   assert.equal(again.statusCode, 200);
   assert.equal(json(again).revoked_at, json(res).revoked_at);
-  assertRefused(await svc.request({ method: 'POST', url: '/api/devtools/apikeys/nope/revoke', headers: await bearer(svc, ORG) }), 404, { code: 'not_found', detail: 'Not Found' });
+  assertRefused(await svc.request({ method: 'POST', url: '/api/devtools/apikeys/nope/revoke', headers: await bearer(svc, ORG) }), 404, {
+    code: 'not_found',
+    detail: 'Not Found',
+  });
 });
 
 test('rotate: the new secret works, the old one stops at once; 409 for a rotated key; other org 404', async () => {
   const k = await issueKey(svc, ORG);
-  assertRefused(await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, OTHER) }), 404, { code: 'not_found', detail: 'Not Found' });
+  assertRefused(await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, OTHER) }), 404, {
+    code: 'not_found',
+    detail: 'Not Found',
+  });
   const res = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, ORG) });
   assert.equal(res.statusCode, 200);
   const body = json(res);
@@ -161,13 +193,23 @@ test('rotate: the new secret works, the old one stops at once; 409 for a rotated
   const again = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, ORG) });
   assert.equal(again.statusCode, 409);
   assert.equal(json(again).code, 'api_key_not_active');
-  const bad = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${body.id}/rotate`, headers: await bearer(svc, ORG), payload: { overlap_seconds: -1 } });
+  const bad = await svc.request({
+    method: 'POST',
+    url: `/api/devtools/apikeys/${body.id}/rotate`,
+    headers: await bearer(svc, ORG),
+    payload: { overlap_seconds: -1 },
+  });
   assertRefused(bad, 422, { code: 'validation_error', fields: ['body.overlap_seconds'] });
 });
 
 test('rotate with a bounded overlap: both keys work until overlap_until, then only the new one', async () => {
   const k = await issueKey(svc, ORG);
-  const res = await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${k.id}/rotate`, headers: await bearer(svc, ORG), payload: { overlap_seconds: 3600 } });
+  const res = await svc.request({
+    method: 'POST',
+    url: `/api/devtools/apikeys/${k.id}/rotate`,
+    headers: await bearer(svc, ORG),
+    payload: { overlap_seconds: 3600 },
+  });
   assert.equal(res.statusCode, 200);
   const body = json(res);
   assert.equal(body.predecessor.status, 'rotating');
@@ -222,7 +264,10 @@ test('plan limit: creating beyond organisations.plan_limits.api_keys answers 402
   assert.equal(body.code, 'plan_limit_exceeded');
   // A revoked key no longer counts.
   await svc.request({ method: 'POST', url: `/api/devtools/apikeys/${a.id}/revoke`, headers: await bearer(svc, ORG_L) });
-  assert.equal((await svc.request({ method: 'POST', url: '/api/devtools/apikeys', headers: await bearer(svc, ORG_L), payload: { name: 'x', scopes: READ } })).statusCode, 201);
+  assert.equal(
+    (await svc.request({ method: 'POST', url: '/api/devtools/apikeys', headers: await bearer(svc, ORG_L), payload: { name: 'x', scopes: READ } })).statusCode,
+    201,
+  );
 });
 
 test('partner_api_key_expiring: opens 14 days before expiry, resolves on rotation, revocation and expiry', async () => {
@@ -234,8 +279,7 @@ test('partner_api_key_expiring: opens 14 days before expiry, resolves on rotatio
   const toRotate = await issueKey(svc, ORG_E, { expires_at: at(20) });
   const toRevoke = await issueKey(svc, ORG_E, { expires_at: at(20) });
   const toExpire = await issueKey(svc, ORG_E, { expires_at: at(20) });
-  const expiring = async () =>
-    (await partnerAlerts(svc, reader.auth)).filter((a) => a.type === 'partner_api_key_expiring');
+  const expiring = async () => (await partnerAlerts(svc, reader.auth)).filter((a) => a.type === 'partner_api_key_expiring');
   await runAt(svc, start + 5 * DAY);
   assert.equal((await expiring()).length, 0, 'not yet within 14 days');
   await runAt(svc, start + 7 * DAY);

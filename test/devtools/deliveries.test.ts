@@ -6,18 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
 import { ManualClock, type Clock } from '../../src/platform/clock.ts';
 import { ALERT_STREAM } from '../../src/modules/alerts/index.ts';
-import {
-  bearer,
-  clockOf,
-  deliveries,
-  issueKey,
-  partnerAlerts,
-  registerEndpoint,
-  restartableStore,
-  runAt,
-  startReceiver,
-  verifySignature,
-} from './helpers.ts';
+import { bearer, clockOf, deliveries, issueKey, partnerAlerts, registerEndpoint, restartableStore, runAt, startReceiver, verifySignature } from './helpers.ts';
 import { deferred } from '../helpers/signal.ts';
 
 let svc: TestService;
@@ -62,11 +51,17 @@ test('a failing receiver gets 8 attempts, each inside its jitter band, same even
     const ids = rx.requests.map((r) => JSON.parse(r.body).id);
     assert.deepEqual(new Set(ids), new Set([sent.event_id]));
     const ts = rx.requests.map((r) => Number(/t=(\d+)/.exec(String(r.headers['platform-signature']))![1]));
-    assert.ok(ts.every((t, i) => i === 0 || t > ts[i - 1]), 'a fresh t= on every attempt');
+    assert.ok(
+      ts.every((t, i) => i === 0 || t > ts[i - 1]),
+      'a fresh t= on every attempt',
+    );
     const log = (await deliveries(svc, ORG, ep.id)).deliveries[0];
     assert.equal(log.status, 'failed');
     assert.equal(log.attempt_count, 8);
-    assert.deepEqual(log.attempts.map((a: { attempt: number }) => a.attempt), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      log.attempts.map((a: { attempt: number }) => a.attempt),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
     assert.ok(log.attempts.every((a: { status_code: number; outcome: string }) => a.status_code === 500 && a.outcome === 'failed'));
     assert.equal(log.next_attempt_at, null);
   } finally {
@@ -96,7 +91,10 @@ test('2xx succeeds (body ignored); signature verifies independently; 3xx is a fa
     const req = rx.requests[1];
     assert.equal(req.headers['content-type'], 'application/json');
     assert.ok(verifySignature(String(req.headers['platform-signature']), req.body, ep.secret, Math.floor(svc.clock.now().getTime() / 1000)));
-    assert.ok(!verifySignature(String(req.headers['platform-signature']), req.body, ep.secret, Math.floor(svc.clock.now().getTime() / 1000) + 301), 'stale t refused');
+    assert.ok(
+      !verifySignature(String(req.headers['platform-signature']), req.body, ep.secret, Math.floor(svc.clock.now().getTime() / 1000) + 301),
+      'stale t refused',
+    );
   } finally {
     await rx.close();
     await target.close();
@@ -150,10 +148,12 @@ test('an answer after the delivery deadline is a failure (10 s by default; 100 m
   await quick.createOrg('slow-org');
   // The receiver holds its answer until the test ends: past the deadline however busy the box is.
   const answer = deferred();
-  const rx = await startReceiver([async (_q, res) => {
-    await answer.promise;
-    if (!res.destroyed) res.writeHead(200).end();
-  }]);
+  const rx = await startReceiver([
+    async (_q, res) => {
+      await answer.promise;
+      if (!res.destroyed) res.writeHead(200).end();
+    },
+  ]);
   try {
     const ep = await registerEndpoint(quick, 'slow-org', `${rx.url}/h`);
     await sendTest(quick, 'slow-org', ep.id);
@@ -220,8 +220,13 @@ test('72 hours of continuous failure disables the endpoint with one partner_webh
     assert.equal((await svc.request({ method: 'DELETE', url: hook, headers: await bearer(svc, ORG) })).statusCode, 204);
     open = (await partnerAlerts(svc, reader.auth)).filter((a) => a.type === 'partner_webhook_disabled' && a.status === 'open');
     assert.equal(open.length, 0);
-    const audit = await svc.deps.db.query<{ actor_type: string }>(`select actor_type from audit_log where action = 'webhook.disable' and target_id = $1`, [ep.id]);
-    assert.deepEqual(audit.rows.map((r) => r.actor_type), ['system', 'system']);
+    const audit = await svc.deps.db.query<{ actor_type: string }>(`select actor_type from audit_log where action = 'webhook.disable' and target_id = $1`, [
+      ep.id,
+    ]);
+    assert.deepEqual(
+      audit.rows.map((r) => r.actor_type),
+      ['system', 'system'],
+    );
   } finally {
     await rx.close();
   }
@@ -250,11 +255,16 @@ test('alert.raised and alert.resolved from the organisation alert stream reach l
     await runAt(svc, svc.clock.now().getTime() + 1000);
     assert.equal(rx.requests.length, 0);
     await runAt(svc, svc.clock.now().getTime() + 12_000);
-    assert.deepEqual(rx.requests.map((r) => r.url), ['/live', '/live']);
+    assert.deepEqual(
+      rx.requests.map((r) => r.url),
+      ['/live', '/live'],
+    );
     const types = rx.requests.map((r) => JSON.parse(r.body));
     assert.deepEqual(types.map((e) => e.type).sort(), ['alert.raised', 'alert.resolved']);
     assert.ok(types.every((e) => e.organisation_id === ORG && e.data.alert.id === raised.alert.id));
-    assert.ok(rx.requests.every((r) => verifySignature(String(r.headers['platform-signature']), r.body, live.secret, Math.floor(svc.clock.now().getTime() / 1000))));
+    assert.ok(
+      rx.requests.every((r) => verifySignature(String(r.headers['platform-signature']), r.body, live.secret, Math.floor(svc.clock.now().getTime() / 1000))),
+    );
   } finally {
     await rx.close();
   }
@@ -289,13 +299,20 @@ test('device.offline: a device silent past the threshold is reported once per si
     assert.equal(e.data.device.last_reported_at, new Date(t0 - 60_000).toISOString());
     await runAt(svc, t0 + 60 * 60_000);
     await runAt(svc, t0 + 61 * 60_000);
-    assert.deepEqual(rx.requests.map((r) => JSON.parse(r.body).data.device.asset_id), ['inv-1', 'inv-2'], 'each silence once');
+    assert.deepEqual(
+      rx.requests.map((r) => JSON.parse(r.body).data.device.asset_id),
+      ['inv-1', 'inv-2'],
+      'each silence once',
+    );
     // inv-1 reports again, then goes silent again: reported anew.
     await ingest('inv-1', t0 + 62 * 60_000);
     await runAt(svc, t0 + 65 * 60_000);
     await runAt(svc, t0 + 100 * 60_000);
     await runAt(svc, t0 + 101 * 60_000);
-    assert.deepEqual(rx.requests.map((r) => JSON.parse(r.body).data.device.asset_id), ['inv-1', 'inv-2', 'inv-1']);
+    assert.deepEqual(
+      rx.requests.map((r) => JSON.parse(r.body).data.device.asset_id),
+      ['inv-1', 'inv-2', 'inv-1'],
+    );
   } finally {
     await rx.close();
   }
@@ -317,7 +334,11 @@ test('device.offline: a record timed to the microsecond is reported once, not ag
     });
     assert.ok([200, 207].includes(res.statusCode), res.body);
     for (const minutes of [35, 36, 41, 42, 47, 48]) await runAt(svc, t0 + minutes * 60_000);
-    assert.deepEqual(rx.requests.map((r) => JSON.parse(r.body).data.device.asset_id), ['inv-us'], 'one silence, one event');
+    assert.deepEqual(
+      rx.requests.map((r) => JSON.parse(r.body).data.device.asset_id),
+      ['inv-us'],
+      'one silence, one event',
+    );
     assert.equal(JSON.parse(rx.requests[0].body).data.device.last_reported_at, new Date(t0 - 60_000).toISOString());
   } finally {
     await rx.close();
@@ -335,9 +356,10 @@ test('queued deliveries survive a restart and a crashed holder is taken over aft
     const sent = [];
     for (let i = 0; i < 5; i++) sent.push((await sendTest(a, 'restart-org', ep.id)).event_id);
     // One of them is claimed by an instance that then dies (lease held, never completed).
-    await a.deps.db.query(`update jobs set locked_until = $1, lock_token = 'dead', attempts = 1 where id = (select min(id) from jobs where kind = 'webhooks.deliver')`, [
-      new Date(clock.now().getTime() + 30_000),
-    ]);
+    await a.deps.db.query(
+      `update jobs set locked_until = $1, lock_token = 'dead', attempts = 1 where id = (select min(id) from jobs where kind = 'webhooks.deliver')`,
+      [new Date(clock.now().getTime() + 30_000)],
+    );
     await a.stop();
     assert.equal(rx.requests.length, 0);
     const b = await store.start();
@@ -356,7 +378,9 @@ test('queued deliveries survive a restart and a crashed holder is taken over aft
 });
 
 test('two instances on one store: each delivery attempt is made once', {
-  skip: !realServers.database && 'needs PostgreSQL: the instances claim with FOR UPDATE SKIP LOCKED from their own pools; on PGlite they share one connection and never claim at the same time',
+  skip:
+    !realServers.database &&
+    'needs PostgreSQL: the instances claim with FOR UPDATE SKIP LOCKED from their own pools; on PGlite they share one connection and never claim at the same time',
 }, async () => {
   const a = await startTestService();
   const b = await startTestService({ shareWith: a });

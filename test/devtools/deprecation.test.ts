@@ -31,7 +31,10 @@ test('every answer of the deprecated operation, success or error, carries Deprec
     await svc.request({ method: 'GET', url: URL_, headers: noScope.auth }),
     await svc.request({ method: 'GET', url: URL_ }),
   ];
-  assert.deepEqual(answers.map((r) => r.statusCode), [200, 403, 401]);
+  assert.deepEqual(
+    answers.map((r) => r.statusCode),
+    [200, 403, 401],
+  );
   for (const res of answers) {
     assert.equal(res.headers.deprecation, `@${Date.parse(`${DEPRECATION.on}T00:00:00Z`) / 1000}`);
     assert.equal(res.headers.sunset, 'Mon, 31 May 2027 23:59:59 GMT');

@@ -118,7 +118,9 @@ test("one organisation's 1,000 deliveries to a dead receiver: another's delivery
 });
 
 test('the same across two instances sharing one store: the cap on one organisation holds across both', {
-  skip: !realServers.database && 'needs PostgreSQL: the cap is held by an advisory lock and the running count, which two instances with their own pools contend for; on PGlite they share one connection',
+  skip:
+    !realServers.database &&
+    'needs PostgreSQL: the cap is held by an advisory lock and the running count, which two instances with their own pools contend for; on PGlite they share one connection',
 }, async () => {
   const a = await startTestService({ env: ENV });
   const b = await startTestService({ env: ENV, shareWith: a });
@@ -139,7 +141,11 @@ test('sample sends are bounded by the pending sandbox backlog: 429 past it, noth
     for (let i = 0; i < 20; i++) eps.push(await registerEndpoint(svc, 'fanout-org', `${rx.url}/s${i}`, { environment: 'sandbox' }));
     const key = await issueKey(svc, 'fanout-org', { environment: 'sandbox', scopes: ['alerts:read'] });
     const send = (idem?: string) =>
-      svc.request({ method: 'POST', url: '/api/devtools/partner/v1/sandbox/webhooks/test', headers: { ...key.auth, ...(idem && { 'idempotency-key': idem }) } });
+      svc.request({
+        method: 'POST',
+        url: '/api/devtools/partner/v1/sandbox/webhooks/test',
+        headers: { ...key.auth, ...(idem && { 'idempotency-key': idem }) },
+      });
     const t0 = svc.clock.now().getTime();
     for (let i = 0; i < 5; i++) {
       const res = await send();

@@ -22,7 +22,11 @@ test('per key: RateLimit headers, Remaining never rises nor goes negative, 429 w
     const other = await issueKey(svc, 'lim-org');
     // Wrong secret for the victim's key id: 401, and the quota is untouched.
     const forged = key.auth.authorization.slice(0, -3) + (key.auth.authorization.endsWith('AAA') ? 'BBB' : 'AAA');
-    for (let i = 0; i < 3; i++) assertRefused(await svc.request({ method: 'GET', url: ME, headers: { authorization: forged } }), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
+    for (let i = 0; i < 3; i++)
+      assertRefused(await svc.request({ method: 'GET', url: ME, headers: { authorization: forged } }), 401, {
+        code: 'invalid_api_key',
+        detail: 'Invalid or expired API key',
+      });
     const remaining: number[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await svc.request({ method: 'GET', url: ME, headers: key.auth });
@@ -55,13 +59,15 @@ test('counted across servers: two instances sharing one cache admit exactly the 
   try {
     await a.createOrg('lim-shared');
     const key = await issueKey(a, 'lim-shared');
-    const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).request({ method: 'GET', url: ME, headers: key.auth })),
-    );
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).request({ method: 'GET', url: ME, headers: key.auth })));
     assert.equal(results.filter((r) => r.statusCode === 200).length, 10);
     assert.equal(results.filter((r) => r.statusCode === 429).length, 20);
     // Revocation is seen by both instances at once.
-    await a.request({ method: 'POST', url: `/api/devtools/apikeys/${key.id}/revoke`, headers: { authorization: `Bearer ${await a.token({ orgId: 'lim-shared' })}` } });
+    await a.request({
+      method: 'POST',
+      url: `/api/devtools/apikeys/${key.id}/revoke`,
+      headers: { authorization: `Bearer ${await a.token({ orgId: 'lim-shared' })}` },
+    });
     assertRefused(await b.request({ method: 'GET', url: ME, headers: key.auth }), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
   } finally {
     await b.stop();
@@ -78,7 +84,10 @@ test('Redis unreachable: reads answered and limited per server; key-authenticate
     await registerEndpoint(svc, 'lim-down', 'http://127.0.0.1:9/h', { environment: 'sandbox' });
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await svc.request({ method: 'GET', url: ME, headers: key.auth }));
-    assert.deepEqual(answers.map((r) => r.statusCode), [200, 200, 200, 429]);
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      [200, 200, 200, 429],
+    );
     assertRefused(answers[3], 429, { code: 'rate_limited', detail: 'Rate limit exceeded' });
     const w = await svc.request({ method: 'POST', url: WRITE, headers: key.auth });
     assert.equal(w.statusCode, 503);

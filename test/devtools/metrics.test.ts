@@ -35,9 +35,7 @@ test('a delivery waiting past its time shows in queue depth and age; attempts ar
       const res = await svc.request({ method: 'POST', url: `/api/devtools/webhooks/${id}/test`, headers: await bearer(svc, 'hooks-org') });
       assert.equal(res.statusCode, 202, res.body);
     }
-    const times = await Promise.all(
-      [ep.id, ep410.id].map(async (id) => Date.parse((await deliveries(svc, 'hooks-org', id)).deliveries[0].next_attempt_at)),
-    );
+    const times = await Promise.all([ep.id, ep410.id].map(async (id) => Date.parse((await deliveries(svc, 'hooks-org', id)).deliveries[0].next_attempt_at)));
     const [first, due] = [Math.min(...times), Math.max(...times)];
     // Time passes with no worker running (an instance stuck or down): the deliveries wait.
     clockOf(svc).set(due + 90_000);

@@ -56,7 +56,10 @@ test('me: organisation, key and environment; X-Request-Id and RateLimit headers'
   assert.equal(res.headers['ratelimit-policy'], '600;w=60');
   const echoed = await get(`${P}/me`, live.auth, { 'x-request-id': 'req-abc.123' });
   assert.equal(echoed.headers['x-request-id'], 'req-abc.123');
-  assertRefused(await get(`${P}/me`, { authorization: 'Bearer plat_live_0000000000000000_' + 'A'.repeat(43) }), 401, { code: 'invalid_api_key', detail: 'Invalid or expired API key' });
+  assertRefused(await get(`${P}/me`, { authorization: 'Bearer plat_live_0000000000000000_' + 'A'.repeat(43) }), 401, {
+    code: 'invalid_api_key',
+    detail: 'Invalid or expired API key',
+  });
 });
 
 test('a missing scope: 403 with required_scope in the envelope and in problem+json', async () => {
@@ -104,14 +107,20 @@ test('alerts: own organisation only, newest first, since filters, cursor pages e
   for (let i = 0; i < 12; i++) assert.ok(titles.includes(`#${i}`), `#${i} present`);
   assert.ok(!titles.includes('#99'), 'no other organisation');
   const times = rows.map((a) => Date.parse(a.raised_at));
-  assert.ok(times.every((t, i) => i === 0 || t <= times[i - 1]), 'newest first');
+  assert.ok(
+    times.every((t, i) => i === 0 || t <= times[i - 1]),
+    'newest first',
+  );
   // since filters on raised_at.
   const since = new Date(t0 + 2000).toISOString();
   const filtered = json(await get(`${P}/alerts?since=${encodeURIComponent(since)}&limit=200`, live.auth)).alerts;
   assert.ok(filtered.length > 0 && filtered.every((a: { raised_at: string }) => a.raised_at >= since));
   // The other organisation's key sees only its own.
   const others = json(await get(`${P}/alerts`, otherKey.auth)).alerts;
-  assert.deepEqual(others.map((a: { title: string }) => a.title), ['#99']);
+  assert.deepEqual(
+    others.map((a: { title: string }) => a.title),
+    ['#99'],
+  );
 });
 
 test('alerts: a since the schema admits but no store holds (leap second 23:59:60, year 0000) is 422 on query.since, not 500', async () => {
@@ -146,7 +155,12 @@ test('cursors: unreadable, forged, other-operation, changed-filter and other-org
     assert.equal(json(res).code, 'invalid_cursor');
   }
   assert.equal((await get(`${P}/alerts?cursor=${encodeURIComponent(c)}`, live.auth)).statusCode, 200);
-  for (const [q, field] of [['limit=0', 'query.limit'], ['limit=201', 'query.limit'], ['since=yesterday', 'query.since'], ['hours=0', 'query.hours']]) {
+  for (const [q, field] of [
+    ['limit=0', 'query.limit'],
+    ['limit=201', 'query.limit'],
+    ['since=yesterday', 'query.since'],
+    ['hours=0', 'query.hours'],
+  ]) {
     assertRefused(await get(`${P}/alerts?${q}`, live.auth), 422, { code: 'validation_error', fields: [field] }, q);
   }
 });
@@ -155,15 +169,33 @@ test('devices: registered assets with last-reported fields, paged newest first; 
   const admin = await bearer(svc, ORG);
   for (let i = 0; i < 5; i++) {
     if (i % 2 === 0) clockOf(svc).advance(1000);
-    const res = await svc.request({ method: 'POST', url: '/api/twin/', headers: admin, payload: { asset_id: `dev-${i}`, site_id: 'site-1', type: i === 0 ? 'battery' : 'meter', name: `Device ${i}` } });
+    const res = await svc.request({
+      method: 'POST',
+      url: '/api/twin/',
+      headers: admin,
+      payload: { asset_id: `dev-${i}`, site_id: 'site-1', type: i === 0 ? 'battery' : 'meter', name: `Device ${i}` },
+    });
     assert.equal(res.statusCode, 201, res.body);
   }
-  await svc.request({ method: 'POST', url: '/api/twin/', headers: await bearer(svc, OTHER), payload: { asset_id: 'foreign', site_id: 's', type: 'meter', name: 'x' } });
+  await svc.request({
+    method: 'POST',
+    url: '/api/twin/',
+    headers: await bearer(svc, OTHER),
+    payload: { asset_id: 'foreign', site_id: 's', type: 'meter', name: 'x' },
+  });
   const ts = new Date(svc.clock.now().getTime() - 60_000).toISOString();
-  const ing = await svc.request({ method: 'POST', url: '/api/telemetry/ingest', headers: admin, payload: [{ asset_id: 'dev-0', ts, power_kw: -2, status: 'Discharging' }] });
+  const ing = await svc.request({
+    method: 'POST',
+    url: '/api/telemetry/ingest',
+    headers: admin,
+    payload: [{ asset_id: 'dev-0', ts, power_kw: -2, status: 'Discharging' }],
+  });
   assert.ok([200, 207].includes(ing.statusCode), ing.body);
   const rows = await pageAll(`${P}/devices`, live.auth, 'devices', 2);
-  assert.deepEqual(rows.map((d) => d.asset_id), ['dev-4', 'dev-3', 'dev-2', 'dev-1', 'dev-0']);
+  assert.deepEqual(
+    rows.map((d) => d.asset_id),
+    ['dev-4', 'dev-3', 'dev-2', 'dev-1', 'dev-0'],
+  );
   const d0 = rows.find((d) => d.asset_id === 'dev-0');
   assert.equal(d0.last_reported_at, ts);
   assert.equal(d0.last_reported_source, 'telemetry');
@@ -191,7 +223,10 @@ test('telemetry/latest: readings in the window with status (deprecated) and stat
   assert.ok([200, 207].includes(ing.statusCode), ing.body);
   const one = json(await get(`${P}/telemetry/latest?hours=1&limit=200`, live.auth));
   const byTs = one.readings.filter((r: { asset_id: string }) => r.asset_id !== 'dev-0' || true);
-  assert.ok(one.readings.every((r: { ts: string }) => Date.parse(r.ts) >= now - 3_600_000), 'only the last hour');
+  assert.ok(
+    one.readings.every((r: { ts: string }) => Date.parse(r.ts) >= now - 3_600_000),
+    'only the last hour',
+  );
   assert.ok(!one.readings.some((r: { asset_id: string }) => r.asset_id === 'dev-4'));
   const canon = Object.fromEntries(byTs.map((r: { ts: string; asset_id: string; status_canonical: string }) => [`${r.asset_id}@${r.ts}`, r.status_canonical]));
   assert.equal(canon[`dev-0@${records[0].ts}`], 'charging');
@@ -212,7 +247,12 @@ test('telemetry/latest: readings in the window with status (deprecated) and stat
     cursor = p.next_cursor;
   }
   assert.equal(p1.readings.length + rest.length, one.readings.length, 'the oldest reading (30 min old at the first page) is still served');
-  assertRefused(await get(`${P}/telemetry/latest?hours=2&cursor=${encodeURIComponent(p1.next_cursor)}`, live.auth), 400, { code: 'invalid_cursor', detail: 'invalid_cursor' }, 'changed filter');
+  assertRefused(
+    await get(`${P}/telemetry/latest?hours=2&cursor=${encodeURIComponent(p1.next_cursor)}`, live.auth),
+    400,
+    { code: 'invalid_cursor', detail: 'invalid_cursor' },
+    'changed filter',
+  );
   assertRefused(await get(`${P}/telemetry/latest?hours=200`, live.auth), 422, { code: 'validation_error', fields: ['query.hours'] });
   // OpenAPI marks the stored status as deprecated in the schema (the operation is not deprecated).
   const doc = json(await svc.request({ method: 'GET', url: '/openapi.json' }));
@@ -224,7 +264,16 @@ test('telemetry/latest: readings in the window with status (deprecated) and stat
   const reading = doc.components.schemas.TelemetryReading;
   assert.equal(reading.properties.status.deprecated, true);
   assert.deepEqual(reading.properties.status_canonical.anyOf.map((x: { const: string }) => x.const).sort(), [
-    'charging', 'discharging', 'exporting', 'fault', 'idle', 'importing', 'offline', 'online', 'producing', 'unknown',
+    'charging',
+    'discharging',
+    'exporting',
+    'fault',
+    'idle',
+    'importing',
+    'offline',
+    'online',
+    'producing',
+    'unknown',
   ]);
 });
 
@@ -244,9 +293,15 @@ test('sandbox: a demo-sandbox organisation derived from the caller; two sites, s
   assert.equal(a.readings.length, 12 * 6, 'one hour of five-minute readings for six assets');
   assert.ok(a.readings.every((r: { status_canonical: string }) => r.status_canonical));
   const c = json(await get(`${P}/telemetry/latest?hours=1&limit=200`, otherSandbox.auth));
-  assert.notDeepEqual(c.readings.map((r: { power_kw: number }) => r.power_kw), a.readings.map((r: { power_kw: number }) => r.power_kw));
+  assert.notDeepEqual(
+    c.readings.map((r: { power_kw: number }) => r.power_kw),
+    a.readings.map((r: { power_kw: number }) => r.power_kw),
+  );
   const paged = await pageAll(`${P}/telemetry/latest?hours=1`, sandbox.auth, 'readings', 7);
-  assert.deepEqual(paged.map((r) => r.id), a.readings.map((r: { id: string }) => r.id));
+  assert.deepEqual(
+    paged.map((r) => r.id),
+    a.readings.map((r: { id: string }) => r.id),
+  );
   const alerts = json(await get(`${P}/alerts`, sandbox.auth)).alerts;
   assert.equal(alerts.length, 2);
   const devices = json(await get(`${P}/devices`, sandbox.auth)).devices;

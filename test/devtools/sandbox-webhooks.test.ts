@@ -42,7 +42,10 @@ test('202: a signed sample event to the sandbox endpoints only, delivered like a
   assert.equal(body.event_type, 'alert.raised');
   assert.match(body.organisation_id, /^demo-sandbox-[0-9a-f]{16}$/);
   assert.equal(body.queued, 1);
-  assert.deepEqual(body.deliveries.map((d: { endpoint_id: string }) => d.endpoint_id), [sandboxEp.id]);
+  assert.deepEqual(
+    body.deliveries.map((d: { endpoint_id: string }) => d.endpoint_id),
+    [sandboxEp.id],
+  );
   assert.ok(res.headers['x-request-id']);
   await runAt(svc, svc.clock.now().getTime() + 12_000);
   const got = rx.requests.filter((r) => r.url === '/sandbox');
@@ -64,9 +67,12 @@ test('202: a signed sample event to the sandbox endpoints only, delivered like a
   rx.script([200]);
 });
 
-test('refusals: a bearer token 401, bad body 422, another organisation\'s endpoint 404', async () => {
+test("refusals: a bearer token 401, bad body 422, another organisation's endpoint 404", async () => {
   const t = await svc.token({ orgId: ORG });
-  assertRefused(await svc.request({ method: 'POST', url: URL_, headers: { authorization: `Bearer ${t}` } }), 401, { code: 'api_key_required', detail: 'This operation requires an API key' });
+  assertRefused(await svc.request({ method: 'POST', url: URL_, headers: { authorization: `Bearer ${t}` } }), 401, {
+    code: 'api_key_required',
+    detail: 'This operation requires an API key',
+  });
   assertRefused(await send(key.auth, { event_type: 'dispatch.executed' }), 422, { code: 'validation_error', fields: ['body.event_type'] });
   assertRefused(await send(key.auth, { organisation_id: OTHER }), 422, { code: 'validation_error', fields: ['body.organisation_id'] });
   const res = await send(key.auth, { endpoint_id: otherEp.id });
@@ -111,7 +117,9 @@ test('Idempotency-Key: empty or over-long keys are refused (422)', async () => {
 });
 
 test('Idempotency-Key: 50 parallel requests with one key, to two instances, queue exactly one delivery', {
-  skip: !realServers.database && 'needs PostgreSQL: the key is claimed by a unique insert that concurrent transactions race for, and PGlite runs one transaction at a time',
+  skip:
+    !realServers.database &&
+    'needs PostgreSQL: the key is claimed by a unique insert that concurrent transactions race for, and PGlite runs one transaction at a time',
 }, async () => {
   const before = (await deliveries(svc, ORG, sandboxEp.id, '?limit=200')).deliveries.length;
   // Two instances with their own connection pools on one schema, as two servers behind a balancer.
@@ -127,7 +135,10 @@ test('Idempotency-Key: 50 parallel requests with one key, to two instances, queu
   } finally {
     await second.stop();
   }
-  assert.ok(all.every((r) => r.statusCode === 202), all.map((r) => r.statusCode).join());
+  assert.ok(
+    all.every((r) => r.statusCode === 202),
+    all.map((r) => r.statusCode).join(),
+  );
   assert.equal(new Set(all.map((r) => r.body)).size, 1, 'every answer is the first body');
   assert.equal(all.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 49);
   assert.equal((await deliveries(svc, ORG, sandboxEp.id, '?limit=200')).deliveries.length, before + 1);

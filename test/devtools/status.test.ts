@@ -10,7 +10,12 @@ const status = async (svc: TestService) => {
   assert.equal(res.statusCode, 200);
   return json(res) as {
     status: string;
-    components: { name: string; state: string; last_checked_at: string | null; availability: Record<string, { percent: number | null; checks: number; failed: number }> }[];
+    components: {
+      name: string;
+      state: string;
+      last_checked_at: string | null;
+      availability: Record<string, { percent: number | null; checks: number; failed: number }>;
+    }[];
   };
 };
 const byName = (s: Awaited<ReturnType<typeof status>>, n: string) => s.components.find((c) => c.name === n)!;
@@ -20,7 +25,10 @@ test('public; unobserved with no checks and no percentage; operational after the
   try {
     let s = await status(svc);
     assert.equal(s.status, 'unobserved');
-    assert.deepEqual(s.components.map((c) => c.name), ['partner_api', 'webhook_delivery', 'database', 'cache', 'bus']);
+    assert.deepEqual(
+      s.components.map((c) => c.name),
+      ['partner_api', 'webhook_delivery', 'database', 'cache', 'bus'],
+    );
     for (const c of s.components) {
       assert.equal(c.state, 'unobserved');
       assert.equal(c.last_checked_at, null);

@@ -18,7 +18,9 @@ test('random payloads: the service signature verifies with the SDK and the indep
       const body = JSON.stringify({ id: `evt_${n}`, data: value });
       const header = signatureHeader(body, t, [secret]);
       // The HMAC primitive as Standard Webhooks computes v1 (base64 HMAC-SHA256 keyed by the decoded secret).
-      const swh = createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`${t}.${body}`).digest('base64');
+      const swh = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+        .update(`${t}.${body}`)
+        .digest('base64');
       assert.equal(header, `t=${t},v1=${swh}`);
       assert.ok(isValidWebhookSignature({ body, signature: header, secret, now }));
       assert.ok(verifySignature(header, body, secret, t));

@@ -32,11 +32,7 @@ test('refused, reset and TLS-failed attempts all record the same generic error, 
   await new Promise<void>((r) => resetter.listen(0, '127.0.0.1', () => r()));
   try {
     const port = await closedPort();
-    const urls = [
-      `http://127.0.0.1:${port}/h`,
-      `http://127.0.0.1:${(resetter.address() as net.AddressInfo).port}/h`,
-      `${rx.url.replace('http:', 'https:')}/h`,
-    ];
+    const urls = [`http://127.0.0.1:${port}/h`, `http://127.0.0.1:${(resetter.address() as net.AddressInfo).port}/h`, `${rx.url.replace('http:', 'https:')}/h`];
     const eps = [];
     for (const u of urls) eps.push(await registerEndpoint(svc, ORG, u));
     const t0 = svc.clock.now().getTime();
@@ -49,12 +45,16 @@ test('refused, reset and TLS-failed attempts all record the same generic error, 
       const log = (await deliveries(svc, ORG, ep.id)).deliveries[0];
       assert.equal(log.attempt_count, 1, urls[i]);
       const [a] = log.attempts;
-      assert.deepEqual({ status_code: a.status_code, outcome: a.outcome, error: a.error, duration_ms: a.duration_ms }, {
-        status_code: null,
-        outcome: 'failed',
-        error: GENERIC,
-        duration_ms: 0,
-      }, urls[i]);
+      assert.deepEqual(
+        { status_code: a.status_code, outcome: a.outcome, error: a.error, duration_ms: a.duration_ms },
+        {
+          status_code: null,
+          outcome: 'failed',
+          error: GENERIC,
+          duration_ms: 0,
+        },
+        urls[i],
+      );
       assert.equal(log.last_error, GENERIC, urls[i]);
       assert.doesNotMatch(JSON.stringify(log), /ECONN|EPROTO|127\.0\.0\.1:|socket|ssl|tls/i, urls[i]);
     }

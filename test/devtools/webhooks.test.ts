@@ -54,7 +54,12 @@ test('register: 201 with the signing secret once; list shows it without the secr
 });
 
 test('register refusals: wrong role 403, bad body 422, an API key 401', async () => {
-  const viewer = await svc.request({ method: 'POST', url: '/api/devtools/webhooks', headers: await bearer(svc, ORG, ['OPERATOR']), payload: { url: 'https://example.com/x' } });
+  const viewer = await svc.request({
+    method: 'POST',
+    url: '/api/devtools/webhooks',
+    headers: await bearer(svc, ORG, ['OPERATOR']),
+    payload: { url: 'https://example.com/x' },
+  });
   assertRefused(viewer, 403, { code: 'insufficient_permissions', detail: 'Insufficient permissions' });
   const key = await issueKey(svc, ORG);
   const withKey = await svc.request({ method: 'POST', url: '/api/devtools/webhooks', headers: key.auth, payload: { url: 'https://example.com/x' } });
@@ -98,7 +103,12 @@ test('PATCH: change, disable, re-enable; other organisation 404; empty body 422'
   const other = await svc.request({ method: 'PATCH', url, headers: await bearer(svc, OTHER), payload: { enabled: false } });
   assertRefused(other, 404, { code: 'not_found', detail: 'Not Found' });
   assertRefused(await svc.request({ method: 'PATCH', url, headers: await bearer(svc, ORG), payload: {} }), 422, { code: 'validation_error', fields: ['body'] });
-  const changed = await svc.request({ method: 'PATCH', url, headers: await bearer(svc, ORG), payload: { description: 'changed', event_types: ['webhook.test'] } });
+  const changed = await svc.request({
+    method: 'PATCH',
+    url,
+    headers: await bearer(svc, ORG),
+    payload: { description: 'changed', event_types: ['webhook.test'] },
+  });
   assert.equal(changed.statusCode, 200);
   assert.equal(json(changed).description, 'changed');
   const off = await svc.request({ method: 'PATCH', url, headers: await bearer(svc, ORG), payload: { enabled: false } });
@@ -116,13 +126,19 @@ test('DELETE: 204, then 404; other organisation 404; audited', async () => {
   const ep = await registerEndpoint(svc, ORG, `${receiver.url}/delete`);
   const url = `/api/devtools/webhooks/${ep.id}`;
   assertRefused(await svc.request({ method: 'DELETE', url, headers: await bearer(svc, OTHER) }), 404, { code: 'not_found', detail: 'Not Found' });
-  assertRefused(await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG, ['ANALYST']) }), 403, { code: 'insufficient_permissions', detail: 'Insufficient permissions' });
+  assertRefused(await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG, ['ANALYST']) }), 403, {
+    code: 'insufficient_permissions',
+    detail: 'Insufficient permissions',
+  });
   const res = await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG) });
   assert.equal(res.statusCode, 204);
   assert.equal(res.body, '');
   assertRefused(await svc.request({ method: 'DELETE', url, headers: await bearer(svc, ORG) }), 404, { code: 'not_found', detail: 'Not Found' });
   const audit = await svc.deps.db.query<{ action: string }>('select action from audit_log where target_id = $1 order by id', [ep.id]);
-  assert.deepEqual(audit.rows.map((r) => r.action), ['webhook.create', 'webhook.delete']);
+  assert.deepEqual(
+    audit.rows.map((r) => r.action),
+    ['webhook.create', 'webhook.delete'],
+  );
 });
 
 test('test event: 202, delivered signed; a live endpoint refuses other types (400), a sandbox one sends them', async () => {
@@ -133,7 +149,10 @@ test('test event: 202, delivered signed; a live endpoint refuses other types (40
   const refused = await post(svc, `/api/devtools/webhooks/${ep.id}/test`, { event_type: 'alert.raised' });
   assert.equal(refused.statusCode, 400);
   assert.equal(json(refused).code, 'sandbox_only_event_type');
-  assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/test`, { event_type: 'nope' }), 422, { code: 'validation_error', fields: ['body.event_type'] });
+  assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/test`, { event_type: 'nope' }), 422, {
+    code: 'validation_error',
+    fields: ['body.event_type'],
+  });
   assertRefused(await post(svc, `/api/devtools/webhooks/${ep.id}/test`, undefined, OTHER), 404, { code: 'not_found', detail: 'Not Found' });
   await runAt(svc, svc.clock.now().getTime() + 11_000);
   const got = receiver.requests.filter((r) => r.url === '/test-live');
@@ -217,7 +236,12 @@ test('deliveries log: newest first with attempts, cursor pages each row once whi
     assert.equal(json(res).code, 'invalid_cursor');
   }
   const ep2 = await registerEndpoint(svc, ORG, `${receiver.url}/log2`);
-  assertRefused(await bad(`?cursor=${encodeURIComponent(first.next_cursor)}`, ORG, ep2.id), 400, { code: 'invalid_cursor', detail: 'invalid_cursor' }, 'another endpoint (filter)');
+  assertRefused(
+    await bad(`?cursor=${encodeURIComponent(first.next_cursor)}`, ORG, ep2.id),
+    400,
+    { code: 'invalid_cursor', detail: 'invalid_cursor' },
+    'another endpoint (filter)',
+  );
   assert.equal((await bad('')).statusCode, 200);
   assertRefused(await bad('', OTHER), 404, { code: 'not_found', detail: 'Not Found' });
   assertRefused(await bad('?limit=0'), 422, { code: 'validation_error', fields: ['query.limit'] });

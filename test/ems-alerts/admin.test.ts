@@ -58,7 +58,10 @@ test('acknowledge: stamped who and when, first one stands; refusals by role, org
   const a = await ok(svc, admin, 'POST', url('acknowledge'), { note: 'looking' });
   assert.equal(a.acknowledged_by, 'adm-user');
   assert.equal(a.acknowledged_at, '2026-11-24T12:05:00.000Z');
-  assert.deepEqual(a.history.map((h: { action: string; actor_id: string; note: string }) => [h.action, h.actor_id, h.note]), [['acknowledge', 'adm-user', 'looking']]);
+  assert.deepEqual(
+    a.history.map((h: { action: string; actor_id: string; note: string }) => [h.action, h.actor_id, h.note]),
+    [['acknowledge', 'adm-user', 'looking']],
+  );
   clock.set('2026-11-24T12:06:00Z');
   const again = await ok(svc, admin, 'POST', url('acknowledge')); // no body at all
   assert.equal(again.acknowledged_at, '2026-11-24T12:05:00.000Z');
@@ -100,7 +103,11 @@ test('resolve: who and why; resolved alerts refuse acknowledge, assign, resolve 
   assert.equal(r.status, 'resolved');
   assert.equal(r.resolved_by, 'adm-user');
   assert.equal(r.resolution, 'resolved by adm-user: replaced the isolator');
-  for (const [a, body] of [['acknowledge', {}], ['assign', { user_id: opId }], ['resolve', { reason: 'again' }]] as const) {
+  for (const [a, body] of [
+    ['acknowledge', {}],
+    ['assign', { user_id: opId }],
+    ['resolve', { reason: 'again' }],
+  ] as const) {
     const res = await call(svc, admin, 'POST', url(a), body);
     assert.equal(res.statusCode, 409, a);
     assert.equal(json(res).detail, 'Alert is already resolved');

@@ -43,7 +43,14 @@ after(async () => {
 test('silent inverter → £/day alert → email, Slack and signed webhook → one escalation → acknowledge → resolve, all in the delivery log', async () => {
   const clock = clockOf(svc);
   const secret = newSecret();
-  await ok(svc, admin, 'POST', '/api/twin/registry/assets', { asset_id: 'pv-9', site_id: 'farm', type: 'inverter', name: 'Field PV', asset_class: 'inverter', details: {} }, 201);
+  await ok(
+    svc,
+    admin,
+    'POST',
+    '/api/twin/registry/assets',
+    { asset_id: 'pv-9', site_id: 'farm', type: 'inverter', name: 'Field PV', asset_class: 'inverter', details: {} },
+    201,
+  );
   // Reporting -2 kW every 15 minutes (within the ledger's power gap limit) for a day, up to 11:30.
   const records = [];
   for (let t = Date.parse('2026-11-23T11:30:00Z'); t <= Date.parse('2026-11-24T11:30:00Z'); t += 900_000) {
@@ -64,7 +71,13 @@ test('silent inverter → £/day alert → email, Slack and signed webhook → o
         { type: 'team_chat', url: `${chat.url}/services/T000/B000/XXXX`, format: 'slack' },
         { type: 'webhook', url: `${hook.url}/ems`, secret },
       ],
-      escalation: { after_minutes: 30, channels: [{ type: 'email', to: 'manager@e2e.test' }, { type: 'user', user_id: operatorId }] },
+      escalation: {
+        after_minutes: 30,
+        channels: [
+          { type: 'email', to: 'manager@e2e.test' },
+          { type: 'user', user_id: operatorId },
+        ],
+      },
     },
     201,
   );
@@ -85,7 +98,10 @@ test('silent inverter → £/day alert → email, Slack and signed webhook → o
   assert.equal(alert.impact_gbp_per_day, '11.76');
   assert.equal(alert.severity, 'warning');
   assert.equal(ev.routing.deliveries.length, 3);
-  assert.deepEqual(ev.routing.deliveries.map((d: { outcome: string }) => d.outcome), ['delivered', 'delivered', 'delivered']);
+  assert.deepEqual(
+    ev.routing.deliveries.map((d: { outcome: string }) => d.outcome),
+    ['delivered', 'delivered', 'delivered'],
+  );
 
   // Email arrived at the SMTP server.
   assert.equal(mail.messages.length, 1);
@@ -133,10 +149,10 @@ test('silent inverter → £/day alert → email, Slack and signed webhook → o
   // Nobody acknowledged by 13:05: escalation fires, once.
   clock.set('2026-11-24T13:05:00Z');
   const esc = await ok(svc, admin, 'POST', '/api/hardware/ems/routing/escalations/check');
-  assert.deepEqual(
-    esc.deliveries.map((d: { channel_type: string; reason: string; outcome: string }) => `${d.channel_type}:${d.reason}:${d.outcome}`).sort(),
-    ['email:escalated:delivered', 'in_app:escalated:delivered'],
-  );
+  assert.deepEqual(esc.deliveries.map((d: { channel_type: string; reason: string; outcome: string }) => `${d.channel_type}:${d.reason}:${d.outcome}`).sort(), [
+    'email:escalated:delivered',
+    'in_app:escalated:delivered',
+  ]);
   assert.equal(mail.messages.length, 2);
   assert.deepEqual(mail.messages[1].to, ['manager@e2e.test']);
   assert.match(mail.messages[1].mail.subject ?? '', /^\[ESCALATED EMS warning\]/);
@@ -160,14 +176,18 @@ test('silent inverter → £/day alert → email, Slack and signed webhook → o
   assert.equal(res.resolved_by, operatorId);
   assert.equal(res.resolution_reason, 'inverter breaker reset');
   assert.equal(res.resolved_at, '2026-11-24T13:40:00.000Z');
-  assert.deepEqual(res.history.map((e: { action: string }) => e.action), ['acknowledge', 'resolve']);
+  assert.deepEqual(
+    res.history.map((e: { action: string }) => e.action),
+    ['acknowledge', 'resolve'],
+  );
   assert.equal((await ok(svc, admin, 'GET', '/api/hardware/ems/alerts')).count, 0);
 
   // The delivery log: every attempt, newest first, with outcome, timing and status.
   const log = await ok(svc, admin, 'GET', `/api/hardware/ems/routing/deliveries?alert_id=${alert.id}`);
   assert.equal(log.deliveries.length, 5);
-  const rows = log.deliveries.map((d: { channel_type: string; reason: string; outcome: string; status_code: number | null; trigger: string }) =>
-    `${d.trigger}:${d.channel_type}:${d.reason}:${d.outcome}:${d.status_code}`,
+  const rows = log.deliveries.map(
+    (d: { channel_type: string; reason: string; outcome: string; status_code: number | null; trigger: string }) =>
+      `${d.trigger}:${d.channel_type}:${d.reason}:${d.outcome}:${d.status_code}`,
   );
   assert.deepEqual(rows.sort(), [
     'escalations_check:email:escalated:delivered:250',

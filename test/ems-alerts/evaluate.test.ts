@@ -65,7 +65,9 @@ test('evaluate raises one alert per condition with evidence and the hand-worked 
     [false, false, false],
   );
   const ledger = await ok(svc, admin, 'GET', '/api/telemetry/sites/S1/ledger?from=2026-11-23&to=2026-11-24');
-  const inWindow = ledger.half_hours.filter((h: { period_start: string }) => h.period_start >= '2026-11-23T12:00:00.000Z' && h.period_start < '2026-11-24T12:00:00.000Z');
+  const inWindow = ledger.half_hours.filter(
+    (h: { period_start: string }) => h.period_start >= '2026-11-23T12:00:00.000Z' && h.period_start < '2026-11-24T12:00:00.000Z',
+  );
   const wh = inWindow.reduce((a: number, h: { generation_kwh: string | null }) => a + Math.round(Number(h.generation_kwh ?? 0) * 1000), 0);
   assert.equal(wh, 6000, "the alert's measured generation is the ledger's");
   assert.equal(ledger.pending_refresh, false);
@@ -95,7 +97,10 @@ test('re-evaluating does not duplicate open alerts; they are refreshed', async (
   assert.equal(r.raised.length, 0);
   assert.equal(r.updated, 5);
   const after = await ok(svc, admin, 'GET', '/api/hardware/ems/alerts');
-  assert.deepEqual(after.alerts.map((a: { id: string }) => a.id), before.alerts.map((a: { id: string }) => a.id));
+  assert.deepEqual(
+    after.alerts.map((a: { id: string }) => a.id),
+    before.alerts.map((a: { id: string }) => a.id),
+  );
 });
 
 test('policy: defaults, PUT changes severities and limits (a cleared condition resolves), DELETE resets; refusals', async () => {
@@ -112,9 +117,16 @@ test('policy: defaults, PUT changes severities and limits (a cleared condition r
   assert.equal(put.policy.sites.S1.export_limit_kw, 6);
 
   const r = await ok(svc, admin, 'POST', '/api/hardware/ems/alerts/evaluate');
-  assert.deepEqual(r.resolved.map((x: { source: string }) => x.source), ['export_over_limit'], 'the 5 kW export is within a 6 kW limit');
+  assert.deepEqual(
+    r.resolved.map((x: { source: string }) => x.source),
+    ['export_over_limit'],
+    'the 5 kW export is within a 6 kW limit',
+  );
   const q = await ok(svc, admin, 'GET', '/api/hardware/ems/alerts');
-  assert.deepEqual(q.alerts.map((a: { severity: string }) => a.severity), ['critical', 'critical', 'warning', 'info']);
+  assert.deepEqual(
+    q.alerts.map((a: { severity: string }) => a.severity),
+    ['critical', 'critical', 'warning', 'info'],
+  );
   assert.equal(q.total_impact_gbp_per_day, '10.01');
 
   // Refusals: thresholds the wrong way round, unknown members, wrong roles.
@@ -134,7 +146,10 @@ test('policy: defaults, PUT changes severities and limits (a cleared condition r
 
   const audit = await ok(svc, admin, 'GET', '/api/hardware/admin/audit-log');
   const actions = (audit.entries ?? audit.items ?? audit.events ?? []).map((e: { action: string }) => e.action);
-  assert.ok(actions.includes('ems.alerts.policy.update') && actions.includes('ems.alerts.policy.reset') && actions.includes('ems.alerts.evaluate'), actions.join());
+  assert.ok(
+    actions.includes('ems.alerts.policy.update') && actions.includes('ems.alerts.policy.reset') && actions.includes('ems.alerts.evaluate'),
+    actions.join(),
+  );
 });
 
 test('evaluate refusals: a viewer is 403; no token is 401; another organisation sees none of these alerts', async () => {

@@ -54,8 +54,24 @@ function* quarters(from: string, to: string) {
 export async function seedScenario(svc: TestService, token: string) {
   const reg = async (body: object) => ok(svc, token, 'POST', '/api/twin/registry/assets', body, 201);
   await reg({ asset_id: 'meter-1', site_id: 'S1', type: 'meter', name: 'Site meter', asset_class: 'site_meter', details: { export_limit_kw: 3 } });
-  await reg({ asset_id: 'inv-1', site_id: 'S1', type: 'inverter', name: 'Roof PV', asset_class: 'inverter', parent_asset_id: 'meter-1', details: { capacity_kwp: 4 } });
-  await reg({ asset_id: 'bat-1', site_id: 'S1', type: 'battery', name: 'Battery', asset_class: 'battery', parent_asset_id: 'meter-1', details: { capacity_kwh: 10 } });
+  await reg({
+    asset_id: 'inv-1',
+    site_id: 'S1',
+    type: 'inverter',
+    name: 'Roof PV',
+    asset_class: 'inverter',
+    parent_asset_id: 'meter-1',
+    details: { capacity_kwp: 4 },
+  });
+  await reg({
+    asset_id: 'bat-1',
+    site_id: 'S1',
+    type: 'battery',
+    name: 'Battery',
+    asset_class: 'battery',
+    parent_asset_id: 'meter-1',
+    details: { capacity_kwh: 10 },
+  });
   await reg({ asset_id: 'inv-2', site_id: 'S2', type: 'inverter', name: 'Barn PV', asset_class: 'inverter', details: {} });
   const records: Record<string, unknown>[] = [];
   for (const ts of quarters('2026-11-23T12:00:00Z', NOW)) {
@@ -108,7 +124,14 @@ export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** An inverter at `site` that reported -1 kW every 15 minutes for the 24 hours to 10:00 and then went silent: £5.88/day at NOW. */
 export async function silentInverter(svc: TestService, token: string, assetId: string, site = 'S9') {
-  await ok(svc, token, 'POST', '/api/twin/registry/assets', { asset_id: assetId, site_id: site, type: 'inverter', name: assetId, asset_class: 'inverter', details: {} }, 201);
+  await ok(
+    svc,
+    token,
+    'POST',
+    '/api/twin/registry/assets',
+    { asset_id: assetId, site_id: site, type: 'inverter', name: assetId, asset_class: 'inverter', details: {} },
+    201,
+  );
   const records = [];
   for (let t = Date.parse('2026-11-23T10:00:00Z'); t <= Date.parse('2026-11-24T10:00:00Z'); t += 900_000) {
     records.push({ asset_id: assetId, ts: new Date(t).toISOString(), power_kw: -1 });

@@ -25,8 +25,11 @@ test('ranking: impact never increases down the queue; ties by raised_at then id;
         }
       }
       // Any permutation of the input ranks the same.
-      const shuffled = [...alerts].sort((x, y) => ((x.id.charCodeAt(seed & 7) ?? 0) - (y.id.charCodeAt(seed & 7) ?? 0)) || (seed % 2 ? 1 : -1));
-      assert.deepEqual(rankAlerts(shuffled).map((a) => a.id), ranked.map((a) => a.id));
+      const shuffled = [...alerts].sort((x, y) => (x.id.charCodeAt(seed & 7) ?? 0) - (y.id.charCodeAt(seed & 7) ?? 0) || (seed % 2 ? 1 : -1));
+      assert.deepEqual(
+        rankAlerts(shuffled).map((a) => a.id),
+        ranked.map((a) => a.id),
+      );
     }),
   );
 });
@@ -43,19 +46,32 @@ test('totals: the queue total is the exact decimal sum of the pounds shown, neve
     }),
   );
   // The classic float trap: 0.1 + 0.2 in pounds.
-  assert.equal(poundsOf(totalPence([{ id: 'a', impact_pence: 10n, raised_at: '' }, { id: 'b', impact_pence: 20n, raised_at: '' }])), '0.30');
+  assert.equal(
+    poundsOf(
+      totalPence([
+        { id: 'a', impact_pence: 10n, raised_at: '' },
+        { id: 'b', impact_pence: 20n, raised_at: '' },
+      ]),
+    ),
+    '0.30',
+  );
 });
 
 test('impact: kWh × p/kWh per day is rounded once, half away from zero, and scales exactly with the window', () => {
   fc.assert(
-    fc.property(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 1, max: 168 }), fc.integer({ min: 0, max: 999_999 }), (microKwh, hours, priceTenThousandths) => {
-      const price = `${Math.floor(priceTenThousandths / 10_000)}.${String(priceTenThousandths % 10_000).padStart(4, '0')}`;
-      const p = pencePerDay(microKwh, hours, price);
-      // Exact rational: microKwh × price × 24 / hours / 1e6 pence; p is within half a penny of it.
-      const num = microKwh * BigInt(priceTenThousandths) * 24n; // pence × 1e10 × hours
-      const den = 10n ** 10n * BigInt(hours);
-      assert.ok(p * den * 2n >= num * 2n - den && p * den * 2n <= num * 2n + den);
-    }),
+    fc.property(
+      fc.bigInt({ min: 0n, max: 10n ** 12n }),
+      fc.integer({ min: 1, max: 168 }),
+      fc.integer({ min: 0, max: 999_999 }),
+      (microKwh, hours, priceTenThousandths) => {
+        const price = `${Math.floor(priceTenThousandths / 10_000)}.${String(priceTenThousandths % 10_000).padStart(4, '0')}`;
+        const p = pencePerDay(microKwh, hours, price);
+        // Exact rational: microKwh × price × 24 / hours / 1e6 pence; p is within half a penny of it.
+        const num = microKwh * BigInt(priceTenThousandths) * 24n; // pence × 1e10 × hours
+        const den = 10n ** 10n * BigInt(hours);
+        assert.ok(p * den * 2n >= num * 2n - den && p * den * 2n <= num * 2n + den);
+      },
+    ),
   );
   assert.equal(pencePerDay(4_000_000n, 24, '24.50'), 98n);
   assert.equal(pencePerDay(6_000_000n, 24, '35.00'), 210n);

@@ -84,17 +84,32 @@ test('rules: create, list without secrets, PUT keeps or rotates the webhook secr
   const noSecret = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'webhook', url: `${rx.url}/other` }] });
   assert.equal(noSecret.statusCode, 422);
   assert.deepEqual(json(noSecret).detail[0].loc, ['body', 'channels', 0, 'secret']);
-  const weak = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'webhook', url: `${rx.url}/o`, secret: 'hunter2' }] });
+  const weak = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', {
+    name: 'n',
+    channels: [{ type: 'webhook', url: `${rx.url}/o`, secret: 'hunter2' }],
+  });
   assert.equal(weak.statusCode, 422);
   assert.equal(weak.body.includes('hunter2'), false, 'a refused secret is not echoed');
-  const ssrf = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'team_chat', url: 'http://user:pw@127.0.0.1/x' }] });
+  const ssrf = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', {
+    name: 'n',
+    channels: [{ type: 'team_chat', url: 'http://user:pw@127.0.0.1/x' }],
+  });
   assert.equal(ssrf.statusCode, 422);
   assert.match(json(ssrf).detail[0].msg, /^URL refused: credentials in the URL/);
-  const far = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'team_chat', url: 'https://hooks.slack.com/services/T/B/C' }] });
+  const far = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', {
+    name: 'n',
+    channels: [{ type: 'team_chat', url: 'https://hooks.slack.com/services/T/B/C' }],
+  });
   assertRefused(far, 422, { fields: ['body.channels.0.url'] }, 'the outbound address policy applies (loopback only in tests)');
   const notMember = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'user', user_id: 'nobody' }] });
   assertRefused(notMember, 422, { fields: ['body.channels.0.user_id'] });
-  const twice = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', channels: [{ type: 'email', to: 'A@x.test' }, { type: 'email', to: 'a@x.test' }] });
+  const twice = await call(svc, admin, 'POST', '/api/hardware/ems/routing/rules', {
+    name: 'n',
+    channels: [
+      { type: 'email', to: 'A@x.test' },
+      { type: 'email', to: 'a@x.test' },
+    ],
+  });
   assertRefused(twice, 422, { fields: ['body.channels.1'] });
   const denied = await call(svc, viewer, 'POST', '/api/hardware/ems/routing/rules', body);
   assert.equal(denied.statusCode, 403);
@@ -109,9 +124,14 @@ test('rules: create, list without secrets, PUT keeps or rotates the webhook secr
   assert.equal(kept.name, 'Renamed');
   assert.equal(kept.channels[0].secret_set, true);
   const other = await tokenFor(svc, 'route-other');
-  assertRefused(await call(svc, other, 'PUT', `/api/hardware/ems/routing/rules/${created.id}`, body), 404, 'Not Found', "another organisation's rule is not found");
+  assertRefused(
+    await call(svc, other, 'PUT', `/api/hardware/ems/routing/rules/${created.id}`, body),
+    404,
+    'Not Found',
+    "another organisation's rule is not found",
+  );
   assertRefused(await call(svc, other, 'DELETE', `/api/hardware/ems/routing/rules/${created.id}`), 404, 'Not Found');
-  assert.equal((await ok(svc, admin, 'DELETE', `/api/hardware/ems/routing/rules/${created.id}`, undefined, 204)), null);
+  assert.equal(await ok(svc, admin, 'DELETE', `/api/hardware/ems/routing/rules/${created.id}`, undefined, 204), null);
   assertRefused(await call(svc, admin, 'DELETE', `/api/hardware/ems/routing/rules/${created.id}`), 404, 'Not Found');
   assert.equal((await ok(svc, viewer, 'GET', '/api/hardware/ems/routing/rules')).rules.length, 0);
 });
@@ -135,26 +155,50 @@ test('address policy at creation and update, as webhook registration words it: h
     const rule = (channels: object[], escalation?: object) => ({ name: 'r', channels, ...(escalation && { escalation }) });
     const good = await ok(strict, t, 'POST', '/api/hardware/ems/routing/rules', rule([{ type: 'team_chat', url: 'https://chat.example.com/services/x' }]), 201);
     const cases: [object, string, string][] = [
-      [rule([{ type: 'team_chat', url: 'https://hooks.corp.example/services/x' }]), 'body.channels.0.url', 'URL refused: the host resolves to a non-public address'],
-      [rule([{ type: 'webhook', url: 'https://mixed.example.com/h', secret }]), 'body.channels.0.url', 'URL refused: the host resolves to a non-public address'],
-      [rule([{ type: 'email', to: 'a@b.test' }], { after_minutes: 5, channels: [{ type: 'webhook', url: 'https://metadata.example.net/h', secret }] }), 'body.escalation.channels.0.url', 'URL refused: the host resolves to a non-public address'],
+      [
+        rule([{ type: 'team_chat', url: 'https://hooks.corp.example/services/x' }]),
+        'body.channels.0.url',
+        'URL refused: the host resolves to a non-public address',
+      ],
+      [
+        rule([{ type: 'webhook', url: 'https://mixed.example.com/h', secret }]),
+        'body.channels.0.url',
+        'URL refused: the host resolves to a non-public address',
+      ],
+      [
+        rule([{ type: 'email', to: 'a@b.test' }], { after_minutes: 5, channels: [{ type: 'webhook', url: 'https://metadata.example.net/h', secret }] }),
+        'body.escalation.channels.0.url',
+        'URL refused: the host resolves to a non-public address',
+      ],
       [rule([{ type: 'team_chat', url: 'https://10.0.0.5/x' }]), 'body.channels.0.url', 'URL refused: address is not a public address'],
       [rule([{ type: 'webhook', url: 'https://127.0.0.1/h', secret }]), 'body.channels.0.url', 'URL refused: address is not a public address'],
       [rule([{ type: 'team_chat', url: 'https://localhost/x' }]), 'body.channels.0.url', 'URL refused: host is not public'],
       [rule([{ type: 'team_chat', url: 'http://chat.example.com/x' }]), 'body.channels.0.url', 'URL refused: scheme http: is not allowed'],
     ];
     for (const [body, loc, msg] of cases) {
-      for (const [method, url] of [['POST', '/api/hardware/ems/routing/rules'], ['PUT', `/api/hardware/ems/routing/rules/${good.id}`]]) {
+      for (const [method, url] of [
+        ['POST', '/api/hardware/ems/routing/rules'],
+        ['PUT', `/api/hardware/ems/routing/rules/${good.id}`],
+      ]) {
         const res = await call(strict, t, method, url, body);
         assertRefused(res, 422, { fields: [loc] }, `${method} ${JSON.stringify(body)}`);
         assert.equal(json(res).detail[0].msg, msg, `${method} ${JSON.stringify(body)}`);
       }
     }
     const rules = (await ok(strict, t, 'GET', '/api/hardware/ems/routing/rules')).rules;
-    assert.deepEqual(rules.map((r: any) => [r.id, r.channels[0].url_hint]), [[good.id, 'https://chat.example.com/…']], 'nothing refused was stored or changed');
+    assert.deepEqual(
+      rules.map((r: any) => [r.id, r.channels[0].url_hint]),
+      [[good.id, 'https://chat.example.com/…']],
+      'nothing refused was stored or changed',
+    );
     // Webhook registration says the same words for the same host (one check).
     await strict.createOrg('route-ssrf-dev');
-    const dev = await strict.request({ method: 'POST', url: '/api/devtools/webhooks', headers: { authorization: `Bearer ${await tokenFor(strict, 'route-ssrf-dev')}` }, payload: { url: 'https://hooks.corp.example/h' } });
+    const dev = await strict.request({
+      method: 'POST',
+      url: '/api/devtools/webhooks',
+      headers: { authorization: `Bearer ${await tokenFor(strict, 'route-ssrf-dev')}` },
+      payload: { url: 'https://hooks.corp.example/h' },
+    });
     assert.equal(dev.statusCode, 422, dev.body);
     assert.deepEqual([json(dev).detail[0].loc, json(dev).detail[0].msg], [['body', 'url'], 'URL refused: the host resolves to a non-public address']);
   } finally {
@@ -165,10 +209,30 @@ test('address policy at creation and update, as webhook registration words it: h
 
 test('CR and LF never reach a message: site ids and rule names refuse them; rendering keeps every value on its line', async () => {
   const t = await tokenFor(svc, ORG);
-  const asset = await call(svc, t, 'POST', '/api/twin/registry/assets', { asset_id: 'crlf-1', site_id: 'S1\r\nBcc: x@evil.test', asset_class: 'site_meter', name: 'm' });
+  const asset = await call(svc, t, 'POST', '/api/twin/registry/assets', {
+    asset_id: 'crlf-1',
+    site_id: 'S1\r\nBcc: x@evil.test',
+    asset_class: 'site_meter',
+    name: 'm',
+  });
   assertRefused(asset, 422, { fields: ['body.site_id'] });
-  assertRefused(await call(svc, t, 'POST', '/api/hardware/ems/routing/rules', { name: 'ok\nAcknowledge: https://evil.test', channels: [{ type: 'email', to: 'a@b.test' }] }), 422, { fields: ['body.name'] });
-  assertRefused(await call(svc, t, 'POST', '/api/hardware/ems/routing/rules', { name: 'n', match: { site_ids: ['S1\r\nX'] }, channels: [{ type: 'email', to: 'a@b.test' }] }), 422, { fields: ['body.match.site_ids.0'] });
+  assertRefused(
+    await call(svc, t, 'POST', '/api/hardware/ems/routing/rules', {
+      name: 'ok\nAcknowledge: https://evil.test',
+      channels: [{ type: 'email', to: 'a@b.test' }],
+    }),
+    422,
+    { fields: ['body.name'] },
+  );
+  assertRefused(
+    await call(svc, t, 'POST', '/api/hardware/ems/routing/rules', {
+      name: 'n',
+      match: { site_ids: ['S1\r\nX'] },
+      channels: [{ type: 'email', to: 'a@b.test' }],
+    }),
+    422,
+    { fields: ['body.match.site_ids.0'] },
+  );
   // Values stored before these rules (or from any other path) are escaped where they are written.
   const m: RoutedMessage = {
     orgId: ORG,
@@ -176,20 +240,34 @@ test('CR and LF never reach a message: site ids and rule names refuse them; rend
     reason: 'routed',
     deliveryId: 'rdl_1',
     alert: {
-      id: 'alrt_1', title: 'inv at S1\r\nBcc: x@evil.test has sent nothing', severity: 'critical', source: 'asset_silence', site_id: 'S1\r\nBcc: x@evil.test', asset_id: 'inv',
-      since: '2026-11-24T10:00:00.000Z', impact_gbp_per_day: '1.00', impact_method: 'm', evidence: {},
+      id: 'alrt_1',
+      title: 'inv at S1\r\nBcc: x@evil.test has sent nothing',
+      severity: 'critical',
+      source: 'asset_silence',
+      site_id: 'S1\r\nBcc: x@evil.test',
+      asset_id: 'inv',
+      since: '2026-11-24T10:00:00.000Z',
+      impact_gbp_per_day: '1.00',
+      impact_method: 'm',
+      evidence: {},
     } as unknown as RoutedMessage['alert'],
   };
   assert.doesNotMatch(subjectOf(m), /[\r\n]/);
   const text = textOf(m);
-  assert.equal(text.split('\n').length, textOf({ ...m, rule: { id: 'rule_1', name: 'x' }, alert: { ...m.alert, title: 'x', site_id: 'x' } }).split('\n').length);
+  assert.equal(
+    text.split('\n').length,
+    textOf({ ...m, rule: { id: 'rule_1', name: 'x' }, alert: { ...m.alert, title: 'x', site_id: 'x' } }).split('\n').length,
+  );
   assert.doesNotMatch(text, /\r|^Bcc:|^Acknowledge: https/m);
   assert.match(text, /Site: S1\\r\\nBcc: x@evil\.test/);
   const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : []);
   for (const b of [slackBody(m), teamsBody(m)]) {
     for (const str of strings(b)) assert.doesNotMatch(str, /[\r\n](Bcc|Acknowledge)/);
   }
-  assert.ok(strings(slackBody(m)).some((x) => x.includes('S1\\r\\nBcc')), 'the value is shown, escaped');
+  assert.ok(
+    strings(slackBody(m)).some((x) => x.includes('S1\\r\\nBcc')),
+    'the value is shown, escaped',
+  );
 });
 
 test('deliveries: webhook secret kept then rotated, Teams card, 500 and timeout recorded failed after one attempt; channels listing', async () => {
@@ -208,15 +286,22 @@ test('deliveries: webhook secret kept then rotated, Teams card, 500 and timeout 
     res.end();
   });
   try {
-    const rule = await ok(svc, t, 'POST', '/api/hardware/ems/routing/rules', {
-      name: 'all',
-      channels: [
-        { type: 'webhook', url: `${bad.url}/ok`, secret: s1 },
-        { type: 'webhook', url: `${bad.url}/fail`, secret: s1 },
-        { type: 'webhook', url: `${bad.url}/slow`, secret: s1 },
-        { type: 'team_chat', url: `${bad.url}/teams`, format: 'teams' },
-      ],
-    }, 201);
+    const rule = await ok(
+      svc,
+      t,
+      'POST',
+      '/api/hardware/ems/routing/rules',
+      {
+        name: 'all',
+        channels: [
+          { type: 'webhook', url: `${bad.url}/ok`, secret: s1 },
+          { type: 'webhook', url: `${bad.url}/fail`, secret: s1 },
+          { type: 'webhook', url: `${bad.url}/slow`, secret: s1 },
+          { type: 'team_chat', url: `${bad.url}/teams`, format: 'teams' },
+        ],
+      },
+      201,
+    );
     // Rotate by PUT before anything is sent: the new secret signs, the old one no longer verifies.
     await ok(svc, t, 'PUT', `/api/hardware/ems/routing/rules/${rule.id}`, {
       name: 'all',
@@ -242,7 +327,11 @@ test('deliveries: webhook secret kept then rotated, Teams card, 500 and timeout 
     assert.equal(isValidWebhookSignature({ body: okReq.body, signature: okReq.headers['platform-signature'], secret: s2, now }), true);
     assert.equal(isValidWebhookSignature({ body: okReq.body, signature: okReq.headers['platform-signature'], secret: s1, now }), false);
     const failReq = bad.requests.find((r) => r.url === '/fail')!;
-    assert.equal(isValidWebhookSignature({ body: failReq.body, signature: failReq.headers['platform-signature'], secret: s1, now }), true, 'a PUT without the secret kept it');
+    assert.equal(
+      isValidWebhookSignature({ body: failReq.body, signature: failReq.headers['platform-signature'], secret: s1, now }),
+      true,
+      'a PUT without the secret kept it',
+    );
     const teams = JSON.parse(bad.requests.find((r) => r.url === '/teams')!.body);
     assert.equal(teams.type, 'message');
     assert.equal(teams.attachments[0].contentType, 'application/vnd.microsoft.card.adaptive');
@@ -263,10 +352,17 @@ test('deliveries: webhook secret kept then rotated, Teams card, 500 and timeout 
     assert.equal(page1.has_more, true);
     const page2 = await ok(svc, t, 'GET', `/api/hardware/ems/routing/deliveries?limit=3&cursor=${encodeURIComponent(page1.next_cursor)}`);
     assert.equal(page2.deliveries.length, 1);
-    assertRefused(await call(svc, t, 'GET', `/api/hardware/ems/routing/deliveries?limit=2&cursor=${encodeURIComponent(page1.next_cursor)}&outcome=failed`), 400, 'invalid_cursor');
+    assertRefused(
+      await call(svc, t, 'GET', `/api/hardware/ems/routing/deliveries?limit=2&cursor=${encodeURIComponent(page1.next_cursor)}&outcome=failed`),
+      400,
+      'invalid_cursor',
+    );
 
     const ch = await ok(svc, t, 'GET', '/api/hardware/ems/routing/channels');
-    assert.deepEqual(ch.types.map((x: { type: string }) => x.type), ['email', 'team_chat', 'webhook', 'user']);
+    assert.deepEqual(
+      ch.types.map((x: { type: string }) => x.type),
+      ['email', 'team_chat', 'webhook', 'user'],
+    );
     assert.deepEqual(ch.email, { configured: true, from: 'alerts@platform.test' });
     assert.deepEqual(ch.webhook, { attempts: 1, timeout_seconds: 0.3, retry: false, signature_header: 'Platform-Signature', event_type: 'emsAlertRouted' });
     assert.equal(ch.channels.length, 4);
@@ -288,13 +384,32 @@ test('user channel honours preferences: kind off is suppressed; email held in qu
   const off = await svc.createUser(ORG3, 'off@prefs.test', 'OPERATOR');
   const tq = await tokenFor(svc, ORG3, ['OPERATOR'], { userId: quiet.id });
   const toff = await tokenFor(svc, ORG3, ['OPERATOR'], { userId: off.id });
-  await ok(svc, tq, 'PUT', '/api/notifications/preferences', { channels: { in_app: true, email: true }, quiet_hours: { start: '11:00', end: '13:00', timezone: 'Europe/London' } });
+  await ok(svc, tq, 'PUT', '/api/notifications/preferences', {
+    channels: { in_app: true, email: true },
+    quiet_hours: { start: '11:00', end: '13:00', timezone: 'Europe/London' },
+  });
   await ok(svc, toff, 'PUT', '/api/notifications/preferences', { kinds: { alert_routed: false } });
   await silentInverter(svc, t, 'inv-p');
-  await ok(svc, t, 'POST', '/api/hardware/ems/routing/rules', { name: 'people', channels: [{ type: 'user', user_id: quiet.id }, { type: 'user', user_id: off.id }] }, 201);
+  await ok(
+    svc,
+    t,
+    'POST',
+    '/api/hardware/ems/routing/rules',
+    {
+      name: 'people',
+      channels: [
+        { type: 'user', user_id: quiet.id },
+        { type: 'user', user_id: off.id },
+      ],
+    },
+    201,
+  );
   const sentBefore = mail.messages.length;
   const ev = await ok(svc, t, 'POST', '/api/hardware/ems/alerts/evaluate');
-  const rows = ev.routing.deliveries.map((d: { channel_type: string; target: string; outcome: string; error: string | null }) => `${d.target === quiet.id ? 'quiet' : 'off'}:${d.channel_type}:${d.outcome}`);
+  const rows = ev.routing.deliveries.map(
+    (d: { channel_type: string; target: string; outcome: string; error: string | null }) =>
+      `${d.target === quiet.id ? 'quiet' : 'off'}:${d.channel_type}:${d.outcome}`,
+  );
   assert.deepEqual(rows.sort(), ['off:in_app:suppressed', 'quiet:email:suppressed', 'quiet:in_app:delivered']);
   assert.equal(mail.messages.length, sentBefore, 'no email in quiet hours');
   assert.equal((await ok(svc, toff, 'GET', '/api/notifications/unread-count')).unread, 0);
@@ -302,7 +417,10 @@ test('user channel honours preferences: kind off is suppressed; email held in qu
 
   clock.set('2026-11-24T13:30:00Z');
   const later = await ok(svc, t, 'POST', '/api/hardware/ems/routing/dispatch');
-  assert.deepEqual(later.deliveries.map((d: { channel_type: string; outcome: string }) => `${d.channel_type}:${d.outcome}`).sort(), ['email:delivered', 'in_app:suppressed']);
+  assert.deepEqual(later.deliveries.map((d: { channel_type: string; outcome: string }) => `${d.channel_type}:${d.outcome}`).sort(), [
+    'email:delivered',
+    'in_app:suppressed',
+  ]);
   assert.equal(mail.messages.length, sentBefore + 1);
   assert.deepEqual(mail.messages.at(-1)!.to, ['night@prefs.test']);
   assert.equal((await ok(svc, tq, 'GET', '/api/notifications/unread-count')).unread, 1, 'the in-app notification is not repeated');
@@ -310,7 +428,9 @@ test('user channel honours preferences: kind off is suppressed; email held in qu
 });
 
 test('two instances dispatching at once deliver each channel exactly once', {
-  skip: !realServers.database && 'needs PostgreSQL: the instances claim each channel by a unique insert from their own pools; on PGlite they share one connection and never claim at the same time',
+  skip:
+    !realServers.database &&
+    'needs PostgreSQL: the instances claim each channel by a unique insert from their own pools; on PGlite they share one connection and never claim at the same time',
 }, async () => {
   const a = await startAt({ env: smtpEnv(mail) });
   const b = await startTestService({ shareWith: a, env: smtpEnv(mail) });
@@ -324,14 +444,21 @@ test('two instances dispatching at once deliver each channel exactly once', {
     const ta = await tokenFor(a, ORG4);
     const tb = await tokenFor(b, ORG4);
     await silentInverter(a, ta, 'inv-t');
-    await ok(a, ta, 'POST', '/api/hardware/ems/routing/rules', {
-      name: 'twice',
-      channels: [
-        { type: 'webhook', url: `${rxTwo.url}/w`, secret: newSecret() },
-        { type: 'team_chat', url: `${rxTwo.url}/c` },
-        { type: 'email', to: 'twice@x.test' },
-      ],
-    }, 201);
+    await ok(
+      a,
+      ta,
+      'POST',
+      '/api/hardware/ems/routing/rules',
+      {
+        name: 'twice',
+        channels: [
+          { type: 'webhook', url: `${rxTwo.url}/w`, secret: newSecret() },
+          { type: 'team_chat', url: `${rxTwo.url}/c` },
+          { type: 'email', to: 'twice@x.test' },
+        ],
+      },
+      201,
+    );
     // Evaluate routes the new alert once; then both instances dispatch at once and find every channel claimed.
     const ev = await ok(a, ta, 'POST', '/api/hardware/ems/alerts/evaluate');
     const viaEvaluate = ev.routing.deliveries.length;
@@ -345,18 +472,28 @@ test('two instances dispatching at once deliver each channel exactly once', {
     await silentInverter(a, ta, 'inv-u', 'S10');
     await ok(a, ta, 'DELETE', '/api/hardware/ems/routing/rules/' + (await ok(a, ta, 'GET', '/api/hardware/ems/routing/rules')).rules[0].id, undefined, 204);
     await ok(a, ta, 'POST', '/api/hardware/ems/alerts/evaluate'); // raises inv-u, no rule: routes nothing
-    await ok(a, ta, 'POST', '/api/hardware/ems/routing/rules', {
-      name: 'twice again',
-      match: { site_ids: ['S10'] },
-      channels: [
-        { type: 'webhook', url: `${rxTwo.url}/w2`, secret: newSecret() },
-        { type: 'team_chat', url: `${rxTwo.url}/c2` },
-        { type: 'email', to: 'twice2@x.test' },
-      ],
-    }, 201);
+    await ok(
+      a,
+      ta,
+      'POST',
+      '/api/hardware/ems/routing/rules',
+      {
+        name: 'twice again',
+        match: { site_ids: ['S10'] },
+        channels: [
+          { type: 'webhook', url: `${rxTwo.url}/w2`, secret: newSecret() },
+          { type: 'team_chat', url: `${rxTwo.url}/c2` },
+          { type: 'email', to: 'twice2@x.test' },
+        ],
+      },
+      201,
+    );
     const [x, y] = await Promise.all([ok(a, ta, 'POST', '/api/hardware/ems/routing/dispatch'), ok(b, tb, 'POST', '/api/hardware/ems/routing/dispatch')]);
     assert.equal(x.deliveries.length + y.deliveries.length, 3, 'three channels, each once');
-    assert.deepEqual([...x.deliveries, ...y.deliveries].map((d: { outcome: string }) => d.outcome), ['delivered', 'delivered', 'delivered']);
+    assert.deepEqual(
+      [...x.deliveries, ...y.deliveries].map((d: { outcome: string }) => d.outcome),
+      ['delivered', 'delivered', 'delivered'],
+    );
     assert.equal(x.already_delivered + y.already_delivered, 3, 'the other instance found each claimed');
     assert.deepEqual(rxTwo.requests.map((r) => r.url).sort(), ['/c', '/c2', '/w', '/w2']);
     assert.equal(mail.messages.filter((m) => m.to.includes('twice2@x.test')).length, 1);

@@ -89,7 +89,11 @@ before(async () => {
   const to = Date.parse('2026-11-04T00:00:00Z');
   const imp = counterSeries('r-meter', 'import_kwh', from, to, 0.2);
   const exp = counterSeries('r-meter', 'export_kwh', from, to, 0.1, 50);
-  await ingest(svc, admin, imp.map((r, i) => ({ ...r, export_kwh: exp[i].export_kwh })));
+  await ingest(
+    svc,
+    admin,
+    imp.map((r, i) => ({ ...r, export_kwh: exp[i].export_kwh })),
+  );
   await ingest(svc, admin, counterSeries('r-pv', 'generation_kwh', from, to, 0.5));
   // clk (and a site whose id a spreadsheet would run as a formula)
   await asset(svc, admin, { asset_id: 'c-meter', site_id: 'clk', asset_class: 'site_meter' });
@@ -97,9 +101,17 @@ before(async () => {
     (r) => r.ts <= '2026-03-29T10:00:00.000Z' || r.ts >= '2026-03-29T13:00:00.000Z',
   );
   const autumn = counterSeries('c-meter', 'import_kwh', Date.parse('2026-10-24T00:00:00Z'), Date.parse('2026-10-26T00:00:00Z'), 0.1, 500);
-  await ingest(svc, admin, [...spring, ...autumn].map((r) => ({ ...r, export_kwh: 0 })));
+  await ingest(
+    svc,
+    admin,
+    [...spring, ...autumn].map((r) => ({ ...r, export_kwh: 0 })),
+  );
   await asset(svc, admin, { asset_id: 'f-meter', site_id: '=SUM(1,2)', asset_class: 'site_meter' });
-  await ingest(svc, admin, counterSeries('f-meter', 'import_kwh', Date.parse('2026-10-24T23:00:00Z'), Date.parse('2026-10-26T00:00:00Z'), 0.1).map((r) => ({ ...r, export_kwh: 0 })));
+  await ingest(
+    svc,
+    admin,
+    counterSeries('f-meter', 'import_kwh', Date.parse('2026-10-24T23:00:00Z'), Date.parse('2026-10-26T00:00:00Z'), 0.1).map((r) => ({ ...r, export_kwh: 0 })),
+  );
   // pv
   await asset(svc, admin, { asset_id: 'p-inv', site_id: 'pv', asset_class: 'inverter' });
   const adv = [
@@ -117,7 +129,10 @@ before(async () => {
   ];
   await ingest(svc, admin, register('p-inv', 'generation_kwh', Date.parse('2026-06-06T23:00:00Z'), later, 2_000_000));
   await refresh(svc);
-  for (const [site, s] of [['rep', REP_SETTINGS], ['pv', PV_SETTINGS]] as const) {
+  for (const [site, s] of [
+    ['rep', REP_SETTINGS],
+    ['pv', PV_SETTINGS],
+  ] as const) {
     const res = await call(svc, admin, 'PUT', `/api/hardware/ems/sites/${site}/settings`, s);
     assert.equal(res.statusCode, 200, res.body);
   }
@@ -139,10 +154,22 @@ test('report: every figure hand-worked, with basis, method and lineage; refused 
   const f = Object.fromEntries(r.figures.map((x: any) => [x.key, x]));
   const values = Object.fromEntries(r.figures.map((x: any) => [x.key, x.value]));
   assert.deepEqual(values, {
-    import_kwh: '28.800', export_kwh: '14.400', generation_kwh: '72.000', consumption_kwh: '86.400', self_consumed_kwh: '57.600',
-    self_consumption_ratio: 0.8, self_sufficiency_ratio: 0.6667, data_completeness: 1, peak_demand_kw: 0.4, capacity_utilisation: 0.4,
-    import_cost_gbp: '7.06', export_income_gbp: '2.16', pv_expected_kwh: '11.019', pv_performance_ratio: 6.5342,
-    out_of_hours_consumption_kwh: '62.400', out_of_hours_share: 0.7222,
+    import_kwh: '28.800',
+    export_kwh: '14.400',
+    generation_kwh: '72.000',
+    consumption_kwh: '86.400',
+    self_consumed_kwh: '57.600',
+    self_consumption_ratio: 0.8,
+    self_sufficiency_ratio: 0.6667,
+    data_completeness: 1,
+    peak_demand_kw: 0.4,
+    capacity_utilisation: 0.4,
+    import_cost_gbp: '7.06',
+    export_income_gbp: '2.16',
+    pv_expected_kwh: '11.019',
+    pv_performance_ratio: 6.5342,
+    out_of_hours_consumption_kwh: '62.400',
+    out_of_hours_share: 0.7222,
   });
   // Import is counter-metered throughout; consumption is the balance (calculated).
   assert.equal(f.import_kwh.basis, 'measured');
@@ -161,20 +188,34 @@ test('lineage: a figure to its days, a day to its half hours, a half hour to its
   const days = json(await call(svc, viewer, 'GET', `/api/hardware/ems/lineage?${REP_WINDOW}&figure=import_cost_gbp`));
   assert.equal(days.level, 'day');
   assert.equal(days.figure.value, '7.06');
-  assert.deepEqual(days.settings.map((s: any) => [s.name, s.value, s.source]), [['tariff.import_p_per_kwh', '24.50', 'ems_site_settings']]);
-  assert.deepEqual(days.days.map((d: any) => [d.date, d.inputs.import_kwh, d.complete_half_hours]), [
-    ['2026-11-01', '9.600', 48], ['2026-11-02', '9.600', 48], ['2026-11-03', '9.600', 48],
-  ]);
+  assert.deepEqual(
+    days.settings.map((s: any) => [s.name, s.value, s.source]),
+    [['tariff.import_p_per_kwh', '24.50', 'ems_site_settings']],
+  );
+  assert.deepEqual(
+    days.days.map((d: any) => [d.date, d.inputs.import_kwh, d.complete_half_hours]),
+    [
+      ['2026-11-01', '9.600', 48],
+      ['2026-11-02', '9.600', 48],
+      ['2026-11-03', '9.600', 48],
+    ],
+  );
   // The days sum to the figure's input.
   const ooh = json(await call(svc, viewer, 'GET', `/api/hardware/ems/lineage?${REP_WINDOW}&figure=out_of_hours_consumption_kwh`));
-  assert.deepEqual(ooh.days.map((d: any) => d.inputs.out_of_hours_kwh), ['28.800', '16.800', '16.800']);
+  assert.deepEqual(
+    ooh.days.map((d: any) => d.inputs.out_of_hours_kwh),
+    ['28.800', '16.800', '16.800'],
+  );
 
   const day = json(await call(svc, viewer, 'GET', days.days[1].lineage_url));
   assert.equal(day.level, 'half_hour');
   assert.equal(day.half_hours.length, 48);
   assert.ok(day.half_hours.every((h: any) => h.inputs.import_kwh === '0.200' && h.present && !h.gap));
   const hours = json(await call(svc, viewer, 'GET', '/api/hardware/ems/lineage?site_id=rep&date=2026-11-02&figure=out_of_hours_share'));
-  assert.deepEqual(hours.half_hours.filter((h: any) => h.inputs.in_hours).map((h: any) => h.settlement_period), Array.from({ length: 20 }, (_, i) => i + 17));
+  assert.deepEqual(
+    hours.half_hours.filter((h: any) => h.inputs.in_hours).map((h: any) => h.settlement_period),
+    Array.from({ length: 20 }, (_, i) => i + 17),
+  );
 
   const hh = day.half_hours[16]; // 08:00Z on Monday 2 November
   assert.equal(hh.period_start, '2026-11-02T08:00:00.000Z');
@@ -184,23 +225,38 @@ test('lineage: a figure to its days, a day to its half hours, a half hour to its
   const reading = json(rd);
   assert.equal(reading.settlement_period, 17);
   const meter = reading.assets.find((a: any) => a.asset_id === 'r-meter');
-  assert.deepEqual(meter.flows.map((x: any) => [x.flow, x.kwh, x.basis, x.source]), [
-    ['export', '0.100', 'measured', 'counter:export_kwh'], ['import', '0.200', 'measured', 'counter:import_kwh'],
-  ]);
+  assert.deepEqual(
+    meter.flows.map((x: any) => [x.flow, x.kwh, x.basis, x.source]),
+    [
+      ['export', '0.100', 'measured', 'counter:export_kwh'],
+      ['import', '0.200', 'measured', 'counter:import_kwh'],
+    ],
+  );
   // 08:00 and 08:30 bound the half hour; 07:30 is the neighbour before.
-  assert.deepEqual(meter.readings.map((x: any) => [x.ts, x.position]), [
-    ['2026-11-02T07:30:00.000Z', 'before'], ['2026-11-02T08:00:00.000Z', 'inside'], ['2026-11-02T08:30:00.000Z', 'after'],
-  ]);
+  assert.deepEqual(
+    meter.readings.map((x: any) => [x.ts, x.position]),
+    [
+      ['2026-11-02T07:30:00.000Z', 'before'],
+      ['2026-11-02T08:00:00.000Z', 'inside'],
+      ['2026-11-02T08:30:00.000Z', 'after'],
+    ],
+  );
   const at8 = meter.readings[1].counters.import_kwh;
   assert.equal(Math.round((meter.readings[2].counters.import_kwh - at8) * 1000), 200);
 
   assertRefused(await call(svc, viewer, 'GET', `/api/hardware/ems/lineage?${REP_WINDOW}&figure=nonsense`), 422, { fields: ['query.figure'] });
   assertRefused(await call(svc, other, 'GET', `/api/hardware/ems/lineage?${REP_WINDOW}&figure=import_kwh`), 404, 'Site not found');
-  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/lineage/reading?site_id=rep&period_start=2026-11-02T08:10:00Z'), 422, { fields: ['query.period_start'] });
+  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/lineage/reading?site_id=rep&period_start=2026-11-02T08:10:00Z'), 422, {
+    fields: ['query.period_start'],
+  });
   assertRefused(await call(svc, other, 'GET', `/api/hardware/ems/lineage/reading?site_id=rep&period_start=2026-11-02T08:00:00Z`), 404, 'Site not found');
 });
 
-const csvRows = (text: string) => text.split('\r\n').filter(Boolean).map((l) => l.split(','));
+const csvRows = (text: string) =>
+  text
+    .split('\r\n')
+    .filter(Boolean)
+    .map((l) => l.split(','));
 
 test('interval CSV: 46 periods on the spring clock change, 50 on the autumn one, gaps as rows, formulas defused', async () => {
   const spring = await call(svc, viewer, 'GET', '/api/hardware/ems/exports/interval.csv?site_id=clk&date=2026-03-29');
@@ -211,26 +267,38 @@ test('interval CSV: 46 periods on the spring clock change, 50 on the autumn one,
   const col = (r: string[], c: string) => r[head.indexOf(c)];
   assert.equal(head[0], 'site_id');
   assert.equal(rows.length, 46);
-  assert.deepEqual(rows.map((r) => Number(col(r, 'settlement_period'))), Array.from({ length: 46 }, (_, i) => i + 1));
+  assert.deepEqual(
+    rows.map((r) => Number(col(r, 'settlement_period'))),
+    Array.from({ length: 46 }, (_, i) => i + 1),
+  );
   assert.deepEqual([col(rows[1], 'period_start'), col(rows[1], 'period_start_local')], ['2026-03-29T00:30:00.000Z', '2026-03-29T00:30:00+00:00']);
   assert.deepEqual([col(rows[2], 'period_start'), col(rows[2], 'period_start_local')], ['2026-03-29T01:00:00.000Z', '2026-03-29T02:00:00+01:00']);
   assert.equal(col(rows[45], 'period_start'), '2026-03-29T22:30:00.000Z');
   const gaps = rows.filter((r) => col(r, 'gap') === 'true');
-  assert.deepEqual(gaps.map((r) => col(r, 'period_start')), ['10:00', '10:30', '11:00', '11:30', '12:00', '12:30'].map((t) => `2026-03-29T${t}:00.000Z`));
+  assert.deepEqual(
+    gaps.map((r) => col(r, 'period_start')),
+    ['10:00', '10:30', '11:00', '11:30', '12:00', '12:30'].map((t) => `2026-03-29T${t}:00.000Z`),
+  );
   assert.ok(gaps.every((r) => col(r, 'import_kwh') === '' && col(r, 'basis_import') === 'missing'));
   const wh = rows.reduce((s, r) => s + Math.round(Number(col(r, 'import_kwh') || 0) * 1000), 0);
   assert.equal(wh, 4000);
 
   const autumn = csvRows((await call(svc, viewer, 'GET', '/api/hardware/ems/exports/interval.csv?site_id=clk&date=2026-10-25')).body).slice(1);
   assert.equal(autumn.length, 50);
-  assert.deepEqual(autumn.slice(2, 6).map((r) => [r[2], r[3], r[5]]), [
-    ['3', '2026-10-25T00:00:00.000Z', '2026-10-25T01:00:00+01:00'],
-    ['4', '2026-10-25T00:30:00.000Z', '2026-10-25T01:30:00+01:00'],
-    ['5', '2026-10-25T01:00:00.000Z', '2026-10-25T01:00:00+00:00'],
-    ['6', '2026-10-25T01:30:00.000Z', '2026-10-25T01:30:00+00:00'],
-  ]);
+  assert.deepEqual(
+    autumn.slice(2, 6).map((r) => [r[2], r[3], r[5]]),
+    [
+      ['3', '2026-10-25T00:00:00.000Z', '2026-10-25T01:00:00+01:00'],
+      ['4', '2026-10-25T00:30:00.000Z', '2026-10-25T01:30:00+01:00'],
+      ['5', '2026-10-25T01:00:00.000Z', '2026-10-25T01:00:00+00:00'],
+      ['6', '2026-10-25T01:30:00.000Z', '2026-10-25T01:30:00+00:00'],
+    ],
+  );
   assert.deepEqual([autumn[49][2], autumn[49][3]], ['50', '2026-10-25T23:30:00.000Z']);
-  assert.equal(autumn.reduce((s, r) => s + Math.round(Number(r[6]) * 1000), 0), 5000);
+  assert.equal(
+    autumn.reduce((s, r) => s + Math.round(Number(r[6]) * 1000), 0),
+    5000,
+  );
 
   // Every site, one row a half hour each; the formula-like site id is defused.
   const all = csvRows((await call(svc, viewer, 'GET', '/api/hardware/ems/exports/interval.csv?date=2026-10-25')).body).slice(1);
@@ -250,10 +318,28 @@ test('interval JSON and energy summary: the same figures as the CSV and the repo
   assert.deepEqual([body.from, body.to, body.site_ids, body.half_hours_per_site], ['2026-10-24T23:00:00.000Z', '2026-10-26T00:00:00.000Z', ['clk'], 50]);
   assert.equal(body.rows.length, 50);
   assert.deepEqual(body.rows[4], {
-    site_id: 'clk', settlement_date: '2026-10-25', settlement_period: 5, period_start: '2026-10-25T01:00:00.000Z', period_end: '2026-10-25T01:30:00.000Z',
-    period_start_local: '2026-10-25T01:00:00+00:00', import_kwh: '0.100', export_kwh: '0.000', generation_kwh: '0.000', consumption_kwh: '0.100',
-    charge_kwh: '0.000', discharge_kwh: '0.000', residual_kwh: '0.000', gap: false, coverage: 1, consumption_method: 'derived',
-    basis_import: 'measured', basis_export: 'measured', basis_generation: 'absent', basis_consumption: 'calculated', basis_charge: 'absent', basis_discharge: 'absent',
+    site_id: 'clk',
+    settlement_date: '2026-10-25',
+    settlement_period: 5,
+    period_start: '2026-10-25T01:00:00.000Z',
+    period_end: '2026-10-25T01:30:00.000Z',
+    period_start_local: '2026-10-25T01:00:00+00:00',
+    import_kwh: '0.100',
+    export_kwh: '0.000',
+    generation_kwh: '0.000',
+    consumption_kwh: '0.100',
+    charge_kwh: '0.000',
+    discharge_kwh: '0.000',
+    residual_kwh: '0.000',
+    gap: false,
+    coverage: 1,
+    consumption_method: 'derived',
+    basis_import: 'measured',
+    basis_export: 'measured',
+    basis_generation: 'absent',
+    basis_consumption: 'calculated',
+    basis_charge: 'absent',
+    basis_discharge: 'absent',
   });
   const spring = json(await call(svc, viewer, 'GET', '/api/hardware/ems/exports/interval?site_id=clk&date=2026-03-29'));
   assert.equal(spring.rows.length, 46);
@@ -273,13 +359,35 @@ test('interval JSON and energy summary: the same figures as the CSV and the repo
   assert.equal(sum.statusCode, 200, sum.body);
   const s = json(sum);
   assert.equal(s.half_hours, 144);
-  assert.deepEqual(s.sites, [{
-    site_id: 'rep', import_kwh: '28.800', export_kwh: '14.400', generation_kwh: '72.000', consumption_kwh: '86.400', charge_kwh: '0.000',
-    discharge_kwh: '0.000', residual_kwh: '0.000', self_consumed_kwh: '57.600', peak_demand_kw: 0.4, half_hours_with_data: 144,
-    complete_half_hours: 144, measured_half_hours: 0, data_completeness: 1, basis: 'calculated',
-  }]);
+  assert.deepEqual(s.sites, [
+    {
+      site_id: 'rep',
+      import_kwh: '28.800',
+      export_kwh: '14.400',
+      generation_kwh: '72.000',
+      consumption_kwh: '86.400',
+      charge_kwh: '0.000',
+      discharge_kwh: '0.000',
+      residual_kwh: '0.000',
+      self_consumed_kwh: '57.600',
+      peak_demand_kw: 0.4,
+      half_hours_with_data: 144,
+      complete_half_hours: 144,
+      measured_half_hours: 0,
+      data_completeness: 1,
+      basis: 'calculated',
+    },
+  ]);
   const every = json(await call(svc, viewer, 'GET', '/api/hardware/ems/exports/energy-summary?from=2026-11-01&to=2026-11-03'));
-  assert.deepEqual(every.sites.map((x: any) => [x.site_id, x.import_kwh]), [['=SUM(1,2)', '0.000'], ['clk', '0.000'], ['pv', '0.000'], ['rep', '28.800']]);
+  assert.deepEqual(
+    every.sites.map((x: any) => [x.site_id, x.import_kwh]),
+    [
+      ['=SUM(1,2)', '0.000'],
+      ['clk', '0.000'],
+      ['pv', '0.000'],
+      ['rep', '28.800'],
+    ],
+  );
 
   assertRefused(await call(svc, other, 'GET', '/api/hardware/ems/exports/interval?site_id=clk'), 404, 'Site not found');
   assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/exports/energy-summary?date=2026-02-30'), 422, { fields: ['query.date'] });
@@ -293,12 +401,19 @@ test('out of hours: hand-worked split and cost; refused without operating hours'
     [r.in_hours_kwh, r.out_of_hours_kwh, r.out_of_hours_share, r.out_of_hours_import_kwh, r.out_of_hours_import_cost_gbp],
     ['24.000', '62.400', 0.7222, '20.800', '5.10'],
   );
-  assert.deepEqual(r.days.map((d: any) => [d.date, d.weekday, d.in_hours_kwh, d.out_of_hours_kwh, d.out_of_hours_import_cost_gbp]), [
-    ['2026-11-01', 'sun', '0.000', '28.800', '2.35'], // 9.6 kWh × 24.50 p = 235.2 p
-    ['2026-11-02', 'mon', '12.000', '16.800', '1.37'], // 5.6 × 24.50 = 137.2 p
-    ['2026-11-03', 'tue', '12.000', '16.800', '1.37'],
-  ]);
-  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/out-of-hours?site_id=pv&date=2026-06-01'), 409, 'Operating hours missing: set operating_hours in the site settings');
+  assert.deepEqual(
+    r.days.map((d: any) => [d.date, d.weekday, d.in_hours_kwh, d.out_of_hours_kwh, d.out_of_hours_import_cost_gbp]),
+    [
+      ['2026-11-01', 'sun', '0.000', '28.800', '2.35'], // 9.6 kWh × 24.50 p = 235.2 p
+      ['2026-11-02', 'mon', '12.000', '16.800', '1.37'], // 5.6 × 24.50 = 137.2 p
+      ['2026-11-03', 'tue', '12.000', '16.800', '1.37'],
+    ],
+  );
+  assertRefused(
+    await call(svc, viewer, 'GET', '/api/hardware/ems/out-of-hours?site_id=pv&date=2026-06-01'),
+    409,
+    'Operating hours missing: set operating_hours in the site settings',
+  );
   assertRefused(await call(svc, other, 'GET', `/api/hardware/ems/out-of-hours?${REP_WINDOW}`), 404, 'Site not found');
 });
 
@@ -321,7 +436,11 @@ test('underperformance before calibration: expected 17.607 kWh a day, the data g
   assert.equal(Math.round(Number(r.shortfall_kwh) * 1000), lost);
   assert.equal(r.days.find((x: any) => x.date === '2026-06-01').shortfall_kwh, '0.000');
 
-  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance?site_id=clk&date=2026-06-01'), 409, 'PV settings missing: set pv_kwp and expected_yield_kwh_per_kwp first');
+  assertRefused(
+    await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance?site_id=clk&date=2026-06-01'),
+    409,
+    'PV settings missing: set pv_kwp and expected_yield_kwh_per_kwp first',
+  );
   assertRefused(await call(svc, other, 'GET', `/api/hardware/ems/underperformance?${PV_WINDOW}`), 404, 'Site not found');
 });
 
@@ -329,10 +448,18 @@ test('PV calibration: fitted to the three clear days (0.9000), history kept; the
   const none = json(await call(svc, viewer, 'GET', '/api/hardware/ems/pv-calibration?site_id=pv'));
   assert.deepEqual([none.factor, none.calibrated, none.current, none.history], ['1.0000', false, null, []]);
 
-  assertRefused(await call(svc, viewer, 'POST', '/api/hardware/ems/pv-calibration', { site_id: 'pv', from: '2026-06-01', to: '2026-06-08' }), 403, 'Insufficient permissions');
+  assertRefused(
+    await call(svc, viewer, 'POST', '/api/hardware/ems/pv-calibration', { site_id: 'pv', from: '2026-06-01', to: '2026-06-08' }),
+    403,
+    'Insufficient permissions',
+  );
   assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/pv-calibration', { site_id: 'pv', from: '2026-06-31' }), 422, { fields: ['body.from'] });
   // rep's generation is flat day and night: not clear-sky shaped.
-  assertRefused(await call(svc, admin, 'POST', '/api/hardware/ems/pv-calibration', { site_id: 'rep', from: '2026-11-01', to: '2026-11-03' }), 409, 'No clear-sky measured days in the window to calibrate against');
+  assertRefused(
+    await call(svc, admin, 'POST', '/api/hardware/ems/pv-calibration', { site_id: 'rep', from: '2026-11-01', to: '2026-11-03' }),
+    409,
+    'No clear-sky measured days in the window to calibrate against',
+  );
   assertRefused(await call(svc, other, 'POST', '/api/hardware/ems/pv-calibration', { site_id: 'pv' }), 404, 'Site not found');
 
   const res = await call(svc, admin, 'POST', '/api/hardware/ems/pv-calibration', { site_id: 'pv', from: '2026-06-01', to: '2026-06-08' });
@@ -340,7 +467,10 @@ test('PV calibration: fitted to the three clear days (0.9000), history kept; the
   const c = json(res);
   assert.equal(c.factor, '0.9000');
   assert.equal(c.previous_factor, null);
-  assert.deepEqual(c.days.map((x: any) => x.date), ['2026-06-01', '2026-06-02', '2026-06-03']);
+  assert.deepEqual(
+    c.days.map((x: any) => x.date),
+    ['2026-06-01', '2026-06-02', '2026-06-03'],
+  );
   assert.deepEqual(c.rejected, { incomplete: 1, no_generation: 1, not_clear_sky: 2, too_low: 1 });
   const again = json(await call(svc, admin, 'POST', '/api/hardware/ems/pv-calibration', { site_id: 'pv', from: '2026-06-02', to: '2026-06-03' }));
   assert.deepEqual([again.factor, again.previous_factor, again.days_used], ['0.9000', '0.9000', 2]);
@@ -383,6 +513,12 @@ test('PV calibration: fitted to the three clear days (0.9000), history kept; the
   assert.equal(clip.days[0].shortfall_kwh, ((15_846 - sent9) / 1000).toFixed(3));
   assert.deepEqual([clip.days[0].main_cause, clip.days[0].causes.clipping], ['clipping', clip.days[0].shortfall_kwh]);
 
-  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance/attribution?site_id=pv&from=2026-01-01&to=2026-06-30'), 422, { fields: ['query.to'] });
-  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance/attribution?site_id=clk&date=2026-06-01'), 409, 'PV settings missing: set pv_kwp and expected_yield_kwh_per_kwp first');
+  assertRefused(await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance/attribution?site_id=pv&from=2026-01-01&to=2026-06-30'), 422, {
+    fields: ['query.to'],
+  });
+  assertRefused(
+    await call(svc, viewer, 'GET', '/api/hardware/ems/underperformance/attribution?site_id=clk&date=2026-06-01'),
+    409,
+    'PV settings missing: set pv_kwp and expected_yield_kwh_per_kwp first',
+  );
 });

@@ -21,7 +21,11 @@ export function call(svc: TestService, token: string | null, method: 'GET' | 'PO
   });
 }
 
-export async function asset(svc: TestService, token: string, a: { asset_id: string; site_id: string; asset_class: string; parent_asset_id?: string; details?: object }) {
+export async function asset(
+  svc: TestService,
+  token: string,
+  a: { asset_id: string; site_id: string; asset_class: string; parent_asset_id?: string; details?: object },
+) {
   const res = await call(svc, token, 'POST', '/api/twin/registry/assets', { name: a.asset_id, ...a });
   if (res.statusCode !== 201) throw new Error(`asset: ${res.statusCode} ${res.body}`);
 }

@@ -63,7 +63,11 @@ test('power integrated in SQL matches the independent integration in every half 
   await fc.assert(
     fc.asyncProperty(series, async (samples) => {
       const id = `prop-${++seq}`;
-      await ingest(svc, token, samples.map((s) => ({ device_id: id, ts: iso(s.t), power_kw: s.p })));
+      await ingest(
+        svc,
+        token,
+        samples.map((s) => ({ device_id: id, ts: iso(s.t), power_kw: s.p })),
+      );
       const from = new Date(T0 - HH_MS);
       const to = new Date(samples[samples.length - 1].t + 2 * HH_MS);
       const rows = await reads.powerHalfHours('org-prop', [id], from, to, GAP_S);

@@ -27,8 +27,16 @@ before(async () => {
   const from = Date.parse('2026-10-24T22:00:00Z');
   const to = Date.parse('2026-10-26T01:00:00Z');
   // The meter's export register stands still (export measured as zero).
-  await ingest(svc, admin, counterSeries('au-meter', 'import_kwh', from, to, 1).map((r) => ({ ...r, export_kwh: 7 })));
-  await ingest(svc, admin, powerSeries('au-pv', from, to, 5, () => -2));
+  await ingest(
+    svc,
+    admin,
+    counterSeries('au-meter', 'import_kwh', from, to, 1).map((r) => ({ ...r, export_kwh: 7 })),
+  );
+  await ingest(
+    svc,
+    admin,
+    powerSeries('au-pv', from, to, 5, () => -2),
+  );
   // Site "spring": the same on the spring clock-change day.
   await asset(svc, admin, { asset_id: 'sp-meter', site_id: 'spring', asset_class: 'site_meter' });
   await ingest(svc, admin, counterSeries('sp-meter', 'import_kwh', Date.parse('2026-03-28T22:00:00Z'), Date.parse('2026-03-30T01:00:00Z'), 0.5));
@@ -47,14 +55,17 @@ test('autumn clock change: 50 settlement periods, labelled from UK midnight (BST
   const hh = body.half_hours;
   assert.equal(hh.length, 50);
   // Hand-worked labels: SP1 00:00 BST = 23:00Z; SP3 01:00 BST = 00:00Z; SP5 01:00 GMT = 01:00Z; SP50 23:30 GMT.
-  assert.deepEqual(hh.slice(0, 6).map((h: any) => [h.settlement_period, h.period_start]), [
-    [1, '2026-10-24T23:00:00.000Z'],
-    [2, '2026-10-24T23:30:00.000Z'],
-    [3, '2026-10-25T00:00:00.000Z'],
-    [4, '2026-10-25T00:30:00.000Z'],
-    [5, '2026-10-25T01:00:00.000Z'],
-    [6, '2026-10-25T01:30:00.000Z'],
-  ]);
+  assert.deepEqual(
+    hh.slice(0, 6).map((h: any) => [h.settlement_period, h.period_start]),
+    [
+      [1, '2026-10-24T23:00:00.000Z'],
+      [2, '2026-10-24T23:30:00.000Z'],
+      [3, '2026-10-25T00:00:00.000Z'],
+      [4, '2026-10-25T00:30:00.000Z'],
+      [5, '2026-10-25T01:00:00.000Z'],
+      [6, '2026-10-25T01:30:00.000Z'],
+    ],
+  );
   assert.deepEqual([hh[49].settlement_period, hh[49].period_start, hh[49].period_end], [50, '2026-10-25T23:30:00.000Z', '2026-10-26T00:00:00.000Z']);
   for (const h of hh) {
     assert.equal(h.settlement_date, '2026-10-25');
@@ -93,11 +104,14 @@ test('spring clock change: 46 settlement periods; SP3 starts 02:00 BST (01:00Z);
   ]);
   const day = body.half_hours.filter((h: any) => h.settlement_date === '2026-03-29');
   assert.equal(day.length, 46);
-  assert.deepEqual(day.slice(0, 3).map((h: any) => [h.settlement_period, h.period_start]), [
-    [1, '2026-03-29T00:00:00.000Z'],
-    [2, '2026-03-29T00:30:00.000Z'],
-    [3, '2026-03-29T01:00:00.000Z'],
-  ]);
+  assert.deepEqual(
+    day.slice(0, 3).map((h: any) => [h.settlement_period, h.period_start]),
+    [
+      [1, '2026-03-29T00:00:00.000Z'],
+      [2, '2026-03-29T00:30:00.000Z'],
+      [3, '2026-03-29T01:00:00.000Z'],
+    ],
+  );
   assert.deepEqual([day[45].settlement_period, day[45].period_start], [46, '2026-03-29T22:30:00.000Z']);
   assert.ok(day.every((h: any) => h.import_kwh === '0.500' && h.basis.import === 'measured'));
   // 30 March starts at 23:00Z on the 29th (BST); the data ends at 01:00Z on the 30th, so the rest is a gap.
@@ -118,7 +132,11 @@ test('gaps are marked, not filled: a silent hour of the inverter leaves its half
   const to = Date.parse('2026-10-28T13:00:00Z');
   await ingest(svc, admin, counterSeries('g-meter', 'import_kwh', from, to, 0.25));
   // 5-minute samples except between 10:30 and 11:30 (silence of 65 minutes > 15-minute gap limit).
-  await ingest(svc, admin, powerSeries('g-pv', from, to, 5, () => -1).filter((r) => r.ts <= '2026-10-28T10:25:00.000Z' || r.ts >= '2026-10-28T11:30:00.000Z'));
+  await ingest(
+    svc,
+    admin,
+    powerSeries('g-pv', from, to, 5, () => -1).filter((r) => r.ts <= '2026-10-28T10:25:00.000Z' || r.ts >= '2026-10-28T11:30:00.000Z'),
+  );
   await refresh(svc);
   const body = json(await call(svc, admin, 'GET', '/api/telemetry/sites/gappy/ledger?date=2026-10-28'));
   const at = (t: string) => body.half_hours.find((h: any) => h.period_start === t);
@@ -179,11 +197,16 @@ test('issue 35 finding 2: two readings of power_kw 1e12 (and a connector-sized 1
     ...powerSeries('x-pv', t0, t0 + HH, 5, () => -2),
   ]);
   assert.equal(res.statusCode, 207, res.body);
-  assert.deepEqual(json(res).results.slice(0, 3).map((r: any) => [r.index, r.status, r.field, r.reason]), [
-    [0, 'rejected', 'power_kw', 'beyond_bound'],
-    [1, 'rejected', 'power_kw', 'beyond_bound'],
-    [2, 'rejected', 'power_kw', 'beyond_bound'],
-  ]);
+  assert.deepEqual(
+    json(res)
+      .results.slice(0, 3)
+      .map((r: any) => [r.index, r.status, r.field, r.reason]),
+    [
+      [0, 'rejected', 'power_kw', 'beyond_bound'],
+      [1, 'rejected', 'power_kw', 'beyond_bound'],
+      [2, 'rejected', 'power_kw', 'beyond_bound'],
+    ],
+  );
   await refresh(svc);
   const body = json(await call(svc, admin, 'GET', '/api/telemetry/sites/absurd/ledger?date=2026-10-29'));
   const h = body.half_hours.find((x: any) => x.period_start === iso(t0));
@@ -230,7 +253,11 @@ test('a ledger with metered loads, battery and export balances to the watt-hour 
   const meter = counterSeries('b-meter', 'import_kwh', from, to, 0.4).map((r, i) => ({ ...r, export_kwh: 50 + i * 0.15 }));
   await ingest(svc, admin, meter);
   await ingest(svc, admin, counterSeries('b-pv', 'generation_kwh', from, to, 1));
-  await ingest(svc, admin, powerSeries('b-bat', from, to, 10, () => 0.6));
+  await ingest(
+    svc,
+    admin,
+    powerSeries('b-bat', from, to, 10, () => 0.6),
+  );
   await ingest(svc, admin, counterSeries('b-hp', 'consumption_kwh', from, to, 0.8));
   await refresh(svc);
   const body = json(await call(svc, admin, 'GET', '/api/telemetry/sites/bal/ledger?date=2026-10-30'));
@@ -252,7 +279,11 @@ test('readings sent before their assets were registered reach the ledger once th
   const from = Date.parse('2026-10-28T00:00:00Z');
   const to = Date.parse('2026-10-29T00:00:00Z');
   await ingest(svc, admin, counterSeries('late-meter', 'import_kwh', from, to, 0.5));
-  await ingest(svc, admin, powerSeries('late-pv', from, to, 5, () => -2));
+  await ingest(
+    svc,
+    admin,
+    powerSeries('late-pv', from, to, 5, () => -2),
+  );
   await refresh(svc);
   assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/late/ledger?date=2026-10-28'), 404, 'Site not found');
   await asset(svc, admin, { asset_id: 'late-meter', site_id: 'late', asset_class: 'site_meter' });
@@ -264,7 +295,10 @@ test('readings sent before their assets were registered reach the ledger once th
     [body.totals.generation_kwh, body.totals.import_kwh, body.totals.consumption_kwh, body.totals.complete_half_hours],
     ['48.000', '24.000', '72.000', 48],
   );
-  assert.ok(body.half_hours.every((h: any) => h.generation_kwh === '1.000' && h.consumption_kwh === '1.500'), 'every half hour counts both assets');
+  assert.ok(
+    body.half_hours.every((h: any) => h.generation_kwh === '1.000' && h.consumption_kwh === '1.500'),
+    'every half hour counts both assets',
+  );
   assert.equal(body.rebuild.status, 'completed', 'the registration rebuilt the site by itself');
   assert.equal(body.pending_refresh, false);
   // Moving the inverter to another site takes its generation out of this one, again by itself.
@@ -304,33 +338,57 @@ test('a demo organisation’s ledger rests on simulated readings: the header and
   await asset(svc, demo, { asset_id: 'd-pv', site_id: 'demo-site', asset_class: 'inverter', parent_asset_id: 'd-meter' });
   const from = Date.parse('2026-10-27T23:00:00Z');
   const to = Date.parse('2026-10-29T01:00:00Z');
-  await ingest(svc, demo, counterSeries('d-meter', 'import_kwh', from, to, 1).map((r) => ({ ...r, export_kwh: 7, simulated: true })));
-  await ingest(svc, demo, powerSeries('d-pv', from, to, 5, () => -2).map((r) => ({ ...r, simulated: true })));
+  await ingest(
+    svc,
+    demo,
+    counterSeries('d-meter', 'import_kwh', from, to, 1).map((r) => ({ ...r, export_kwh: 7, simulated: true })),
+  );
+  await ingest(
+    svc,
+    demo,
+    powerSeries('d-pv', from, to, 5, () => -2).map((r) => ({ ...r, simulated: true })),
+  );
   await refresh(svc);
   const res = await call(svc, demo, 'GET', '/api/telemetry/sites/demo-site/ledger?date=2026-10-28');
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.headers['x-platform-data-basis'], 'simulated');
   const hh = json(res).half_hours;
-  assert.deepEqual(hh[10].basis, { import: 'simulated', export: 'simulated', generation: 'simulated', consumption: 'simulated', charge: 'absent', discharge: 'absent' });
+  assert.deepEqual(hh[10].basis, {
+    import: 'simulated',
+    export: 'simulated',
+    generation: 'simulated',
+    consumption: 'simulated',
+    charge: 'absent',
+    discharge: 'absent',
+  });
   const p = json(await call(svc, demo, 'GET', '/api/telemetry/ledger/period/demo-site/2026-10-28T05:00:00Z'));
   assert.deepEqual([p.basis.import, [...new Set(p.contributions.map((c: any) => c.basis))]], ['simulated', ['simulated']]);
   // The interval export (JSON and CSV), the EMS report and the energy summary say the same.
   const ex = await call(svc, demo, 'GET', '/api/hardware/ems/exports/interval?site_id=demo-site&date=2026-10-28');
   assert.equal(ex.headers['x-platform-data-basis'], 'simulated');
-  assert.deepEqual(['import', 'generation', 'charge'].map((f) => json(ex).rows[10][`basis_${f}`]), ['simulated', 'simulated', 'absent']);
+  assert.deepEqual(
+    ['import', 'generation', 'charge'].map((f) => json(ex).rows[10][`basis_${f}`]),
+    ['simulated', 'simulated', 'absent'],
+  );
   const csv = (await call(svc, demo, 'GET', '/api/hardware/ems/exports/interval.csv?site_id=demo-site&date=2026-10-28')).body.split('\r\n');
   assert.match(csv[11], /,simulated,simulated,simulated,simulated,absent,absent$/);
   const report = json(await call(svc, demo, 'GET', '/api/hardware/ems/report?site_id=demo-site&date=2026-10-28'));
   assert.equal(report.data_basis, 'simulated');
-  assert.ok(report.figures.every((f: any) => f.basis === 'simulated'), JSON.stringify(report.figures.map((f: any) => f.basis)));
+  assert.ok(
+    report.figures.every((f: any) => f.basis === 'simulated'),
+    JSON.stringify(report.figures.map((f: any) => f.basis)),
+  );
   const summary = json(await call(svc, demo, 'GET', '/api/hardware/ems/exports/energy-summary?date=2026-10-28'));
-  assert.deepEqual(summary.sites.map((x: any) => x.basis), ['simulated']);
+  assert.deepEqual(
+    summary.sites.map((x: any) => x.basis),
+    ['simulated'],
+  );
   // The same readings in a production organisation: measured counters, calculated power.
   const prod = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/autumn/ledger?date=2026-10-25')).half_hours[10].basis;
   assert.deepEqual([prod.import, prod.generation], ['measured', 'calculated']);
 });
 
-test('ledger refusals: another organisation\'s site is 404, a bad date is 422, a viewer may not rebuild, no token is 401', async () => {
+test("ledger refusals: another organisation's site is 404, a bad date is 422, a viewer may not rebuild, no token is 401", async () => {
   const res = await call(svc, other, 'GET', '/api/telemetry/sites/autumn/ledger?date=2026-10-25');
   assert.equal(res.statusCode, 404);
   assert.equal(json(res).detail, 'Site not found');

@@ -24,7 +24,8 @@ before(async () => {
 after(() => svc?.stop());
 
 test('ingestion for an asset goes on while a refresh holds its pending span; the next refresh folds the new span in', { skip }, async () => {
-  const day = (d: string, kwh: number, start: number) => counterSeries('c-meter', 'import_kwh', Date.parse(`${d}T00:00:00Z`), Date.parse(`${d}T06:00:00Z`), kwh, start);
+  const day = (d: string, kwh: number, start: number) =>
+    counterSeries('c-meter', 'import_kwh', Date.parse(`${d}T00:00:00Z`), Date.parse(`${d}T06:00:00Z`), kwh, start);
   const send = (records: object[]) => call(svc, admin, 'POST', '/api/telemetry/ingest', records);
   assert.equal((await send(day('2026-11-01', 1, 100))).statusCode, 200);
   const work = (svc as unknown as { deps: { backgroundDb: Db } }).deps.backgroundDb;
@@ -35,7 +36,10 @@ test('ingestion for an asset goes on while a refresh holds its pending span; the
     assert.ok(taken.rows.length >= 1);
     // Ingestion of the same asset while that transaction is open: it must answer (it waited for
     // the commit before, which here would never come).
-    during = await Promise.race([send(day('2026-11-02', 2, 112)), new Promise<never>((_, no) => setTimeout(() => no(new Error('ingestion waited on the refresh')), 10_000))]);
+    during = await Promise.race([
+      send(day('2026-11-02', 2, 112)),
+      new Promise<never>((_, no) => setTimeout(() => no(new Error('ingestion waited on the refresh')), 10_000)),
+    ]);
   });
   assert.equal(during!.statusCode, 200, during!.body);
   assert.equal(json(during!).stored, 12 + 1);
@@ -44,5 +48,8 @@ test('ingestion for an asset goes on while a refresh holds its pending span; the
   await refresh(svc);
   // 2 November: 12 half hours of 2 kWh on the counter = 24 kWh.
   const league = json(await call(svc, admin, 'GET', '/api/telemetry/portfolio/league?measure=import_kwh&from=2026-11-02&to=2026-11-02'));
-  assert.deepEqual(league.league.map((r: any) => [r.site_id, r.value]), [['depot', 24]]);
+  assert.deepEqual(
+    league.league.map((r: any) => [r.site_id, r.value]),
+    [['depot', 24]],
+  );
 });

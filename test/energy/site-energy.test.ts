@@ -60,14 +60,31 @@ before(async () => {
   await ingest(svc, admin, counterSeries('h-pv', 'generation_kwh', Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-30T12:00:00Z'), 0.5));
   // Site "spare": a meter only (no generation: unranked on self-consumption).
   await asset(svc, admin, { asset_id: 's-meter', site_id: 'spare', asset_class: 'site_meter' });
-  await ingest(svc, admin, counterSeries('s-meter', 'import_kwh', Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-02T00:00:00Z'), 1).map((r) => ({ ...r, export_kwh: 0 })));
+  await ingest(
+    svc,
+    admin,
+    counterSeries('s-meter', 'import_kwh', Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-02T00:00:00Z'), 1).map((r) => ({ ...r, export_kwh: 0 })),
+  );
   // Site "bat": a 10 kWh battery charging at 2 kW 02:00-03:00Z and discharging 1.6 kW 18:00-19:00Z on 10 November.
   await asset(svc, admin, { asset_id: 'b-1', site_id: 'bat', asset_class: 'battery', details: { capacity_kwh: 10 } });
-  await ingest(svc, admin, [
-    ...powerSeries('b-1', Date.parse('2026-11-10T01:00:00Z'), Date.parse('2026-11-10T02:00:00Z'), 10, () => 0),
-    ...powerSeries('b-1', Date.parse('2026-11-10T02:00:00Z'), Date.parse('2026-11-10T03:00:00Z'), 10, () => 2).map((r) => ({ ...r, ts: r.ts === '2026-11-10T02:00:00.000Z' ? '2026-11-10T02:00:00.001Z' : r.ts })),
-  ].filter((r, i, a) => a.findIndex((x) => x.ts === r.ts) === i));
-  await ingest(svc, admin, powerSeries('b-1', Date.parse('2026-11-10T18:00:00Z'), Date.parse('2026-11-10T19:00:00Z'), 10, () => -1.6).map((r, i, a) => (i === a.length - 1 ? { ...r, soc_pct: 61 } : r)));
+  await ingest(
+    svc,
+    admin,
+    [
+      ...powerSeries('b-1', Date.parse('2026-11-10T01:00:00Z'), Date.parse('2026-11-10T02:00:00Z'), 10, () => 0),
+      ...powerSeries('b-1', Date.parse('2026-11-10T02:00:00Z'), Date.parse('2026-11-10T03:00:00Z'), 10, () => 2).map((r) => ({
+        ...r,
+        ts: r.ts === '2026-11-10T02:00:00.000Z' ? '2026-11-10T02:00:00.001Z' : r.ts,
+      })),
+    ].filter((r, i, a) => a.findIndex((x) => x.ts === r.ts) === i),
+  );
+  await ingest(
+    svc,
+    admin,
+    powerSeries('b-1', Date.parse('2026-11-10T18:00:00Z'), Date.parse('2026-11-10T19:00:00Z'), 10, () => -1.6).map((r, i, a) =>
+      i === a.length - 1 ? { ...r, soc_pct: 61 } : r,
+    ),
+  );
   await refresh(svc);
 });
 
@@ -85,21 +102,37 @@ test('EMS settings: PUT replaces, GET reads back; refused for a viewer, another 
   assert.deepEqual(got.settings, SETTINGS);
   assert.equal(got.updated_at, '2026-12-05T12:00:31.000Z'); // the clock moved 31 s for the refresh
   const sites = json(await call(svc, viewer, 'GET', '/api/hardware/ems/sites'));
-  assert.deepEqual(sites.sites.map((s: any) => [s.site_id, s.configured, s.assets]), [['bat', false, 1], ['home', true, 2], ['spare', false, 1]]);
+  assert.deepEqual(
+    sites.sites.map((s: any) => [s.site_id, s.configured, s.assets]),
+    [
+      ['bat', false, 1],
+      ['home', true, 2],
+      ['spare', false, 1],
+    ],
+  );
 
   assertRefused(await call(svc, viewer, 'PUT', '/api/hardware/ems/sites/home/settings', SETTINGS), 403, 'Insufficient permissions');
   assertRefused(await call(svc, other, 'PUT', '/api/hardware/ems/sites/home/settings', SETTINGS), 404, 'Site not found');
   assertRefused(await call(svc, other, 'GET', '/api/hardware/ems/sites/home/settings'), 404, 'Site not found');
-  const dup = await call(svc, admin, 'PUT', '/api/hardware/ems/sites/home/settings', { ...SETTINGS, ppa_contracts: [SETTINGS.ppa_contracts[0], SETTINGS.ppa_contracts[0]] });
+  const dup = await call(svc, admin, 'PUT', '/api/hardware/ems/sites/home/settings', {
+    ...SETTINGS,
+    ppa_contracts: [SETTINGS.ppa_contracts[0], SETTINGS.ppa_contracts[0]],
+  });
   assert.equal(dup.statusCode, 422);
   assert.deepEqual(json(dup).detail[0].loc, ['body', 'ppa_contracts', 1, 'contract_id']);
-  const money = await call(svc, admin, 'PUT', '/api/hardware/ems/sites/home/settings', { ...SETTINGS, tariff: { import_p_per_kwh: 24.5, export_p_per_kwh: null } });
+  const money = await call(svc, admin, 'PUT', '/api/hardware/ems/sites/home/settings', {
+    ...SETTINGS,
+    tariff: { import_p_per_kwh: 24.5, export_p_per_kwh: null },
+  });
   assertRefused(money, 422, { fields: ['body.tariff'] });
 });
 
 test('PPA statement for November: a line a UK day, rounded to the penny per line, basis per line, totals the sum of lines', async () => {
   const c = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/home/ppa/contracts'));
-  assert.deepEqual(c.contracts.map((x: any) => x.contract_id), ['pv-1', 'exp-1']);
+  assert.deepEqual(
+    c.contracts.map((x: any) => x.contract_id),
+    ['pv-1', 'exp-1'],
+  );
   const res = await call(svc, viewer, 'GET', '/api/telemetry/sites/home/ppa/statement?month=2026-11');
   assert.equal(res.statusCode, 200, res.body);
   const s = json(res);
@@ -108,12 +141,24 @@ test('PPA statement for November: a line a UK day, rounded to the penny per line
   const [pv, ex] = s.statements;
   assert.equal(pv.lines.length, 30);
   assert.deepEqual(pv.lines[0], {
-    date: '2026-11-01', settlement_periods: 48, half_hours_with_data: 48, gap_half_hours: 0, energy_kwh: '24.000',
-    price_p_per_kwh: '11.2345', amount_gbp: '2.70', data_basis: 'measured',
+    date: '2026-11-01',
+    settlement_periods: 48,
+    half_hours_with_data: 48,
+    gap_half_hours: 0,
+    energy_kwh: '24.000',
+    price_p_per_kwh: '11.2345',
+    amount_gbp: '2.70',
+    data_basis: 'measured',
   });
   assert.deepEqual(pv.lines[29], {
-    date: '2026-11-30', settlement_periods: 48, half_hours_with_data: 48, gap_half_hours: 24, energy_kwh: '12.000',
-    price_p_per_kwh: '11.2345', amount_gbp: '1.35', data_basis: 'calculated',
+    date: '2026-11-30',
+    settlement_periods: 48,
+    half_hours_with_data: 48,
+    gap_half_hours: 24,
+    energy_kwh: '12.000',
+    price_p_per_kwh: '11.2345',
+    amount_gbp: '1.35',
+    data_basis: 'calculated',
   });
   assert.equal(pv.total_energy_kwh, '708.000');
   assert.equal(pv.total_amount_gbp, '79.65');
@@ -153,7 +198,7 @@ test('self-consumption and self-sufficiency over November, worked by hand', asyn
   assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/home/self-consumption?from=2026-11-10&to=2026-11-01'), 422, { fields: ['query.to'] });
 });
 
-test('sites list and the portfolio league with the measure\'s definition; a site without generation is unranked', async () => {
+test("sites list and the portfolio league with the measure's definition; a site without generation is unranked", async () => {
   const sites = json(await call(svc, viewer, 'GET', '/api/telemetry/sites?days=40'));
   const home = sites.sites.find((s: any) => s.site_id === 'home');
   assert.deepEqual(home.roles, { grid: 1, pv: 1, battery: 0, load: 0 });
@@ -161,16 +206,40 @@ test('sites list and the portfolio league with the measure\'s definition; a site
   const league = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=self_consumption&from=2026-11-01&to=2026-11-30'));
   assert.equal(league.measure, 'self_consumption');
   assert.match(league.definition, /generation used on site/);
-  assert.deepEqual(league.league.map((r: any) => [r.rank, r.site_id, r.value]), [[1, 'home', 0.8]]);
+  assert.deepEqual(
+    league.league.map((r: any) => [r.rank, r.site_id, r.value]),
+    [[1, 'home', 0.8]],
+  );
   assert.deepEqual(league.unranked, ['bat', 'spare']);
   const imp = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=import_kwh&from=2026-11-01&to=2026-11-30'));
-  assert.deepEqual(imp.league.map((r: any) => [r.site_id, r.value]), [['bat', 0], ['spare', 48], ['home', 289.8]]); // lower import ranks higher
+  assert.deepEqual(
+    imp.league.map((r: any) => [r.site_id, r.value]),
+    [
+      ['bat', 0],
+      ['spare', 48],
+      ['home', 289.8],
+    ],
+  ); // lower import ranks higher
   // Windows that take November whole from the monthly rollup and the days at their edges from the
   // daily one (decision 0156): the same sums as adding up the days. Home imported 0.4 kWh on 31 October.
   const novOn = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=import_kwh&from=2026-11-01&to=2026-12-10'));
-  assert.deepEqual(novOn.league.map((r: any) => [r.site_id, r.value]), [['bat', 0], ['spare', 48], ['home', 289.8]]);
+  assert.deepEqual(
+    novOn.league.map((r: any) => [r.site_id, r.value]),
+    [
+      ['bat', 0],
+      ['spare', 48],
+      ['home', 289.8],
+    ],
+  );
   const wide = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=import_kwh&from=2026-10-20&to=2026-12-10'));
-  assert.deepEqual(wide.league.map((r: any) => [r.site_id, r.value]), [['bat', 0], ['spare', 48], ['home', 290.2]]);
+  assert.deepEqual(
+    wide.league.map((r: any) => [r.site_id, r.value]),
+    [
+      ['bat', 0],
+      ['spare', 48],
+      ['home', 290.2],
+    ],
+  );
   assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?measure=carbon'), 422, { fields: ['query.measure'] });
   const mine = json(await call(svc, other, 'GET', '/api/telemetry/portfolio/league?from=2026-11-01&to=2026-11-30'));
   assert.deepEqual(mine.league, []);
@@ -190,13 +259,25 @@ test('capacity: the 4 kW half hour against an agreed 1 kW; the peak-shaving what
   assert.equal(p.target_kw, 1);
   assert.equal(p.target_source, 'agreed_capacity');
   assert.deepEqual(p.peaks, [
-    { period_start: '2026-11-20T17:00:00.000Z', settlement_date: '2026-11-20', settlement_period: 35, demand_kw: 4, shaved_demand_kw: 2, shaved_kw: 2, battery_kwh_after: 0 },
+    {
+      period_start: '2026-11-20T17:00:00.000Z',
+      settlement_date: '2026-11-20',
+      settlement_period: 35,
+      demand_kw: 4,
+      shaved_demand_kw: 2,
+      shaved_kw: 2,
+      battery_kwh_after: 0,
+    },
   ]);
   assert.equal(p.half_hours_fully_shaved, 0);
   assert.equal(p.peak_before_kw, 4);
   assert.equal(p.peak_after_kw, 2);
-  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/home/capacity/peaks?date=2026-11-20'), 422, { fields: ['query.battery_kw', 'query.battery_kwh'] });
-  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/spare/capacity/peaks?date=2026-11-01&battery_kwh=1&battery_kw=1'), 422, { fields: ['query.target_kw'] });
+  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/home/capacity/peaks?date=2026-11-20'), 422, {
+    fields: ['query.battery_kw', 'query.battery_kwh'],
+  });
+  assertRefused(await call(svc, viewer, 'GET', '/api/telemetry/sites/spare/capacity/peaks?date=2026-11-01&battery_kwh=1&battery_kw=1'), 422, {
+    fields: ['query.target_kw'],
+  });
   assertRefused(await call(svc, other, 'GET', '/api/telemetry/sites/home/capacity'), 404, 'Site not found');
 });
 

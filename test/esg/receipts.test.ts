@@ -33,7 +33,10 @@ async function publicKeys(s = svc) {
   return json(r).keys as { key_id: string; active: boolean; public_key_pem: string; public_key_base64: string; jwk: { x: string } }[];
 }
 
-function verifies(receipt: { signing_input: string; signature: string; key_id: string; content_hash: string; payload: unknown }, keys: { key_id: string; public_key_pem: string }[]) {
+function verifies(
+  receipt: { signing_input: string; signature: string; key_id: string; content_hash: string; payload: unknown },
+  keys: { key_id: string; public_key_pem: string }[],
+) {
   const key = keys.find((k) => k.key_id === receipt.key_id);
   if (!key) return false;
   const signed = JSON.parse(receipt.signing_input);
@@ -65,7 +68,10 @@ test('receipts: a payload is stored as a signed receipt that verifies with the p
   assert.equal(verifies({ ...r, payload: { ...payload, kwh: 9999 } }, keys), false);
   assert.equal(verifies({ ...r, signing_input: r.signing_input.replace(ORG, OTHER) }, keys), false);
   const audit = await svc.deps.db.query<{ action: string }>('select action from audit_log where org_id = $1 and target_id = $2', [ORG, r.receipt_id]);
-  assert.deepEqual(audit.rows.map((x) => x.action), ['esg.receipt.create']);
+  assert.deepEqual(
+    audit.rows.map((x) => x.action),
+    ['esg.receipt.create'],
+  );
 });
 
 test('receipts: the content hash identifies the payload: the same payload (members in any order) returns the same receipt', async () => {
@@ -93,7 +99,10 @@ test('receipts: GET lists the organisation’s receipts, newest first, unpaginat
   assert.equal(res.statusCode, 200);
   const body = json(res);
   assert.equal(body.count, 3);
-  assert.deepEqual(body.receipts.map((r: { payload: { n: number } }) => r.payload.n), [2, 1, 0]);
+  assert.deepEqual(
+    body.receipts.map((r: { payload: { n: number } }) => r.payload.n),
+    [2, 1, 0],
+  );
   const keys = await publicKeys();
   assert.ok(body.receipts.every((r: never) => verifies(r, keys)));
   assert.equal(json(await call('GET', '/api/esg', { org, role: 'VIEWER' })).count, 3, 'also without the trailing slash');
@@ -197,7 +206,7 @@ test('keys: ESG_SIGNING_KEY (base64 seed or PKCS8 PEM) signs; production without
     const r = await call('POST', '/api/esg/', { payload: { payload: { a: 1 } }, s: prod });
     assert.equal(r.statusCode, 503);
     assert.deepEqual(json(r), { detail: 'Signing key not configured' });
-    assert.deepEqual((await publicKeys(prod)), []);
+    assert.deepEqual(await publicKeys(prod), []);
   } finally {
     await prod.stop();
   }

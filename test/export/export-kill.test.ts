@@ -21,7 +21,9 @@ after(async () => {
   await svc?.stop();
 });
 
-test('a job killed mid-step in another process is finished by a second instance after its lease: every row once', { skip: realServers.database ? false : 'needs PostgreSQL: the embedded store lives inside one process, so a second process cannot share it' }, async () => {
+test('a job killed mid-step in another process is finished by a second instance after its lease: every row once', {
+  skip: realServers.database ? false : 'needs PostgreSQL: the embedded store lives inside one process, so a second process cannot share it',
+}, async () => {
   // The survivor's clock stands at the real time now, so the job (due by the child's real clock) is not due for it yet.
   const clock = new ManualClock(new Date());
   svc = await startTestService({ clock, env: ENV });
@@ -35,12 +37,26 @@ test('a job killed mid-step in another process is finished by a second instance 
     [ROWS],
   );
   child = await startChild(
-    { ...process.env, ...ENV, NODE_ENV: 'test', LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: svc.config.databaseUrl!, NAMESPACE: svc.config.namespace, JOBS_POLL_MS: '20', BENCH_ORG: 'child-own' } as Record<string, string>,
+    {
+      ...process.env,
+      ...ENV,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: TEST_JWT_SECRET,
+      DATABASE_URL: svc.config.databaseUrl!,
+      NAMESPACE: svc.config.namespace,
+      JOBS_POLL_MS: '20',
+      BENCH_ORG: 'child-own',
+    } as Record<string, string>,
     () => {},
     { pin: false },
   );
   const token = await svc.token({ orgId: 'org-k' });
-  const res = await fetch(new URL(BASE, child.address), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ collections: ['telemetry.readings'] }) });
+  const res = await fetch(new URL(BASE, child.address), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ collections: ['telemetry.readings'] }),
+  });
   assert.equal(res.status, 202);
   const jobId = ((await res.json()) as { job_id: string }).job_id;
   // Wait (on the store, no timer) until the child is in the middle of its step: chunks written, not all.
@@ -59,7 +75,10 @@ test('a job killed mid-step in another process is finished by a second instance 
   assert.equal(held.rows[0].n, 1);
   clock.set(new Date(Date.now() + LEASE_MS / 2));
   await svc.runDue();
-  assert.equal(json(await svc.request({ method: 'GET', url: `${BASE}/jobs/${jobId}`, headers: { authorization: `Bearer ${token}` } })).progress.rows_written, killed.progress.rows_written);
+  assert.equal(
+    json(await svc.request({ method: 'GET', url: `${BASE}/jobs/${jobId}`, headers: { authorization: `Bearer ${token}` } })).progress.rows_written,
+    killed.progress.rows_written,
+  );
   // Past the lease, the survivor takes the step over and carries on from the last chunk written.
   let end: any;
   for (let i = 0; i < 100; i++) {
@@ -72,7 +91,10 @@ test('a job killed mid-step in another process is finished by a second instance 
   assert.equal(end.progress.rows_written, ROWS);
   const dl = await svc.request({ method: 'GET', url: `${BASE}/jobs/${jobId}/download`, headers: { authorization: `Bearer ${token}` } });
   assert.equal(dl.statusCode, 200);
-  const got = dl.body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l).row);
+  const got = dl.body
+    .split('\n')
+    .filter(Boolean)
+    .map((l: string) => JSON.parse(l).row);
   const stored = await svc.deps.db.query<{ id: string; ts: Date; raw: object; power_kw: number }>(
     `select id::text as id, ts, raw, power_kw from telemetry where org_id = 'org-k' order by received_at, id`,
   );

@@ -11,7 +11,13 @@ import { asset, call, ingest, json, tokenFor } from '../energy/helpers.ts';
 
 const BASE = '/api/organisations/export';
 const clock = new ManualClock('2026-11-20T12:00:00Z');
-const ENV = { EXPORT_CHUNK_ROWS: '7', EXPORT_STEP_CHUNKS: '2', EXPORT_TTL_HOURS: '24', CARBON_API_BASE_URL: 'http://127.0.0.1:9', TARIFF_API_BASE_URL: 'http://127.0.0.1:9' };
+const ENV = {
+  EXPORT_CHUNK_ROWS: '7',
+  EXPORT_STEP_CHUNKS: '2',
+  EXPORT_TTL_HOURS: '24',
+  CARBON_API_BASE_URL: 'http://127.0.0.1:9',
+  TARIFF_API_BASE_URL: 'http://127.0.0.1:9',
+};
 let svc: TestService;
 let admin: string;
 let viewer: string;
@@ -68,7 +74,13 @@ before(async () => {
   await asset(svc, admin, { asset_id: 'x-bat', site_id: 'x-site', asset_class: 'battery' });
   await asset(svc, other, { asset_id: 'y-bat', site_id: 'y-site', asset_class: 'battery' });
   const recs = [];
-  for (let i = 0; i < 40; i++) recs.push({ device_id: 'x-bat', ts: new Date(Date.parse('2026-11-19T00:00:00Z') + i * 60_000).toISOString(), power_kw: i % 2 ? 1.5 : -2.25, soc_pct: 50 + i / 10 });
+  for (let i = 0; i < 40; i++)
+    recs.push({
+      device_id: 'x-bat',
+      ts: new Date(Date.parse('2026-11-19T00:00:00Z') + i * 60_000).toISOString(),
+      power_kw: i % 2 ? 1.5 : -2.25,
+      soc_pct: 50 + i / 10,
+    });
   // A device id a spreadsheet would run as a formula: defused in CSV.
   recs.push({ device_id: '=HYPERLINK("http://evil.example")', ts: '2026-11-18T12:00:00Z', power_kw: 1 });
   await ingest(svc, admin, recs);
@@ -112,17 +124,29 @@ test('an export job is queued, written in chunks with progress, and downloaded w
   const dl = await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/download`);
   assert.equal(dl.statusCode, 200);
   assert.match(String(dl.headers['content-type']), /^application\/x-ndjson/);
-  const lines = dl.body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l));
+  const lines = dl.body
+    .split('\n')
+    .filter(Boolean)
+    .map((l: string) => JSON.parse(l));
   assert.deepEqual(new Set(lines.map((l: any) => l.collection)), new Set(['telemetry.readings']));
   // Re-imported and compared row for row with the store: no row missing, none twice, none foreign.
-  assert.deepEqual(lines.map((l: any) => l.row), await storedTelemetry('org-x'));
+  assert.deepEqual(
+    lines.map((l: any) => l.row),
+    await storedTelemetry('org-x'),
+  );
 });
 
 test('one collection as JSON Lines and as CSV (RFC 4180, header row), both equal to the store', async () => {
   const stored = await storedTelemetry('org-x');
   const jl = await call(svc, admin, 'GET', `${BASE}/jobs/${done.job_id}/collections/telemetry.readings`);
   assert.equal(jl.statusCode, 200);
-  assert.deepEqual(jl.body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l)), stored);
+  assert.deepEqual(
+    jl.body
+      .split('\n')
+      .filter(Boolean)
+      .map((l: string) => JSON.parse(l)),
+    stored,
+  );
   const csv = await call(svc, admin, 'GET', `${BASE}/jobs/${done.job_id}/collections/telemetry.readings?format=csv`);
   assert.equal(csv.statusCode, 200);
   assert.match(String(csv.headers['content-type']), /^text\/csv/);
@@ -131,9 +155,15 @@ test('one collection as JSON Lines and as CSV (RFC 4180, header row), both equal
   assert.deepEqual(header.slice(0, 5), ['id', 'asset_id', 'ts', 'received_at', 'power_kw']);
   assert.equal(data.length, stored.length);
   const col = (n: string) => header.indexOf(n);
-  assert.deepEqual(data.map((r) => [r[col('id')], r[col('ts')], r[col('power_kw')]]), stored.map((s: any) => [s.id, s.ts, String(s.power_kw)]));
+  assert.deepEqual(
+    data.map((r) => [r[col('id')], r[col('ts')], r[col('power_kw')]]),
+    stored.map((s: any) => [s.id, s.ts, String(s.power_kw)]),
+  );
   // Text a spreadsheet would run as a formula gets a leading quote, as the audit CSV does; numbers stay numbers.
-  assert.deepEqual(data.map((r) => r[col('asset_id')]).filter((a) => a !== 'x-bat'), [`'=HYPERLINK("http://evil.example")`]);
+  assert.deepEqual(
+    data.map((r) => r[col('asset_id')]).filter((a) => a !== 'x-bat'),
+    [`'=HYPERLINK("http://evil.example")`],
+  );
   assert.ok(data.some((r) => r[col('power_kw')] === '-2.25'));
   assert.deepEqual(JSON.parse(data[0][col('raw')]), stored[0].raw);
   // A collection of the job with no rows: an empty file (CSV: the header alone).
@@ -157,7 +187,9 @@ test('export refusals: roles, another organisation’s job, unknown collections,
 });
 
 test('a period limits the rows; the other organisation’s export holds only its own row', async () => {
-  const j = json(await call(svc, admin, 'POST', BASE, { collections: ['telemetry.readings'], from: '2026-11-19T00:10:00Z', to: '2026-11-19T00:20:00Z', format: 'csv' }));
+  const j = json(
+    await call(svc, admin, 'POST', BASE, { collections: ['telemetry.readings'], from: '2026-11-19T00:10:00Z', to: '2026-11-19T00:20:00Z', format: 'csv' }),
+  );
   assert.equal(j.progress.rows_expected, 10);
   const end = await runToEnd(svc, admin, j.job_id);
   assert.equal(end.progress.rows_written, 10);
@@ -165,15 +197,24 @@ test('a period limits the rows; the other organisation’s export holds only its
   assert.equal(csv.length, 11);
   const y = json(await call(svc, other, 'POST', BASE, {}));
   await runToEnd(svc, other, y.job_id);
-  const lines = (await call(svc, other, 'GET', `${BASE}/jobs/${y.job_id}/download`)).body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l));
-  assert.deepEqual(lines.filter((l: any) => l.collection === 'telemetry.readings').map((l: any) => l.row.asset_id), ['y-bat']);
+  const lines = (await call(svc, other, 'GET', `${BASE}/jobs/${y.job_id}/download`)).body
+    .split('\n')
+    .filter(Boolean)
+    .map((l: string) => JSON.parse(l));
+  assert.deepEqual(
+    lines.filter((l: any) => l.collection === 'telemetry.readings').map((l: any) => l.row.asset_id),
+    ['y-bat'],
+  );
   // None of org-x's fixture rows in any collection of org-y's export.
   assert.ok(lines.length > 1 && !lines.some((l: any) => /x-site|x-bat|org-x/.test(JSON.stringify(l.row))));
 });
 
 /** Each collection's rows in the store, read by the test (the key members say which row is which). */
 const STORED: Record<string, { key: string[]; sql: string }> = {
-  'registry.sites': { key: ['site_id'], sql: `select site_id, count(*)::int as asset_count, min(created_at) as first_recorded_at, max(updated_at) as updated_at from assets where org_id = $1 group by site_id` },
+  'registry.sites': {
+    key: ['site_id'],
+    sql: `select site_id, count(*)::int as asset_count, min(created_at) as first_recorded_at, max(updated_at) as updated_at from assets where org_id = $1 group by site_id`,
+  },
   'registry.assets': { key: ['asset_id'], sql: `select * from assets where org_id = $1` },
   'telemetry.readings': { key: ['id'], sql: `select * from telemetry where org_id = $1` },
   'energy.site_half_hours': { key: ['site_id', 'slot'], sql: `select * from energy_site_halfhours where org_id = $1` },
@@ -189,7 +230,8 @@ const STORED: Record<string, { key: string[]; sql: string }> = {
 /** A stored value as the export writes it: instants ISO UTC with milliseconds, dates as days, decimals and ids as exact text. */
 function comparable(exported: unknown, stored: unknown): [unknown, unknown] {
   if (stored instanceof Date) {
-    if (typeof exported === 'string' && /^\d{4}-\d\d-\d\d$/.test(exported)) return [exported, `${stored.getFullYear()}-${String(stored.getMonth() + 1).padStart(2, '0')}-${String(stored.getDate()).padStart(2, '0')}`];
+    if (typeof exported === 'string' && /^\d{4}-\d\d-\d\d$/.test(exported))
+      return [exported, `${stored.getFullYear()}-${String(stored.getMonth() + 1).padStart(2, '0')}-${String(stored.getDate()).padStart(2, '0')}`];
     return [exported, stored.toISOString()];
   }
   if (typeof stored === 'bigint') return [exported, String(stored)];
@@ -198,41 +240,70 @@ function comparable(exported: unknown, stored: unknown): [unknown, unknown] {
   return [exported, stored];
 }
 
-const keyOf = (row: Record<string, unknown>, key: string[]) => JSON.stringify(key.map((k) => (row[k] instanceof Date ? (row[k] as Date).toISOString() : String(row[k]))));
-
+const keyOf = (row: Record<string, unknown>, key: string[]) =>
+  JSON.stringify(key.map((k) => (row[k] instanceof Date ? (row[k] as Date).toISOString() : String(row[k]))));
 
 /** Rows of the other modules, written straight to their tables: the export is under test here, not how they come about. */
 async function fixtures(orgId: string) {
   const q = (sql: string, params: unknown[] = []) => svc.deps.db.query(sql, params);
   const t = '2026-11-19T10:00:00.123Z';
-  await q(`insert into energy_site_halfhours (org_id, site_id, slot, day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured)
+  await q(
+    `insert into energy_site_halfhours (org_id, site_id, slot, day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured)
            values ($1, 'x-site-2', '2026-11-19T00:00:00Z', '2026-11-19', 1.125, 0, 0.5, 1.625, 0, 0.25, -0.001, '{"import": "measured"}', 'balance', 0.75, 2, 1, false, true),
-                  ($1, 'x-site-2', '2026-11-19T00:30:00Z', '2026-11-19', 0.100, 2.5, 3, 0.6, 0.1, 0, 0, '{}', 'balance', 1, 2, 2, true, true)`, [orgId]);
-  await q(`insert into org_alerts (id, org_id, type, source, severity, status, subject_type, subject_id, title, details, dedupe_key, raised_at, resolved_at, resolution)
+                  ($1, 'x-site-2', '2026-11-19T00:30:00Z', '2026-11-19', 0.100, 2.5, 3, 0.6, 0.1, 0, 0, '{}', 'balance', 1, 2, 2, true, true)`,
+    [orgId],
+  );
+  await q(
+    `insert into org_alerts (id, org_id, type, source, severity, status, subject_type, subject_id, title, details, dedupe_key, raised_at, resolved_at, resolution)
            values ('al-1', $1, 'device.offline', 'telemetry', 'warning', 'resolved', 'asset', 'x-bat', '=SUM(A1) offline, "quoted"', '{"minutes": 12}', 'k1', $2, $2, 'back'),
                   ('al-2', $1, 'device.offline', 'telemetry', 'critical', 'open', null, null, 'Line
-two', '{}', 'k2', $2, null, null)`, [orgId, t]);
-  await q(`insert into field_work_orders (id, org_id, site_id, asset_id, priority, kind, description, status, source_type, sla_policy, timeline, sla_computed_at, response_elapsed_ms, response_running, resolution_elapsed_ms, resolution_running, created_at, updated_at, scheduled_for)
-           values ('wo-1', $1, 'x-site', 'x-bat', 'high', 'repair', 'Replace fuse', 'open', 'manual', '{"response_minutes": 60}', '[{"at": "2026-11-19T10:00:00Z", "status": "open"}]', $2, 4500000000123, true, 0, true, $2, $2, null)`, [orgId, t]);
-  await q(`insert into hub_transactions (org_id, transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, meter_start_wh, meter_start_known, created_at)
-           values ($1, 'tx-1', 'x-site', 'cp-1', 1, '77', '1.6', '+TAG', $2, 12345, true, $2)`, [orgId, t]);
-  await q(`insert into esg_signing_keys (key_id, public_key, origin, created_at) values ('export-test-key', 'pk', 'generated', $1) on conflict do nothing`, [t]);
-  await q(`insert into settlement_receipts (org_id, receipt_id, seq, receipt_hash, prev_hash, signed_body, signature, kid, site_id, asset_id, period_start, period_end, direction, delivered_wh, source_basis, issued_at)
-           values ($1, 'r-1', 1, 'h1', 'h0', '{"a":1}', 'sig', 'export-test-key', 'x-site', 'x-bat', '2026-11-19T00:00:00Z', '2026-11-19T00:30:00Z', 'export', 4500000000123, 'measured', $2)`, [orgId, t]);
-  await q(`insert into statement_baselines (org_id, baseline_id, site_id, method, reference_from, reference_to, figures, tariff_pence_per_kwh, status, proposed_at)
-           values ($1, 'b-1', 'x-site', 'mean', '2026-10-01', '2026-10-31', '{"kwh": "12.500"}', 24.5, 'agreed', $2)`, [orgId, t]);
-  await q(`insert into statement_statements (org_id, statement_id, site_id, baseline_id, period_from, period_to, statement_hash, signed_body, signature, kid, issued_at)
-           values ($1, 's-1', 'x-site', 'b-1', '2026-11-01', '2026-11-30', 'sh1', '{}', 'sig', 'export-test-key', $2)`, [orgId, t]);
+two', '{}', 'k2', $2, null, null)`,
+    [orgId, t],
+  );
+  await q(
+    `insert into field_work_orders (id, org_id, site_id, asset_id, priority, kind, description, status, source_type, sla_policy, timeline, sla_computed_at, response_elapsed_ms, response_running, resolution_elapsed_ms, resolution_running, created_at, updated_at, scheduled_for)
+           values ('wo-1', $1, 'x-site', 'x-bat', 'high', 'repair', 'Replace fuse', 'open', 'manual', '{"response_minutes": 60}', '[{"at": "2026-11-19T10:00:00Z", "status": "open"}]', $2, 4500000000123, true, 0, true, $2, $2, null)`,
+    [orgId, t],
+  );
+  await q(
+    `insert into hub_transactions (org_id, transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, meter_start_wh, meter_start_known, created_at)
+           values ($1, 'tx-1', 'x-site', 'cp-1', 1, '77', '1.6', '+TAG', $2, 12345, true, $2)`,
+    [orgId, t],
+  );
+  await q(`insert into esg_signing_keys (key_id, public_key, origin, created_at) values ('export-test-key', 'pk', 'generated', $1) on conflict do nothing`, [
+    t,
+  ]);
+  await q(
+    `insert into settlement_receipts (org_id, receipt_id, seq, receipt_hash, prev_hash, signed_body, signature, kid, site_id, asset_id, period_start, period_end, direction, delivered_wh, source_basis, issued_at)
+           values ($1, 'r-1', 1, 'h1', 'h0', '{"a":1}', 'sig', 'export-test-key', 'x-site', 'x-bat', '2026-11-19T00:00:00Z', '2026-11-19T00:30:00Z', 'export', 4500000000123, 'measured', $2)`,
+    [orgId, t],
+  );
+  await q(
+    `insert into statement_baselines (org_id, baseline_id, site_id, method, reference_from, reference_to, figures, tariff_pence_per_kwh, status, proposed_at)
+           values ($1, 'b-1', 'x-site', 'mean', '2026-10-01', '2026-10-31', '{"kwh": "12.500"}', 24.5, 'agreed', $2)`,
+    [orgId, t],
+  );
+  await q(
+    `insert into statement_statements (org_id, statement_id, site_id, baseline_id, period_from, period_to, statement_hash, signed_body, signature, kid, issued_at)
+           values ($1, 's-1', 'x-site', 'b-1', '2026-11-01', '2026-11-30', 'sh1', '{}', 'sig', 'export-test-key', $2)`,
+    [orgId, t],
+  );
 }
 
 test('every collection exported, re-imported and compared row for row with each owning module’s table', async () => {
   await fixtures('org-x');
   const m = json(await call(svc, admin, 'GET', `${BASE}/manifest`));
   const j = json(await call(svc, admin, 'POST', BASE, {}));
-  assert.deepEqual(j.collections, m.collections.map((c: any) => c.name));
+  assert.deepEqual(
+    j.collections,
+    m.collections.map((c: any) => c.name),
+  );
   const end = await runToEnd(svc, admin, j.job_id);
   assert.equal(end.status, 'completed');
-  const lines = (await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/download`)).body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l));
+  const lines = (await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/download`)).body
+    .split('\n')
+    .filter(Boolean)
+    .map((l: string) => JSON.parse(l));
   // Counted when the job was made; rows the organisation gained meanwhile (its ledger, its audit log) are written too.
   assert.equal(end.progress.rows_written, lines.length);
   assert.ok(end.progress.rows_written >= end.progress.rows_expected);
@@ -271,7 +342,10 @@ test('every collection exported, re-imported and compared row for row with each 
   const hh = lines.filter((l: any) => l.collection === 'energy.site_half_hours' && l.row.site_id === 'x-site-2').map((l: any) => l.row.import_kwh);
   assert.deepEqual(hh, ['1.125', '0.100']);
   const alerts = parseCsv((await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/collections/alerts.alerts?format=csv`)).body);
-  assert.deepEqual(alerts.slice(1).map((r) => r[alerts[0].indexOf('title')]), [`'=SUM(A1) offline, "quoted"`, 'Line\ntwo']);
+  assert.deepEqual(
+    alerts.slice(1).map((r) => r[alerts[0].indexOf('title')]),
+    [`'=SUM(A1) offline, "quoted"`, 'Line\ntwo'],
+  );
 });
 
 test('files expire after the stated time and are deleted', async () => {
@@ -300,7 +374,10 @@ test('a job whose instance stops midway is finished by another instance: no row 
   assert.equal(mid.progress.rows_written, 14);
   const end = await runToEnd(svc, admin, jobId!);
   assert.equal(end.progress.rows_written, 41);
-  const lines = (await call(svc, admin, 'GET', `${BASE}/jobs/${jobId!}/download`)).body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l).row);
+  const lines = (await call(svc, admin, 'GET', `${BASE}/jobs/${jobId!}/download`)).body
+    .split('\n')
+    .filter(Boolean)
+    .map((l: string) => JSON.parse(l).row);
   assert.deepEqual(lines, await storedTelemetry('org-x'));
 });
 

@@ -27,10 +27,42 @@ interface Policy extends ModelCalendar {
 
 /** The organisation's policies (set through the API in `before`): both measures, pausing and not. */
 const POLICIES: Record<Priority, Policy> = {
-  critical: { response_minutes: 60, resolution_minutes: 480, measure: 'calendar_hours', business_day_start: '08:00', business_day_end: '18:00', pause_on_hold: false, at_risk_percent: 75 },
-  high: { response_minutes: 240, resolution_minutes: 1440, measure: 'calendar_hours', business_day_start: '08:00', business_day_end: '18:00', pause_on_hold: true, at_risk_percent: 50 },
-  medium: { response_minutes: 600, resolution_minutes: 1800, measure: 'business_hours', business_day_start: '08:00', business_day_end: '18:00', pause_on_hold: true, at_risk_percent: 75 },
-  low: { response_minutes: 120, resolution_minutes: 600, measure: 'business_hours', business_day_start: '09:00', business_day_end: '17:30', pause_on_hold: false, at_risk_percent: 80 },
+  critical: {
+    response_minutes: 60,
+    resolution_minutes: 480,
+    measure: 'calendar_hours',
+    business_day_start: '08:00',
+    business_day_end: '18:00',
+    pause_on_hold: false,
+    at_risk_percent: 75,
+  },
+  high: {
+    response_minutes: 240,
+    resolution_minutes: 1440,
+    measure: 'calendar_hours',
+    business_day_start: '08:00',
+    business_day_end: '18:00',
+    pause_on_hold: true,
+    at_risk_percent: 50,
+  },
+  medium: {
+    response_minutes: 600,
+    resolution_minutes: 1800,
+    measure: 'business_hours',
+    business_day_start: '08:00',
+    business_day_end: '18:00',
+    pause_on_hold: true,
+    at_risk_percent: 75,
+  },
+  low: {
+    response_minutes: 120,
+    resolution_minutes: 600,
+    measure: 'business_hours',
+    business_day_start: '09:00',
+    business_day_end: '17:30',
+    pause_on_hold: false,
+    at_risk_percent: 80,
+  },
 };
 
 /** The moves the transition operation allows (the model's own copy of the state machine). */
@@ -66,7 +98,8 @@ interface ModelClock {
 }
 
 function runsIn(clock: 'response' | 'resolution', s: Status, responded: boolean, p: Policy): boolean {
-  const active = clock === 'response' ? !responded && ['new', 'assigned', 'scheduled'].includes(s) : ['new', 'assigned', 'scheduled', 'in_progress'].includes(s);
+  const active =
+    clock === 'response' ? !responded && ['new', 'assigned', 'scheduled'].includes(s) : ['new', 'assigned', 'scheduled', 'in_progress'].includes(s);
   const held = s === 'on_hold' && !p.pause_on_hold && (clock === 'resolution' || !responded);
   return active || held;
 }
@@ -148,7 +181,12 @@ before(async () => {
   stranger = (await svc.createUser('fld-model-other', 'x@model.test', 'OPERATOR')).id;
   for (const p of PRIORITIES) {
     const { response_minutes, resolution_minutes, measure, business_day_start, business_day_end, pause_on_hold, at_risk_percent } = POLICIES[p];
-    const res = await svc.request({ method: 'PUT', url: `${B}/sla-policies/${p}`, headers: { authorization: `Bearer ${admin}` }, payload: { response_minutes, resolution_minutes, measure, business_day_start, business_day_end, pause_on_hold, at_risk_percent } });
+    const res = await svc.request({
+      method: 'PUT',
+      url: `${B}/sla-policies/${p}`,
+      headers: { authorization: `Bearer ${admin}` },
+      payload: { response_minutes, resolution_minutes, measure, business_day_start, business_day_end, pause_on_hold, at_risk_percent },
+    });
     assert.equal(res.statusCode, 200, res.body);
   }
 });
@@ -163,7 +201,10 @@ type Command =
   | { kind: 'assign'; who: 'member' | 'stranger' };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.oneof(fc.integer({ min: 1, max: 240 }), fc.integer({ min: 240, max: 4 * 1440 })).map((minutes) => ({ kind: 'advance' as const, minutes })) },
+  {
+    weight: 4,
+    arbitrary: fc.oneof(fc.integer({ min: 1, max: 240 }), fc.integer({ min: 240, max: 4 * 1440 })).map((minutes) => ({ kind: 'advance' as const, minutes })),
+  },
   { weight: 2, arbitrary: fc.constantFrom(...STATUSES).map((to) => ({ kind: 'transition' as const, to })) },
   { weight: 5, arbitrary: fc.nat(11).map((pick) => ({ kind: 'move' as const, pick })) },
   { weight: 2, arbitrary: fc.constantFrom(...PRIORITIES).map((to) => ({ kind: 'priority' as const, to })) },
@@ -171,9 +212,12 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 );
 
 /** Starts near the clock changes, Easter and Christmas, on whole minutes. */
-const start = fc.tuple(fc.constantFrom('2026-03-27T15:00:00Z', '2026-10-23T14:00:00Z', '2026-12-23T16:00:00Z', '2026-04-02T10:00:00Z', '2026-06-10T07:00:00Z'), fc.integer({ min: 0, max: 1440 })).map(
-  ([a, off]) => Date.parse(a) + off * MIN,
-);
+const start = fc
+  .tuple(
+    fc.constantFrom('2026-03-27T15:00:00Z', '2026-10-23T14:00:00Z', '2026-12-23T16:00:00Z', '2026-04-02T10:00:00Z', '2026-06-10T07:00:00Z'),
+    fc.integer({ min: 0, max: 1440 }),
+  )
+  .map(([a, off]) => Date.parse(a) + off * MIN);
 
 const req = (method: string, url: string, payload?: object) =>
   svc.request({ method: method as 'GET', url, headers: { authorization: `Bearer ${admin}` }, ...(payload && { payload }) });
@@ -197,13 +241,36 @@ async function check(m: Model, id: string, site: string) {
     const state = modelState(c, now);
     states.push(state);
     assert.deepEqual(
-      { elapsed: got.elapsed_seconds, running: got.running, paused: got.paused, due: got.due_at, risk: got.at_risk_at, stopped: got.stopped_at, state: got.state },
-      { elapsed: c.elapsed * 60, running: c.running, paused: !c.running && c.stoppedAt === null, due: iso(c.dueAt), risk: iso(c.riskAt), stopped: iso(c.stoppedAt), state },
+      {
+        elapsed: got.elapsed_seconds,
+        running: got.running,
+        paused: got.paused,
+        due: got.due_at,
+        risk: got.at_risk_at,
+        stopped: got.stopped_at,
+        state: got.state,
+      },
+      {
+        elapsed: c.elapsed * 60,
+        running: c.running,
+        paused: !c.running && c.stoppedAt === null,
+        due: iso(c.dueAt),
+        risk: iso(c.riskAt),
+        stopped: iso(c.stoppedAt),
+        state,
+      },
       `${name} clock at ${iso(now)}`,
     );
     const at = modelClock(m, name, m.computedAt);
     assert.deepEqual(
-      { computed: t(row.sla_computed_at), elapsed: Number(row[`${name}_elapsed_ms`]), running: row[`${name}_running`], due: t(row[`${name}_due_at`]), risk: t(row[`${name}_risk_at`]), stopped: t(row[`${name}_stopped_at`]) },
+      {
+        computed: t(row.sla_computed_at),
+        elapsed: Number(row[`${name}_elapsed_ms`]),
+        running: row[`${name}_running`],
+        due: t(row[`${name}_due_at`]),
+        risk: t(row[`${name}_risk_at`]),
+        stopped: t(row[`${name}_stopped_at`]),
+      },
       { computed: iso(m.computedAt), elapsed: at.elapsed * MIN, running: at.running, due: iso(at.dueAt), risk: iso(at.riskAt), stopped: iso(at.stoppedAt) },
       `stored ${name} clock`,
     );
@@ -212,7 +279,11 @@ async function check(m: Model, id: string, site: string) {
   assert.equal(w.sla.risk, risk);
   // Each run has a site of its own: the dispatch list filtered by it and by the risk holds just this work order.
   const listed = json(await req('GET', `${B}/work-orders?sla_risk=${risk}&site_id=${site}`));
-  assert.deepEqual(listed.work_orders.map((x: { id: string }) => x.id), [id], `listed under sla_risk=${risk}`);
+  assert.deepEqual(
+    listed.work_orders.map((x: { id: string }) => x.id),
+    [id],
+    `listed under sla_risk=${risk}`,
+  );
 }
 
 test('random transitions, holds, priority changes and clock moves agree with the model of the state machine and the SLA clocks', async () => {
@@ -220,7 +291,14 @@ test('random transitions, holds, priority changes and clock moves agree with the
     fc.asyncProperty(start, fc.constantFrom(...PRIORITIES), fc.array(command, { minLength: 1, maxLength: 12 }), async (t0, priority, commands) => {
       clock.set(new Date(t0).toISOString());
       const site = `M-${++runs}`;
-      const reg = await req('POST', '/api/twin/registry/assets', { asset_id: `m-${runs}`, site_id: site, type: 'inverter', name: 'm', asset_class: 'inverter', details: {} });
+      const reg = await req('POST', '/api/twin/registry/assets', {
+        asset_id: `m-${runs}`,
+        site_id: site,
+        type: 'inverter',
+        name: 'm',
+        asset_class: 'inverter',
+        details: {},
+      });
       assert.equal(reg.statusCode, 201, reg.body);
       const created = await req('POST', `${B}/work-orders`, { site_id: site, priority, kind: 'corrective', description: 'model' });
       assert.equal(created.statusCode, 201, created.body);
@@ -232,11 +310,20 @@ test('random transitions, holds, priority changes and clock moves agree with the
         const moves = MOVES[m.status];
         // A 'move' is the transition to one of the allowed statuses (to the member's assignment from new).
         const c: Command =
-          cmd.kind !== 'move' ? cmd : m.status === 'new' ? { kind: 'assign', who: 'member' } : moves.length ? { kind: 'transition', to: moves[cmd.pick % moves.length] } : { kind: 'advance', minutes: 30 };
+          cmd.kind !== 'move'
+            ? cmd
+            : m.status === 'new'
+              ? { kind: 'assign', who: 'member' }
+              : moves.length
+                ? { kind: 'transition', to: moves[cmd.pick % moves.length] }
+                : { kind: 'advance', minutes: 30 };
         if (c.kind === 'advance') {
           clock.set(new Date(now + c.minutes * MIN).toISOString());
         } else if (c.kind === 'transition') {
-          const res = await req('POST', `${B}/work-orders/${id}/transition`, { to: c.to, ...(c.to === 'scheduled' && { scheduled_for: new Date(now + 3_600_000).toISOString() }) });
+          const res = await req('POST', `${B}/work-orders/${id}/transition`, {
+            to: c.to,
+            ...(c.to === 'scheduled' && { scheduled_for: new Date(now + 3_600_000).toISOString() }),
+          });
           if (MOVES[m.status].includes(c.to)) {
             assert.equal(res.statusCode, 200, res.body);
             m.status = c.to;
@@ -245,7 +332,12 @@ test('random transitions, holds, priority changes and clock moves agree with the
           } else {
             assert.equal(res.statusCode, 409, res.body);
             const allowed = MOVES[m.status];
-            assert.match(json(res).detail, new RegExp(`^Cannot move a work order from ${m.status} to ${c.to}; allowed: ${allowed.length ? allowed.join(', ') : `none \\(${m.status} is final\\)`}`));
+            assert.match(
+              json(res).detail,
+              new RegExp(
+                `^Cannot move a work order from ${m.status} to ${c.to}; allowed: ${allowed.length ? allowed.join(', ') : `none \\(${m.status} is final\\)`}`,
+              ),
+            );
           }
         } else if (c.kind === 'priority') {
           const res = await req('POST', `${B}/work-orders/${id}/priority`, { priority: c.to });

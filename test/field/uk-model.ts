@@ -4,10 +4,20 @@
 
 /** Easter Sunday (anonymous Gregorian computus), as a UTC date. */
 function easter(y: number): Date {
-  const a = y % 19, b = Math.floor(y / 100), c = y % 100, d = Math.floor(b / 4), e = b % 4;
-  const f = Math.floor((b + 8) / 25), g = Math.floor((b - f + 1) / 3), h = (19 * a + b - d - g + 15) % 30;
-  const i = Math.floor(c / 4), k = c % 4, l = (32 + 2 * e + 2 * i - h - k) % 7, m = Math.floor((a + 11 * h + 22 * l) / 451);
-  const month = Math.floor((h + l - 7 * m + 114) / 31), day = ((h + l - 7 * m + 114) % 31) + 1;
+  const a = y % 19,
+    b = Math.floor(y / 100),
+    c = y % 100,
+    d = Math.floor(b / 4),
+    e = b % 4;
+  const f = Math.floor((b + 8) / 25),
+    g = Math.floor((b - f + 1) / 3),
+    h = (19 * a + b - d - g + 15) % 30;
+  const i = Math.floor(c / 4),
+    k = c % 4,
+    l = (32 + 2 * e + 2 * i - h - k) % 7,
+    m = Math.floor((a + 11 * h + 22 * l) / 451);
+  const month = Math.floor((h + l - 7 * m + 114) / 31),
+    day = ((h + l - 7 * m + 114) % 31) + 1;
   return new Date(Date.UTC(y, month - 1, day));
 }
 
@@ -17,8 +27,16 @@ const plus = (d: Date, n: number) => new Date(d.getTime() + n * 86_400_000);
 /** Bank holidays of England and Wales by the standing rules (no one-off extra days). */
 export function ruleHolidays(y: number): string[] {
   const out: string[] = [];
-  const firstMonday = (m: number) => { let d = new Date(Date.UTC(y, m, 1)); while (d.getUTCDay() !== 1) d = plus(d, 1); return d; };
-  const lastMonday = (m: number) => { let d = new Date(Date.UTC(y, m + 1, 0)); while (d.getUTCDay() !== 1) d = plus(d, -1); return d; };
+  const firstMonday = (m: number) => {
+    let d = new Date(Date.UTC(y, m, 1));
+    while (d.getUTCDay() !== 1) d = plus(d, 1);
+    return d;
+  };
+  const lastMonday = (m: number) => {
+    let d = new Date(Date.UTC(y, m + 1, 0));
+    while (d.getUTCDay() !== 1) d = plus(d, -1);
+    return d;
+  };
   let ny = new Date(Date.UTC(y, 0, 1));
   while (ny.getUTCDay() === 0 || ny.getUTCDay() === 6) ny = plus(ny, 1);
   out.push(iso(ny));
@@ -38,7 +56,16 @@ export function ruleHolidays(y: number): string[] {
 const holidays = new Set<string>();
 for (let y = 2024; y <= 2030; y++) for (const d of ruleHolidays(y)) holidays.add(d);
 
-const fmt = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'short', hourCycle: 'h23' });
+const fmt = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Europe/London',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  weekday: 'short',
+  hourCycle: 'h23',
+});
 const byHour = new Map<number, { date: string; weekday: string; hour: number }>();
 
 /** UK local date, weekday and minute of day of instant t (whole minutes). */

@@ -35,7 +35,8 @@ async function ok(token: string, method: string, url: string, payload?: unknown,
   return json(res);
 }
 const tok = (orgId: string, roles: Role[], userId?: string) => svc.token({ orgId, roles, expiresIn: '3650d', ...(userId && { userId }) });
-const create = (body: Record<string, unknown> = {}) => ok(admin, 'POST', `${B}/work-orders`, { site_id: 'S1', priority: 'critical', kind: 'corrective', description: 'Inverter tripped', ...body }, 201);
+const create = (body: Record<string, unknown> = {}) =>
+  ok(admin, 'POST', `${B}/work-orders`, { site_id: 'S1', priority: 'critical', kind: 'corrective', description: 'Inverter tripped', ...body }, 201);
 
 before(async () => {
   clock = new ManualClock(NOW);
@@ -52,7 +53,12 @@ before(async () => {
   const eng = await svc.createUser(ORG, 'eng@fld.test', 'OPERATOR');
   engineer = { id: eng.id, token: await tok(ORG, ['OPERATOR'], eng.id) };
   stranger = (await svc.createUser(OTHER, 'stranger@fld.test', 'OPERATOR')).id;
-  for (const [asset_id, site_id] of [['inv-1', 'S1'], ['meter-1', 'S1'], ['bat-2', 'S2'], ['pump-3', 'S3']]) {
+  for (const [asset_id, site_id] of [
+    ['inv-1', 'S1'],
+    ['meter-1', 'S1'],
+    ['bat-2', 'S2'],
+    ['pump-3', 'S3'],
+  ]) {
     await ok(admin, 'POST', '/api/twin/registry/assets', { asset_id, site_id, type: 'inverter', name: asset_id, asset_class: 'inverter', details: {} }, 201);
   }
   // inv-1 last reported two hours ago (stale); meter-1 a minute ago (fresh); bat-2 never.
@@ -94,10 +100,16 @@ test('every operation: 403 Module not enabled: field for an organisation without
 
 test('vocabulary: statuses, transitions by operation, priorities, kinds and the bank-holiday calendar', async () => {
   const v = await ok(viewer, 'GET', `${B}/vocabulary`);
-  assert.deepEqual(v.statuses.map((s: { name: string }) => s.name), ['new', 'assigned', 'scheduled', 'in_progress', 'on_hold', 'completed', 'verified', 'cancelled']);
+  assert.deepEqual(
+    v.statuses.map((s: { name: string }) => s.name),
+    ['new', 'assigned', 'scheduled', 'in_progress', 'on_hold', 'completed', 'verified', 'cancelled'],
+  );
   assert.deepEqual(v.transitions.find((t: { from: string; to: string }) => t.from === 'new' && t.to === 'assigned').via, 'assign');
   assert.ok(v.transitions.some((t: { from: string; to: string }) => t.from === 'completed' && t.to === 'in_progress'));
-  assert.deepEqual(v.priorities.map((p: { name: string }) => p.name), ['critical', 'high', 'medium', 'low']);
+  assert.deepEqual(
+    v.priorities.map((p: { name: string }) => p.name),
+    ['critical', 'high', 'medium', 'low'],
+  );
   assert.ok(v.kinds.some((k: { name: string }) => k.name === 'communications'));
   assert.equal(v.calendar.time_zone, 'Europe/London');
   assert.ok(v.calendar.bank_holidays.dates.includes('2026-12-28'), 'Boxing Day 2026 falls on a Saturday: the substitute is Monday 28th');
@@ -107,19 +119,53 @@ test('SLA policies: defaults, set one priority, refusals, DELETE restores the de
   const list = await ok(viewer, 'GET', `${B}/sla-policies`);
   assert.equal(list.policies.length, 4);
   assert.deepEqual(list.policies[0], {
-    priority: 'critical', response_minutes: 60, resolution_minutes: 480, measure: 'calendar_hours', business_day_start: '08:00', business_day_end: '18:00',
-    pause_on_hold: false, at_risk_percent: 75, is_default: true, updated_at: null,
+    priority: 'critical',
+    response_minutes: 60,
+    resolution_minutes: 480,
+    measure: 'calendar_hours',
+    business_day_start: '08:00',
+    business_day_end: '18:00',
+    pause_on_hold: false,
+    at_risk_percent: 75,
+    is_default: true,
+    updated_at: null,
   });
-  const put = await ok(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 120, resolution_minutes: 600, measure: 'business_hours', business_day_start: '09:00', business_day_end: '17:30' });
+  const put = await ok(admin, 'PUT', `${B}/sla-policies/low`, {
+    response_minutes: 120,
+    resolution_minutes: 600,
+    measure: 'business_hours',
+    business_day_start: '09:00',
+    business_day_end: '17:30',
+  });
   assert.equal(put.is_default, false);
   assert.equal(put.pause_on_hold, true, 'unset members keep the default');
   const again = await ok(viewer, 'GET', `${B}/sla-policies`);
   assert.equal(again.policies[3].business_day_end, '17:30');
   assert.equal((await ok(other, 'GET', `${B}/sla-policies`)).policies[3].is_default, true, "another organisation's policies are its own");
-  assertRefused(await call(viewer, 'PUT', `${B}/sla-policies/low`, { response_minutes: 1, resolution_minutes: 2, measure: 'calendar_hours' }), 403, 'Insufficient permissions');
-  assertRefused(await call(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 700, resolution_minutes: 600, measure: 'calendar_hours' }), 422, { fields: ['body.response_minutes'] });
-  assertRefused(await call(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 7, resolution_minutes: 60, measure: 'business_hours', business_day_start: '01:30' }), 422, { fields: ['body.business_day_start'] });
-  assertRefused(await call(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 7, resolution_minutes: 86400, measure: 'business_hours', business_day_start: '12:00', business_day_end: '12:30' }), 422, { fields: ['body.business_day_end'] });
+  assertRefused(
+    await call(viewer, 'PUT', `${B}/sla-policies/low`, { response_minutes: 1, resolution_minutes: 2, measure: 'calendar_hours' }),
+    403,
+    'Insufficient permissions',
+  );
+  assertRefused(await call(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 700, resolution_minutes: 600, measure: 'calendar_hours' }), 422, {
+    fields: ['body.response_minutes'],
+  });
+  assertRefused(
+    await call(admin, 'PUT', `${B}/sla-policies/low`, { response_minutes: 7, resolution_minutes: 60, measure: 'business_hours', business_day_start: '01:30' }),
+    422,
+    { fields: ['body.business_day_start'] },
+  );
+  assertRefused(
+    await call(admin, 'PUT', `${B}/sla-policies/low`, {
+      response_minutes: 7,
+      resolution_minutes: 86400,
+      measure: 'business_hours',
+      business_day_start: '12:00',
+      business_day_end: '12:30',
+    }),
+    422,
+    { fields: ['body.business_day_end'] },
+  );
   const urgent = await call(admin, 'PUT', `${B}/sla-policies/urgent`, { response_minutes: 7, resolution_minutes: 60, measure: 'calendar_hours' });
   assertRefused(urgent, 422, { fields: ['path.priority'] });
   assert.equal(json(urgent).detail[0].msg, 'Input should be "critical", "high", "medium", "low"');
@@ -144,17 +190,39 @@ test('create and read a work order: clocks start under the priority policy; refu
   assert.equal(got.description, 'Inverter tripped');
   assertRefused(await call(other, 'GET', `${B}/work-orders/${wo.id}`), 404, 'Not Found', "another organisation's work order");
   assertRefused(await call(admin, 'GET', `${B}/work-orders/wo_missing`), 404, 'Not Found');
-  assertRefused(await call(viewer, 'POST', `${B}/work-orders`, { site_id: 'S1', priority: 'low', kind: 'inspection', description: 'x' }), 403, 'Insufficient permissions');
-  assertRefused(await call(admin, 'POST', `${B}/work-orders`, { site_id: 'S9', priority: 'low', kind: 'inspection', description: 'x' }), 422, { fields: ['body.site_id'] });
-  assertRefused(await call(admin, 'POST', `${B}/work-orders`, { site_id: 'S1', asset_id: 'bat-2', priority: 'low', kind: 'inspection', description: 'x' }), 422, { fields: ['body.asset_id'] });
-  assertRefused(await call(admin, 'POST', `${B}/work-orders`, { site_id: 'S1', priority: 'urgent', kind: 'repair', description: '' }), 422, { fields: ['body.priority', 'body.kind', 'body.description'] });
-  assertRefused(await call(other, 'POST', `${B}/work-orders`, { site_id: 'S1', priority: 'low', kind: 'inspection', description: 'x' }), 422, { fields: ['body.site_id'] }, "another organisation's site");
+  assertRefused(
+    await call(viewer, 'POST', `${B}/work-orders`, { site_id: 'S1', priority: 'low', kind: 'inspection', description: 'x' }),
+    403,
+    'Insufficient permissions',
+  );
+  assertRefused(await call(admin, 'POST', `${B}/work-orders`, { site_id: 'S9', priority: 'low', kind: 'inspection', description: 'x' }), 422, {
+    fields: ['body.site_id'],
+  });
+  assertRefused(
+    await call(admin, 'POST', `${B}/work-orders`, { site_id: 'S1', asset_id: 'bat-2', priority: 'low', kind: 'inspection', description: 'x' }),
+    422,
+    { fields: ['body.asset_id'] },
+  );
+  assertRefused(await call(admin, 'POST', `${B}/work-orders`, { site_id: 'S1', priority: 'urgent', kind: 'repair', description: '' }), 422, {
+    fields: ['body.priority', 'body.kind', 'body.description'],
+  });
+  assertRefused(
+    await call(other, 'POST', `${B}/work-orders`, { site_id: 'S1', priority: 'low', kind: 'inspection', description: 'x' }),
+    422,
+    { fields: ['body.site_id'] },
+    "another organisation's site",
+  );
 });
 
 test('assign: to a member only, a new work order moves to assigned and the member is notified', async () => {
   clock.set(NOW);
   const wo = await create();
-  assertRefused(await call(admin, 'POST', `${B}/work-orders/${wo.id}/assign`, { user_id: stranger }), 422, { fields: ['body.user_id'] }, 'a member of another organisation');
+  assertRefused(
+    await call(admin, 'POST', `${B}/work-orders/${wo.id}/assign`, { user_id: stranger }),
+    422,
+    { fields: ['body.user_id'] },
+    'a member of another organisation',
+  );
   assertRefused(await call(viewer, 'POST', `${B}/work-orders/${wo.id}/assign`, { user_id: engineer.id }), 403, 'Insufficient permissions');
   assertRefused(await call(other, 'POST', `${B}/work-orders/${wo.id}/assign`, { user_id: stranger }), 404, 'Not Found');
   const a = await ok(admin, 'POST', `${B}/work-orders/${wo.id}/assign`, { user_id: engineer.id });
@@ -166,7 +234,11 @@ test('assign: to a member only, a new work order moves to assigned and the membe
   assert.ok(n, 'the assignee got a work_order_assigned notification');
   assert.equal(n.link, `${B}/work-orders/${wo.id}`);
   await ok(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'cancelled' });
-  assertRefused(await call(admin, 'POST', `${B}/work-orders/${wo.id}/assign`, { user_id: engineer.id }), 409, 'Work order is cancelled; only an open work order can be assigned');
+  assertRefused(
+    await call(admin, 'POST', `${B}/work-orders/${wo.id}/assign`, { user_id: engineer.id }),
+    409,
+    'Work order is cancelled; only an open work order can be assigned',
+  );
 });
 
 test('transition: the vocabulary moves only; 409 names the allowed ones; scheduled needs a time', async () => {
@@ -175,14 +247,21 @@ test('transition: the vocabulary moves only; 409 names the allowed ones; schedul
   const bad = await call(engineer.token, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'completed' });
   assertRefused(bad, 409, 'Cannot move a work order from new to completed; allowed: cancelled');
   assert.deepEqual(json(bad).allowed, ['cancelled']);
-  assertRefused(await call(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'assigned' }), 409,
-    'Cannot move a work order from new to assigned; allowed: cancelled; assign it with POST /api/hardware/field/work-orders/{work_order_id}/assign');
+  assertRefused(
+    await call(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'assigned' }),
+    409,
+    'Cannot move a work order from new to assigned; allowed: cancelled; assign it with POST /api/hardware/field/work-orders/{work_order_id}/assign',
+  );
   await ok(admin, 'POST', `${B}/work-orders/${wo.id}/assign`, { user_id: engineer.id });
   assertRefused(await call(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'scheduled' }), 422, { fields: ['body.scheduled_for'] });
   assertRefused(await call(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'paused' }), 422, { fields: ['body.to'] });
   assertRefused(await call(viewer, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'cancelled' }), 403, 'Insufficient permissions');
   assertRefused(await call(other, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'cancelled' }), 404, 'Not Found');
-  const s = await ok(engineer.token, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'scheduled', scheduled_for: '2026-11-24T11:00:00Z', note: 'booked' });
+  const s = await ok(engineer.token, 'POST', `${B}/work-orders/${wo.id}/transition`, {
+    to: 'scheduled',
+    scheduled_for: '2026-11-24T11:00:00Z',
+    note: 'booked',
+  });
   assert.equal(s.scheduled_for, '2026-11-24T11:00:00.000Z');
   clock.set('2026-11-24T11:00:00Z');
   const p = await ok(engineer.token, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'in_progress' });
@@ -200,14 +279,25 @@ test('transition: the vocabulary moves only; 409 names the allowed ones; schedul
   assert.equal(c.sla.resolution.state, 'met');
   const v = await ok(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'verified' });
   assert.deepEqual(v.allowed_transitions, []);
-  assertRefused(await call(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'in_progress' }), 409, 'Cannot move a work order from verified to in_progress; allowed: none (verified is final)');
-  assert.deepEqual(v.history.filter((e: { type: string }) => e.type === 'transition').map((e: { data: { to: string } }) => e.data.to), ['scheduled', 'in_progress', 'on_hold', 'in_progress', 'completed', 'verified']);
+  assertRefused(
+    await call(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'in_progress' }),
+    409,
+    'Cannot move a work order from verified to in_progress; allowed: none (verified is final)',
+  );
+  assert.deepEqual(
+    v.history.filter((e: { type: string }) => e.type === 'transition').map((e: { data: { to: string } }) => e.data.to),
+    ['scheduled', 'in_progress', 'on_hold', 'in_progress', 'completed', 'verified'],
+  );
 });
 
 test('priority: clocks recomputed from creation under the new policy and the change recorded', async () => {
   clock.set(NOW);
   const wo = await create({ priority: 'low' });
-  assert.equal(wo.sla.response.due_at, '2026-11-27T09:00:00.000Z', '30 business hours from Tuesday 09:00: 9 + 10 + 10 to Thursday 18:00, then Friday 08:00-09:00');
+  assert.equal(
+    wo.sla.response.due_at,
+    '2026-11-27T09:00:00.000Z',
+    '30 business hours from Tuesday 09:00: 9 + 10 + 10 to Thursday 18:00, then Friday 08:00-09:00',
+  );
   clock.set('2026-11-24T09:30:00Z');
   const p = await ok(engineer.token, 'POST', `${B}/work-orders/${wo.id}/priority`, { priority: 'critical', reason: 'site offline' });
   assert.equal(p.priority, 'critical');
@@ -221,7 +311,11 @@ test('priority: clocks recomputed from creation under the new policy and the cha
   assertRefused(await call(admin, 'POST', `${B}/work-orders/${wo.id}/priority`, { priority: 'urgent' }), 422, { fields: ['body.priority'] });
   assertRefused(await call(viewer, 'POST', `${B}/work-orders/${wo.id}/priority`, { priority: 'low' }), 403, 'Insufficient permissions');
   await ok(admin, 'POST', `${B}/work-orders/${wo.id}/transition`, { to: 'cancelled' });
-  assertRefused(await call(admin, 'POST', `${B}/work-orders/${wo.id}/priority`, { priority: 'low' }), 409, 'Work order is cancelled; only an open work order can be reprioritised');
+  assertRefused(
+    await call(admin, 'POST', `${B}/work-orders/${wo.id}/priority`, { priority: 'low' }),
+    409,
+    'Work order is cancelled; only an open work order can be reprioritised',
+  );
 });
 
 test('notes and attachments (metadata only): kept in the history; refusals', async () => {
@@ -230,32 +324,77 @@ test('notes and attachments (metadata only): kept in the history; refusals', asy
   const n = await ok(engineer.token, 'POST', `${B}/work-orders/${wo.id}/notes`, { text: 'Reset the breaker' }, 201);
   assert.equal(n.author_id, engineer.id);
   const sha = 'AB'.repeat(32);
-  const a = await ok(engineer.token, 'POST', `${B}/work-orders/${wo.id}/attachments`, { name: 'panel.jpg', content_type: 'image/jpeg', size_bytes: 123456, sha256: sha, external_ref: 's3://bucket/panel.jpg' }, 201);
+  const a = await ok(
+    engineer.token,
+    'POST',
+    `${B}/work-orders/${wo.id}/attachments`,
+    { name: 'panel.jpg', content_type: 'image/jpeg', size_bytes: 123456, sha256: sha, external_ref: 's3://bucket/panel.jpg' },
+    201,
+  );
   assert.equal(a.sha256, sha.toLowerCase());
   const got = await ok(viewer, 'GET', `${B}/work-orders/${wo.id}`);
-  assert.deepEqual(got.notes.map((x: { text: string }) => x.text), ['Reset the breaker']);
-  assert.deepEqual(got.attachments.map((x: { name: string; size_bytes: number }) => [x.name, x.size_bytes]), [['panel.jpg', 123456]]);
+  assert.deepEqual(
+    got.notes.map((x: { text: string }) => x.text),
+    ['Reset the breaker'],
+  );
+  assert.deepEqual(
+    got.attachments.map((x: { name: string; size_bytes: number }) => [x.name, x.size_bytes]),
+    [['panel.jpg', 123456]],
+  );
   assertRefused(await call(engineer.token, 'POST', `${B}/work-orders/${wo.id}/notes`, { text: '' }), 422, { fields: ['body.text'] });
   assertRefused(await call(viewer, 'POST', `${B}/work-orders/${wo.id}/notes`, { text: 'x' }), 403, 'Insufficient permissions');
   assertRefused(await call(other, 'POST', `${B}/work-orders/${wo.id}/notes`, { text: 'x' }), 404, 'Not Found');
-  assertRefused(await call(engineer.token, 'POST', `${B}/work-orders/${wo.id}/attachments`, { name: 'a', content_type: 'image/png', size_bytes: -1, sha256: 'zz', external_ref: 'r' }), 422, { fields: ['body.size_bytes', 'body.sha256'] });
-  assertRefused(await call(other, 'POST', `${B}/work-orders/${wo.id}/attachments`, { name: 'a', content_type: 'image/png', size_bytes: 1, sha256: 'a'.repeat(64), external_ref: 'r' }), 404, 'Not Found');
+  assertRefused(
+    await call(engineer.token, 'POST', `${B}/work-orders/${wo.id}/attachments`, {
+      name: 'a',
+      content_type: 'image/png',
+      size_bytes: -1,
+      sha256: 'zz',
+      external_ref: 'r',
+    }),
+    422,
+    { fields: ['body.size_bytes', 'body.sha256'] },
+  );
+  assertRefused(
+    await call(other, 'POST', `${B}/work-orders/${wo.id}/attachments`, {
+      name: 'a',
+      content_type: 'image/png',
+      size_bytes: 1,
+      sha256: 'a'.repeat(64),
+      external_ref: 'r',
+    }),
+    404,
+    'Not Found',
+  );
 });
 
 test('from-alert: one work order per alert (second call 200 with the same one); resolved and unknown alerts refused', async () => {
   clock.set(NOW);
   const stream = svc.deps.services.get(ALERT_STREAM);
   const raise = (id: string, severity: 'critical' | 'warning') =>
-    stream.raise(svc.deps.db, ORG, { type: 'test_fault', source: 'test', severity, title: `Fault on ${id}`, subject: { type: 'asset', id }, details: { site_id: 'S1', asset_id: id } });
+    stream.raise(svc.deps.db, ORG, {
+      type: 'test_fault',
+      source: 'test',
+      severity,
+      title: `Fault on ${id}`,
+      subject: { type: 'asset', id },
+      details: { site_id: 'S1', asset_id: id },
+    });
   const { alert } = await raise('inv-1', 'critical');
   const first = await ok(engineer.token, 'POST', `${B}/work-orders/from-alert/${alert.id}`, undefined, 201);
-  assert.deepEqual([first.source, first.site_id, first.asset_id, first.priority, first.kind], [{ type: 'alert', id: alert.id }, 'S1', 'inv-1', 'critical', 'corrective']);
+  assert.deepEqual(
+    [first.source, first.site_id, first.asset_id, first.priority, first.kind],
+    [{ type: 'alert', id: alert.id }, 'S1', 'inv-1', 'critical', 'corrective'],
+  );
   const second = await ok(engineer.token, 'POST', `${B}/work-orders/from-alert/${alert.id}`, undefined, 200);
   assert.equal(second.id, first.id);
   const listed = await ok(viewer, 'GET', `${B}/alerts`);
   assert.equal(listed.alerts.find((a: { id: string }) => a.id === alert.id).work_order_id, first.id);
   const { alert: b } = await raise('meter-1', 'warning');
-  assert.deepEqual((await ok(viewer, 'GET', `${B}/alerts?without_work_order=true`)).alerts.map((a: { id: string }) => a.id), [b.id]);
+  assert.deepEqual(
+    (await ok(viewer, 'GET', `${B}/alerts?without_work_order=true`)).alerts.map((a: { id: string }) => a.id),
+    [b.id],
+  );
   await stream.resolveById(svc.deps.db, ORG, b.id, 'cleared');
   assertRefused(await call(admin, 'POST', `${B}/work-orders/from-alert/${b.id}`), 409, `Alert ${b.id} is resolved; no work order was opened`);
   assertRefused(await call(other, 'POST', `${B}/work-orders/from-alert/${alert.id}`), 404, 'Not Found', "another organisation's alert");
@@ -266,19 +405,31 @@ test('from-alert: one work order per alert (second call 200 with the same one); 
 test('from-stale-feed and assets: a stale feed opens one work order, a fresh one is refused with 409', async () => {
   clock.set(NOW);
   const assets = await ok(viewer, 'GET', `${B}/assets?site_id=S1`);
-  assert.deepEqual(assets.assets.map((a: { asset_id: string; feed_stale: boolean }) => [a.asset_id, a.feed_stale]), [['inv-1', true], ['meter-1', false]]);
+  assert.deepEqual(
+    assets.assets.map((a: { asset_id: string; feed_stale: boolean }) => [a.asset_id, a.feed_stale]),
+    [
+      ['inv-1', true],
+      ['meter-1', false],
+    ],
+  );
   const wo = await ok(engineer.token, 'POST', `${B}/work-orders/from-stale-feed/inv-1`, undefined, 201);
   assert.deepEqual([wo.kind, wo.priority, wo.site_id, wo.source.type], ['communications', 'medium', 'S1', 'stale_feed']);
   assert.equal(wo.description, 'No telemetry from inv-1 since 2026-11-24T07:00:00.000Z: restore the data feed.');
   assert.equal((await ok(engineer.token, 'POST', `${B}/work-orders/from-stale-feed/inv-1`, undefined, 200)).id, wo.id);
   const never = await ok(engineer.token, 'POST', `${B}/work-orders/from-stale-feed/bat-2`, undefined, 201);
   assert.equal(never.description, 'No telemetry from bat-2 ever: restore the data feed.');
-  assertRefused(await call(engineer.token, 'POST', `${B}/work-orders/from-stale-feed/meter-1`), 409,
-    'Feed of device meter-1 is fresh: last record at 2026-11-24T08:59:00.000Z; a feed is stale after 1 hour without a record');
+  assertRefused(
+    await call(engineer.token, 'POST', `${B}/work-orders/from-stale-feed/meter-1`),
+    409,
+    'Feed of device meter-1 is fresh: last record at 2026-11-24T08:59:00.000Z; a feed is stale after 1 hour without a record',
+  );
   assertRefused(await call(engineer.token, 'POST', `${B}/work-orders/from-stale-feed/ghost`), 404, 'Not Found');
   assertRefused(await call(other, 'POST', `${B}/work-orders/from-stale-feed/inv-1`), 404, 'Not Found', "another organisation's device");
   const stale = await ok(viewer, 'GET', `${B}/assets?stale_only=true`);
-  assert.deepEqual(stale.assets.map((a: { asset_id: string }) => a.asset_id), ['inv-1', 'bat-2', 'pump-3']);
+  assert.deepEqual(
+    stale.assets.map((a: { asset_id: string }) => a.asset_id),
+    ['inv-1', 'bat-2', 'pump-3'],
+  );
   assert.ok(stale.assets.find((a: { asset_id: string }) => a.asset_id === 'inv-1').open_work_orders >= 1);
   assertRefused(await call(viewer, 'GET', `${B}/assets?stale_only=maybe`), 422, { fields: ['query.stale_only'] });
   assert.deepEqual((await ok(other, 'GET', `${B}/assets`)).assets, [], "another organisation's assets are not listed");
@@ -294,14 +445,18 @@ test('dispatch list, due list and SLA report: filters, risk as time moves, curso
   clock.set('2026-12-01T09:50:00.000Z');
   const due = await ok(viewer, 'GET', `${B}/work-orders/due`);
   const mine = due.work_orders.filter((w: { site_id: string; created_at: string }) => w.site_id === 'S3' && w.created_at === T0);
-  assert.deepEqual(mine.map((w: { description: string; next_due: { clock: string; due_at: string } }) => [w.description, w.next_due.clock, w.next_due.due_at]), [
-    ['A', 'response', '2026-12-01T10:00:00.000Z'],
-    ['B', 'response', '2026-12-01T13:00:00.000Z'],
-    ['C', 'response', '2026-12-02T09:00:00.000Z'],
-  ]);
+  assert.deepEqual(
+    mine.map((w: { description: string; next_due: { clock: string; due_at: string } }) => [w.description, w.next_due.clock, w.next_due.due_at]),
+    [
+      ['A', 'response', '2026-12-01T10:00:00.000Z'],
+      ['B', 'response', '2026-12-01T13:00:00.000Z'],
+      ['C', 'response', '2026-12-02T09:00:00.000Z'],
+    ],
+  );
   assert.equal(mine[0].next_due.seconds_left, 600);
   // Equal creation times: the order among them is by id, so compare as sets.
-  const list = async (q: string) => (await ok(viewer, 'GET', `${B}/work-orders?site_id=S3&${q}`)).work_orders.map((w: { description: string }) => w.description).sort();
+  const list = async (q: string) =>
+    (await ok(viewer, 'GET', `${B}/work-orders?site_id=S3&${q}`)).work_orders.map((w: { description: string }) => w.description).sort();
   assert.deepEqual(await list('sla_risk=at_risk'), ['A']);
   clock.set('2026-12-01T10:00:00.000Z');
   assert.deepEqual(await list('sla_risk=breached'), ['A']);
@@ -329,23 +484,40 @@ test('dispatch list, due list and SLA report: filters, risk as time moves, curso
   );
   assert.equal(rep.overall.median_response_minutes, 60);
   assert.equal(rep.overall.median_resolution_minutes, 120);
-  assert.deepEqual(rep.by_priority.map((g: { key: string; breached: number }) => [g.key, g.breached]), [['critical', 1], ['high', 0], ['medium', 0]]);
-  assert.deepEqual(rep.by_assignee.map((g: { key: string; total: number }) => [g.key, g.total]), [[engineer.id, 1], ['unassigned', 2]]);
-  assert.deepEqual(rep.by_site.map((g: { key: string }) => g.key), ['S3']);
+  assert.deepEqual(
+    rep.by_priority.map((g: { key: string; breached: number }) => [g.key, g.breached]),
+    [
+      ['critical', 1],
+      ['high', 0],
+      ['medium', 0],
+    ],
+  );
+  assert.deepEqual(
+    rep.by_assignee.map((g: { key: string; total: number }) => [g.key, g.total]),
+    [
+      [engineer.id, 1],
+      ['unassigned', 2],
+    ],
+  );
+  assert.deepEqual(
+    rep.by_site.map((g: { key: string }) => g.key),
+    ['S3'],
+  );
   assertRefused(await call(viewer, 'GET', `${B}/reports/sla?from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z`), 422, { fields: ['query.from'] });
   assertRefused(await call(viewer, 'GET', `${B}/reports/sla?from=yesterday`), 422, { fields: ['query.from'] });
   assert.equal((await ok(other, 'GET', `${B}/reports/sla?from=2026-12-01T00:00:00Z&to=2026-12-02T00:00:00Z`)).overall.total, 0);
 });
 
-test('from-alert and from-stale-feed called at once: one work order each, the other call answers 200 with it',
-  { skip: !realServers.database && 'needs PostgreSQL: PGlite runs one transaction at a time, so the unique-index race cannot happen' },
-  async () => {
-    clock.set('2026-12-10T09:00:00Z');
-    const { alert } = await svc.deps.services.get(ALERT_STREAM).raise(svc.deps.db, ORG, { type: 'race', source: 'test', severity: 'info', title: 'Race', details: { site_id: 'S2' } });
-    for (const url of [`${B}/work-orders/from-alert/${alert.id}`, `${B}/work-orders/from-stale-feed/pump-3`]) {
-      const answers = await Promise.all(Array.from({ length: 4 }, () => call(engineer.token, 'POST', url)));
-      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 200, 200, 201], url);
-      assert.equal(new Set(answers.map((r) => json(r).id)).size, 1, url);
-    }
-  },
-);
+test('from-alert and from-stale-feed called at once: one work order each, the other call answers 200 with it', {
+  skip: !realServers.database && 'needs PostgreSQL: PGlite runs one transaction at a time, so the unique-index race cannot happen',
+}, async () => {
+  clock.set('2026-12-10T09:00:00Z');
+  const { alert } = await svc.deps.services
+    .get(ALERT_STREAM)
+    .raise(svc.deps.db, ORG, { type: 'race', source: 'test', severity: 'info', title: 'Race', details: { site_id: 'S2' } });
+  for (const url of [`${B}/work-orders/from-alert/${alert.id}`, `${B}/work-orders/from-stale-feed/pump-3`]) {
+    const answers = await Promise.all(Array.from({ length: 4 }, () => call(engineer.token, 'POST', url)));
+    assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 200, 200, 201], url);
+    assert.equal(new Set(answers.map((r) => json(r).id)).size, 1, url);
+  }
+});

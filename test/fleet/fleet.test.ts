@@ -37,9 +37,26 @@ test('before set-up: depot unconfigured, constraints 404, readiness 409', async 
 });
 
 test('constraints: PUT and GET; viewer, duplicate charger and bad numbers refused', async () => {
-  const body = { connection_kw: 30, reserve_pct: 0, chargers: [{ charger_id: 'C2', max_kw: 11 }, { charger_id: 'C1', max_kw: 22 }] };
+  const body = {
+    connection_kw: 30,
+    reserve_pct: 0,
+    chargers: [
+      { charger_id: 'C2', max_kw: 11 },
+      { charger_id: 'C1', max_kw: 22 },
+    ],
+  };
   assertRefused(await req('PUT', `${F}/depot/constraints`, viewer, body), 403, 'Insufficient permissions');
-  assertRefused(await req('PUT', `${F}/depot/constraints`, admin, { ...body, chargers: [{ charger_id: 'C1', max_kw: 1 }, { charger_id: 'C1', max_kw: 2 }] }), 422, { fields: ['body.chargers.1.charger_id'] });
+  assertRefused(
+    await req('PUT', `${F}/depot/constraints`, admin, {
+      ...body,
+      chargers: [
+        { charger_id: 'C1', max_kw: 1 },
+        { charger_id: 'C1', max_kw: 2 },
+      ],
+    }),
+    422,
+    { fields: ['body.chargers.1.charger_id'] },
+  );
   assertRefused(await req('PUT', `${F}/depot/constraints`, admin, { ...body, connection_kw: -1 }), 422, { fields: ['body.connection_kw'] });
   const p = await req('PUT', `${F}/depot/constraints`, admin, body);
   assert.equal(p.statusCode, 200, p.body);
@@ -56,7 +73,9 @@ test('shift schedule: PUT and GET; bad time and duplicate vehicle refused', asyn
     { vehicle_id: 'D', return: '18:00', depart: '06:00' },
     { vehicle_id: 'E', return: '18:00', depart: '06:00' },
   ];
-  assertRefused(await req('PUT', `${F}/shift-schedule`, admin, { shifts: [{ vehicle_id: 'A', return: '25:00', depart: '06:00' }] }), 422, { fields: ['body.shifts.0.return'] });
+  assertRefused(await req('PUT', `${F}/shift-schedule`, admin, { shifts: [{ vehicle_id: 'A', return: '25:00', depart: '06:00' }] }), 422, {
+    fields: ['body.shifts.0.return'],
+  });
   assertRefused(await req('PUT', `${F}/shift-schedule`, admin, { shifts: [shifts[0], shifts[0]] }), 422, { fields: ['body.shifts.1.vehicle_id'] });
   assertRefused(await req('PUT', `${F}/shift-schedule`, viewer, { shifts }), 403, 'Insufficient permissions');
   assert.equal((await req('PUT', `${F}/shift-schedule`, admin, { shifts })).statusCode, 200);
@@ -65,14 +84,19 @@ test('shift schedule: PUT and GET; bad time and duplicate vehicle refused', asyn
 });
 
 test('requirements import: malformed CSV named by line and column, nothing stored; then stored', async () => {
-  const bad = await req('POST', `${F}/requirements/import`, admin, { csv: 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\nA,ev,80,60,22\nB,diesel,60,x,22\nA,ev,1,1,1\nZ,ev\n' });
+  const bad = await req('POST', `${F}/requirements/import`, admin, {
+    csv: 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\nA,ev,80,60,22\nB,diesel,60,x,22\nA,ev,1,1,1\nZ,ev\n',
+  });
   assertRefused(bad, 422, { fields: ['body.csv'] });
-  assert.deepEqual(json(bad).detail.map((d: any) => d.msg), [
-    'line 3, column powertrain: must be ev or ice',
-    'line 3, column kwh_per_shift: must be a non-negative decimal number',
-    'line 4, column vehicle_id: A is listed twice',
-    'line 5: expected 5 columns, found 2',
-  ]);
+  assert.deepEqual(
+    json(bad).detail.map((d: any) => d.msg),
+    [
+      'line 3, column powertrain: must be ev or ice',
+      'line 3, column kwh_per_shift: must be a non-negative decimal number',
+      'line 4, column vehicle_id: A is listed twice',
+      'line 5: expected 5 columns, found 2',
+    ],
+  );
   assert.equal(json(await req('GET', `${F}/depot`, viewer)).requirements_imported_at, null);
   assertRefused(await req('POST', `${F}/requirements/import`, viewer, { csv: 'x' }), 403, 'Insufficient permissions');
   const csv = 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\nA,ev,80,60,22\nB,ev,60,50,22\nC,ev,60,40,11\nD,ice,60,70,22\nE,ice,80,30,11\n';
@@ -93,14 +117,21 @@ test('requirements import as text/csv (the catalogued form): errors by line, ref
   const header = 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\n';
   const bad = await csvReq(admin, header + 'A,ev,80,60,22\nB,diesel,60,x,22\n');
   assertRefused(bad, 422, { fields: ['body.csv'] });
-  assert.deepEqual(json(bad).detail.map((d: any) => d.msg), ['line 3, column powertrain: must be ev or ice', 'line 3, column kwh_per_shift: must be a non-negative decimal number']);
+  assert.deepEqual(
+    json(bad).detail.map((d: any) => d.msg),
+    ['line 3, column powertrain: must be ev or ice', 'line 3, column kwh_per_shift: must be a non-negative decimal number'],
+  );
   // Unbalanced quotes: the parser's own complaint, as the spec's 422, never a 500.
   assertRefused(await csvReq(admin, header + 'A,"ev,80,60,22\n'), 422, { fields: ['body.csv'] });
   assertRefused(await csvReq(admin, ''), 422, { fields: ['body.csv'] });
   assertRefused(await csvReq(admin, Buffer.from([0x76, 0xff, 0x0a])), 422, { fields: ['body'] });
   assertRefused(await csvReq(admin, header + 'A,ev,80,60,22\n'.repeat(80_000)), 413, /^Request body too large: the limit is \d+ bytes$/);
   assertRefused(await csvReq(viewer, header + 'A,ev,80,60,22\n'), 403, 'Insufficient permissions');
-  assertRefused(await svc.request({ method: 'POST', url: `${F}/requirements/import`, headers: { 'content-type': 'text/csv' }, payload: header }), 401, 'Authorization header missing');
+  assertRefused(
+    await svc.request({ method: 'POST', url: `${F}/requirements/import`, headers: { 'content-type': 'text/csv' }, payload: header }),
+    401,
+    'Authorization header missing',
+  );
   // Other operations still take JSON only.
   assertRefused(await csvReq(admin, header, 'text/csv', `${F}/shift-schedule`, 'PUT'), 415, 'Unsupported media type: text/csv; send application/json');
   // Nothing of the refused imports was stored: A's five vehicles from the JSON import stand.
@@ -115,7 +146,10 @@ test('requirements import as text/csv (the catalogued form): errors by line, ref
   const csv = '\ufeff' + (header + 'A,ev,80,60,22\nB,ev,60,50,22\nC,ev,60,40,11\nD,ice,60,70,22\nE,ice,80,30,11\n').replace(/\n/g, '\r\n');
   const ok = await csvReq(admin, csv);
   assert.equal(ok.statusCode, 200, ok.body);
-  assert.deepEqual(json(ok).vehicles.map((v: any) => v.vehicle_id), ['A', 'B', 'C', 'D', 'E']);
+  assert.deepEqual(
+    json(ok).vehicles.map((v: any) => v.vehicle_id),
+    ['A', 'B', 'C', 'D', 'E'],
+  );
   // The catalogue describes both forms.
   const entry = json(await svc.request({ method: 'GET', url: '/openapi.json' })).paths[`${F}/requirements/import`].post;
   assert.deepEqual(Object.keys(entry.requestBody.content).sort(), ['application/json', 'text/csv']);
@@ -129,13 +163,31 @@ test('readiness: the hand-worked depot (three vehicles, chargers 22 and 11 kW, 3
   const r = json(res);
   const v = Object.fromEntries(r.vehicles.map((x: any) => [x.vehicle_id, x]));
   // Worked in docs/fleet.md: C leaves at 19:00 9 kWh short; A and B are ready.
-  assert.deepEqual(v.A.slots.map((s: any) => [s.charger_id, s.kw]), [['C1', 22], ['C1', 22], ['C2', 11], ['C2', 11], ['C1', 14]]);
-  assert.deepEqual(v.B.slots.map((s: any) => s.kw), [8, 8, 11, 22, 22, 9]);
-  assert.deepEqual(v.C.slots.map((s: any) => s.kw), [11, 11]);
+  assert.deepEqual(
+    v.A.slots.map((s: any) => [s.charger_id, s.kw]),
+    [
+      ['C1', 22],
+      ['C1', 22],
+      ['C2', 11],
+      ['C2', 11],
+      ['C1', 14],
+    ],
+  );
+  assert.deepEqual(
+    v.B.slots.map((s: any) => s.kw),
+    [8, 8, 11, 22, 22, 9],
+  );
+  assert.deepEqual(
+    v.C.slots.map((s: any) => s.kw),
+    [11, 11],
+  );
   assert.deepEqual([v.A.ready, v.A.departure_kwh, v.A.departs_at], [true, 60, '2026-11-23T21:00:00.000Z']);
   assert.deepEqual([v.B.ready, v.B.departure_kwh, v.B.departs_at], [true, 50, '2026-11-24T05:00:00.000Z']);
   assert.deepEqual([v.C.ready, v.C.shortfall_kwh, v.C.reason], [false, 9, 'not enough charger time or connection capacity before departure']);
-  assert.deepEqual(r.slots.slice(0, 9).map((s: any) => s.total_kw), [30, 30, 22, 22, 25, 22, 22, 9, 0]);
+  assert.deepEqual(
+    r.slots.slice(0, 9).map((s: any) => s.total_kw),
+    [30, 30, 22, 22, 25, 22, 22, 9, 0],
+  );
   assert.deepEqual([r.ready, r.not_ready], [2, 1]);
   assert.equal(r.vehicles.length, 3, 'ice vehicles are not planned');
   assertRefused(await req('GET', `${F}/readiness`, other), 409, 'Depot constraints are not set');

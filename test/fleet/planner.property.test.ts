@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { plan } from '../../src/modules/fleet/planner.ts';
 
-const hhmm = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(0, 15, 30, 45, 7)).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+const hhmm = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(0, 15, 30, 45, 7))
+  .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
 
 test('plans never exceed charger or connection limits', () => {
   fc.assert(
@@ -16,12 +18,30 @@ test('plans never exceed charger or connection limits', () => {
         connection_kw: fc.integer({ min: 0, max: 150 }),
         base_load_kw: fc.integer({ min: 0, max: 30 }),
         reserve_pct: fc.integer({ min: 0, max: 30 }),
-        chargers: fc.uniqueArray(fc.record({ charger_id: fc.constantFrom('a', 'b', 'c', 'd', 'e'), max_kw: fc.integer({ min: 1, max: 50 }) }), { maxLength: 5, selector: (c) => c.charger_id }),
+        chargers: fc.uniqueArray(fc.record({ charger_id: fc.constantFrom('a', 'b', 'c', 'd', 'e'), max_kw: fc.integer({ min: 1, max: 50 }) }), {
+          maxLength: 5,
+          selector: (c) => c.charger_id,
+        }),
       }),
-      fc.array(fc.record({ battery_kwh: fc.integer({ min: 0, max: 200 }), kwh_per_shift: fc.integer({ min: 0, max: 220 }), max_charge_kw: fc.integer({ min: 0, max: 60 }), depart: hhmm, ret: hhmm }), { maxLength: 7 }),
+      fc.array(
+        fc.record({
+          battery_kwh: fc.integer({ min: 0, max: 200 }),
+          kwh_per_shift: fc.integer({ min: 0, max: 220 }),
+          max_charge_kw: fc.integer({ min: 0, max: 60 }),
+          depart: hhmm,
+          ret: hhmm,
+        }),
+        { maxLength: 7 },
+      ),
       fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
       (c, vs, now) => {
-        const vehicles = vs.map((v, i) => ({ vehicle_id: `v${i}`, battery_kwh: v.battery_kwh, kwh_per_shift: v.kwh_per_shift, max_charge_kw: v.max_charge_kw, powertrain: 'ev' as const }));
+        const vehicles = vs.map((v, i) => ({
+          vehicle_id: `v${i}`,
+          battery_kwh: v.battery_kwh,
+          kwh_per_shift: v.kwh_per_shift,
+          max_charge_kw: v.max_charge_kw,
+          powertrain: 'ev' as const,
+        }));
         const shifts = vs.flatMap((v, i) => (v.depart === v.ret ? [] : [{ vehicle_id: `v${i}`, depart: v.depart, return: v.ret }]));
         const p = plan(c, vehicles, shifts, now);
         const limit = Math.max(0, c.connection_kw - c.base_load_kw);

@@ -242,10 +242,13 @@ test('offers: submitted to the first operator by reserve_object_id, recorded, au
   assert.equal(row.platform_status, 201);
   assert.equal(row.platform_reference, ballot.id);
   const audit = await svc.deps.db.query<{ action: string; details: any }>(
-    "select action, details from audit_log where org_id = $1 and target_id = $2 order by id",
+    'select action, details from audit_log where org_id = $1 and target_id = $2 order by id',
     [ORG, body.offer_id],
   );
-  assert.deepEqual(audit.rows.map((r) => r.action), ['flex.offer.submit', 'flex.offer.answer']);
+  assert.deepEqual(
+    audit.rows.map((r) => r.action),
+    ['flex.offer.submit', 'flex.offer.answer'],
+  );
   assert.equal(audit.rows[1].details.outcome, 'submitted');
   assert.doesNotMatch(JSON.stringify(audit.rows), /key-a-secret/);
 });
@@ -352,7 +355,11 @@ test('offers: platform failing is 502 recorded as failed; no answer in time is 5
 });
 
 test('contracts: awarded on this organisation’s offers, with quantity and clearing price; nobody else’s', async () => {
-  const sub = json(await call('POST', '/api/vpp/vpp/flex/offers', { payload: offer({ dno: 'nged', reserve_object_id: 'NGED-2026-SUMMER-Z12', tender_platform_id: 'nged-comp-1' }) }));
+  const sub = json(
+    await call('POST', '/api/vpp/vpp/flex/offers', {
+      payload: offer({ dno: 'nged', reserve_object_id: 'NGED-2026-SUMMER-Z12', tender_platform_id: 'nged-comp-1' }),
+    }),
+  );
   b.award(sub.platform_reference, '275.40');
   clock.advance(2 * 60_000);
   const res = await call('GET', '/api/vpp/vpp/flex/contracts?dno=nged', { role: 'VIEWER' });

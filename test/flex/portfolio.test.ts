@@ -67,7 +67,11 @@ test('portfolio: rated power from the documented details keys, meters and assets
   assert.equal(body.availability_rate, 0.8);
   assert.deepEqual(
     body.by_type.map((t: { type: string; assets: number; capacity_mw: number }) => [t.type, t.assets, t.capacity_mw]),
-    [['battery', 2, 1.505], ['charger', 1, 0.022], ['inverter', 1, 0.00368]],
+    [
+      ['battery', 2, 1.505],
+      ['charger', 1, 0.022],
+      ['inverter', 1, 0.00368],
+    ],
   );
   assert.deepEqual(body.regions, [{ region: 'unsegmented', total_capacity_mw: 1.53068, available_capacity_mw: 1.224544, assets: 4 }]);
   assert.deepEqual(body.capacity_keys, ['rated_power_kw', 'capacity_kw', 'max_power_kw', 'power_rating_kw', 'rated_power_mw', 'capacity_mw']);

@@ -69,11 +69,19 @@ test('enrollment: POST enrols (201), again updates the region (200), is audited,
   const other = json(await call('GET', `${base('site-a')}/enrollment`, { org: OTHER }));
   assert.equal(other.status, 'not_enrolled');
   const audit = await svc.deps.db.query<{ action: string }>("select action from audit_log where org_id = $1 and target_id = 'site-a' order by id", [ORG]);
-  assert.deepEqual(audit.rows.map((x) => x.action), ['vpp.enrollment.create', 'vpp.enrollment.update']);
+  assert.deepEqual(
+    audit.rows.map((x) => x.action),
+    ['vpp.enrollment.create', 'vpp.enrollment.update'],
+  );
 });
 
 test('enrollment: bad region or extra fields are 422; VIEWER and ANALYST may not enrol or withdraw', async () => {
-  for (const [payload, field] of [[{}, 'body.region'], [{ region: 'I' }, 'body.region'], [{ region: 'c' }, 'body.region'], [{ region: 'C', extra: true }, 'body.extra']] as const) {
+  for (const [payload, field] of [
+    [{}, 'body.region'],
+    [{ region: 'I' }, 'body.region'],
+    [{ region: 'c' }, 'body.region'],
+    [{ region: 'C', extra: true }, 'body.extra'],
+  ] as const) {
     const r = await call('POST', `${base('site-b')}/enrollment`, { payload });
     assertRefused(r, 422, { fields: [field] }, JSON.stringify(payload));
   }
@@ -108,7 +116,11 @@ test('withdraw: enrolled → withdrawn; withdrawing again or a site never enroll
 test('signal: a site not enrolled (never, withdrawn, or another organisation’s) is 409', async () => {
   await call('POST', `${base('site-d')}/enrollment`, { payload: { region: 'C' } });
   await call('POST', `${base('site-d')}/withdraw`);
-  for (const [site, org] of [['site-d', ORG], ['site-none', ORG], ['site-a', OTHER]]) {
+  for (const [site, org] of [
+    ['site-d', ORG],
+    ['site-none', ORG],
+    ['site-a', OTHER],
+  ]) {
     const r = await call('GET', `${base(site)}/signal`, { org });
     assert.equal(r.statusCode, 409, site);
     assert.deepEqual(json(r), { detail: 'Site is not enrolled in the virtual power plant' });

@@ -146,8 +146,12 @@ before(async () => {
   // value of its own (kWh = slot number ÷ 1000), so the test can see which half hour was looked back to.
   await asset(svc, admin, { asset_id: 'dst-meter', site_id: 'dst', asset_class: 'site_meter' });
   const dst = [];
-  for (const [a, b] of [['2026-03-18', '2026-04-04'], ['2026-10-16', '2026-10-28']]) {
-    for (let t = Date.parse(`${a}T00:00:00Z`); t < Date.parse(`${b}T00:00:00Z`); t += HH) dst.push({ device_id: 'dst-meter', ts: iso(t + SAMPLE_AT), power_kw: dstKw(t) });
+  for (const [a, b] of [
+    ['2026-03-18', '2026-04-04'],
+    ['2026-10-16', '2026-10-28'],
+  ]) {
+    for (let t = Date.parse(`${a}T00:00:00Z`); t < Date.parse(`${b}T00:00:00Z`); t += HH)
+      dst.push({ device_id: 'dst-meter', ts: iso(t + SAMPLE_AT), power_kw: dstKw(t) });
   }
   await ingest(svc, admin, dst);
   // A site that meters a load under its grid meter: 3 kW at the meter, 1 kW of it the metered
@@ -155,7 +159,8 @@ before(async () => {
   await asset(svc, admin, { asset_id: 'mix-meter', site_id: 'mix', asset_class: 'site_meter' });
   await asset(svc, admin, { asset_id: 'mix-load', site_id: 'mix', asset_class: 'appliance', parent_asset_id: 'mix-meter' });
   const mix = [];
-  for (let t = NOW - DAY; t <= NOW; t += HH / 2) mix.push({ device_id: 'mix-meter', ts: iso(t), power_kw: 3 }, { device_id: 'mix-load', ts: iso(t), power_kw: 1 });
+  for (let t = NOW - DAY; t <= NOW; t += HH / 2)
+    mix.push({ device_id: 'mix-meter', ts: iso(t), power_kw: 3 }, { device_id: 'mix-load', ts: iso(t), power_kw: 1 });
   await ingest(svc, admin, mix);
   // The energy refresh folds what was sent into the ledger, which forecasting reads.
   await refresh(svc);
@@ -168,23 +173,44 @@ const dstKw = (t: number) => (((t / HH) % 100_000) / 1000) * 2;
  * so its trapezoid over the half hour is the power 15 minutes in × 0.5 h = (slot number + 1/6) Wh,
  * worked out here by the same integration as the synthetic site's (to the watt-hour).
  */
-const dstKwh = (t: number) => wh(integrate([[t - HH + SAMPLE_AT, dstKw(t - HH)], [t + SAMPLE_AT, dstKw(t)], [t + HH + SAMPLE_AT, dstKw(t + HH)]], t).pos) / 1000;
+const dstKwh = (t: number) =>
+  wh(
+    integrate(
+      [
+        [t - HH + SAMPLE_AT, dstKw(t - HH)],
+        [t + SAMPLE_AT, dstKw(t)],
+        [t + HH + SAMPLE_AT, dstKw(t + HH)],
+      ],
+      t,
+    ).pos,
+  ) / 1000;
 after(() => svc?.stop());
 
 test('list of sites and the default configuration; PUT replaces it; refusals', async () => {
   const list = json(await call(svc, viewer, 'GET', BASE));
-  assert.deepEqual(list.sites.map((s: any) => [s.site_id, s.method, s.configured, s.forecasts_load, s.forecasts_generation]), [
-    ['dst', 'persistence', false, true, false],
-    ['mix', 'persistence', false, true, false],
-    ['quiet', 'persistence', false, true, false],
-    ['synth', 'persistence', false, true, true],
-  ]);
+  assert.deepEqual(
+    list.sites.map((s: any) => [s.site_id, s.method, s.configured, s.forecasts_load, s.forecasts_generation]),
+    [
+      ['dst', 'persistence', false, true, false],
+      ['mix', 'persistence', false, true, false],
+      ['quiet', 'persistence', false, true, false],
+      ['synth', 'persistence', false, true, true],
+    ],
+  );
   assert.equal(json(await call(svc, other, 'GET', BASE)).sites.length, 0);
 
   const def = await call(svc, viewer, 'GET', `${BASE}/synth/config`);
   assert.equal(def.statusCode, 200);
   assert.equal(def.headers['x-platform-data-basis'], 'configured');
-  assert.deepEqual(json(def), { site_id: 'synth', method: 'persistence', horizon_hours: 48, seasonal_weight: 0.5, is_default: true, updated_at: null, updated_by: null });
+  assert.deepEqual(json(def), {
+    site_id: 'synth',
+    method: 'persistence',
+    horizon_hours: 48,
+    seasonal_weight: 0.5,
+    is_default: true,
+    updated_at: null,
+    updated_by: null,
+  });
 
   assertRefused(await call(svc, viewer, 'PUT', `${BASE}/synth/config`, { method: 'seasonal' }), 403, /./);
   assertRefused(await call(svc, admin, 'PUT', `${BASE}/synth/config`, { method: 'weekly' }), 422, { fields: ['body.method'] });
@@ -273,7 +299,7 @@ test('forecast against actual is the day-ahead forecast beside the measured figu
   assertRefused(await call(svc, other, 'GET', `${BASE}/synth/forecast-vs-actual`), 404, 'Site not found');
 });
 
-test('the actual is the ledger\'s figure; a half hour the ledger marks a gap has none (never zero, never the part it holds)', async () => {
+test("the actual is the ledger's figure; a half hour the ledger marks a gap has none (never zero, never the part it holds)", async () => {
   // 23:30 on 7 November: only the first sample's segment reaches into it (from 23:50), so the ledger
   // holds the 10 minutes it covers and marks the half hour a gap; from midnight it is whole.
   const before = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/synth/ledger?date=2026-11-07')).half_hours.at(-1);
@@ -287,29 +313,44 @@ test('the actual is the ledger\'s figure; a half hour the ledger marks a gap has
   const fva = json(await call(svc, viewer, 'GET', `${BASE}/synth/forecast-vs-actual?from=${iso(START - HH)}&to=${iso(START + HH)}`));
   assert.deepEqual(
     fva.half_hours.map((h: any) => [h.start, h.load_actual_kwh, h.generation_actual_kwh]),
-    [[iso(START - HH), null, null], [iso(START), Number(first.consumption_kwh), Number(first.generation_kwh)]],
+    [
+      [iso(START - HH), null, null],
+      [iso(START), Number(first.consumption_kwh), Number(first.generation_kwh)],
+    ],
   );
 });
 
-test('where the site meters its loads, the load is the whole site\'s: the ledger\'s metered consumption plus its residual (decision 0326)', async () => {
+test("where the site meters its loads, the load is the whole site's: the ledger's metered consumption plus its residual (decision 0326)", async () => {
   // The ledger: import 1.500 kWh a half hour, consumption 0.500 (the appliance), residual 1.000
   // (the unmetered rest). The site used 1.500 kWh a half hour: that is the load the optimiser plans
   // against (the grid balance of decision 0190), read from the ledger's figures.
   const day = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/mix/ledger?date=2026-11-22'));
-  assert.deepEqual(day.half_hours.map((h: any) => [h.import_kwh, h.consumption_kwh, h.residual_kwh, h.consumption_method, h.gap]), Array(48).fill(['1.500', '0.500', '1.000', 'metered', false]));
+  assert.deepEqual(
+    day.half_hours.map((h: any) => [h.import_kwh, h.consumption_kwh, h.residual_kwh, h.consumption_method, h.gap]),
+    Array(48).fill(['1.500', '0.500', '1.000', 'metered', false]),
+  );
   const f = json(await call(svc, viewer, 'GET', `${BASE}/mix/forecast?hours=24`));
-  assert.deepEqual(f.half_hours.map((h: any) => [h.load_kwh, h.generation_kwh]), Array(48).fill([1.5, null]));
+  assert.deepEqual(
+    f.half_hours.map((h: any) => [h.load_kwh, h.generation_kwh]),
+    Array(48).fill([1.5, null]),
+  );
 });
 
 test('metrics match an independent computation, and seasonal beats persistence on this site', async () => {
   const from = NOW - 7 * DAY;
   const got: Record<string, any> = {};
-  for (const [method, back] of [['persistence', DAY], ['seasonal', 7 * DAY]] as const) {
+  for (const [method, back] of [
+    ['persistence', DAY],
+    ['seasonal', 7 * DAY],
+  ] as const) {
     const res = await call(svc, viewer, 'GET', `${BASE}/synth/metrics?method=${method}&from=${iso(from)}&to=${iso(NOW)}`);
     assert.equal(res.statusCode, 200);
     const m = json(res);
     got[method] = m;
-    for (const [k, of] of [['load', actualLoad], ['generation', actualGen]] as const) {
+    for (const [k, of] of [
+      ['load', actualLoad],
+      ['generation', actualGen],
+    ] as const) {
       const want = expectedMetrics(from, NOW, back, of);
       assert.equal(m[k].n, want.n);
       close(m[k].mae_kwh, want.mae, `${method} ${k} mae`);
@@ -330,7 +371,10 @@ test('backtest compares the methods with rolling origins; clock-change days have
   const b = json(res);
   assert.equal(b.origins, 8);
   assert.equal(b.half_hours, 8 * 48);
-  assert.deepEqual(b.results.map((r: any) => r.method), ['persistence', 'seasonal', 'blend']);
+  assert.deepEqual(
+    b.results.map((r: any) => r.method),
+    ['persistence', 'seasonal', 'blend'],
+  );
   const want = expectedMetrics(Date.parse('2026-11-15T00:00:00Z'), NOW, 7 * DAY, actualLoad);
   close(b.results[1].load.mae_kwh, want.mae, 'backtest seasonal mae');
   assert.equal(b.best_for_load, b.results.slice().sort((x: any, y: any) => x.load.mae_kwh - y.load.mae_kwh)[0].method);
@@ -348,7 +392,9 @@ test('backtest compares the methods with rolling origins; clock-change days have
   // Days the calendar lacks, and years outside the service calendar: the field, not a rolled-over day or a 500.
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-02-30', to: '2026-03-05' }), 422, { fields: ['body.from'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '0000-01-01', to: '0000-01-03' }), 422, { fields: ['body.from'] });
-  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-11-08', methods: ['magic'] }), 422, { fields: ['body.methods.0'] });
+  assertRefused(await call(svc, viewer, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-01', to: '2026-11-08', methods: ['magic'] }), 422, {
+    fields: ['body.methods.0'],
+  });
   assertRefused(await call(svc, other, 'POST', `${BASE}/synth/backtest`, { from: '2026-11-15', to: '2026-11-16' }), 404, 'Site not found');
 });
 
@@ -385,7 +431,12 @@ test('look-back is in UK local time: same wall-clock half hour a day / a week ea
     ['seasonal', '2026-10-27T09:00:00Z', '2026-10-20T08:00:00Z', '09:00 GMT ← 09:00 BST a week earlier'],
   ];
   const windows = new Map<string, Map<unknown, unknown>>();
-  for (const [method, from, to] of [['persistence', '2026-03-29T00:00:00Z', '2026-03-30T02:00:00Z'], ['seasonal', '2026-04-02T00:00:00Z', '2026-04-02T12:00:00Z'], ['persistence', '2026-10-24T23:00:00Z', '2026-10-26T03:00:00Z'], ['seasonal', '2026-10-27T00:00:00Z', '2026-10-27T12:00:00Z']])
+  for (const [method, from, to] of [
+    ['persistence', '2026-03-29T00:00:00Z', '2026-03-30T02:00:00Z'],
+    ['seasonal', '2026-04-02T00:00:00Z', '2026-04-02T12:00:00Z'],
+    ['persistence', '2026-10-24T23:00:00Z', '2026-10-26T03:00:00Z'],
+    ['seasonal', '2026-10-27T00:00:00Z', '2026-10-27T12:00:00Z'],
+  ])
     windows.set(`${method}${from}`, await fva(method, from, to));
   for (const [method, slot, src, why] of cases) {
     const w = [...windows.entries()].find(([k, m]) => k.startsWith(method) && m.has(iso(P(slot))));

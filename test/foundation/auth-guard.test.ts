@@ -49,7 +49,11 @@ test('bad signature, other key, alg none, expired: 401 Invalid or expired token'
   const now = Math.floor(svc.clock.now().getTime() / 1000);
   const tokens = [
     await sign(good, { secret: new TextEncoder().encode('another-secret-another-secret-another') }),
-    new UnsecuredJWT(good).setSubject('u1').setIssuedAt(now).setExpirationTime(now + 600).encode(),
+    new UnsecuredJWT(good)
+      .setSubject('u1')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .encode(),
     await sign(good, { exp: now - 1 }),
     (await sign(good)).slice(0, -2) + 'xx',
     'not.a.jwt',
@@ -155,8 +159,17 @@ test('the realm is an attribute of the organisation, set when it is made, and ag
     status: 403,
     detail: 'Demo realm only',
   });
-  const { rows } = await svc.deps.db.query<{ id: string; realm: string }>(`select id, realm from organisations where id in ($1, $2) order by id`, ['demo-alpha', ORG]);
-  assert.deepEqual(rows.map((r) => [r.id, r.realm]).sort(), [[ORG, 'production'], ['demo-alpha', 'demo']].sort());
+  const { rows } = await svc.deps.db.query<{ id: string; realm: string }>(`select id, realm from organisations where id in ($1, $2) order by id`, [
+    'demo-alpha',
+    ORG,
+  ]);
+  assert.deepEqual(
+    rows.map((r) => [r.id, r.realm]).sort(),
+    [
+      [ORG, 'production'],
+      ['demo-alpha', 'demo'],
+    ].sort(),
+  );
   await assert.rejects(svc.deps.db.query(`update organisations set realm = 'demo' where id = $1`, [ORG]), /organisations_realm_check/);
   await assert.rejects(svc.deps.db.query(`update organisations set realm = 'production' where id = 'demo-alpha'`), /organisations_realm_check/);
 });
@@ -175,7 +188,10 @@ test('awaiting-migration operations are served', async () => {
 
 test('deprecated operation: Deprecation, Sunset and Link on success and error answers', async () => {
   const t = await svc.token({ orgId: ORG });
-  for (const [id, status] of [['x', 200], ['missing', 404]] as const) {
+  for (const [id, status] of [
+    ['x', 200],
+    ['missing', 404],
+  ] as const) {
     const res = await svc.request({ method: 'GET', url: `/api/test-fixture/deprecated/${id}`, headers: { authorization: `Bearer ${t}` } });
     assert.equal(res.statusCode, status);
     assert.equal(res.headers.deprecation, `@${Date.parse('2026-11-01T00:00:00Z') / 1000}`);

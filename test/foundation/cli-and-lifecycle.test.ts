@@ -75,7 +75,10 @@ describe('provisioning CLI on the embedded store', () => {
 
   test('org list shows what was created', () => {
     const r = cli('org', 'list');
-    assert.deepEqual(r.out.map((o: { id: string }) => o.id), ['acme', 'other']);
+    assert.deepEqual(
+      r.out.map((o: { id: string }) => o.id),
+      ['acme', 'other'],
+    );
   });
 
   test('job-units list and release: the failing units of cross-organisation jobs (decision 0285)', () => {
@@ -103,7 +106,10 @@ describe('provisioning CLI on the embedded store', () => {
     }
     assert.equal(existsSync(join(dir, 'service.lock')), false, 'the lock is released');
     const after = cli('org', 'list');
-    assert.deepEqual(after.out.map((o: { id: string }) => o.id), ['acme', 'demo-energy', 'other']);
+    assert.deepEqual(
+      after.out.map((o: { id: string }) => o.id),
+      ['acme', 'demo-energy', 'other'],
+    );
   });
 
   test('last resort (decision 0270): an unhandled rejection is logged and counted and the service carries on; an uncaught exception stops it gracefully, exit 1', async () => {
@@ -148,11 +154,13 @@ describe('graceful shutdown', () => {
     }) as typeof server.close;
     const inflight = new Promise<{ status: number; body: string }>((resolve, reject) => {
       // Connection: close, so stop need not wait for the client to drop an idle keep-alive socket.
-      http.get(`${address}/api/test-fixture/held`, { agent: false }, (res) => {
-        let body = '';
-        res.on('data', (d) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode!, body }));
-      }).on('error', reject);
+      http
+        .get(`${address}/api/test-fixture/held`, { agent: false }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        })
+        .on('error', reject);
     });
     await held.entered.count(1, 'the request reaches its handler');
     let stoppedYet = false;
@@ -187,7 +195,10 @@ test('--help answers for every command, each group and the whole CLI, without op
   assert.equal(run('help').stdout, all.stdout);
   const org = run('org', '--help');
   assert.equal(org.status, 0);
-  assert.deepEqual([...org.stdout.matchAll(/^ {2}(org \w+)/gm)].map((m) => m[1]), ['org create', 'org modules', 'org list']);
+  assert.deepEqual(
+    [...org.stdout.matchAll(/^ {2}(org \w+)/gm)].map((m) => m[1]),
+    ['org create', 'org modules', 'org list'],
+  );
   const unknown = run('frobnicate', '--help');
   assert.equal(unknown.status, 2);
   assert.equal(JSON.parse(unknown.stderr.split('\n')[0]).error, 'unknown command "frobnicate"');

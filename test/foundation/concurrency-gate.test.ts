@@ -33,6 +33,9 @@ test('at most N tasks run at once, in arrival order; past the queue bound a task
   assert.deepEqual(started, [0, 1, 2, 3, 4], 'first come, first served');
   assert.equal(peak, 2);
   // A failing task frees its slot too.
-  await assert.rejects(run(() => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    run(() => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(await run(async () => 'after'), 'after');
 });

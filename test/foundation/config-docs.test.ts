@@ -28,6 +28,14 @@ test('every variable the loader reads is in docs/configuration.md, and every one
   const read = variablesRead();
   const documented = variablesDocumented();
   assert.ok(read.length > 30, `the loader reads ${read.length} variables`);
-  assert.deepEqual(read.filter((v) => !documented.includes(v)), [], 'read but not documented');
-  assert.deepEqual(documented.filter((v) => !read.includes(v)), [], 'documented but never read');
+  assert.deepEqual(
+    read.filter((v) => !documented.includes(v)),
+    [],
+    'read but not documented',
+  );
+  assert.deepEqual(
+    documented.filter((v) => !read.includes(v)),
+    [],
+    'documented but never read',
+  );
 });

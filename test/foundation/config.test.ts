@@ -39,7 +39,12 @@ test('a bad variable fails at start with a message naming it', () => {
     [{ WEBHOOK_TIMEOUT_MS: '11000' }, /WEBHOOK_TIMEOUT_MS/],
     [{ JOBS_LEASE_MS: '5000' }, /JOBS_LEASE_MS/],
   ];
-  for (const [env, re] of cases) assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && re.test(e.message), JSON.stringify(env));
+  for (const [env, re] of cases)
+    assert.throws(
+      () => loadConfig(env),
+      (e: Error) => e instanceof ConfigError && re.test(e.message),
+      JSON.stringify(env),
+    );
 });
 
 test('without JWT_SECRET, a random secret is made on first start, kept in the data directory (0600) and read back', () => {
@@ -62,11 +67,17 @@ test('a secret file others may read, or holding a weak secret, stops the start',
   const loose = join(tmp, 'loose');
   loadConfig({ DATA_DIR: loose });
   chmodSync(join(loose, 'jwt-secret'), 0o644);
-  assert.throws(() => loadConfig({ DATA_DIR: loose }), (e: Error) => e instanceof ConfigError && /chmod 600/.test(e.message));
+  assert.throws(
+    () => loadConfig({ DATA_DIR: loose }),
+    (e: Error) => e instanceof ConfigError && /chmod 600/.test(e.message),
+  );
   const weak = join(tmp, 'weak');
   loadConfig({ DATA_DIR: weak });
   writeFileSync(join(weak, 'jwt-secret'), 'dev-only-insecure-jwt-secret-change-me\n');
-  assert.throws(() => loadConfig({ DATA_DIR: weak }), (e: Error) => e instanceof ConfigError && /published/.test(e.message) && !e.message.includes('change-me'));
+  assert.throws(
+    () => loadConfig({ DATA_DIR: weak }),
+    (e: Error) => e instanceof ConfigError && /published/.test(e.message) && !e.message.includes('change-me'),
+  );
 });
 
 test('in-memory stores without JWT_SECRET get a random secret per process; with one, it is used', () => {
@@ -96,7 +107,10 @@ test('a known, short or trivial JWT_SECRET is refused in every mode, without ech
   assert.equal(loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG, ...hub }).jwtSecret, STRONG);
   // Production names the URL chargers are given, over TLS (issue 35, finding 10; decision 0273).
   assert.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG }), /HUB_OCPP_PUBLIC_URL must be set in production/);
-  assert.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG, HUB_OCPP_PUBLIC_URL: 'ws://hub.example.com' }), /HUB_OCPP_PUBLIC_URL must be set in production/);
+  assert.throws(
+    () => loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG, HUB_OCPP_PUBLIC_URL: 'ws://hub.example.com' }),
+    /HUB_OCPP_PUBLIC_URL must be set in production/,
+  );
 });
 
 test('every secret written in this repository (source, tests, benches, docs, README) is refused', () => {

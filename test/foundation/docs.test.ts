@@ -217,13 +217,18 @@ function resolve(templates: Template[], raw: string, methods: string[]): Resolut
     });
     if (matches.length === 0) return { matches, error: `no path ends with ${tail.join('/')}` };
     const withMethod = matches.filter(want);
-    if (withMethod.length === 0) return { matches, error: `no ${methods.join('/')} on a path ending with ${tail.join('/')} (${matches.map((t) => t.path).join(', ')})` };
+    if (withMethod.length === 0)
+      return { matches, error: `no ${methods.join('/')} on a path ending with ${tail.join('/')} (${matches.map((t) => t.path).join(', ')})` };
     return { matches: withMethod };
   }
   const exact = templates.filter((t) => t.segs.length === segs.length && segs.every((s, i) => segMatches(s, t, i)));
   if (exact.length > 0 && !prefixOnly) {
     const best = exact.sort((a, b) => specificity(a).localeCompare(specificity(b)))[0];
-    if (!want(best)) return { matches: [best], error: `${best.path} has no ${methods.filter((m) => !best.ops[m.toLowerCase()]).join('/')} (it has ${Object.keys(best.ops).join(', ').toUpperCase()})` };
+    if (!want(best))
+      return {
+        matches: [best],
+        error: `${best.path} has no ${methods.filter((m) => !best.ops[m.toLowerCase()]).join('/')} (it has ${Object.keys(best.ops).join(', ').toUpperCase()})`,
+      };
     return { matches: [best] };
   }
   // A base the docs name (`/api/hardware/field`, `/api/devtools/apikeys...`): some path starts with it.
@@ -280,7 +285,10 @@ function readJson(text: string, start: number): { value: unknown; end: number; e
       j += 2;
     } else out += c;
   }
-  src = out.replace(/,(\s*,)+/g, ',').replace(/,\s*([}\]])/g, '$1').replace(/([{[])\s*,/g, '$1');
+  src = out
+    .replace(/,(\s*,)+/g, ',')
+    .replace(/,\s*([}\]])/g, '$1')
+    .replace(/([{[])\s*,/g, '$1');
   try {
     return { value: JSON.parse(src), end, elided };
   } catch (e) {
@@ -356,7 +364,15 @@ function fenceExamples(f: Fence, previous: { method: string; path: string } | un
     }
     if ((c === '{' || c === '[') && op) {
       const r = readJson(text, i);
-      examples.push({ where: `${f.file}:${f.line + 1 + text.slice(0, i).split('\n').length - 1}`, kind: expect.kind, method: op.method, path: op.path, status: expect.kind === 'response' ? expect.status : undefined, text, start: i });
+      examples.push({
+        where: `${f.file}:${f.line + 1 + text.slice(0, i).split('\n').length - 1}`,
+        kind: expect.kind,
+        method: op.method,
+        path: op.path,
+        status: expect.kind === 'response' ? expect.status : undefined,
+        text,
+        start: i,
+      });
       i = r.end;
       // `{...}   -> 201` on one line: the answer's status, no body shown; the next body is a request.
       const trailing = /^[ \t]*(?:->|→)\s*([1-5]\d\d)\b/.exec(text.slice(i, text.indexOf('\n', i) === -1 ? text.length : text.indexOf('\n', i)));
@@ -395,9 +411,11 @@ function transform(s: any, mode: Mode, inAllOf = false): any {
   if (!s || typeof s !== 'object') return s;
   const out: any = {};
   for (const [k, v] of Object.entries(s)) {
-    if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) out.$ref = `${DEFS(mode)}#/$defs/${v.slice('#/components/schemas/'.length)}`;
+    if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/'))
+      out.$ref = `${DEFS(mode)}#/$defs/${v.slice('#/components/schemas/'.length)}`;
     else if (k === 'required' && mode === 'partial' && Array.isArray(v)) continue;
-    else if (k === 'properties' && v && typeof v === 'object') out.properties = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, transform(ps, mode)]));
+    else if (k === 'properties' && v && typeof v === 'object')
+      out.properties = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, transform(ps, mode)]));
     else if (k === 'allOf') out.allOf = transform(v, mode, true);
     else if (k === 'example' || k === 'examples' || k === 'default') out[k] = v;
     else out[k] = transform(v, mode);
@@ -408,11 +426,13 @@ function transform(s: any, mode: Mode, inAllOf = false): any {
 
 /** The part of a schema at a JSON pointer into its instances (`/half_hours/0`): properties and items, through $refs and anyOf. */
 function schemaAt(schema: any, pointer: string): any {
-  const deref = (x: any): any => (x?.$ref?.startsWith('#/components/schemas/') ? deref(doc.components.schemas[x.$ref.slice('#/components/schemas/'.length)]) : x);
+  const deref = (x: any): any =>
+    x?.$ref?.startsWith('#/components/schemas/') ? deref(doc.components.schemas[x.$ref.slice('#/components/schemas/'.length)]) : x;
   let cur = deref(schema);
   for (const seg of pointer.split('/').slice(1)) {
     const branches = cur?.anyOf ? cur.anyOf.map(deref) : [cur];
-    const next = (b: any) => (/^\d+$|^-$/.test(seg) ? b?.items : (b?.properties?.[seg] ?? (typeof b?.additionalProperties === 'object' ? b.additionalProperties : undefined)));
+    const next = (b: any) =>
+      /^\d+$|^-$/.test(seg) ? b?.items : (b?.properties?.[seg] ?? (typeof b?.additionalProperties === 'object' ? b.additionalProperties : undefined));
     cur = deref(branches.map(next).find((x: unknown) => x !== undefined));
     if (cur === undefined) return undefined;
   }
@@ -436,14 +456,22 @@ function realErrors(errors: ErrorObject[], data: unknown): ErrorObject[] {
     if (standIns.includes(e)) return false;
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf') return !standIns.some((s) => s.instancePath.startsWith(e.instancePath));
     // A branch of an anyOf that failed only because of a stand-in.
-    return !errors.some((a) => (a.keyword === 'anyOf' || a.keyword === 'oneOf') && e.instancePath.startsWith(a.instancePath) && standIns.some((s) => s.instancePath.startsWith(a.instancePath)));
+    return !errors.some(
+      (a) =>
+        (a.keyword === 'anyOf' || a.keyword === 'oneOf') &&
+        e.instancePath.startsWith(a.instancePath) &&
+        standIns.some((s) => s.instancePath.startsWith(a.instancePath)),
+    );
   });
 }
 
 function describe(errors: ErrorObject[]): string {
   return errors
     .slice(0, 6)
-    .map((e) => `${e.instancePath || '(body)'} ${e.message}${e.keyword === 'additionalProperties' ? `: ${(e.params as { additionalProperty: string }).additionalProperty}` : ''}${e.keyword === 'enum' ? ` ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}` : ''}`)
+    .map(
+      (e) =>
+        `${e.instancePath || '(body)'} ${e.message}${e.keyword === 'additionalProperties' ? `: ${(e.params as { additionalProperty: string }).additionalProperty}` : ''}${e.keyword === 'enum' ? ` ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}` : ''}`,
+    )
     .join('; ');
 }
 
@@ -494,7 +522,10 @@ after(() => svc.stop());
 test('the docs read are the pages, the decision records, the README and the package READMEs', () => {
   const names = files.map((f) => f.name);
   assert.ok(names.includes('README.md') && names.includes('docs/telemetry.md') && names.includes('packages/sdk/README.md'), names.join(', '));
-  assert.ok(names.some((n) => n.startsWith('docs/decisions/')), 'decision records');
+  assert.ok(
+    names.some((n) => n.startsWith('docs/decisions/')),
+    'decision records',
+  );
   assert.ok(names.length >= 180, `${names.length} files`);
 });
 
@@ -540,7 +571,9 @@ test('every API path the docs name is served, with the method they give it', asy
                 continue;
               }
               const schema = params.find(Boolean).schema;
-              for (const v of value.split('|')) if (v !== '' && !PLACEHOLDER_SEG.test(v) && !paramAccepts(schema, encodeURIComponent(v))) wrong.push(`${ref.where}: ${ref.raw}: ${name}=${v} is not a value ${t.path} accepts`);
+              for (const v of value.split('|'))
+                if (v !== '' && !PLACEHOLDER_SEG.test(v) && !paramAccepts(schema, encodeURIComponent(v)))
+                  wrong.push(`${ref.where}: ${ref.raw}: ${name}=${v} is not a value ${t.path} accepts`);
             }
           }
         }
@@ -548,11 +581,20 @@ test('every API path the docs name is served, with the method they give it', asy
         else if (ref.methods.length === 1 && /^(?:\s*\{[^`]*\})?`?\s*(?:→|->|answers|:)\s*2\d\d\b/.test(ref.rest)) {
           const code = /(?:→|->|answers|:)\s*(2\d\d)/.exec(ref.rest)![1];
           checked++;
-          if (!r.matches.some((t) => t.ops[ref.methods[0].toLowerCase()]?.responses?.[code])) wrong.push(`${ref.where}: ${ref.methods[0]} ${ref.raw} answers ${code} in the docs; the document declares ${Object.keys(r.matches[0].ops[ref.methods[0].toLowerCase()]?.responses ?? {}).filter((c) => c.startsWith('2')).join(', ')}`);
+          if (!r.matches.some((t) => t.ops[ref.methods[0].toLowerCase()]?.responses?.[code]))
+            wrong.push(
+              `${ref.where}: ${ref.methods[0]} ${ref.raw} answers ${code} in the docs; the document declares ${Object.keys(
+                r.matches[0].ops[ref.methods[0].toLowerCase()]?.responses ?? {},
+              )
+                .filter((c) => c.startsWith('2'))
+                .join(', ')}`,
+            );
         }
         // "`POST /api/x` with no body": the operation must take an absent body.
         else if (ref.methods.length === 1 && /^`?\s*with no body/.test(ref.rest))
-          for (const t of r.matches) if (bodyRequired(t.ops[ref.methods[0].toLowerCase()])) wrong.push(`${ref.where}: ${ref.methods[0]} ${ref.raw}: the docs send no body, but ${t.path} requires one`);
+          for (const t of r.matches)
+            if (bodyRequired(t.ops[ref.methods[0].toLowerCase()]))
+              wrong.push(`${ref.where}: ${ref.methods[0]} ${ref.raw}: the docs send no body, but ${t.path} requires one`);
       }
   }
   // Query parameters listed after a read: "`GET /api/x` (filters `a`, `b`; cursor pages)",
@@ -566,7 +608,8 @@ test('every API path the docs name is served, with the method they give it', asy
         const rel = /^(?:(GET)\s+)?(\/[a-z][^\s`]*)$/.exec(inSpan);
         const full = new RegExp(`^(GET)\\s+((?:\\/api\\/|\\.\\.\\.\\/|…\\/)\\S*)$`).exec(inSpan);
         if (full) found.push({ raw: full[2], methods: ['GET'], after });
-        else if (rel && !rel[2].startsWith('/api/') && methodsBefore(text.slice(0, m.index)).join() === 'GET') found.push({ raw: `...${rel[2]}`, methods: ['GET'], after });
+        else if (rel && !rel[2].startsWith('/api/') && methodsBefore(text.slice(0, m.index)).join() === 'GET')
+          found.push({ raw: `...${rel[2]}`, methods: ['GET'], after });
         else if (rel?.[1] && rel[2].startsWith('/api/')) found.push({ raw: rel[2], methods: ['GET'], after });
       }
       for (const ref of found) {
@@ -579,7 +622,8 @@ test('every API path the docs name is served, with the method they give it', asy
         // Stop at `;` and at a name followed by `:` (its values follow).
         for (const m of list.split(';')[0].matchAll(/`([a-z_]+)`(\s*:)?/g)) {
           checked++;
-          if (!names.has(m[1])) wrong.push(`${f.name}:${line}: GET ${ref.raw}: ${r.matches[0].path} has no query parameter ${m[1]} (it has ${[...names].join(', ') || 'none'})`);
+          if (!names.has(m[1]))
+            wrong.push(`${f.name}:${line}: GET ${ref.raw}: ${r.matches[0].path} has no query parameter ${m[1]} (it has ${[...names].join(', ') || 'none'})`);
           if (m[2]) break;
         }
       }
@@ -606,11 +650,13 @@ test('every API path the docs name is served, with the method they give it', asy
         if (r.error) {
           // Not ours: a provider's API the service calls (`GET /intensity/{from}/fw48h`) is in its code.
           const fixed = raw.replace(/[?#].*$/, '').split('{')[0];
-          if (fixed.length < 4 || !sources.includes(fixed)) wrong.push(`${f.name}:${line}: ${methods.join('/')} ${raw} (under a base): ${r.error}, nor does the service's code call it`);
+          if (fixed.length < 4 || !sources.includes(fixed))
+            wrong.push(`${f.name}:${line}: ${methods.join('/')} ${raw} (under a base): ${r.error}, nor does the service's code call it`);
         } else if (methods.length === 1) {
           // "`POST /work-orders/from-alert/{alert_id}`: 201 with ...": a success status it declares.
           const code = /^\s*(?::|→|->|answers)\s*(2\d\d)\b/.exec(text.slice(span.index + span[0].length))?.[1];
-          if (code && !r.matches.some((t) => t.ops[methods[0].toLowerCase()]?.responses?.[code])) wrong.push(`${f.name}:${line}: ${methods[0]} ${raw} answers ${code} in the docs; no such success in the document`);
+          if (code && !r.matches.some((t) => t.ops[methods[0].toLowerCase()]?.responses?.[code]))
+            wrong.push(`${f.name}:${line}: ${methods[0]} ${raw} answers ${code} in the docs; no such success in the document`);
         }
       }
   for (const p of pages) {
@@ -645,7 +691,17 @@ test('every example request and answer the docs show validates against its opera
   let checked = 0;
   let partial = 0;
 
-  const check = (where: string, kind: 'request' | 'response', method: string, path: string, value: unknown, status: number | undefined, isPartial: boolean, invalid = false, pointer?: string) => {
+  const check = (
+    where: string,
+    kind: 'request' | 'response',
+    method: string,
+    path: string,
+    value: unknown,
+    status: number | undefined,
+    isPartial: boolean,
+    invalid = false,
+    pointer?: string,
+  ) => {
     const r = resolve(templates, path, [method]);
     if (r.error || r.matches.length === 0) return void wrong.push(`${where}: ${method} ${path}: ${r.error}`);
     const elided = prune(value);
@@ -715,8 +771,14 @@ test('every example request and answer the docs show validates against its opera
       }
       if (!['', 'http', 'json', 'text'].includes(fe.lang)) continue;
       // `[partial] [invalid] [request|response METHOD /path [status] [at /pointer]] [(why)]`, or `none (why)`.
-      const mk = marker === undefined ? undefined : new RegExp(`^((?:(?:partial|invalid)(?:\\s+|$))*)(?:(request|response)\\s+(${METHOD_RE})\\s+(\\S+)(?:\\s+(\\d{3}))?(?:\\s+at\\s+(\\S+))?)?\\s*(?:\\(.*\\))?$`).exec(marker);
-      if (marker !== undefined && !mk) wrong.push(`${where}: marker "${marker}" is not "[partial] [invalid] [request|response METHOD /path [status] [at /pointer]] [(why)]" nor "none (why)"`);
+      const mk =
+        marker === undefined
+          ? undefined
+          : new RegExp(
+              `^((?:(?:partial|invalid)(?:\\s+|$))*)(?:(request|response)\\s+(${METHOD_RE})\\s+(\\S+)(?:\\s+(\\d{3}))?(?:\\s+at\\s+(\\S+))?)?\\s*(?:\\(.*\\))?$`,
+            ).exec(marker);
+      if (marker !== undefined && !mk)
+        wrong.push(`${where}: marker "${marker}" is not "[partial] [invalid] [request|response METHOD /path [status] [at /pointer]] [(why)]" nor "none (why)"`);
       const flags = { partial: /\bpartial\b/.test(mk?.[1] ?? ''), invalid: /\binvalid\b/.test(mk?.[1] ?? '') };
       const m = mk?.[2] ? mk : undefined;
       const firstLine = fe.lines.find((l) => l.trim() !== '') ?? '';
@@ -730,7 +792,8 @@ test('every example request and answer the docs show validates against its opera
         while (at !== -1) {
           const r = readJson(body, at);
           if ('error' in r) wrong.push(`${where}: the example is not JSON: ${r.error}`);
-          else check(where, m[2] as 'request' | 'response', m[3], m[4], r.value, m[5] ? Number(m[5]) : undefined, flags.partial || r.elided, flags.invalid, m[6]);
+          else
+            check(where, m[2] as 'request' | 'response', m[3], m[4], r.value, m[5] ? Number(m[5]) : undefined, flags.partial || r.elided, flags.invalid, m[6]);
           const next = body.slice(r.end).search(/[{[]/);
           at = next === -1 ? -1 : r.end + next;
         }
@@ -751,7 +814,8 @@ test('every example request and answer the docs show validates against its opera
       }
       previous = undefined;
       const looksLikeJson = /^\s*(?:(?:->|→)?\s*[1-5]\d\d\s+)?[{[]/.test(firstLine);
-      if (fe.lang === 'json' || (['', 'text', 'http'].includes(fe.lang) && looksLikeJson)) untied.push(`${where}: a JSON example tied to no operation (add <!-- example: response GET /api/... --> or <!-- example: none (why) -->)`);
+      if (fe.lang === 'json' || (['', 'text', 'http'].includes(fe.lang) && looksLikeJson))
+        untied.push(`${where}: a JSON example tied to no operation (add <!-- example: response GET /api/... --> or <!-- example: none (why) -->)`);
     }
   }
   console.log(`docs: ${checked} examples validated, ${partial} of them partial`);
@@ -769,7 +833,8 @@ function codeBits(f: DocFile): { where: string; text: string; shell: boolean }[]
   for (const { line, text } of prose) for (const m of text.matchAll(/`([^`]+)`/g)) out.push({ where: `${f.name}:${line}`, text: m[1], shell: false });
   for (const fe of fences)
     if (['sh', 'bash', 'shell', ''].includes(fe.lang))
-      for (const { line, text } of joinContinuations(fe.lines, fe.line + 1)) out.push({ where: `${f.name}:${line}`, text: text.replace(/\s#\s.*$/, ''), shell: true });
+      for (const { line, text } of joinContinuations(fe.lines, fe.line + 1))
+        out.push({ where: `${f.name}:${line}`, text: text.replace(/\s#\s.*$/, ''), shell: true });
   return out;
 }
 
@@ -828,7 +893,8 @@ test('every environment variable the docs name is read: by the configuration, or
         if (read.has(name) || NODE_VARIABLES[name]) continue;
         // Not the service's: the test harness's, a bench's, a reliability run's or the SDK CLI's; or a
         // constant of the code the docs quote. Either way the code must name it.
-        if (!new RegExp(`\\b${name}\\b`).test(corpus)) wrong.push(`${bit.where}: ${name} is read by nothing (not src/config.ts's loadConfig, nor any test, bench, SDK or CI file)`);
+        if (!new RegExp(`\\b${name}\\b`).test(corpus))
+          wrong.push(`${bit.where}: ${name} is read by nothing (not src/config.ts's loadConfig, nor any test, bench, SDK or CI file)`);
       }
     }
   console.log(`docs: ${checked} variable names checked (${read.size} read by loadConfig)`);
@@ -836,7 +902,7 @@ test('every environment variable the docs name is read: by the configuration, or
   assert.deepEqual(wrong, []);
 });
 
-test('every role the docs name is one of the platform\'s roles', () => {
+test("every role the docs name is one of the platform's roles", () => {
   const wrong: string[] = [];
   let checked = 0;
   for (const f of files)
@@ -850,7 +916,7 @@ test('every role the docs name is one of the platform\'s roles', () => {
   assert.deepEqual(wrong, []);
 });
 
-test('the operation tables say each operation\'s roles, operationId, status label and data basis as the document does', () => {
+test("the operation tables say each operation's roles, operationId, status label and data basis as the document does", () => {
   const wrong: string[] = [];
   let checked = 0;
   const statuses = new Set<string>();
@@ -864,11 +930,15 @@ test('the operation tables say each operation\'s roles, operationId, status labe
     f.lines.forEach((text, i) => {
       if (!/^\|.*\|\s*$/.test(text) || /^\|[\s|:-]+\|\s*$/.test(text)) return;
       const where = `${f.name}:${i + 1}`;
-      const cells = text.split('|').slice(1, -1).map((c) => c.trim());
+      const cells = text
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
       // The operations of the row: full paths, and paths under the page's base (`/receipts/{id}`),
       // a path without a method taking the row's first.
       const refs: { raw: string; methods: string[] }[] = pathRefs(where, text).map((r) => ({ raw: r.raw, methods: r.methods }));
-      for (const m of text.matchAll(/`(\/[a-z][^`\s]*)`/g)) if (!m[1].startsWith('/api/')) refs.push({ raw: `...${m[1]}`, methods: methodsBefore(text.slice(0, m.index)) });
+      for (const m of text.matchAll(/`(\/[a-z][^`\s]*)`/g))
+        if (!m[1].startsWith('/api/')) refs.push({ raw: `...${m[1]}`, methods: methodsBefore(text.slice(0, m.index)) });
       if (refs.length === 0) return;
       const rowMethods = refs.find((r) => r.methods.length)?.methods ?? [];
       const ops: any[] = [];
@@ -882,20 +952,25 @@ test('the operation tables say each operation\'s roles, operationId, status labe
         for (const m of methods) ops.push(res.matches[0].ops[m.toLowerCase()]);
       }
       const prose = cells.map((c) => c.replace(/\([^)]*\)/g, ''));
-      const roles = prose.some((c) => /^every role\b/.test(c)) ? [...ROLES] : [...new Set(prose.flatMap((c) => [...c.matchAll(/\b(?:ORG_ADMIN|OPERATOR|ANALYST|VIEWER)\b/g)].map((m) => m[0])))];
+      const roles = prose.some((c) => /^every role\b/.test(c))
+        ? [...ROLES]
+        : [...new Set(prose.flatMap((c) => [...c.matchAll(/\b(?:ORG_ADMIN|OPERATOR|ANALYST|VIEWER)\b/g)].map((m) => m[0])))];
       for (const op of ops) {
         const declared: string[] | undefined = op['x-platform-roles'];
         if (roles.length && declared) {
           checked++;
-          if ([...roles].sort().join() !== [...declared].sort().join()) wrong.push(`${where}: ${op.operationId}: the row says ${roles.join(', ')}, the operation admits ${declared.join(', ')}`);
+          if ([...roles].sort().join() !== [...declared].sort().join())
+            wrong.push(`${where}: ${op.operationId}: the row says ${roles.join(', ')}, the operation admits ${declared.join(', ')}`);
         }
         if (ops.length === 1) {
           const id = cells.map((c) => /^`([a-z]+[A-Z]\w*)`$/.exec(c)?.[1]).find(Boolean);
           if (id && id !== op.operationId) wrong.push(`${where}: operationId ${id}, the document's is ${op.operationId}`);
           const status = cells.find((c) => statuses.has(c));
-          if (status && status !== op['x-platform-status']) wrong.push(`${where}: ${op.operationId}: status ${status}, the document's is ${op['x-platform-status']}`);
+          if (status && status !== op['x-platform-status'])
+            wrong.push(`${where}: ${op.operationId}: status ${status}, the document's is ${op['x-platform-status']}`);
           const basis = cells.find((c) => bases.has(c));
-          if (basis && basis !== op['x-platform-data-basis']) wrong.push(`${where}: ${op.operationId}: data basis ${basis}, the document's is ${op['x-platform-data-basis'] ?? 'none'}`);
+          if (basis && basis !== op['x-platform-data-basis'])
+            wrong.push(`${where}: ${op.operationId}: data basis ${basis}, the document's is ${op['x-platform-data-basis'] ?? 'none'}`);
           if (id || status || basis) checked++;
         }
       }
@@ -906,7 +981,7 @@ test('the operation tables say each operation\'s roles, operationId, status labe
   assert.deepEqual(wrong, []);
 });
 
-test('every error code or reason a status table gives is the service\'s: on its error page or in its OpenAPI document', async () => {
+test("every error code or reason a status table gives is the service's: on its error page or in its OpenAPI document", async () => {
   const res = await svc.request({ method: 'GET', url: '/docs/errors' });
   assert.equal(res.statusCode, 200);
   const known = `${res.body}\n${JSON.stringify(doc)}`;
@@ -959,7 +1034,8 @@ test('every port the docs name is the service default or a documented infrastruc
       ];
       for (const port of ports) {
         checked++;
-        if (port !== config.port && !PORTS[port]) wrong.push(`${f.name}:${i + 1}: port ${port} is neither the service's (${config.port}) nor one of ${Object.keys(PORTS).join(', ')}`);
+        if (port !== config.port && !PORTS[port])
+          wrong.push(`${f.name}:${i + 1}: port ${port} is neither the service's (${config.port}) nor one of ${Object.keys(PORTS).join(', ')}`);
       }
     });
   console.log(`docs: ${checked} ports checked`);
@@ -967,10 +1043,15 @@ test('every port the docs name is the service default or a documented infrastruc
   assert.deepEqual(wrong, []);
 });
 
-test('every command the docs give is a package.json script, a file, or a command and options of the CLIs\' help', () => {
+test("every command the docs give is a package.json script, a file, or a command and options of the CLIs' help", () => {
   const pkg = (dir: string) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { name: string; scripts?: Record<string, string> };
   const rootPkg = pkg('.');
-  const workspaces = new Map([['packages/sdk', pkg('packages/sdk')]].flatMap(([d, p]) => [[(p as { name: string }).name, p as ReturnType<typeof pkg>], [d as string, p as ReturnType<typeof pkg>]]));
+  const workspaces = new Map(
+    [['packages/sdk', pkg('packages/sdk')]].flatMap(([d, p]) => [
+      [(p as { name: string }).name, p as ReturnType<typeof pkg>],
+      [d as string, p as ReturnType<typeof pkg>],
+    ]),
+  );
   // The service CLI's usage lines: `cli org create --id ID --name NAME [--modules LIST]`.
   const usage = new Map<string, string>();
   for (const m of serviceCliUsage.matchAll(/^\s+cli ((?:[a-z][\w-]*)(?: [a-z][\w-]*)?)((?: \[?--.*)?)$/gm)) usage.set(m[1], m[2]);
@@ -1008,7 +1089,8 @@ test('every command the docs give is a package.json script, a file, or a command
             // Flags handed to a script's file must be ones the file (or the folder it runs) reads.
             const file = /node\s+(?:--\S+\s+)*(\S+\.ts)/.exec(script)?.[1];
             const src = file ? sourceOf(file) : '';
-            for (const flag of flagsOf(after)) if (!src.includes(flag.replace(/^--/, ''))) wrong.push(`${bit.where}: npm run ${m[1]} -- ${flag}: ${file ?? m[1]} reads no ${flag}`);
+            for (const flag of flagsOf(after))
+              if (!src.includes(flag.replace(/^--/, ''))) wrong.push(`${bit.where}: npm run ${m[1]} -- ${flag}: ${file ?? m[1]} reads no ${flag}`);
           }
         } else if ((m = /^npm (start|test|ci|install)\b/.exec(t))) {
           checked++;
@@ -1022,7 +1104,9 @@ test('every command the docs give is a package.json script, a file, or a command
           const name = sdk.has(`${words[0]} ${words[1]}`) ? `${words[0]} ${words[1]}` : words[0];
           const help = sdk.get(name);
           if (!help) wrong.push(`${bit.where}: energy-platform ${name}: no such command in its help`);
-          else for (const flag of flagsOf(m[1])) if (!help.includes(flag) && !sdkGlobal.includes(flag)) wrong.push(`${bit.where}: energy-platform ${name} ${flag}: no such option in its help`);
+          else
+            for (const flag of flagsOf(m[1]))
+              if (!help.includes(flag) && !sdkGlobal.includes(flag)) wrong.push(`${bit.where}: energy-platform ${name} ${flag}: no such option in its help`);
         } else if ((m = /^node\s+(?:--[\w-]+(?:=\S+)?\s+)*([\w./-]+\.(?:ts|js))\b/.exec(t))) {
           checked++;
           if (!existsSync(join(root, m[1]))) wrong.push(`${bit.where}: node ${m[1]}: no such file`);
@@ -1034,16 +1118,33 @@ test('every command the docs give is a package.json script, a file, or a command
     if (words[0] === '--help' || words[0] === 'help' || words[0] === 'COMMAND') return;
     const name = usage.has(`${words[0]} ${words[1]}`) ? `${words[0]} ${words[1]}` : words[0];
     const opts = usage.get(name);
-    if (opts === undefined) return void wrong.push(`${where}: cli ${words.filter((w) => !w.startsWith('-')).slice(0, 2).join(' ')}: no such command in its usage`);
-    for (const flag of flagsOf(args)) if (flag !== '--help' && !opts.includes(flag)) wrong.push(`${where}: cli ${name} ${flag}: no such option (usage: cli ${name}${opts})`);
+    if (opts === undefined)
+      return void wrong.push(
+        `${where}: cli ${words
+          .filter((w) => !w.startsWith('-'))
+          .slice(0, 2)
+          .join(' ')}: no such command in its usage`,
+      );
+    for (const flag of flagsOf(args))
+      if (flag !== '--help' && !opts.includes(flag)) wrong.push(`${where}: cli ${name} ${flag}: no such option (usage: cli ${name}${opts})`);
   }
 
   function sourceOf(file: string): string {
     const dir = join(root, file, '..');
     // The file and its folder's other files (a bench's options may be parsed in a shared helper).
-    const files = [join(root, file), ...readdirSync(dir).filter((n) => n.endsWith('.ts')).map((n) => join(dir, n))];
+    const files = [
+      join(root, file),
+      ...readdirSync(dir)
+        .filter((n) => n.endsWith('.ts'))
+        .map((n) => join(dir, n)),
+    ];
     const lib = join(dir, 'lib');
-    if (existsSync(lib) && statSync(lib).isDirectory()) files.push(...readdirSync(lib).filter((n) => n.endsWith('.ts')).map((n) => join(lib, n)));
+    if (existsSync(lib) && statSync(lib).isDirectory())
+      files.push(
+        ...readdirSync(lib)
+          .filter((n) => n.endsWith('.ts'))
+          .map((n) => join(lib, n)),
+      );
     return files.map((p) => readFileSync(p, 'utf8')).join('\n');
   }
 

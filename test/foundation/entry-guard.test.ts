@@ -11,7 +11,10 @@ import { join } from 'node:path';
 /** file -> the exact texts reviewed, each with why it cannot end the process. */
 const REVIEWED: Record<string, Record<string, string>> = {
   'src/modules/telemetry/maintenance.ts': { 'setInterval(() => void tick()': 'tick() catches and logs every step itself' },
-  'src/infra/db/pglite-client.ts': { 'void w.terminate()': 'Worker.terminate() does not reject', 'void worker.terminate()': 'Worker.terminate() does not reject' },
+  'src/infra/db/pglite-client.ts': {
+    'void w.terminate()': 'Worker.terminate() does not reject',
+    'void worker.terminate()': 'Worker.terminate() does not reject',
+  },
   'src/infra/db/pglite-worker.ts': { 'void onMessage(': 'in the store worker thread; onMessage answers every failure as an error reply' },
   'src/infra/db/read-replica.ts': { 'setInterval(() => void check()': 'check() turns every failure into an unavailable state' },
   'src/modules/fleet/service.ts': { 'void errs.push(': 'an array push, not a promise' },
@@ -21,7 +24,9 @@ const REVIEWED: Record<string, Record<string, string>> = {
 };
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 test('every non-route entry in src goes through the entry guard or is reviewed', () => {

@@ -229,12 +229,17 @@ test('NUL characters in path, query or body are a 422 at their location, never a
   const query = await svc.request({ method: 'POST', url: '/api/test-fixture/echo?limit=1&x=%00', headers: auth(), payload: { email: 'a@b.co', count: 1 } });
   assert.equal(query.statusCode, 422);
   assert.deepEqual(json(query).detail[0].loc, ['query', 'x']);
-  const body = await svc.request({ method: 'POST', url: '/api/test-fixture/echo', headers: auth(), payload: { email: 'a@b.co', count: 1, kind: 'a\u0000' } as never });
+  const body = await svc.request({
+    method: 'POST',
+    url: '/api/test-fixture/echo',
+    headers: auth(),
+    payload: { email: 'a@b.co', count: 1, kind: 'a\u0000' } as never,
+  });
   assert.equal(body.statusCode, 422);
   assert.deepEqual(json(body).detail[0].loc, ['body', 'kind']);
 });
 
-test('a success carries the operation\'s data basis as x-platform-data-basis; a refusal carries none', async () => {
+test("a success carries the operation's data basis as x-platform-data-basis; a refusal carries none", async () => {
   const ok = await svc.request({ method: 'GET', url: '/api/hardware/admin/audit-log', headers: { authorization: `Bearer ${token}` } });
   assert.equal(ok.statusCode, 200, ok.body);
   assert.equal(ok.headers['x-platform-data-basis'], 'stored');
@@ -273,5 +278,10 @@ test('a value outside a union of constants names the allowed values', async () =
 });
 
 test('a field error about a value that was not sent says input null (every entry has type, loc, msg and input)', () => {
-  assert.deepEqual(fieldError(['query', 'to'], 'must be after from', undefined), { type: 'value_error', loc: ['query', 'to'], msg: 'must be after from', input: null });
+  assert.deepEqual(fieldError(['query', 'to'], 'must be after from', undefined), {
+    type: 'value_error',
+    loc: ['query', 'to'],
+    msg: 'must be after from',
+    input: null,
+  });
 });

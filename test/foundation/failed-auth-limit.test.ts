@@ -27,8 +27,7 @@ after(async () => {
 });
 
 const from = (svc: TestService, ip: string, o: InjectOptions) => svc.request({ ...o, remoteAddress: ip });
-const me = (svc: TestService, ip: string, authorization: string) =>
-  from(svc, ip, { method: 'GET', url: '/api/auth/me', headers: { authorization } });
+const me = (svc: TestService, ip: string, authorization: string) => from(svc, ip, { method: 'GET', url: '/api/auth/me', headers: { authorization } });
 const partnerMe = (svc: TestService, ip: string, authorization: string) =>
   from(svc, ip, { method: 'GET', url: '/api/devtools/partner/v1/me', headers: { authorization } });
 

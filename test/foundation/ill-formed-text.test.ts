@@ -53,18 +53,30 @@ test('registry: a lone surrogate in a value or in a key at depth is 422 at its l
 });
 
 test('raw invalid UTF-8 bytes in a JSON body: 422 json_invalid, never stored as U+FFFD', async () => {
-  const bytes = Buffer.concat([Buffer.from(JSON.stringify(asset({ asset_id: 'bat-2', name: 'x' })).slice(0, -2)), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+  const bytes = Buffer.concat([
+    Buffer.from(JSON.stringify(asset({ asset_id: 'bat-2', name: 'x' })).slice(0, -2)),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from('"}'),
+  ]);
   const res = await send('POST', '/api/twin/registry/assets', bytes);
   assertIllFormed(res, ['body'], 'json_invalid');
   assert.equal(json(res).detail[0].msg, 'Body is not valid UTF-8');
   // CESU-8 / WTF-8 bytes of a lone surrogate (ED A0 80) are invalid UTF-8 too.
-  const cesu = Buffer.concat([Buffer.from('{"asset_id":"bat-2","asset_class":"battery","site_id":"site-1","name":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
+  const cesu = Buffer.concat([
+    Buffer.from('{"asset_id":"bat-2","asset_class":"battery","site_id":"site-1","name":"'),
+    Buffer.from([0xed, 0xa0, 0x80]),
+    Buffer.from('"}'),
+  ]);
   assertIllFormed(await send('POST', '/api/twin/registry/assets', cesu), ['body'], 'json_invalid');
   assertRefused(await send('GET', '/api/twin/registry/assets/bat-2'), 404, 'Not Found');
 });
 
 test('SSO configuration: a lone surrogate is 422 at its location; the provider stays unset', async () => {
-  const body = withLone({ tid: 'tenant-1', issuer: 'MARK', application_id: 'app', jwks_url: 'https://idp.example/keys' }, 'MARK', 'https://idp.example/\\udfff');
+  const body = withLone(
+    { tid: 'tenant-1', issuer: 'MARK', application_id: 'app', jwks_url: 'https://idp.example/keys' },
+    'MARK',
+    'https://idp.example/\\udfff',
+  );
   assertIllFormed(await send('PUT', '/api/auth/sso/idp/provider', body), ['body', 'issuer']);
   assert.equal(json(await send('GET', '/api/auth/sso/idp/provider')).configured, false);
 });
@@ -90,8 +102,14 @@ test('devtools surface: the refusal comes in the envelope', async () => {
 const BASE = '/api/vpp/vpp/settle';
 const issue = (reference: string) =>
   JSON.stringify({
-    site_id: 'site-1', asset_id: 'bat-1', reference: 'MARK', direction: 'turn_down', delivered_wh: 1250, source_basis: 'measured',
-    period_start: '2026-03-01T00:00:00Z', period_end: '2026-03-01T00:30:00Z',
+    site_id: 'site-1',
+    asset_id: 'bat-1',
+    reference: 'MARK',
+    direction: 'turn_down',
+    delivered_wh: 1250,
+    source_basis: 'measured',
+    period_start: '2026-03-01T00:00:00Z',
+    period_end: '2026-03-01T00:30:00Z',
   }).replace('MARK', reference);
 
 test('settlement: no receipt is issued with a lone surrogate, and a presented one does not verify', async () => {

@@ -50,12 +50,18 @@ async function ledger(org: string, date: string) {
  */
 async function poisonTelemetry(org: string, day: string, pending = true): Promise<() => Promise<void>> {
   for (const [i, ts] of [`${day}T10:00:00Z`, `${day}T10:05:00Z`].entries()) {
-    await db().query(
-      `insert into telemetry (org_id, asset_id, ts, received_at, power_kw, raw) values ($1, 'meter', $2, $2, 5, $3::jsonb)`,
-      [org, ts, JSON.stringify({ i })],
-    );
+    await db().query(`insert into telemetry (org_id, asset_id, ts, received_at, power_kw, raw) values ($1, 'meter', $2, $2, 5, $3::jsonb)`, [
+      org,
+      ts,
+      JSON.stringify({ i }),
+    ]);
   }
-  if (pending) await db().query(`insert into energy_pending (org_id, asset_id, from_ts, to_ts) values ($1, 'meter', $2, $3)`, [org, `${day}T10:00:00Z`, `${day}T10:05:00Z`]);
+  if (pending)
+    await db().query(`insert into energy_pending (org_id, asset_id, from_ts, to_ts) values ($1, 'meter', $2, $3)`, [
+      org,
+      `${day}T10:00:00Z`,
+      `${day}T10:05:00Z`,
+    ]);
   const fn = 'iso_poison_site_flows';
   await db().query(
     `create or replace function ${fn}() returns trigger language plpgsql as $$
@@ -74,7 +80,13 @@ async function poisonTelemetry(org: string, day: string, pending = true): Promis
 test('energy refresh: a poisoned organisation is quarantined while another organisation is refreshed in the same run', async () => {
   const unpoison = await poisonTelemetry(BAD, '2026-11-01');
   // The good organisation's readings arrive through HTTP: 12 half hours of 1 kWh on the counter.
-  const sent = await call(svc, tokens[GOOD]!, 'POST', '/api/telemetry/ingest', counterSeries('meter', 'import_kwh', Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-01T06:00:00Z'), 1));
+  const sent = await call(
+    svc,
+    tokens[GOOD]!,
+    'POST',
+    '/api/telemetry/ingest',
+    counterSeries('meter', 'import_kwh', Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-01T06:00:00Z'), 1),
+  );
   assert.equal(sent.statusCode, 200, sent.body);
 
   await tick(31_000);
@@ -100,7 +112,13 @@ test('energy refresh: a poisoned organisation is quarantined while another organ
   assert.equal(sample(metrics, 'eps_job_unit_failures_total', 'kind="energy.refresh"'), 5);
 
   // The good organisation's next readings are folded in while the other stays quarantined.
-  const more = await call(svc, tokens[GOOD]!, 'POST', '/api/telemetry/ingest', counterSeries('meter', 'import_kwh', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-02T03:00:00Z'), 2, 200));
+  const more = await call(
+    svc,
+    tokens[GOOD]!,
+    'POST',
+    '/api/telemetry/ingest',
+    counterSeries('meter', 'import_kwh', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-02T03:00:00Z'), 2, 200),
+  );
   assert.equal(more.statusCode, 200, more.body);
   await tick(31_000);
   assert.equal((await ledger(GOOD, '2026-11-02')).totals.import_kwh, '12.000');
@@ -136,9 +154,12 @@ async function dailySoc(org: string) {
   return json(res);
 }
 
-test('rollup sealing: a poisoned organisation\'s day is held out and quarantined while the others are sealed in the same pass', async () => {
+test("rollup sealing: a poisoned organisation's day is held out and quarantined while the others are sealed in the same pass", async () => {
   const day = '2026-11-02';
-  for (const [org, soc] of [[GOOD, 40], [BAD, 60]] as const) {
+  for (const [org, soc] of [
+    [GOOD, 40],
+    [BAD, 60],
+  ] as const) {
     const res = await call(svc, tokens[org]!, 'POST', '/api/telemetry/ingest', [
       { device_id: 'bat', ts: `${day}T08:00:00Z`, soc_pct: soc },
       { device_id: 'bat', ts: `${day}T09:00:00Z`, soc_pct: soc + 10 },
@@ -165,7 +186,10 @@ test('rollup sealing: a poisoned organisation\'s day is held out and quarantined
   assert.equal(sample(metrics, 'eps_job_units_quarantined', 'kind="telemetry.seal"'), 1);
   assert.equal(sample(metrics, 'eps_job_unit_failures_total', 'kind="telemetry.seal"'), 5);
   const held = await svc.deps.jobUnits.status(svc.deps.backgroundDb, 'telemetry.seal', BAD);
-  assert.deepEqual(held.map((u) => [u.key, u.error_class, u.quarantined_at !== null]), [[day, 'numeric_value_out_of_range', true]]);
+  assert.deepEqual(
+    held.map((u) => [u.key, u.error_class, u.quarantined_at !== null]),
+    [[day, 'numeric_value_out_of_range', true]],
+  );
   assert.equal(await rollupCount(BAD, 'bat', `${day}T00:00:00Z`), undefined);
 
   // The data fixed and the unit released: the next pass seals the organisation's whole day.
@@ -200,7 +224,11 @@ async function poison(table: string, orgs: string[]): Promise<() => Promise<void
 }
 
 async function unitsOf(kind: string, org: string) {
-  return (await svc.deps.jobUnits.status(svc.deps.backgroundDb, kind, org)).map((u) => ({ key: u.key, error_class: u.error_class, quarantined: u.quarantined_at !== null }));
+  return (await svc.deps.jobUnits.status(svc.deps.backgroundDb, kind, org)).map((u) => ({
+    key: u.key,
+    error_class: u.error_class,
+    quarantined: u.quarantined_at !== null,
+  }));
 }
 
 /** Runs `runs` more passes of a schedule (moving the clock `stepMs` each), enough to spend a unit's attempts. */
@@ -208,11 +236,15 @@ async function spendAttempts(stepMs: number, runs = 5) {
   for (let i = 0; i < runs; i++) await tick(stepMs);
 }
 
-test('API key alerts (hourly): a poisoned organisation is quarantined while another organisation\'s alerts are raised in the same run', async () => {
+test("API key alerts (hourly): a poisoned organisation is quarantined while another organisation's alerts are raised in the same run", async () => {
   const DAY = 86_400_000;
   const keys: Record<string, { authorization: string }> = {};
   for (const org of [GOOD, BAD]) {
-    const res = await call(svc, tokens[org]!, 'POST', '/api/devtools/apikeys', { name: 'feed', scopes: ['alerts:read'], expires_at: new Date(clock.now().getTime() + 20 * DAY).toISOString() });
+    const res = await call(svc, tokens[org]!, 'POST', '/api/devtools/apikeys', {
+      name: 'feed',
+      scopes: ['alerts:read'],
+      expires_at: new Date(clock.now().getTime() + 20 * DAY).toISOString(),
+    });
     assert.equal(res.statusCode, 201, res.body);
     keys[org] = { authorization: `Bearer ${json(res).secret}` };
   }
@@ -238,7 +270,7 @@ test('API key alerts (hourly): a poisoned organisation is quarantined while anot
   assert.deepEqual(await unitsOf('devtools.key-alerts', BAD), []);
 });
 
-test('gateway watchdog (demo realm): a poisoned gateway is quarantined while another organisation\'s silent gateway is alerted in the same run', async () => {
+test("gateway watchdog (demo realm): a poisoned gateway is quarantined while another organisation's silent gateway is alerted in the same run", async () => {
   const DEMO_GOOD = 'demo-iso-good';
   const DEMO_BAD = 'demo-iso-bad';
   for (const org of [DEMO_GOOD, DEMO_BAD]) {
@@ -264,11 +296,16 @@ test('gateway watchdog (demo realm): a poisoned gateway is quarantined while ano
   }
 });
 
-test('export-limitation loop (demo realm): a poisoned site is quarantined while another organisation\'s site iterates in the same tick', async () => {
+test("export-limitation loop (demo realm): a poisoned site is quarantined while another organisation's site iterates in the same tick", async () => {
   const DEMO_GOOD = 'demo-iso-good';
   const DEMO_BAD = 'demo-iso-bad';
   for (const org of [DEMO_GOOD, DEMO_BAD]) {
-    const sc = await call(svc, tokens[org]!, 'POST', '/api/hardware/ems/control/demo/sites/farm/scenario', { load_kw: 0.5, pv_available_kw: 6, pv_rated_kw: 8, battery_soc_pct: 20 });
+    const sc = await call(svc, tokens[org]!, 'POST', '/api/hardware/ems/control/demo/sites/farm/scenario', {
+      load_kw: 0.5,
+      pv_available_kw: 6,
+      pv_rated_kw: 8,
+      battery_soc_pct: 20,
+    });
     assert.equal(sc.statusCode, 200, sc.body);
     const cfg = await call(svc, tokens[org]!, 'PUT', '/api/hardware/ems/control/sites/farm/config', {
       connection: { import_limit_kw: 20, export_limit_kw: 3.68, category: 'G99' },
@@ -276,7 +313,10 @@ test('export-limitation loop (demo realm): a poisoned site is quarantined while 
     });
     assert.equal(cfg.statusCode, 200, cfg.body);
   }
-  const events = async (org: string) => json(await call(svc, tokens[org]!, 'GET', '/api/hardware/ems/export-limit/farm/events?limit=200')).events.filter((e: { trigger: string }) => e.trigger === 'schedule');
+  const events = async (org: string) =>
+    json(await call(svc, tokens[org]!, 'GET', '/api/hardware/ems/export-limit/farm/events?limit=200')).events.filter(
+      (e: { trigger: string }) => e.trigger === 'schedule',
+    );
   const before = { good: (await events(DEMO_GOOD)).length, bad: (await events(DEMO_BAD)).length };
   const unpoison = await poison('control_export_events', [DEMO_BAD]);
   try {
@@ -293,7 +333,7 @@ test('export-limitation loop (demo realm): a poisoned site is quarantined while 
   }
 });
 
-test('energy rebuild (org lane: one job per organisation): the poisoned organisation\'s rebuild fails alone, with an error class, while another\'s completes in the same run', async () => {
+test("energy rebuild (org lane: one job per organisation): the poisoned organisation's rebuild fails alone, with an error class, while another's completes in the same run", async () => {
   const unpoison = await poisonTelemetry(BAD, '2026-11-01', false);
   const ids: Record<string, string> = {};
   for (const org of [BAD, GOOD]) {
@@ -308,22 +348,32 @@ test('energy rebuild (org lane: one job per organisation): the poisoned organisa
   assert.equal((await ledger(BAD, '2026-11-01')).rebuild.status, 'queued', 'retried by the queue with backoff');
   await spendAttempts(10 * 60_000);
   const bad = (await ledger(BAD, '2026-11-01')).rebuild;
-  assert.deepEqual([bad.rebuild_id, bad.status, bad.error], [ids[BAD], 'failed', 'numeric_value_out_of_range'], 'the class of the failure, never the store\'s text');
+  assert.deepEqual(
+    [bad.rebuild_id, bad.status, bad.error],
+    [ids[BAD], 'failed', 'numeric_value_out_of_range'],
+    "the class of the failure, never the store's text",
+  );
   await unpoison();
 });
 
-test('device.offline watchdog: a poisoned organisation is quarantined while another organisation\'s silent device is reported in the same scan', async () => {
+test("device.offline watchdog: a poisoned organisation is quarantined while another organisation's silent device is reported in the same scan", async () => {
   const rx = { good: await startReceiver([200]), bad: await startReceiver([200]) };
   const unpoison = await poison('device_offline_state', [BAD]);
   try {
-    for (const [org, r] of [[GOOD, rx.good], [BAD, rx.bad]] as const) {
+    for (const [org, r] of [
+      [GOOD, rx.good],
+      [BAD, rx.bad],
+    ] as const) {
       await registerEndpoint(svc, org, `${r.url}/h`, { event_types: ['device.offline'] });
       const res = await call(svc, tokens[org]!, 'POST', '/api/telemetry/ingest', [{ device_id: 'inv-1', ts: clock.now().toISOString(), power_kw: 1.5 }]);
       assert.equal(res.statusCode, 200, res.body);
     }
     await tick(35 * 60_000); // silent past 30 minutes: the 5-minute scan reports it
     await tick(60_000); // and the delivery job sends it
-    assert.deepEqual(rx.good.requests.map((r) => JSON.parse(r.body).data.device.asset_id), ['inv-1']);
+    assert.deepEqual(
+      rx.good.requests.map((r) => JSON.parse(r.body).data.device.asset_id),
+      ['inv-1'],
+    );
     assert.equal(rx.bad.requests.length, 0);
     assert.deepEqual(await unitsOf('devtools.offline-watchdog', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: false }]);
     await spendAttempts(10 * 60_000, 4);
@@ -340,18 +390,28 @@ test('a store outage is not held against the organisations: the run stops, no un
   const { StoreUnavailableError } = await import('../../src/infra/db/index.ts');
   const ran: string[] = [];
   await assert.rejects(
-    svc.deps.jobUnits.each('test.outage', [GOOD, BAD], (orgId) => ({ orgId }), async (orgId) => {
-      ran.push(orgId);
-      throw new StoreUnavailableError('the store is unreachable');
-    }),
+    svc.deps.jobUnits.each(
+      'test.outage',
+      [GOOD, BAD],
+      (orgId) => ({ orgId }),
+      async (orgId) => {
+        ran.push(orgId);
+        throw new StoreUnavailableError('the store is unreachable');
+      },
+    ),
     StoreUnavailableError,
   );
   assert.deepEqual(ran, [GOOD], 'the run stopped at the outage');
   for (const org of [GOOD, BAD]) assert.deepEqual(await unitsOf('test.outage', org), []);
   // A failure of the unit's own data is recorded, and the next unit runs.
-  const run = await svc.deps.jobUnits.each('test.outage', [BAD, GOOD], (orgId) => ({ orgId }), async (orgId) => {
-    if (orgId === BAD) throw Object.assign(new Error('numeric field overflow'), { code: '22003' });
-  });
+  const run = await svc.deps.jobUnits.each(
+    'test.outage',
+    [BAD, GOOD],
+    (orgId) => ({ orgId }),
+    async (orgId) => {
+      if (orgId === BAD) throw Object.assign(new Error('numeric field overflow'), { code: '22003' });
+    },
+  );
   assert.deepEqual(run, { done: 1, failed: 1, skipped: 0 });
   assert.deepEqual(await unitsOf('test.outage', BAD), [{ key: '', error_class: 'numeric_value_out_of_range', quarantined: false }]);
 });
@@ -360,7 +420,13 @@ test('energy refresh within the poisoned organisation: its other sites are folde
   await asset(svc, tokens[BAD]!, { asset_id: 'yard-meter', site_id: 'yard', asset_class: 'site_meter' });
   const unpoison = await poisonTelemetry(BAD, '2026-11-01');
   const day = new Date(clock.now().getTime() - 86_400_000).toISOString().slice(0, 10); // yesterday
-  const sent = await call(svc, tokens[BAD]!, 'POST', '/api/telemetry/ingest', counterSeries('yard-meter', 'import_kwh', Date.parse(`${day}T00:00:00Z`), Date.parse(`${day}T06:00:00Z`), 1));
+  const sent = await call(
+    svc,
+    tokens[BAD]!,
+    'POST',
+    '/api/telemetry/ingest',
+    counterSeries('yard-meter', 'import_kwh', Date.parse(`${day}T00:00:00Z`), Date.parse(`${day}T06:00:00Z`), 1),
+  );
   assert.equal(sent.statusCode, 200, sent.body);
   await tick(31_000);
   const yard = json(await call(svc, tokens[BAD]!, 'GET', `/api/telemetry/sites/yard/ledger?date=${day}`));

@@ -22,11 +22,17 @@ test('every metric name carries the eps_ prefix, except the two the spec names; 
   const names = [...(await scrape()).matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]);
   assert.ok(names.length > 10);
   for (const name of SPEC_NAMES) assert.ok(names.includes(name), name);
-  assert.deepEqual(names.filter((n) => !n.startsWith(METRIC_PREFIX) && !SPEC_NAMES.includes(n)), []);
+  assert.deepEqual(
+    names.filter((n) => !n.startsWith(METRIC_PREFIX) && !SPEC_NAMES.includes(n)),
+    [],
+  );
   // main.ts turns on the Node process metrics; they carry the prefix as well.
   const withDefaults = (await createMetrics({ defaults: true }).registry.getMetricsAsJSON()).map((m) => m.name);
   assert.ok(withDefaults.includes('eps_process_cpu_seconds_total'));
-  assert.deepEqual(withDefaults.filter((n) => !n.startsWith(METRIC_PREFIX)), []);
+  assert.deepEqual(
+    withDefaults.filter((n) => !n.startsWith(METRIC_PREFIX)),
+    [],
+  );
 });
 
 test('records refused by the telemetry rules are counted by reason; stored ones are not', async () => {

@@ -50,7 +50,9 @@ test('modules import other modules only through their index.ts', () => {
  */
 test('a module lists in dependsOn every module it imports from', () => {
   const declared = new Map(moduleList.map((d) => [d.name, new Set(d.dependsOn ?? [])]));
-  const folders = readdirSync(MODULES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const folders = readdirSync(MODULES, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
   const missing: string[] = [];
   for (const from of folders) {
     if (!existsSync(join(MODULES, from, 'index.ts'))) continue;
@@ -58,7 +60,7 @@ test('a module lists in dependsOn every module it imports from', () => {
     assert.ok(deps, `src/modules/${from}/index.ts is a module missing from the module list (or its name differs from its folder)`);
     for (const to of [...(edges.get(from) ?? [])].sort()) if (!deps.has(to)) missing.push(`${from} -> ${to}`);
   }
-  assert.deepEqual(missing, [], 'module -> module it imports from: add the second to the first\'s dependsOn');
+  assert.deepEqual(missing, [], "module -> module it imports from: add the second to the first's dependsOn");
 });
 
 test('a module getting a service of a module not in its dependsOn stops the start, naming both', () => {
@@ -67,10 +69,14 @@ test('a module getting a service of a module not in its dependsOn stops the star
   const provider: ModuleDefinition = { name: 'maker', provides: (_deps, r) => r.provide(KEY, 'made') };
   const listed: ModuleDefinition = { name: 'user', dependsOn: ['maker'], provides: (_deps, r) => assert.equal(r.get(KEY), 'made') };
   provideServices([provider, listed], { services } as AppDeps);
-  const unlisted: ModuleDefinition = { name: 'other', dependsOn: [], create: (d) => {
-    d.services.get(KEY);
-    return { name: 'other', operations: [] };
-  } };
+  const unlisted: ModuleDefinition = {
+    name: 'other',
+    dependsOn: [],
+    create: (d) => {
+      d.services.get(KEY);
+      return { name: 'other', operations: [] };
+    },
+  };
   assert.throws(() => moduleFactory({ ...unlisted, create: unlisted.create! })({ services } as AppDeps), {
     message: 'module other uses service thing of module maker but does not list maker in its dependsOn',
   });
@@ -101,7 +107,11 @@ const importsOf = (file: string) =>
   [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gms)].map((m) => normalize(join(dirname(file), m[1])));
 
 test('layers import downwards only: core imports nothing of ours, infra neither platform nor modules, platform no module', () => {
-  const forbidden: Record<string, string[]> = { core: ['infra', 'platform', 'modules', 'cli'], infra: ['platform', 'modules', 'cli'], platform: ['modules', 'cli'] };
+  const forbidden: Record<string, string[]> = {
+    core: ['infra', 'platform', 'modules', 'cli'],
+    infra: ['platform', 'modules', 'cli'],
+    platform: ['modules', 'cli'],
+  };
   const wrong: string[] = [];
   for (const [layer, not] of Object.entries(forbidden)) {
     for (const file of walk(join(SRC, layer))) {
@@ -129,8 +139,19 @@ test('src/platform, src/infra and src/core name no module, scope or realm', () =
   // outbound user agent, an answer's HTTP 'status') are left out; scopes are checked whole.
   const generic = new Set(['access', 'alerts', 'connect', 'devices', 'energy', 'status', 'telemetry']);
   const words = [
-    'probes', 'devtools', 'demo-', 'field', 'crm', 'ems/routing', 'alerts:read', 'devices:read', 'telemetry:read', 'telemetry:write',
-    ...readdirSync(MODULES, { withFileTypes: true }).filter((e) => e.isDirectory() && !generic.has(e.name)).map((e) => e.name),
+    'probes',
+    'devtools',
+    'demo-',
+    'field',
+    'crm',
+    'ems/routing',
+    'alerts:read',
+    'devices:read',
+    'telemetry:read',
+    'telemetry:write',
+    ...readdirSync(MODULES, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !generic.has(e.name))
+      .map((e) => e.name),
   ];
   const found: Record<string, string[]> = {};
   for (const layer of ['platform', 'infra', 'core']) {
@@ -162,13 +183,35 @@ function stringLiterals(src: string): string[] {
     while (i < src.length) {
       const c = src[i];
       const n = src[i + 1];
-      if (c === '/' && n === '/') { while (i < src.length && src[i] !== '\n') i++; continue; }
-      if (c === '/' && n === '*') { const e = src.indexOf('*/', i + 2); i = e < 0 ? src.length : e + 2; continue; }
-      if (c === "'" || c === '"') { out.push(quoted(c)); continue; }
-      if (c === '`') { out.push(template()); continue; }
-      if (c === '/' && regexAllowed()) { regex(); continue; }
+      if (c === '/' && n === '/') {
+        while (i < src.length && src[i] !== '\n') i++;
+        continue;
+      }
+      if (c === '/' && n === '*') {
+        const e = src.indexOf('*/', i + 2);
+        i = e < 0 ? src.length : e + 2;
+        continue;
+      }
+      if (c === "'" || c === '"') {
+        out.push(quoted(c));
+        continue;
+      }
+      if (c === '`') {
+        out.push(template());
+        continue;
+      }
+      if (c === '/' && regexAllowed()) {
+        regex();
+        continue;
+      }
       if (c === '{') depth++;
-      if (c === '}') { if (depth === 0 && close === '}') { i++; return; } depth--; }
+      if (c === '}') {
+        if (depth === 0 && close === '}') {
+          i++;
+          return;
+        }
+        depth--;
+      }
       i++;
     }
   };
@@ -186,11 +229,16 @@ function stringLiterals(src: string): string[] {
     let cls = false;
     while (i < src.length) {
       const c = src[i];
-      if (c === '\\') { i += 2; continue; }
+      if (c === '\\') {
+        i += 2;
+        continue;
+      }
       if (c === '[') cls = true;
       else if (c === ']') cls = false;
-      else if (c === '/' && !cls) { i++; break; }
-      else if (c === '\n') break;
+      else if (c === '/' && !cls) {
+        i++;
+        break;
+      } else if (c === '\n') break;
       i++;
     }
   };
@@ -198,7 +246,11 @@ function stringLiterals(src: string): string[] {
     let s = '';
     i++;
     while (i < src.length && src[i] !== q) {
-      if (src[i] === '\\') { s += src[i + 1]; i += 2; continue; }
+      if (src[i] === '\\') {
+        s += src[i + 1];
+        i += 2;
+        continue;
+      }
       s += src[i++];
     }
     i++;
@@ -208,8 +260,17 @@ function stringLiterals(src: string): string[] {
     let s = '';
     i++;
     while (i < src.length && src[i] !== '`') {
-      if (src[i] === '\\') { s += src[i + 1]; i += 2; continue; }
-      if (src[i] === '$' && src[i + 1] === '{') { i += 2; code('}'); s += ' '; continue; }
+      if (src[i] === '\\') {
+        s += src[i + 1];
+        i += 2;
+        continue;
+      }
+      if (src[i] === '$' && src[i + 1] === '{') {
+        i += 2;
+        code('}');
+        s += ' ';
+        continue;
+      }
       s += src[i++];
     }
     i++;
@@ -233,12 +294,18 @@ function tableOwners(): Map<string, string> {
     if (!e.isDirectory()) continue;
     const dir = join(MODULES, e.name, 'migrations');
     let files: string[] = [];
-    try { files = readdirSync(dir).filter((f) => f.endsWith('.sql')); } catch { continue; }
+    try {
+      files = readdirSync(dir).filter((f) => f.endsWith('.sql'));
+    } catch {
+      continue;
+    }
     for (const f of files) add(readFileSync(join(dir, f), 'utf8'), e.name);
   }
   const infra = join(SRC, 'infra');
   const infraFiles = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? infraFiles(join(dir, e.name)) : /\.(sql|ts)$/.test(e.name) ? [join(dir, e.name)] : []));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? infraFiles(join(dir, e.name)) : /\.(sql|ts)$/.test(e.name) ? [join(dir, e.name)] : [],
+    );
   for (const f of infraFiles(infra)) add(readFileSync(f, 'utf8'), 'platform');
   return owners;
 }
@@ -291,10 +358,18 @@ const FOREIGN_TABLES_LEFT: string[] = [
   'identity -> users (orgs)',
 ];
 
-test('a module\'s SQL names only its own tables: others are reached through the owner\'s services', () => {
+test("a module's SQL names only its own tables: others are reached through the owner's services", () => {
   const found = foreignTables();
-  assert.deepEqual(found.filter((f) => !FOREIGN_TABLES_LEFT.includes(f)), [], 'module -> table (owner): ask the owner for a service instead');
-  assert.deepEqual(FOREIGN_TABLES_LEFT.filter((f) => !found.includes(f)), [], 'no longer used: remove from FOREIGN_TABLES_LEFT');
+  assert.deepEqual(
+    found.filter((f) => !FOREIGN_TABLES_LEFT.includes(f)),
+    [],
+    'module -> table (owner): ask the owner for a service instead',
+  );
+  assert.deepEqual(
+    FOREIGN_TABLES_LEFT.filter((f) => !found.includes(f)),
+    [],
+    'no longer used: remove from FOREIGN_TABLES_LEFT',
+  );
 });
 
 test('the table scan sees SQL and only SQL', () => {
@@ -307,7 +382,10 @@ test('the table scan sees SQL and only SQL', () => {
     const re = /from telemetry where/;
   `);
   const known = new Set(['assets', 'telemetry', 'telemetry_latest']);
-  assert.deepEqual(lits.filter(looksLikeSql).map((l) => tablesIn(l, known).sort()), [['assets'], ['assets', 'telemetry_latest']]);
+  assert.deepEqual(
+    lits.filter(looksLikeSql).map((l) => tablesIn(l, known).sort()),
+    [['assets'], ['assets', 'telemetry_latest']],
+  );
 });
 
 // ---- What an index.ts offers: services, types and rules, never SQL or a way to build the store ----
@@ -326,7 +404,10 @@ function sharedInternals(): string[] {
       const to = moduleOf(target);
       if (to === from) continue;
       for (const raw of m[1].split(',')) {
-        const name = raw.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0];
+        const name = raw
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+/)[0];
         if (/sql$/i.test(name) || /^create\w*Store$/.test(name)) found.add(`${from} -> ${name} (${to})`);
       }
     }
@@ -340,9 +421,21 @@ function sqlExports(): string[] {
   for (const e of readdirSync(MODULES, { withFileTypes: true })) {
     if (!e.isDirectory()) continue;
     let text = '';
-    try { text = readFileSync(join(MODULES, e.name, 'index.ts'), 'utf8'); } catch { continue; }
+    try {
+      text = readFileSync(join(MODULES, e.name, 'index.ts'), 'utf8');
+    } catch {
+      continue;
+    }
     const names = [
-      ...[...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gms)].flatMap((m) => m[1].split(',').map((n) => n.trim().split(/\s+as\s+/).pop()!.replace(/^type\s+/, ''))),
+      ...[...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gms)].flatMap((m) =>
+        m[1].split(',').map((n) =>
+          n
+            .trim()
+            .split(/\s+as\s+/)
+            .pop()!
+            .replace(/^type\s+/, ''),
+        ),
+      ),
       ...[...text.matchAll(/^export\s+(?:async\s+)?(?:function|const|let)\s+([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]),
     ];
     for (const n of names) if (/sql$/i.test(n)) found.push(`${e.name}: ${n}`);
@@ -359,14 +452,29 @@ const SHARED_INTERNALS_LEFT: string[] = [
 ];
 const SQL_EXPORTS_LEFT: string[] = [];
 
-test('no module imports another\'s SQL fragment or builds its store', () => {
+test("no module imports another's SQL fragment or builds its store", () => {
   const found = sharedInternals();
-  assert.deepEqual(found.filter((f) => !SHARED_INTERNALS_LEFT.includes(f)), [], 'use a service the owner provides');
-  assert.deepEqual(SHARED_INTERNALS_LEFT.filter((f) => !found.includes(f)), [], 'no longer used: remove from SHARED_INTERNALS_LEFT');
+  assert.deepEqual(
+    found.filter((f) => !SHARED_INTERNALS_LEFT.includes(f)),
+    [],
+    'use a service the owner provides',
+  );
+  assert.deepEqual(
+    SHARED_INTERNALS_LEFT.filter((f) => !found.includes(f)),
+    [],
+    'no longer used: remove from SHARED_INTERNALS_LEFT',
+  );
 });
 
 test('no index.ts exports SQL', () => {
   const found = sqlExports();
-  assert.deepEqual(found.filter((f) => !SQL_EXPORTS_LEFT.includes(f)), []);
-  assert.deepEqual(SQL_EXPORTS_LEFT.filter((f) => !found.includes(f)), [], 'no longer exported: remove from SQL_EXPORTS_LEFT');
+  assert.deepEqual(
+    found.filter((f) => !SQL_EXPORTS_LEFT.includes(f)),
+    [],
+  );
+  assert.deepEqual(
+    SQL_EXPORTS_LEFT.filter((f) => !found.includes(f)),
+    [],
+    'no longer exported: remove from SQL_EXPORTS_LEFT',
+  );
 });

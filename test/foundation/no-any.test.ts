@@ -48,12 +48,7 @@ test('src uses no `any` type and no `as never`', () => {
 });
 
 test('the guard sees a type and skips prose and SQL', () => {
-  const code = [
-    'const a: any = 1; // any',
-    "const q = 'select 1 where id = any($1)';",
-    'const b = a as never;',
-    '/** any */ type T = Array<any>;',
-  ].join('\n');
+  const code = ['const a: any = 1; // any', "const q = 'select 1 where id = any($1)';", 'const b = a as never;', '/** any */ type T = Array<any>;'].join('\n');
   const js = stripTypeScriptTypes(code);
   const hits = [...code.matchAll(/\bany\b|\bas\s+never\b/g)]
     .filter((m) => js.slice(m.index, m.index + m[0].length).trim() === '' && !inProse(code, m.index))

@@ -26,9 +26,11 @@ const EXTENSIONS: Record<string, string> = {
   'DELETE /api/auth/invitations/{invitation_id}': 'withdraws an invitation (decision 0023)',
   'POST /api/auth/invitations/accept': 'the invitee sets a password (decision 0023)',
   'GET /api/esg/keys': 'publishes the energy-receipt verification keys (decision 0107)',
-  'POST /api/auth/sso/idp/providers/{organisation_id}/approve': 'a platform administrator gives a contested SSO tenant to the organisation that controls it (decision 0029)',
+  'POST /api/auth/sso/idp/providers/{organisation_id}/approve':
+    'a platform administrator gives a contested SSO tenant to the organisation that controls it (decision 0029)',
   'POST /api/devtools/webhooks/{endpoint_id}/replay': 'replays retained events (concepts.md 6.5: "events retained 30 days for replay")',
-  'GET /api/optimiser/forecasting/sites/{site_id}/backtest/{backtest_id}': 'progress and result of a forecast backtest longer than 28 days, run as a background job (issue 19, decision 0196)',
+  'GET /api/optimiser/forecasting/sites/{site_id}/backtest/{backtest_id}':
+    'progress and result of a forecast backtest longer than 28 days, run as a background job (issue 19, decision 0196)',
   'GET /api/live/events': "the organisation's live telemetry and alerts as server-sent events, for the console and integrators (issue 24, decision 0231)",
 };
 
@@ -69,7 +71,7 @@ test('every catalogued operation that is declared has the catalogue status, acce
   assert.ok(declared >= 3);
 });
 
-test('the repository copy of the catalogue is the contract\'s', { skip: !existsSync(sharedPath) && 'no ../shared beside this checkout' }, () => {
+test("the repository copy of the catalogue is the contract's", { skip: !existsSync(sharedPath) && 'no ../shared beside this checkout' }, () => {
   assert.deepEqual(JSON.parse(readFileSync(sharedPath, 'utf8')), catalogue);
 });
 
@@ -101,14 +103,20 @@ test('route-table guard: every operation is complete and operationIds are unique
       assert.ok(op.summary, `${where}: summary`);
       assert.ok(op.tags?.length, `${where}: tags`);
       assert.ok(['live', 'awaiting-migration', 'partner-gated', 'demo-realm'].includes(op['x-platform-status']), `${where}: status label`);
-      assert.ok(Object.keys(op.responses).some((s) => Number(s) < 400), `${where}: a success response schema`);
+      assert.ok(
+        Object.keys(op.responses).some((s) => Number(s) < 400),
+        `${where}: a success response schema`,
+      );
       assert.ok(Array.isArray(op.security), `${where}: security`);
       if (['calculated', 'forecast', 'simulated'].includes(op['x-platform-data-basis'])) {
         assert.ok(op['x-platform-method'], `${where}: x-platform-method for ${op['x-platform-data-basis']}`);
       }
       for (const p of path.match(/\{[^}]+\}/g) ?? []) {
         const name = p.slice(1, -1);
-        assert.ok(op.parameters.some((x: any) => x.in === 'path' && x.name === name), `${where}: path parameter ${name}`);
+        assert.ok(
+          op.parameters.some((x: any) => x.in === 'path' && x.name === name),
+          `${where}: path parameter ${name}`,
+        );
       }
     }
   }
@@ -130,14 +138,28 @@ test('a generator can use it: described tags, contact and licence, every operati
       for (const [code, r] of Object.entries<any>(op.responses)) {
         if (devtools) assert.ok(r.headers?.['X-Request-Id'], `${where} ${code}: X-Request-Id`);
         if (op.security.some((s: object) => 'apiKey' in s) && (Number(code) < 400 || code === '429')) {
-          for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']) assert.ok(r.headers?.[h], `${where} ${code}: ${h}`);
+          for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'])
+            assert.ok(r.headers?.[h], `${where} ${code}: ${h}`);
         }
       }
     }
   }
   assert.deepEqual(Object.keys(doc.paths['/api/telemetry/metrics'].get.responses['200'].content), ['text/plain; version=0.0.4; charset=utf-8']);
   // The main resources are named components, each referred to where it is used.
-  for (const name of ['Asset', 'AssetDetail', 'TwinAsset', 'IngestionResult', 'TelemetryRecord', 'TelemetryReading', 'ApiKey', 'WebhookEndpoint', 'WebhookDelivery', 'Alert', 'PartnerDevice', 'SettlementReceipt']) {
+  for (const name of [
+    'Asset',
+    'AssetDetail',
+    'TwinAsset',
+    'IngestionResult',
+    'TelemetryRecord',
+    'TelemetryReading',
+    'ApiKey',
+    'WebhookEndpoint',
+    'WebhookDelivery',
+    'Alert',
+    'PartnerDevice',
+    'SettlementReceipt',
+  ]) {
     assert.equal(doc.components.schemas[name]?.type, 'object', `components.schemas.${name}`);
   }
   const text = JSON.stringify(doc.paths);
@@ -146,7 +168,10 @@ test('a generator can use it: described tags, contact and licence, every operati
   assert.match(JSON.stringify(doc.paths['/api/telemetry/ingest'].post.responses['200']), /#\/components\/schemas\/IngestionResult/);
   // The ingest body: a record or an array of records, each the named TelemetryRecordIn.
   const ingestBody = doc.paths['/api/telemetry/ingest'].post.requestBody.content['application/json'].schema;
-  assert.deepEqual(ingestBody.anyOf.map((s: any) => s.$ref ?? s.items?.$ref), ['#/components/schemas/TelemetryRecordIn', '#/components/schemas/TelemetryRecordIn']);
+  assert.deepEqual(
+    ingestBody.anyOf.map((s: any) => s.$ref ?? s.items?.$ref),
+    ['#/components/schemas/TelemetryRecordIn', '#/components/schemas/TelemetryRecordIn'],
+  );
   assert.equal(doc.components.schemas.TelemetryRecordIn.properties.power_kw.type, 'number');
   // The history metric is an enum.
   const metric = doc.paths['/api/telemetry/assets/{asset_type}/{asset_id}/history'].get.parameters.find((p: any) => p.name === 'metric');
@@ -160,7 +185,17 @@ test('every error type URI resolves to its entry on the served error page', asyn
   assert.equal(page.statusCode, 200);
   assert.match(String(page.headers['content-type']), /^text\/html/);
   const anchors = new Set([...page.body.matchAll(/<dt id="([a-z_0-9]+)">/g)].map((m) => m[1]));
-  for (const code of ['not_found', 'validation_error', 'invalid_token', 'insufficient_scope', 'rate_limited', 'idempotency_conflict', 'api_key_not_active', 'asset_exists', 'account_locked']) {
+  for (const code of [
+    'not_found',
+    'validation_error',
+    'invalid_token',
+    'insufficient_scope',
+    'rate_limited',
+    'idempotency_conflict',
+    'api_key_not_active',
+    'asset_exists',
+    'account_locked',
+  ]) {
     assert.ok(anchors.has(code), `${code} is on the page`);
   }
   // A real refusal on the developer-tools surface: its type points at an entry that exists.
@@ -224,7 +259,11 @@ test('every request validator and response serializer compiles (they compile on 
     assert.ok(compiled >= withSchemas.length, `compiled ${compiled} schemas for ${withSchemas.length} operations with schemas`);
     assert.equal(fresh.warmSchemas(), 0, 'a second warm-up finds nothing left to compile');
     // Still validating after the warm-up: a bad query is the spec's 422.
-    const bad = await fresh.request({ method: 'GET', url: '/api/telemetry/assets/solar/inv-1/history?range=fortnightly', headers: { authorization: `Bearer ${await fresh.token({ orgId: 'org-warm' })}` } });
+    const bad = await fresh.request({
+      method: 'GET',
+      url: '/api/telemetry/assets/solar/inv-1/history?range=fortnightly',
+      headers: { authorization: `Bearer ${await fresh.token({ orgId: 'org-warm' })}` },
+    });
     assertRefused(bad, 422, { fields: ['query.range'] });
   } finally {
     await fresh.stop();

@@ -29,12 +29,19 @@ test('Spectral (spectral:oas) finds nothing but the trailing slashes the spec wr
   writeFileSync(file, (await svc.request({ method: 'GET', url: '/openapi.json' })).body);
   const bin = join(root, 'node_modules', '.bin', 'spectral');
   // Spectral exits 1 when it reports anything at the fail severity; the JSON report says what.
-  const out = await promisify(execFile)(bin, ['lint', file, '--ruleset', join(root, '.spectral.yaml'), '--format', 'json', '--quiet', '--fail-severity', 'error'], {
-    cwd: root,
-    maxBuffer: 64 * 1024 * 1024,
-  }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
+  const out = await promisify(execFile)(
+    bin,
+    ['lint', file, '--ruleset', join(root, '.spectral.yaml'), '--format', 'json', '--quiet', '--fail-severity', 'error'],
+    {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  ).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
   const findings = JSON.parse(out.stdout || '[]') as { code: string; path: string[]; message: string }[];
   const unexpected = findings.filter((f) => !(f.code === 'path-keys-no-trailing-slash' && SPEC_TRAILING_SLASHES.has(f.path[1])));
-  assert.deepEqual(unexpected.map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`), []);
+  assert.deepEqual(
+    unexpected.map((f) => `${f.code} at ${f.path.join('.')}: ${f.message}`),
+    [],
+  );
   console.log(`spectral: ${findings.length} findings, all trailing slashes the spec writes`);
 });

@@ -25,7 +25,11 @@ test('every metric named in ops/ (dashboard, alert rules) is exposed by the serv
     const names = new Set([...text.matchAll(/\b(eps_[a-z0-9_]+|telemetry_[a-z0-9_]+)\b/g)].map((m) => m[1]));
     assert.ok(names.size > 3, `${file} names metrics`);
     named += names.size;
-    assert.deepEqual([...names].filter((n) => !exposed.has(n)), [], `${file} names metrics the service does not expose`);
+    assert.deepEqual(
+      [...names].filter((n) => !exposed.has(n)),
+      [],
+      `${file} names metrics the service does not expose`,
+    );
   }
   assert.ok(named > 10);
 });

@@ -7,30 +7,36 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MODULES, modules, queriesOf, statementsOf } from '../helpers/queries-sql.ts';
 
-test('every module\'s queries.sql is what its store files give (npm run queries writes them)', () => {
+test("every module's queries.sql is what its store files give (npm run queries writes them)", () => {
   const stale: string[] = [];
   for (const m of modules()) {
     const path = join(MODULES, m, 'queries.sql');
     const fresh = queriesOf(m);
     const committed = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
     if (fresh === committed) continue;
-    if (fresh === undefined) { stale.push(`src/modules/${m}/queries.sql: the module has no store SQL any more`); continue; }
-    if (committed === undefined) { stale.push(`src/modules/${m}/queries.sql: missing`); continue; }
+    if (fresh === undefined) {
+      stale.push(`src/modules/${m}/queries.sql: the module has no store SQL any more`);
+      continue;
+    }
+    if (committed === undefined) {
+      stale.push(`src/modules/${m}/queries.sql: missing`);
+      continue;
+    }
     const a = committed.split('\n');
     const b = fresh.split('\n');
     let at = 0;
     while (a[at] === b[at]) at++;
     stale.push(`src/modules/${m}/queries.sql: line ${at + 1} is ${JSON.stringify(a[at] ?? '(end)')}, the store gives ${JSON.stringify(b[at] ?? '(end)')}`);
   }
-  assert.deepEqual(stale, [], 'a store\'s SQL changed: run npm run queries and commit the queries.sql files');
+  assert.deepEqual(stale, [], "a store's SQL changed: run npm run queries and commit the queries.sql files");
 });
 
 test('the scanner takes the first argument of .query( and only that, whatever the text around it', () => {
   const src = [
     "// q.query('select 1 from commented')",
     '/* q.query(`select 2 from commented`) */',
-    "const COLS = `a, b, c`;",
-    "const WHERE = (p: string) => `org_id = ${p}`;",
+    'const COLS = `a, b, c`;',
+    'const WHERE = (p: string) => `org_id = ${p}`;',
     "const re = /`.query('x')/g;",
     'export const store = {',
     '  async get(q: Queryable, orgId: string): Promise<Row | null> {',

@@ -36,7 +36,10 @@ describe('limiter', () => {
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).check(policy, 'subject')));
     assert.equal(results.filter((r) => r.allowed).length, 5);
     assert.ok(results.every((r) => r.shared));
-    assert.deepEqual(results.map((r) => r.remaining).sort((x, y) => x - y), [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+    assert.deepEqual(
+      results.map((r) => r.remaining).sort((x, y) => x - y),
+      [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4],
+    );
     const refused = results.find((r) => !r.allowed)!;
     assert.ok(refused.resetSeconds >= 1 && refused.resetSeconds <= 60, `reset ${refused.resetSeconds}`);
     await a.close();
@@ -117,8 +120,7 @@ describe('limiter', () => {
     const late: (() => void)[] = [];
     const cache: Cache = {
       ...mem,
-      hit: (...a: Parameters<Cache['hit']>) =>
-        slow ? new Promise((r) => late.push(() => r(mem.hit(...a)))) : mem.hit(...a),
+      hit: (...a: Parameters<Cache['hit']>) => (slow ? new Promise((r) => late.push(() => r(mem.hit(...a)))) : mem.hit(...a)),
     };
     const l = createRateLimiter({ cache, clock, namespace: 'b', budgetMs: 20 });
     for (let i = 0; i < 3; i++) assert.equal((await l.check(policy, 's')).remaining, 4 - i);
@@ -129,8 +131,16 @@ describe('limiter', () => {
     const fallbacks = [];
     for (let i = 0; i < 3; i++) fallbacks.push(await l.check(policy, 's'));
     assert.ok(fallbacks.every((r) => !r.shared));
-    assert.deepEqual(fallbacks.map((r) => r.remaining), [1, 0, 0], 'remaining goes on from the shared count, never back up');
-    assert.deepEqual(fallbacks.map((r) => r.allowed), [true, true, false], 'no admission past the limit the shared count had reached');
+    assert.deepEqual(
+      fallbacks.map((r) => r.remaining),
+      [1, 0, 0],
+      'remaining goes on from the shared count, never back up',
+    );
+    assert.deepEqual(
+      fallbacks.map((r) => r.allowed),
+      [true, true, false],
+      'no admission past the limit the shared count had reached',
+    );
     for (const land of late) land();
     await l.close();
   });
@@ -165,7 +175,10 @@ describe('general limits through HTTP', () => {
     try {
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push(await svc2.request({ method: 'GET', url: '/api/test-fixture/public' }));
-      assert.deepEqual(answers.map((r) => r.statusCode), [200, 200, 429]);
+      assert.deepEqual(
+        answers.map((r) => r.statusCode),
+        [200, 200, 429],
+      );
       assertRefused(answers[2], 429, 'Rate limit exceeded');
       assert.ok(Number(answers[2].headers['retry-after']) >= 1);
     } finally {

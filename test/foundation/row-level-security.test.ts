@@ -10,38 +10,34 @@ before(async () => {
   svc = await startTestService();
   const db = svc.deps.db;
   for (const org of ['org-a', 'org-b']) {
-    await db.query(
-      `insert into audit_log (org_id, actor_type, action, created_at) values ($1, 'system', 'test.seed', now())`,
-      [org],
-    );
-    await db.query(
-      `insert into telemetry (org_id, asset_id, ts, received_at, raw) values ($1, 'meter-1', now(), now(), '{}')`,
-      [org],
-    );
+    await db.query(`insert into audit_log (org_id, actor_type, action, created_at) values ($1, 'system', 'test.seed', now())`, [org]);
+    await db.query(`insert into telemetry (org_id, asset_id, ts, received_at, raw) values ($1, 'meter-1', now(), now(), '{}')`, [org]);
   }
 });
 after(() => svc.stop());
 
-test('an unfiltered query in B\'s scope returns only B\'s rows', async () => {
+test("an unfiltered query in B's scope returns only B's rows", async () => {
   const db = svc.deps.db;
   const audit = await runInOrgScope('org-b', () => db.query<{ org_id: string }>('select org_id from audit_log'));
-  assert.deepEqual(audit.rows.map((r) => r.org_id), ['org-b']);
+  assert.deepEqual(
+    audit.rows.map((r) => r.org_id),
+    ['org-b'],
+  );
   const telemetry = await runInOrgScope('org-b', () => db.query<{ org_id: string }>('select org_id from telemetry'));
-  assert.deepEqual(telemetry.rows.map((r) => r.org_id), ['org-b']);
+  assert.deepEqual(
+    telemetry.rows.map((r) => r.org_id),
+    ['org-b'],
+  );
   const none = await runInOrgScope('org-c', () => db.query('select * from telemetry'));
   assert.equal(none.rows.length, 0);
 });
 
 test('inside a transaction too, and a write for another organisation is refused', async () => {
   const db = svc.deps.db;
-  const n = await runInOrgScope('org-b', () =>
-    db.tx(async (q) => (await q.query<{ n: number }>('select count(*)::int as n from audit_log')).rows[0].n),
-  );
+  const n = await runInOrgScope('org-b', () => db.tx(async (q) => (await q.query<{ n: number }>('select count(*)::int as n from audit_log')).rows[0].n));
   assert.equal(n, 1);
   await assert.rejects(
-    runInOrgScope('org-b', () =>
-      db.query(`insert into audit_log (org_id, actor_type, action, created_at) values ('org-a', 'system', 'x', now())`),
-    ),
+    runInOrgScope('org-b', () => db.query(`insert into audit_log (org_id, actor_type, action, created_at) values ('org-a', 'system', 'x', now())`)),
     /row-level security/,
   );
 });

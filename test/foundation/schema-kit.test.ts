@@ -23,8 +23,16 @@ test('no module defines its own Nullable, Timestamp, cursor parameter or page me
       if (new RegExp(`^(export )?const ${name}\\b`, 'm').test(src)) found.push(`${relative(MODULES, file)}: ${name}`);
     }
   }
-  assert.deepEqual(found.filter((f) => !OWN_COPIES_LEFT.has(f)), [], 'use src/platform/schema-kit.ts');
-  assert.deepEqual([...OWN_COPIES_LEFT].filter((f) => !found.includes(f)), [], 'moved onto the kit: remove from OWN_COPIES_LEFT');
+  assert.deepEqual(
+    found.filter((f) => !OWN_COPIES_LEFT.has(f)),
+    [],
+    'use src/platform/schema-kit.ts',
+  );
+  assert.deepEqual(
+    [...OWN_COPIES_LEFT].filter((f) => !found.includes(f)),
+    [],
+    'moved onto the kit: remove from OWN_COPIES_LEFT',
+  );
 });
 
 /**
@@ -50,7 +58,11 @@ test('no module writes instants in a format of its own (milliseconds dropped, of
   const found = walk(MODULES)
     .filter((file) => /toISOString\(\)\s*\.(replace|slice|substring)\(/.test(readFileSync(file, 'utf8')))
     .map((file) => relative(MODULES, file));
-  assert.deepEqual(found.filter((f) => !OWN_INSTANT_FORMATS.has(f)), [], 'write instants with isoTime (src/platform/schema-kit.ts)');
+  assert.deepEqual(
+    found.filter((f) => !OWN_INSTANT_FORMATS.has(f)),
+    [],
+    'write instants with isoTime (src/platform/schema-kit.ts)',
+  );
 });
 
 test('isoTime: UTC, Z and milliseconds always, from a Date, epoch milliseconds or text with an offset', () => {

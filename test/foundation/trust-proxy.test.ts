@@ -53,7 +53,13 @@ test('without TRUST_PROXY the header is never believed', async () => {
   const plain = await startTestService();
   try {
     const call = (xff: string) =>
-      plain.request({ method: 'POST', url: '/api/auth/token/refresh', remoteAddress: PROXY, headers: { 'x-forwarded-for': xff }, payload: { refresh_token: 'x' } });
+      plain.request({
+        method: 'POST',
+        url: '/api/auth/token/refresh',
+        remoteAddress: PROXY,
+        headers: { 'x-forwarded-for': xff },
+        payload: { refresh_token: 'x' },
+      });
     for (let i = 0; i < 5; i++) assertRefused(await call(`203.0.113.${i + 1}`), 401, 'Invalid or expired refresh token');
     assertRefused(await call('203.0.113.77'), 429, 'Rate limit exceeded');
   } finally {

@@ -6,7 +6,12 @@
 export async function eventually(check: () => boolean | Promise<boolean>, what: string, boundMs = 10_000): Promise<void> {
   const until = Date.now() + boundMs;
   for (;;) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     if (Date.now() > until) throw new Error(`never happened: ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -62,7 +62,15 @@ export async function startFakeFlex(opts: { clientId: string; apiKey: string; pr
     opportunities: sampleOpportunities(opts.prefix),
     obligations: [
       // Someone else's award: never shown to an organisation that did not bid on it.
-      { id: `${opts.prefix}-obl-other`, competition_id: `${opts.prefix}-comp-2`, bid_id: 'not-ours', capacity: '9.000', rates: [{ type: 'utilisation', value: '999.00' }], start: '2026-07-02T16:00:00Z', end: '2026-07-02T17:00:00Z' },
+      {
+        id: `${opts.prefix}-obl-other`,
+        competition_id: `${opts.prefix}-comp-2`,
+        bid_id: 'not-ours',
+        capacity: '9.000',
+        rates: [{ type: 'utilisation', value: '999.00' }],
+        start: '2026-07-02T16:00:00Z',
+        end: '2026-07-02T17:00:00Z',
+      },
     ],
     ballots: [],
     expireTokens: () => valid.clear(),
@@ -107,8 +115,10 @@ export async function startFakeFlex(opts: { clientId: string; apiKey: string; pr
     }
     const auth = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     if (!valid.has(auth)) return sendJson(res, 401, { detail: 'Given token not valid for any token type' });
-    if (req.method === 'GET' && path === '/bidding-opportunities/v1/') return sendJson(res, 200, { count: fake.opportunities.length, next: null, previous: null, results: fake.opportunities });
-    if (req.method === 'GET' && path === '/obligations/v1/') return sendJson(res, 200, { count: fake.obligations.length, next: null, previous: null, results: fake.obligations });
+    if (req.method === 'GET' && path === '/bidding-opportunities/v1/')
+      return sendJson(res, 200, { count: fake.opportunities.length, next: null, previous: null, results: fake.opportunities });
+    if (req.method === 'GET' && path === '/obligations/v1/')
+      return sendJson(res, 200, { count: fake.obligations.length, next: null, previous: null, results: fake.obligations });
     const m = /^\/bids\/v1\/competitions\/([^/]+)\/ballots\/$/.exec(path);
     if (req.method === 'POST' && m) {
       const competition = decodeURIComponent(m[1]);

@@ -186,7 +186,8 @@ export async function startFakeCarbon(now: () => number): Promise<FakeCarbon> {
     if (r) {
       const from = Date.parse(r[1]);
       const to = Date.parse(r[2]);
-      if (to - from > 14 * 86_400_000 || to <= from) return sendJson(res, 400, { error: { code: '400 Bad Request', message: 'Date range must be at most 14 days' } });
+      if (to - from > 14 * 86_400_000 || to <= from)
+        return sendJson(res, 400, { error: { code: '400 Bad Request', message: 'Date range must be at most 14 days' } });
       const data = [];
       for (let t = Math.floor(from / SLOT) * SLOT; t < to; t += SLOT) data.push(row(t));
       return sendJson(res, 200, { data });

@@ -96,10 +96,12 @@ export async function startSilentServer(): Promise<SilentServer> {
     // which lags). Counted after this round of I/O, so a client's hang-up that arrived together
     // with its next connection is seen first.
     const over = () => open.delete(s);
-    s.on('end', over).on('error', over).on('close', () => {
-      over();
-      sockets.delete(s);
-    });
+    s.on('end', over)
+      .on('error', over)
+      .on('close', () => {
+        over();
+        sockets.delete(s);
+      });
     setImmediate(() => {
       peak = Math.max(peak, open.size);
     });

@@ -37,13 +37,39 @@ export function tokenize(src: string): Token[] {
     while (i < src.length) {
       const c = src[i];
       const n = src[i + 1];
-      if (c === '/' && n === '/') { while (i < src.length && src[i] !== '\n') i++; continue; }
-      if (c === '/' && n === '*') { const e = src.indexOf('*/', i + 2); i = e < 0 ? src.length : e + 2; continue; }
-      if (/\s/.test(c)) { i++; continue; }
+      if (c === '/' && n === '/') {
+        while (i < src.length && src[i] !== '\n') i++;
+        continue;
+      }
+      if (c === '/' && n === '*') {
+        const e = src.indexOf('*/', i + 2);
+        i = e < 0 ? src.length : e + 2;
+        continue;
+      }
+      if (/\s/.test(c)) {
+        i++;
+        continue;
+      }
       const at = i;
-      if (c === "'" || c === '"') { { const text = quoted(c); out.push({ kind: 'string', text, at, end: i }); } continue; }
-      if (c === '`') { { const tok = template(at); out.push(tok); } continue; }
-      if (c === '/' && regexAllowed(out)) { regex(); out.push({ kind: 'other', text: src.slice(at, i), at, end: i }); continue; }
+      if (c === "'" || c === '"') {
+        {
+          const text = quoted(c);
+          out.push({ kind: 'string', text, at, end: i });
+        }
+        continue;
+      }
+      if (c === '`') {
+        {
+          const tok = template(at);
+          out.push(tok);
+        }
+        continue;
+      }
+      if (c === '/' && regexAllowed(out)) {
+        regex();
+        out.push({ kind: 'other', text: src.slice(at, i), at, end: i });
+        continue;
+      }
       if (/[A-Za-z_$]/.test(c)) {
         while (i < src.length && /[\w$]/.test(src[i])) i++;
         out.push({ kind: 'ident', text: src.slice(at, i), at, end: i });
@@ -56,7 +82,10 @@ export function tokenize(src: string): Token[] {
       }
       if (c === '{') depth++;
       if (c === '}') {
-        if (depth === 0 && close) { i++; return out; }
+        if (depth === 0 && close) {
+          i++;
+          return out;
+        }
         depth--;
       }
       const p = PUNCT3.find((t) => src.startsWith(t, i)) ?? PUNCT2.find((t) => src.startsWith(t, i)) ?? c;
@@ -77,11 +106,16 @@ export function tokenize(src: string): Token[] {
     let cls = false;
     while (i < src.length) {
       const c = src[i];
-      if (c === '\\') { i += 2; continue; }
+      if (c === '\\') {
+        i += 2;
+        continue;
+      }
       if (c === '[') cls = true;
       else if (c === ']') cls = false;
-      else if (c === '/' && !cls) { i++; break; }
-      else if (c === '\n') break;
+      else if (c === '/' && !cls) {
+        i++;
+        break;
+      } else if (c === '\n') break;
       i++;
     }
     while (i < src.length && /[a-z]/.test(src[i])) i++;
@@ -90,7 +124,11 @@ export function tokenize(src: string): Token[] {
     let s = '';
     i++;
     while (i < src.length && src[i] !== q) {
-      if (src[i] === '\\') { s += src.slice(i, i + 2); i += 2; continue; }
+      if (src[i] === '\\') {
+        s += src.slice(i, i + 2);
+        i += 2;
+        continue;
+      }
       s += src[i++];
     }
     i++;
@@ -102,7 +140,11 @@ export function tokenize(src: string): Token[] {
     let s = '';
     i++;
     while (i < src.length && src[i] !== '`') {
-      if (src[i] === '\\') { s += src.slice(i, i + 2); i += 2; continue; }
+      if (src[i] === '\\') {
+        s += src.slice(i, i + 2);
+        i += 2;
+        continue;
+      }
       if (src[i] === '$' && src[i + 1] === '{') {
         i += 2;
         parts.push(s);
@@ -129,7 +171,10 @@ function functionName(t: Token[], open: number): string | undefined {
     let depth = 0;
     for (; j >= 0; j--) {
       if (t[j].text === '>') depth++;
-      else if (t[j].text === '<' && --depth === 0) { j--; break; }
+      else if (t[j].text === '<' && --depth === 0) {
+        j--;
+        break;
+      }
     }
   }
   if (t[j]?.text === 'async') j--;
@@ -173,10 +218,14 @@ function bodyStart(t: Token[], k: number): number {
       if (t[k].kind !== 'punct') continue;
       if (x === '<') angle++;
       else if (x === '>') angle--;
-      else if (x === '(' || x === '[') { k = skipGroup(t, k) - 1; continue; }
-      else if (angle === 0 && (x === '{' || x === '=>')) break;
-      else if (x === '{') { k = skipGroup(t, k) - 1; continue; }
-      else if (angle === 0 && [',', ';', ')', ']', '}', '='].includes(x)) return -1;
+      else if (x === '(' || x === '[') {
+        k = skipGroup(t, k) - 1;
+        continue;
+      } else if (angle === 0 && (x === '{' || x === '=>')) break;
+      else if (x === '{') {
+        k = skipGroup(t, k) - 1;
+        continue;
+      } else if (angle === 0 && [',', ';', ')', ']', '}', '='].includes(x)) return -1;
     }
   }
   if (t[k]?.text === '{') return k;
@@ -266,8 +315,10 @@ export function statementsOf(src: string): Statement[] {
       let depth = 0;
       for (; open < t.length; open++) {
         if (t[open].text === '<') depth++;
-        else if (t[open].text === '>' && --depth === 0) { open++; break; }
-        else if (t[open].text === '=>') continue;
+        else if (t[open].text === '>' && --depth === 0) {
+          open++;
+          break;
+        } else if (t[open].text === '=>') continue;
       }
     }
     if (t[open]?.text !== '(') continue;
@@ -280,8 +331,10 @@ export function statementsOf(src: string): Statement[] {
       const x = t[a];
       if (x.kind === 'punct' && x.text in CLOSER) depth++;
       else if (x.kind === 'punct' && [')', ']', '}'].includes(x.text)) depth--;
-      else if (depth === 0 && (x.kind === 'string' || x.kind === 'template')) { pickLiteral(a, label); found = true; }
-      else if (depth === 0 && x.kind === 'ident' && t[a - 1]?.text !== '.') found = pickConstant(x.text, a) || found;
+      else if (depth === 0 && (x.kind === 'string' || x.kind === 'template')) {
+        pickLiteral(a, label);
+        found = true;
+      } else if (depth === 0 && x.kind === 'ident' && t[a - 1]?.text !== '.') found = pickConstant(x.text, a) || found;
     }
     // A statement built elsewhere (a helper's result, a parameter): its expression, as written.
     if (!found && end > open + 1) built.set(open + 1, { label, text: src.slice(t[open + 1].at, t[end - 1].end) });
@@ -292,7 +345,6 @@ export function statementsOf(src: string): Statement[] {
     ...[...built.entries()].map(([k, b]) => ({ label: b.label, at: t[k].at, sql: `-- built at run time: ${b.text.replace(/\s+/g, ' ')}` })),
   ].sort((a, b) => a.at - b.at);
 }
-
 
 /** The name a hole gives, when it is a name (`${COLS}`) or a call of one (`${RECORDS('$1')}`). */
 function namedHole(hole: Token[]): string | undefined {
@@ -317,7 +369,10 @@ function literalText(tok: Token, constants: Set<string>): string {
 
 /** Indentation only: the common indentation of the lines after the first goes, blank edges go. */
 function normalise(sql: string): string {
-  const lines = sql.replace(/\r\n/g, '\n').split('\n').map((l) => l.replace(/\s+$/, ''));
+  const lines = sql
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''));
   const rest = lines.slice(1).filter((l) => l.trim() !== '');
   const indent = Math.min(...rest.map((l) => /^ */.exec(l)![0].length));
   const out = [lines[0].trim(), ...lines.slice(1).map((l) => (l.trim() === '' ? '' : '  ' + l.slice(Number.isFinite(indent) ? indent : 0)))];
@@ -353,7 +408,10 @@ export function queriesOf(module: string): string | undefined {
 }
 
 export const modules = () =>
-  readdirSync(MODULES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  readdirSync(MODULES, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 
 /** Writes every module's queries.sql (and removes one a module no longer has); the files changed. */
 export function writeQueries(): string[] {

@@ -11,21 +11,43 @@ export type RawStore = { db: Db; done: () => Promise<void> };
 
 export function rawStores(opts: { inlinePglite?: boolean } = {}): [string, () => Promise<RawStore>][] {
   const stores: [string, () => Promise<RawStore>][] = [
-    ['pglite', async () => { const db = await openPglite(); return { db, done: () => db.close() }; }],
+    [
+      'pglite',
+      async () => {
+        const db = await openPglite();
+        return { db, done: () => db.close() };
+      },
+    ],
   ];
   if (opts.inlinePglite) {
-    stores.push(['pglite-inline', async () => { const db = await openPglite(undefined, { worker: false }); return { db, done: () => db.close() }; }]);
+    stores.push([
+      'pglite-inline',
+      async () => {
+        const db = await openPglite(undefined, { worker: false });
+        return { db, done: () => db.close() };
+      },
+    ]);
   }
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
-    stores.push(['postgres', async () => {
-      const schema = `t_${randomBytes(5).toString('hex')}`;
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`create schema ${schema}`);
-      const db = await openPostgres({ url, schema });
-      return { db, done: async () => { await db.close(); await c.query(`drop schema ${schema} cascade`); await c.end(); } };
-    }]);
+    stores.push([
+      'postgres',
+      async () => {
+        const schema = `t_${randomBytes(5).toString('hex')}`;
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        await c.query(`create schema ${schema}`);
+        const db = await openPostgres({ url, schema });
+        return {
+          db,
+          done: async () => {
+            await db.close();
+            await c.query(`drop schema ${schema} cascade`);
+            await c.end();
+          },
+        };
+      },
+    ]);
   }
   return stores;
 }

@@ -28,10 +28,14 @@ async function one<T>(url: string, sql: string): Promise<T> {
  */
 export async function replayed(primaryUrl: string, standbyUrl: string): Promise<void> {
   const { lsn } = await one<{ lsn: string }>(primaryUrl, 'select pg_current_wal_lsn()::text as lsn');
-  await eventually(async () => {
-    const r = await one<{ done: boolean }>(standbyUrl, `select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as done`);
-    return r.done;
-  }, `the standby replays up to ${lsn}`, 30_000);
+  await eventually(
+    async () => {
+      const r = await one<{ done: boolean }>(standbyUrl, `select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as done`);
+      return r.done;
+    },
+    `the standby replays up to ${lsn}`,
+    30_000,
+  );
 }
 
 /** Stops (true) or resumes (false) replay on the standby: what it serves stays as it was meanwhile. */

@@ -44,7 +44,15 @@ before(async () => {
     method: 'POST',
     url: `${H}/sites/ws1/price-schedules`,
     headers: auth(token),
-    payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }], time_p_per_minute: '1', connection_fee_p: '30', overstay_p_per_minute: '10', overstay_grace_minutes: 10, vat_percent: '20' },
+    payload: {
+      energy_p_per_kwh: '50',
+      bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }],
+      time_p_per_minute: '1',
+      connection_fee_p: '30',
+      overstay_p_per_minute: '10',
+      overstay_grace_minutes: 10,
+      vat_percent: '20',
+    },
   });
   assert.equal(sched.statusCode, 201, sched.body);
   const pub = await svc.request({ method: 'POST', url: `${H}/sites/ws1/price-schedules/1/publish`, headers: auth(token) });
@@ -83,7 +91,19 @@ describe('OCPP 1.6J', () => {
     assert.equal(typeof start.transactionId, 'number');
     await cp.call('StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Charging', timestamp: '2026-01-15T15:30:00Z' });
     clock.set('2026-01-15T16:00:00Z');
-    const mv = (ts: string, wh: number) => ({ connectorId: 1, transactionId: start.transactionId, meterValue: [{ timestamp: ts, sampledValue: [{ value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }, { value: '7.2', measurand: 'Power.Active.Import', unit: 'kW' }] }] });
+    const mv = (ts: string, wh: number) => ({
+      connectorId: 1,
+      transactionId: start.transactionId,
+      meterValue: [
+        {
+          timestamp: ts,
+          sampledValue: [
+            { value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh' },
+            { value: '7.2', measurand: 'Power.Active.Import', unit: 'kW' },
+          ],
+        },
+      ],
+    });
     assert.deepEqual(await cp.call('MeterValues', mv('2026-01-15T16:00:00Z', 110000)), {});
 
     // The charger drops mid-session and comes back (a new WebSocket); the transaction carries on.
@@ -100,7 +120,12 @@ describe('OCPP 1.6J', () => {
     await again.call('StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Charging', timestamp: '2026-01-15T16:30:00Z' });
     await again.call('MeterValues', mv('2026-01-15T16:30:00Z', 118000));
     clock.set('2026-01-15T17:00:00Z');
-    const stop = await again.call('StopTransaction', { transactionId: start.transactionId, meterStop: 118000, timestamp: '2026-01-15T17:00:00Z', reason: 'EVDisconnected' });
+    const stop = await again.call('StopTransaction', {
+      transactionId: start.transactionId,
+      meterStop: 118000,
+      timestamp: '2026-01-15T17:00:00Z',
+      reason: 'EVDisconnected',
+    });
     assert.equal(stop.idTagInfo.status, 'Accepted');
 
     const txs = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1/transactions`, headers: auth(token) }));
@@ -135,7 +160,10 @@ describe('OCPP 1.6J', () => {
     assert.equal(ledger.totals.consumption_kwh, '18.000');
     assert.deepEqual(
       ledger.half_hours.filter((h: any) => h.consumption_kwh !== '0.000' && h.consumption_kwh !== null).map((h: any) => [h.period_start, h.consumption_kwh]),
-      [['2026-01-15T15:30:00.000Z', '10.000'], ['2026-01-15T16:00:00.000Z', '8.000']],
+      [
+        ['2026-01-15T15:30:00.000Z', '10.000'],
+        ['2026-01-15T16:00:00.000Z', '8.000'],
+      ],
     );
 
     // The site shows the charger's boot and its connector's last status.
@@ -144,7 +172,10 @@ describe('OCPP 1.6J', () => {
     assert.equal(view.vendor, 'VendorX');
     assert.equal(view.connected, true);
     assert.equal(view.ocpp_version, 'ocpp1.6');
-    assert.deepEqual(view.connector_status.map((c: any) => [c.connector_id, c.status, c.ocpi_status]), [[1, 'Charging', 'CHARGING']]);
+    assert.deepEqual(
+      view.connector_status.map((c: any) => [c.connector_id, c.status, c.ocpi_status]),
+      [[1, 'Charging', 'CHARGING']],
+    );
   });
 
   test('malformed frames get a CALLERROR and the connection stays; an unknown action is NotImplemented', async () => {
@@ -211,7 +242,11 @@ describe('OCPP 2.0.1', () => {
     });
     // 10:00-10:30, 5 000 -> 20 000 Wh, all outside the band: 15 kWh x 50 p = 750 p, 30 minutes at
     // 1 p = 30 p, connection 30 p; the energy rose to the end, so no overstay. Net 810 p, VAT 162 p.
-    assert.equal((await cp.call('TransactionEvent', ev('Started', '2026-01-16T10:00:00Z', 0, 5000, { idToken: { idToken: 'TOKEN1', type: 'ISO14443' } }))).idTokenInfo.status, 'Accepted');
+    assert.equal(
+      (await cp.call('TransactionEvent', ev('Started', '2026-01-16T10:00:00Z', 0, 5000, { idToken: { idToken: 'TOKEN1', type: 'ISO14443' } }))).idTokenInfo
+        .status,
+      'Accepted',
+    );
     clock.set('2026-01-16T10:15:00Z');
     assert.deepEqual(await cp.call('TransactionEvent', ev('Updated', '2026-01-16T10:15:00Z', 1, 12000)), {});
     clock.set('2026-01-16T10:30:00Z');
@@ -225,10 +260,13 @@ describe('OCPP 2.0.1', () => {
 
   test('a schema-invalid 2.0.1 call gets a CALLERROR and the connection stays', async () => {
     const loose = await connect(charger({ base, orgId: ORG, id: 'CP201', password: pw, protocol: 'ocpp2.0.1', strict: false }));
-    await assert.rejects(loose.call('StatusNotification', { timestamp: '2026-01-16T10:00:00Z', connectorStatus: 'Sleeping', evseId: 1, connectorId: 1 }), (e: any) => {
-      assert.equal(e.rpcErrorCode, 'FormatViolation');
-      return true;
-    });
+    await assert.rejects(
+      loose.call('StatusNotification', { timestamp: '2026-01-16T10:00:00Z', connectorStatus: 'Sleeping', evseId: 1, connectorId: 1 }),
+      (e: any) => {
+        assert.equal(e.rpcErrorCode, 'FormatViolation');
+        return true;
+      },
+    );
     assert.ok((await loose.call('Heartbeat', {})).currentTime);
   });
 });
@@ -252,7 +290,14 @@ describe('load sharing', () => {
       return { status: 'Accepted' };
     });
     const t16 = await c16.call('StartTransaction', { connectorId: 1, idTag: 'A', meterStart: 0, timestamp: '2026-01-17T09:00:00Z' });
-    await c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-01-17T09:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'LS-B' }, evse: { id: 1, connectorId: 1 } });
+    await c201.call('TransactionEvent', {
+      eventType: 'Started',
+      timestamp: '2026-01-17T09:00:00Z',
+      triggerReason: 'Authorized',
+      seqNo: 0,
+      transactionInfo: { transactionId: 'LS-B' },
+      evse: { id: 1, connectorId: 1 },
+    });
 
     const res = await svc.request({ method: 'POST', url: `${H}/sites/ls/load-sharing`, headers: auth(token), payload: {} });
     assert.equal(res.statusCode, 200, res.body);
@@ -275,14 +320,23 @@ describe('load sharing', () => {
     await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(prod), payload: { site_id: 'p1', name: 'Prod', capacity_kw: 10 } });
     assertRefused(await svc.request({ method: 'POST', url: `${H}/sites/p1/load-sharing`, headers: auth(prod), payload: {} }), 403, 'Demo realm only');
     await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'nocap', name: 'No capacity' } });
-    assertRefused(await svc.request({ method: 'POST', url: `${H}/sites/nocap/load-sharing`, headers: auth(token), payload: {} }), 409, "No capacity to share: set the site's capacity_kw or send capacity_kw");
+    assertRefused(
+      await svc.request({ method: 'POST', url: `${H}/sites/nocap/load-sharing`, headers: auth(token), payload: {} }),
+      409,
+      "No capacity to share: set the site's capacity_kw or send capacity_kw",
+    );
   });
 });
 
 describe('reliability from status history', () => {
-  test('a rapid connector\'s reported statuses give its PCPR figure; offline time is excluded; compliance follows', async () => {
+  test("a rapid connector's reported statuses give its PCPR figure; offline time is excluded; compliance follows", async () => {
     clock.set('2026-02-01T00:00:00Z');
-    const { password } = await siteWithCharger(svc, token, { site_id: 'rel', name: 'Rapid hub' }, { charge_point_id: 'REL1', max_power_kw: 60, contactless: true });
+    const { password } = await siteWithCharger(
+      svc,
+      token,
+      { site_id: 'rel', name: 'Rapid hub' },
+      { charge_point_id: 'REL1', max_power_kw: 60, contactless: true },
+    );
     const cp = await connect(charger({ base, orgId: ORG, id: 'REL1', password, protocol: 'ocpp2.0.1' }));
     const status = (s: string) => cp.call('StatusNotification', { timestamp: clock.now().toISOString(), connectorStatus: s, evseId: 1, connectorId: 1 });
     await status('Available');
@@ -291,7 +345,10 @@ describe('reliability from status history', () => {
     clock.advance(3_600_000);
     await status('Available');
     const rel = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/reliability`, headers: auth(token) }));
-    assert.deepEqual(rel.connectors.map((c: any) => [c.connector_id, c.reliability_percent, c.reliable_hours, c.unreliable_hours, c.meets_target]), [[1, 99, 99, 1, true]]);
+    assert.deepEqual(
+      rel.connectors.map((c: any) => [c.connector_id, c.reliability_percent, c.reliable_hours, c.unreliable_hours, c.meets_target]),
+      [[1, 99, 99, 1, true]],
+    );
     assert.deepEqual([rel.site.rapid_reliability_percent, rel.site.meets_target], [99, true]);
 
     // Two hours offline (excluded), then faulted for two hours: 99 / (99 + 3) = 97.05% (truncated).
@@ -299,13 +356,16 @@ describe('reliability from status history', () => {
     await eventually(async () => {
       const site = json(await svc.request({ method: 'GET', url: `${H}/sites/rel`, headers: auth(token) }));
       return site.charge_points[0].connector_status[0]?.ocpi_status === 'UNKNOWN';
-    }, 'the dropped charger\'s connector UNKNOWN');
+    }, "the dropped charger's connector UNKNOWN");
     clock.advance(2 * 3_600_000);
     const back = await connect(charger({ base, orgId: ORG, id: 'REL1', password, protocol: 'ocpp2.0.1' }));
     await back.call('StatusNotification', { timestamp: clock.now().toISOString(), connectorStatus: 'Faulted', evseId: 1, connectorId: 1 });
     clock.advance(2 * 3_600_000);
     const after = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/reliability`, headers: auth(token) }));
-    assert.deepEqual(after.connectors.map((c: any) => [c.reliability_percent, c.reliable_hours, c.unreliable_hours, c.excluded_hours, c.meets_target]), [[97.05, 99, 3, 2, false]]);
+    assert.deepEqual(
+      after.connectors.map((c: any) => [c.reliability_percent, c.reliable_hours, c.unreliable_hours, c.excluded_hours, c.meets_target]),
+      [[97.05, 99, 3, 2, false]],
+    );
     const comp = json(await svc.request({ method: 'GET', url: `${H}/sites/rel/compliance`, headers: auth(token) }));
     const duty = comp.duties.find((d: any) => d.duty === 'reliability_99' && d.charge_point_id === 'REL1');
     assert.deepEqual([duty.applies, duty.result], [true, 'not_met']);
@@ -316,13 +376,22 @@ describe('reliability from status history', () => {
 test('quote with overstay: connected for the duration plus the overstay, overstay charged beyond the grace period', async () => {
   // 10 kWh over 60 minutes at 50 p = 500 p; 85 minutes connected at 1 p = 85 p; connection 30 p;
   // 25 minutes' overstay less 10 grace = 15 at 10 p = 150 p. Net 765 p, VAT 153 p, total 918 p.
-  const q = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1/quote?energy_kwh=10&duration_minutes=60&overstay_minutes=25&start=2026-01-20T10:00:00Z`, headers: auth(token) }));
-  assert.deepEqual(q.lines.map((l: any) => [l.kind, l.quantity, l.amount_p]), [
-    ['energy', '10.000', '500.0000'],
-    ['time', '85.00', '85.0000'],
-    ['connection', '1', '30.0000'],
-    ['overstay', '15.00', '150.0000'],
-  ]);
+  const q = json(
+    await svc.request({
+      method: 'GET',
+      url: `${H}/sites/ws1/quote?energy_kwh=10&duration_minutes=60&overstay_minutes=25&start=2026-01-20T10:00:00Z`,
+      headers: auth(token),
+    }),
+  );
+  assert.deepEqual(
+    q.lines.map((l: any) => [l.kind, l.quantity, l.amount_p]),
+    [
+      ['energy', '10.000', '500.0000'],
+      ['time', '85.00', '85.0000'],
+      ['connection', '1', '30.0000'],
+      ['overstay', '15.00', '150.0000'],
+    ],
+  );
   assert.deepEqual([q.net_gbp, q.vat_gbp, q.total_gbp, q.schedule_version], ['7.65', '1.53', '9.18', 1]);
 });
 
@@ -336,11 +405,19 @@ describe('meter values from chargers: plausibility (issue 35)', () => {
   let pw: string;
   before(async () => {
     await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'plaus', name: 'Rapid plaza' } });
-    await svc.request({ method: 'POST', url: `${H}/sites/plaus/price-schedules`, headers: auth(token), payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }] } });
+    await svc.request({
+      method: 'POST',
+      url: `${H}/sites/plaus/price-schedules`,
+      headers: auth(token),
+      payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }] },
+    });
     await svc.request({ method: 'POST', url: `${H}/sites/plaus/price-schedules/1/publish`, headers: auth(token) });
     pw = (await siteWithCharger(svc, token, { site_id: 'plaus', name: 'x' }, { charge_point_id: 'P150', max_power_kw: 150 })).password;
   });
-  const txOf = async (ocppId: string) => json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/transactions?limit=200`, headers: auth(token) })).transactions.find((t: any) => t.ocpp_transaction_id === ocppId);
+  const txOf = async (ocppId: string) =>
+    json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/transactions?limit=200`, headers: auth(token) })).transactions.find(
+      (t: any) => t.ocpp_transaction_id === ocppId,
+    );
   const costOf = async (txId: string) => {
     const r = await svc.request({ method: 'GET', url: `${H}/transactions/${txId}/cost`, headers: auth(token) });
     assert.equal(r.statusCode, 200, r.body);
@@ -370,7 +447,13 @@ describe('meter values from chargers: plausibility (issue 35)', () => {
     await cp.call('StopTransaction', { transactionId: start.transactionId, meterStop: 25000, timestamp: '2026-03-02T10:01:30Z', reason: 'Local' });
     const tx = await txOf(String(start.transactionId));
     assert.deepEqual([tx.meter_start_wh, tx.meter_stop_wh, tx.energy_kwh], [0, 1500, '1.500']);
-    assert.deepEqual(reasons(tx.meter_anomalies), { ahead_of_clock: 1, outside_transaction: 1, register_out_of_range: 1, register_backwards: 1, beyond_rated_power: 1 });
+    assert.deepEqual(reasons(tx.meter_anomalies), {
+      ahead_of_clock: 1,
+      outside_transaction: 1,
+      register_out_of_range: 1,
+      register_backwards: 1,
+      beyond_rated_power: 1,
+    });
     assert.equal(tx.meter_anomalies[0].first_received_at, '2026-03-02T10:01:00.000Z');
     const cost = await costOf(tx.transaction_id);
     assert.equal(cost.energy_kwh, tx.energy_kwh);
@@ -383,7 +466,11 @@ describe('meter values from chargers: plausibility (issue 35)', () => {
     const cp = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp1.6' }));
     const start = await cp.call('StartTransaction', { connectorId: 1, idTag: 'CARD', meterStart: 1000, timestamp: '2026-03-03T15:00:00Z' });
     clock.set('2026-03-03T16:00:00Z');
-    const mv = (ts: string, wh: number) => ({ connectorId: 1, transactionId: start.transactionId, meterValue: [{ timestamp: ts, sampledValue: [{ value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] }] });
+    const mv = (ts: string, wh: number) => ({
+      connectorId: 1,
+      transactionId: start.transactionId,
+      meterValue: [{ timestamp: ts, sampledValue: [{ value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] }],
+    });
     await cp.call('MeterValues', mv('2026-03-03T16:00:00Z', 51000));
     await cp.call('MeterValues', mv('2999-03-03T16:00:00Z', 52000));
     const tx = await txOf(String(start.transactionId));
@@ -396,7 +483,12 @@ describe('meter values from chargers: plausibility (issue 35)', () => {
     clock.set('2026-03-04T12:00:00Z');
     const cp = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
     const ev = (eventType: string, ts: string, seqNo: number, wh: number) => ({
-      eventType, timestamp: ts, triggerReason: 'MeterValuePeriodic', seqNo, transactionInfo: { transactionId: 'LONG' }, evse: { id: 1, connectorId: 1 },
+      eventType,
+      timestamp: ts,
+      triggerReason: 'MeterValuePeriodic',
+      seqNo,
+      transactionInfo: { transactionId: 'LONG' },
+      evse: { id: 1, connectorId: 1 },
       meterValue: [{ timestamp: ts, sampledValue: [{ value: wh, measurand: 'Energy.Active.Import.Register' }] }],
     });
     await cp.call('TransactionEvent', ev('Started', '2026-03-04T12:00:00Z', 0, 0));
@@ -404,19 +496,35 @@ describe('meter values from chargers: plausibility (issue 35)', () => {
     clock.set('2031-03-04T12:00:00Z');
     await cp.call('TransactionEvent', ev('Updated', '2031-03-04T12:00:00Z', 1, 43_824_000));
     const reader = await svc.token({ orgId: ORG, roles: ['VIEWER'] });
-    const tx = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/transactions?limit=200`, headers: auth(reader) })).transactions.find((t: any) => t.ocpp_transaction_id === 'LONG');
+    const tx = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/transactions?limit=200`, headers: auth(reader) })).transactions.find(
+      (t: any) => t.ocpp_transaction_id === 'LONG',
+    );
     assert.equal(tx.energy_kwh, '43824.000');
     const cost = json(await svc.request({ method: 'GET', url: `${H}/transactions/${tx.transaction_id}/cost`, headers: auth(reader) }));
     // 16:00-19:00 UK local on each of 1826 days (5 478 hours; the clock changes fall at night) at
     // 80 p, the other 38 346 hours at 50 p: 1 kWh an hour.
-    assert.deepEqual(cost.lines.map((l: any) => [l.rate_p, l.quantity]), [['50.0000', '38346.000'], ['80.0000', '5478.000']]);
+    assert.deepEqual(
+      cost.lines.map((l: any) => [l.rate_p, l.quantity]),
+      [
+        ['50.0000', '38346.000'],
+        ['80.0000', '5478.000'],
+      ],
+    );
   });
 
   test('a start reading stamped a little before its event, and a stop stamped before the last sample: one session, one energy figure, nothing flagged', async () => {
     clock.set('2026-03-04T18:00:00Z');
     const c201 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
     const reg = (ts: string, wh: number) => [{ timestamp: ts, sampledValue: [{ value: wh, measurand: 'Energy.Active.Import.Register' }] }];
-    const ev = (eventType: string, ts: string, seqNo: number, meterValue: unknown) => ({ eventType, timestamp: ts, triggerReason: 'Authorized', seqNo, transactionInfo: { transactionId: 'EARLY-READ' }, evse: { id: 1, connectorId: 1 }, meterValue });
+    const ev = (eventType: string, ts: string, seqNo: number, meterValue: unknown) => ({
+      eventType,
+      timestamp: ts,
+      triggerReason: 'Authorized',
+      seqNo,
+      transactionInfo: { transactionId: 'EARLY-READ' },
+      evse: { id: 1, connectorId: 1 },
+      meterValue,
+    });
     await c201.call('TransactionEvent', ev('Started', '2026-03-04T18:00:05Z', 0, reg('2026-03-04T18:00:00Z', 2000)));
     clock.set('2026-03-04T18:10:00Z');
     await c201.call('TransactionEvent', ev('Updated', '2026-03-04T18:10:00Z', 1, reg('2026-03-04T18:10:00Z', 12000)));
@@ -446,15 +554,39 @@ describe('meter values from chargers: plausibility (issue 35)', () => {
     const c201 = await connect(charger({ base, orgId: ORG, id: 'P150', password: pw, protocol: 'ocpp2.0.1' }));
     await refused(c201.call('StatusNotification', { timestamp: '2026-03-05T09:00:00Z', connectorStatus: 'Available', evseId: -5, connectorId: 1 }));
     await refused(c201.call('MeterValues', { evseId: 2 ** 40, meterValue: [{ timestamp: '2026-03-05T09:00:00Z', sampledValue: [{ value: 1 }] }] }));
-    await refused(c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-03-05T09:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'EVSE-NEG' }, evse: { id: -5, connectorId: 1 } }));
-    await refused(c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-03-05T09:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'EVSE-HUGE' }, evse: { id: 2 ** 40 } }));
+    await refused(
+      c201.call('TransactionEvent', {
+        eventType: 'Started',
+        timestamp: '2026-03-05T09:00:00Z',
+        triggerReason: 'Authorized',
+        seqNo: 0,
+        transactionInfo: { transactionId: 'EVSE-NEG' },
+        evse: { id: -5, connectorId: 1 },
+      }),
+    );
+    await refused(
+      c201.call('TransactionEvent', {
+        eventType: 'Started',
+        timestamp: '2026-03-05T09:00:00Z',
+        triggerReason: 'Authorized',
+        seqNo: 0,
+        transactionInfo: { transactionId: 'EVSE-HUGE' },
+        evse: { id: 2 ** 40 },
+      }),
+    );
     assert.equal(await txOf('EVSE-NEG'), undefined);
     assert.equal(await txOf('EVSE-HUGE'), undefined);
     const site = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus`, headers: auth(token) }));
     const ids = site.charge_points[0].connector_status.map((c: any) => c.connector_id);
-    assert.ok(ids.every((id: number) => id >= 1 && id <= 2_147_483_647), `stored connector ids: ${ids}`);
+    assert.ok(
+      ids.every((id: number) => id >= 1 && id <= 2_147_483_647),
+      `stored connector ids: ${ids}`,
+    );
     const rel = json(await svc.request({ method: 'GET', url: `${H}/sites/plaus/reliability`, headers: auth(token) }));
-    assert.deepEqual(rel.connectors.map((c: any) => c.connector_id), [1]);
+    assert.deepEqual(
+      rel.connectors.map((c: any) => c.connector_id),
+      [1],
+    );
   });
 });
 
@@ -472,11 +604,35 @@ describe('one range of plausible values, OCPP intake to every derived figure (pr
   const powers = fc.constantFrom('0', '-5', '7000', '150000', '165000', '1e12', '1e308', 'Infinity', 'x');
   const times = fc.oneof(
     { weight: 3, arbitrary: fc.integer({ min: -60, max: 60 }).map((sec) => new Date(clock.now().getTime() + sec * 1000).toISOString()) },
-    fc.constantFrom('1970-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '1999-12-31T23:59:59Z', '2999-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', 'yesterday'),
+    fc.constantFrom(
+      '1970-01-01T00:00:00Z',
+      '0001-01-01T00:00:00Z',
+      '1999-12-31T23:59:59Z',
+      '2999-01-01T00:00:00Z',
+      '+275760-09-13T00:00:00.000Z',
+      '-271821-04-20T00:00:00.000Z',
+      'yesterday',
+    ),
     fc.integer({ min: -7200, max: 7200 }).map((sec) => new Date(clock.now().getTime() + sec * 1000).toISOString()),
   );
-  const ids = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(1, 2) }, fc.constantFrom(-5, -1, 0, 1, 2, 8, 2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 53, Number.MAX_SAFE_INTEGER), fc.integer());
-  const wrapUp = fc.record({ register: registers, power: powers, at: times, connector: ids, txId: ids, evse: ids, meterStart: ids, meterStop: ids, txText: fc.string({ maxLength: 36 }), value201: fc.double(), multiplier: fc.integer({ min: -400, max: 400 }) });
+  const ids = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(1, 2) },
+    fc.constantFrom(-5, -1, 0, 1, 2, 8, 2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 53, Number.MAX_SAFE_INTEGER),
+    fc.integer(),
+  );
+  const wrapUp = fc.record({
+    register: registers,
+    power: powers,
+    at: times,
+    connector: ids,
+    txId: ids,
+    evse: ids,
+    meterStart: ids,
+    meterStop: ids,
+    txText: fc.string({ maxLength: 36 }),
+    value201: fc.double(),
+    multiplier: fc.integer({ min: -400, max: 400 }),
+  });
   const answered = async (p: Promise<unknown>) => {
     try {
       await p;
@@ -490,13 +646,27 @@ describe('one range of plausible values, OCPP intake to every derived figure (pr
   before(async () => {
     clock.set('2026-03-06T12:00:00Z');
     await svc.request({ method: 'POST', url: `${H}/sites`, headers: auth(token), payload: { site_id: 'prop', name: 'Property' } });
-    await svc.request({ method: 'POST', url: `${H}/sites/prop/price-schedules`, headers: auth(token), payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }] } });
+    await svc.request({
+      method: 'POST',
+      url: `${H}/sites/prop/price-schedules`,
+      headers: auth(token),
+      payload: { energy_p_per_kwh: '50', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '80' }] },
+    });
     await svc.request({ method: 'POST', url: `${H}/sites/prop/price-schedules/1/publish`, headers: auth(token) });
     pw = (await siteWithCharger(svc, token, { site_id: 'prop', name: 'x' }, { charge_point_id: 'PROP', max_power_kw: 150 })).password;
     reader = await svc.token({ orgId: ORG, roles: ['VIEWER'], expiresIn: '400d' });
   });
   const readAll = async () => {
-    const reads = [`${H}/sites/prop`, `${H}/sites/prop/transactions?limit=200`, `${H}/sites/prop/reliability`, `${H}/sites/prop/compliance`, '/api/telemetry/assets/ev/PROP/history?range=daily&metric=sessions', '/api/telemetry/assets/ev/PROP/history?range=live&metric=sessions', '/api/twin/registry/assets/PROP', '/api/hardware/chargers'];
+    const reads = [
+      `${H}/sites/prop`,
+      `${H}/sites/prop/transactions?limit=200`,
+      `${H}/sites/prop/reliability`,
+      `${H}/sites/prop/compliance`,
+      '/api/telemetry/assets/ev/PROP/history?range=daily&metric=sessions',
+      '/api/telemetry/assets/ev/PROP/history?range=live&metric=sessions',
+      '/api/twin/registry/assets/PROP',
+      '/api/hardware/chargers',
+    ];
     for (const url of reads) {
       const r = await svc.request({ method: 'GET', url, headers: auth(reader) });
       assert.ok(r.statusCode === 200 || (url.includes('/telemetry/') && r.statusCode === 404), `${url}: ${r.statusCode} ${r.body}`);
@@ -518,7 +688,19 @@ describe('one range of plausible values, OCPP intake to every derived figure (pr
     await fc.assert(
       fc.asyncProperty(wrapUp, async (v) => {
         clock.advance(60_000);
-        const mv = (txId: unknown) => ({ connectorId: v.connector, transactionId: txId, meterValue: [{ timestamp: v.at, sampledValue: [{ value: v.register, measurand: 'Energy.Active.Import.Register', unit: 'Wh' }, { value: v.power, measurand: 'Power.Active.Import', unit: 'W' }] }] });
+        const mv = (txId: unknown) => ({
+          connectorId: v.connector,
+          transactionId: txId,
+          meterValue: [
+            {
+              timestamp: v.at,
+              sampledValue: [
+                { value: v.register, measurand: 'Energy.Active.Import.Register', unit: 'Wh' },
+                { value: v.power, measurand: 'Power.Active.Import', unit: 'W' },
+              ],
+            },
+          ],
+        });
         await answered(cp.call('StatusNotification', { connectorId: v.connector, errorCode: 'NoError', status: 'Charging', timestamp: v.at }));
         let txId: unknown = v.txId;
         try {
@@ -528,7 +710,17 @@ describe('one range of plausible values, OCPP intake to every derived figure (pr
         }
         await answered(cp.call('MeterValues', mv(txId)));
         clock.advance(15_000);
-        await answered(cp.call('MeterValues', { ...mv(txId), meterValue: [{ timestamp: clock.now().toISOString(), sampledValue: [{ value: String(Number(v.register) + 300), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }] }] }));
+        await answered(
+          cp.call('MeterValues', {
+            ...mv(txId),
+            meterValue: [
+              {
+                timestamp: clock.now().toISOString(),
+                sampledValue: [{ value: String(Number(v.register) + 300), measurand: 'Energy.Active.Import.Register', unit: 'Wh' }],
+              },
+            ],
+          }),
+        );
         await answered(cp.call('MeterValues', mv(v.txId)));
         clock.advance(30_000);
         await answered(cp.call('StopTransaction', { transactionId: txId, meterStop: v.meterStop, timestamp: v.at, transactionData: mv(txId).meterValue }));
@@ -544,9 +736,25 @@ describe('one range of plausible values, OCPP intake to every derived figure (pr
     await fc.assert(
       fc.asyncProperty(wrapUp, async (v) => {
         clock.advance(60_000);
-        const meterValue = [{ timestamp: v.at, sampledValue: [{ value: v.value201, measurand: 'Energy.Active.Import.Register', unitOfMeasure: { unit: 'Wh', multiplier: v.multiplier } }, { value: Number(v.power), measurand: 'Power.Active.Import' }] }];
+        const meterValue = [
+          {
+            timestamp: v.at,
+            sampledValue: [
+              { value: v.value201, measurand: 'Energy.Active.Import.Register', unitOfMeasure: { unit: 'Wh', multiplier: v.multiplier } },
+              { value: Number(v.power), measurand: 'Power.Active.Import' },
+            ],
+          },
+        ];
         const run = seq;
-        const ev = (eventType: string) => ({ eventType, timestamp: v.at, triggerReason: 'MeterValuePeriodic', seqNo: seq++, transactionInfo: { transactionId: `${run}${v.txText}`.slice(0, 36) }, evse: { id: v.evse, connectorId: v.connector }, meterValue });
+        const ev = (eventType: string) => ({
+          eventType,
+          timestamp: v.at,
+          triggerReason: 'MeterValuePeriodic',
+          seqNo: seq++,
+          transactionInfo: { transactionId: `${run}${v.txText}`.slice(0, 36) },
+          evse: { id: v.evse, connectorId: v.connector },
+          meterValue,
+        });
         await answered(cp.call('StatusNotification', { timestamp: v.at, connectorStatus: 'Occupied', evseId: v.evse, connectorId: v.connector }));
         await answered(cp.call('TransactionEvent', ev('Started')));
         await answered(cp.call('MeterValues', { evseId: v.evse, meterValue }));
@@ -597,7 +805,10 @@ const upgrade = (path: string, headers: Record<string, string> = {}, method = 'G
     'Sec-WebSocket-Protocol': 'ocpp1.6',
     ...headers,
   };
-  return `${method} ${path} HTTP/1.1\r\n${Object.entries(h).filter(([, v]) => v !== '').map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+  return `${method} ${path} HTTP/1.1\r\n${Object.entries(h)
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
 };
 const basic = (user: string, pw: string) => `Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}`;
 
@@ -679,9 +890,18 @@ describe('hostile upgrades: nothing from outside stops the process', () => {
 
   test('each refusal is counted (bad paths by reason) and none was an uncaught failure', async () => {
     const body = await scrape(svc);
-    assert.ok((sample(body, 'eps_hub_ocpp_refusals_total', 'reason="bad_path"') ?? 0) >= 10, body.split('\n').filter((l) => l.includes('ocpp')).join('\n'));
+    assert.ok(
+      (sample(body, 'eps_hub_ocpp_refusals_total', 'reason="bad_path"') ?? 0) >= 10,
+      body
+        .split('\n')
+        .filter((l) => l.includes('ocpp'))
+        .join('\n'),
+    );
     // Each was refused on purpose: none needed the entry guard's catch, let alone the process's.
-    assert.deepEqual(body.split('\n').filter((l) => l.startsWith('eps_uncaught_entry_errors_total{')), []);
+    assert.deepEqual(
+      body.split('\n').filter((l) => l.startsWith('eps_uncaught_entry_errors_total{')),
+      [],
+    );
   });
 });
 
@@ -793,12 +1013,22 @@ describe('the device edge: frames, errors, authentication, endpoint', () => {
     assert.ok((await c16.call('Heartbeat', {})).currentTime, 'the connection stays');
     await c16.close({ force: true });
     const c201 = await connect(charger({ base, orgId: ORG, id: 'EDGE1', password: pw, protocol: 'ocpp2.0.1' }));
-    await assert.rejects(c201.call('StatusNotification', { timestamp: '2026-01-16T10:00:00Z', connectorStatus: 'Available', evseId: huge, connectorId: 1 }), (e: any) => {
-      assert.doesNotMatch(String(e.message), sqlText, e.message);
-      return true;
-    });
     await assert.rejects(
-      c201.call('TransactionEvent', { eventType: 'Started', timestamp: '2026-01-16T10:00:00Z', triggerReason: 'Authorized', seqNo: 0, transactionInfo: { transactionId: 'EDGE-HUGE' }, evse: { id: huge, connectorId: 1 } }),
+      c201.call('StatusNotification', { timestamp: '2026-01-16T10:00:00Z', connectorStatus: 'Available', evseId: huge, connectorId: 1 }),
+      (e: any) => {
+        assert.doesNotMatch(String(e.message), sqlText, e.message);
+        return true;
+      },
+    );
+    await assert.rejects(
+      c201.call('TransactionEvent', {
+        eventType: 'Started',
+        timestamp: '2026-01-16T10:00:00Z',
+        triggerReason: 'Authorized',
+        seqNo: 0,
+        transactionInfo: { transactionId: 'EDGE-HUGE' },
+        evse: { id: huge, connectorId: 1 },
+      }),
       (e: any) => {
         assert.doesNotMatch(String(e.message), sqlText, e.message);
         return true;
@@ -848,7 +1078,7 @@ describe('the device edge: frames, errors, authentication, endpoint', () => {
     });
     assert.equal(r.statusCode, 201, r.body);
     const b = json(r);
-    assert.equal(b.ocpp_endpoint, `${base}/ocpp/${ORG}`, 'this instance\'s own listening address (HUB_OCPP_PUBLIC_URL unset outside production)');
+    assert.equal(b.ocpp_endpoint, `${base}/ocpp/${ORG}`, "this instance's own listening address (HUB_OCPP_PUBLIC_URL unset outside production)");
     assert.equal(b.ocpp_url, `${base}/ocpp/${ORG}/EDGE-HOST`);
     assert.equal(JSON.stringify(b).includes('evil'), false);
   });

@@ -14,7 +14,8 @@ let admin: string;
 let viewer: string;
 let other: string;
 const clock = new ManualClock(new Date('2026-03-02T12:00:00.000Z'));
-const req = (method: 'GET' | 'POST' | 'PUT', url: string, token: string, payload?: unknown) => svc.request({ method, url, headers: auth(token), ...(payload !== undefined && { payload: payload as object }) });
+const req = (method: 'GET' | 'POST' | 'PUT', url: string, token: string, payload?: unknown) =>
+  svc.request({ method, url, headers: auth(token), ...(payload !== undefined && { payload: payload as object }) });
 
 before(async () => {
   svc = await startTestService({ clock });
@@ -27,7 +28,15 @@ before(async () => {
 after(() => svc?.stop());
 
 test('sites: create, list, get, replace; refusals', async () => {
-  const c = await req('POST', `${H}/sites`, admin, { site_id: 's1', name: 'Retail park', postcode: 'AB1 2CD', capacity_kw: 150, helpline_phone: '0800 000 0000', helpline_24_7: true, open_data_url: 'https://example.com/ocpi/locations' });
+  const c = await req('POST', `${H}/sites`, admin, {
+    site_id: 's1',
+    name: 'Retail park',
+    postcode: 'AB1 2CD',
+    capacity_kw: 150,
+    helpline_phone: '0800 000 0000',
+    helpline_24_7: true,
+    open_data_url: 'https://example.com/ocpi/locations',
+  });
   assert.equal(c.statusCode, 201, c.body);
   assert.deepEqual([json(c).site_id, json(c).capacity_kw, json(c).created_at], ['s1', 150, '2026-03-02T12:00:00.000Z']);
   const made = json(await req('POST', `${H}/sites`, admin, { name: 'No id given' }));
@@ -49,7 +58,13 @@ test('sites: create, list, get, replace; refusals', async () => {
   assertRefused(await req('GET', `${H}/sites/s1`, other), 404, 'Site not found');
 
   clock.advance(60_000);
-  const put = await req('PUT', `${H}/sites/s1`, admin, { name: 'Retail park north', capacity_kw: 100, helpline_phone: '0800 000 0000', helpline_24_7: true, open_data_url: 'https://example.com/ocpi/locations' });
+  const put = await req('PUT', `${H}/sites/s1`, admin, {
+    name: 'Retail park north',
+    capacity_kw: 100,
+    helpline_phone: '0800 000 0000',
+    helpline_24_7: true,
+    open_data_url: 'https://example.com/ocpi/locations',
+  });
   assert.equal(put.statusCode, 200, put.body);
   assert.deepEqual([json(put).name, json(put).postcode, json(put).updated_at], ['Retail park north', null, '2026-03-02T12:01:00.000Z']);
   assertRefused(await req('PUT', `${H}/sites/s1`, other, { name: 'x' }), 404, 'Site not found');
@@ -67,15 +82,29 @@ test('charge points: registered with an OCPP endpoint and a password shown once;
   assert.match(b.password, /^[A-Za-z0-9]{20}$/);
   const site = json(await req('GET', `${H}/sites/s1`, admin));
   assert.equal(JSON.stringify(site).includes(b.password), false, 'the password is never shown again');
-  assert.deepEqual(site.charge_points.map((c: any) => [c.charge_point_id, c.rapid, c.connected]), [['RAPID-1', true, false]]);
+  assert.deepEqual(
+    site.charge_points.map((c: any) => [c.charge_point_id, c.rapid, c.connected]),
+    [['RAPID-1', true, false]],
+  );
   await req('POST', `${H}/sites/s1/charge-points`, admin, { charge_point_id: 'SLOW-1', max_power_kw: 7, contactless: null });
-  assertRefused(await req('POST', `${H}/sites/s1/charge-points`, admin, { charge_point_id: 'RAPID-1', max_power_kw: 50 }), 409, 'Charge point already registered');
+  assertRefused(
+    await req('POST', `${H}/sites/s1/charge-points`, admin, { charge_point_id: 'RAPID-1', max_power_kw: 50 }),
+    409,
+    'Charge point already registered',
+  );
   assertRefused(await req('POST', `${H}/sites/s1/charge-points`, other, { charge_point_id: 'X', max_power_kw: 50 }), 404, 'Site not found');
-  assertRefused(await req('POST', `${H}/sites/s1/charge-points`, admin, { charge_point_id: 'bad id!', max_power_kw: 0 }), 422, { fields: ['body.charge_point_id', 'body.max_power_kw'] });
+  assertRefused(await req('POST', `${H}/sites/s1/charge-points`, admin, { charge_point_id: 'bad id!', max_power_kw: 0 }), 422, {
+    fields: ['body.charge_point_id', 'body.max_power_kw'],
+  });
 });
 
 test('price schedules: drafts, publish (never edited after), list with the version in force; refusals', async () => {
-  const d = await req('POST', `${H}/sites/s1/price-schedules`, admin, { energy_p_per_kwh: '65', time_p_per_minute: '0', connection_fee_p: '0', bands: [{ start: '00:00', end: '06:00', energy_p_per_kwh: '40' }] });
+  const d = await req('POST', `${H}/sites/s1/price-schedules`, admin, {
+    energy_p_per_kwh: '65',
+    time_p_per_minute: '0',
+    connection_fee_p: '0',
+    bands: [{ start: '00:00', end: '06:00', energy_p_per_kwh: '40' }],
+  });
   assert.equal(d.statusCode, 201, d.body);
   assert.deepEqual([json(d).version, json(d).status, json(d).energy_p_per_kwh_inc_vat, json(d).vat_percent], [1, 'draft', '78.00', '20']);
   assert.equal(json(await req('GET', `${H}/sites/s1/price-schedules`, viewer)).in_force, null);
@@ -88,10 +117,25 @@ test('price schedules: drafts, publish (never edited after), list with the versi
   const d2 = json(await req('POST', `${H}/sites/s1/price-schedules`, admin, { energy_p_per_kwh: '70' }));
   assert.equal(d2.version, 2);
   const list = json(await req('GET', `${H}/sites/s1/price-schedules`, viewer));
-  assert.deepEqual([list.in_force, list.schedules.map((s: any) => [s.version, s.status])], [1, [[2, 'draft'], [1, 'published']]]);
+  assert.deepEqual(
+    [list.in_force, list.schedules.map((s: any) => [s.version, s.status])],
+    [
+      1,
+      [
+        [2, 'draft'],
+        [1, 'published'],
+      ],
+    ],
+  );
   assertRefused(await req('GET', `${H}/sites/s1/price-schedules`, other), 404, 'Site not found');
   assertRefused(
-    await req('POST', `${H}/sites/s1/price-schedules`, admin, { energy_p_per_kwh: '50', bands: [{ start: '06:00', end: '05:00', energy_p_per_kwh: '1' }, { start: '04:00', end: '07:00', energy_p_per_kwh: '1' }] }),
+    await req('POST', `${H}/sites/s1/price-schedules`, admin, {
+      energy_p_per_kwh: '50',
+      bands: [
+        { start: '06:00', end: '05:00', energy_p_per_kwh: '1' },
+        { start: '04:00', end: '07:00', energy_p_per_kwh: '1' },
+      ],
+    }),
     422,
     { fields: ['body.bands.0', 'body.bands.1'] },
   );
@@ -106,12 +150,24 @@ test('quote: a stated session priced under the published schedule, bands by UK l
   assert.deepEqual([json(q).schedule_version, json(q).net_gbp, json(q).vat_gbp, json(q).total_gbp], [1, '8.00', '1.60', '9.60']);
   // 05:00-07:00: half in the band (10 kWh x 40 p), half at 65 p: 400 + 650 = 1050 p.
   const split = json(await req('GET', `${H}/sites/s1/quote?energy_kwh=20&duration_minutes=120&start=2026-03-03T05:00:00Z`, viewer));
-  assert.deepEqual(split.lines.map((l: any) => [l.quantity, l.rate_p]), [['10.000', '40.0000'], ['10.000', '65.0000']]);
+  assert.deepEqual(
+    split.lines.map((l: any) => [l.quantity, l.rate_p]),
+    [
+      ['10.000', '40.0000'],
+      ['10.000', '65.0000'],
+    ],
+  );
   assert.equal(split.net_gbp, '10.50');
-  assertRefused(await req('GET', `${H}/sites/s1/quote?energy_kwh=-1&duration_minutes=0`, viewer), 422, { fields: ['query.energy_kwh', 'query.duration_minutes'] });
+  assertRefused(await req('GET', `${H}/sites/s1/quote?energy_kwh=-1&duration_minutes=0`, viewer), 422, {
+    fields: ['query.energy_kwh', 'query.duration_minutes'],
+  });
   assertRefused(await req('GET', `${H}/sites/s1/quote?energy_kwh=1&duration_minutes=10`, other), 404, 'Site not found');
   const bare = json(await req('POST', `${H}/sites`, admin, { name: 'Unpriced' }));
-  assertRefused(await req('GET', `${H}/sites/${bare.site_id}/quote?energy_kwh=1&duration_minutes=10`, viewer), 409, 'No published price schedule for this site');
+  assertRefused(
+    await req('GET', `${H}/sites/${bare.site_id}/quote?energy_kwh=1&duration_minutes=10`, viewer),
+    409,
+    'No published price schedule for this site',
+  );
 });
 
 test('transactions and cost: empty lists, unknown transaction; refusals', async () => {
@@ -126,11 +182,14 @@ test('transactions and cost: empty lists, unknown transaction; refusals', async 
 test('reliability, compliance and regulations', async () => {
   const r = json(await req('GET', `${H}/sites/s1/reliability`, viewer));
   assert.deepEqual(r.target, { percent: 99, applies_to: r.target.applies_to, source: 'PCPR 2023 reg 7' });
-  assert.deepEqual(r.connectors.map((c: any) => [c.charge_point_id, c.connector_id, c.rapid, c.reliability_percent]), [
-    ['RAPID-1', 1, true, null],
-    ['RAPID-1', 2, true, null],
-    ['SLOW-1', 1, false, null],
-  ]);
+  assert.deepEqual(
+    r.connectors.map((c: any) => [c.charge_point_id, c.connector_id, c.rapid, c.reliability_percent]),
+    [
+      ['RAPID-1', 1, true, null],
+      ['RAPID-1', 2, true, null],
+      ['SLOW-1', 1, false, null],
+    ],
+  );
   assertRefused(await req('GET', `${H}/sites/s1/reliability`, other), 404, 'Site not found');
 
   const c = json(await req('GET', `${H}/sites/s1/compliance`, viewer));

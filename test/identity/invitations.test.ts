@@ -22,11 +22,9 @@ before(async () => {
 });
 after(() => svc.stop());
 
-const invite = (token: string, payload: object) =>
-  svc.request({ method: 'POST', url: '/api/auth/invitations', headers: bearer(token), payload });
+const invite = (token: string, payload: object) => svc.request({ method: 'POST', url: '/api/auth/invitations', headers: bearer(token), payload });
 const accept = (payload: object) => svc.request({ method: 'POST', url: '/api/auth/invitations/accept', payload });
-const list = async (token = admin) =>
-  json(await svc.request({ method: 'GET', url: '/api/auth/invitations', headers: bearer(token) })).invitations as any[];
+const list = async (token = admin) => json(await svc.request({ method: 'GET', url: '/api/auth/invitations', headers: bearer(token) })).invitations as any[];
 
 test('an administrator invites; the token is shown once; a new invitee sets a password and is signed in', async () => {
   const res = await invite(admin, { email: 'new@acme.example', role: 'ANALYST' });
@@ -98,8 +96,7 @@ test('refusals: non-administrator 403, bad input 422, already a member or alread
 
 test('revoke: the token stops working; revoking an accepted one is 409; unknown is 404', async () => {
   const inv = json(await invite(admin, { email: 'revoked@acme.example', role: 'VIEWER' }));
-  const del = (id: string, token = admin) =>
-    svc.request({ method: 'DELETE', url: `/api/auth/invitations/${id}`, headers: bearer(token) });
+  const del = (id: string, token = admin) => svc.request({ method: 'DELETE', url: `/api/auth/invitations/${id}`, headers: bearer(token) });
   assertRefused(await del(inv.id, operator), 403, 'Insufficient permissions');
   assert.equal((await del(inv.id)).statusCode, 204);
   assertRefused(await accept({ token: inv.token, password: 'a-brand-new-password' }), 401, 'Invalid or expired invitation');

@@ -124,7 +124,9 @@ test('a claim proven with keys of its own is undone by a platform administrator 
   const session = await exchange(await idToken(tid, 'api://owner-app', realKey));
   assert.equal(session.status, 200);
   assert.equal(claims(session.body.access_token).org_id, 'owner2');
-  assertRefused(await exchange(await idToken(tid, 'api://squatter-app', squatterKey)), 401, { detail: { error: 'sso_refused', reason: 'unknown_signing_key' } });
+  assertRefused(await exchange(await idToken(tid, 'api://squatter-app', squatterKey)), 401, {
+    detail: { error: 'sso_refused', reason: 'unknown_signing_key' },
+  });
 });
 
 test('with several pending claims a token none admits is 404, each refusal recorded in its own log', async () => {
@@ -135,7 +137,10 @@ test('with several pending claims a token none admits is 404, each refusal recor
   assert.deepEqual(r, { status: 404, body: { detail: { error: 'sso_refused', reason: 'tenant_not_configured' } } });
   for (const org of ['one', 'two']) {
     const refused = await auditEntries(svc, await adminOf(org), '&action=auth.sso.refused');
-    assert.deepEqual(refused.map((e) => e.details.reason), ['audience_mismatch']);
+    assert.deepEqual(
+      refused.map((e) => e.details.reason),
+      ['audience_mismatch'],
+    );
     assert.equal((await providerOf(org)).verification, 'pending');
   }
   // The token meant for one of them proves that one only.

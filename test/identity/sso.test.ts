@@ -41,10 +41,8 @@ function idToken(claimsIn: Record<string, unknown> = {}, opts: { key?: Key; kid?
 
 const exchange = (id_token: string) => svc.request({ method: 'POST', url: '/api/auth/sso/idp/exchange', payload: { id_token } });
 const jwksFetches = () => idp.requests.filter((r) => r.url === '/keys').length;
-const putProvider = (token: string, payload: object) =>
-  svc.request({ method: 'PUT', url: '/api/auth/sso/idp/provider', headers: bearer(token), payload });
-const addMapping = (token: string, payload: object) =>
-  svc.request({ method: 'POST', url: '/api/auth/sso/idp/mappings', headers: bearer(token), payload });
+const putProvider = (token: string, payload: object) => svc.request({ method: 'PUT', url: '/api/auth/sso/idp/provider', headers: bearer(token), payload });
+const addMapping = (token: string, payload: object) => svc.request({ method: 'POST', url: '/api/auth/sso/idp/mappings', headers: bearer(token), payload });
 
 before(async () => {
   svc = await startService();
@@ -108,11 +106,7 @@ test('mappings: add, list, repeat 409, bad role 422, delete', async () => {
   const again = await svc.request({ method: 'DELETE', url: `/api/auth/sso/idp/mappings/${temp.id}`, headers: bearer(admin) });
   assertRefused(again, 404, 'Not Found');
   const list = json(await svc.request({ method: 'GET', url: '/api/auth/sso/idp/mappings', headers: bearer(admin) })).mappings;
-  assert.deepEqual(list.map((m: any) => `${m.group_id}:${m.role}`).sort(), [
-    `${G_ADMIN}:ORG_ADMIN`,
-    `${G_OPS}:ANALYST`,
-    `${G_OPS}:OPERATOR`,
-  ]);
+  assert.deepEqual(list.map((m: any) => `${m.group_id}:${m.role}`).sort(), [`${G_ADMIN}:ORG_ADMIN`, `${G_OPS}:ANALYST`, `${G_OPS}:OPERATOR`]);
   const viewer = await svc.token({ orgId: 'acme', roles: ['VIEWER'] });
   assertRefused(await svc.request({ method: 'GET', url: '/api/auth/sso/idp/mappings', headers: bearer(viewer) }), 403, 'Insufficient permissions');
 });

@@ -25,8 +25,7 @@ after(async () => {
 
 const refresh = (refresh_token: unknown, target: { request: TestService['request'] } = svc) =>
   target.request({ method: 'POST', url: '/api/auth/token/refresh', payload: { refresh_token } });
-const me = (token: string, target: { request: TestService['request'] } = svc) =>
-  target.request({ method: 'GET', url: '/api/auth/me', headers: bearer(token) });
+const me = (token: string, target: { request: TestService['request'] } = svc) => target.request({ method: 'GET', url: '/api/auth/me', headers: bearer(token) });
 const logout = (token: string, refresh_token: string) =>
   svc.request({ method: 'POST', url: '/api/auth/logout', headers: bearer(token), payload: { refresh_token } });
 

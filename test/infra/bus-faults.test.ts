@@ -13,7 +13,6 @@ import { Inbox } from '../helpers/signal.ts';
 
 const url = process.env.TEST_NATS_URL;
 
-
 test('a disconnected bus refuses publishes at once, and publishes again once the server is back', { skip: !url, timeout: 60_000 }, async () => {
   const target = new URL(url!);
   const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 4222) });

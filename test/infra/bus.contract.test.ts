@@ -10,10 +10,7 @@ import { Inbox } from '../helpers/signal.ts';
 
 const adapters: [string, () => Promise<Bus>][] = [['memory', async () => createMemoryBus()]];
 if (process.env.TEST_NATS_URL) {
-  adapters.push([
-    'nats',
-    () => openNatsBus({ url: process.env.TEST_NATS_URL!, namespace: `t${randomBytes(5).toString('hex')}`, deleteStreamOnClose: true }),
-  ]);
+  adapters.push(['nats', () => openNatsBus({ url: process.env.TEST_NATS_URL!, namespace: `t${randomBytes(5).toString('hex')}`, deleteStreamOnClose: true })]);
 }
 
 function collect(bus: Bus, pattern: string) {
@@ -37,7 +34,10 @@ for (const [name, open] of adapters) {
       const stop = await ready;
       for (let i = 0; i < 5; i++) await bus.publish('telemetry.org1', { i });
       await inbox.count(5, 'five messages');
-      assert.deepEqual(got.map((g) => (g.payload as { i: number }).i), [0, 1, 2, 3, 4]);
+      assert.deepEqual(
+        got.map((g) => (g.payload as { i: number }).i),
+        [0, 1, 2, 3, 4],
+      );
       assert.equal(got[0].subject, 'telemetry.org1');
       await stop();
     });
@@ -50,7 +50,10 @@ for (const [name, open] of adapters) {
       await bus.publish('telemetry.parts', new JsonText('{"org_id":"o1","records":', records, '}'));
       await inbox.count(2, 'two messages');
       const expected = { org_id: 'o1', records: [{ s: 'é 😀 中文 \u2028 "q" \\' }, { n: -0.5 }] };
-      assert.deepEqual(got.map((g) => g.payload), [expected, expected]);
+      assert.deepEqual(
+        got.map((g) => g.payload),
+        [expected, expected],
+      );
       await stop();
     });
 
@@ -66,8 +69,14 @@ for (const [name, open] of adapters) {
       await bus.publish('telemetry.orgA', { end: true });
       await all.inbox.until((g) => g.some((m) => (m.payload as { end?: boolean }).end === true), 'the end marker (wildcard)');
       await one.inbox.until((g) => g.some((m) => (m.payload as { end?: boolean }).end === true), 'the end marker (exact)');
-      assert.deepEqual(all.got.map((g) => g.subject), ['telemetry.orgA', 'telemetry.orgB', 'telemetry.orgA']);
-      assert.deepEqual(one.got.map((g) => g.payload), [{ a: 1 }, { end: true }]);
+      assert.deepEqual(
+        all.got.map((g) => g.subject),
+        ['telemetry.orgA', 'telemetry.orgB', 'telemetry.orgA'],
+      );
+      assert.deepEqual(
+        one.got.map((g) => g.payload),
+        [{ a: 1 }, { end: true }],
+      );
       for (const s of stops) await s();
     });
 
@@ -83,7 +92,10 @@ for (const [name, open] of adapters) {
       const stopWitness = await witness.ready;
       await bus.publish('events.x', { n: 2 });
       await witness.inbox.count(1, 'the witness gets the second message');
-      assert.deepEqual(got.map((g) => g.payload), [{ n: 1 }]);
+      assert.deepEqual(
+        got.map((g) => g.payload),
+        [{ n: 1 }],
+      );
       await stopWitness();
     });
 

@@ -14,7 +14,6 @@ import { Inbox } from '../helpers/signal.ts';
 
 const url = process.env.TEST_REDIS_URL;
 
-
 test('after a blackholed connection comes back, commands pair with their own replies again', { skip: !url, timeout: 60_000 }, async () => {
   const target = new URL(url!);
   const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 6379) });
@@ -47,10 +46,7 @@ test('after a blackholed connection comes back, commands pair with their own rep
     assert.equal(await cache.get(a), 'value-a');
     assert.equal(await cache.get(b), 'value-b');
     const counter = k('counter');
-    assert.deepEqual(
-      await Promise.all([1, 2, 3].map(() => cache.hit(counter, 3_600_000))).then((c) => c.map((x) => x.count).sort()),
-      [1, 2, 3],
-    );
+    assert.deepEqual(await Promise.all([1, 2, 3].map(() => cache.hit(counter, 3_600_000))).then((c) => c.map((x) => x.count).sort()), [1, 2, 3]);
     assert.equal(await cache.get(a), 'value-a');
   } finally {
     await cache.close();

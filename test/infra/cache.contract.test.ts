@@ -67,7 +67,10 @@ for (const [name, { open, expires }] of adapters) {
       // An hour-long window, so a run cannot straddle its end.
       const counts = [];
       for (let i = 0; i < 3; i++) counts.push(await cache.hit(key, 3_600_000));
-      assert.deepEqual(counts.map((c) => c.count), [1, 2, 3]);
+      assert.deepEqual(
+        counts.map((c) => c.count),
+        [1, 2, 3],
+      );
       assert.ok(counts.every((c) => c.resetMs >= 1 && c.resetMs <= 3_600_000));
       const other = k('other');
       assert.equal((await cache.hit(other, 3_600_000)).count, 1);
@@ -76,7 +79,10 @@ for (const [name, { open, expires }] of adapters) {
     test('concurrent hits are all counted (atomic)', async () => {
       const key = k('concurrent');
       const counts = (await Promise.all(Array.from({ length: 50 }, () => cache.hit(key, 3_600_000)))).map((c) => c.count);
-      assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
+      assert.deepEqual(
+        [...counts].sort((a, b) => a - b),
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
     });
 
     test('get / set / del', async () => {

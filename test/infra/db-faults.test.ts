@@ -29,7 +29,9 @@ function nextClientError(): Promise<void> {
   });
 }
 
-async function setup(opts: { statementTimeoutMs?: number; max?: number; connectTimeoutMs?: number } = {}): Promise<{ db: Db; proxy: FaultProxy; done: () => Promise<void> }> {
+async function setup(
+  opts: { statementTimeoutMs?: number; max?: number; connectTimeoutMs?: number } = {},
+): Promise<{ db: Db; proxy: FaultProxy; done: () => Promise<void> }> {
   const target = new URL(url!);
   const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 5432) });
   const schema = `t_${randomBytes(5).toString('hex')}`;
@@ -128,7 +130,10 @@ test('an error thrown inside a transaction rolls it back and keeps the connectio
       }),
       /domain refusal/,
     );
-    await assert.rejects(db.tx((q) => q.query('insert into t values (null)')), /null value/);
+    await assert.rejects(
+      db.tx((q) => q.query('insert into t values (null)')),
+      /null value/,
+    );
     assert.equal((await db.query('select count(*)::int as n from t')).rows[0].n, 0);
   } finally {
     await done();
@@ -155,7 +160,10 @@ test('transient failures reach callers as StoreUnavailableError; refusals of the
     // A statement past its timeout (57014).
     await assert.rejects(db.query('select pg_sleep(2)'), StoreUnavailableError);
     // A refusal of the statement itself is not a store outage.
-    await assert.rejects(db.query('insert into t values (1)'), (e: unknown) => !(e instanceof StoreUnavailableError) && (e as { code?: string }).code === '23505');
+    await assert.rejects(
+      db.query('insert into t values (1)'),
+      (e: unknown) => !(e instanceof StoreUnavailableError) && (e as { code?: string }).code === '23505',
+    );
     assert.equal((await db.query('select count(*)::int as n from t')).rows[0].n, 1);
   } finally {
     await done();

@@ -43,7 +43,9 @@ for (const [name, open] of adapters) {
 }
 
 test('migration files split on statement ends, not inside $$ bodies', () => {
-  const parts = splitStatements(`create table a (x int);\n-- comment;\ncreate function f() returns int language plpgsql as $$\nbegin\n  return 1;\nend;\n$$;\nselect 1;`);
+  const parts = splitStatements(
+    `create table a (x int);\n-- comment;\ncreate function f() returns int language plpgsql as $$\nbegin\n  return 1;\nend;\n$$;\nselect 1;`,
+  );
   assert.equal(parts.length, 3);
   assert.match(parts[1], /^create function/);
 });

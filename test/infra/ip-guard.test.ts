@@ -106,11 +106,35 @@ const EMBEDDING: [string, string, boolean][] = [
 ];
 
 const PUBLIC: string[] = [
-  '1.1.1.1', '8.8.8.8', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0',
-  '169.253.255.255', '169.255.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.0', '192.0.3.0', '192.88.98.255',
-  '192.167.255.255', '192.169.0.0', '198.17.255.255', '198.20.0.0', '223.255.255.255',
-  '2000::', '2001:200::', '2001:4860:4860::8888', '2606:4700:4700::1111', '2620:4f:7fff:ffff:ffff:ffff:ffff:ffff',
-  '2620:4f:8001::', '3ffe::', '3fff:1000::', '3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+  '1.1.1.1',
+  '8.8.8.8',
+  '9.255.255.255',
+  '11.0.0.0',
+  '100.63.255.255',
+  '100.128.0.0',
+  '126.255.255.255',
+  '128.0.0.0',
+  '169.253.255.255',
+  '169.255.0.0',
+  '172.15.255.255',
+  '172.32.0.0',
+  '192.0.1.0',
+  '192.0.3.0',
+  '192.88.98.255',
+  '192.167.255.255',
+  '192.169.0.0',
+  '198.17.255.255',
+  '198.20.0.0',
+  '223.255.255.255',
+  '2000::',
+  '2001:200::',
+  '2001:4860:4860::8888',
+  '2606:4700:4700::1111',
+  '2620:4f:7fff:ffff:ffff:ffff:ffff:ffff',
+  '2620:4f:8001::',
+  '3ffe::',
+  '3fff:1000::',
+  '3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
 ];
 
 test('every special-purpose IPv4 block is refused, first and last address', () => {
@@ -148,9 +172,15 @@ test('scoped addresses, names and garbage are never public', () => {
 
 test('URL literals: hexadecimal IPv4-in-IPv6 and translation prefixes are refused at the URL', () => {
   const refused = [
-    'https://[::a00:5]/', 'https://[::ffff:a00:5]/', 'https://[::ffff:0:0]/', 'https://[64:ff9b::a9fe:a9fe]/',
-    'https://[64:ff9b:1::808:808]/', 'https://[2002:a00:5::]/', 'https://[2001:0:4136:e378:8000:63bf:f5ff:fffa]/',
-    'https://[0:0:0:0:0:ffff:127.0.0.1]/', 'https://[::127.0.0.1]/',
+    'https://[::a00:5]/',
+    'https://[::ffff:a00:5]/',
+    'https://[::ffff:0:0]/',
+    'https://[64:ff9b::a9fe:a9fe]/',
+    'https://[64:ff9b:1::808:808]/',
+    'https://[2002:a00:5::]/',
+    'https://[2001:0:4136:e378:8000:63bf:f5ff:fffa]/',
+    'https://[0:0:0:0:0:ffff:127.0.0.1]/',
+    'https://[::127.0.0.1]/',
   ];
   for (const u of refused) assert.throws(() => checkUrl(u, { requireHttps: true }), OutboundRefusedError, u);
   for (const u of ['https://[64:ff9b::808:808]/', 'https://[2002:808:808::1]/', 'https://[2606:4700:4700::1111]/']) {

@@ -16,7 +16,12 @@ const stores = rawStores();
 function fixtureSource(files: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
   for (const [name, sql] of Object.entries(files)) writeFileSync(join(dir, name), sql);
-  return { owner: 'fixture', dir, write: (name: string, sql: string) => writeFileSync(join(dir, name), sql), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    owner: 'fixture',
+    dir,
+    write: (name: string, sql: string) => writeFileSync(join(dir, name), sql),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 for (const [name, open] of stores) {
@@ -74,7 +79,11 @@ test('modules migrate after the modules they depend on; unknown dependencies and
   assert.deepEqual(order, ['c', 'a', 'b']);
   assert.throws(() => migrationOrder([{ name: 'a', dependsOn: ['ghost'] }]), /module a depends on unknown module ghost/);
   assert.throws(
-    () => migrationOrder([{ name: 'a', dependsOn: ['b'] }, { name: 'b', dependsOn: ['a'] }]),
+    () =>
+      migrationOrder([
+        { name: 'a', dependsOn: ['b'] },
+        { name: 'b', dependsOn: ['a'] },
+      ]),
     /module dependency cycle: a -> b -> a/,
   );
 });

@@ -23,7 +23,22 @@ before(async () => {
 after(() => fake.close());
 
 test('address classification', () => {
-  for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '224.0.0.1']) {
+  for (const a of [
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '224.0.0.1',
+  ]) {
     assert.equal(isPublicAddress(a), false, a);
   }
   for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(a), true, a);
@@ -69,7 +84,11 @@ test('rebinding: a name that resolved public at registration but private at deli
 });
 
 test('with the operator allowance, loopback works; redirects are returned, never followed', async () => {
-  const ok = await outboundRequest(`${fake.url}/x`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } }, { allowPrivate: true });
+  const ok = await outboundRequest(
+    `${fake.url}/x`,
+    { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } },
+    { allowPrivate: true },
+  );
   assert.equal(ok.status, 200);
   assert.deepEqual(ok.json(), { ok: true, method: 'POST', body: '{"a":1}' });
   const r = await outboundRequest(`${fake.url}/redirect`, {}, { allowPrivate: true });
@@ -78,7 +97,10 @@ test('with the operator allowance, loopback works; redirects are returned, never
 });
 
 test('time and size are bounded', async () => {
-  await assert.rejects(outboundRequest(`${fake.url}/slow`, {}, { allowPrivate: true, timeoutMs: 100 }), (e: unknown) => e instanceof OutboundFailedError && e.timedOut);
+  await assert.rejects(
+    outboundRequest(`${fake.url}/slow`, {}, { allowPrivate: true, timeoutMs: 100 }),
+    (e: unknown) => e instanceof OutboundFailedError && e.timedOut,
+  );
   await assert.rejects(outboundRequest(`${fake.url}/big`, {}, { allowPrivate: true, maxResponseBytes: 1024 }), OutboundFailedError);
   await assert.rejects(outboundRequest('http://127.0.0.1:1/', {}, { allowPrivate: true }), OutboundFailedError);
 });

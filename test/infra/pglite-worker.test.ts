@@ -69,7 +69,9 @@ test('a long statement leaves the event loop running: timers fire throughout it'
 // The embedded store's worker thread is what keeps the loop free here; on PostgreSQL the statement
 // runs in the server, and a one-second readiness ping on a machine whose two cores the batch and the
 // server share says more about the machine than the service.
-test('during a 4 MB ingestion batch the probes keep answering and readiness stays ready', { skip: !!realServers.database && 'the embedded store only' }, async () => {
+test('during a 4 MB ingestion batch the probes keep answering and readiness stays ready', {
+  skip: !!realServers.database && 'the embedded store only',
+}, async () => {
   const svc = await startTestService();
   services.push(svc);
   await svc.createOrg('acme');
@@ -79,7 +81,15 @@ test('during a 4 MB ingestion batch the probes keep answering and readiness stay
   let bytes = 2;
   for (let k = 0; bytes < 4 * 1024 * 1024; k++) {
     const ts = new Date(now - 3600_000 - Math.floor(k / 1000) * 5000).toISOString();
-    const r = { asset_id: `asset-${k % 1000}`, ts, power_kw: (k % 97) / 10, soc_pct: k % 101, voltage: 230 + (k % 7), status: 'idle', site_ref: `site-${k % 50}` };
+    const r = {
+      asset_id: `asset-${k % 1000}`,
+      ts,
+      power_kw: (k % 97) / 10,
+      soc_pct: k % 101,
+      voltage: 230 + (k % 7),
+      status: 'idle',
+      site_ref: `site-${k % 50}`,
+    };
     bytes += JSON.stringify(r).length + 1;
     records.push(r);
   }
@@ -89,14 +99,21 @@ test('during a 4 MB ingestion batch the probes keep answering and readiness stay
   const probes: Promise<void>[] = [];
   const timer = setInterval(() => {
     if (!inFlight) return;
-    probes.push(svc.request({ method: 'GET', url: '/api/telemetry/healthz' }).then((r) => {
-      assert.equal(r.statusCode, 200);
-      if (inFlight) answered.push(performance.now());
-    }));
+    probes.push(
+      svc.request({ method: 'GET', url: '/api/telemetry/healthz' }).then((r) => {
+        assert.equal(r.statusCode, 200);
+        if (inFlight) answered.push(performance.now());
+      }),
+    );
   }, 20);
   const readiness: Promise<{ code: number; status: string; database: boolean }>[] = [];
   const readyTimer = setInterval(() => {
-    if (inFlight) readiness.push(svc.request({ method: 'GET', url: '/api/telemetry/readyz' }).then((r) => ({ code: r.statusCode, status: json(r).status, database: json(r).checks.database })));
+    if (inFlight)
+      readiness.push(
+        svc
+          .request({ method: 'GET', url: '/api/telemetry/readyz' })
+          .then((r) => ({ code: r.statusCode, status: json(r).status, database: json(r).checks.database })),
+      );
   }, 200);
   const start = performance.now();
   const res = await svc.request({ method: 'POST', url: '/api/telemetry/ingest', headers: { ...auth, 'content-type': 'application/json' }, payload });
@@ -112,7 +129,10 @@ test('during a 4 MB ingestion batch the probes keep answering and readiness stay
   const marks = [start, ...answered, end];
   let longestGap = 0;
   for (let i = 1; i < marks.length; i++) longestGap = Math.max(longestGap, marks[i] - marks[i - 1]);
-  assert.ok(longestGap < (end - start) / 2, `longest stretch without a health answer ${longestGap.toFixed(0)} ms of a ${(end - start).toFixed(0)} ms batch (${answered.length} answers)`);
+  assert.ok(
+    longestGap < (end - start) / 2,
+    `longest stretch without a health answer ${longestGap.toFixed(0)} ms of a ${(end - start).toFixed(0)} ms batch (${answered.length} answers)`,
+  );
   // The store is busy, not down: its ping waits for the statement or counts it as progress.
   const answers = await Promise.all(readiness);
   assert.ok(answers.length > 0);
@@ -135,7 +155,10 @@ test('results and errors come back as the in-thread adapter gives them', async (
   const errorOf = async (db: Db) => {
     await db.exec('create table u (id int primary key, v text not null)');
     await db.query(`insert into u values (1, 'a')`);
-    const e = await db.query(`insert into u values (1, 'b')`).then(() => assert.fail('no error'), (e: Error) => e);
+    const e = await db.query(`insert into u values (1, 'b')`).then(
+      () => assert.fail('no error'),
+      (e: Error) => e,
+    );
     const { stack, ...fields } = Object.fromEntries(Object.entries(e)) as Record<string, unknown>;
     return { cls: e.constructor, message: e.message, fields, nested: await db.tx(async (q) => q.query('select v from u where id = 9')) };
   };
@@ -233,7 +256,10 @@ test('a worker that dies fails what waits on it and what comes after with StoreU
   await assert.rejects(waiting, StoreUnavailableError);
   await assert.rejects(inTx, StoreUnavailableError);
   await assert.rejects(db.query('select 1'), StoreUnavailableError);
-  await assert.rejects(db.tx(async (q) => q.query('select 1')), StoreUnavailableError);
+  await assert.rejects(
+    db.tx(async (q) => q.query('select 1')),
+    StoreUnavailableError,
+  );
   assert.equal(await db.ping(), false);
   // In memory its data went with the thread: it stays unavailable rather than come back empty. A
   // restart would have been scheduled when the worker stopped, so no wait is needed to see none was.
@@ -266,7 +292,9 @@ test('a store on disk comes back in a new worker after a crash, with its data an
   }
 });
 
-test('through HTTP: a crashed worker answers 503 with Retry-After, not a 500 or a hang', { skip: !!realServers.database && 'the embedded store only' }, async () => {
+test('through HTTP: a crashed worker answers 503 with Retry-After, not a 500 or a hang', {
+  skip: !!realServers.database && 'the embedded store only',
+}, async () => {
   const svc = await startTestService();
   services.push(svc);
   await svc.createOrg('acme');

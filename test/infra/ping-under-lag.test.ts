@@ -20,7 +20,11 @@ const busy = (ms: number) => {
 
 test('withTimeout: a socket reply waiting when the loop comes back wins over the due limit; silence gets the fallback', async () => {
   // The echo runs in another process, as a real dependency does: it answers while this loop is busy.
-  const echo = spawn(process.execPath, ['-e', "require('net').createServer((s) => s.pipe(s)).listen(0, '127.0.0.1', function () { console.log(this.address().port) })"], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const echo = spawn(
+    process.execPath,
+    ['-e', "require('net').createServer((s) => s.pipe(s)).listen(0, '127.0.0.1', function () { console.log(this.address().port) })"],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const [port] = await once(echo.stdout!, 'data');
   const socket = connect(Number(String(port).trim()), '127.0.0.1');
   await new Promise((r) => socket.once('connect', r));
@@ -39,7 +43,9 @@ test('withTimeout: a socket reply waiting when the loop comes back wins over the
   }
 });
 
-test('cache and bus pings sent before a busy spell count their replies; readiness stays ready', { skip: !(realServers.redis && realServers.nats) && 'needs Redis and NATS (the embedded ones answer in process)' }, async () => {
+test('cache and bus pings sent before a busy spell count their replies; readiness stays ready', {
+  skip: !(realServers.redis && realServers.nats) && 'needs Redis and NATS (the embedded ones answer in process)',
+}, async () => {
   svc = await startTestService();
   const { cache, bus } = svc.deps;
   for (let i = 0; i < 5; i++) {

@@ -14,7 +14,8 @@ import { openPostgres } from '../../src/infra/db/postgres.ts';
 import { readReplica } from '../../src/infra/db/read-replica.ts';
 import { client } from '../telemetry/support.ts';
 
-const skip = !(realServers.database && replicaUrl) && 'needs a PostgreSQL streaming replica: set TEST_DATABASE_READ_URL (ops/replica.sh makes one; .ci/run does both)';
+const skip =
+  !(realServers.database && replicaUrl) && 'needs a PostgreSQL streaming replica: set TEST_DATABASE_READ_URL (ops/replica.sh makes one; .ci/run does both)';
 const NOW = Date.parse('2026-10-15T12:34:00Z');
 const ORG = 'replica-org';
 let svc: TestService;
@@ -78,7 +79,7 @@ async function whilePaused<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-test('history is read from the standby; live events (the caller\'s own latest write) and writes from the primary', { skip }, async () => {
+test("history is read from the standby; live events (the caller's own latest write) and writes from the primary", { skip }, async () => {
   const ready = await readiness();
   assert.equal(ready.status, 200);
   assert.equal(ready.body.status, 'ready');
@@ -101,7 +102,9 @@ test('history is read from the standby; live events (the caller\'s own latest wr
   assert.equal(await historyCount('bat-1'), 2);
 });
 
-test('the standby going away: history answers from the primary, readiness stays ready and says reads are on the primary; they return when it is back', { skip }, async () => {
+test('the standby going away: history answers from the primary, readiness stays ready and says reads are on the primary; they return when it is back', {
+  skip,
+}, async () => {
   await ingest('bat-2', 10, 3);
   proxy.set({ kind: 'reset' }); // every connection to the standby is cut and new ones refused
   // Nothing replayed or not: with the standby away the read goes to the primary and sees it all.

@@ -71,7 +71,12 @@ test('upstream cache: served from the in-process fallback while the shared cache
   assert.equal((await cache.serve('k', opts)).value, 1);
   assert.equal(calls, 1);
   clock.advance(61_000);
-  const failing = { ...opts, fetch: async (): Promise<number> => { throw new UpstreamError('p', 'timeout', 'slow'); } };
+  const failing = {
+    ...opts,
+    fetch: async (): Promise<number> => {
+      throw new UpstreamError('p', 'timeout', 'slow');
+    },
+  };
   const stale = await cache.serve('k', failing);
   assert.equal(stale.stale, true);
   assert.equal(stale.value, 1);
@@ -84,7 +89,16 @@ test('upstream cache: concurrent misses share one provider call; a non-provider 
   let calls = 0;
   // The provider call is held until all three requests are in, so they overlap whatever the timing.
   const answer = deferred();
-  const opts = { provider: 'p', fetch: async () => { calls++; await answer.promise; return 'v'; }, freshFor: () => 1000, retainMs: 10_000 };
+  const opts = {
+    provider: 'p',
+    fetch: async () => {
+      calls++;
+      await answer.promise;
+      return 'v';
+    },
+    freshFor: () => 1000,
+    retainMs: 10_000,
+  };
   const pending = Promise.all([cache.serve('s', opts), cache.serve('s', opts), cache.serve('s', opts)]);
   // One turn of the event loop (not a wait on time): on the memory cache, with no I/O, all three
   // requests have by then missed and joined the one provider call.
@@ -94,6 +108,14 @@ test('upstream cache: concurrent misses share one provider call; a non-provider 
   assert.equal(calls, 1);
   assert.ok(all.every((x) => x.value === 'v'));
   clock.advance(2000);
-  await assert.rejects(cache.serve('s', { ...opts, fetch: async () => { throw new TypeError('bug'); } }), TypeError);
+  await assert.rejects(
+    cache.serve('s', {
+      ...opts,
+      fetch: async () => {
+        throw new TypeError('bug');
+      },
+    }),
+    TypeError,
+  );
   await mem.close();
 });

@@ -41,7 +41,9 @@ const SETTINGS = {
   operating_hours: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '08:00', end: '18:00' }],
   tariff: { import_p_per_kwh: '24.50', export_p_per_kwh: '15' },
   battery_capacity_kwh: null,
-  ppa_contracts: [{ contract_id: 'ppa-roof', counterparty: 'Roof Energy Ltd', flow: 'generation', price_p_per_kwh: '9.8765', start_date: '2026-11-01', end_date: null }],
+  ppa_contracts: [
+    { contract_id: 'ppa-roof', counterparty: 'Roof Energy Ltd', flow: 'generation', price_p_per_kwh: '9.8765', start_date: '2026-11-01', end_date: null },
+  ],
 };
 
 let svc: TestService;
@@ -73,7 +75,12 @@ function registers(start: number, advances: number[]) {
 
 async function seedDay() {
   await me.ok('POST', '/api/twin/registry/assets', { asset_id: METER, site_id: SITE, name: 'Incomer', type: 'meter', asset_class: 'site_meter' }, 201);
-  await me.ok('POST', '/api/twin/registry/assets', { asset_id: PV, site_id: SITE, name: 'Roof PV', type: 'solar_inverter', asset_class: 'inverter', parent_asset_id: METER, details: { capacity_kwp: 10 } }, 201);
+  await me.ok(
+    'POST',
+    '/api/twin/registry/assets',
+    { asset_id: PV, site_id: SITE, name: 'Roof PV', type: 'solar_inverter', asset_class: 'inverter', parent_asset_id: METER, details: { capacity_kwp: 10 } },
+    201,
+  );
   await me.ok('PUT', `/api/hardware/ems/sites/${SITE}/settings`, SETTINGS);
   const imp = registers(5_000_000, IMP);
   const exp = registers(700_000, EXP);
@@ -100,7 +107,10 @@ test('a commercial site under EMS reporting: counters → ledger → report with
     LOAD.map((l, i) => [IMP[i], EXP[i], GEN[i], l]),
   );
   for (const h of ledger.half_hours) assert.deepEqual([h.basis.import, h.basis.export, h.basis.generation, h.gap], ['measured', 'measured', 'measured', false]);
-  assert.deepEqual([ledger.totals.import_kwh, ledger.totals.export_kwh, ledger.totals.generation_kwh, ledger.totals.consumption_kwh], ['24.800', '1.800', '13.800', '36.800']);
+  assert.deepEqual(
+    [ledger.totals.import_kwh, ledger.totals.export_kwh, ledger.totals.generation_kwh, ledger.totals.consumption_kwh],
+    ['24.800', '1.800', '13.800', '36.800'],
+  );
 
   // ---- 2. The EMS report, every figure by hand, and its lineage down to the readings.
   const res = await me.call('GET', `/api/hardware/ems/report?site_id=${SITE}&date=2026-11-24`);
@@ -108,7 +118,11 @@ test('a commercial site under EMS reporting: counters → ledger → report with
   const report = JSON.parse(res.body);
   const values = Object.fromEntries(report.figures.map((f: { key: string; value: unknown }) => [f.key, f.value]));
   assert.deepEqual(values, {
-    import_kwh: '24.800', export_kwh: '1.800', generation_kwh: '13.800', consumption_kwh: '36.800', self_consumed_kwh: '12.000',
+    import_kwh: '24.800',
+    export_kwh: '1.800',
+    generation_kwh: '13.800',
+    consumption_kwh: '36.800',
+    self_consumed_kwh: '12.000',
     self_consumption_ratio: 0.8696, // 12 / 13.8
     self_sufficiency_ratio: 0.3261, // 12 / 36.8
     data_completeness: 1,
@@ -129,8 +143,14 @@ test('a commercial site under EMS reporting: counters → ledger → report with
   const halfHours = await me.ok('GET', figure.import_cost_gbp.lineage_url);
   assert.equal(halfHours.figure.value, '6.08');
   assert.equal(halfHours.level, 'half_hour');
-  assert.deepEqual(halfHours.settings.map((s: { name: string; value: string; source: string }) => [s.name, s.value, s.source]), [['tariff.import_p_per_kwh', '24.50', 'ems_site_settings']]);
-  assert.deepEqual(halfHours.half_hours.map((h: { inputs: { import_kwh: string } }) => whOf(h.inputs.import_kwh)), IMP);
+  assert.deepEqual(
+    halfHours.settings.map((s: { name: string; value: string; source: string }) => [s.name, s.value, s.source]),
+    [['tariff.import_p_per_kwh', '24.50', 'ems_site_settings']],
+  );
+  assert.deepEqual(
+    halfHours.half_hours.map((h: { inputs: { import_kwh: string } }) => whOf(h.inputs.import_kwh)),
+    IMP,
+  );
   assert.ok(halfHours.half_hours.every((h: { present: boolean; gap: boolean }) => h.present && !h.gap));
   const noon = halfHours.half_hours[24];
   assert.equal(noon.period_start, '2026-11-24T12:00:00.000Z');
@@ -142,13 +162,19 @@ test('a commercial site under EMS reporting: counters → ledger → report with
   const afterR = meter.readings.find((r: { position: string }) => r.position === 'after');
   assert.equal(Math.round((afterR.counters.export_kwh - inside.counters.export_kwh) * 1000), EXP[24], 'the register difference is the half hour');
   const pvFlows = reading.assets.find((a: { asset_id: string }) => a.asset_id === PV).flows;
-  assert.deepEqual(pvFlows.map((f: { flow: string; kwh: string }) => [f.flow, f.kwh]), [['generation', kwhText(GEN[24])]]);
+  assert.deepEqual(
+    pvFlows.map((f: { flow: string; kwh: string }) => [f.flow, f.kwh]),
+    [['generation', kwhText(GEN[24])]],
+  );
 
   // ---- 3. The PPA statement: the generation of each UK day at the contract price, to the penny.
   const st = await me.ok('GET', `/api/telemetry/sites/${SITE}/ppa/statement?month=2026-11`);
   const ppa = st.statements.find((s: { contract: { contract_id: string } }) => s.contract.contract_id === 'ppa-roof');
   const line = ppa.lines.find((l: { date: string }) => l.date === '2026-11-24');
-  assert.deepEqual([line.energy_kwh, line.price_p_per_kwh, line.amount_gbp, line.data_basis], ['13.800', '9.8765', penniesToGbp(mul('13.800', '9.8765')), 'measured']);
+  assert.deepEqual(
+    [line.energy_kwh, line.price_p_per_kwh, line.amount_gbp, line.data_basis],
+    ['13.800', '9.8765', penniesToGbp(mul('13.800', '9.8765')), 'measured'],
+  );
   assert.equal(line.amount_gbp, '1.36'); // 136.2957p
   assert.equal(ppa.total_energy_kwh, '13.800', 'the only day with data');
   assert.equal(ppa.total_amount_gbp, '1.36');
@@ -161,28 +187,52 @@ test('a commercial site under EMS reporting: counters → ledger → report with
   const avoided = await me.ok('GET', `/api/hardware/ems/scope2/avoided?year=2026&site_id=${SITE}`);
   assert.deepEqual([avoided.generation_kwh, avoided.avoided_kg], ['13.800', '2.443']); // 13.8 × 0.177 = 2.4426
   const usage = await me.ok('GET', '/api/hardware/usage/carbon?period=day&from=2026-11-24&to=2026-11-24');
-  assert.deepEqual(usage.buckets.map((b: Record<string, unknown>) => [b.label, b.import_kwh, b.consumption_kwh, b.generation_kwh, b.location_based_kg]), [['2026-11-24', '24.800', '36.800', '13.800', '4.390']]);
+  assert.deepEqual(
+    usage.buckets.map((b: Record<string, unknown>) => [b.label, b.import_kwh, b.consumption_kwh, b.generation_kwh, b.location_based_kg]),
+    [['2026-11-24', '24.800', '36.800', '13.800', '4.390']],
+  );
 
   // ---- 5. Exports: interval (CSV), energy summary and the organisation export (JSON Lines) equal the ledger.
   const csv = (await me.ok('GET', `/api/hardware/ems/exports/interval.csv?site_id=${SITE}&date=2026-11-24`)) as string;
-  const [head, ...rows] = csv.split('\r\n').filter(Boolean).map((l) => l.split(','));
+  const [head, ...rows] = csv
+    .split('\r\n')
+    .filter(Boolean)
+    .map((l) => l.split(','));
   const col = (r: string[], c: string) => r[head.indexOf(c)];
-  assert.deepEqual(rows.map((r) => [whOf(col(r, 'import_kwh')), whOf(col(r, 'export_kwh')), whOf(col(r, 'generation_kwh')), whOf(col(r, 'consumption_kwh'))]), LOAD.map((l, i) => [IMP[i], EXP[i], GEN[i], l]));
+  assert.deepEqual(
+    rows.map((r) => [whOf(col(r, 'import_kwh')), whOf(col(r, 'export_kwh')), whOf(col(r, 'generation_kwh')), whOf(col(r, 'consumption_kwh'))]),
+    LOAD.map((l, i) => [IMP[i], EXP[i], GEN[i], l]),
+  );
   const summary = await me.ok('GET', `/api/hardware/ems/exports/energy-summary?site_id=${SITE}&date=2026-11-24`);
   const s0 = summary.sites.find((x: { site_id: string }) => x.site_id === SITE);
-  assert.deepEqual([s0.import_kwh, s0.export_kwh, s0.generation_kwh, s0.consumption_kwh, s0.self_consumed_kwh], ['24.800', '1.800', '13.800', '36.800', '12.000']);
-  const job = await me.ok('POST', '/api/organisations/export', { collections: ['energy.site_half_hours'], from: iso(DAY), to: iso(DAY + 86_400_000), format: 'jsonl' }, 202);
+  assert.deepEqual(
+    [s0.import_kwh, s0.export_kwh, s0.generation_kwh, s0.consumption_kwh, s0.self_consumed_kwh],
+    ['24.800', '1.800', '13.800', '36.800', '12.000'],
+  );
+  const job = await me.ok(
+    'POST',
+    '/api/organisations/export',
+    { collections: ['energy.site_half_hours'], from: iso(DAY), to: iso(DAY + 86_400_000), format: 'jsonl' },
+    202,
+  );
   for (let i = 0; i < 5; i++) {
     await svc.runDue();
     if ((await me.ok('GET', `/api/organisations/export/jobs/${job.job_id}`)).status === 'completed') break;
     clock.advance(1_000);
   }
-  const lines = String(await me.ok('GET', job.collection_paths['energy.site_half_hours'] + '?format=jsonl')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = String(await me.ok('GET', job.collection_paths['energy.site_half_hours'] + '?format=jsonl'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const exported = new Map(lines.filter((r) => r.site_id === SITE).map((r) => [new Date(r.slot).getTime(), r]));
   assert.equal(exported.size, 48);
   for (let i = 0; i < 48; i++) {
     const r = exported.get(DAY + i * HH);
-    assert.deepEqual([whOf(r.import_kwh), whOf(r.export_kwh), whOf(r.generation_kwh), whOf(r.consumption_kwh)], [IMP[i], EXP[i], GEN[i], LOAD[i]], `exported half hour ${i}`);
+    assert.deepEqual(
+      [whOf(r.import_kwh), whOf(r.export_kwh), whOf(r.generation_kwh), whOf(r.consumption_kwh)],
+      [IMP[i], EXP[i], GEN[i], LOAD[i]],
+      `exported half hour ${i}`,
+    );
   }
   assert.equal(sum(IMP), 24_800);
 
@@ -199,7 +249,10 @@ test('a commercial site under EMS reporting: counters → ledger → report with
   const h = hook.requests[0];
   assert.ok(verifySignature(String(h.headers['platform-signature']), h.body, endpoint.secret, Math.floor(clock.now().getTime() / 1000)), 'signature verified');
   const event = JSON.parse(h.body);
-  assert.deepEqual([event.type, event.organisation_id, event.data.alert.id, event.data.alert.type, event.data.alert.source], ['alert.raised', ORG, pvAlert.id, 'pv_underperformance', 'ems']);
+  assert.deepEqual(
+    [event.type, event.organisation_id, event.data.alert.id, event.data.alert.type, event.data.alert.source],
+    ['alert.raised', ORG, pvAlert.id, 'pv_underperformance', 'ems'],
+  );
   assert.equal(h.headers['platform-event-id'], event.id);
 
   // ---- 7. Another organisation sees none of it.
@@ -213,10 +266,14 @@ test('a commercial site under EMS reporting: counters → ledger → report with
     `/api/hardware/ems/scope2?year=2026&site_id=${SITE}`,
     `/api/hardware/ems/exports/interval.csv?${q}`,
     `/api/hardware/ems/sites/${SITE}/settings`,
-  ]) assertRefused(await them.call('GET', url), 404, 'Site not found', url);
+  ])
+    assertRefused(await them.call('GET', url), 404, 'Site not found', url);
   assertRefused(await them.call('GET', `/api/devtools/webhooks/${endpoint.id}/deliveries`), 404, /not found/i);
   const theirUsage = await them.ok('GET', '/api/hardware/usage/carbon?period=day&from=2026-11-24&to=2026-11-24');
-  assert.ok(theirUsage.buckets.every((b: { import_kwh: string }) => b.import_kwh === '0.000'), 'none of our import in their carbon');
+  assert.ok(
+    theirUsage.buckets.every((b: { import_kwh: string }) => b.import_kwh === '0.000'),
+    'none of our import in their carbon',
+  );
   assert.equal((await them.ok('GET', '/api/hardware/ems/alerts')).count, 0);
   assert.deepEqual((await them.ok('GET', '/api/devtools/webhooks')).endpoints ?? (await them.ok('GET', '/api/devtools/webhooks')).webhooks, []);
   const manifest = await them.ok('GET', '/api/organisations/export/manifest');

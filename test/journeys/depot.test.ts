@@ -69,7 +69,8 @@ const connect = async (id: string, password: string, orgId = ORG) => {
   return c;
 };
 const reading = (txId: number, ts: string, wh: number) => ({
-  connectorId: 1, transactionId: txId,
+  connectorId: 1,
+  transactionId: txId,
   meterValue: [{ timestamp: ts, sampledValue: [{ value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh', context: 'Sample.Periodic' }] }],
 });
 
@@ -77,8 +78,26 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   const clock = clockOf(svc);
 
   // ---- 1. The hub: a site with a published price schedule, two charge points (each also a registry asset).
-  await me.ok('POST', `${H}/sites`, { site_id: SITE, name: 'Fleet depot', postcode: 'M17 1AA', capacity_kw: 100, helpline_phone: '0800 123 4567', helpline_24_7: true }, 201);
-  await me.ok('POST', `${H}/sites/${SITE}/price-schedules`, { energy_p_per_kwh: '45', bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '70' }], time_p_per_minute: '0.5', connection_fee_p: '30', overstay_p_per_minute: '10', overstay_grace_minutes: 10, vat_percent: '20' }, 201);
+  await me.ok(
+    'POST',
+    `${H}/sites`,
+    { site_id: SITE, name: 'Fleet depot', postcode: 'M17 1AA', capacity_kw: 100, helpline_phone: '0800 123 4567', helpline_24_7: true },
+    201,
+  );
+  await me.ok(
+    'POST',
+    `${H}/sites/${SITE}/price-schedules`,
+    {
+      energy_p_per_kwh: '45',
+      bands: [{ start: '16:00', end: '19:00', energy_p_per_kwh: '70' }],
+      time_p_per_minute: '0.5',
+      connection_fee_p: '30',
+      overstay_p_per_minute: '10',
+      overstay_grace_minutes: 10,
+      vat_percent: '20',
+    },
+    201,
+  );
   await me.ok('POST', `${H}/sites/${SITE}/price-schedules/1/publish`);
   const cpA = await me.ok('POST', `${H}/sites/${SITE}/charge-points`, { charge_point_id: 'CP-A', max_power_kw: 22, connectors: 1, contactless: true }, 201);
   const cpB = await me.ok('POST', `${H}/sites/${SITE}/charge-points`, { charge_point_id: 'CP-B', max_power_kw: 22, connectors: 1, contactless: true }, 201);
@@ -122,22 +141,28 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   const costA = await me.ok('GET', `${H}/transactions/${sessionA.transaction_id}/cost`);
   // A by hand: 11.650 kWh × 45p = 524.25p; 70 minutes × 0.5p = 35p; connection 30p; no overstay (the
   // register rose until the stop). Net 589.25p → £5.89; VAT 20 % of 589p = 117.8p → £1.18; total £7.07.
-  assert.deepEqual(costA.lines.map((l: Record<string, string>) => [l.kind, l.quantity, l.rate_p, l.amount_p]), [
-    ['energy', '11.650', '45.0000', '524.2500'],
-    ['time', '70.00', '0.5000', '35.0000'],
-    ['connection', '1', '30.0000', '30.0000'],
-  ]);
+  assert.deepEqual(
+    costA.lines.map((l: Record<string, string>) => [l.kind, l.quantity, l.rate_p, l.amount_p]),
+    [
+      ['energy', '11.650', '45.0000', '524.2500'],
+      ['time', '70.00', '0.5000', '35.0000'],
+      ['connection', '1', '30.0000', '30.0000'],
+    ],
+  );
   assert.deepEqual([costA.energy_kwh, costA.net_gbp, costA.vat_gbp, costA.total_gbp], ['11.650', '5.89', '1.18', '7.07']);
   const costB = await me.ok('GET', `${H}/transactions/${sessionB.transaction_id}/cost`);
   // B by hand: the 3.600 kWh from 15:45 to 16:15 is spread over the half hour: 1.800 before 16:00 at
   // 45p = 81p, 1.800 after at 70p; with the 3.600 to 16:45, 5.400 kWh at 70p = 378p; 60 minutes ×
   // 0.5p = 30p; connection 30p. Net 519p → £5.19; VAT 103.8p → £1.04; total £6.23.
-  assert.deepEqual(costB.lines.map((l: Record<string, string>) => [l.kind, l.quantity, l.rate_p, l.amount_p]), [
-    ['energy', '1.800', '45.0000', '81.0000'],
-    ['energy', '5.400', '70.0000', '378.0000'],
-    ['time', '60.00', '0.5000', '30.0000'],
-    ['connection', '1', '30.0000', '30.0000'],
-  ]);
+  assert.deepEqual(
+    costB.lines.map((l: Record<string, string>) => [l.kind, l.quantity, l.rate_p, l.amount_p]),
+    [
+      ['energy', '1.800', '45.0000', '81.0000'],
+      ['energy', '5.400', '70.0000', '378.0000'],
+      ['time', '60.00', '0.5000', '30.0000'],
+      ['connection', '1', '30.0000', '30.0000'],
+    ],
+  );
   assert.deepEqual([costB.energy_kwh, costB.net_gbp, costB.vat_gbp, costB.total_gbp], ['7.200', '5.19', '1.04', '6.23']);
 
   // ---- 4. The site meter's day arrives from the gateway; the ledger shows the same session energy.
@@ -164,7 +189,10 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   assert.equal(ledger.totals.consumption_kwh, kwhText(whOf(sessionA.energy_kwh) + whOf(sessionB.energy_kwh)));
   assert.equal(ledger.totals.import_kwh, kwhText(48 * BUILDING_WH + 11650 + 7200));
   assert.equal(ledger.totals.residual_kwh, kwhText(48 * BUILDING_WH), 'the residual is the unmetered building load');
-  for (const [cp, session, slots] of [['CP-A', sessionA, ['08:00', '08:30', '09:00']], ['CP-B', sessionB, ['15:30', '16:00', '16:30']]] as const) {
+  for (const [cp, session, slots] of [
+    ['CP-A', sessionA, ['08:00', '08:30', '09:00']],
+    ['CP-B', sessionB, ['15:30', '16:00', '16:30']],
+  ] as const) {
     let sum = 0;
     for (const hm of slots) {
       const p = await me.ok('GET', `/api/telemetry/ledger/period/${SITE}/2026-11-24T${hm}:00.000Z`);
@@ -189,15 +217,29 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   assert.equal(fieldAlerts.find((x: { id: string }) => x.id === silentA.id).work_order_id, wo.id);
 
   // ---- 6. Settlement: a signed receipt of session A's energy, as the hub measured it.
-  const receipt = await me.ok('POST', '/api/vpp/vpp/settle/receipts/issue', {
-    site_id: SITE, asset_id: 'CP-A', reference: `hub-tx-${sessionA.transaction_id}`, period_start: sessionA.started_at, period_end: sessionA.stopped_at,
-    direction: 'turn_up', delivered_wh: whOf(sessionA.energy_kwh), source_basis: 'measured',
-  }, 201);
+  const receipt = await me.ok(
+    'POST',
+    '/api/vpp/vpp/settle/receipts/issue',
+    {
+      site_id: SITE,
+      asset_id: 'CP-A',
+      reference: `hub-tx-${sessionA.transaction_id}`,
+      period_start: sessionA.started_at,
+      period_end: sessionA.stopped_at,
+      direction: 'turn_up',
+      delivered_wh: whOf(sessionA.energy_kwh),
+      source_basis: 'measured',
+    },
+    201,
+  );
   assert.equal(receipt.delivered_kwh, '11.650');
   assert.equal(receipt.receipt_hash, createHash('sha256').update(receipt.signed_body, 'utf8').digest('hex'));
   const keys = (await me.ok('GET', '/api/vpp/vpp/settle/keys')).keys;
   const key = keys.find((k: { key_id: string }) => k.key_id === receipt.kid);
-  assert.ok(verify(null, Buffer.from(receipt.signed_body, 'utf8'), createPublicKey(key.public_key_pem), Buffer.from(receipt.signature, 'base64url')), 'the receipt verifies with the published key');
+  assert.ok(
+    verify(null, Buffer.from(receipt.signed_body, 'utf8'), createPublicKey(key.public_key_pem), Buffer.from(receipt.signature, 'base64url')),
+    'the receipt verifies with the published key',
+  );
   assert.equal(JSON.parse(receipt.signed_body).delivered_wh, 11650);
   assert.equal((await me.ok('GET', `/api/vpp/vpp/settle/receipts/${receipt.receipt_id}/verify`)).valid, true);
 
@@ -208,7 +250,10 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
     if ((await me.ok('GET', `/api/organisations/export/jobs/${job.job_id}`)).status === 'completed') break;
     clock.advance(1_000);
   }
-  const exported = String(await me.ok('GET', `${job.collection_paths['hub.transactions']}?format=jsonl`)).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const exported = String(await me.ok('GET', `${job.collection_paths['hub.transactions']}?format=jsonl`))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   assert.deepEqual(
     exported.map((r) => [r.transaction_id, r.started_at, r.stopped_at, kwhText(Number(r.meter_stop_wh) - Number(r.meter_start_wh))]).sort(),
     [sessionA, sessionB].map((t) => [t.transaction_id, t.started_at, t.stopped_at, t.energy_kwh]).sort(),
@@ -216,10 +261,13 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
 
   // ---- 7. Another organisation sees none of it.
   // Under another organisation's path the charger is unknown: the one answer of a failed sign-in (decision 0272).
-  await assert.rejects(charger({ base, orgId: OTHER, id: 'CP-A', password: cpA.password, protocol: 'ocpp1.6' }).connect(), (e: { response?: { statusCode: number } }) => {
-    assert.equal(e.response?.statusCode, 401);
-    return true;
-  });
+  await assert.rejects(
+    charger({ base, orgId: OTHER, id: 'CP-A', password: cpA.password, protocol: 'ocpp1.6' }).connect(),
+    (e: { response?: { statusCode: number } }) => {
+      assert.equal(e.response?.statusCode, 401);
+      return true;
+    },
+  );
   assertRefused(await them.call('GET', `${H}/sites/${SITE}/transactions`), 404, /not found/i);
   assertRefused(await them.call('GET', `${H}/transactions/${sessionA.transaction_id}/cost`), 404, /not found/i);
   assertRefused(await them.call('GET', `/api/telemetry/sites/${SITE}/ledger?date=2026-11-24`), 404, 'Site not found');
@@ -239,9 +287,15 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
 // bucket shows the energy delivered in it (decision 0323): 10.500 kWh from 08:00 to 09:00
 // (100 000 → 110 500 Wh) and 1.150 kWh after; the summary is over the buckets, so its count × avg
 // is the session's energy.
-test('seam: the charger history shows the energy delivered per hour (10.500 + 1.150 = the session\'s 11.650 kWh), not the register', async () => {
+test("seam: the charger history shows the energy delivered per hour (10.500 + 1.150 = the session's 11.650 kWh), not the register", async () => {
   const h = await me.ok('GET', '/api/telemetry/assets/ev/CP-A/history?metric=sessions&range=hourly');
-  assert.deepEqual(h.series.map((p: { t: string; v: number }) => [p.t, p.v]), [['2026-11-24T08:00:00Z', 10.5], ['2026-11-24T09:00:00Z', 1.15]]);
+  assert.deepEqual(
+    h.series.map((p: { t: string; v: number }) => [p.t, p.v]),
+    [
+      ['2026-11-24T08:00:00Z', 10.5],
+      ['2026-11-24T09:00:00Z', 1.15],
+    ],
+  );
   assert.deepEqual(h.summary, { count: 2, min: 1.15, max: 10.5, avg: 5.825, latest: 1.15 });
 });
 

@@ -59,8 +59,8 @@ export function integrate(samples: Sample[], gapMs = 15 * MIN): Map<number, { po
     const slot = Math.floor(t0 / HH) * HH;
     if (p0 >= 0 && p1 >= 0) add(slot, ((p0 + p1) / 2) * h, 0);
     else if (p0 <= 0 && p1 <= 0) add(slot, 0, ((-p0 - p1) / 2) * h);
-    else if (p0 > 0) add(slot, ((p0 * p0) / (p0 - p1)) * h / 2, ((p1 * p1) / (p0 - p1)) * h / 2);
-    else add(slot, ((p1 * p1) / (p1 - p0)) * h / 2, ((p0 * p0) / (p1 - p0)) * h / 2);
+    else if (p0 > 0) add(slot, (((p0 * p0) / (p0 - p1)) * h) / 2, (((p1 * p1) / (p0 - p1)) * h) / 2);
+    else add(slot, (((p1 * p1) / (p1 - p0)) * h) / 2, (((p0 * p0) / (p1 - p0)) * h) / 2);
   };
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1];
@@ -165,10 +165,29 @@ export async function startHttpsReceiver(status = 204): Promise<HttpsReceiver> {
   const dir = mkdtempSync(join(tmpdir(), 'journey-tls-'));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   const pem = { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
   rmSync(dir, { recursive: true, force: true });
   tls.setDefaultCACertificates([...tls.getCACertificates('default'), pem.cert]);

@@ -16,8 +16,26 @@ import { verifySignature } from '../devtools/helpers.ts';
 import { verifyWebhook } from '../../packages/sdk/src/verify-webhook.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 import {
-  client, clockOf, dec, gbpOfPence, HH, integrate, iso, kwhText, LONG, MIN, mul, parseCsv, penniesToGbp, pence, startHttpsReceiver, wh, whOf,
-  type Client, type HttpsReceiver, type Sample,
+  client,
+  clockOf,
+  dec,
+  gbpOfPence,
+  HH,
+  integrate,
+  iso,
+  kwhText,
+  LONG,
+  MIN,
+  mul,
+  parseCsv,
+  penniesToGbp,
+  pence,
+  startHttpsReceiver,
+  wh,
+  whOf,
+  type Client,
+  type HttpsReceiver,
+  type Sample,
 } from './helpers.ts';
 
 const ORG = 'journey-home';
@@ -60,7 +78,7 @@ const minuteOf = (t: number) => (t - DAY) / MIN;
 /** PV: a triangle from 08:00 to 16:00 peaking at -3.456 kW at noon (export/generation negative). */
 const pvKw = (t: number) => {
   const m = minuteOf(t);
-  return m <= 480 || m >= 960 ? 0 : -Math.round((3.456 * (1 - Math.abs(m - 720) / 240)) * 1000) / 1000;
+  return m <= 480 || m >= 960 ? 0 : -Math.round(3.456 * (1 - Math.abs(m - 720) / 240) * 1000) / 1000;
 };
 /** Battery: charges 0.96 kW 10:00-13:00 from the PV, discharges 1.2 kW 16:00-19:00 (the peak band). */
 const batKw = (t: number) => {
@@ -123,12 +141,17 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   const confirmed = await me.ok('POST', `/api/hardware/sites/${SITE}/confirm-mapping`, {});
   assert.equal(confirmed.status, 'confirmed');
   assert.equal(confirmed.elapsed_seconds, 120);
-  assert.deepEqual(confirmed.mapping.map((m: { asset_id: string }) => m.asset_id), [METER, PV, BATT]);
+  assert.deepEqual(
+    confirmed.mapping.map((m: { asset_id: string }) => m.asset_id),
+    [METER, PV, BATT],
+  );
   // The installer records the nameplates the alerts and the schedule rely on.
   await me.ok('PATCH', `/api/twin/registry/assets/${PV}`, { details: { capacity_kwp: PV_KWP } });
   await me.ok('PATCH', `/api/twin/registry/assets/${BATT}`, { details: BATTERY_LIMITS });
   const assets = (await me.ok('GET', `/api/twin/registry/assets?site_id=${SITE}`)).assets;
-  const cls = Object.fromEntries(assets.map((a: { asset_id: string; asset_class: string; parent_asset_id: string | null }) => [a.asset_id, `${a.asset_class}<${a.parent_asset_id}`]));
+  const cls = Object.fromEntries(
+    assets.map((a: { asset_id: string; asset_class: string; parent_asset_id: string | null }) => [a.asset_id, `${a.asset_class}<${a.parent_asset_id}`]),
+  );
   assert.deepEqual(cls, { [METER]: 'smart_meter<null', [PV]: `inverter<${METER}`, [BATT]: `battery<${PV}` });
 
   // ---- 2. Telemetry: the gateway heartbeats and uploads every six hours.
@@ -138,11 +161,13 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
     clock.set(Math.min(to, END) + 10_000);
     const hb = await me.ok('POST', `/api/hardware/ems/comms/${SITE}/heartbeat`, { gateway_id: 'gw-home', firmware: '2.4.1', buffer_depth: 0 });
     assert.equal(hb.state, 'online');
-    const records = instants.filter((t) => t >= from && t < to).flatMap((t) => [
-      { device_id: METER, ts: iso(t), power_kw: meterKw(t) },
-      { device_id: PV, ts: iso(t), power_kw: pvKw(t) },
-      { device_id: BATT, ts: iso(t), power_kw: batKw(t), soc_pct: socAt.get(t) },
-    ]);
+    const records = instants
+      .filter((t) => t >= from && t < to)
+      .flatMap((t) => [
+        { device_id: METER, ts: iso(t), power_kw: meterKw(t) },
+        { device_id: PV, ts: iso(t), power_kw: pvKw(t) },
+        { device_id: BATT, ts: iso(t), power_kw: batKw(t), soc_pct: socAt.get(t) },
+      ]);
     const stored = await me.ok('POST', '/api/telemetry/ingest', records);
     assert.equal(stored.stored, records.length);
   }
@@ -154,7 +179,13 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   assert.equal(ledger.pending_refresh, false);
   assert.equal(ledger.half_hours.length, 48);
   const got = ledger.half_hours.map((h: Record<string, string>) => ({
-    start: h.period_start, imp: whOf(h.import_kwh), exp: whOf(h.export_kwh), gen: whOf(h.generation_kwh), chg: whOf(h.charge_kwh), dis: whOf(h.discharge_kwh), con: whOf(h.consumption_kwh),
+    start: h.period_start,
+    imp: whOf(h.import_kwh),
+    exp: whOf(h.export_kwh),
+    gen: whOf(h.generation_kwh),
+    chg: whOf(h.charge_kwh),
+    dis: whOf(h.discharge_kwh),
+    con: whOf(h.consumption_kwh),
   }));
   assert.deepEqual(got, EXPECTED);
   for (const h of ledger.half_hours) {
@@ -174,27 +205,42 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   // One half hour's lineage: each asset's contribution, integrated from power.
   const noon = await me.ok('GET', `/api/telemetry/ledger/period/${SITE}/2026-11-24T12:00:00.000Z`);
   const row12 = EXPECTED[24];
-  const contrib = (asset: string, flow: string) => whOf(noon.contributions.find((c: { asset_id: string; flow: string }) => c.asset_id === asset && c.flow === flow)?.kwh);
+  const contrib = (asset: string, flow: string) =>
+    whOf(noon.contributions.find((c: { asset_id: string; flow: string }) => c.asset_id === asset && c.flow === flow)?.kwh);
   assert.deepEqual([contrib(PV, 'generation'), contrib(BATT, 'charge'), contrib(METER, 'export')], [row12.gen, row12.chg, row12.exp]);
 
   // Site energy reads the same ledger: self-consumed = Σ max(generation − export, 0) per half hour;
   // the battery's throughput and cycles against its registered 5.2 kWh.
   const selfConsumedWh = EXPECTED.reduce((a, r) => a + Math.max(r.gen - r.exp, 0), 0);
   const sc = await me.ok('GET', `/api/telemetry/sites/${SITE}/self-consumption?date=2026-11-24`);
-  assert.deepEqual([sc.generation_kwh, sc.export_kwh, sc.import_kwh, sc.consumption_kwh, sc.self_consumed_kwh], [kwhText(total('gen')), kwhText(total('exp')), kwhText(total('imp')), kwhText(total('con')), kwhText(selfConsumedWh)]);
+  assert.deepEqual(
+    [sc.generation_kwh, sc.export_kwh, sc.import_kwh, sc.consumption_kwh, sc.self_consumed_kwh],
+    [kwhText(total('gen')), kwhText(total('exp')), kwhText(total('imp')), kwhText(total('con')), kwhText(selfConsumedWh)],
+  );
   assert.equal(sc.self_consumption_ratio, Math.round((selfConsumedWh / total('gen')) * 1e4) / 1e4);
   const bs = await me.ok('GET', `/api/telemetry/sites/${SITE}/battery/state?date=2026-11-24`);
-  assert.deepEqual([bs.capacity_kwh, bs.capacity_source, bs.charge_kwh, bs.discharge_kwh, bs.throughput_kwh], [BATTERY_LIMITS.capacity_kwh, 'asset_details', kwhText(total('chg')), kwhText(total('dis')), kwhText(total('chg') + total('dis'))]);
+  assert.deepEqual(
+    [bs.capacity_kwh, bs.capacity_source, bs.charge_kwh, bs.discharge_kwh, bs.throughput_kwh],
+    [BATTERY_LIMITS.capacity_kwh, 'asset_details', kwhText(total('chg')), kwhText(total('dis')), kwhText(total('chg') + total('dis'))],
+  );
   assert.equal(bs.equivalent_full_cycles, Math.round(((total('chg') + total('dis')) / 1000 / 2 / BATTERY_LIMITS.capacity_kwh) * 100) / 100);
   assert.equal(bs.batteries[0].soc_pct, socAt.get(END));
 
   // ---- 4. EMS alert (pv_underperformance) routed to a person by e-mail and to a signed HTTPS webhook.
   const secret = newSecret();
-  const rule = await me.ok('POST', '/api/hardware/ems/routing/rules', {
-    name: 'PV below expectation',
-    match: { sources: ['pv_underperformance'] },
-    channels: [{ type: 'email', to: 'owner@home.test' }, { type: 'webhook', url: `${hook.url}/ems`, secret }],
-  }, 201);
+  const rule = await me.ok(
+    'POST',
+    '/api/hardware/ems/routing/rules',
+    {
+      name: 'PV below expectation',
+      match: { sources: ['pv_underperformance'] },
+      channels: [
+        { type: 'email', to: 'owner@home.test' },
+        { type: 'webhook', url: `${hook.url}/ems`, secret },
+      ],
+    },
+    201,
+  );
   clock.set(END + 5 * MIN);
   const ev = await me.ok('POST', '/api/hardware/ems/alerts/evaluate');
   // By hand (docs/alerts.md): the window is the 48 whole half hours to now (the day); measured
@@ -204,11 +250,18 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   const shortfallMicro = 20_000_000 - measuredMicro;
   const impactGbp = penniesToGbp(mul((shortfallMicro / 1e6).toFixed(6), '24.50'));
   assert.ok(measuredMicro < 16_000_000);
-  assert.deepEqual(ev.raised.map((a: { source: string; asset_id: string }) => `${a.source}:${a.asset_id}`), [`pv_underperformance:${PV}`], 'nothing else is wrong with this home');
+  assert.deepEqual(
+    ev.raised.map((a: { source: string; asset_id: string }) => `${a.source}:${a.asset_id}`),
+    [`pv_underperformance:${PV}`],
+    'nothing else is wrong with this home',
+  );
   const alert = ev.raised[0];
   assert.equal(alert.impact_gbp_per_day, impactGbp);
   assert.equal(alert.site_id, SITE);
-  assert.deepEqual(ev.routing.deliveries.map((d: { channel_type: string; outcome: string }) => `${d.channel_type}:${d.outcome}`).sort(), ['email:delivered', 'webhook:delivered']);
+  assert.deepEqual(ev.routing.deliveries.map((d: { channel_type: string; outcome: string }) => `${d.channel_type}:${d.outcome}`).sort(), [
+    'email:delivered',
+    'webhook:delivered',
+  ]);
   assert.equal(mail.messages.length, 1);
   const m = mail.messages[0];
   assert.deepEqual(m.to, ['owner@home.test']);
@@ -218,21 +271,43 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   await hook.received(1, 'the emsAlertRouted webhook');
   const h = hook.requests[0];
   assert.equal(h.url, '/ems');
-  assert.ok(verifySignature(String(h.headers['platform-signature']), h.body, secret, Math.floor(clock.now().getTime() / 1000)), 'signature verified independently');
-  const event = verifyWebhook<{ alert: { id: string; impact_gbp_per_day: string }; rule: { id: string } }>({ body: h.body, signature: h.headers['platform-signature'], secret, now: clock.now() });
+  assert.ok(
+    verifySignature(String(h.headers['platform-signature']), h.body, secret, Math.floor(clock.now().getTime() / 1000)),
+    'signature verified independently',
+  );
+  const event = verifyWebhook<{ alert: { id: string; impact_gbp_per_day: string }; rule: { id: string } }>({
+    body: h.body,
+    signature: h.headers['platform-signature'],
+    secret,
+    now: clock.now(),
+  });
   assert.equal(event.type, 'emsAlertRouted');
   assert.equal(event.organisation_id, ORG);
   assert.deepEqual([event.data.alert.id, event.data.alert.impact_gbp_per_day, event.data.rule.id], [alert.id, impactGbp, rule.id]);
 
   // ---- 5. Pricing: the ledger's import billed on a time-of-use retail tariff.
-  const tariff = await me.ok('POST', '/api/trading/retail-tariffs', {
-    name: 'Home E7',
-    supply_type: 'domestic',
-    version: {
-      effective_from: '2026-11-01', vat_rate_percent: '5', standing_charge_p_per_day: '48.79',
-      unit_rates: { type: 'time_of_use', rates: { night: '7.50', day: '27.03' }, periods: [{ band: 'night', days: 'all', from: '00:00', to: '07:00' }, { band: 'day', days: 'all', from: '07:00', to: '24:00' }] },
+  const tariff = await me.ok(
+    'POST',
+    '/api/trading/retail-tariffs',
+    {
+      name: 'Home E7',
+      supply_type: 'domestic',
+      version: {
+        effective_from: '2026-11-01',
+        vat_rate_percent: '5',
+        standing_charge_p_per_day: '48.79',
+        unit_rates: {
+          type: 'time_of_use',
+          rates: { night: '7.50', day: '27.03' },
+          periods: [
+            { band: 'night', days: 'all', from: '00:00', to: '07:00' },
+            { band: 'day', days: 'all', from: '07:00', to: '24:00' },
+          ],
+        },
+      },
     },
-  }, 201);
+    201,
+  );
   const consumption = ledger.half_hours.map((h: { period_start: string; import_kwh: string }) => ({ start: h.period_start, kwh: h.import_kwh }));
   const bill = await me.ok('POST', '/api/trading/retail-tariffs/bill', { tariff_id: tariff.tariff_id, from: '2026-11-24', to: '2026-11-25', consumption });
   // Hand-worked: night = the import of the 14 half hours before 07:00, day = the other 34.
@@ -243,7 +318,9 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   const day = penniesToGbp(mul(kwhText(dayWh), '27.03'));
   const net = pence(standing) + pence(night) + pence(day);
   const vat = penniesToGbp(mul(gbpOfPence(net), '5'));
-  const lines = Object.fromEntries(bill.lines.map((l: { band: string | null; amount_gbp: string; quantity: string }) => [l.band ?? 'standing', [l.quantity, l.amount_gbp]]));
+  const lines = Object.fromEntries(
+    bill.lines.map((l: { band: string | null; amount_gbp: string; quantity: string }) => [l.band ?? 'standing', [l.quantity, l.amount_gbp]]),
+  );
   assert.deepEqual(lines, { standing: ['1', standing], night: [String(Number(kwhText(nightWh))), night], day: [String(Number(kwhText(dayWh))), day] });
   assert.equal(bill.totals.kwh, String(Number(kwhText(total('imp')))), 'the bill bills the ledger import, no more, no less');
   assert.equal(bill.totals.net_gbp, gbpOfPence(net));
@@ -253,20 +330,35 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
 
   // ---- 6. Forecast and a schedule for Wednesday priced by that tariff, within the battery's registered limits.
   const fc = await me.ok('GET', `/api/optimiser/forecasting/sites/${SITE}/forecast`);
-  const battery = (await me.ok('GET', `/api/twin/registry/assets/${BATT}`));
+  const battery = await me.ok('GET', `/api/twin/registry/assets/${BATT}`);
   const limits = battery.details;
   assert.deepEqual(limits, BATTERY_LIMITS);
   const lastSoc = bs.batteries[0].soc_pct; // the battery's latest state of charge, as site energy shows it
   const plan = await me.ok('POST', `/api/optimiser/tariff-schedule/${SITE}/run`, {
-    start: iso(END), hours: 24, export_p_per_kwh: 15,
+    start: iso(END),
+    hours: 24,
+    export_p_per_kwh: 15,
     prices: { source: 'retail_tariff', tariff_id: tariff.tariff_id },
-    batteries: [{ device_id: BATT, capacity_kwh: limits.capacity_kwh, max_charge_kw: limits.max_power_kw, max_discharge_kw: limits.max_power_kw, min_soc_pct: limits.min_soc_pct, max_soc_pct: limits.max_soc_pct, initial_soc_pct: lastSoc }],
+    batteries: [
+      {
+        device_id: BATT,
+        capacity_kwh: limits.capacity_kwh,
+        max_charge_kw: limits.max_power_kw,
+        max_discharge_kw: limits.max_power_kw,
+        min_soc_pct: limits.min_soc_pct,
+        max_soc_pct: limits.max_soc_pct,
+        initial_soc_pct: lastSoc,
+      },
+    ],
   });
   assert.equal(plan.half_hour_plan.length, 48);
   assert.match(plan.site_forecast, /^persistence/);
   const minKwh = (limits.capacity_kwh * limits.min_soc_pct) / 100;
   const maxKwh = (limits.capacity_kwh * limits.max_soc_pct) / 100;
-  assert.deepEqual([plan.batteries[0].min_soc_kwh, plan.batteries[0].max_soc_kwh, plan.batteries[0].initial_soc_kwh], [minKwh, maxKwh, Math.round(limits.capacity_kwh * lastSoc * 10) / 1000]);
+  assert.deepEqual(
+    [plan.batteries[0].min_soc_kwh, plan.batteries[0].max_soc_kwh, plan.batteries[0].initial_soc_kwh],
+    [minKwh, maxKwh, Math.round(limits.capacity_kwh * lastSoc * 10) / 1000],
+  );
   for (const [i, hh] of plan.half_hour_plan.entries()) {
     const d = hh.devices[0];
     assert.ok(Math.abs(d.power_kw) <= limits.max_power_kw + 1e-9, `half hour ${i}: ${d.power_kw} kW within ±${limits.max_power_kw}`);
@@ -276,11 +368,15 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   }
   // The forecast handed to the optimiser: Tuesday carried forward, every half hour present.
   assert.equal(fc.half_hours.filter((x: { load_kwh: number | null }) => x.load_kwh === null).length, 0, 'no half hour of the forecast is empty');
-  const charged = plan.half_hour_plan.slice(0, 14).reduce((s: number, x: { devices: { power_kw: number }[] }) => s + Math.max(0, x.devices[0].power_kw) * 0.5, 0);
+  const charged = plan.half_hour_plan
+    .slice(0, 14)
+    .reduce((s: number, x: { devices: { power_kw: number }[] }) => s + Math.max(0, x.devices[0].power_kw) * 0.5, 0);
   assert.ok(charged > 0, 'the battery recharges in the cheap night band');
   // The registry's capacity bounds the plan: ten times it is refused (decision 0316).
   const oversized = await me.call('POST', `/api/optimiser/tariff-schedule/${SITE}/run`, {
-    start: iso(END), hours: 24, prices: { source: 'retail_tariff', tariff_id: tariff.tariff_id },
+    start: iso(END),
+    hours: 24,
+    prices: { source: 'retail_tariff', tariff_id: tariff.tariff_id },
     batteries: [{ device_id: BATT, capacity_kwh: limits.capacity_kwh * 10, max_charge_kw: limits.max_power_kw, initial_soc_pct: 50 }],
   });
   assertRefused(oversized, 422, { fields: ['body.batteries.0.capacity_kwh'] });
@@ -291,7 +387,15 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   for (const rows of [interval.rows, intervalCsv]) {
     assert.equal(rows.length, 48);
     assert.deepEqual(
-      rows.map((r: Record<string, string>) => ({ start: r.period_start, imp: whOf(r.import_kwh), exp: whOf(r.export_kwh), gen: whOf(r.generation_kwh), chg: whOf(r.charge_kwh), dis: whOf(r.discharge_kwh), con: whOf(r.consumption_kwh) })),
+      rows.map((r: Record<string, string>) => ({
+        start: r.period_start,
+        imp: whOf(r.import_kwh),
+        exp: whOf(r.export_kwh),
+        gen: whOf(r.generation_kwh),
+        chg: whOf(r.charge_kwh),
+        dis: whOf(r.discharge_kwh),
+        con: whOf(r.consumption_kwh),
+      })),
       EXPECTED,
     );
   }
@@ -306,7 +410,18 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
   assert.equal(bySlot.size, 48);
   for (const e of EXPECTED) {
     const r = bySlot.get(e.start)!;
-    assert.deepEqual({ start: e.start, imp: whOf(r.import_kwh), exp: whOf(r.export_kwh), gen: whOf(r.generation_kwh), chg: whOf(r.charge_kwh), dis: whOf(r.discharge_kwh), con: whOf(r.consumption_kwh) }, e);
+    assert.deepEqual(
+      {
+        start: e.start,
+        imp: whOf(r.import_kwh),
+        exp: whOf(r.export_kwh),
+        gen: whOf(r.generation_kwh),
+        chg: whOf(r.charge_kwh),
+        dis: whOf(r.discharge_kwh),
+        con: whOf(r.consumption_kwh),
+      },
+      e,
+    );
   }
 
   // ---- 8. Another organisation sees none of it.
@@ -331,11 +446,15 @@ test('a home with PV and a battery: onboarding → a day of telemetry → ledger
 // a half hour is the energy ledger's consumption and generation, to the watt-hour. Before, it
 // worked them out itself as the mean of the samples × 0.5 h: 16 half hours of generation and 5 of
 // load differed (08:00 generation 0.090 against the ledger's 0.108 kWh, 20:30 load 1.008 against 0.940).
-test('forecast-vs-actual shows the ledger\'s consumption and generation as the actuals', async () => {
+test("forecast-vs-actual shows the ledger's consumption and generation as the actuals", async () => {
   const fva = await me.ok('GET', `/api/optimiser/forecasting/sites/${SITE}/forecast-vs-actual?from=2026-11-24T00:00:00Z&to=2026-11-25T00:00:00Z`);
   assert.equal(fva.half_hours.length, 48);
   assert.deepEqual(
-    fva.half_hours.map((h: { start: string; load_actual_kwh: number; generation_actual_kwh: number }) => [h.start, Math.round(h.load_actual_kwh * 1000), Math.round(h.generation_actual_kwh * 1000)]),
+    fva.half_hours.map((h: { start: string; load_actual_kwh: number; generation_actual_kwh: number }) => [
+      h.start,
+      Math.round(h.load_actual_kwh * 1000),
+      Math.round(h.generation_actual_kwh * 1000),
+    ]),
     EXPECTED.map((e) => [e.start, e.con, e.gen]),
   );
 });

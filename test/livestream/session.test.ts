@@ -116,12 +116,17 @@ test('a stream ends when its member is removed from the organisation, or their r
   const admin = await svc.token({ orgId: MEMBERS, roles: ['ORG_ADMIN'] });
   const ts = clock().now().toISOString();
   const ingest = await svc.request({
-    method: 'POST', url: '/api/telemetry/ingest', headers: { authorization: `Bearer ${admin}` },
+    method: 'POST',
+    url: '/api/telemetry/ingest',
+    headers: { authorization: `Bearer ${admin}` },
     payload: [{ asset_id: 'live-1', ts, power_kw: 2.5 }],
   });
   assert.ok(ingest.statusCode < 300, ingest.body);
   await stays.next('telemetry on the unchanged member’s stream', (e) => e.event === 'telemetry' && e.data.records[0].ts === ts);
-  assert.equal(stays.events.some((e) => e.event === 'end'), false);
+  assert.equal(
+    stays.events.some((e) => e.event === 'end'),
+    false,
+  );
 });
 
 test('streams past the per-user cap are refused 429; another user of the organisation is not, until the organisation’s cap', async () => {

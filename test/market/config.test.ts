@@ -24,7 +24,10 @@ test('provider settings: defaults', () => {
   assert.equal(flex(c).cacheTtlSeconds, 60);
   assert.deepEqual(
     flex(c).operators.map((o) => [o.slot, o.id, o.baseUrl, o.requiresTenderPlatformId]),
-    [['A', 'dno-a', undefined, false], ['B', 'dno-b', undefined, true]],
+    [
+      ['A', 'dno-a', undefined, false],
+      ['B', 'dno-b', undefined, true],
+    ],
   );
   assert.equal(esg(c).signingKeyPem, undefined);
 });
@@ -49,7 +52,11 @@ test('provider settings: a bad variable fails at start with a message naming it'
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), FLEX_DNO_A_BASE_URL: 'http://flex.example' }, /FLEX_DNO_A_BASE_URL must use https/],
   ];
   for (const [env, re] of cases) {
-    assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && re.test(e.message), JSON.stringify(env).slice(0, 80));
+    assert.throws(
+      () => loadConfig(env),
+      (e: Error) => e instanceof ConfigError && re.test(e.message),
+      JSON.stringify(env).slice(0, 80),
+    );
   }
 });
 
@@ -59,5 +66,12 @@ test('provider settings: the receipt key is accepted as a base64 seed or PKCS8 P
   const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32).toString('base64');
   for (const v of [pem, seed, pem.replace(/\n/g, '\\n')]) assert.equal(esg(loadConfig({ ESG_SIGNING_KEY: v })).signingKeyPem, pem);
   const c = loadConfig({ FLEX_DNO_A_ID: 'ukpn', FLEX_DNO_A_BASE_URL: 'https://flex.example', FLEX_DNO_A_CLIENT_ID: 'm', FLEX_DNO_A_API_KEY: 'k' });
-  assert.deepEqual(flex(c).operators[0], { slot: 'A', id: 'ukpn', baseUrl: 'https://flex.example', clientId: 'm', apiKey: 'k', requiresTenderPlatformId: false });
+  assert.deepEqual(flex(c).operators[0], {
+    slot: 'A',
+    id: 'ukpn',
+    baseUrl: 'https://flex.example',
+    clientId: 'm',
+    apiKey: 'k',
+    requiresTenderPlatformId: false,
+  });
 });

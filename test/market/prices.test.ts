@@ -87,7 +87,10 @@ test('prices: 2026-03-29 (clocks go forward) has 46 half hours and 2026-10-25 (c
   assert.equal(spring.expected_count, 46);
   assert.equal(spring.prices[0].valid_from, '2026-03-29T00:00:00.000Z');
   assert.equal(spring.prices[45].valid_to, '2026-03-29T23:00:00.000Z');
-  assert.deepEqual(spring.prices.map((p: { settlement_period: number }) => p.settlement_period), Array.from({ length: 46 }, (_, i) => i + 1));
+  assert.deepEqual(
+    spring.prices.map((p: { settlement_period: number }) => p.settlement_period),
+    Array.from({ length: 46 }, (_, i) => i + 1),
+  );
   const autumn = json(await get('/api/trading/prices/provider-agile?region=A&period_from=2026-10-25&period_to=2026-10-26'));
   assert.equal(autumn.count, 50);
   assert.equal(autumn.prices[0].valid_from, '2026-10-24T23:00:00.000Z');
@@ -106,7 +109,12 @@ test('prices: the provider’s pages are followed to the end, newest-first rows 
   assert.deepEqual(starts, [...starts].sort());
   // 49 rows over two local days (the span is fetched whole) at 10 a page.
   assert.ok(fake.rateRequests().length >= 5, String(fake.rateRequests().length));
-  assert.ok(fake.rateRequests().slice(1).every((r) => /[?&]page=\d+/.test(r.url)));
+  assert.ok(
+    fake
+      .rateRequests()
+      .slice(1)
+      .every((r) => /[?&]page=\d+/.test(r.url)),
+  );
 });
 
 test('prices: region defaults to C and anything but the 14 letters is 422 in the validation shape', async () => {
@@ -271,7 +279,12 @@ test('prices: without the provider’s inclusive figure it is derived from the u
   const pairs = body.prices.map((p: { value_exc_vat: number; value_inc_vat: number }) => [p.value_exc_vat, p.value_inc_vat]);
   assert.deepEqual(
     pairs.sort((a: number[], b: number[]) => a[0] - b[0]),
-    [[-2.1, -2.205], [0.01, 0.0105], [16.46, 17.283], [20.59, 21.6195]],
+    [
+      [-2.1, -2.205],
+      [0.01, 0.0105],
+      [16.46, 17.283],
+      [20.59, 21.6195],
+    ],
   );
 });
 

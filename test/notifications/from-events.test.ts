@@ -54,7 +54,12 @@ test('an accepted invitation tells its inviter, once, and nobody else', async ()
 
 test("an API key entering its expiry warning tells each of the organisation's administrators, not operators or other organisations", async () => {
   // admin2 does not want these.
-  const off = await svc.request({ method: 'PUT', url: '/api/notifications/preferences', headers: bearer(admin2), payload: { kinds: { api_key_expiring: false } } });
+  const off = await svc.request({
+    method: 'PUT',
+    url: '/api/notifications/preferences',
+    headers: bearer(admin2),
+    payload: { kinds: { api_key_expiring: false } },
+  });
   assert.equal(off.statusCode, 200, off.body);
   const expires = new Date(svc.clock.now().getTime() + 5 * DAY).toISOString();
   const key = await svc.request({

@@ -32,14 +32,20 @@ after(() => svc.stop());
 const get = (t: string, url: string) => svc.request({ method: 'GET', url, headers: h(t) });
 const post = (t: string, url: string) => svc.request({ method: 'POST', url, headers: h(t) });
 
-test('list: only the caller\'s own, newest first, cursor pages and filters; the path without the slash too', async () => {
+test("list: only the caller's own, newest first, cursor pages and filters; the path without the slash too", async () => {
   const res = await get(me, '/api/notifications/?limit=3');
   assert.equal(res.statusCode, 200);
   const p1 = json(res);
-  assert.deepEqual(p1.notifications.map((n: { title: string }) => n.title), ['WO-1', 'Alert 3', 'Alert 2']);
+  assert.deepEqual(
+    p1.notifications.map((n: { title: string }) => n.title),
+    ['WO-1', 'Alert 3', 'Alert 2'],
+  );
   assert.equal(p1.has_more, true);
   const p2 = json(await get(me, `/api/notifications/?limit=3&cursor=${encodeURIComponent(p1.next_cursor)}`));
-  assert.deepEqual(p2.notifications.map((n: { title: string }) => n.title), ['Alert 1']);
+  assert.deepEqual(
+    p2.notifications.map((n: { title: string }) => n.title),
+    ['Alert 1'],
+  );
   assert.equal(p2.next_cursor, null);
   assert.equal(json(await get(me, '/api/notifications?kind=work_order_assigned')).notifications.length, 1);
   assert.equal(json(await get(colleague, '/api/notifications/')).notifications.length, 1);
@@ -49,7 +55,7 @@ test('list: only the caller\'s own, newest first, cursor pages and filters; the 
   assertRefused(await svc.request({ method: 'GET', url: '/api/notifications/' }), 401, 'Authorization header missing');
 });
 
-test('unread count, mark one read (idempotent; someone else\'s is 404), mark all read', async () => {
+test("unread count, mark one read (idempotent; someone else's is 404), mark all read", async () => {
   assert.deepEqual(json(await get(me, '/api/notifications/unread-count')), { unread: 4 });
   const first = json(await get(me, '/api/notifications/')).notifications[0];
   const r = await post(me, `/api/notifications/${first.id}/read`);

@@ -22,7 +22,14 @@ before(async () => {
   svc = await startTestService({
     clock: new ManualClock(iso(NOW)),
     // One sample a half hour: the energy ledger joins samples up to 30 minutes apart.
-    env: { TARIFF_API_BASE_URL: fake.url, CARBON_API_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '2000', UPSTREAM_RETRY_BASE_MS: '1', UPSTREAM_RETRIES: '0', ENERGY_POWER_GAP_SECONDS: '1800' },
+    env: {
+      TARIFF_API_BASE_URL: fake.url,
+      CARBON_API_BASE_URL: 'http://127.0.0.1:9',
+      UPSTREAM_TIMEOUT_MS: '2000',
+      UPSTREAM_RETRY_BASE_MS: '1',
+      UPSTREAM_RETRIES: '0',
+      ENERGY_POWER_GAP_SECONDS: '1800',
+    },
   });
   await svc.createOrg('org-aw');
   await svc.createOrg('org-ax');
@@ -32,7 +39,8 @@ before(async () => {
   await asset(svc, admin, { asset_id: 'aw-meter', site_id: 'aw', asset_class: 'site_meter' });
   await asset(svc, admin, { asset_id: 'aw-bat', site_id: 'aw', asset_class: 'battery', parent_asset_id: 'aw-meter' });
   const records = [];
-  for (let t = NOW - 86_400_000 - HH; t < NOW; t += HH) records.push({ device_id: 'aw-meter', ts: iso(t + 600_000), power_kw: new Date(t).getUTCHours() >= 17 && new Date(t).getUTCHours() < 19 ? 9 : 4 });
+  for (let t = NOW - 86_400_000 - HH; t < NOW; t += HH)
+    records.push({ device_id: 'aw-meter', ts: iso(t + 600_000), power_kw: new Date(t).getUTCHours() >= 17 && new Date(t).getUTCHours() < 19 ? 9 : 4 });
   // The battery idles at 0 kW, so the ledger's consumption (derived from the balance) is known; it
   // last reported 80 minutes ago, so it is not fresh (device availability falls back) and the
   // ledger's last complete half hour is 10:00.
@@ -41,7 +49,10 @@ before(async () => {
   // Forecasting reads the energy ledger: the refresh folds the readings in.
   await refresh(svc);
   clockOf(svc).set(NOW);
-  const cfg = await call(svc, admin, 'PUT', '/api/optimiser/import-limit/aw/config', { import_limit_kw: 7, assets: [{ device_id: 'aw-bat', kind: 'battery', max_power_kw: 3, capacity_kwh: 8, initial_soc_pct: 50 }] });
+  const cfg = await call(svc, admin, 'PUT', '/api/optimiser/import-limit/aw/config', {
+    import_limit_kw: 7,
+    assets: [{ device_id: 'aw-bat', kind: 'battery', max_power_kw: 3, capacity_kwh: 8, initial_soc_pct: 50 }],
+  });
   assert.equal(cfg.statusCode, 200, cfg.body);
 });
 after(async () => {
@@ -52,7 +63,10 @@ after(async () => {
 test('catalogue and settings', async () => {
   const c = await call(svc, viewer, 'GET', `${A}/catalogue`);
   assert.equal(c.statusCode, 200);
-  assert.deepEqual(json(c).layers.map((l: any) => l.layer), ['prices', 'carbon', 'site_forecast', 'grid_constraints', 'flexibility_tenders', 'device_availability']);
+  assert.deepEqual(
+    json(c).layers.map((l: any) => l.layer),
+    ['prices', 'carbon', 'site_forecast', 'grid_constraints', 'flexibility_tenders', 'device_availability'],
+  );
   const s = json(await call(svc, viewer, 'GET', `${A}/settings`));
   assert.equal(s.shadow_only, true);
   assert.equal(s.default_region, 'C');

@@ -51,7 +51,11 @@ before(async () => {
   // Forecasting reads the energy ledger: the refresh folds the readings in.
   await refresh(svc);
   clockOf(svc).set(NOW);
-  const sc = await call(svc, admin, 'POST', '/api/hardware/ems/control/demo/sites/depot/scenario', { load_kw: 3, pv_available_kw: 0, battery_capacity_kwh: 10 });
+  const sc = await call(svc, admin, 'POST', '/api/hardware/ems/control/demo/sites/depot/scenario', {
+    load_kw: 3,
+    pv_available_kw: 0,
+    battery_capacity_kwh: 10,
+  });
   assert.equal(sc.statusCode, 200, sc.body);
 });
 after(() => svc?.stop());
@@ -67,8 +71,12 @@ test('configuration: unconfigured, set, read back; refusals', async () => {
   assert.equal(again.configured, true);
   assert.deepEqual(again.assets, CONFIG.assets);
   assertRefused(await call(svc, viewer, 'PUT', `${BASE}/depot/config`, CONFIG), 403, /./);
-  assertRefused(await call(svc, admin, 'PUT', `${BASE}/depot/config`, { ...CONFIG, assets: [{ ...CONFIG.assets[0], device_id: 'ghost' }] }), 422, { fields: ['body.assets.0.device_id'] });
-  assertRefused(await call(svc, admin, 'PUT', `${BASE}/depot/config`, { ...CONFIG, assets: [{ ...CONFIG.assets[0], capacity_kwh: undefined }] }), 422, { fields: ['body.assets.0.capacity_kwh'] });
+  assertRefused(await call(svc, admin, 'PUT', `${BASE}/depot/config`, { ...CONFIG, assets: [{ ...CONFIG.assets[0], device_id: 'ghost' }] }), 422, {
+    fields: ['body.assets.0.device_id'],
+  });
+  assertRefused(await call(svc, admin, 'PUT', `${BASE}/depot/config`, { ...CONFIG, assets: [{ ...CONFIG.assets[0], capacity_kwh: undefined }] }), 422, {
+    fields: ['body.assets.0.capacity_kwh'],
+  });
   assertRefused(await call(svc, admin, 'PUT', `${BASE}/depot/config`, { ...CONFIG, import_limit_kw: 0 }), 422, { fields: ['body.import_limit_kw'] });
   assertRefused(await call(svc, admin, 'GET', `${BASE}/elsewhere/config`), 404, 'Site not found');
 });
@@ -105,7 +113,10 @@ test('run: peaks avoided, advisory by default, dispatched in the demo realm thro
   assert.equal(d.statusCode, 200, d.body);
   const dr = json(d);
   assert.equal(dr.dispatched, true);
-  assert.deepEqual(dr.dispatch.map((x: any) => x.device_id), ['il-bat', 'il-ev']);
+  assert.deepEqual(
+    dr.dispatch.map((x: any) => x.device_id),
+    ['il-bat', 'il-ev'],
+  );
   assert.ok(dr.dispatch.every((x: any) => typeof x.verdict === 'string' && x.setpoint_id));
   const sp = json(await call(svc, viewer, 'GET', '/api/hardware/ems/control/setpoints?site_id=depot'));
   assert.equal(sp.setpoints.filter((x: any) => x.source === 'optimiser').length, 2);
@@ -118,12 +129,23 @@ test('run: peaks avoided, advisory by default, dispatched in the demo realm thro
 
   const runs = json(await call(svc, viewer, 'GET', `${BASE}/depot/runs`));
   // Both runs were made at the same service time: their order between them is by run id.
-  assert.deepEqual(runs.runs.map((x: any) => [x.run_id, x.dispatched]).sort(), [[r.run_id, false], [dr.run_id, true]].sort());
+  assert.deepEqual(
+    runs.runs.map((x: any) => [x.run_id, x.dispatched]).sort(),
+    [
+      [r.run_id, false],
+      [dr.run_id, true],
+    ].sort(),
+  );
 });
 
 test('dispatch is refused while an override holds the site, and nothing is recorded', async () => {
   const before = json(await call(svc, viewer, 'GET', `${BASE}/depot/runs`)).runs.length;
-  const ov = await call(svc, admin, 'POST', '/api/hardware/ems/overrides', { site_id: 'depot', reason: 'engineer on site', authority: 'DNO', expires_at: iso(NOW + 3_600_000) });
+  const ov = await call(svc, admin, 'POST', '/api/hardware/ems/overrides', {
+    site_id: 'depot',
+    reason: 'engineer on site',
+    authority: 'DNO',
+    expires_at: iso(NOW + 3_600_000),
+  });
   assert.equal(ov.statusCode, 201, ov.body);
   assertRefused(await call(svc, admin, 'POST', `${BASE}/depot/run`, { hours: 2, dispatch: true }), 409, 'Override active');
   assert.equal(json(await call(svc, viewer, 'GET', `${BASE}/depot/runs`)).runs.length, before);

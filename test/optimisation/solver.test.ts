@@ -51,10 +51,23 @@ test('the LP plan matches exhaustive search on small problems', async () => {
     const imp = Array.from({ length: n }, () => Math.round(rand() * 40 - 5));
     const exp = imp.map((p) => Math.min(p, Math.round(rand() * 15)));
     const base = Array.from({ length: n }, () => Math.round(rand() * 4 - 1));
-    const b: BatterySpec = { device_id: 'b', capacity_kwh: cap, max_charge_kw: stepMax / DT_H, max_discharge_kw: stepMax / DT_H, round_trip_efficiency: 1, min_soc_kwh: 0, max_soc_kwh: cap, initial_soc_kwh: soc0, max_discharge_kwh_per_day: null };
+    const b: BatterySpec = {
+      device_id: 'b',
+      capacity_kwh: cap,
+      max_charge_kw: stepMax / DT_H,
+      max_discharge_kw: stepMax / DT_H,
+      round_trip_efficiency: 1,
+      min_soc_kwh: 0,
+      max_soc_kwh: cap,
+      initial_soc_kwh: soc0,
+      max_discharge_kwh_per_day: null,
+    };
     const r = await plan({ start: START, n, import_p: imp, export_p: exp, base_kwh: base, batteries: [b] });
     const want = dpBest(imp, exp, base, cap, 0, soc0, stepMax);
-    assert.ok(Math.abs(Number(r.cost.opt) / 100 - want) < 1e-3, `case ${k}: LP ${r.cost.opt} (£0.0001) vs DP ${want} p (prices ${imp}, base ${base}, cap ${cap}, soc0 ${soc0})`);
+    assert.ok(
+      Math.abs(Number(r.cost.opt) / 100 - want) < 1e-3,
+      `case ${k}: LP ${r.cost.opt} (£0.0001) vs DP ${want} p (prices ${imp}, base ${base}, cap ${cap}, soc0 ${soc0})`,
+    );
   }
 });
 
@@ -98,7 +111,8 @@ test('no plan breaks a limit, and none costs more than doing nothing or the simp
         assert.ok(soc >= b.min_soc_kwh - 1e-5 && soc <= b.max_soc_kwh + 1e-5, `case ${k}: SoC ${soc} within bounds`);
         byDay.set(r.problem.days[i], (byDay.get(r.problem.days[i]) ?? 0) + d * DT_H);
       }
-      if (b.max_discharge_kwh_per_day !== null) for (const v of byDay.values()) assert.ok(v <= b.max_discharge_kwh_per_day + 1e-5, `case ${k}: warranty ${v} ≤ ${b.max_discharge_kwh_per_day}`);
+      if (b.max_discharge_kwh_per_day !== null)
+        for (const v of byDay.values()) assert.ok(v <= b.max_discharge_kwh_per_day + 1e-5, `case ${k}: warranty ${v} ≤ ${b.max_discharge_kwh_per_day}`);
     });
     for (let i = 0; i < n; i++) {
       const net = base[i] + batteries.reduce((s, _, j) => s + (r.sol.charge_kw[j][i] - r.sol.discharge_kw[j][i]) * DT_H, 0);
@@ -112,7 +126,11 @@ test('no plan breaks a limit, and none costs more than doing nothing or the simp
       assert.ok(Number(r.cost.opt) <= Number(r.cost.none) + slack, `case ${k}: no worse than doing nothing`);
       assert.ok(Number(r.cost.opt) <= Number(r.cost.rule) + slack, `case ${k}: no worse than the simple rule`);
       // Every total is the exact sum of its half-hour lines.
-      for (const key of ['opt', 'none', 'rule'] as const) assert.equal(r.lines[key].reduce((a, b) => a + b, 0n), r.cost[key]);
+      for (const key of ['opt', 'none', 'rule'] as const)
+        assert.equal(
+          r.lines[key].reduce((a, b) => a + b, 0n),
+          r.cost[key],
+        );
     }
     // The simple rule keeps to the limits too.
     const rule = simpleRule(r.problem);
@@ -122,9 +140,22 @@ test('no plan breaks a limit, and none costs more than doing nothing or the simp
 
 test('an import limit the battery can meet is met, every half hour', async () => {
   const base = [1, 1, 1, 4, 4, 1, 1, 1];
-  const b: BatterySpec = { device_id: 'b', capacity_kwh: 10, max_charge_kw: 5, max_discharge_kw: 5, round_trip_efficiency: 0.9, min_soc_kwh: 1, max_soc_kwh: 10, initial_soc_kwh: 1, max_discharge_kwh_per_day: null };
+  const b: BatterySpec = {
+    device_id: 'b',
+    capacity_kwh: 10,
+    max_charge_kw: 5,
+    max_discharge_kw: 5,
+    round_trip_efficiency: 0.9,
+    min_soc_kwh: 1,
+    max_soc_kwh: 10,
+    initial_soc_kwh: 1,
+    max_discharge_kwh_per_day: null,
+  };
   const r = await plan({ start: START, n: 8, import_p: Array(8).fill(25), export_p: Array(8).fill(0), base_kwh: base, batteries: [b], import_limit_kw: 5 });
-  assert.ok(r.netOpt.every((x) => x <= 2.5 + 1e-6), `plan ${r.netOpt}`);
+  assert.ok(
+    r.netOpt.every((x) => x <= 2.5 + 1e-6),
+    `plan ${r.netOpt}`,
+  );
   assert.ok(r.sol.excess_kwh.every((x) => x < 1e-9));
   assert.equal(costOf(base, Array(8).fill(25), Array(8).fill(0)), 14 * 25);
 });

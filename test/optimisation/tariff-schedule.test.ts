@@ -15,8 +15,24 @@ let other: string;
 
 // Cheap overnight, dear at tea time: 8 half hours from 00:00Z.
 const PRICES = [5, 5, 30, 30, 10, 40, 40, 10];
-const battery = (o: object = {}) => ({ device_id: 'bat-1', capacity_kwh: 4, max_charge_kw: 4, round_trip_efficiency: 1, min_soc_pct: 0, max_soc_pct: 100, initial_soc_pct: 0, ...o });
-const body = (o: object = {}) => ({ start: '2026-11-24T00:00:00Z', hours: 4, include_site_forecast: false, batteries: [battery()], prices: { source: 'manual', import_p_per_kwh: PRICES, export_p_per_kwh: PRICES }, ...o });
+const battery = (o: object = {}) => ({
+  device_id: 'bat-1',
+  capacity_kwh: 4,
+  max_charge_kw: 4,
+  round_trip_efficiency: 1,
+  min_soc_pct: 0,
+  max_soc_pct: 100,
+  initial_soc_pct: 0,
+  ...o,
+});
+const body = (o: object = {}) => ({
+  start: '2026-11-24T00:00:00Z',
+  hours: 4,
+  include_site_forecast: false,
+  batteries: [battery()],
+  prices: { source: 'manual', import_p_per_kwh: PRICES, export_p_per_kwh: PRICES },
+  ...o,
+});
 
 before(async () => {
   svc = await startTestService({ clock: new ManualClock('2026-11-23T12:00:00Z') });
@@ -78,8 +94,18 @@ test('runs page newest first with a cursor', async () => {
 
 test('warranty limits are stored per battery and bound discharge a UK day', async () => {
   const w = json(await call(svc, viewer, 'GET', `${BASE}/bess/warranty`));
-  assert.deepEqual(w.devices.map((d: any) => [d.device_id, d.max_cycles_per_day]), [['bat-1', null], ['bat-2', null]]);
-  const put = await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: null, max_throughput_kwh_per_day: 4, warranty_end: '2031-01-01' });
+  assert.deepEqual(
+    w.devices.map((d: any) => [d.device_id, d.max_cycles_per_day]),
+    [
+      ['bat-1', null],
+      ['bat-2', null],
+    ],
+  );
+  const put = await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, {
+    max_cycles_per_day: null,
+    max_throughput_kwh_per_day: 4,
+    warranty_end: '2031-01-01',
+  });
   assert.equal(put.statusCode, 200, put.body);
   const again = json(await call(svc, viewer, 'GET', `${BASE}/bess/warranty`));
   assert.equal(again.devices[0].max_throughput_kwh_per_day, 4);
@@ -92,21 +118,42 @@ test('warranty limits are stored per battery and bound discharge a UK day', asyn
   assert.equal(r.cost_optimised_gbp, '-1.40');
 
   assertRefused(await call(svc, viewer, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: 1, max_throughput_kwh_per_day: null }), 403, /./);
-  assertRefused(await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bess-meter`, { max_cycles_per_day: 1, max_throughput_kwh_per_day: null }), 404, 'Device not found');
-  assertRefused(await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: -1, max_throughput_kwh_per_day: null }), 422, { fields: ['body.max_cycles_per_day'] });
+  assertRefused(
+    await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bess-meter`, { max_cycles_per_day: 1, max_throughput_kwh_per_day: null }),
+    404,
+    'Device not found',
+  );
+  assertRefused(await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: -1, max_throughput_kwh_per_day: null }), 422, {
+    fields: ['body.max_cycles_per_day'],
+  });
   assertRefused(await call(svc, other, 'GET', `${BASE}/bess/warranty`), 404, 'Site not found');
   // A calendar date PostgreSQL has no year for (decision 0259): the field error, not a 500, and the
   // stored end is kept.
-  assertRefused(await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: null, max_throughput_kwh_per_day: 4, warranty_end: '0000-06-01' }), 422, { fields: ['body.warranty_end'] });
+  assertRefused(
+    await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: null, max_throughput_kwh_per_day: 4, warranty_end: '0000-06-01' }),
+    422,
+    { fields: ['body.warranty_end'] },
+  );
   assert.equal(json(await call(svc, viewer, 'GET', `${BASE}/bess/warranty`)).devices[0].warranty_end, '2031-01-01');
   await call(svc, admin, 'PUT', `${BASE}/bess/warranty/bat-1`, { max_cycles_per_day: null, max_throughput_kwh_per_day: null });
 });
 
 test('a clock-change day is planned in its 50 half hours', async () => {
   const prices = Array.from({ length: 50 }, (_, i) => (i % 10 < 5 ? 8 : 32));
-  const r = json(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ start: '2026-10-24T23:00:00Z', hours: 25, prices: { source: 'manual', import_p_per_kwh: prices } })));
+  const r = json(
+    await call(
+      svc,
+      admin,
+      'POST',
+      `${BASE}/bess/run`,
+      body({ start: '2026-10-24T23:00:00Z', hours: 25, prices: { source: 'manual', import_p_per_kwh: prices } }),
+    ),
+  );
   assert.equal(r.half_hour_plan.length, 50);
-  assert.deepEqual(r.half_hour_plan.map((h: any) => h.settlement_period), Array.from({ length: 50 }, (_, i) => i + 1));
+  assert.deepEqual(
+    r.half_hour_plan.map((h: any) => h.settlement_period),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
   assert.ok(r.half_hour_plan.every((h: any) => h.settlement_date === '2026-10-25'));
 });
 
@@ -114,7 +161,16 @@ test('money is decimal: half-hour cost lines add up to the totals exactly, and s
   // Awkward prices (VAT-inclusive Agile-like figures) and a lossy battery, so energies are not round.
   const prices = [17.283, 21.6195, 9.87, 35.1234, 4.4, 28.0001, 12.5, 40.0815];
   const exportPrices = prices.map((p) => Math.round(p * 0.37 * 10_000) / 10_000);
-  const res = await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery({ capacity_kwh: 5.3, max_charge_kw: 3.1, round_trip_efficiency: 0.87, initial_soc_pct: 23 })], prices: { source: 'manual', import_p_per_kwh: prices, export_p_per_kwh: exportPrices } }));
+  const res = await call(
+    svc,
+    admin,
+    'POST',
+    `${BASE}/bess/run`,
+    body({
+      batteries: [battery({ capacity_kwh: 5.3, max_charge_kw: 3.1, round_trip_efficiency: 0.87, initial_soc_pct: 23 })],
+      prices: { source: 'manual', import_p_per_kwh: prices, export_p_per_kwh: exportPrices },
+    }),
+  );
   assert.equal(res.statusCode, 200, res.body);
   const r = json(res);
   assert.match(r.method, /rounded to the watt-hour/);
@@ -142,15 +198,24 @@ test('money is decimal: half-hour cost lines add up to the totals exactly, and s
     const rounded = ((abs + step / 2n) / step) * (exact < 0n ? -1n : 1n);
     assert.equal(units(h.cost_gbp), rounded * 100n, `half hour ${i}: ${h.cost_gbp}`);
   }
-  assert.ok(r.half_hour_plan.some((h: any) => /\.\d{3,}$/.test(h.cost_gbp)), 'some line is finer than a penny, so rounding is exercised');
+  assert.ok(
+    r.half_hour_plan.some((h: any) => /\.\d{3,}$/.test(h.cost_gbp)),
+    'some line is finer than a penny, so rounding is exercised',
+  );
   // The do-nothing site has no base load here: every line is zero.
   assert.equal(r.cost_do_nothing_gbp, '0.00');
 });
 
 test('refusals: bad batteries, price lists, other organisations, roles', async () => {
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery({ device_id: 'bess-meter' })] })), 422, { fields: ['body.batteries.0.device_id'] });
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery({ initial_soc_pct: 5, min_soc_pct: 10 })] })), 422, { fields: ['body.batteries.0.initial_soc_pct'] });
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery(), battery()] })), 422, { fields: ['body.batteries.1.device_id'] });
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery({ device_id: 'bess-meter' })] })), 422, {
+    fields: ['body.batteries.0.device_id'],
+  });
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery({ initial_soc_pct: 5, min_soc_pct: 10 })] })), 422, {
+    fields: ['body.batteries.0.initial_soc_pct'],
+  });
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [battery(), battery()] })), 422, {
+    fields: ['body.batteries.1.device_id'],
+  });
   assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ hours: 5 })), 422, { fields: ['body.prices.import_p_per_kwh'] });
   assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ batteries: [] })), 422, { fields: ['body.batteries'] });
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/bess/run`, body()), 403, /./);
@@ -159,8 +224,19 @@ test('refusals: bad batteries, price lists, other organisations, roles', async (
 
 test("a stored retail tariff's time-of-use unit rates (VAT inclusive, by UK time band) price the schedule; unknown, other organisations' and dynamic tariffs are refused", async () => {
   const tariff = (name: string, unit_rates: object) =>
-    call(svc, admin, 'POST', '/api/trading/retail-tariffs', { name, supply_type: 'domestic', version: { effective_from: '2026-11-01', effective_to: null, vat_rate_percent: '5', standing_charge_p_per_day: '50', unit_rates } });
-  const tou = await tariff('Cheap first hour', { type: 'time_of_use', rates: { cheap: '10', dear: '40' }, periods: [{ band: 'cheap', days: 'all', from: '00:00', to: '01:00' }, { band: 'dear', days: 'all', from: '01:00', to: '24:00' }] });
+    call(svc, admin, 'POST', '/api/trading/retail-tariffs', {
+      name,
+      supply_type: 'domestic',
+      version: { effective_from: '2026-11-01', effective_to: null, vat_rate_percent: '5', standing_charge_p_per_day: '50', unit_rates },
+    });
+  const tou = await tariff('Cheap first hour', {
+    type: 'time_of_use',
+    rates: { cheap: '10', dear: '40' },
+    periods: [
+      { band: 'cheap', days: 'all', from: '00:00', to: '01:00' },
+      { band: 'dear', days: 'all', from: '01:00', to: '24:00' },
+    ],
+  });
   assert.equal(tou.statusCode, 201, tou.body);
   const tariffId = json(tou).tariff_id;
   const res = await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ prices: { source: 'retail_tariff', tariff_id: tariffId }, export_p_per_kwh: 30 }));
@@ -173,17 +249,29 @@ test("a stored retail tariff's time-of-use unit rates (VAT inclusive, by UK time
   assert.equal(r.cost_do_nothing_gbp, '0.00');
   assert.match(r.price_source, new RegExp(`retail tariff ${tariffId} \\(Cheap first hour\\), version 1`));
 
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ prices: { source: 'retail_tariff', tariff_id: 'no-such-tariff' } })), 422, { fields: ['body.prices.tariff_id'] });
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ prices: { source: 'retail_tariff', tariff_id: 'no-such-tariff' } })), 422, {
+    fields: ['body.prices.tariff_id'],
+  });
   const dynamic = json(await tariff('Agile-like', { type: 'dynamic' })).tariff_id;
   const refused = await call(svc, admin, 'POST', `${BASE}/bess/run`, body({ prices: { source: 'retail_tariff', tariff_id: dynamic } }));
   assertRefused(refused, 422, { fields: ['body.prices.tariff_id'] });
   assert.match(refused.body, /dynamic tariff/);
   // Another organisation's site cannot be planned, and its own tariffs do not include this one.
   await asset(svc, other, { asset_id: 'bat-x', site_id: 'bess-x', asset_class: 'battery' });
-  assertRefused(await call(svc, other, 'POST', `${BASE}/bess-x/run`, body({ batteries: [battery({ device_id: 'bat-x' })], prices: { source: 'retail_tariff', tariff_id: tariffId } })), 422, { fields: ['body.prices.tariff_id'] });
+  assertRefused(
+    await call(
+      svc,
+      other,
+      'POST',
+      `${BASE}/bess-x/run`,
+      body({ batteries: [battery({ device_id: 'bat-x' })], prices: { source: 'retail_tariff', tariff_id: tariffId } }),
+    ),
+    422,
+    { fields: ['body.prices.tariff_id'] },
+  );
 });
 
-test("a battery planned above its registered capacity_kwh is refused (the schedule stays within what the registry says the battery holds); at or below it is planned", async () => {
+test('a battery planned above its registered capacity_kwh is refused (the schedule stays within what the registry says the battery holds); at or below it is planned', async () => {
   await asset(svc, admin, { asset_id: 'bat-cap', site_id: 'capped', asset_class: 'battery', details: { capacity_kwh: 5.2 } });
   const capped = (o: object) => body({ batteries: [battery({ device_id: 'bat-cap', ...o })] });
   const over = await call(svc, admin, 'POST', `${BASE}/capped/run`, capped({ capacity_kwh: 52 }));
@@ -192,8 +280,15 @@ test("a battery planned above its registered capacity_kwh is refused (the schedu
   const at = await call(svc, admin, 'POST', `${BASE}/capped/run`, capped({ capacity_kwh: 5.2 }));
   assert.equal(at.statusCode, 200, at.body);
   assert.equal(json(at).batteries[0].capacity_kwh, 5.2);
-  assert.equal((await call(svc, admin, 'POST', `${BASE}/capped/run`, capped({ capacity_kwh: 4 }))).statusCode, 200, 'a smaller usable capacity is the planner\'s choice');
+  assert.equal(
+    (await call(svc, admin, 'POST', `${BASE}/capped/run`, capped({ capacity_kwh: 4 }))).statusCode,
+    200,
+    "a smaller usable capacity is the planner's choice",
+  );
   // The import-limit configuration holds the same rule.
-  const cfg = await call(svc, admin, 'PUT', `/api/optimiser/import-limit/capped/config`, { import_limit_kw: 6, assets: [{ device_id: 'bat-cap', kind: 'battery', max_power_kw: 5, capacity_kwh: 10, initial_soc_pct: 50 }] });
+  const cfg = await call(svc, admin, 'PUT', `/api/optimiser/import-limit/capped/config`, {
+    import_limit_kw: 6,
+    assets: [{ device_id: 'bat-cap', kind: 'battery', max_power_kw: 5, capacity_kwh: 10, initial_soc_pct: 50 }],
+  });
   assertRefused(cfg, 422, { fields: ['body.assets.0.capacity_kwh'] });
 });

@@ -56,12 +56,19 @@ const scenario = fc
     const to = DAYS[s.start + s.length];
     const mid = DAYS[s.start + Math.min(s.cut, s.length - 1)];
     const v2from = DAYS[s.start + Math.min(s.v2at, s.length)];
-    return fc.record({ from: fc.constant(from), to: fc.constant(to), mid: fc.constant(mid), v1: version('2026-01-01'), v2: version(v2from), seed: fc.constant(s.seed) });
+    return fc.record({
+      from: fc.constant(from),
+      to: fc.constant(to),
+      mid: fc.constant(mid),
+      v1: version('2026-01-01'),
+      v2: version(v2from),
+      seed: fc.constant(s.seed),
+    });
   });
 
 function consumptionFor(from: string, to: string, seed: number) {
   let x = seed;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const out: { t: number; kwh: bigint }[] = [];
   const prices = new Map<number, bigint>();
   for (let t = ukMidnightOf(from); t < ukMidnightOf(to); t += HH) {
@@ -75,7 +82,14 @@ function bill(versions: StoredVersion[], from: string, to: string, seed: number,
   const { consumption, prices } = consumptionFor(allFrom, allTo, seed);
   const lo = ukMidnightOf(from);
   const hi = ukMidnightOf(to);
-  return billTariff({ tariff: { tariff_id: 't', name: 'T' }, versions: compileVersions(versions), consumption: consumption.filter((h) => h.t >= lo && h.t < hi), prices, from, to });
+  return billTariff({
+    tariff: { tariff_id: 't', name: 'T' },
+    versions: compileVersions(versions),
+    consumption: consumption.filter((h) => h.t >= lo && h.t < hi),
+    prices,
+    from,
+    to,
+  });
 }
 
 function roundedFigures(b: Bill): number {
@@ -98,8 +112,16 @@ test('property: lines add up to the totals exactly; splitting a period changes t
       for (const b of [whole, left, right]) {
         const lines = b.lines.reduce((sum, l) => sum + cents(l.amount_gbp), 0n);
         assert.equal(lines, cents(b.totals.net_gbp), 'lines add up to the net total');
-        assert.equal(b.totals.vat.reduce((sum, v) => sum + cents(v.net_gbp), 0n), lines, 'VAT bases add up to the net');
-        assert.equal(b.totals.vat.reduce((sum, v) => sum + cents(v.vat_gbp), 0n), cents(b.totals.vat_gbp), 'VAT lines add up to the VAT');
+        assert.equal(
+          b.totals.vat.reduce((sum, v) => sum + cents(v.net_gbp), 0n),
+          lines,
+          'VAT bases add up to the net',
+        );
+        assert.equal(
+          b.totals.vat.reduce((sum, v) => sum + cents(v.vat_gbp), 0n),
+          cents(b.totals.vat_gbp),
+          'VAT lines add up to the VAT',
+        );
         assert.equal(cents(b.totals.net_gbp) + cents(b.totals.vat_gbp), cents(b.totals.total_gbp), 'net + VAT = total');
       }
       const diffPence = Math.abs(Number(cents(whole.totals.total_gbp) - cents(left.totals.total_gbp) - cents(right.totals.total_gbp)));

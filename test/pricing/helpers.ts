@@ -12,7 +12,12 @@ export function caller(svc: TestService, orgId: string) {
     return tokens.get(role)!;
   };
   const call = async (method: 'GET' | 'POST', url: string, payload?: unknown, role: Role = 'OPERATOR') => {
-    const res = await svc.request({ method, url, headers: { authorization: `Bearer ${await token(role)}` }, ...(payload !== undefined && { payload: payload as object }) });
+    const res = await svc.request({
+      method,
+      url,
+      headers: { authorization: `Bearer ${await token(role)}` },
+      ...(payload !== undefined && { payload: payload as object }),
+    });
     return { status: res.statusCode, body: res.body ? json(res) : undefined, raw: res };
   };
   return {
@@ -64,4 +69,3 @@ export const WMID_BANDS = [
   { band: 'green', days: 'weekdays', from: '21:00', to: '24:00' },
   { band: 'green', days: 'weekends', from: '00:00', to: '24:00' },
 ];
-

@@ -21,8 +21,24 @@ before(async () => {
   a = caller(svc, 'price-eng-a');
   b = caller(svc, 'price-eng-b');
   const ok = async (p: Promise<{ status: number; raw: { body: string } }>) => assert.equal((await p).status, 201, (await p).raw.body);
-  await ok(a.post('/api/trading/cost/mpans', { mpan_core: MPAN, line_loss_class: '501', connection_voltage: 'HV', supply_type: 'business', agreed_capacity_kva: '100' }));
-  await ok(a.post('/api/trading/cost/library/time-bands', { distributor_id: '14', valid_from: '2026-04-01', valid_to: '2027-04-01', periods: WMID_BANDS, source: 'upstreams.md 5.2' }));
+  await ok(
+    a.post('/api/trading/cost/mpans', {
+      mpan_core: MPAN,
+      line_loss_class: '501',
+      connection_voltage: 'HV',
+      supply_type: 'business',
+      agreed_capacity_kva: '100',
+    }),
+  );
+  await ok(
+    a.post('/api/trading/cost/library/time-bands', {
+      distributor_id: '14',
+      valid_from: '2026-04-01',
+      valid_to: '2027-04-01',
+      periods: WMID_BANDS,
+      source: 'upstreams.md 5.2',
+    }),
+  );
   const rate = (component: string, unit: string, rate: string, extra: object = {}) =>
     ok(a.post('/api/trading/cost/library/rates', { component, unit, rate, valid_from: '2026-04-01', valid_to: '2027-04-01', source: SOURCE, ...extra }));
   await rate('duos_unit', 'p/kWh', '10.5', { distributor_id: '14', band: 'red' });
@@ -64,10 +80,11 @@ test('price: a business Friday and Saturday at 1 kWh a half hour, worked by hand
       ['ccl', '96', '76.8960'],
     ],
   );
-  assert.deepEqual(
-    t.by_band.map((x: { band: string; kwh: string; cost_p: string }) => [x.band, x.kwh, x.cost_p]).sort(),
-    [['amber', '21', '25.2000'], ['green', '69', '10.3500'], ['red', '6', '63.0000']],
-  );
+  assert.deepEqual(t.by_band.map((x: { band: string; kwh: string; cost_p: string }) => [x.band, x.kwh, x.cost_p]).sort(), [
+    ['amber', '21', '25.2000'],
+    ['green', '69', '10.3500'],
+    ['red', '6', '63.0000'],
+  ]);
   assert.equal(t.total_p, '1050.2460');
   assert.equal(t.total_gbp, '10.502460');
   // Lines add up to the totals.
@@ -76,14 +93,31 @@ test('price: a business Friday and Saturday at 1 kWh a half hour, worked by hand
   assert.equal(hhSum + daySum, 10502460);
   // The first red half hour: 16:00 BST = 15:00Z, settlement period 33.
   const red = r.body.half_hours.find((h: { start: string }) => h.start === '2026-06-05T15:00:00.000Z' || h.start === '2026-06-05T15:00:00.000Z');
-  assert.deepEqual(red, { start: '2026-06-05T15:00:00.000Z', local_date: '2026-06-05', local_time: '16:00', settlement_period: 33, band: 'red', kwh: '1', charges: { duos_unit: '10.5000', bsuos: '1.3000', ccl: '0.8010' }, total_p: '12.6010' });
+  assert.deepEqual(red, {
+    start: '2026-06-05T15:00:00.000Z',
+    local_date: '2026-06-05',
+    local_time: '16:00',
+    settlement_period: 33,
+    band: 'red',
+    kwh: '1',
+    charges: { duos_unit: '10.5000', bsuos: '1.3000', ccl: '0.8010' },
+    total_p: '12.6010',
+  });
   assert.deepEqual(r.body.days, [
     { date: '2026-06-05', half_hours: 48, half_hours_in_day: 48, charges: { duos_fixed: '25.0000', duos_capacity: '350.0000' }, total_p: '375.0000' },
     { date: '2026-06-06', half_hours: 48, half_hours_in_day: 48, charges: { duos_fixed: '25.0000', duos_capacity: '350.0000' }, total_p: '375.0000' },
   ]);
   // Components with no rate are listed, never defaulted.
-  assert.deepEqual(r.body.unpriced.map((u: { component: string; per: string; count: number }) => `${u.component} ${u.per} ${u.count}`).sort(), ['cfd half_hour 96', 'fit half_hour 96', 'ro half_hour 96', 'tnuos day 2']);
-  assert.deepEqual(r.body.vat_rates.map((v: { rate_percent: string }) => v.rate_percent), ['20']);
+  assert.deepEqual(r.body.unpriced.map((u: { component: string; per: string; count: number }) => `${u.component} ${u.per} ${u.count}`).sort(), [
+    'cfd half_hour 96',
+    'fit half_hour 96',
+    'ro half_hour 96',
+    'tnuos day 2',
+  ]);
+  assert.deepEqual(
+    r.body.vat_rates.map((v: { rate_percent: string }) => v.rate_percent),
+    ['20'],
+  );
   assert.equal(r.body.data_basis.basis, 'calculated');
   assert.match(r.body.data_basis.method, /UK local date and wall-clock time/);
   assert.ok(r.body.rates_used.some((x: { origin: string; component: string }) => x.origin === 'published' && x.component === 'ccl'));
@@ -94,23 +128,38 @@ test('price: clock-change days have 46 and 50 half hours, bands by local clock, 
   assert.equal(autumn.status, 200, autumn.raw.body);
   const hh = autumn.body.half_hours;
   assert.equal(hh.length, 50);
-  assert.deepEqual(hh.map((h: { settlement_period: number }) => h.settlement_period), Array.from({ length: 50 }, (_, i) => i + 1));
-  assert.deepEqual(hh.slice(0, 6).map((h: { local_time: string; start: string }) => `${h.local_time} ${h.start}`), [
-    '00:00 2026-10-24T23:00:00.000Z',
-    '00:30 2026-10-24T23:30:00.000Z',
-    '01:00 2026-10-25T00:00:00.000Z',
-    '01:30 2026-10-25T00:30:00.000Z',
-    '01:00 2026-10-25T01:00:00.000Z',
-    '01:30 2026-10-25T01:30:00.000Z',
-  ]);
-  assert.deepEqual(autumn.body.days[0], { date: '2026-10-25', half_hours: 50, half_hours_in_day: 50, charges: { duos_fixed: '25.0000', duos_capacity: '350.0000' }, total_p: '375.0000' });
+  assert.deepEqual(
+    hh.map((h: { settlement_period: number }) => h.settlement_period),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
+  assert.deepEqual(
+    hh.slice(0, 6).map((h: { local_time: string; start: string }) => `${h.local_time} ${h.start}`),
+    [
+      '00:00 2026-10-24T23:00:00.000Z',
+      '00:30 2026-10-24T23:30:00.000Z',
+      '01:00 2026-10-25T00:00:00.000Z',
+      '01:30 2026-10-25T00:30:00.000Z',
+      '01:00 2026-10-25T01:00:00.000Z',
+      '01:30 2026-10-25T01:30:00.000Z',
+    ],
+  );
+  assert.deepEqual(autumn.body.days[0], {
+    date: '2026-10-25',
+    half_hours: 50,
+    half_hours_in_day: 50,
+    charges: { duos_fixed: '25.0000', duos_capacity: '350.0000' },
+    total_p: '375.0000',
+  });
 
   // Bands follow the local clock: 16:00 local is 15:00Z in June (BST) and 16:00Z in November (GMT).
   const spring = await a.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: halfHours('2026-03-29', '2026-03-31', () => '1') });
   assert.equal(spring.status, 200, spring.raw.body);
   const sunday = spring.body.half_hours.filter((h: { local_date: string }) => h.local_date === '2026-03-29');
   assert.equal(sunday.length, 46);
-  assert.deepEqual(sunday.slice(1, 4).map((h: { local_time: string }) => h.local_time), ['00:30', '02:00', '02:30']);
+  assert.deepEqual(
+    sunday.slice(1, 4).map((h: { local_time: string }) => h.local_time),
+    ['00:30', '02:00', '02:30'],
+  );
   const monday = spring.body.half_hours.filter((h: { local_date: string }) => h.local_date === '2026-03-30');
   const nov = await a.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: halfHours('2026-11-02', '2026-11-03', () => '1') });
   const bandAtZ = (list: { start: string; band: string }[], z: string) => list.find((h) => h.start === z)!.band;
@@ -122,19 +171,29 @@ test('price: clock-change days have 46 and 50 half hours, bands by local clock, 
   // March is before the schedule and the rates (from 1 April): DUoS unpriced, named with its dates.
   assert.equal(monday[0].band, null);
   const duos = spring.body.unpriced.find((u: { component: string }) => u.component === 'duos_unit');
-  assert.deepEqual({ ...duos }, { component: 'duos_unit', band: null, reason: 'no rate in the library', first: '2026-03-29', last: '2026-03-30', count: 94, per: 'half_hour' });
+  assert.deepEqual(
+    { ...duos },
+    { component: 'duos_unit', band: null, reason: 'no rate in the library', first: '2026-03-29', last: '2026-03-30', count: 94, per: 'half_hour' },
+  );
   // Only the published CCL (0.775p to 31 March 2026) applies then: 94 kWh × 0.775 = 72.85p.
   assert.equal(spring.body.totals.total_p, '72.8500');
 
   // A part day is charged its share of the fixed charges: 2 of 48 half hours.
-  const part = await a.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: 1 }, { start: '2026-06-05T10:30:00+00:00', kwh: '0' }], detail: 'totals' });
+  const part = await a.post('/api/trading/cost/price', {
+    mpan_core: MPAN,
+    half_hours: [
+      { start: '2026-06-05T10:00:00.000Z', kwh: 1 },
+      { start: '2026-06-05T10:30:00+00:00', kwh: '0' },
+    ],
+    detail: 'totals',
+  });
   assert.equal(part.status, 200, part.raw.body);
   assert.deepEqual(part.body.half_hours, []);
   // 25 × 2/48 = 1.041666.. -> 1.0417p; 350 × 2/48 = 14.583333.. -> 14.5833p
   assert.deepEqual(part.body.days[0].charges, { duos_fixed: '1.0417', duos_capacity: '14.5833' });
 });
 
-test('price: refusals: bad half hours named, unknown or another organisation\'s MPAN 404, no credential 401', async () => {
+test("price: refusals: bad half hours named, unknown or another organisation's MPAN 404, no credential 401", async () => {
   const bad = await a.post('/api/trading/cost/price', {
     mpan_core: MPAN,
     half_hours: [
@@ -159,26 +218,55 @@ test('price: refusals: bad half hours named, unknown or another organisation\'s 
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.detail, 'MPAN not registered');
   const other = await b.post('/api/trading/cost/price', { mpan_core: MPAN, half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }] }, 'ORG_ADMIN');
-  assertRefused(other, 404, 'MPAN not registered', 'another organisation\'s MPAN is not there');
+  assertRefused(other, 404, 'MPAN not registered', "another organisation's MPAN is not there");
   const check = await a.post('/api/trading/cost/price', { mpan_core: '1412345678900', half_hours: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }] });
   assertRefused(check, 422, { fields: ['body.mpan_core'] });
-  assertRefused(await svc.request({ method: 'POST', url: '/api/trading/cost/price', payload: { mpan_core: MPAN, half_hours: [] } }), 401, 'Authorization header missing');
+  assertRefused(
+    await svc.request({ method: 'POST', url: '/api/trading/cost/price', payload: { mpan_core: MPAN, half_hours: [] } }),
+    401,
+    'Authorization header missing',
+  );
 });
 
 test('stack: segments by validity with per-band p/kWh sums, daily charges at the agreed capacity, and the gaps', async () => {
   const r = await a.get(`/api/trading/cost/stack?mpan_core=${MPAN}&from=2026-03-01&to=2026-05-01`, 'VIEWER');
   assert.equal(r.status, 200, r.raw.body);
-  assert.deepEqual(r.body.segments.map((s: { from: string; to: string; days: number }) => `${s.from} ${s.to} ${s.days}`), ['2026-03-01 2026-04-01 31', '2026-04-01 2026-05-01 30']);
+  assert.deepEqual(
+    r.body.segments.map((s: { from: string; to: string; days: number }) => `${s.from} ${s.to} ${s.days}`),
+    ['2026-03-01 2026-04-01 31', '2026-04-01 2026-05-01 30'],
+  );
   const [march, april] = r.body.segments;
   assert.equal(march.time_bands, null);
-  assert.deepEqual(march.per_kwh, [{ band: null, components: [{ component: 'ccl', band: null, rate_p_per_kwh: '0.775', rate_id: 'published-ccl-electricity-2022', source: march.per_kwh[0].components[0].source, origin: 'published' }], total_p_per_kwh: '0.775', unpriced: ['duos_unit', 'bsuos', 'cfd', 'ro', 'fit'] }]);
-  assert.equal(march.vat_rate_percent, null);
-  assert.deepEqual(april.per_kwh.map((p: { band: string; total_p_per_kwh: string }) => `${p.band} ${p.total_p_per_kwh}`), [
-    'green 2.251', // 0.15 + 1.3 + 0.801
-    'amber 3.301',
-    'red 12.601',
+  assert.deepEqual(march.per_kwh, [
+    {
+      band: null,
+      components: [
+        {
+          component: 'ccl',
+          band: null,
+          rate_p_per_kwh: '0.775',
+          rate_id: 'published-ccl-electricity-2022',
+          source: march.per_kwh[0].components[0].source,
+          origin: 'published',
+        },
+      ],
+      total_p_per_kwh: '0.775',
+      unpriced: ['duos_unit', 'bsuos', 'cfd', 'ro', 'fit'],
+    },
   ]);
-  assert.deepEqual(april.daily.map((d: { component: string; p_per_day: string }) => `${d.component} ${d.p_per_day}`), ['duos_fixed 25', 'duos_capacity 350']);
+  assert.equal(march.vat_rate_percent, null);
+  assert.deepEqual(
+    april.per_kwh.map((p: { band: string; total_p_per_kwh: string }) => `${p.band} ${p.total_p_per_kwh}`),
+    [
+      'green 2.251', // 0.15 + 1.3 + 0.801
+      'amber 3.301',
+      'red 12.601',
+    ],
+  );
+  assert.deepEqual(
+    april.daily.map((d: { component: string; p_per_day: string }) => `${d.component} ${d.p_per_day}`),
+    ['duos_fixed 25', 'duos_capacity 350'],
+  );
   assert.equal(april.daily_total_p, '375');
   assert.equal(april.vat_rate_percent, '20');
   assert.equal(r.body.data_basis.basis, 'calculated');
@@ -193,14 +281,18 @@ test('cost-plus: wholesale + charges + margin, every input listed, worked by han
   // Same two days: per-kWh charges 98.55 + 124.8 + 76.896 = 300.246p; wholesale 96 kWh × 8p = 768p.
   // unit = 1068.246 / 96 = 11.1275625 -> 11.127563 (6 places) + 2 margin = 13.127563 -> 13.1276p/kWh
   // standing = (50 + 700) / 2 days = 375 + 10 margin = 385.0000p/day; VAT 20%: 15.75312 and 462
-  const r = await a.post('/api/trading/retail-tariffs/cost-plus', {
-    mpan_core: MPAN,
-    from: '2026-06-05',
-    to: '2026-06-07',
-    consumption: halfHours('2026-06-05', '2026-06-07', () => '1'),
-    wholesale: { type: 'flat', rate_p_per_kwh: '8' },
-    margin: { unit_p_per_kwh: '2', standing_p_per_day: '10' },
-  }, 'ANALYST');
+  const r = await a.post(
+    '/api/trading/retail-tariffs/cost-plus',
+    {
+      mpan_core: MPAN,
+      from: '2026-06-05',
+      to: '2026-06-07',
+      consumption: halfHours('2026-06-05', '2026-06-07', () => '1'),
+      wholesale: { type: 'flat', rate_p_per_kwh: '8' },
+      margin: { unit_p_per_kwh: '2', standing_p_per_day: '10' },
+    },
+    'ANALYST',
+  );
   assert.equal(r.status, 200, r.raw.body);
   assert.deepEqual(r.body.proposal, {
     unit_rate_p_per_kwh: '13.1276',
@@ -208,16 +300,19 @@ test('cost-plus: wholesale + charges + margin, every input listed, worked by han
     vat_rate_percent: '20',
     unit_rate_p_per_kwh_inc_vat: '15.75312',
     standing_charge_p_per_day_inc_vat: '462',
-    version: { effective_from: '2026-06-05', effective_to: null, vat_rate_percent: '20', standing_charge_p_per_day: '385.0000', unit_rates: { type: 'flat', rate_p_per_kwh: '13.1276' } },
+    version: {
+      effective_from: '2026-06-05',
+      effective_to: null,
+      vat_rate_percent: '20',
+      standing_charge_p_per_day: '385.0000',
+      unit_rates: { type: 'flat', rate_p_per_kwh: '13.1276' },
+    },
   });
   assert.deepEqual(r.body.inputs.wholesale, { type: 'flat', rate_p_per_kwh: '8', cost_p: '768.0000' });
-  assert.deepEqual(r.body.inputs.charges.map((c: { component: string; cost_p: string; rates: unknown[] }) => `${c.component} ${c.cost_p} ${c.rates.length}`), [
-    'duos_unit 98.5500 3',
-    'bsuos 124.8000 1',
-    'ccl 76.8960 1',
-    'duos_fixed 50.0000 1',
-    'duos_capacity 700.0000 1',
-  ]);
+  assert.deepEqual(
+    r.body.inputs.charges.map((c: { component: string; cost_p: string; rates: unknown[] }) => `${c.component} ${c.cost_p} ${c.rates.length}`),
+    ['duos_unit 98.5500 3', 'bsuos 124.8000 1', 'ccl 76.8960 1', 'duos_fixed 50.0000 1', 'duos_capacity 700.0000 1'],
+  );
   assert.deepEqual(r.body.inputs.margin, { unit_p_per_kwh: '2', standing_p_per_day: '10' });
   assert.equal(r.body.inputs.vat.rate_percent, '20');
   assert.equal(r.body.workings.length, 3);
@@ -229,13 +324,21 @@ test('cost-plus: wholesale + charges + margin, every input listed, worked by han
   assert.equal(v.body.valid, true, JSON.stringify(v.body));
 
   const missing = await a.post('/api/trading/retail-tariffs/cost-plus', {
-    mpan_core: MPAN, from: '2026-06-05', to: '2026-06-06',
+    mpan_core: MPAN,
+    from: '2026-06-05',
+    to: '2026-06-06',
     consumption: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }],
     wholesale: { type: 'half_hourly', prices: [] },
     margin: { unit_p_per_kwh: '2', standing_p_per_day: '10' },
   });
   assert.equal(missing.status, 422);
   assert.equal(missing.body.detail[0].msg, 'No wholesale price for 1 half hour: 2026-06-05T10:00:00.000Z');
-  const noMargin = await a.post('/api/trading/retail-tariffs/cost-plus', { mpan_core: MPAN, from: '2026-06-05', to: '2026-06-06', consumption: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }], wholesale: { type: 'flat', rate_p_per_kwh: '8' } });
+  const noMargin = await a.post('/api/trading/retail-tariffs/cost-plus', {
+    mpan_core: MPAN,
+    from: '2026-06-05',
+    to: '2026-06-06',
+    consumption: [{ start: '2026-06-05T10:00:00.000Z', kwh: '1' }],
+    wholesale: { type: 'flat', rate_p_per_kwh: '8' },
+  });
   assertRefused(noMargin, 422, { fields: ['body.margin'] }, 'the margin is stated, never defaulted');
 });

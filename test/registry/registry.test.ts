@@ -31,10 +31,12 @@ after(() => svc.stop());
 const get = (token: string, url: string) => svc.request({ method: 'GET', url, headers: auth(token) });
 const patch = (token: string, id: string, payload: object) =>
   svc.request({ method: 'PATCH', url: `/api/twin/registry/assets/${id}`, headers: auth(token), payload });
-const postAsset = (token: string, payload: object) =>
-  svc.request({ method: 'POST', url: '/api/twin/registry/assets', headers: auth(token), payload });
+const postAsset = (token: string, payload: object) => svc.request({ method: 'POST', url: '/api/twin/registry/assets', headers: auth(token), payload });
 const locs = (res: Parameters<typeof json>[0]) => json(res).detail.map((e: { loc: unknown[] }) => e.loc.join('.'));
-const msgs = (res: Parameters<typeof json>[0]) => json(res).detail.map((e: { msg: string }) => e.msg).join(' | ');
+const msgs = (res: Parameters<typeof json>[0]) =>
+  json(res)
+    .detail.map((e: { msg: string }) => e.msg)
+    .join(' | ');
 
 test('GET vocabulary: classes with allowed parents, freshness bands, sources, finding codes; any role; 401 without a token', async () => {
   const res = await get(viewer, '/api/twin/registry/vocabulary');
@@ -45,9 +47,18 @@ test('GET vocabulary: classes with allowed parents, freshness bands, sources, fi
   assert.deepEqual(cls.battery.allowed_parents, ['inverter', 'site_meter', 'smart_meter', 'sub_meter']);
   assert.equal(cls.site_meter.root_allowed, true);
   assert.equal(cls.charger.root_allowed, false);
-  assert.deepEqual(v.freshness_bands.map((b: { band: string }) => b.band), ['live', 'recent', 'stale', 'silent', 'never']);
-  assert.deepEqual(v.freshness_bands.map((b: { max_age_seconds: number | null }) => b.max_age_seconds), [300, 3600, 86400, null, null]);
-  assert.deepEqual(v.sources.map((s: { source: string }) => s.source), ['ocpp_heartbeat', 'provider_reading', 'telemetry', 'provider_api']);
+  assert.deepEqual(
+    v.freshness_bands.map((b: { band: string }) => b.band),
+    ['live', 'recent', 'stale', 'silent', 'never'],
+  );
+  assert.deepEqual(
+    v.freshness_bands.map((b: { max_age_seconds: number | null }) => b.max_age_seconds),
+    [300, 3600, 86400, null, null],
+  );
+  assert.deepEqual(
+    v.sources.map((s: { source: string }) => s.source),
+    ['ocpp_heartbeat', 'provider_reading', 'telemetry', 'provider_api'],
+  );
   assert.ok(v.topology_findings.some((f: { code: string }) => f.code === 'cycle'));
   assertRefused(await svc.request({ method: 'GET', url: '/api/twin/registry/vocabulary' }), 401, 'Authorization header missing');
   const bad = await svc.request({ method: 'GET', url: '/api/twin/registry/vocabulary', headers: { authorization: 'Bearer nope' } });
@@ -62,7 +73,14 @@ test('POST register: class, parent at the same site, generated or own id; 201 wi
   assert.equal(meter.last_reported_at, null);
   assert.equal(meter.last_reported_source, null);
   assert.equal(meter.origin, 'registry');
-  const inv = await register(svc, admin, { asset_id: 'inv-1', site_id: 'home', asset_class: 'inverter', type: 'SolarEdge SE5000', name: 'Inverter', parent_asset_id: 'meter-1' });
+  const inv = await register(svc, admin, {
+    asset_id: 'inv-1',
+    site_id: 'home',
+    asset_class: 'inverter',
+    type: 'SolarEdge SE5000',
+    name: 'Inverter',
+    parent_asset_id: 'meter-1',
+  });
   assert.equal(inv.parent_asset_id, 'meter-1');
   assert.equal(inv.type, 'SolarEdge SE5000');
   const bat = await register(svc, admin, { site_id: 'home', asset_class: 'battery', name: 'DC battery', parent_asset_id: 'inv-1', details: { kwh: 9.7 } });
@@ -124,7 +142,11 @@ test('GET one asset: freshness follows the age of the newest record (ts), postur
   assert.equal(one.latest.status, 'charging');
   assert.deepEqual(one.posture, { state: 'ok', reasons: [] });
 
-  const bands: [number, string][] = [[10, 'recent'], [120, 'stale'], [60 * 24, 'silent']];
+  const bands: [number, string][] = [
+    [10, 'recent'],
+    [120, 'stale'],
+    [60 * 24, 'silent'],
+  ];
   for (const [minutes, band] of bands) {
     clockOf(svc).advance(minutes * 60_000);
     one = json(await get(viewer, '/api/twin/registry/assets/ch-1'));
@@ -148,7 +170,12 @@ test('GET one asset refusals: unknown 404, another organisation 404, no credenti
 });
 
 test('GET assets with filters: site, class, type, freshness, parent, unclassified; another organisation sees none of them', async () => {
-  await svc.request({ method: 'POST', url: '/api/twin/', headers: auth(admin), payload: { asset_id: 'odd-1', site_id: 'home', type: 'Flux capacitor', name: 'Odd' } });
+  await svc.request({
+    method: 'POST',
+    url: '/api/twin/',
+    headers: auth(admin),
+    payload: { asset_id: 'odd-1', site_id: 'home', type: 'Flux capacitor', name: 'Odd' },
+  });
   const ids = async (qs: string, token = viewer) => {
     const res = await get(token, `/api/twin/registry/assets${qs}`);
     assert.equal(res.statusCode, 200, res.body);
@@ -218,7 +245,13 @@ test('PATCH refuses a disallowed parent, a cycle, itself as parent and a class i
 });
 
 test('PATCH refusals: empty or unknown members 422, roles 403, unknown and other-organisation assets 404', async () => {
-  for (const [payload, field] of [[{}, 'body'], [{ asset_id: 'x' }, 'body.asset_id'], [{ asset_class: 'toaster' }, 'body.asset_class'], [{ name: '' }, 'body.name'], [{ site_id: 'a/b' }, 'body.site_id']] as const) {
+  for (const [payload, field] of [
+    [{}, 'body'],
+    [{ asset_id: 'x' }, 'body.asset_id'],
+    [{ asset_class: 'toaster' }, 'body.asset_class'],
+    [{ name: '' }, 'body.name'],
+    [{ site_id: 'a/b' }, 'body.site_id'],
+  ] as const) {
     assertRefused(await patch(admin, 'ch-1', payload), 422, { fields: [field] }, JSON.stringify(payload));
   }
   for (const t of [analyst, viewer]) assertRefused(await patch(t, 'ch-1', { name: 'n' }), 403, 'Insufficient permissions');
@@ -265,7 +298,7 @@ test('DELETE a registry asset: 409 while it has children, 204 when childless; te
   assertRefused(await svc.request({ method: 'DELETE', url: '/api/twin/registry/assets/sub-2', headers: auth(operator) }), 404, 'Not Found');
 });
 
-test('GET sites: counts by class and freshness, unregistered devices by site_ref; only the caller\'s sites', async () => {
+test("GET sites: counts by class and freshness, unregistered devices by site_ref; only the caller's sites", async () => {
   await ingest(svc, admin, [{ asset_id: 'stray-1', ts: ago(svc, 1), power_kw: 1, site_ref: 'home' }]);
   const res = await get(viewer, '/api/twin/registry/sites');
   assert.equal(res.statusCode, 200);
@@ -294,12 +327,23 @@ test('GET topology: depth-first single-line tree with findings (orphan, missing 
   const batId = t.lines.find((l: { asset_class: string }) => l.asset_class === 'battery').asset_id;
   assert.deepEqual(lines, ['0:meter-1', '1:sub-1', '2:ch-1', '1:inv-1', `2:${batId}`, '0:odd-1']);
   assert.equal(t.valid, false);
-  assert.deepEqual(t.findings.map((f: { code: string; asset_id: string }) => `${f.code}:${f.asset_id}`), ['orphan:odd-1']);
+  assert.deepEqual(
+    t.findings.map((f: { code: string; asset_id: string }) => `${f.code}:${f.asset_id}`),
+    ['orphan:odd-1'],
+  );
   assert.deepEqual(t.lines.find((l: { asset_id: string }) => l.asset_id === 'odd-1').findings, ['orphan']);
 
-  await svc.request({ method: 'POST', url: '/api/twin/', headers: auth(admin), payload: { asset_id: 'lonely', site_id: 'shed', type: 'gizmo', name: 'Gizmo' } });
+  await svc.request({
+    method: 'POST',
+    url: '/api/twin/',
+    headers: auth(admin),
+    payload: { asset_id: 'lonely', site_id: 'shed', type: 'gizmo', name: 'Gizmo' },
+  });
   const shed = json(await get(viewer, '/api/twin/registry/sites/shed/topology'));
-  assert.deepEqual(shed.findings.map((f: { code: string; severity: string }) => `${f.code}/${f.severity}`), ['missing_meter/warning', 'unclassified/warning']);
+  assert.deepEqual(
+    shed.findings.map((f: { code: string; severity: string }) => `${f.code}/${f.severity}`),
+    ['missing_meter/warning', 'unclassified/warning'],
+  );
   assert.equal(shed.valid, true, 'warnings only');
 });
 
@@ -317,10 +361,13 @@ test('GET topology reports a disallowed parent and a cycle left by data written 
   const f = t.findings.map((x: { code: string; asset_id: string }) => `${x.code}:${x.asset_id}`).sort();
   assert.deepEqual(f, ['cycle:x-sub-a', 'cycle:x-sub-b', 'disallowed_parent:x-hp']);
   assert.equal(t.lines.length, 5, 'every asset appears once, cycles last');
-  assert.deepEqual(t.lines.slice(-2).map((l: { asset_id: string }) => l.asset_id), ['x-sub-a', 'x-sub-b']);
+  assert.deepEqual(
+    t.lines.slice(-2).map((l: { asset_id: string }) => l.asset_id),
+    ['x-sub-a', 'x-sub-b'],
+  );
 });
 
-test('GET topology refusals: unknown site 404, another organisation\'s site 404', async () => {
+test("GET topology refusals: unknown site 404, another organisation's site 404", async () => {
   assert.deepEqual([(await get(admin, '/api/twin/registry/sites/nowhere/topology')).statusCode], [404]);
   const cross = await get(otherAdmin, '/api/twin/registry/sites/home/topology');
   assert.deepEqual([cross.statusCode, json(cross)], [404, { detail: 'Not Found' }]);
@@ -335,7 +382,11 @@ test('POST import-devices registers every reporting device whose site_ref names 
     { asset_id: 'imp-noref', ts: ago(svc, 3), power_kw: 1 },
   ]);
   for (const t of [analyst, viewer]) {
-    assertRefused(await svc.request({ method: 'POST', url: '/api/twin/registry/sites/farm/import-devices', headers: auth(t) }), 403, 'Insufficient permissions');
+    assertRefused(
+      await svc.request({ method: 'POST', url: '/api/twin/registry/sites/farm/import-devices', headers: auth(t) }),
+      403,
+      'Insufficient permissions',
+    );
   }
   const res = await svc.request({ method: 'POST', url: '/api/twin/registry/sites/farm/import-devices', headers: auth(operator) });
   assert.equal(res.statusCode, 200, res.body);
@@ -364,7 +415,10 @@ test('POST import-devices with asset_ids places devices without site_ref and rep
   });
   assert.equal(res.statusCode, 200, res.body);
   const body = json(res);
-  assert.deepEqual(body.imported.map((a: { asset_id: string }) => a.asset_id), ['imp-noref']);
+  assert.deepEqual(
+    body.imported.map((a: { asset_id: string }) => a.asset_id),
+    ['imp-noref'],
+  );
   assert.deepEqual(body.skipped, [
     { asset_id: 'imp-bat', reason: 'already_registered' },
     { asset_id: 'imp-else', reason: 'other_site' },
@@ -374,7 +428,7 @@ test('POST import-devices with asset_ids places devices without site_ref and rep
   assertRefused(bad, 422, { fields: ['body.asset_ids'] });
 });
 
-test('POST import-devices refusals: an unknown site 404; another organisation neither sees nor imports A\'s devices', async () => {
+test("POST import-devices refusals: an unknown site 404; another organisation neither sees nor imports A's devices", async () => {
   const unknown = await svc.request({ method: 'POST', url: '/api/twin/registry/sites/atlantis/import-devices', headers: auth(admin) });
   assertRefused(unknown, 404, 'Not Found');
   const cross = await svc.request({ method: 'POST', url: '/api/twin/registry/sites/elsewhere/import-devices', headers: auth(otherAdmin) });

@@ -55,11 +55,17 @@ test('POST /api/twin/ registers an asset with a generated id; 201 and the stored
   assert.equal(a.created_at, svc.clock.now().toISOString());
   assert.equal(a.updated_at, a.created_at);
   const all = await list(admin);
-  assert.deepEqual(all.find((x) => x.asset_id === a.asset_id), a);
-  assert.deepEqual((await auditActions(A, a.asset_id)).map((r) => r.action), ['twin.asset.create']);
+  assert.deepEqual(
+    all.find((x) => x.asset_id === a.asset_id),
+    a,
+  );
+  assert.deepEqual(
+    (await auditActions(A, a.asset_id)).map((r) => r.action),
+    ['twin.asset.create'],
+  );
 });
 
-test('POST /api/twin/ takes the caller\'s own asset_id; an unknown type is unclassified; details default {}', async () => {
+test("POST /api/twin/ takes the caller's own asset_id; an unknown type is unclassified; details default {}", async () => {
   const res = await post(operator, { asset_id: 'INV:0001', site_id: 'site-1', type: 'Flux capacitor', name: 'Odd one' });
   assert.equal(res.statusCode, 201, res.body);
   assert.equal(json(res).asset_id, 'INV:0001');
@@ -104,22 +110,28 @@ test('POST /api/twin/ refusals: roles without configuration rights 403, no crede
   for (const [body, loc] of cases) {
     const res = await post(admin, body);
     assert.equal(res.statusCode, 422, JSON.stringify(body));
-    assert.ok(json(res).detail.some((e: { loc: string[] }) => e.loc.join('.') === loc), `${loc}: ${res.body}`);
+    assert.ok(
+      json(res).detail.some((e: { loc: string[] }) => e.loc.join('.') === loc),
+      `${loc}: ${res.body}`,
+    );
   }
 });
 
-test('GET /api/twin/ lists every asset of the caller\'s organisation only; any role reads', async () => {
+test("GET /api/twin/ lists every asset of the caller's organisation only; any role reads", async () => {
   const mine = await list(viewer);
   assert.ok(mine.length >= 4);
   const theirs = await list(otherAdmin);
-  assert.deepEqual(theirs.map((x) => x.name), ['B owns this one']);
+  assert.deepEqual(
+    theirs.map((x) => x.name),
+    ['B owns this one'],
+  );
   assert.ok(!mine.some((x) => x.name === 'B owns this one'));
   const anon = await svc.request({ method: 'GET', url: '/api/twin/' });
   assertRefused(anon, 401, 'Authorization header missing');
 });
 
 test('PUT /api/twin/{asset_id} changes name and/or details only; created_at kept, updated_at moves', async () => {
-  const a = json((await post(admin, { asset_id: 'put-1', site_id: 's', type: 'heat pump', name: 'HP', details: { a: 1 } })));
+  const a = json(await post(admin, { asset_id: 'put-1', site_id: 's', type: 'heat pump', name: 'HP', details: { a: 1 } }));
   clockOf(svc).advance(60_000);
   let res = await svc.request({ method: 'PUT', url: '/api/twin/put-1', headers: auth(operator), payload: { name: 'Heat pump (loft)' } });
   assert.equal(res.statusCode, 200, res.body);
@@ -131,11 +143,20 @@ test('PUT /api/twin/{asset_id} changes name and/or details only; created_at kept
   assert.deepEqual(json(res).details, { b: { c: [1] } }, 'details is replaced, stored verbatim');
   assert.equal(json(res).name, 'Heat pump (loft)');
   assert.equal((await list(admin)).find((x) => x.asset_id === 'put-1').name, 'Heat pump (loft)');
-  assert.deepEqual((await auditActions(A, 'put-1')).map((r) => r.action), ['twin.asset.create', 'twin.asset.update', 'twin.asset.update']);
+  assert.deepEqual(
+    (await auditActions(A, 'put-1')).map((r) => r.action),
+    ['twin.asset.create', 'twin.asset.update', 'twin.asset.update'],
+  );
 });
 
 test('PUT /api/twin/{asset_id} refusals: other fields and empty bodies 422, roles 403, unknown or other organisation 404', async () => {
-  for (const [payload, field] of [[{ type: 'battery' }, 'body.type'], [{ site_id: 'x' }, 'body.site_id'], [{}, 'body'], [{ name: '' }, 'body.name'], [{ details: 5 }, 'body.details']] as const) {
+  for (const [payload, field] of [
+    [{ type: 'battery' }, 'body.type'],
+    [{ site_id: 'x' }, 'body.site_id'],
+    [{}, 'body'],
+    [{ name: '' }, 'body.name'],
+    [{ details: 5 }, 'body.details'],
+  ] as const) {
     const res = await svc.request({ method: 'PUT', url: '/api/twin/put-1', headers: auth(admin), payload });
     assertRefused(res, 422, { fields: [field] }, JSON.stringify(payload));
   }
@@ -169,20 +190,30 @@ test('DELETE /api/twin/{asset_id} removes the entry and keeps its telemetry', as
   // Live events still show the deleted asset's records.
   const ev = await svc.request({ method: 'GET', url: '/api/telemetry/live/events?asset_id=del-1', headers: auth(admin) });
   assert.equal(ev.statusCode, 200, ev.body);
-  assert.deepEqual(json(ev).events.map((e: { asset_id: string }) => e.asset_id), ['del-1', 'del-1']);
+  assert.deepEqual(
+    json(ev).events.map((e: { asset_id: string }) => e.asset_id),
+    ['del-1', 'del-1'],
+  );
   const kept = await svc.deps.db.query<{ n: number }>("select count(*)::int as n from telemetry where org_id = $1 and asset_id = 'del-1'", [A]);
   assert.equal(kept.rows[0].n, 2);
-  assert.deepEqual((await auditActions(A, 'del-1')).map((r) => r.action), ['twin.asset.create', 'twin.asset.delete']);
+  assert.deepEqual(
+    (await auditActions(A, 'del-1')).map((r) => r.action),
+    ['twin.asset.create', 'twin.asset.delete'],
+  );
 });
 
 test('DELETE /api/twin/{asset_id} of a parent unlinks its children (they stay registered)', async () => {
   const meter = await svc.request({
-    method: 'POST', url: '/api/twin/registry/assets', headers: auth(admin),
+    method: 'POST',
+    url: '/api/twin/registry/assets',
+    headers: auth(admin),
     payload: { asset_id: 'm-1', site_id: 'tree', asset_class: 'site_meter', name: 'Meter' },
   });
   assert.equal(meter.statusCode, 201, meter.body);
   const child = await svc.request({
-    method: 'POST', url: '/api/twin/registry/assets', headers: auth(admin),
+    method: 'POST',
+    url: '/api/twin/registry/assets',
+    headers: auth(admin),
     payload: { asset_id: 'c-1', site_id: 'tree', asset_class: 'charger', name: 'Charger', parent_asset_id: 'm-1' },
   });
   assert.equal(child.statusCode, 201, child.body);

@@ -22,10 +22,18 @@ let baseUrl: string;
 let dir: string;
 let configDir: string;
 
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Starts the binary; `done` resolves when it exits. */
-function start(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): { child: ChildProcess; done: Promise<Run>; stdout: () => string; stderr: () => string } {
+function start(
+  args: string[],
+  opts: { stdin?: string; env?: Record<string, string> } = {},
+): { child: ChildProcess; done: Promise<Run>; stdout: () => string; stderr: () => string } {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: dir, ENERGY_PLATFORM_CONFIG_DIR: configDir, ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -39,7 +47,8 @@ function start(args: string[], opts: { stdin?: string; env?: Record<string, stri
   return { child, done, stdout: () => stdout, stderr: () => stderr };
 }
 
-const run = (args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) => bounded(start(args, opts).done, `energy-platform ${args.join(' ')}`, 120_000);
+const run = (args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) =>
+  bounded(start(args, opts).done, `energy-platform ${args.join(' ')}`, 120_000);
 const lastJson = (text: string) => JSON.parse(text.trim().split('\n').at(-1)!);
 
 before(async () => {
@@ -89,7 +98,7 @@ test('ingest: a 100,000-row CSV with mapping and a progress bar, interrupted by 
   writeFileSync(csv, lines.join('\n') + '\n');
   const args = ['ingest', csv, '--map', 'asset_id=device,ts=time,power_kw=kw,soc_pct=soc', '--batch-size', '2000', '--json'];
   const checkpoint = () => {
-    const files = existsSync(join(configDir, 'checkpoints')) ? (readFileSyncDir(join(configDir, 'checkpoints'))) : [];
+    const files = existsSync(join(configDir, 'checkpoints')) ? readFileSyncDir(join(configDir, 'checkpoints')) : [];
     return files.length ? JSON.parse(readFileSync(files[0], 'utf8')) : undefined;
   };
 
@@ -148,7 +157,9 @@ test('ingest: a 100,000-row CSV with mapping and a progress bar, interrupted by 
 });
 
 function readFileSyncDir(d: string): string[] {
-  return readdirSync(d).filter((f) => f.endsWith('.json')).map((f) => join(d, f));
+  return readdirSync(d)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => join(d, f));
 }
 
 test('tail shows the newest stored records, then follows the live stream (server-sent events) until its count; history as CSV, a table and --json; a bad asset type is exit 4', async () => {
@@ -156,7 +167,10 @@ test('tail shows the newest stored records, then follows the live stream (server
   const sdkIngest = (records: object[]) =>
     fetch(`${baseUrl}/api/telemetry/ingest`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${JSON.parse(readFileSync(join(configDir, 'session.json'), 'utf8')).session.accessToken}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${JSON.parse(readFileSync(join(configDir, 'session.json'), 'utf8')).session.accessToken}`,
+      },
       body: JSON.stringify(records),
     }).then((r) => assert.equal(r.status, 200));
   await sdkIngest([
@@ -172,8 +186,19 @@ test('tail shows the newest stored records, then follows the live stream (server
   ]);
   const tailed = await bounded(tail.done, 'tail', 60_000);
   assert.equal(tailed.code, 0, tailed.stderr);
-  const events = tailed.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(events.map((e) => [e.asset_id, e.soc_pct]), [['tail-1', 40], ['tail-1', 50], ['tail-1', 70], ['tail-1', 80]]);
+  const events = tailed.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    events.map((e) => [e.asset_id, e.soc_pct]),
+    [
+      ['tail-1', 40],
+      ['tail-1', 50],
+      ['tail-1', 70],
+      ['tail-1', 80],
+    ],
+  );
 
   const csv = await run(['history', 'battery', 'tail-1', '--range', 'hourly', '--format', 'csv']);
   assert.equal(csv.code, 0, csv.stderr);
@@ -215,7 +240,10 @@ test('keys and webhooks: create (secret shown once), list, rotate, revoke/delete
   const endpoint = lastJson(hook.stdout);
   assert.match(endpoint.secret, /^whsec_/);
   const hooks = lastJson((await run(['webhooks', 'list', '--json'])).stdout);
-  assert.deepEqual(hooks.map((e: { id: string; event_types: string[] }) => [e.id, e.event_types]), [[endpoint.id, ['alert.raised']]]);
+  assert.deepEqual(
+    hooks.map((e: { id: string; event_types: string[] }) => [e.id, e.event_types]),
+    [[endpoint.id, ['alert.raised']]],
+  );
   const disabled = await run(['webhooks', 'update', endpoint.id, '--disable', '--json']);
   assert.equal(disabled.code, 0, disabled.stderr);
   assert.equal(lastJson(disabled.stdout).enabled, false);
@@ -233,7 +261,9 @@ test('export: starts the job, follows it with a progress bar, writes the JSON Li
   const exp = start(['export', '--collections', 'telemetry.readings', '--from', from, '--to', to, '-o', output, '--interval', '100', '--json']);
   // The service's job queue runs on the test clock: run what is due until the CLI has its file.
   let exited = false;
-  void exp.done.then(() => { exited = true; });
+  void exp.done.then(() => {
+    exited = true;
+  });
   while (!exited) {
     await svc.runDue();
     await new Promise((r) => setTimeout(r, 50));
@@ -241,7 +271,10 @@ test('export: starts the job, follows it with a progress bar, writes the JSON Li
   const done = await exp.done;
   assert.equal(done.code, 0, done.stderr);
   const summary = lastJson(done.stdout);
-  const lines = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(output, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   // Records of the 100,000-row file fall one a second from `from`: 600 in the ten minutes, less the bad row 5.
   assert.equal(summary.rows, 599);
   assert.equal(lines.length, 599);

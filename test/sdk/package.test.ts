@@ -68,29 +68,66 @@ test('dist/ is built from the current source (npm ci builds it; after editing pa
 });
 
 test('npm pack ships compiled JavaScript and declarations; installed offline into an empty project, Node 24 imports it and runs the bin', () => {
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: SDK, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: SDK, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
-  for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/verify-webhook.js', 'dist/verify-webhook.d.ts', 'dist/cli/main.js', 'dist/generated/openapi.d.ts', 'README.md', 'package.json']) {
+  for (const f of [
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/verify-webhook.js',
+    'dist/verify-webhook.d.ts',
+    'dist/cli/main.js',
+    'dist/generated/openapi.d.ts',
+    'README.md',
+    'package.json',
+  ]) {
     assert.ok(files.includes(f), `${f} in the tarball`);
   }
-  assert.deepEqual(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), [], 'no TypeScript source');
+  assert.deepEqual(
+    files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),
+    [],
+    'no TypeScript source',
+  );
 
   // The empty project gets the tarball and its dependencies as the repository installed them, packed
   // from node_modules: the install needs no registry and no network (npm install --offline).
   const project = join(dir, 'consumer');
   execFileSync('mkdir', ['-p', join(project, 'deps')]);
   execFileSync('cp', [join(dir, packed[0].filename), join(project, 'sdk.tgz')]);
-  const deps = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', join(project, 'deps'), ...dependencyDirs()], { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  const deps = JSON.parse(
+    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', join(project, 'deps'), ...dependencyDirs()], {
+      cwd: project,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   assert.ok(deps.some((d: { name: string }) => d.name === 'openapi-fetch'));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
   // An empty cache and --offline: nothing can come from a registry.
-  execFileSync('npm', ['install', '--offline', '--cache', join(dir, 'empty-cache'), '--ignore-scripts', '--no-audit', '--no-fund', './sdk.tgz', ...deps.map((d: { filename: string }) => `./deps/${d.filename}`)], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--offline',
+      '--cache',
+      join(dir, 'empty-cache'),
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      './sdk.tgz',
+      ...deps.map((d: { filename: string }) => `./deps/${d.filename}`),
+    ],
+    { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   assert.equal(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies['@energy-platform/sdk'], 'file:sdk.tgz');
 
   const secret = 'whsec_' + Buffer.from('k'.repeat(32)).toString('base64');
   const t = Math.floor(Date.now() / 1000);
   const body = '{"id":"evt_1","type":"webhook.test","created_at":"2026-01-01T00:00:00Z","organisation_id":"o","api_version":"2026-10-15","data":{}}';
-  const sig = `t=${t},v1=${createHmac('sha256', Buffer.from('k'.repeat(32))).update(`${t}.${body}`).digest('base64')}`;
+  const sig = `t=${t},v1=${createHmac('sha256', Buffer.from('k'.repeat(32)))
+    .update(`${t}.${body}`)
+    .digest('base64')}`;
   const script = `
     import { verifyWebhook } from '@energy-platform/sdk/verify-webhook';
     import { createPlatform, ApiError, verifyWebhook as fromMain } from '@energy-platform/sdk';
@@ -104,15 +141,30 @@ test('npm pack ships compiled JavaScript and declarations; installed offline int
   assert.equal(out.client, 'function');
   assert.match(out.resolved, /node_modules\/@energy-platform\/sdk\/dist\/verify-webhook\.js$/);
 
-  const help = execFileSync(join(project, 'node_modules/.bin/energy-platform'), ['--help'], { cwd: project, encoding: 'utf8', env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}` } });
+  const help = execFileSync(join(project, 'node_modules/.bin/energy-platform'), ['--help'], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}` },
+  });
   for (const command of ['login', 'ingest', 'tail', 'history', 'keys', 'webhooks', 'export']) assert.match(help, new RegExp(`^  ${command}\\b`, 'm'));
 
   // The declarations type-check a consumer (the TypeScript of the repository, the package's own types).
   writeFileSync(join(project, 'use.ts'), readFileSync(join(SDK, 'examples/readme.ts'), 'utf8'));
-  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', strict: true, noEmit: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')] },
-    files: ['use.ts'],
-  }));
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2023',
+        strict: true,
+        noEmit: true,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules/@types')],
+      },
+      files: ['use.ts'],
+    }),
+  );
   execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-p', project], { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 });
 

@@ -46,7 +46,14 @@ after(() => svc.stop());
 test('password sign-in; an expired access token is refreshed transparently (rotation), the old refresh token no longer works', async () => {
   const sessions: (Session | null)[] = [];
   const log: { method: string; path: string; status: number }[] = [];
-  const sdk = createPlatform({ baseUrl, credentials: { email: 'admin@sdk.test', password: PASSWORD }, onSession: (s) => { sessions.push(s); }, fetch: recordingFetch(log) });
+  const sdk = createPlatform({
+    baseUrl,
+    credentials: { email: 'admin@sdk.test', password: PASSWORD },
+    onSession: (s) => {
+      sessions.push(s);
+    },
+    fetch: recordingFetch(log),
+  });
   const first = await sdk.keys.list();
   assert.deepEqual(first.api_keys, []);
   assert.equal(sessions.length, 1, 'signed in on the first call');
@@ -62,9 +69,18 @@ test('password sign-in; an expired access token is refreshed transparently (rota
   assert.notEqual(s2.refreshToken, s1.refreshToken);
   assert.deepEqual(
     log.map((l) => `${l.method} ${l.path} ${l.status}`),
-    ['POST /api/auth/login 200', 'GET /api/devtools/apikeys 200', 'POST /api/devtools/apikeys 401', 'POST /api/auth/token/refresh 200', 'POST /api/devtools/apikeys 201'],
+    [
+      'POST /api/auth/login 200',
+      'GET /api/devtools/apikeys 200',
+      'POST /api/devtools/apikeys 401',
+      'POST /api/auth/token/refresh 200',
+      'POST /api/devtools/apikeys 201',
+    ],
   );
-  assert.deepEqual((await sdk.keys.list()).api_keys.map((k) => k.name), ['from the sdk']);
+  assert.deepEqual(
+    (await sdk.keys.list()).api_keys.map((k) => k.name),
+    ['from the sdk'],
+  );
 
   // A kept session works without the password (the CLI's case).
   const resumed = createPlatform({ baseUrl, credentials: { session: s2 } });
@@ -73,11 +89,17 @@ test('password sign-in; an expired access token is refreshed transparently (rota
   // The refresh token presented at the rotation is spent: presenting it again is refused, and the
   // service ends the whole family (someone holds a copy), so the kept session stops working too.
   const stale = createPlatform({ baseUrl, credentials: { session: { accessToken: 'expired', refreshToken: s1.refreshToken } } });
-  const err = await stale.keys.list().then(() => null, (e: unknown) => e);
+  const err = await stale.keys.list().then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof ApiError, String(err));
   assert.equal(err.status, 401);
   assert.equal(err.detail, 'Invalid or expired refresh token');
-  const ended = await resumed.keys.list().then(() => null, (e: unknown) => e);
+  const ended = await resumed.keys.list().then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(ended instanceof ApiError);
   assert.equal(ended.status, 401);
 
@@ -87,7 +109,15 @@ test('password sign-in; an expired access token is refreshed transparently (rota
   await other.signOut();
   assert.equal(other.session, undefined);
   const afterSignOut = createPlatform({ baseUrl, credentials: { session: { accessToken: 'expired', refreshToken: s3.refreshToken } } });
-  assert.equal((await afterSignOut.keys.list().then(() => null, (e: unknown) => e) as ApiError).status, 401);
+  assert.equal(
+    (
+      (await afterSignOut.keys.list().then(
+        () => null,
+        (e: unknown) => e,
+      )) as ApiError
+    ).status,
+    401,
+  );
 });
 
 test('paging: for await over partner alerts reads every row once across pages, newest first, one request per page', async () => {
@@ -107,7 +137,10 @@ test('paging: for await over partner alerts reads every row once across pages, n
   }
   assert.equal(titles.length, 12);
   assert.deepEqual([...titles].sort(), Array.from({ length: 12 }, (_, i) => `#${i}`).sort());
-  assert.ok(times.every((t, i) => i === 0 || t <= times[i - 1]), 'newest first');
+  assert.ok(
+    times.every((t, i) => i === 0 || t <= times[i - 1]),
+    'newest first',
+  );
   assert.equal(log.length, 3, 'three pages of at most five');
   assert.ok(log[1].path.includes('cursor='));
 
@@ -126,7 +159,10 @@ test('429: an idempotent call waits Retry-After on the service clock and succeed
   assert.deepEqual(waits, []);
   const me = await sdk.partner.me();
   assert.equal(me.organisation.id, ORG);
-  assert.deepEqual(log.slice(-2).map((l) => l.status), [429, 200]);
+  assert.deepEqual(
+    log.slice(-2).map((l) => l.status),
+    [429, 200],
+  );
   assert.equal(waits.length, 1, 'one wait, then success');
   // Never sooner than asked: Retry-After seconds, plus jitter of at most a tenth (random() = 0.5: 5 %).
   const retryAfter = Math.round(waits[0] / 1.05 / 1000);
@@ -136,7 +172,10 @@ test('429: an idempotent call waits Retry-After on the service clock and succeed
   // Spend the new window, then a POST without Idempotency-Key: refused at once, no wait.
   for (let i = 0; i < 3; i++) await sdk.partner.me();
   waits.length = 0;
-  const err = await sdk.api.POST('/api/devtools/partner/v1/sandbox/webhooks/test', { body: {} }).then(() => null, (e: unknown) => e);
+  const err = await sdk.api.POST('/api/devtools/partner/v1/sandbox/webhooks/test', { body: {} }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof ApiError);
   assert.equal(err.status, 429);
   assert.ok(err.retryAfterSeconds! >= 1);
@@ -149,7 +188,10 @@ test('429: an idempotent call waits Retry-After on the service clock and succeed
   const sent = await sdk.api.POST('/api/devtools/partner/v1/sandbox/webhooks/test', { body: {}, headers: { 'idempotency-key': 'sdk-retry-1' } });
   assert.equal(waits.length, 1, 'waited once');
   assert.ok(waits[0] >= err.retryAfterSeconds! * 1000);
-  assert.deepEqual(log.filter((l) => l.method === 'POST').map((l) => l.status), [429, 429, 202]);
+  assert.deepEqual(
+    log.filter((l) => l.method === 'POST').map((l) => l.status),
+    [429, 429, 202],
+  );
   assert.equal(sent.response.status, 202);
   assert.equal(sent.data!.event_type, 'webhook.test');
   assert.equal(sent.data!.queued, 0, 'no sandbox endpoint registered');
@@ -158,7 +200,12 @@ test('429: an idempotent call waits Retry-After on the service clock and succeed
 test('typed errors carry status, detail (sentence or field list), code and the request id', async () => {
   const key = await issueKey(svc, ORG, { scopes: ['devices:read'] });
   const sdk = createPlatform({ baseUrl, credentials: { apiKey: key.secret } });
-  const scope = await (async () => { for await (const _ of sdk.partner.alerts()) break; })().then(() => null, (e: unknown) => e);
+  const scope = await (async () => {
+    for await (const _ of sdk.partner.alerts()) break;
+  })().then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(scope instanceof ApiError);
   assert.equal(scope.status, 403);
   assert.equal(scope.code, 'insufficient_scope');
@@ -166,23 +213,34 @@ test('typed errors carry status, detail (sentence or field list), code and the r
   assert.equal((scope.body as any).error.request_id, scope.requestId);
 
   const admin = createPlatform({ baseUrl, credentials: { email: 'admin@sdk.test', password: PASSWORD } });
-  const invalid = await admin.keys.create({ name: '', scopes: ['no:such'] } as any).then(() => null, (e: unknown) => e);
+  const invalid = await admin.keys.create({ name: '', scopes: ['no:such'] } as any).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(invalid instanceof ApiError);
   assert.equal(invalid.status, 422);
   assert.ok(invalid.fieldErrors.length > 0 || typeof invalid.detail === 'string');
   assert.ok(invalid.requestId);
 
-  const missing = await admin.webhooks.remove('00000000-0000-4000-8000-000000000000').then(() => null, (e: unknown) => e);
+  const missing = await admin.webhooks.remove('00000000-0000-4000-8000-000000000000').then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(missing instanceof ApiError);
   assert.equal(missing.status, 404);
   assert.equal(typeof missing.detail, 'string');
 
-  const wrongPassword = await createPlatform({ baseUrl, credentials: { email: 'admin@sdk.test', password: 'not-it-at-all' } }).signIn().then(() => null, (e: unknown) => e);
+  const wrongPassword = await createPlatform({ baseUrl, credentials: { email: 'admin@sdk.test', password: 'not-it-at-all' } })
+    .signIn()
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.ok(wrongPassword instanceof ApiError);
   assert.equal(wrongPassword.status, 401);
 });
 
-test('ingestion: a large array in batches of a chosen size, every record\'s outcome by its index in the input, rejections by reason; an all-rejected batch is an outcome, not a throw', async () => {
+test("ingestion: a large array in batches of a chosen size, every record's outcome by its index in the input, rejections by reason; an all-rejected batch is an outcome, not a throw", async () => {
   const sdk = createPlatform({ baseUrl, credentials: { email: 'admin@sdk.test', password: PASSWORD } });
   const t0 = Date.parse('2026-10-15T00:00:00Z');
   const records = Array.from({ length: 1250 }, (_, i) => ({ asset_id: `sdk-bat-${i % 5}`, ts: new Date(t0 + i * 60_000).toISOString(), power_kw: i % 7 }));
@@ -193,7 +251,10 @@ test('ingestion: a large array in batches of a chosen size, every record\'s outc
   assert.equal(report.batches, 4);
   assert.equal(report.count, 1250);
   assert.equal(report.results.length, 1250);
-  assert.deepEqual(report.results.map((r) => r.index), records.map((_, i) => i));
+  assert.deepEqual(
+    report.results.map((r) => r.index),
+    records.map((_, i) => i),
+  );
   assert.equal(report.results[3].status, 'rejected');
   assert.equal(report.results[3].reason, 'unparseable_ts');
   assert.equal(report.results[700].reason, 'missing_asset_id');
@@ -208,22 +269,49 @@ test('ingestion: a large array in batches of a chosen size, every record\'s outc
   assert.equal(events.length, 249);
 
   const outcomes = [];
-  for await (const b of sdk.telemetry.ingestBatches([{ asset_id: 'x' }, { asset_id: 'y' }, { asset_id: 'z', ts: new Date(t0).toISOString() }], { batchSize: 2 })) outcomes.push(b);
-  assert.deepEqual(outcomes.map((o) => [o.offset, o.size, o.stored, o.rejected]), [[0, 2, 0, 2], [2, 1, 1, 0]]);
-  assert.deepEqual(outcomes[0].results.map((r) => [r.index, r.status, r.reason]), [[0, 'rejected', 'missing_ts'], [1, 'rejected', 'missing_ts']]);
+  for await (const b of sdk.telemetry.ingestBatches([{ asset_id: 'x' }, { asset_id: 'y' }, { asset_id: 'z', ts: new Date(t0).toISOString() }], {
+    batchSize: 2,
+  }))
+    outcomes.push(b);
+  assert.deepEqual(
+    outcomes.map((o) => [o.offset, o.size, o.stored, o.rejected]),
+    [
+      [0, 2, 0, 2],
+      [2, 1, 1, 0],
+    ],
+  );
+  assert.deepEqual(
+    outcomes[0].results.map((r) => [r.index, r.status, r.reason]),
+    [
+      [0, 'rejected', 'missing_ts'],
+      [1, 'rejected', 'missing_ts'],
+    ],
+  );
 
   // Through the generated client a request whose every record is rejected is an ApiError carrying the per-record results.
-  const allRejected = await sdk.api.POST('/api/telemetry/ingest', { body: [{ asset_id: 'x' }, { ts: 'soon' }] as never }).then(() => null, (e: unknown) => e);
+  const allRejected = await sdk.api.POST('/api/telemetry/ingest', { body: [{ asset_id: 'x' }, { ts: 'soon' }] as never }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(allRejected instanceof ApiError);
   assert.equal(allRejected.status, 422);
   assert.equal(allRejected.detail, 'all_records_rejected');
-  assert.deepEqual(allRejected.results!.map((r) => [r.index, r.status, r.reason]), [[0, 'rejected', 'missing_ts'], [1, 'rejected', 'missing_asset_id']]);
+  assert.deepEqual(
+    allRejected.results!.map((r) => [r.index, r.status, r.reason]),
+    [
+      [0, 'rejected', 'missing_ts'],
+      [1, 'rejected', 'missing_asset_id'],
+    ],
+  );
   assert.ok(allRejected.requestId);
 
   // A refusal of the whole request is a typed error; a viewer may not ingest.
   await svc.createUser(ORG, 'viewer@sdk.test', 'VIEWER', PASSWORD);
   const viewer = createPlatform({ baseUrl, credentials: { email: 'viewer@sdk.test', password: PASSWORD } });
-  const refused = await viewer.telemetry.ingest(records.slice(0, 3)).then(() => null, (e: unknown) => e);
+  const refused = await viewer.telemetry.ingest(records.slice(0, 3)).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(refused instanceof ApiError);
   assert.equal(refused.status, 403);
   assert.equal(refused.detail, 'Insufficient permissions');
@@ -233,7 +321,7 @@ test('the webhook verifier is exported from the SDK entry point', () => {
   assert.equal(verifyWebhook, verifyDirect);
 });
 
-test('the live stream as an async iterator: ready, then the organisation\'s telemetry as it is ingested; without credentials an ApiError 401', async () => {
+test("the live stream as an async iterator: ready, then the organisation's telemetry as it is ingested; without credentials an ApiError 401", async () => {
   const sdk = createPlatform({ baseUrl, credentials: { email: 'admin@sdk.test', password: PASSWORD } });
   const stop = new AbortController();
   const events = sdk.telemetry.stream({ signal: stop.signal })[Symbol.asyncIterator]();
@@ -247,13 +335,23 @@ test('the live stream as an async iterator: ready, then the organisation\'s tele
   assert.equal(next.value!.event, 'telemetry');
   const data = next.value!.data as { stored: boolean; records: { asset_id: string; ts: string; soc_pct: number }[] };
   assert.equal(data.stored, true);
-  assert.deepEqual(data.records.map((r) => [r.asset_id, r.ts, r.soc_pct]), [['stream-1', ts, 42]]);
+  assert.deepEqual(
+    data.records.map((r) => [r.asset_id, r.ts, r.soc_pct]),
+    [['stream-1', ts, 42]],
+  );
   stop.abort();
   assert.equal((await events.next()).done, true, 'aborting ends the iteration');
 
   // Without credentials the stream is refused like any operation (no retry: a 401 is final).
   const anonymous = createPlatform({ baseUrl, retry: { retries: 0 } });
-  const refused = await anonymous.telemetry.stream()[Symbol.asyncIterator]().next().then(() => null, (e: unknown) => e);
+  const refused = await anonymous.telemetry
+    .stream()
+    [Symbol.asyncIterator]()
+    .next()
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.ok(refused instanceof ApiError);
   assert.equal(refused.status, 401, String(refused.detail));
   assert.equal(refused.detail, 'Authorization header missing');

@@ -29,10 +29,16 @@ async function issueMany(org: string, n: number) {
   return out;
 }
 
-const present = (r: { signed_body: string; signature: string; receipt_hash: string }) => ({ signed_body: r.signed_body, signature: r.signature, receipt_hash: r.receipt_hash });
+const present = (r: { signed_body: string; signature: string; receipt_hash: string }) => ({
+  signed_body: r.signed_body,
+  signature: r.signature,
+  receipt_hash: r.receipt_hash,
+});
 
 test('50 parallel issues from two instances: seq 1..50, no gaps, no fork, every link right', {
-  skip: !realServers.database && 'needs PostgreSQL: appends serialise on a row lock of the chain head, and PGlite runs one transaction at a time, so no two issues ever race there',
+  skip:
+    !realServers.database &&
+    'needs PostgreSQL: appends serialise on a row lock of the chain head, and PGlite runs one transaction at a time, so no two issues ever race there',
 }, async () => {
   const org = 'chain-parallel';
   await svc.createOrg(org);
@@ -45,9 +51,15 @@ test('50 parallel issues from two instances: seq 1..50, no gaps, no fork, every 
   } finally {
     await second.stop();
   }
-  assert.deepEqual(results.map((r) => r.statusCode), Array(50).fill(201));
+  assert.deepEqual(
+    results.map((r) => r.statusCode),
+    Array(50).fill(201),
+  );
   const bySeq = results.map((r) => json(r)).sort((a, b) => a.seq - b.seq);
-  assert.deepEqual(bySeq.map((r) => r.seq), Array.from({ length: 50 }, (_, i) => i + 1));
+  assert.deepEqual(
+    bySeq.map((r) => r.seq),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
   for (let i = 1; i < 50; i++) assert.equal(bySeq[i].prev_hash, bySeq[i - 1].receipt_hash, `link at seq ${i + 1}`);
   const chain = json(await call('GET', '/chain/verify', { org, role: 'VIEWER' }));
   assert.equal(chain.valid, true, JSON.stringify(chain.problems));
@@ -66,7 +78,12 @@ test('chain/verify: a tampered, removed or reordered stored receipt is found at 
   assert.equal(json(await call('GET', '/chain/verify', { org })).valid, true);
 
   // More energy written into receipt 3 after signing.
-  await db.query('update settlement_receipts set signed_body = replace(signed_body, $3, $4) where org_id = $1 and seq = $2', [org, 3, '"delivered_wh":1252', '"delivered_wh":9252']);
+  await db.query('update settlement_receipts set signed_body = replace(signed_body, $3, $4) where org_id = $1 and seq = $2', [
+    org,
+    3,
+    '"delivered_wh":1252',
+    '"delivered_wh":9252',
+  ]);
   let chain = json(await call('GET', '/chain/verify', { org }));
   assert.equal(chain.valid, false);
   assert.equal(chain.first_bad_seq, 3);
@@ -131,7 +148,11 @@ test('POST /verify: a presented copy is checked from its published form; every t
     ['dropped the last 2', copy.slice(0, -2), 6, cp],
     ['spliced in another organisation’s', [...copy.slice(0, k), present(theirs), ...copy.slice(k)], k],
     ['duplicate key', copy.map((r, i) => (i === k ? { ...r, signed_body: r.signed_body.replace('{', '{"asset_id":"x",') } : r)), k],
-    ['re-signed with an unpublished key', copy.map((r, i) => (i === k ? { signed_body: resigned, signature: sign(null, Buffer.from(resigned), stranger).toString('base64url') } : r)), k],
+    [
+      're-signed with an unpublished key',
+      copy.map((r, i) => (i === k ? { signed_body: resigned, signature: sign(null, Buffer.from(resigned), stranger).toString('base64url') } : r)),
+      k,
+    ],
     ['S + L', copy.map((r, i) => (i === k ? { ...r, signature: sPlusL } : r)), k],
   ];
   for (const [name, receipts, index, checkpoint] of cases) {

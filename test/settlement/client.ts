@@ -5,11 +5,7 @@ import type { Role } from '../../src/platform/roles.ts';
 export const BASE = '/api/vpp/vpp/settle';
 
 export function client(svc: TestService) {
-  return async function call(
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    opts: { org: string; role?: Role; payload?: unknown; auth?: boolean },
-  ) {
+  return async function call(method: 'GET' | 'POST' | 'DELETE', path: string, opts: { org: string; role?: Role; payload?: unknown; auth?: boolean }) {
     const headers: Record<string, string> = {};
     if (opts.auth !== false) headers.authorization = `Bearer ${await svc.token({ orgId: opts.org, roles: [opts.role ?? 'OPERATOR'] })}`;
     return svc.request({ method, url: `${BASE}${path}`, headers, ...(opts.payload !== undefined && { payload: opts.payload as object }) });

@@ -44,8 +44,22 @@ test('issue: a signed receipt chained to the previous one, verifiable with the p
   const body = JSON.parse(first.signed_body);
   assert.equal(canonicalJson(body), first.signed_body, 'signed_body is canonical');
   assert.deepEqual(Object.keys(body), [
-    'asset_id', 'delivered_wh', 'direction', 'issued_at', 'kid', 'organisation_id', 'period_end', 'period_start',
-    'prev_hash', 'receipt_id', 'reference', 'seq', 'site_id', 'source_basis', 'type', 'version',
+    'asset_id',
+    'delivered_wh',
+    'direction',
+    'issued_at',
+    'kid',
+    'organisation_id',
+    'period_end',
+    'period_start',
+    'prev_hash',
+    'receipt_id',
+    'reference',
+    'seq',
+    'site_id',
+    'source_basis',
+    'type',
+    'version',
   ]);
   assert.equal(body.type, 'settlement_receipt');
   assert.equal(body.organisation_id, org);
@@ -62,7 +76,10 @@ test('issue: a signed receipt chained to the previous one, verifiable with the p
   const esg = json(await svc.request({ method: 'GET', url: '/api/esg/keys' }));
   assert.ok(esg.keys.some((k: { key_id: string }) => k.key_id === first.kid));
   const audit = await svc.deps.db.query<{ action: string }>('select action from audit_log where org_id = $1 and target_id = $2', [org, first.receipt_id]);
-  assert.deepEqual(audit.rows.map((x) => x.action), ['settlement.receipt.issue']);
+  assert.deepEqual(
+    audit.rows.map((x) => x.action),
+    ['settlement.receipt.issue'],
+  );
 });
 
 test('issue: bad input is 422 in the validation shape; nothing is written', async () => {
@@ -139,12 +156,21 @@ test('get and list: own receipts only, newest first, paged with a cursor bound t
   assertRefused(await call('GET', '/receipts/no-such-receipt', { org }), 404, 'Not Found');
 
   const p1 = json(await call('GET', '/receipts?limit=2', { org, role: 'ANALYST' }));
-  assert.deepEqual(p1.receipts.map((r: { seq: number }) => r.seq), [5, 4]);
+  assert.deepEqual(
+    p1.receipts.map((r: { seq: number }) => r.seq),
+    [5, 4],
+  );
   assert.equal(p1.has_more, true);
   const p2 = json(await call('GET', `/receipts?limit=2&cursor=${encodeURIComponent(p1.next_cursor)}`, { org }));
-  assert.deepEqual(p2.receipts.map((r: { seq: number }) => r.seq), [3, 2]);
+  assert.deepEqual(
+    p2.receipts.map((r: { seq: number }) => r.seq),
+    [3, 2],
+  );
   const p3 = json(await call('GET', `/receipts?limit=2&cursor=${encodeURIComponent(p2.next_cursor)}`, { org }));
-  assert.deepEqual(p3.receipts.map((r: { seq: number }) => r.seq), [1]);
+  assert.deepEqual(
+    p3.receipts.map((r: { seq: number }) => r.seq),
+    [1],
+  );
   assert.equal(p3.next_cursor, null);
   // A cursor with other filters, or in another organisation, is invalid_cursor.
   const wrong = await call('GET', `/receipts?limit=2&asset_id=pv-1&cursor=${encodeURIComponent(p1.next_cursor)}`, { org });
@@ -152,11 +178,19 @@ test('get and list: own receipts only, newest first, paged with a cursor bound t
   assert.deepEqual(json(wrong), { detail: 'invalid_cursor' });
   assertRefused(await call('GET', `/receipts?cursor=${encodeURIComponent(p1.next_cursor)}`, { org: OTHER }), 400, 'invalid_cursor');
   const pv = json(await call('GET', '/receipts?asset_id=pv-1', { org }));
-  assert.deepEqual(pv.receipts.map((r: { seq: number }) => r.seq), [4, 2]);
+  assert.deepEqual(
+    pv.receipts.map((r: { seq: number }) => r.seq),
+    [4, 2],
+  );
   // Nobody else's receipts.
   const other = json(await call('GET', '/receipts', { org: OTHER }));
   assert.ok(other.receipts.every((r: { organisation_id: string }) => r.organisation_id === OTHER));
-  for (const [q, field] of [['limit=0', 'query.limit'], ['limit=501', 'query.limit'], ['shared=maybe', 'query.shared'], ['cursor=' + 'x'.repeat(600), 'query.cursor']]) {
+  for (const [q, field] of [
+    ['limit=0', 'query.limit'],
+    ['limit=501', 'query.limit'],
+    ['shared=maybe', 'query.shared'],
+    ['cursor=' + 'x'.repeat(600), 'query.cursor'],
+  ]) {
     assertRefused(await call('GET', `/receipts?${q}`, { org }), 422, { fields: [field] }, q);
   }
   assertRefused(await call('GET', '/receipts?cursor=garbage', { org }), 400, 'invalid_cursor');
@@ -172,7 +206,10 @@ test('receipts.csv: RFC 4180 with a header row, formulas defused, own organisati
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /^text\/csv/);
   const lines = res.body.split('\r\n');
-  assert.equal(lines[0], 'seq,receipt_id,receipt_hash,prev_hash,issued_at,site_id,asset_id,reference,period_start,period_end,direction,delivered_wh,delivered_kwh,source_basis,kid,signature,shared');
+  assert.equal(
+    lines[0],
+    'seq,receipt_id,receipt_hash,prev_hash,issued_at,site_id,asset_id,reference,period_start,period_end,direction,delivered_wh,delivered_kwh,source_basis,kid,signature,shared',
+  );
   assert.equal(lines.length, 4); // header, two rows, trailing empty
   assert.ok(lines[1].startsWith('2,'));
   assert.ok(lines[1].includes('"plain, with comma"'));
@@ -215,11 +252,14 @@ test('share and unshare: the public lookup serves only shared receipts; both aud
   assertRefused(await pub(), 404, 'Not Found', 'withdrawn');
   assert.equal((await call('DELETE', `/receipts/${r.receipt_id}/share`, { org })).statusCode, 200, 'unsharing again changes nothing');
 
-  const audit = await svc.deps.db.query<{ action: string }>(
-    'select action from audit_log where org_id = $1 and target_id = $2 order by created_at, id',
-    [org, r.receipt_id],
+  const audit = await svc.deps.db.query<{ action: string }>('select action from audit_log where org_id = $1 and target_id = $2 order by created_at, id', [
+    org,
+    r.receipt_id,
+  ]);
+  assert.deepEqual(
+    audit.rows.map((x) => x.action),
+    ['settlement.receipt.issue', 'settlement.receipt.share', 'settlement.receipt.unshare'],
   );
-  assert.deepEqual(audit.rows.map((x) => x.action), ['settlement.receipt.issue', 'settlement.receipt.share', 'settlement.receipt.unshare']);
   // The receipt itself is unchanged by sharing.
   assert.equal(json(await call('GET', `/receipts/${r.receipt_id}`, { org })).signed_body, r.signed_body);
 });

@@ -69,7 +69,10 @@ test('reconciliation: bad windows are 422; other organisations see only their ow
     assertRefused(await call('GET', `/reconciliation.csv?${q}`, { org: ORG }), 422, { fields: [field] }, `${q} (csv)`);
   }
   const theirs = json(await call('GET', `/reconciliation?${WINDOW}`, { org: OTHER }));
-  assert.deepEqual(theirs.lines.map((l: { asset_id: string }) => l.asset_id), ['theirs']);
+  assert.deepEqual(
+    theirs.lines.map((l: { asset_id: string }) => l.asset_id),
+    ['theirs'],
+  );
 });
 
 test('reconciliation.csv: the same lines as CSV', async () => {
@@ -77,7 +80,10 @@ test('reconciliation.csv: the same lines as CSV', async () => {
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /^text\/csv/);
   const lines = res.body.split('\r\n');
-  assert.equal(lines[0], 'site_id,asset_id,direction,receipts,receipted_wh,receipted_kwh,first_period_start,last_period_end,covered_seconds,uncovered_seconds,overlapping_receipts,shared_receipts,findings');
+  assert.equal(
+    lines[0],
+    'site_id,asset_id,direction,receipts,receipted_wh,receipted_kwh,first_period_start,last_period_end,covered_seconds,uncovered_seconds,overlapping_receipts,shared_receipts,findings',
+  );
   assert.equal(lines[1], 'site-1,battery-1,turn_down,4,3761,3.761,2026-03-01T00:00:00.000Z,2026-03-01T02:00:00.000Z,5400,1800,1,0,overlap gap');
   assert.equal(lines.length, 4);
 });

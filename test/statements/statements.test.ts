@@ -77,7 +77,11 @@ test('proposing is refused for a viewer, another organisation’s site, bad peri
   // A day the calendar does not have is a field error, not a 500 from the store's date column.
   assertRefused(await propose(admin, 'depot-a', { ...REF, reference_from: '2026-09-31' }), 422, { fields: ['body.reference_from'] });
   assertRefused(await propose(admin, 'depot-a', { ...REF, reference_to: '2026-02-29' }), 422, { fields: ['body.reference_to'] });
-  assertRefused(await propose(admin, 'depot-a', { ...REF, reference_from: '2026-09-01', reference_to: '2026-09-02' }), 409, 'No energy figures for the site in the reference period');
+  assertRefused(
+    await propose(admin, 'depot-a', { ...REF, reference_from: '2026-09-01', reference_to: '2026-09-02' }),
+    409,
+    'No energy figures for the site in the reference period',
+  );
   assertRefused(await call(svc, null, 'POST', `${BASE}/sites/depot-a/baselines`, REF), 401, 'Authorization header missing');
 });
 
@@ -99,7 +103,11 @@ test('withdraw: a withdrawn baseline can no longer be agreed, and cannot carry a
   assert.equal(wd.status, 'withdrawn');
   assert.equal(wd.withdrawn_reason, 'wrong tariff');
   assert.equal(wd.withdrawn_at, '2026-11-20T12:00:31.000Z');
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/baselines/${w.baseline_id}/agree`), 409, 'Baseline is withdrawn: only a proposed baseline can be agreed or withdrawn');
+  assertRefused(
+    await call(svc, admin, 'POST', `${BASE}/baselines/${w.baseline_id}/agree`),
+    409,
+    'Baseline is withdrawn: only a proposed baseline can be agreed or withdrawn',
+  );
   assertRefused(
     await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { baseline_id: w.baseline_id, period_from: '2026-11-01', period_to: '2026-11-02' }),
     409,
@@ -116,7 +124,11 @@ test('agree: who and when are recorded and the baseline is frozen', async () => 
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/baselines/${baselineId}/agree`), 403, 'Insufficient permissions');
   assertRefused(await call(svc, other, 'POST', `${BASE}/baselines/${baselineId}/agree`), 404, 'Not Found');
   // The proposer cannot agree their own proposal, whatever their role; it stays proposed.
-  const sameUser = await svc.token({ orgId: 'org-s', roles: ['ORG_ADMIN'], userId: json(await call(svc, admin, 'GET', `${BASE}/baselines/${baselineId}`)).proposed_by });
+  const sameUser = await svc.token({
+    orgId: 'org-s',
+    roles: ['ORG_ADMIN'],
+    userId: json(await call(svc, admin, 'GET', `${BASE}/baselines/${baselineId}`)).proposed_by,
+  });
   for (const t of [admin, sameUser]) {
     assertRefused(await call(svc, t, 'POST', `${BASE}/baselines/${baselineId}/agree`), 403, 'A baseline must be agreed by someone other than its proposer');
   }
@@ -128,19 +140,34 @@ test('agree: who and when are recorded and the baseline is frozen', async () => 
   assert.equal(a.agreed_at, '2026-11-20T12:00:31.000Z');
   assert.ok(a.agreed_by);
   assert.notEqual(a.agreed_by, a.proposed_by);
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/baselines/${baselineId}/agree`), 409, 'Baseline is agreed: only a proposed baseline can be agreed or withdrawn');
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/baselines/${baselineId}/withdraw`, {}), 409, 'Baseline is agreed: only a proposed baseline can be agreed or withdrawn');
+  assertRefused(
+    await call(svc, admin, 'POST', `${BASE}/baselines/${baselineId}/agree`),
+    409,
+    'Baseline is agreed: only a proposed baseline can be agreed or withdrawn',
+  );
+  assertRefused(
+    await call(svc, admin, 'POST', `${BASE}/baselines/${baselineId}/withdraw`, {}),
+    409,
+    'Baseline is agreed: only a proposed baseline can be agreed or withdrawn',
+  );
 });
 
 test('a statement is issued against the agreed baseline: savings in kWh, pounds and CO2e, signed', async () => {
-  const res = await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { baseline_id: baselineId, period_from: '2026-11-01', period_to: '2026-11-02' });
+  const res = await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, {
+    baseline_id: baselineId,
+    period_from: '2026-11-01',
+    period_to: '2026-11-02',
+  });
   assert.equal(res.statusCode, 201, res.body);
   statement = json(res);
   assert.deepEqual([statement.expected_import_kwh, statement.actual_import_kwh, statement.days, statement.days_with_data], ['22.000', '15.750', 2, 2]);
   assert.equal(statement.savings.kwh.value, '6.250');
   assert.equal(statement.savings.gbp.value, '1.53');
   assert.equal(statement.savings.co2e_kg.value, '1.106');
-  assert.deepEqual(statement.savings.co2e_kg.factors.map((f: any) => [f.year, f.kg_per_kwh]), [[2025, '0.17700']]);
+  assert.deepEqual(
+    statement.savings.co2e_kg.factors.map((f: any) => [f.year, f.kg_per_kwh]),
+    [[2025, '0.17700']],
+  );
   for (const f of ['kwh', 'gbp', 'co2e_kg']) assert.ok(statement.savings[f].data_basis && statement.savings[f].method, f);
   assert.equal(statement.baseline.baseline_id, baselineId);
   assert.equal(statement.baseline.mean_daily_import_kwh, '11.000');
@@ -158,14 +185,26 @@ test('issuing is refused for a viewer, another organisation, a bad period and a 
   assertRefused(await call(svc, viewer, 'POST', `${BASE}/sites/depot-a/statements`, body), 403, 'Insufficient permissions');
   assertRefused(await call(svc, other, 'POST', `${BASE}/sites/depot-a/statements`, body), 404, 'Site not found');
   assertRefused(await call(svc, other, 'POST', `${BASE}/sites/depot-t/statements`, body), 422, { fields: ['body.baseline_id'] });
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-11-03' }), 422, { fields: ['body.period_to'] });
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-10-31', period_to: '2026-11-31' }), 422, { fields: ['body.period_to'] });
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-09-31' }), 422, { fields: ['body.period_from'] });
-  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-11-05', period_to: '2026-11-06' }), 409, 'No energy figures for the site in the statement period');
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-11-03' }), 422, {
+    fields: ['body.period_to'],
+  });
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-10-31', period_to: '2026-11-31' }), 422, {
+    fields: ['body.period_to'],
+  });
+  assertRefused(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-09-31' }), 422, {
+    fields: ['body.period_from'],
+  });
+  assertRefused(
+    await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { ...body, period_from: '2026-11-05', period_to: '2026-11-06' }),
+    409,
+    'No energy figures for the site in the statement period',
+  );
 });
 
 test('statements are listed in cursor pages and read one by one; never another organisation’s', async () => {
-  const second = json(await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { baseline_id: baselineId, period_from: '2026-11-01', period_to: '2026-11-01' }));
+  const second = json(
+    await call(svc, admin, 'POST', `${BASE}/sites/depot-a/statements`, { baseline_id: baselineId, period_from: '2026-11-01', period_to: '2026-11-01' }),
+  );
   assert.equal(second.savings.kwh.value, '2.500');
   const p1 = json(await call(svc, viewer, 'GET', `${BASE}/statements?limit=1`));
   assert.equal(p1.statements.length, 1);
@@ -183,7 +222,16 @@ test('print: an HTML page with the figures, baseline, signature, hash and how to
   const res = await call(svc, viewer, 'GET', `${BASE}/statements/${statement.statement_id}/print`);
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /^text\/html/);
-  for (const s of [statement.statement_hash, statement.signature, '6.250 kWh', '1.53 GBP', '1.106 kg CO2e', '24.5000 p/kWh', '2026-10-01 to 2026-10-02', `/public/verify/${statement.statement_hash}`]) {
+  for (const s of [
+    statement.statement_hash,
+    statement.signature,
+    '6.250 kWh',
+    '1.53 GBP',
+    '1.106 kg CO2e',
+    '24.5000 p/kWh',
+    '2026-10-01 to 2026-10-02',
+    `/public/verify/${statement.statement_hash}`,
+  ]) {
     assert.ok(res.body.includes(s), s);
   }
   assertRefused(await call(svc, other, 'GET', `${BASE}/statements/${statement.statement_id}/print`), 404, 'Not Found');
@@ -197,27 +245,54 @@ test('public verification by hash, with no credential, shows only what the state
   assert.deepEqual(v.problems, []);
   assert.deepEqual(v.statement, JSON.parse(statement.signed_body));
   assert.equal(v.key.key_id, statement.kid);
-  assert.deepEqual(Object.keys(v).sort(), ['key', 'problems', 'recorded', 'signature', 'signature_algorithm', 'signed_body', 'statement', 'statement_hash', 'valid', 'verified_at']);
+  assert.deepEqual(Object.keys(v).sort(), [
+    'key',
+    'problems',
+    'recorded',
+    'signature',
+    'signature_algorithm',
+    'signed_body',
+    'statement',
+    'statement_hash',
+    'valid',
+    'verified_at',
+  ]);
   assertRefused(await call(svc, null, 'GET', `${BASE}/public/verify/${'0'.repeat(64)}`), 404, 'Not Found');
   assertRefused(await call(svc, null, 'GET', `${BASE}/public/verify/NOT-A-HASH`), 422, { fields: ['path.statement_hash'] });
 });
 
 test('public verification of a presented copy: the intact copy passes, a tampered one is refused with what failed', async () => {
-  const ok = await call(svc, null, 'POST', `${BASE}/public/verify`, { signed_body: statement.signed_body, signature: statement.signature, statement_hash: statement.statement_hash });
+  const ok = await call(svc, null, 'POST', `${BASE}/public/verify`, {
+    signed_body: statement.signed_body,
+    signature: statement.signature,
+    statement_hash: statement.statement_hash,
+  });
   assert.equal(ok.statusCode, 200, ok.body);
   assert.deepEqual([json(ok).valid, json(ok).recorded, json(ok).problems], [true, true, []]);
   // The pounds raised, the body kept canonical: the signature no longer verifies and no such statement was issued.
   const tampered = statement.signed_body.replace('"value":"1.53"', '"value":"15.30"');
   assert.notEqual(tampered, statement.signed_body);
-  const bad = await call(svc, null, 'POST', `${BASE}/public/verify`, { signed_body: tampered, signature: statement.signature, statement_hash: statement.statement_hash });
+  const bad = await call(svc, null, 'POST', `${BASE}/public/verify`, {
+    signed_body: tampered,
+    signature: statement.signature,
+    statement_hash: statement.statement_hash,
+  });
   assert.equal(bad.statusCode, 422);
   const b = json(bad);
   assert.equal(b.detail, 'Statement does not verify: bad_signature, hash_mismatch, not_recorded');
   assert.equal(b.valid, false);
   assert.equal(b.recorded, false);
-  assert.deepEqual(b.problems.map((p: any) => p.code), ['bad_signature', 'hash_mismatch', 'not_recorded']);
+  assert.deepEqual(
+    b.problems.map((p: any) => p.code),
+    ['bad_signature', 'hash_mismatch', 'not_recorded'],
+  );
   // Re-spaced: not canonical.
-  const spaced = json(await call(svc, null, 'POST', `${BASE}/public/verify`, { signed_body: JSON.stringify(JSON.parse(statement.signed_body), null, 1), signature: statement.signature }));
+  const spaced = json(
+    await call(svc, null, 'POST', `${BASE}/public/verify`, {
+      signed_body: JSON.stringify(JSON.parse(statement.signed_body), null, 1),
+      signature: statement.signature,
+    }),
+  );
   assert.ok(spaced.problems.some((p: any) => p.code === 'non_canonical_body'));
   assertRefused(await call(svc, null, 'POST', `${BASE}/public/verify`, { signed_body: statement.signed_body }), 422, { fields: ['body.signature'] });
 });
@@ -230,7 +305,10 @@ test('the statements collections are exported and re-imported equal, row for row
     clock.advance(1);
     await svc.runDue();
   }
-  const lines = (await call(svc, admin, 'GET', `/api/organisations/export/jobs/${job.job_id}/download`)).body.split('\n').filter(Boolean).map((l: string) => JSON.parse(l));
+  const lines = (await call(svc, admin, 'GET', `/api/organisations/export/jobs/${job.job_id}/download`)).body
+    .split('\n')
+    .filter(Boolean)
+    .map((l: string) => JSON.parse(l));
   const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
   const norm = (rows: any[]) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, iso(v)])));
   const db = svc.deps.db;
@@ -247,8 +325,14 @@ test('the statements collections are exported and re-imported equal, row for row
   );
   assert.equal(baselines.rows.length, 2);
   assert.equal(statements.rows.length, 2);
-  assert.deepEqual(lines.filter((l: any) => l.collection === 'statements.baselines').map((l: any) => l.row), norm(baselines.rows));
-  assert.deepEqual(lines.filter((l: any) => l.collection === 'statements.statements').map((l: any) => l.row), norm(statements.rows));
+  assert.deepEqual(
+    lines.filter((l: any) => l.collection === 'statements.baselines').map((l: any) => l.row),
+    norm(baselines.rows),
+  );
+  assert.deepEqual(
+    lines.filter((l: any) => l.collection === 'statements.statements').map((l: any) => l.row),
+    norm(statements.rows),
+  );
   // The exported statement still verifies publicly.
   const s = lines.find((l: any) => l.collection === 'statements.statements').row;
   assert.equal(json(await call(svc, null, 'POST', `${BASE}/public/verify`, { signed_body: s.signed_body, signature: s.signature })).valid, true);

@@ -47,7 +47,10 @@ describe('catalogue', () => {
     assert.deepEqual(types.map((t: any) => t.study_type).sort(), ['depot_electrification', 'depot_savings_audit', 'heat_pump_retrofit', 'solar_battery']);
     const audit = types.find((t: any) => t.study_type === 'depot_savings_audit');
     assert.equal(audit.display_label, 'Calculated from your charging data');
-    assert.deepEqual(audit.inputs.map((i: any) => i.kind), ['half_hourly_load', 'tariff']);
+    assert.deepEqual(
+      audit.inputs.map((i: any) => i.kind),
+      ['half_hourly_load', 'tariff'],
+    );
     assertRefused(await svc.request({ method: 'GET', url: `${B}/types` }), 401, 'Authorization header missing');
   });
   test('template is the header row; sample has rows; a kind the type does not take is 422', async () => {
@@ -87,14 +90,18 @@ describe('studies and inputs', () => {
     const l = await req('GET', `${B}?study_type=solar_battery&limit=1`, viewer);
     assert.equal(l.statusCode, 200);
     assert.equal(json(l).studies[0].study_id, id);
-    assert.equal(json((await req('GET', B, other))).studies.length, 0);
+    assert.equal(json(await req('GET', B, other)).studies.length, 0);
     assertRefused(await req('GET', `${B}?limit=0`, viewer), 422, { fields: ['query.limit'] });
   });
   test('PUT stores versions; a bad row is named by line and column and nothing is stored; GET and DELETE', async () => {
     const bad = await req('PUT', `${B}/${id}/inputs/half_hourly_load`, admin, { csv: 'date,period,kwh\n2026-11-02,1,5\n2026-11-02,51,5\n2026-13-40,2,x\n' });
     assertRefused(bad, 422, { fields: ['body.csv'] });
     const msgs = json(bad).detail.map((d: any) => d.msg);
-    assert.deepEqual(msgs, ['line 3, column period: must be a half-hour period 1 to 50', 'line 4, column date: must be a date YYYY-MM-DD', 'line 4, column kwh: must be a non-negative decimal number']);
+    assert.deepEqual(msgs, [
+      'line 3, column period: must be a half-hour period 1 to 50',
+      'line 4, column date: must be a date YYYY-MM-DD',
+      'line 4, column kwh: must be a non-negative decimal number',
+    ]);
     assertRefused(await req('GET', `${B}/${id}/inputs/half_hourly_load`, viewer), 404, 'Input not found: half_hourly_load');
     const hdr = await req('PUT', `${B}/${id}/inputs/tariff`, admin, { csv: 'from,to,rate\n1,48,10\n' });
     assert.equal(json(hdr).detail[0].msg, 'line 1: header must be from_period,to_period,p_per_kwh');
@@ -134,7 +141,13 @@ describe('a depot savings audit end to end', () => {
     const c = await req('POST', `${B}/samples/depot_savings_audit`, admin);
     assert.equal(c.statusCode, 201, c.body);
     const study = json(c);
-    assert.deepEqual(study.inputs.map((i: any) => [i.kind, i.version, i.row_count]), [['half_hourly_load', 1, 48], ['tariff', 1, 4]]);
+    assert.deepEqual(
+      study.inputs.map((i: any) => [i.kind, i.version, i.row_count]),
+      [
+        ['half_hourly_load', 1, 48],
+        ['tariff', 1, 4],
+      ],
+    );
     const run = await req('POST', `${B}/${study.study_id}/runs`, admin);
     assert.equal(run.statusCode, 202, run.body);
     const r0 = json(run);
@@ -160,13 +173,22 @@ describe('a depot savings audit end to end', () => {
     // Hand-worked (docs/studies.md): 14 × 10 kWh at 10p = £14; 18 × 20 kWh at 25p = £90; 6 × 20 at 35p
     // = £42; 10 × 20 at 25p = £50: £196.00 for 820 kWh; all at 10p £82.00; saving £114.00.
     const fig = Object.fromEntries(r1.results.figures.map((f: any) => [f.key, f.value]));
-    assert.deepEqual(fig, { energy_kwh: '820.00', actual_cost_gbp: '196.00', cheapest_rate_p_per_kwh: '10.00', cost_all_cheapest_gbp: '82.00', savings_gbp: '114.00' });
+    assert.deepEqual(fig, {
+      energy_kwh: '820.00',
+      actual_cost_gbp: '196.00',
+      cheapest_rate_p_per_kwh: '10.00',
+      cost_all_cheapest_gbp: '82.00',
+      savings_gbp: '114.00',
+    });
     assertRefused(await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}`, other), 404, 'Study not found');
     assertRefused(await req('GET', `${B}/${study.study_id}/runs/nope`, viewer), 404, 'Run not found');
 
     const list = await req('GET', `${B}/${study.study_id}/runs`, viewer);
     assert.equal(list.headers['x-platform-data-basis'], 'calculated');
-    assert.deepEqual(json(list).runs.map((r: any) => r.run_id), [r0.run_id]);
+    assert.deepEqual(
+      json(list).runs.map((r: any) => r.run_id),
+      [r0.run_id],
+    );
     assertRefused(await req('GET', `${B}/${study.study_id}/runs`, other), 404, 'Study not found');
 
     const rep = await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}/report`, viewer);
@@ -185,7 +207,10 @@ describe('a depot savings audit end to end', () => {
     // Finished as a person in the UK reads it (the service clock stands at 10:00 UTC, GMT in November),
     // the instant kept in the datetime; the chart's axis is labelled 0 to 20 in steps of 5 kWh.
     assert.match(html, /finished <time datetime="2026-11-23T10:00:\d\d\.000Z">23 November 2026, 10:00 GMT<\/time>/);
-    assert.deepEqual([...html.matchAll(/text-anchor="end" dominant-baseline="middle">([^<]*)</g)].map((m) => m[1]), ['0', '5', '10', '15', '20']);
+    assert.deepEqual(
+      [...html.matchAll(/text-anchor="end" dominant-baseline="middle">([^<]*)</g)].map((m) => m[1]),
+      ['0', '5', '10', '15', '20'],
+    );
     assertRefused(await req('GET', `${B}/${study.study_id}/runs/${r0.run_id}/report`, other), 404, 'Study not found');
 
     const pack = await svc.request({ method: 'GET', url: `${B}/${study.study_id}/runs/${r0.run_id}/proposal-pack`, headers: h(viewer) });
@@ -205,14 +230,25 @@ describe('a depot savings audit end to end', () => {
   // The report as a person sees it: rendered in Debian's Chromium (skipped, saying why, without it;
   // .ci/run installs it). STUDY_REPORT_PNG=docs/studies/report.png keeps the picture for the docs.
   const CHROMIUM = '/usr/bin/chromium';
-  test('the report renders in headless Chromium: no script or console error, no request anywhere, the figures and the 48-bar chart drawn; a full-page PNG', { skip: !existsSync(CHROMIUM) && `needs ${CHROMIUM} (apt-get install chromium)` }, async () => {
+  test('the report renders in headless Chromium: no script or console error, no request anywhere, the figures and the 48-bar chart drawn; a full-page PNG', {
+    skip: !existsSync(CHROMIUM) && `needs ${CHROMIUM} (apt-get install chromium)`,
+  }, async () => {
     assert.ok(reportHtml, 'the end-to-end test above fetched the report');
     const { chromium } = await import('playwright-core');
     const profile = mkdtempSync(join(tmpdir(), 'study-report-chromium-'));
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1000, height: 800 },
     });
     try {
@@ -248,9 +284,20 @@ describe('a depot savings audit end to end', () => {
     // handler does first, through the same store calls), then dies: nothing more of it runs.
     const deadAt = clock.now();
     const claimed = await svc.deps.db.tx((q) =>
-      claimFair(q, { lane: 'background', kinds: [RUN_KIND], now: deadAt, limit: 10, perOrg: null, leaseUntil: new Date(deadAt.getTime() + svc.config.jobs.leaseMs), token: 'instance-that-died' }),
+      claimFair(q, {
+        lane: 'background',
+        kinds: [RUN_KIND],
+        now: deadAt,
+        limit: 10,
+        perOrg: null,
+        leaseUntil: new Date(deadAt.getTime() + svc.config.jobs.leaseMs),
+        token: 'instance-that-died',
+      }),
     );
-    assert.deepEqual(claimed.map((j) => [j.payload.run_id, j.attempts]), [[r0.run_id, 1]]);
+    assert.deepEqual(
+      claimed.map((j) => [j.payload.run_id, j.attempts]),
+      [[r0.run_id, 1]],
+    );
     await studyStore.startRun(svc.deps.db, ORG, c.study_id, r0.run_id, deadAt);
     await studyStore.progress(svc.deps.db, ORG, c.study_id, r0.run_id, 40);
     const mid = json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer));
@@ -274,7 +321,10 @@ describe('a depot savings audit end to end', () => {
     clock.advance(svc.config.jobs.leaseMs * 2);
     await svc.runDue();
     assert.equal(json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer)).attempts, 2);
-    const jobs = await svc.deps.db.query<{ n: number }>(`select count(*)::int as n from jobs where kind = $1 and payload->>'run_id' = $2`, [RUN_KIND, r0.run_id]);
+    const jobs = await svc.deps.db.query<{ n: number }>(`select count(*)::int as n from jobs where kind = $1 and payload->>'run_id' = $2`, [
+      RUN_KIND,
+      r0.run_id,
+    ]);
     assert.equal(jobs.rows[0].n, 0, 'the finished job is gone from the queue');
   });
 
@@ -283,7 +333,8 @@ describe('a depot savings audit end to end', () => {
   test('figures are exact decimals: a half-penny total rounds up; solar and battery, heat pump hand-worked', async () => {
     const run = async (study_type: string, inputs: Record<string, string>) => {
       const c = json(await req('POST', B, admin, { study_type, name: `exact ${study_type}` }));
-      for (const [kind, csv] of Object.entries(inputs)) assert.equal((await req('PUT', `${B}/${c.study_id}/inputs/${kind}`, admin, { csv })).statusCode, 200, kind);
+      for (const [kind, csv] of Object.entries(inputs))
+        assert.equal((await req('PUT', `${B}/${c.study_id}/inputs/${kind}`, admin, { csv })).statusCode, 200, kind);
       const r = json(await req('POST', `${B}/${c.study_id}/runs`, admin));
       await svc.runDue();
       const done = json(await req('GET', `${B}/${c.study_id}/runs/${r.run_id}`, viewer));
@@ -296,7 +347,13 @@ describe('a depot savings audit end to end', () => {
       tariff,
     });
     // 3.48 kWh; 43.5p → £0.44; all at 5p: 17.4p → £0.17; saving 26.1p → £0.26.
-    assert.deepEqual(audit, { energy_kwh: '3.48', actual_cost_gbp: '0.44', cheapest_rate_p_per_kwh: '5.00', cost_all_cheapest_gbp: '0.17', savings_gbp: '0.26' });
+    assert.deepEqual(audit, {
+      energy_kwh: '3.48',
+      actual_cost_gbp: '0.44',
+      cheapest_rate_p_per_kwh: '5.00',
+      cost_all_cheapest_gbp: '0.17',
+      savings_gbp: '0.26',
+    });
 
     // One day: 1 kWh at 30p and 1 kWh at 20p → 2 kWh, 50p, load-weighted 25 p/kWh; 730 kWh a year.
     const load = 'date,period,kwh\n2026-11-01,1,1\n2026-11-01,30,1\n';
@@ -305,16 +362,28 @@ describe('a depot savings audit end to end', () => {
     // Solar 4 × 950 = 3,800 kWh, used on site up to 730 kWh at 25p = £182.50; battery 5 × 0.9 × (30 − 20)
     // × 365 = 16,425p = £164.25; total £346.75.
     assert.deepEqual(solar, {
-      annual_load_kwh: '730.00', average_rate_p_per_kwh: '25.0000', solar_generation_kwh: '3800.00', solar_self_consumed_kwh: '730.00',
-      solar_saving_gbp: '182.50', battery_saving_gbp: '164.25', total_saving_gbp: '346.75',
+      annual_load_kwh: '730.00',
+      average_rate_p_per_kwh: '25.0000',
+      solar_generation_kwh: '3800.00',
+      solar_self_consumed_kwh: '730.00',
+      solar_saving_gbp: '182.50',
+      battery_saving_gbp: '164.25',
+      total_saving_gbp: '346.75',
     });
     const hp = await run('heat_pump_retrofit', {
-      half_hourly_load: load, tariff: tariff2,
+      half_hourly_load: load,
+      tariff: tariff2,
       site_constraints: 'name,value\nheat_demand_kwh_per_year,12000\ngas_p_per_kwh,6.5\nboiler_efficiency,0.9\nheat_pump_scop,3.2\n',
     });
     // Gas: 12,000 ÷ 0.9 × 6.5p = 86,666.67p = £866.67; heat pump 12,000 ÷ 3.2 = 3,750 kWh at 25p = £937.50;
     // saving £866.666… − £937.50 = −£70.83.
-    assert.deepEqual(hp, { gas_cost_gbp: '866.67', heat_pump_kwh: '3750.00', average_rate_p_per_kwh: '25.0000', heat_pump_cost_gbp: '937.50', annual_saving_gbp: '-70.83' });
+    assert.deepEqual(hp, {
+      gas_cost_gbp: '866.67',
+      heat_pump_kwh: '3750.00',
+      average_rate_p_per_kwh: '25.0000',
+      heat_pump_cost_gbp: '937.50',
+      annual_saving_gbp: '-70.83',
+    });
   });
 
   test('a run whose inputs the model cannot use fails with the reason', async () => {

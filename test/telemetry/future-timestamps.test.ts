@@ -133,7 +133,10 @@ test('a year-9999 record is not the newest reading in any listing, the registry,
   };
   assert.equal(byId((await partner('/devices')).devices)['bat-2'].last_reported_at, real);
   const readings = (await partner('/telemetry/latest?hours=168')).readings;
-  assert.deepEqual(readings.map((r: { ts: string }) => r.ts), [real, real]);
+  assert.deepEqual(
+    readings.map((r: { ts: string }) => r.ts),
+    [real, real],
+  );
 
   const history = await get('/api/telemetry/assets/battery/bat-2/history?range=live');
   assert.deepEqual([history.summary.count, history.summary.latest], [1, 60]);
@@ -158,7 +161,10 @@ test('a record flagged ts_in_future stays out of readings once the clock reaches
     { asset_id: 'bat-3', ts: ahead, soc_pct: 99 },
   ]);
   assert.equal(res.statusCode, 200, res.body);
-  assert.deepEqual(json(res).anomalies.map((a: { reasons: string[] }) => a.reasons), [['ts_in_future']]);
+  assert.deepEqual(
+    json(res).anomalies.map((a: { reasons: string[] }) => a.reasons),
+    [['ts_in_future']],
+  );
   (svc.clock as ManualClock).advance(3 * DAY);
 
   const asset = await get('/api/twin/registry/assets/bat-3');
@@ -168,7 +174,10 @@ test('a record flagged ts_in_future stays out of readings once the clock reaches
   const key = await issueKey(svc, 'fut-ahead', { scopes: READ });
   const r = await svc.request({ method: 'GET', url: '/api/devtools/partner/v1/telemetry/latest?hours=168', headers: key.auth });
   assert.equal(r.statusCode, 200, r.body);
-  assert.deepEqual(json(r).readings.map((x: { ts: string }) => x.ts), [real]);
+  assert.deepEqual(
+    json(r).readings.map((x: { ts: string }) => x.ts),
+    [real],
+  );
 });
 
 test('a newest row from a clock running fast (within 24 h) yields to the next reading, but not to a backfilled one', async () => {
@@ -211,8 +220,14 @@ test('far past: a record older than TELEMETRY_RETENTION_DAYS is refused per reco
     { index: 0, status: 'rejected', field: 'ts', reason: 'ts_beyond_retention' },
   );
   assert.match(body.results[0].message, /retention period \(60 days\)/);
-  assert.deepEqual(body.results.slice(1).map((r: { status: string }) => r.status), ['stored', 'stored']);
-  assert.deepEqual((await api.live('?asset_id=bat-5')).map((e) => e.raw.soc_pct), [3, 2]);
+  assert.deepEqual(
+    body.results.slice(1).map((r: { status: string }) => r.status),
+    ['stored', 'stored'],
+  );
+  assert.deepEqual(
+    (await api.live('?asset_id=bat-5')).map((e) => e.raw.soc_pct),
+    [3, 2],
+  );
 
   // Retention 0 (keep): a two-year-old record is stored and does not displace the newest reading.
   const { api: keep, get } = await org('fut-old', [['bat-6', 'battery']]);

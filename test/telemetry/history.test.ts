@@ -166,41 +166,79 @@ test('every metric of the table reads its source fields in order; _w is divided 
   // separate 5-minute bucket: the live range then shows which source each record contributed.
   const cases: { type: string; metric: string; unit: string; records: object[]; values: number[] }[] = [
     {
-      type: 'solar', metric: 'generation', unit: 'kW',
-      records: [{ power_kw: -3, solar_generation_kw: 99 }, { solar_generation_kw: 2, generation_kw: 99 }, { generation_kw: 2.5 }, { production_kw: 1.5, production_w: 99 }, { production_w: 3200 }],
+      type: 'solar',
+      metric: 'generation',
+      unit: 'kW',
+      records: [
+        { power_kw: -3, solar_generation_kw: 99 },
+        { solar_generation_kw: 2, generation_kw: 99 },
+        { generation_kw: 2.5 },
+        { production_kw: 1.5, production_w: 99 },
+        { production_w: 3200 },
+      ],
       values: [3, 2, 2.5, 1.5, 3.2],
     },
-    { type: 'battery', metric: 'soc', unit: '%', records: [{ soc_pct: 50, battery_soc: 99 }, { battery_soc: 60, soc: 99 }, { soc: 70 }, { soc: '80' }], values: [50, 60, 70] },
     {
-      type: 'battery', metric: 'charge', unit: 'kW',
+      type: 'battery',
+      metric: 'soc',
+      unit: '%',
+      records: [{ soc_pct: 50, battery_soc: 99 }, { battery_soc: 60, soc: 99 }, { soc: 70 }, { soc: '80' }],
+      values: [50, 60, 70],
+    },
+    {
+      type: 'battery',
+      metric: 'charge',
+      unit: 'kW',
       records: [{ charge_kw: 1, power_kw: 99 }, { charging_kw: 2 }, { battery_charge_kw: 3 }, { power_kw: 4 }, { power_kw: -4 }],
       values: [1, 2, 3, 4, 0],
     },
     {
-      type: 'battery', metric: 'discharge', unit: 'kW',
+      type: 'battery',
+      metric: 'discharge',
+      unit: 'kW',
       records: [{ discharge_kw: 1, power_kw: -99 }, { discharging_kw: 2 }, { battery_discharge_kw: 3 }, { power_kw: -4 }, { power_kw: 5 }],
       values: [1, 2, 3, 4, 0],
     },
-    { type: 'ev', metric: 'soc', unit: '%', records: [{ soc_pct: 10, vehicle_soc: 99 }, { vehicle_soc: 20 }, { battery_level: 30 }, { usable_soc_pct: 40 }], values: [10, 20, 30, 40] },
+    {
+      type: 'ev',
+      metric: 'soc',
+      unit: '%',
+      records: [{ soc_pct: 10, vehicle_soc: 99 }, { vehicle_soc: 20 }, { battery_level: 30 }, { usable_soc_pct: 40 }],
+      values: [10, 20, 30, 40],
+    },
     // The register metrics (ev sessions, heat-pump kwh): their own test below.
     {
-      type: 'heat-pump', metric: 'flow-temp', unit: 'degC',
+      type: 'heat-pump',
+      metric: 'flow-temp',
+      unit: 'degC',
       records: [{ flow_temp_c: 45, temp_c: 99 }, { flow_temperature_c: 46 }, { temp_c: 47 }],
       values: [45, 46, 47],
     },
-    { type: 'heat-pump', metric: 'return-temp', unit: 'degC', records: [{ return_temp_c: 35 }, { return_temperature_c: 36 }, { temp_c: 99 }], values: [35, 36] },
     {
-      type: 'smart-meter', metric: 'import', unit: 'kW',
+      type: 'heat-pump',
+      metric: 'return-temp',
+      unit: 'degC',
+      records: [{ return_temp_c: 35 }, { return_temperature_c: 36 }, { temp_c: 99 }],
+      values: [35, 36],
+    },
+    {
+      type: 'smart-meter',
+      metric: 'import',
+      unit: 'kW',
       records: [{ import_kw: 1, power_kw: 99 }, { grid_import_kw: 2 }, { power_kw: 3 }, { power_kw: -3 }],
       values: [1, 2, 3, 0],
     },
     {
-      type: 'smart-meter', metric: 'export', unit: 'kW',
+      type: 'smart-meter',
+      metric: 'export',
+      unit: 'kW',
       records: [{ export_kw: 1, power_kw: -99 }, { grid_export_kw: 2 }, { power_kw: -3 }, { power_kw: 3 }],
       values: [1, 2, 3, 0],
     },
     {
-      type: 'cost-savings', metric: 'savings', unit: 'GBP',
+      type: 'cost-savings',
+      metric: 'savings',
+      unit: 'GBP',
       records: [{ savings_gbp: 1.25, estimated_savings: 99 }, { cost_savings_gbp: 2.5 }, { estimated_savings: 3.75 }],
       values: [1.25, 2.5, 3.75],
     },
@@ -273,8 +311,14 @@ test('register metrics (heat-pump kwh, ev sessions): each bucket is the energy t
   assert.deepEqual(s.summary, { count: 2, min: 1.5, max: 2, avg: 1.75, latest: 2 });
   // Live (the last hour): 5-minute buckets, the interval 12:00-12:30 spread over them in proportion to time.
   const live = await history('heat-pump', hp, '?metric=kwh&range=live');
-  assert.deepEqual(live.series.map((p: { t: string }) => p.t.slice(11, 16)), ['12:00', '12:05', '12:10', '12:15', '12:20', '12:25']);
-  assert.ok(live.series.every((p: { v: number }) => close(p.v, 0.2 / 6)), JSON.stringify(live.series));
+  assert.deepEqual(
+    live.series.map((p: { t: string }) => p.t.slice(11, 16)),
+    ['12:00', '12:05', '12:10', '12:15', '12:20', '12:25'],
+  );
+  assert.ok(
+    live.series.every((p: { v: number }) => close(p.v, 0.2 / 6)),
+    JSON.stringify(live.series),
+  );
   // One reading joins nothing: no bucket.
   await ingest([{ asset_id: 'ev-one', ts: '2026-10-15T12:00:00Z', energy_kwh: 10 }]);
   const one = await history('ev', 'ev-one', '?metric=sessions');

@@ -28,7 +28,21 @@ type Part = { set: Record<string, unknown>; valid: boolean };
 const ok = (set: Record<string, unknown>): Part => ({ set, valid: true });
 const bad = (set: Record<string, unknown>): Part => ({ set, valid: false });
 
-const CANONICAL = ['asset_id', 'device_id', 'ts', 'power_kw', 'soc_pct', 'voltage', 'current', 'temp_c', 'status', 'run_id', 'intent_id', 'tenant_id', '_probe'];
+const CANONICAL = [
+  'asset_id',
+  'device_id',
+  'ts',
+  'power_kw',
+  'soc_pct',
+  'voltage',
+  'current',
+  'temp_c',
+  'status',
+  'run_id',
+  'intent_id',
+  'tenant_id',
+  '_probe',
+];
 
 const assetArb: fc.Arbitrary<Part> = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom('a1', 'a2', 'a3').map((v) => ok({ asset_id: v })) },
@@ -50,7 +64,9 @@ const tsArb: fc.Arbitrary<Part> = fc.oneof(
   { weight: 1, arbitrary: fc.oneof(fc.integer({ min: 0 }), fc.double({ noNaN: true, noDefaultInfinity: true })).map((v) => bad({ ts: v })) },
   {
     weight: 1,
-    arbitrary: fc.constantFrom('yesterday', '2026-13-01T00:00:00Z', '2026-10-15', '15/10/2026 10:00', '1760526000', '2026-10-15T25:00:00Z').map((v) => bad({ ts: v })),
+    arbitrary: fc
+      .constantFrom('yesterday', '2026-13-01T00:00:00Z', '2026-10-15', '15/10/2026 10:00', '1760526000', '2026-10-15T25:00:00Z')
+      .map((v) => bad({ ts: v })),
   },
   { weight: 1, arbitrary: fc.oneof(fc.boolean(), fc.constant({}), fc.constant(['2026-10-15T10:00:00Z'])).map((v) => bad({ ts: v })) },
 );
@@ -123,7 +139,11 @@ const recordArb: fc.Arbitrary<Gen> = fc.oneof(
 
 /** A batch: records, some repeated verbatim later (exact copies); or a single object. */
 const batchArb = fc
-  .tuple(fc.array(recordArb, { minLength: 1, maxLength: 25 }), fc.array(fc.nat(), { maxLength: 6 }), fc.nat(4).map((n) => n === 0))
+  .tuple(
+    fc.array(recordArb, { minLength: 1, maxLength: 25 }),
+    fc.array(fc.nat(), { maxLength: 6 }),
+    fc.nat(4).map((n) => n === 0),
+  )
   .map(([records, copies, single]) => {
     const list: Gen[] = [...records];
     for (const c of copies) list.splice((c * 7) % (list.length + 1), 0, list[c % list.length]);
@@ -141,7 +161,8 @@ test('random batches: only 200/207/422; counts add up; exactly the valid records
       // A probe key per generated record (copies share it) to find the record when reading back.
       const marked = list.map((g, i) => {
         const original = list.indexOf(g);
-        const record = g.record && typeof g.record === 'object' && !Array.isArray(g.record) ? { ...(g.record as object), _probe: `${tag}-${original}` } : g.record;
+        const record =
+          g.record && typeof g.record === 'object' && !Array.isArray(g.record) ? { ...(g.record as object), _probe: `${tag}-${original}` } : g.record;
         return { ...g, record, original, i };
       });
       const payload = single ? marked[0].record : marked.map((m) => m.record);

@@ -129,7 +129,10 @@ test('records are written in array order: ids ascend with the index', async () =
     batch.map((b) => b.seq).reverse(),
   );
   const ids = rows.map((r) => r.id).reverse();
-  assert.deepEqual(ids, [...ids].sort((x, y) => x - y));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((x, y) => x - y),
+  );
 });
 
 test('each rejection rule names the record, field and reason; the rest of the batch is stored (207)', async () => {
@@ -189,7 +192,10 @@ test('each rejection rule names the record, field and reason; the rest of the ba
 });
 
 test('every problem of a rejected record is listed in errors; the first is its field and reason', async () => {
-  const res = await api.ingest([{ device_id: asset(), ts: '2026-10-15T11:00:00Z' }, { ts: 'soon', power_kw: 'x', status: 1 }]);
+  const res = await api.ingest([
+    { device_id: asset(), ts: '2026-10-15T11:00:00Z' },
+    { ts: 'soon', power_kw: 'x', status: 1 },
+  ]);
   assert.equal(res.statusCode, 207);
   const r = json(res).results[1];
   assert.equal(r.field, 'asset_id');
@@ -410,7 +416,10 @@ test('the newest reading of a batch: ties go to the later element, microseconds 
   assert.equal(res.statusCode, 200, res.body);
   const body = json(res);
   assert.equal(body.stored, 10);
-  assert.deepEqual(body.anomalies.map((x: { index: number; reasons: string[] }) => [x.index, x.reasons]), [[9, ['ts_in_future']]]);
+  assert.deepEqual(
+    body.anomalies.map((x: { index: number; reasons: string[] }) => [x.index, x.reasons]),
+    [[9, ['ts_in_future']]],
+  );
   assert.equal(await latest(c), 2);
   assert.equal(await latest(d), 3);
   assert.equal(await latest(e), 6);
@@ -473,7 +482,12 @@ test('a 5 MB body is accepted; a body over the limit is 413 with a clear detail 
   assert.equal(json(ok).stored, 10);
 
   const tooBig = JSON.stringify([{ asset_id: a, ts: '2026-10-15T11:00:00Z', blob: 'y'.repeat(svc.config.ingestBodyLimitBytes) }]);
-  const res = await svc.request({ method: 'POST', url: INGEST, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: tooBig });
+  const res = await svc.request({
+    method: 'POST',
+    url: INGEST,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    payload: tooBig,
+  });
   assert.equal(res.statusCode, 413);
   assert.match(json(res).detail, /too large.*\d+ bytes/);
   assert.ok(res.headers['x-request-id']);
@@ -519,7 +533,7 @@ test('values the store cannot hold reject that record, not the batch', async () 
   assert.equal((await storedFor(a)).length, 1);
 });
 
-test('a value beyond its field\'s bound is refused per record (beyond_bound: the energy and aggregate columns are sized for it, decision 0280); at the bound it is stored and flagged, and reads of the asset still answer', async () => {
+test("a value beyond its field's bound is refused per record (beyond_bound: the energy and aggregate columns are sized for it, decision 0280); at the bound it is stored and flagged, and reads of the asset still answer", async () => {
   const a = asset('bat');
   const res = await api.ingest([
     { asset_id: a, ts: '2026-10-15T11:00:00Z', power_kw: 2 },
@@ -545,17 +559,52 @@ test('a value beyond its field\'s bound is refused per record (beyond_bound: the
   assert.equal(res.statusCode, 207, res.body);
   const body = json(res);
   assert.deepEqual(
-    body.results.map((r: { status: string; reason?: string; field?: string }) => r.reason ? `${r.field}:${r.reason}` : r.status),
-    ['stored', 'power_kw:beyond_bound', 'voltage:beyond_bound', 'stored', 'stored', 'power_kw:beyond_bound', 'stored', 'power_kw:beyond_bound',
-     'stored', 'soc_pct:beyond_bound', 'temp_c:beyond_bound', 'current:beyond_bound', 'stored', 'energy_kwh:beyond_bound', 'stored',
-     'power_kw:beyond_bound', 'stored', 'import_kwh:beyond_bound'],
+    body.results.map((r: { status: string; reason?: string; field?: string }) => (r.reason ? `${r.field}:${r.reason}` : r.status)),
+    [
+      'stored',
+      'power_kw:beyond_bound',
+      'voltage:beyond_bound',
+      'stored',
+      'stored',
+      'power_kw:beyond_bound',
+      'stored',
+      'power_kw:beyond_bound',
+      'stored',
+      'soc_pct:beyond_bound',
+      'temp_c:beyond_bound',
+      'current:beyond_bound',
+      'stored',
+      'energy_kwh:beyond_bound',
+      'stored',
+      'power_kw:beyond_bound',
+      'stored',
+      'import_kwh:beyond_bound',
+    ],
   );
   assert.equal(body.stored, 8);
-  assert.equal(body.results[1].message, 'power_kw must be 0 or of magnitude from 1e-100 to 1e8 kW (what the store\'s energy and aggregate figures are sized for), got 1e+308');
-  assert.match(body.results[13].message, /energy_kwh is read as a cumulative kWh register and must be 0 or of magnitude from 1e-100 to 1e15, got 9000000000000000/);
-  assert.deepEqual(body.anomalies.map((x: { index: number; reasons: string[] }) => [x.index, x.reasons]), [[3, ['power_out_of_range']], [4, ['power_out_of_range']], [6, ['power_out_of_range']], [8, ['soc_out_of_range']]]);
+  assert.equal(
+    body.results[1].message,
+    "power_kw must be 0 or of magnitude from 1e-100 to 1e8 kW (what the store's energy and aggregate figures are sized for), got 1e+308",
+  );
+  assert.match(
+    body.results[13].message,
+    /energy_kwh is read as a cumulative kWh register and must be 0 or of magnitude from 1e-100 to 1e15, got 9000000000000000/,
+  );
+  assert.deepEqual(
+    body.anomalies.map((x: { index: number; reasons: string[] }) => [x.index, x.reasons]),
+    [
+      [3, ['power_out_of_range']],
+      [4, ['power_out_of_range']],
+      [6, ['power_out_of_range']],
+      [8, ['soc_out_of_range']],
+    ],
+  );
   // The half-hour and window aggregates over the stored ones (sums of squares included) do not overflow.
-  const hist = await svc.request({ method: 'GET', url: `/api/telemetry/assets/battery/${a}/history?range=daily&metric=charge`, headers: { authorization: `Bearer ${await svc.token({ orgId: ORG, roles: ['ANALYST'] })}` } });
+  const hist = await svc.request({
+    method: 'GET',
+    url: `/api/telemetry/assets/battery/${a}/history?range=daily&metric=charge`,
+    headers: { authorization: `Bearer ${await svc.token({ orgId: ORG, roles: ['ANALYST'] })}` },
+  });
   assert.equal(hist.statusCode, 200, hist.body);
   assert.equal(json(hist).summary.max, 1e8);
 });

@@ -40,7 +40,20 @@ test('newest received first, default limit 50, in the documented shape', async (
   );
   const e = body.events[0];
   assert.deepEqual(Object.keys(e).sort(), [
-    'anomalies', 'asset_id', 'current', 'id', 'intent_id', 'power_kw', 'raw', 'received_at', 'run_id', 'soc_pct', 'status', 'temp_c', 'ts', 'voltage',
+    'anomalies',
+    'asset_id',
+    'current',
+    'id',
+    'intent_id',
+    'power_kw',
+    'raw',
+    'received_at',
+    'run_id',
+    'soc_pct',
+    'status',
+    'temp_c',
+    'ts',
+    'voltage',
   ]);
   assert.equal(e.asset_id, 'bat-1');
   assert.equal(e.ts, '2026-10-15T09:04:00Z');

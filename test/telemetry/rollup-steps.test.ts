@@ -61,7 +61,10 @@ test('a day of 1,000 assets of 5-minute data (288,000 rows) is sealed by one mai
   const mean = Array.from({ length: 288 }, (_, s) => s % 100).reduce((x, y) => x + y, 0) / 288;
   clock.set('2026-10-15T03:00:00Z'); // 14 October has ended, plus the grace period
   const before = await daily(svc, 'bat-0999');
-  assert.deepEqual(before.series.map((p: { t: string }) => p.t), ['2026-10-14T00:00:00Z']);
+  assert.deepEqual(
+    before.series.map((p: { t: string }) => p.t),
+    ['2026-10-14T00:00:00Z'],
+  );
   assert.ok(Math.abs(before.series[0].v - mean) < 1e-9, `${before.series[0].v} vs ${mean}`);
 
   await maintain(svc);
@@ -73,7 +76,11 @@ test('a day of 1,000 assets of 5-minute data (288,000 rows) is sealed by one mai
   assert.deepEqual(r.rows[0], { assets: 1000, n: 288_000 }, 'every asset, every sample');
   for (const asset of ['bat-0000', 'bat-0500', 'bat-0999']) {
     const res = await daily(svc, asset);
-    assert.deepEqual(res.series.map((p: { t: string }) => p.t), ['2026-10-14T00:00:00Z'], asset);
+    assert.deepEqual(
+      res.series.map((p: { t: string }) => p.t),
+      ['2026-10-14T00:00:00Z'],
+      asset,
+    );
     assert.ok(Math.abs(res.series[0].v - mean) < 1e-9, `${asset}: ${res.series[0].v} vs ${mean}`);
     assert.deepEqual(res.summary, { ...res.summary, count: 288, min: 0, max: 99 });
   }
@@ -141,8 +148,14 @@ test('a day sealed in steps of hours: a late record for a sealed hour is folded 
   const n = await svc.deps.db.query<{ n1: number }>('select n1 from telemetry_rollup_daily where org_id = $1 and asset_id = $2', [ORG, a]);
   assert.deepEqual(n.rows, [{ n1: 5 }], 'each record counted once');
   assert.deepEqual(await energy(), [{ t: '2026-10-14T00:00:00Z', v: 3.7 }], 'the same from the rollup sealed in steps');
-  const parts = await svc.deps.db.query<{ cf6: string; cl6: string; ca6: string }>('select cf6, cl6, ca6 from telemetry_rollup_daily where org_id = $1 and asset_id = $2', [ORG, hp]);
-  assert.deepEqual(parts.rows.map((r) => [Number(r.cf6), Number(r.cl6), Number(r.ca6)]), [[1.1, 0.4, 3.7]]);
+  const parts = await svc.deps.db.query<{ cf6: string; cl6: string; ca6: string }>(
+    'select cf6, cl6, ca6 from telemetry_rollup_daily where org_id = $1 and asset_id = $2',
+    [ORG, hp],
+  );
+  assert.deepEqual(
+    parts.rows.map((r) => [Number(r.cf6), Number(r.cl6), Number(r.ca6)]),
+    [[1.1, 0.4, 3.7]],
+  );
   const sealed = await daily(svc, a);
   assert.deepEqual(sealed.series, mid.series);
   assert.deepEqual(sealed.summary, mid.summary);

@@ -97,7 +97,13 @@ test('sealing a day changes no answer; a later record for a sealed day is folded
 
   // A late record whose value is only in its raw JSON (battery_soc) is folded in from it too.
   const day15 = async () =>
-    (await svc.deps.db.query<{ n1: number; s1: number }>('select n1, s1 from telemetry_rollup_daily where org_id = $1 and asset_id = $2 and day = $3', [ORG, a, '2026-10-15T00:00:00Z'])).rows[0];
+    (
+      await svc.deps.db.query<{ n1: number; s1: number }>('select n1, s1 from telemetry_rollup_daily where org_id = $1 and asset_id = $2 and day = $3', [
+        ORG,
+        a,
+        '2026-10-15T00:00:00Z',
+      ])
+    ).rows[0];
   const before15 = await day15();
   assert.equal((await client(svc, ORG).ingest([{ asset_id: a, ts: '2026-10-15T22:00:00Z', battery_soc: 90 }])).statusCode, 200);
   const after15 = await day15();
@@ -134,11 +140,20 @@ test('register metrics from the daily rollups (decision 0323): late records for 
     { t: '2026-10-15T00:00:00Z', v: 1 },
   ];
   const parts = async () =>
-    (await svc.deps.db.query<{ day: Date; cf6: string; cl6: string; ca6: string | null }>(
-      'select day, cf6, cl6, ca6 from telemetry_rollup_daily where org_id = $1 and asset_id = $2 order by day',
-      [ORG, hp],
-    )).rows.map((r) => [new Date(r.day).toISOString().slice(0, 10), Number(r.cf6), Number(r.cl6), r.ca6 === null ? null : Number(r.ca6)]);
-  assert.deepEqual(await parts(), [['2026-10-13', 10, 10.5, 0.5], ['2026-10-14', 11.5, 5, 1.25]], 'late records made their days\' register parts');
+    (
+      await svc.deps.db.query<{ day: Date; cf6: string; cl6: string; ca6: string | null }>(
+        'select day, cf6, cl6, ca6 from telemetry_rollup_daily where org_id = $1 and asset_id = $2 order by day',
+        [ORG, hp],
+      )
+    ).rows.map((r) => [new Date(r.day).toISOString().slice(0, 10), Number(r.cf6), Number(r.cl6), r.ca6 === null ? null : Number(r.ca6)]);
+  assert.deepEqual(
+    await parts(),
+    [
+      ['2026-10-13', 10, 10.5, 0.5],
+      ['2026-10-14', 11.5, 5, 1.25],
+    ],
+    "late records made their days' register parts",
+  );
   const late = await daily();
   assert.deepEqual(late.series, expected);
   assert.deepEqual(late.summary, { count: 3, min: 1, max: 2.25, avg: 4.25 / 3, latest: 1 });
@@ -154,11 +169,14 @@ test('register metrics from the daily rollups (decision 0323): late records for 
   assert.deepEqual((await daily()).series, reset);
 
   // A day sealed before its register parts were kept reads the window from the samples.
-  await svc.deps.db.query('update telemetry_rollup_daily set cf6_ts = null, cf6 = null, cl6_ts = null, cl6 = null, ca6 = null where asset_id = $1 and day = $2', [hp, '2026-10-14T00:00:00Z']);
+  await svc.deps.db.query(
+    'update telemetry_rollup_daily set cf6_ts = null, cf6 = null, cl6_ts = null, cl6 = null, ca6 = null where asset_id = $1 and day = $2',
+    [hp, '2026-10-14T00:00:00Z'],
+  );
   assert.deepEqual((await daily()).series, reset);
 });
 
-test('issue 35: a raw history value beyond its bound (soc: 1e308, twice) is refused, so it cannot stop the sealing of every organisation\'s days; late records still fold in', async () => {
+test("issue 35: a raw history value beyond its bound (soc: 1e308, twice) is refused, so it cannot stop the sealing of every organisation's days; late records still fold in", async () => {
   const clock = new ManualClock('2026-10-15T12:00:00Z');
   const svc = await service(clock);
   await svc.createOrg('poison');
@@ -178,7 +196,7 @@ test('issue 35: a raw history value beyond its bound (soc: 1e308, twice) is refu
   assert.equal((await client(svc, ORG).ingest([{ asset_id: 'bat-ok', ts: '2026-10-15T10:00:00Z', soc_pct: 40 }])).statusCode, 200);
   clock.set('2026-10-17T03:00:00Z');
   await maintain(svc);
-  assert.equal(await rollup(svc, 'bat-ok', '2026-10-15T00:00:00Z'), 1, 'the other organisation\'s day is sealed');
+  assert.equal(await rollup(svc, 'bat-ok', '2026-10-15T00:00:00Z'), 1, "the other organisation's day is sealed");
   const late = await client(svc, 'poison').ingest([{ asset_id: 'p-bat', ts: '2026-10-15T11:00:00Z', soc: 50 }]);
   assert.equal(late.statusCode, 200, late.body);
 });
@@ -190,7 +208,7 @@ test('random samples over 40 days: daily, weekly and historical buckets equal th
   const a = 'bat-random';
   // A fixed pseudo-random sequence (no Math.random: the test is repeatable).
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const samples: { t: number; v: number }[] = [];
   const start = Date.parse('2026-09-20T00:00:00Z');
   for (let i = 0; i < 400; i++) samples.push({ t: start + Math.floor(rnd() * 30 * 86_400_000), v: Math.round(rnd() * 1000) / 10 });

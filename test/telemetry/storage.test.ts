@@ -49,7 +49,9 @@ test('maintenance is idempotent: a second run over the same months makes nothing
   const svc = await service(new ManualClock('2026-10-15T12:00:00Z'));
   const before = await partitions(svc);
   const ensure = async () =>
-    Number((await svc.deps.db.query<{ made: number }>(`select telemetry_ensure_partitions('2026-08-01T00:00:00Z', '2027-01-31T00:00:00Z') as made`)).rows[0].made);
+    Number(
+      (await svc.deps.db.query<{ made: number }>(`select telemetry_ensure_partitions('2026-08-01T00:00:00Z', '2027-01-31T00:00:00Z') as made`)).rows[0].made,
+    );
   // The two missing months (2026-08 and 2027-01), then nothing.
   assert.equal(await ensure(), 2);
   assert.equal(await ensure(), 0);
@@ -69,7 +71,10 @@ test('concurrent maintenance runs on separate connections make each missing mont
     ),
   );
   // Between them the runs made exactly the two missing months (2026-08 and 2027-01), once each.
-  assert.equal(runs.reduce((s, r) => s + Number(r.rows[0].made), 0), 2);
+  assert.equal(
+    runs.reduce((s, r) => s + Number(r.rows[0].made), 0),
+    2,
+  );
   assert.ok((await partitions(svc)).includes('telemetry_202608'));
 });
 
@@ -82,9 +87,13 @@ test('a record beyond the partitioned months waits in the default partition and 
     { asset_id: 'bat-far', ts: '2026-10-15T11:00:00Z', soc_pct: 2, mark: 'now' },
   ]);
   assert.equal(res.statusCode, 200);
-  assert.deepEqual(json(res).anomalies.map((a: { reasons: string[] }) => a.reasons), [['ts_in_future']]);
+  assert.deepEqual(
+    json(res).anomalies.map((a: { reasons: string[] }) => a.reasons),
+    [['ts_in_future']],
+  );
   const where = async (mark: string) =>
-    (await svc.deps.db.query<{ p: string }>(`select tableoid::regclass::text as p from telemetry where org_id = $1 and raw->>'mark' = $2`, [ORG, mark])).rows[0]?.p;
+    (await svc.deps.db.query<{ p: string }>(`select tableoid::regclass::text as p from telemetry where org_id = $1 and raw->>'mark' = $2`, [ORG, mark])).rows[0]
+      ?.p;
   assert.equal(await where('future'), 'telemetry_default');
   assert.equal(await where('now'), 'telemetry_202610');
 
@@ -122,7 +131,10 @@ test('retention drops whole partitions older than TELEMETRY_RETENTION_DAYS and o
   assert.deepEqual(json(after_).summary.count, 1);
   assert.equal(json(after_).summary.latest, 30);
   // The rollups of removed months go with them.
-  const rolled = await svc.deps.db.query<{ day: Date }>('select day from telemetry_rollup_daily where org_id = $1 and asset_id = $2 order by day', [ORG, 'bat-ret']);
+  const rolled = await svc.deps.db.query<{ day: Date }>('select day from telemetry_rollup_daily where org_id = $1 and asset_id = $2 order by day', [
+    ORG,
+    'bat-ret',
+  ]);
   assert.deepEqual(
     rolled.rows.map((r) => new Date(r.day).toISOString()),
     ['2026-10-10T00:00:00.000Z'],

@@ -25,8 +25,16 @@ let partnerRead: { authorization: string };
 // The bounds as decision 0280 states them (written here, not read from the code under test): 0 or a
 // magnitude from FLOOR to the field's bound.
 const BOUND: Record<string, number> = {
-  power_kw: 1e8, soc_pct: 1e7, voltage: 1e7, current: 1e7, temp_c: 1e7, energy_kwh: 1e15, import_kwh: 1e15, generation_kwh: 1e15,
-  soc: 1e7, production_w: 1e11, // raw keys the history reads (and the daily rollups sum)
+  power_kw: 1e8,
+  soc_pct: 1e7,
+  voltage: 1e7,
+  current: 1e7,
+  temp_c: 1e7,
+  energy_kwh: 1e15,
+  import_kwh: 1e15,
+  generation_kwh: 1e15,
+  soc: 1e7,
+  production_w: 1e11, // raw keys the history reads (and the daily rollups sum)
 };
 const FLOOR = 1e-100;
 const beyond = (field: string, v: number) => Math.abs(v) > BOUND[field] || (v !== 0 && Math.abs(v) < FLOOR);
@@ -41,7 +49,30 @@ function next(x: number, step = 1): number {
 
 const extremes = (bound: number) =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(bound, -bound, next(bound), -next(bound), 1e12, -1e12, 1e99, 9e18, -9e18, 5e-324, -5e-324, 0, 1e-300, -1e-7, 1e15, 1.7976931348623157e308, FLOOR, -FLOOR, next(FLOOR, -1)) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        bound,
+        -bound,
+        next(bound),
+        -next(bound),
+        1e12,
+        -1e12,
+        1e99,
+        9e18,
+        -9e18,
+        5e-324,
+        -5e-324,
+        0,
+        1e-300,
+        -1e-7,
+        1e15,
+        1.7976931348623157e308,
+        FLOOR,
+        -FLOOR,
+        next(FLOOR, -1),
+      ),
+    },
     { weight: 1, arbitrary: fc.double({ min: -2 * bound, max: 2 * bound, noNaN: true, noDefaultInfinity: true }) },
   );
 
@@ -59,7 +90,12 @@ const TARGETS = [
   { field: 'production_w', assets: ['vb-pv'], entity: null, unit: null },
 ] as const;
 const MEASUREMENT_OF: Record<string, 'power_kw' | 'soc_pct' | 'voltage' | 'current' | 'temp_c' | 'energy_kwh'> = {
-  power_kw: 'power_kw', soc_pct: 'soc_pct', voltage: 'voltage', current: 'current', temp_c: 'temp_c', energy_kwh: 'energy_kwh',
+  power_kw: 'power_kw',
+  soc_pct: 'soc_pct',
+  voltage: 'voltage',
+  current: 'current',
+  temp_c: 'temp_c',
+  energy_kwh: 'energy_kwh',
 };
 
 const req = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers?: Record<string, string>) =>
@@ -78,20 +114,35 @@ before(async () => {
     ['vb-load', 'charger', 'vb-meter', SITE],
     ['canary-pv', 'inverter', null, 'canary'],
   ] as const) {
-    const r = await req('POST', '/api/twin/registry/assets', { asset_id, asset_class, site_id: site, name: asset_id, ...(parent && { parent_asset_id: parent }) });
+    const r = await req('POST', '/api/twin/registry/assets', {
+      asset_id,
+      asset_class,
+      site_id: site,
+      name: asset_id,
+      ...(parent && { parent_asset_id: parent }),
+    });
     assert.equal(r.statusCode, 201, r.body);
   }
   const settings = await req('PUT', `/api/hardware/ems/sites/${SITE}/settings`, {
-    agreed_capacity_kw: 1, pv_kwp: 4, pv_orientation: { azimuth_deg: 180, tilt_deg: 35 }, expected_yield_kwh_per_kwp: 950,
+    agreed_capacity_kw: 1,
+    pv_kwp: 4,
+    pv_orientation: { azimuth_deg: 180, tilt_deg: 35 },
+    expected_yield_kwh_per_kwp: 950,
     operating_hours: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '08:00', end: '18:00' }],
-    tariff: { import_p_per_kwh: '99999.9999', export_p_per_kwh: '15' }, battery_capacity_kwh: 1e6, ppa_contracts: [],
+    tariff: { import_p_per_kwh: '99999.9999', export_p_per_kwh: '15' },
+    battery_capacity_kwh: 1e6,
+    ppa_contracts: [],
   });
   assert.ok(settings.statusCode < 300, settings.body);
   // The connector: entities reported, then a person confirms a mapping of one entity per field.
   const entities = TARGETS.filter((t) => t.entity).map((t) => ({ entity_id: t.entity!, unit_of_measurement: t.unit! }));
   assert.equal((await svc.request({ method: 'POST', url: `${HA}/v1/sites/${SITE}/report`, headers: haWrite, payload: { entities } })).statusCode, 200);
   const entries = TARGETS.filter((t) => t.entity).map((t) => ({
-    entity_id: t.entity!, asset_id: t.assets[0], measurement: MEASUREMENT_OF[t.field], unit: t.unit!, sign: 'positive_is_import',
+    entity_id: t.entity!,
+    asset_id: t.assets[0],
+    measurement: MEASUREMENT_OF[t.field],
+    unit: t.unit!,
+    sign: 'positive_is_import',
   }));
   const put = await req('PUT', `${HA}/sites/${SITE}/mapping`, { entries });
   assert.equal(put.statusCode, 200, put.body);
@@ -166,7 +217,9 @@ test('extreme values through every intake are stored or refused by the bound per
         if (intake === 'ha') {
           const c = normalise(value, target.unit!, MEASUREMENT_OF[field]);
           const res = await svc.request({
-            method: 'POST', url: `${HA}/v1/sites/${SITE}/telemetry`, headers: haWrite,
+            method: 'POST',
+            url: `${HA}/v1/sites/${SITE}/telemetry`,
+            headers: haWrite,
             payload: { readings: ts.map((t) => ({ entity_id: target.entity!, state: value, ts: t })) },
           });
           assert.equal(res.statusCode, 200, res.body);
@@ -189,7 +242,11 @@ test('extreme values through every intake are stored or refused by the bound per
           }
         }
         // The canary site of the same organisation: two kW of generation for these two minutes.
-        const canary = await req('POST', '/api/telemetry/ingest', ts.map((t) => ({ device_id: 'canary-pv', ts: t, power_kw: -2 })));
+        const canary = await req(
+          'POST',
+          '/api/telemetry/ingest',
+          ts.map((t) => ({ device_id: 'canary-pv', ts: t, power_kw: -2 })),
+        );
         assert.equal(canary.statusCode, 200, canary.body);
 
         (svc.clock as ManualClock).advance(31_000);
@@ -197,8 +254,12 @@ test('extreme values through every intake are stored or refused by the bound per
         const period = await req('GET', `/api/telemetry/ledger/period/canary/${slotIso}`);
         assert.equal(period.statusCode, 200, period.body);
         if (!json(period).contributions.some((c: { asset_id: string; kwh: string | null }) => c.asset_id === 'canary-pv' && Number(c.kwh) > 0)) {
-          const failed = await svc.deps.db.query<{ last_error: string }>("select last_error from jobs where kind = 'energy.refresh' and last_error is not null");
-          assert.fail(`the refresh did not fold in the canary's readings after ${intake} ${field} ${value}: ${failed.rows.map((r) => r.last_error).join('; ')}`);
+          const failed = await svc.deps.db.query<{ last_error: string }>(
+            "select last_error from jobs where kind = 'energy.refresh' and last_error is not null",
+          );
+          assert.fail(
+            `the refresh did not fold in the canary's readings after ${intake} ${field} ${value}: ${failed.rows.map((r) => r.last_error).join('; ')}`,
+          );
         }
         await readEverything(slotIso);
       },
@@ -227,7 +288,10 @@ test('extreme values through every intake are stored or refused by the bound per
   await telemetry.stop!();
   await telemetry.start!({ operations: svc.operations });
   await telemetry.stop!();
-  const sealed = await svc.deps.db.query<{ n: number }>("select count(*)::int as n from telemetry_rollup_daily where org_id = $1 and day = '2026-11-19T00:00:00Z'", [ORG]);
+  const sealed = await svc.deps.db.query<{ n: number }>(
+    "select count(*)::int as n from telemetry_rollup_daily where org_id = $1 and day = '2026-11-19T00:00:00Z'",
+    [ORG],
+  );
   assert.ok(sealed.rows[0].n > 0, 'the day was sealed');
   for (const url of ['/api/telemetry/assets/solar/vb-pv/history?range=daily', '/api/telemetry/assets/battery/vb-bat/history?range=weekly&metric=soc']) {
     const res = await req('GET', url);
@@ -248,17 +312,39 @@ test('OCPP: a charger register of 9e18 Wh (energy_kwh 9e15) is refused by the re
     for (const t of ts) {
       // No transaction: the samples go to telemetry only. Whatever the hub answers, the service lives on.
       await client
-        .call('MeterValues', { connectorId: 1, meterValue: [{ timestamp: t, sampledValue: [{ value: '9000000000000000000', measurand: 'Energy.Active.Import.Register', unit: 'Wh' }, { value: '1e12', measurand: 'Power.Active.Import', unit: 'kW' }] }] })
+        .call('MeterValues', {
+          connectorId: 1,
+          meterValue: [
+            {
+              timestamp: t,
+              sampledValue: [
+                { value: '9000000000000000000', measurand: 'Energy.Active.Import.Register', unit: 'Wh' },
+                { value: '1e12', measurand: 'Power.Active.Import', unit: 'kW' },
+              ],
+            },
+          ],
+        })
         .catch(() => undefined);
     }
-    await svc.request({ method: 'POST', url: '/api/telemetry/ingest', headers: auth(admin), payload: ts.map((t) => ({ device_id: 'canary-pv', ts: t, power_kw: -2 })) });
+    await svc.request({
+      method: 'POST',
+      url: '/api/telemetry/ingest',
+      headers: auth(admin),
+      payload: ts.map((t) => ({ device_id: 'canary-pv', ts: t, power_kw: -2 })),
+    });
     (svc.clock as ManualClock).advance(31_000);
     await svc.runDue();
     const period = json(await req('GET', '/api/telemetry/ledger/period/canary/2026-11-19T20:00:00.000Z'));
-    assert.ok(period.contributions.some((c: { asset_id: string; kwh: string }) => c.asset_id === 'canary-pv' && Number(c.kwh) > 0), JSON.stringify(period));
+    assert.ok(
+      period.contributions.some((c: { asset_id: string; kwh: string }) => c.asset_id === 'canary-pv' && Number(c.kwh) > 0),
+      JSON.stringify(period),
+    );
     const live = json(await req('GET', `/api/telemetry/live/events?limit=50&asset_id=${encodeURIComponent(cp.asset_id)}`));
     const events = live.events ?? live.records ?? live;
-    assert.ok(events.every((e: { raw: Record<string, unknown> }) => !(Number(e.raw.energy_kwh) > 1e15)), 'no register beyond the bound stored');
+    assert.ok(
+      events.every((e: { raw: Record<string, unknown> }) => !(Number(e.raw.energy_kwh) > 1e15)),
+      'no register beyond the bound stored',
+    );
     const ledger = await req('GET', '/api/telemetry/sites/vb-hub/ledger?date=2026-11-19');
     assert.ok(ledger.statusCode < 500, ledger.body);
   } finally {

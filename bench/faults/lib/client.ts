@@ -102,7 +102,13 @@ export async function login(base: string, email: string, password: string, local
   return json<{ access_token: string }>(a)!.access_token;
 }
 
-export async function createApiKey(base: string, adminToken: string, name: string, scopes: string[], environment = 'live'): Promise<{ id: string; secret: string }> {
+export async function createApiKey(
+  base: string,
+  adminToken: string,
+  name: string,
+  scopes: string[],
+  environment = 'live',
+): Promise<{ id: string; secret: string }> {
   const a = await request(`${base}/api/devtools/apikeys${environment === 'sandbox' ? '?environment=sandbox' : ''}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}` },

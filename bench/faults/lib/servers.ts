@@ -55,18 +55,17 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 
 /** Runs main, then the cleanup stack whatever happened; exit code 1 on a thrown error. */
 export function runMain(main: () => Promise<number>): void {
-  main()
-    .then(
-      async (code) => {
-        await cleanup();
-        process.exit(code);
-      },
-      async (e) => {
-        console.error(e);
-        await cleanup();
-        process.exit(1);
-      },
-    );
+  main().then(
+    async (code) => {
+      await cleanup();
+      process.exit(code);
+    },
+    async (e) => {
+      console.error(e);
+      await cleanup();
+      process.exit(1);
+    },
+  );
 }
 
 /** A temp dir removed at the end (kept, with its service logs, when BENCH_KEEP_TMP=1). */

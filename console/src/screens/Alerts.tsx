@@ -5,8 +5,19 @@ import { pounds, when } from '../format.ts';
 import { Empty, ErrorNote, Loading, Section, useLoad } from '../ui.tsx';
 
 interface EmsAlert {
-  id: string; source: string; severity: string; status: string; title: string; site_id: string | null; asset_id: string | null;
-  raised_at: string; impact_gbp_per_day: string; impact_method: string; acknowledged_at: string | null; acknowledged_by: string | null; assigned_to: string | null;
+  id: string;
+  source: string;
+  severity: string;
+  status: string;
+  title: string;
+  site_id: string | null;
+  asset_id: string | null;
+  raised_at: string;
+  impact_gbp_per_day: string;
+  impact_method: string;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  assigned_to: string | null;
 }
 
 export function Alerts() {
@@ -115,7 +126,14 @@ function AlertItem({ a, me, act }: { a: EmsAlert; me: string | null; act: (what:
   );
 }
 
-interface WorkOrder { id: string; title: string; status: string; priority: string; due_at?: string | null; created_at: string }
+interface WorkOrder {
+  id: string;
+  title: string;
+  status: string;
+  priority: string;
+  due_at?: string | null;
+  created_at: string;
+}
 
 function WorkOrders() {
   const orders = useLoad(async () => {
@@ -139,7 +157,10 @@ function WorkOrders() {
         <ul class="list">
           {items.map((w) => (
             <li key={w.id}>
-              <strong>{w.title}</strong> <span class="badge">{w.status}</span> <span class="small">priority {w.priority} · created {when(w.created_at)}</span>
+              <strong>{w.title}</strong> <span class="badge">{w.status}</span>{' '}
+              <span class="small">
+                priority {w.priority} · created {when(w.created_at)}
+              </span>
             </li>
           ))}
         </ul>

@@ -3,7 +3,17 @@ import { get, openapiDocument, post } from '../api.ts';
 import { when } from '../format.ts';
 import { Empty, ErrorNote, Loading, Section, useLoad } from '../ui.tsx';
 
-interface ApiKey { id: string; name: string; environment: string; scopes: string[]; key_hint: string; status: string; created_at: string; expires_at: string; last_used_at: string | null }
+interface ApiKey {
+  id: string;
+  name: string;
+  environment: string;
+  scopes: string[];
+  key_hint: string;
+  status: string;
+  created_at: string;
+  expires_at: string;
+  last_used_at: string | null;
+}
 
 export function Developer() {
   return (
@@ -72,7 +82,12 @@ function ApiKeys() {
           {scopes.loading && <Loading what="scopes" />}
           {(scopes.data ?? []).map((s) => (
             <label key={s} class="check">
-              <input type="checkbox" checked={chosen.includes(s)} onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, s] : chosen.filter((x) => x !== s))} /> {s}
+              <input
+                type="checkbox"
+                checked={chosen.includes(s)}
+                onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, s] : chosen.filter((x) => x !== s))}
+              />{' '}
+              {s}
             </label>
           ))}
         </fieldset>
@@ -146,8 +161,23 @@ function ApiKeys() {
   );
 }
 
-interface Endpoint { id: string; url: string; status?: string; enabled?: boolean; event_types: string[]; created_at: string }
-interface Delivery { id: string; event_type: string; status: string; attempt_count: number; last_status_code: number | null; last_error: string | null; created_at: string }
+interface Endpoint {
+  id: string;
+  url: string;
+  status?: string;
+  enabled?: boolean;
+  event_types: string[];
+  created_at: string;
+}
+interface Delivery {
+  id: string;
+  event_type: string;
+  status: string;
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+}
 
 function Webhooks() {
   const hooks = useLoad(() => get<{ webhooks: Endpoint[] }>('/api/devtools/webhooks'), []);

@@ -3,8 +3,19 @@ import { declaredOperations, get } from '../api.ts';
 import { num, ukToday } from '../format.ts';
 import { Chart, Empty, ErrorNote, Loading, Section, useLoad } from '../ui.tsx';
 
-interface HalfHour { period_start: string; import_kwh: string | null; export_kwh: string | null; generation_kwh: string | null; consumption_kwh: string | null; gap: boolean }
-interface Ledger { half_hours: HalfHour[]; totals: Record<string, string>; timezone: string }
+interface HalfHour {
+  period_start: string;
+  import_kwh: string | null;
+  export_kwh: string | null;
+  generation_kwh: string | null;
+  consumption_kwh: string | null;
+  gap: boolean;
+}
+interface Ledger {
+  half_hours: HalfHour[];
+  totals: Record<string, string>;
+  timezone: string;
+}
 
 const n = (v: string | null) => (v === null ? null : Number(v));
 
@@ -84,7 +95,9 @@ function Market({ day }: { day: string }) {
     const to = new Date(Date.parse(`${day}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
     const [prices, carbon] = await Promise.allSettled([
       ops.has('GET /api/trading/prices/provider-agile')
-        ? get<{ prices: Array<{ valid_from: string; value_inc_vat: number }>; unit: string }>(`/api/trading/prices/provider-agile?period_from=${day}&period_to=${to}`)
+        ? get<{ prices: Array<{ valid_from: string; value_inc_vat: number }>; unit: string }>(
+            `/api/trading/prices/provider-agile?period_from=${day}&period_to=${to}`,
+          )
         : Promise.resolve(null),
       ops.has('GET /api/trading/carbon-intensity/forecast')
         ? get<{ periods: Array<{ from: string; forecast: number; actual: number | null }> }>('/api/trading/carbon-intensity/forecast?hours=24')

@@ -3,8 +3,23 @@ import { get } from '../api.ts';
 import { num, when } from '../format.ts';
 import { Empty, ErrorNote, Loading, Section, useLoad } from '../ui.tsx';
 
-interface Receipt { receipt_id: string; seq: number; site_id: string; asset_id: string; period_start: string; period_end: string; direction: string; delivered_kwh: string; issued_at: string; receipt_hash: string; shared: boolean }
-interface Check { valid: boolean; problems: Array<{ code?: string; message?: string } | string> }
+interface Receipt {
+  receipt_id: string;
+  seq: number;
+  site_id: string;
+  asset_id: string;
+  period_start: string;
+  period_end: string;
+  direction: string;
+  delivered_kwh: string;
+  issued_at: string;
+  receipt_hash: string;
+  shared: boolean;
+}
+interface Check {
+  valid: boolean;
+  problems: Array<{ code?: string; message?: string } | string>;
+}
 
 export function Settlement() {
   const list = useLoad(() => get<{ receipts: Receipt[]; has_more: boolean }>('/api/vpp/vpp/settle/receipts?limit=50'), []);
@@ -64,7 +79,7 @@ function ReceiptRow({ r }: { r: Receipt }) {
       <td>
         {check ? (
           <span role="status" class={check.valid ? 'ok' : 'bad'}>
-            {check.valid ? '✓ Signature and chain valid' : `✗ ${check.problems.map((p) => (typeof p === 'string' ? p : p.message ?? p.code)).join('; ')}`}
+            {check.valid ? '✓ Signature and chain valid' : `✗ ${check.problems.map((p) => (typeof p === 'string' ? p : (p.message ?? p.code))).join('; ')}`}
           </span>
         ) : (
           <button type="button" onClick={verify} aria-label={`Verify receipt ${r.seq}`}>

@@ -4,12 +4,29 @@ import { latestByAsset, subscribe, type LiveTelemetry } from '../live.ts';
 import { clock, num, when } from '../format.ts';
 import { Chart, Empty, ErrorNote, Loading, Section, useLoad } from '../ui.tsx';
 
-interface Site { site_id: string; asset_count: number; last_reported_at: string | null; freshness: Record<string, number>; topology_errors: number }
-interface Asset {
-  asset_id: string; site_id: string; type: string; name: string; asset_class: string | null; parent_asset_id: string | null;
-  freshness: string; connectivity: string; last_reported_at: string | null;
+interface Site {
+  site_id: string;
+  asset_count: number;
+  last_reported_at: string | null;
+  freshness: Record<string, number>;
+  topology_errors: number;
 }
-interface Latest { ts: string; power_kw: number | null; soc_pct: number | null }
+interface Asset {
+  asset_id: string;
+  site_id: string;
+  type: string;
+  name: string;
+  asset_class: string | null;
+  parent_asset_id: string | null;
+  freshness: string;
+  connectivity: string;
+  last_reported_at: string | null;
+}
+interface Latest {
+  ts: string;
+  power_kw: number | null;
+  soc_pct: number | null;
+}
 
 const RANGES = [
   { range: 'live', label: 'Last hour' },
@@ -105,9 +122,7 @@ function SiteAssets({ siteId }: { siteId: string }) {
                   <strong>{a.name}</strong> <span class="small">{a.asset_class ?? a.type}</span>
                 </span>
                 <span class={`badge fresh-${a.freshness}`}>{a.freshness}</span>
-                <span class="small">
-                  {l ? `${num(l.power_kw, 'kW')} at ${clock(l.ts)} (live)` : `last reported ${when(a.last_reported_at)}`}
-                </span>
+                <span class="small">{l ? `${num(l.power_kw, 'kW')} at ${clock(l.ts)} (live)` : `last reported ${when(a.last_reported_at)}`}</span>
               </button>
               {renderLevel(a.asset_id, depth + 1)}
             </li>
@@ -130,7 +145,13 @@ function SiteAssets({ siteId }: { siteId: string }) {
   );
 }
 
-interface History { unit: string; metric: string; bucket: string; series: Array<{ t: string; v: number }>; summary: { count: number; min: number | null; max: number | null; avg: number | null; latest: number | null } }
+interface History {
+  unit: string;
+  metric: string;
+  bucket: string;
+  series: Array<{ t: string; v: number }>;
+  summary: { count: number; min: number | null; max: number | null; avg: number | null; latest: number | null };
+}
 
 function AssetHistory({ asset, live }: { asset: Asset; live: Latest | null }) {
   const [range, setRange] = useState<string>('hourly');
@@ -146,7 +167,10 @@ function AssetHistory({ asset, live }: { asset: Asset; live: Latest | null }) {
   const chart = useMemo(() => {
     const h = history.data;
     if (!h || h.series.length === 0) return null;
-    return { x: h.series.map((p) => Date.parse(p.t) / 1000), series: [{ label: `${h.metric} (${h.unit})`, values: h.series.map((p) => p.v), color: '#1f5fa8' }] };
+    return {
+      x: h.series.map((p) => Date.parse(p.t) / 1000),
+      series: [{ label: `${h.metric} (${h.unit})`, values: h.series.map((p) => p.v), color: '#1f5fa8' }],
+    };
   }, [history.data]);
   return (
     <Section title={`${asset.name}: history`} id="history-title">
@@ -174,8 +198,8 @@ function AssetHistory({ asset, live }: { asset: Asset; live: Latest | null }) {
             description={`${history.data.series.length} points; min ${num(history.data.summary.min, history.data.unit)}, max ${num(history.data.summary.max, history.data.unit)}, latest ${num(history.data.summary.latest, history.data.unit)}.`}
           />
           <p class="small">
-            {history.data.summary.count} samples · mean {num(history.data.summary.avg, history.data.unit)} · min {num(history.data.summary.min, history.data.unit)} · max{' '}
-            {num(history.data.summary.max, history.data.unit)}
+            {history.data.summary.count} samples · mean {num(history.data.summary.avg, history.data.unit)} · min{' '}
+            {num(history.data.summary.min, history.data.unit)} · max {num(history.data.summary.max, history.data.unit)}
           </p>
         </>
       )}

@@ -84,9 +84,11 @@ export class Platform {
       throw new RangeError('ingestBatch needs at least one record');
     },
     /** Splits records (an array or any async iterable) into batches; yields each batch's outcome as it lands. */
-    ingestBatches: (records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>, opts: IngestOptions = {}) => ingestBatches(this.transport, records, opts),
+    ingestBatches: (records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>, opts: IngestOptions = {}) =>
+      ingestBatches(this.transport, records, opts),
     /** Sends every record in batches and reports every record's outcome and the rejections by reason. */
-    ingest: (records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>, opts: IngestOptions = {}): Promise<IngestReport> => ingestAll(this.transport, records, opts),
+    ingest: (records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>, opts: IngestOptions = {}): Promise<IngestReport> =>
+      ingestAll(this.transport, records, opts),
     /** The newest stored records (the last 24 hours' window), newest first. */
     liveEvents: async (q: Query<operations['listLiveTelemetryEvents']> = {}): Promise<LiveEvent[]> =>
       (await data(this.api.GET('/api/telemetry/live/events', { params: { query: q } }))).events,
@@ -95,7 +97,11 @@ export class Platform {
      * events), until `signal` aborts or the service closes the stream. The first event is `ready`.
      */
     stream: (opts: { signal?: AbortSignal } = {}): AsyncIterable<LiveStreamEvent> => liveStream(this.transport, opts.signal),
-    history: (assetType: paths['/api/telemetry/assets/{asset_type}/{asset_id}/history']['get']['parameters']['path']['asset_type'], assetId: string, q: Query<operations['getAssetTelemetryHistory']> = {}): Promise<AssetHistory> =>
+    history: (
+      assetType: paths['/api/telemetry/assets/{asset_type}/{asset_id}/history']['get']['parameters']['path']['asset_type'],
+      assetId: string,
+      q: Query<operations['getAssetTelemetryHistory']> = {},
+    ): Promise<AssetHistory> =>
       data(this.api.GET('/api/telemetry/assets/{asset_type}/{asset_id}/history', { params: { path: { asset_type: assetType, asset_id: assetId }, query: q } })),
   };
 
@@ -103,21 +109,30 @@ export class Platform {
   readonly keys = {
     list: (q: Query<operations['listApiKeys']> = {}) => data(this.api.GET('/api/devtools/apikeys', { params: { query: q } })),
     create: (body: NewApiKey, q: Query<operations['createApiKey']> = {}) => data(this.api.POST('/api/devtools/apikeys', { body, params: { query: q } })),
-    rotate: (keyId: string, body: Body<operations['rotateApiKey']> = {}) => data(this.api.POST('/api/devtools/apikeys/{key_id}/rotate', { body, params: { path: { key_id: keyId } } })),
+    rotate: (keyId: string, body: Body<operations['rotateApiKey']> = {}) =>
+      data(this.api.POST('/api/devtools/apikeys/{key_id}/rotate', { body, params: { path: { key_id: keyId } } })),
     revoke: (keyId: string) => data(this.api.POST('/api/devtools/apikeys/{key_id}/revoke', { params: { path: { key_id: keyId } } })),
   };
 
   /** Webhook endpoints (organisation administrators). */
   readonly webhooks = {
     list: () => data(this.api.GET('/api/devtools/webhooks')),
-    create: (body: NewWebhookEndpoint, q: Query<operations['createWebhookEndpoint']> = {}) => data(this.api.POST('/api/devtools/webhooks', { body, params: { query: q } })),
-    update: (endpointId: string, body: WebhookEndpointChange) => data(this.api.PATCH('/api/devtools/webhooks/{endpoint_id}', { body, params: { path: { endpoint_id: endpointId } } })),
+    create: (body: NewWebhookEndpoint, q: Query<operations['createWebhookEndpoint']> = {}) =>
+      data(this.api.POST('/api/devtools/webhooks', { body, params: { query: q } })),
+    update: (endpointId: string, body: WebhookEndpointChange) =>
+      data(this.api.PATCH('/api/devtools/webhooks/{endpoint_id}', { body, params: { path: { endpoint_id: endpointId } } })),
     remove: (endpointId: string) => data(this.api.DELETE('/api/devtools/webhooks/{endpoint_id}', { params: { path: { endpoint_id: endpointId } } })),
-    rotateSecret: (endpointId: string, body: Body<operations['rotateWebhookSecret']> = {}) => data(this.api.POST('/api/devtools/webhooks/{endpoint_id}/rotate-secret', { body, params: { path: { endpoint_id: endpointId } } })),
-    test: (endpointId: string, body: Body<operations['testWebhookEndpoint']> = {}) => data(this.api.POST('/api/devtools/webhooks/{endpoint_id}/test', { body, params: { path: { endpoint_id: endpointId } } })),
+    rotateSecret: (endpointId: string, body: Body<operations['rotateWebhookSecret']> = {}) =>
+      data(this.api.POST('/api/devtools/webhooks/{endpoint_id}/rotate-secret', { body, params: { path: { endpoint_id: endpointId } } })),
+    test: (endpointId: string, body: Body<operations['testWebhookEndpoint']> = {}) =>
+      data(this.api.POST('/api/devtools/webhooks/{endpoint_id}/test', { body, params: { path: { endpoint_id: endpointId } } })),
     deliveries: (endpointId: string, q: Omit<Query<operations['listWebhookDeliveries']>, 'cursor'> = {}) =>
       paginate(async (cursor) => {
-        const page = await data(this.api.GET('/api/devtools/webhooks/{endpoint_id}/deliveries', { params: { path: { endpoint_id: endpointId }, query: { ...q, ...(cursor && { cursor }) } } }));
+        const page = await data(
+          this.api.GET('/api/devtools/webhooks/{endpoint_id}/deliveries', {
+            params: { path: { endpoint_id: endpointId }, query: { ...q, ...(cursor && { cursor }) } },
+          }),
+        );
         return { items: page.deliveries, next: page.next_cursor };
       }),
   };
@@ -128,7 +143,10 @@ export class Platform {
     start: (body: ExportRequest = {}) => data(this.api.POST('/api/organisations/export', { body })),
     job: (jobId: string) => data(this.api.GET('/api/organisations/export/jobs/{job_id}', { params: { path: { job_id: jobId } } })),
     /** Polls the job until it is completed (or failed/expired), calling onProgress with each state. */
-    wait: async (jobId: string, opts: { intervalMs?: number; onProgress?: (job: ExportJob) => void; sleep?: (ms: number) => Promise<void> } = {}): Promise<ExportJob> => {
+    wait: async (
+      jobId: string,
+      opts: { intervalMs?: number; onProgress?: (job: ExportJob) => void; sleep?: (ms: number) => Promise<void> } = {},
+    ): Promise<ExportJob> => {
       const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
       for (;;) {
         const job = await this.exports.job(jobId);

@@ -1,8 +1,22 @@
 // @energy-platform/sdk: a typed client for the energy platform API.
 export { Platform, createPlatform } from './client.ts';
 export type {
-  PlatformOptions, Credentials, RetryOptions, Session, PartnerAlert, PartnerDevice, PartnerReading, LiveEvent,
-  AssetHistory, ApiKey, NewApiKey, NewWebhookEndpoint, WebhookEndpointChange, ExportRequest, ExportJob, Schemas,
+  PlatformOptions,
+  Credentials,
+  RetryOptions,
+  Session,
+  PartnerAlert,
+  PartnerDevice,
+  PartnerReading,
+  LiveEvent,
+  AssetHistory,
+  ApiKey,
+  NewApiKey,
+  NewWebhookEndpoint,
+  WebhookEndpointChange,
+  ExportRequest,
+  ExportJob,
+  Schemas,
 } from './client.ts';
 export { Transport } from './transport.ts';
 export type { TransportOptions, SendOptions } from './transport.ts';

@@ -53,13 +53,21 @@ async function* inBatches<T>(records: Iterable<T> | AsyncIterable<T>, size: numb
 function outcome(offset: number, batch: unknown[], body: any, requestId: string | undefined): BatchOutcome {
   // 200 has no results (every record stored); 207 and 422 list every record.
   const results: RecordResult[] = Array.isArray(body.results)
-    ? (body.results as RecordResult[]).map((r) => ({ ...r, index: r.index + offset, ...(r.duplicate_of !== undefined && { duplicate_of: r.duplicate_of + offset }) }))
+    ? (body.results as RecordResult[]).map((r) => ({
+        ...r,
+        index: r.index + offset,
+        ...(r.duplicate_of !== undefined && { duplicate_of: r.duplicate_of + offset }),
+      }))
     : batch.map((_, i) => ({ index: offset + i, status: 'stored' as const }));
   return { offset, size: batch.length, stored: body.stored ?? 0, rejected: body.rejected ?? 0, duplicates: body.duplicates ?? 0, results, requestId };
 }
 
 /** Sends the records in batches, yielding each batch's outcome. Refusals other than "every record rejected" throw ApiError. */
-export async function* ingestBatches(transport: Transport, records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>, opts: IngestOptions = {}): AsyncGenerator<BatchOutcome> {
+export async function* ingestBatches(
+  transport: Transport,
+  records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>,
+  opts: IngestOptions = {},
+): AsyncGenerator<BatchOutcome> {
   const size = opts.batchSize ?? 500;
   if (!Number.isInteger(size) || size < 1) throw new RangeError('batchSize must be a positive integer');
   let offset = 0;
@@ -87,7 +95,11 @@ export async function* ingestBatches(transport: Transport, records: Iterable<Tel
 }
 
 /** Sends every record and gathers the outcomes. */
-export async function ingestAll(transport: Transport, records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>, opts: IngestOptions = {}): Promise<IngestReport> {
+export async function ingestAll(
+  transport: Transport,
+  records: Iterable<TelemetryRecord> | AsyncIterable<TelemetryRecord>,
+  opts: IngestOptions = {},
+): Promise<IngestReport> {
   const report: IngestReport = { count: 0, stored: 0, rejected: 0, duplicates: 0, batches: 0, rejectionsByReason: {}, results: [] };
   for await (const b of ingestBatches(transport, records, opts)) {
     report.batches++;

@@ -29,7 +29,14 @@ export interface LiveAlert {
 
 export type LiveStreamEvent =
   | { event: 'ready'; data: { organisation_id: string; buffer: number; data_basis: 'stored' | 'simulated' } }
-  | { event: 'telemetry'; data: { received_at: string; /** false: streamed, but the store write failed (the sender was told to retry) */ stored: boolean; records: LiveTelemetryRecord[] } }
+  | {
+      event: 'telemetry';
+      data: {
+        received_at: string /** false: streamed, but the store write failed (the sender was told to retry) */;
+        stored: boolean;
+        records: LiveTelemetryRecord[];
+      };
+    }
   | { event: 'alert'; data: { transition: 'raised' | 'resolved'; alert: LiveAlert } }
   | { event: 'dropped'; data: { dropped: number } };
 

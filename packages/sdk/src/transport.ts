@@ -13,10 +13,7 @@ export interface Session {
   organisationId?: string;
 }
 
-export type Credentials =
-  | { apiKey: string }
-  | { email: string; password: string; organisationId?: string }
-  | { session: Session };
+export type Credentials = { apiKey: string } | { email: string; password: string; organisationId?: string } | { session: Session };
 
 export interface RetryOptions {
   /** Further tries after the first (default 4). 0 turns retrying off. */
@@ -107,7 +104,11 @@ export class Transport {
     const c = this.credentials;
     if (!c || !('password' in c)) throw new Error('signIn needs email and password credentials');
     return this.single(async () => {
-      const body = await this.postJson('/api/auth/login', { email: c.email, password: c.password, ...(c.organisationId && { organisation_id: c.organisationId }) });
+      const body = await this.postJson('/api/auth/login', {
+        email: c.email,
+        password: c.password,
+        ...(c.organisationId && { organisation_id: c.organisationId }),
+      });
       return this.adopt(body);
     });
   }
@@ -133,7 +134,13 @@ export class Transport {
   async signOut(): Promise<void> {
     const s = this.session;
     if (!s) return;
-    await this.send(new Request(`${this.baseUrl}/api/auth/logout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: s.refreshToken }) }));
+    await this.send(
+      new Request(`${this.baseUrl}/api/auth/logout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ refresh_token: s.refreshToken }),
+      }),
+    );
     this.session = undefined;
     await this.opts.onSession?.(null);
   }
@@ -145,7 +152,10 @@ export class Transport {
 
   /** One sign-in or refresh at a time: concurrent callers share it. */
   private single(run: () => Promise<Session>): Promise<Session> {
-    if (!this.pending) this.pending = run().finally(() => { this.pending = undefined; });
+    if (!this.pending)
+      this.pending = run().finally(() => {
+        this.pending = undefined;
+      });
     return this.pending;
   }
 

@@ -123,7 +123,11 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
     },
     async ping(timeoutMs = 1000) {
       if (!ready()) return false;
-      return withTimeout(nc!.flush().then(() => true), timeoutMs, false);
+      return withTimeout(
+        nc!.flush().then(() => true),
+        timeoutMs,
+        false,
+      );
     },
     async close() {
       if (closed) return;

@@ -57,7 +57,11 @@ interface Pending {
   site: { stack?: string };
 }
 
-export async function openWorkerEngine(opts: { dataDir?: string; loadDataDir?: Blob; onEvent?: (e: 'stopped' | 'restart-scheduled' | 'restarted') => void }): Promise<PgliteEngine> {
+export async function openWorkerEngine(opts: {
+  dataDir?: string;
+  loadDataDir?: Blob;
+  onEvent?: (e: 'stopped' | 'restart-scheduled' | 'restarted') => void;
+}): Promise<PgliteEngine> {
   const wasm = await wasmModules();
   const heartbeat = new SharedArrayBuffer(8);
   const lastTurn = new Float64Array(heartbeat);

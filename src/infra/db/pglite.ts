@@ -8,7 +8,6 @@ import { currentOrgScope, scopeStatement } from './scope.ts';
 import { openWorkerEngine } from './pglite-client.ts';
 import type { PgliteEngine } from './pglite-protocol.ts';
 
-
 const engines = new WeakMap<Db, PgliteEngine>();
 
 export interface PgliteOptions {
@@ -24,7 +23,10 @@ export type WorkerEvent = 'stopped' | 'restart-scheduled' | 'restarted';
 
 /** Embedded PostgreSQL (WASM). dataDir undefined = in memory (tests). */
 export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
-  const engine = opts.worker === false ? await openInlineEngine(dataDir, opts.loadDataDir) : await openWorkerEngine({ dataDir, loadDataDir: opts.loadDataDir, onEvent: opts.onWorkerEvent });
+  const engine =
+    opts.worker === false
+      ? await openInlineEngine(dataDir, opts.loadDataDir)
+      : await openWorkerEngine({ dataDir, loadDataDir: opts.loadDataDir, onEvent: opts.onWorkerEvent });
   const db: Db = {
     kind: 'pglite',
     query: (sql, params) => engine.query(sql, params, currentOrgScope() || undefined),
@@ -80,7 +82,13 @@ async function openInlineEngine(dataDir: string | undefined, loadDataDir: Blob |
     exec: async (sql) => {
       await pg.exec(sql);
     },
-    ping: async (timeoutMs) => !closed && withTimeout(pg.query('select 1').then(() => true), timeoutMs, false),
+    ping: async (timeoutMs) =>
+      !closed &&
+      withTimeout(
+        pg.query('select 1').then(() => true),
+        timeoutMs,
+        false,
+      ),
     dump: () => pg.dumpDataDir('none'),
     close: async () => {
       if (closed) return;

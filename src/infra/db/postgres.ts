@@ -130,7 +130,12 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
     // store, and pg's own timer (which runs before the socket is read) cannot cut off a reply that
     // arrived while the event loop was busy; the ping's verdict is the lag-tolerant withTimeout.
     ping: async (timeoutMs = 1000) =>
-      !closed && withTimeout(pool.query({ text: 'select 1', query_timeout: Math.max(2 * timeoutMs, 5000) } as pg.QueryConfig).then(() => true), timeoutMs, false),
+      !closed &&
+      withTimeout(
+        pool.query({ text: 'select 1', query_timeout: Math.max(2 * timeoutMs, 5000) } as pg.QueryConfig).then(() => true),
+        timeoutMs,
+        false,
+      ),
     close: async () => {
       if (closed) return;
       closed = true;

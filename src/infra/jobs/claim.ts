@@ -42,8 +42,7 @@ const RUNNING = `
   )`;
 
 /** Due and not under a live lease; `a` is a table alias with its dot. */
-const due = (a = '') =>
-  `${a}kind = any($1::text[]) and ${a}failed_at is null and ${a}run_at <= $2 and (${a}locked_until is null or ${a}locked_until <= $2)`;
+const due = (a = '') => `${a}kind = any($1::text[]) and ${a}failed_at is null and ${a}run_at <= $2 and (${a}locked_until is null or ${a}locked_until <= $2)`;
 
 /** Claims up to `limit` due rows of the lane's kinds, fairly, under a lease. Runs in the caller's transaction. */
 export async function claimFair(q: Queryable, c: ClaimInput): Promise<ClaimedRow[]> {

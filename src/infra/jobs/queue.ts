@@ -250,10 +250,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     return { fill, drain, idle };
   }
 
-  const lanes = [
-    createLane('org', opts.concurrency ?? 8, orgCap),
-    createLane('platform', opts.platformConcurrency ?? 2, null),
-  ];
+  const lanes = [createLane('org', opts.concurrency ?? 8, orgCap), createLane('platform', opts.platformConcurrency ?? 2, null)];
   const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
 
   function poll() {

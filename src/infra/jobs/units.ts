@@ -57,7 +57,18 @@ export const unitStore = {
        on conflict (kind, org_id, unit_key) do update set attempts = excluded.attempts, error_class = excluded.error_class,
          last_error = excluded.last_error, last_failed_at = excluded.last_failed_at, retry_at = excluded.retry_at,
          quarantined_at = coalesce(job_units.quarantined_at, excluded.quarantined_at)`,
-      [row.kind, row.org_id, row.unit_key, row.attempts, row.error_class, row.last_error, row.first_failed_at, row.last_failed_at, row.retry_at, row.quarantined_at],
+      [
+        row.kind,
+        row.org_id,
+        row.unit_key,
+        row.attempts,
+        row.error_class,
+        row.last_error,
+        row.first_failed_at,
+        row.last_failed_at,
+        row.retry_at,
+        row.quarantined_at,
+      ],
     );
   },
 
@@ -73,10 +84,7 @@ export const unitStore = {
    */
   async release(q: Queryable, f: UnitFilter): Promise<UnitRow[]> {
     const [w, params] = where(f);
-    const r = await q.query<UnitRow>(
-      `update job_units set attempts = 0, quarantined_at = null, retry_at = to_timestamp(0) ${w} returning ${COLS}`,
-      params,
-    );
+    const r = await q.query<UnitRow>(`update job_units set attempts = 0, quarantined_at = null, retry_at = to_timestamp(0) ${w} returning ${COLS}`, params);
     return r.rows.map(dated);
   },
 

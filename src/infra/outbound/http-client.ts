@@ -121,9 +121,7 @@ function guardedLookup(opts: OutboundOptions): LookupFunction {
         }
         const address = usable[0];
         if ((options as { all?: boolean }).all) {
-          (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
-            { address, family: isIP(address) },
-          ]);
+          (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family: isIP(address) }]);
         } else callback(null, address, isIP(address));
       },
       (err) => callback(err, '', 4),

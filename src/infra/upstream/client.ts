@@ -165,9 +165,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         return await attempt(c, target);
       } catch (e) {
         // A timed-out attempt has already spent the time budget; garbage is not fixed by asking again.
-        const retryable =
-          e instanceof UpstreamError &&
-          (e.kind === 'network' || (e.kind === 'status' && RETRYABLE_STATUS.has(e.status ?? 0)));
+        const retryable = e instanceof UpstreamError && (e.kind === 'network' || (e.kind === 'status' && RETRYABLE_STATUS.has(e.status ?? 0)));
         if (!retryable || n + 1 >= attempts) throw e;
         const ceiling = opts.retryBaseMs * 2 ** n;
         await sleep(ceiling / 2 + Math.random() * (ceiling / 2));

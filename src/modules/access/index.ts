@@ -7,9 +7,15 @@ import { AUDIT_LOG } from '../audit/index.ts';
 export { PERSONAS, PERMISSIONS, type Persona, type Permission } from './personas.ts';
 
 export const accessModule: ModuleFactory = (deps) => ({
-  name: 'access', tags: { access: 'Site access personas and who may see which sites.' },
+  name: 'access',
+  tags: { access: 'Site access personas and who may see which sites.' },
   operations: accessOperations(createSiteAccess({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG) })),
 });
 
 /** This module as the module list names it. */
-export const accessDefinition: ModuleDefinition = { name: 'access', dependsOn: ['orgs', 'identity', 'audit'], migrations: migrationsDir(import.meta.url), create: accessModule };
+export const accessDefinition: ModuleDefinition = {
+  name: 'access',
+  dependsOn: ['orgs', 'identity', 'audit'],
+  migrations: migrationsDir(import.meta.url),
+  create: accessModule,
+};

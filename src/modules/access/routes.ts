@@ -43,9 +43,7 @@ export function accessOperations(access: SiteAccess) {
       schema: {
         response: {
           200: Type.Object({
-            personas: Type.Array(
-              Type.Object({ id: Type.String(), name: Type.String(), description: Type.String(), permissions: Permissions }),
-            ),
+            personas: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), description: Type.String(), permissions: Permissions })),
             permissions: Type.Array(Type.Object({ id: Type.String(), description: Type.String() })),
           }),
         },
@@ -121,8 +119,7 @@ export function accessOperations(access: SiteAccess) {
       method: 'GET',
       path: '/api/hardware/ems/access/me',
       summary: "The caller's personas per site",
-      description:
-        'The sites where the signed-in user holds a site membership, with the persona and permissions at each.',
+      description: 'The sites where the signed-in user holds a site membership, with the persona and permissions at each.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },

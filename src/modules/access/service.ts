@@ -40,9 +40,7 @@ export function createSiteAccess(deps: { db: Db; clock: Clock; audit: AuditLog }
           : await users.memberByEmail(ctx.orgId, input.email!);
         if (!member) {
           const loc = input.user_id ? 'user_id' : 'email';
-          throw errors.validation([
-            fieldError(['body', loc], 'Not a member of this organisation', input.user_id ?? input.email, 'not_a_member'),
-          ]);
+          throw errors.validation([fieldError(['body', loc], 'Not a member of this organisation', input.user_id ?? input.email, 'not_a_member')]);
         }
         const store = createSiteAccessStore(q);
         const before = await store.get(ctx.orgId, input.site_id, member.id);

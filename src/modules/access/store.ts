@@ -27,11 +27,7 @@ export function createSiteAccessStore(db: Queryable) {
     },
 
     async get(orgId: string, siteId: string, userId: string): Promise<SiteAccessRow | null> {
-      const r = await db.query<SiteAccessRow>(`${SELECT} where a.org_id = $1 and a.site_id = $2 and a.user_id = $3`, [
-        orgId,
-        siteId,
-        userId,
-      ]);
+      const r = await db.query<SiteAccessRow>(`${SELECT} where a.org_id = $1 and a.site_id = $2 and a.user_id = $3`, [orgId, siteId, userId]);
       return r.rows[0] ?? null;
     },
 
@@ -46,10 +42,11 @@ export function createSiteAccessStore(db: Queryable) {
     },
 
     async remove(orgId: string, siteId: string, userId: string): Promise<{ persona: string } | null> {
-      const r = await db.query<{ persona: string }>(
-        'delete from site_access where org_id = $1 and site_id = $2 and user_id = $3 returning persona',
-        [orgId, siteId, userId],
-      );
+      const r = await db.query<{ persona: string }>('delete from site_access where org_id = $1 and site_id = $2 and user_id = $3 returning persona', [
+        orgId,
+        siteId,
+        userId,
+      ]);
       return r.rows[0] ?? null;
     },
   };

@@ -54,10 +54,7 @@ export const alertStore = {
   },
 
   async openByKey(q: Queryable, orgId: string, dedupeKey: string): Promise<AlertRow | null> {
-    const r = await q.query<AlertRow>(`select ${COLS} from org_alerts where org_id = $1 and dedupe_key = $2 and status = 'open'`, [
-      orgId,
-      dedupeKey,
-    ]);
+    const r = await q.query<AlertRow>(`select ${COLS} from org_alerts where org_id = $1 and dedupe_key = $2 and status = 'open'`, [orgId, dedupeKey]);
     return r.rows[0] ?? null;
   },
 
@@ -78,10 +75,10 @@ export const alertStore = {
 
   /** Open alerts raised by one source (e.g. 'ems'), oldest first. */
   async listOpenBySource(q: Queryable, orgId: string, source: string): Promise<AlertRow[]> {
-    const r = await q.query<AlertRow>(
-      `select ${COLS} from org_alerts where org_id = $1 and status = 'open' and source = $2 order by raised_at, seq`,
-      [orgId, source],
-    );
+    const r = await q.query<AlertRow>(`select ${COLS} from org_alerts where org_id = $1 and status = 'open' and source = $2 order by raised_at, seq`, [
+      orgId,
+      source,
+    ]);
     return r.rows;
   },
 
@@ -127,11 +124,7 @@ export const alertStore = {
   },
 
   /** Newest first, ties by seq; `since` filters on raised_at; `before` is the keyset position. */
-  async page(
-    q: Queryable,
-    orgId: string,
-    opts: { since?: Date; before?: { t: string; seq: number }; limit: number },
-  ): Promise<AlertRow[]> {
+  async page(q: Queryable, orgId: string, opts: { since?: Date; before?: { t: string; seq: number }; limit: number }): Promise<AlertRow[]> {
     const r = await q.query<AlertRow>(
       `select ${COLS} from org_alerts
        where org_id = $1
@@ -152,7 +145,21 @@ export const alertsExportables: ExportableCollection[] = [
     name: 'alerts.alerts',
     description: 'Every alert raised for the organisation: type, source, severity, status, subject, title, details, when raised and resolved, and how.',
     table: 'org_alerts',
-    members: columnsOf('org_alerts', ['id', 'type', 'source', 'severity', 'status', 'subject_type', 'subject_id', 'title', 'details', 'dedupe_key', 'raised_at:iso', 'resolved_at:iso', 'resolution']),
+    members: columnsOf('org_alerts', [
+      'id',
+      'type',
+      'source',
+      'severity',
+      'status',
+      'subject_type',
+      'subject_id',
+      'title',
+      'details',
+      'dedupe_key',
+      'raised_at:iso',
+      'resolved_at:iso',
+      'resolution',
+    ]),
     period: ['raised_at', 'org_alerts.raised_at'],
     key: [['org_alerts.seq', 'bigint']],
   }),

@@ -42,7 +42,10 @@ export const AUDIT_ACTIONS: readonly AuditActionInfo[] = [
   { action: 'commissioning.run', description: 'Commissioning checks were run for a site and the run stored.' },
   { action: 'connect.template.create', description: 'An organisation site template was added.' },
   { action: 'connect.onboarding.start', description: 'A site was created from a template and its device mapping proposed (the onboarding clock started).' },
-  { action: 'connect.onboarding.confirm', description: "A site's device mapping was confirmed (the onboarding clock stopped; edits and elapsed time recorded)." },
+  {
+    action: 'connect.onboarding.confirm',
+    description: "A site's device mapping was confirmed (the onboarding clock stopped; edits and elapsed time recorded).",
+  },
   { action: 'connect.ha.mapping.confirm', description: "A site's home-automation connector mapping was confirmed or edited." },
   { action: 'ems.site_settings.update', description: "A site's EMS settings (agreed capacity, PV, operating hours, tariff, PPA contracts) were replaced." },
   { action: 'ems.pv_calibration.create', description: "A site's PV expected yield was calibrated against clear-sky measured days." },
@@ -67,7 +70,10 @@ export const AUDIT_ACTIONS: readonly AuditActionInfo[] = [
   { action: 'statements.baseline.withdraw', description: 'A proposed fleet savings baseline was withdrawn; it can no longer be agreed.' },
   { action: 'statements.statement.issue', description: 'A fleet savings statement was signed and issued against an agreed baseline.' },
   { action: 'settlement.receipt.unshare', description: 'A published settlement receipt was withdrawn from counterparty verification.' },
-  { action: 'ems.alerts.evaluate', description: 'EMS alerts were evaluated: new conditions raised, open ones refreshed, cleared ones resolved (counts recorded).' },
+  {
+    action: 'ems.alerts.evaluate',
+    description: 'EMS alerts were evaluated: new conditions raised, open ones refreshed, cleared ones resolved (counts recorded).',
+  },
   { action: 'ems.alerts.policy.update', description: 'The EMS alert policy (severity thresholds, window, source settings, prices) was set.' },
   { action: 'ems.alerts.policy.reset', description: 'The EMS alert policy was reset to the defaults.' },
   { action: 'ems.routing.rule.create', description: 'An EMS alert routing rule was created (channel secrets are never recorded).' },

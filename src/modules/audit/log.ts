@@ -70,7 +70,9 @@ export function createAuditLog(clock: Clock) {
       if (r.anchors.all) conds.push('true');
       if (r.anchors.text.length) {
         params.push([...new Set(r.anchors.text)]);
-        conds.push(`exists (select 1 from unnest($${params.length}::text[]) a where strpos(translate(${doc}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), a) > 0)`);
+        conds.push(
+          `exists (select 1 from unnest($${params.length}::text[]) a where strpos(translate(${doc}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), a) > 0)`,
+        );
       }
       if (r.anchors.digits.length) {
         params.push([...new Set(r.anchors.digits)]);

@@ -50,10 +50,7 @@ export function createAuditReadStore(db: Queryable) {
     /** Up to `limit` rows after the position (exclusive), newest first. */
     async page(orgId: string, f: AuditFilters, after: { t: string; id: string } | null, limit: number): Promise<AuditRow[]> {
       const w = where(orgId, f, after);
-      const r = await db.query<AuditRow>(
-        `select ${COLS} from audit_log where ${w.sql} order by created_at desc, id desc limit ${Math.floor(limit)}`,
-        w.params,
-      );
+      const r = await db.query<AuditRow>(`select ${COLS} from audit_log where ${w.sql} order by created_at desc, id desc limit ${Math.floor(limit)}`, w.params);
       return r.rows;
     },
 
@@ -74,9 +71,21 @@ export function createAuditReadStore(db: Queryable) {
 export const auditExportables: ExportableCollection[] = [
   sqlExportable({
     name: 'audit.log',
-    description: 'The organisation\'s audit log: sign-ins, refusals that matter and every configuration write, with actor, target, details, request id and address.',
+    description:
+      "The organisation's audit log: sign-ins, refusals that matter and every configuration write, with actor, target, details, request id and address.",
     table: 'audit_log',
-    members: columnsOf('audit_log', ['id:text', 'created_at:iso', 'action', 'actor_type', 'actor_id', 'target_type', 'target_id', 'details', 'request_id', 'source_ip']),
+    members: columnsOf('audit_log', [
+      'id:text',
+      'created_at:iso',
+      'action',
+      'actor_type',
+      'actor_id',
+      'target_type',
+      'target_id',
+      'details',
+      'request_id',
+      'source_ip',
+    ]),
     period: ['created_at', 'audit_log.created_at'],
     key: [['audit_log.id', 'bigint']],
   }),

@@ -109,7 +109,12 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
         results[j.index] =
           first.hash === hash
             ? { index: j.index, status: 'duplicate', device_id: j.asset_id, sequence, duplicate_of: first.index }
-            : sequenceConflict(j.index, j.asset_id, sequence, `sequence ${sequence} of ${j.asset_id} is given twice in this upload with different records (index ${first.index})`);
+            : sequenceConflict(
+                j.index,
+                j.asset_id,
+                sequence,
+                `sequence ${sequence} of ${j.asset_id} is given twice in this upload with different records (index ${first.index})`,
+              );
         continue;
       }
       inBatch.set(key, { index: j.index, hash });
@@ -139,21 +144,46 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
       );
       const fresh = accepted.filter((a) => claimed.has(`${a.device_id}\u0000${a.sequence}`));
       // A pair stored before is a duplicate only when it holds the same record.
-      const earlier = await bufferStore.storedClaims(q, orgId, siteId, accepted.filter((a) => !claimed.has(`${a.device_id}\u0000${a.sequence}`)));
+      const earlier = await bufferStore.storedClaims(
+        q,
+        orgId,
+        siteId,
+        accepted.filter((a) => !claimed.has(`${a.device_id}\u0000${a.sequence}`)),
+      );
       for (const a of accepted) {
         const prior = earlier.get(`${a.device_id}\u0000${a.sequence}`);
         if (prior && prior.record_hash !== null && prior.record_hash !== a.hash) {
-          results[a.index] = sequenceConflict(a.index, a.device_id, a.sequence, `sequence ${a.sequence} of ${a.device_id} was stored at this site with a different record (replay ${prior.replay_id})`);
+          results[a.index] = sequenceConflict(
+            a.index,
+            a.device_id,
+            a.sequence,
+            `sequence ${a.sequence} of ${a.device_id} was stored at this site with a different record (replay ${prior.replay_id})`,
+          );
           rejected++;
         }
       }
       if (!fresh.length && rejected === body.records.length) throw allRejected(rejected);
-      await writer.writeInTx(q, orgId, now, fresh.map((a) => a.judged.row));
+      await writer.writeInTx(
+        q,
+        orgId,
+        now,
+        fresh.map((a) => a.judged.row),
+      );
       const duplicates = body.records.length - fresh.length - rejected;
-      await bufferStore.addState(q, orgId, siteId, { received: body.records.length, stored: fresh.length, duplicates, rejected, remaining: body.remaining }, now);
+      await bufferStore.addState(
+        q,
+        orgId,
+        siteId,
+        { received: body.records.length, stored: fresh.length, duplicates, rejected, remaining: body.remaining },
+        now,
+      );
       return { fresh, rejected };
     });
-    await writer.committed(orgId, now, stored.map((a) => a.judged.row));
+    await writer.committed(
+      orgId,
+      now,
+      stored.map((a) => a.judged.row),
+    );
     const storedSet = new Set(stored.map((a) => a.index));
     const anomalies = [];
     for (const a of accepted) {
@@ -237,7 +267,11 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
       const limit = query.limit ?? 100;
       const binding = { op: 'listBufferRows', orgId: ctx.orgId, filters: { site_id: siteId, device_id: query.device_id ?? null } };
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await bufferStore.page(db, ctx.orgId, siteId, { after: pos ? { device: pos.t, seq: String(pos.id) } : undefined, deviceId: query.device_id, limit });
+      const rows = await bufferStore.page(db, ctx.orgId, siteId, {
+        after: pos ? { device: pos.t, seq: String(pos.id) } : undefined,
+        deviceId: query.device_id,
+        limit,
+      });
       const page = toPage(rows, limit, (r) => ({ t: r.device_id, id: r.sequence }), cursors, binding);
       return {
         rows: page.items.map((r) => ({
@@ -262,7 +296,9 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
       const n = body.readings_per_device ?? 12;
       const interval = body.interval_s ?? 300;
       const assets = await registry.siteAssets(db, ctx.orgId, siteId);
-      const deviceIds = assets.length ? assets.slice(0, 10).map((a) => a.asset_id) : [`${siteId.replace(/[^A-Za-z0-9._:@+-]/g, '-')}.demo-meter`.replace(/^[^A-Za-z0-9]+/, 'demo')];
+      const deviceIds = assets.length
+        ? assets.slice(0, 10).map((a) => a.asset_id)
+        : [`${siteId.replace(/[^A-Za-z0-9._:@+-]/g, '-')}.demo-meter`.replace(/^[^A-Za-z0-9]+/, 'demo')];
       const now = clock.now().getTime();
       const records: Record<string, unknown>[] = [];
       for (const [di, device] of deviceIds.entries()) {

@@ -16,6 +16,14 @@ export const CONNECT_ERROR_DOCS = [
   { code: 'site_has_assets', status: 409, description: 'from-template: the site already has registered assets; onboard a new site id.' },
   { code: 'mapping_already_confirmed', status: 409, description: 'The onboarding mapping of this site was confirmed already; the clock stopped then.' },
   { code: 'no_mapping', status: 409, description: 'Home-automation connector: no mapping to confirm (no report and none sent).' },
-  { code: 'asset_not_placeholder', status: 409, description: 'Confirm: the slot asset is no longer an onboarding placeholder without telemetry, so it cannot take a device id.' },
-  { code: 'replay_id_conflict', status: 409, description: 'Buffer replay: the replay_id was used at this site before with different records; nothing was stored (a corrected upload takes a new id).' },
+  {
+    code: 'asset_not_placeholder',
+    status: 409,
+    description: 'Confirm: the slot asset is no longer an onboarding placeholder without telemetry, so it cannot take a device id.',
+  },
+  {
+    code: 'replay_id_conflict',
+    status: 409,
+    description: 'Buffer replay: the replay_id was used at this site before with different records; nothing was stored (a corrected upload takes a new id).',
+  },
 ] as const;

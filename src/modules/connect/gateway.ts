@@ -28,7 +28,10 @@ export const STATE_METHOD =
 
 export type LinkState = 'online' | 'late' | 'silent';
 
-export function evaluate(row: Pick<GatewayRow, 'last_heartbeat_at' | 'late_after_s' | 'silent_after_s' | 'dropped_at'> | null, now: Date): { state: LinkState; reason: string; age: number | null } {
+export function evaluate(
+  row: Pick<GatewayRow, 'last_heartbeat_at' | 'late_after_s' | 'silent_after_s' | 'dropped_at'> | null,
+  now: Date,
+): { state: LinkState; reason: string; age: number | null } {
   const late = row?.late_after_s ?? DEFAULT_LATE_AFTER_S;
   const silent = row?.silent_after_s ?? DEFAULT_SILENT_AFTER_S;
   const last = row?.last_heartbeat_at ? new Date(row.last_heartbeat_at) : null;
@@ -36,7 +39,7 @@ export function evaluate(row: Pick<GatewayRow, 'last_heartbeat_at' | 'late_after
   if (row?.dropped_at) {
     return { state: 'silent', age, reason: `Rehearsal: the link was dropped at ${isoTime(row.dropped_at)}; it stays silent until rehearse/restore.` };
   }
-  if (age === null) return { state: 'silent', age, reason: 'No heartbeat has been received from this site\'s gateway.' };
+  if (age === null) return { state: 'silent', age, reason: "No heartbeat has been received from this site's gateway." };
   if (age <= late) return { state: 'online', age, reason: `Last heartbeat ${age} s ago, within late_after_s (${late} s).` };
   if (age <= silent) return { state: 'late', age, reason: `Last heartbeat ${age} s ago: past late_after_s (${late} s), within silent_after_s (${silent} s).` };
   return { state: 'silent', age, reason: `Last heartbeat ${age} s ago: past silent_after_s (${silent} s).` };
@@ -53,7 +56,15 @@ export interface HeartbeatBody {
 /** The schedule that evaluates every gateway (a unit per gateway: organisation and site). */
 export const WATCHDOG_KIND = 'connect.gateway-watchdog';
 
-export function createGatewayLink(deps: { db: Db; work: Db; clock: Clock; alerts: AlertStream; orgs: OrgDirectory; registry: RegistrySites; units: Pick<JobUnits, 'each'> }) {
+export function createGatewayLink(deps: {
+  db: Db;
+  work: Db;
+  clock: Clock;
+  alerts: AlertStream;
+  orgs: OrgDirectory;
+  registry: RegistrySites;
+  units: Pick<JobUnits, 'each'>;
+}) {
   const { db, clock, alerts, orgs, registry } = deps;
 
   async function openAlert(q: Queryable, orgId: string, siteId: string): Promise<AlertView | null> {
@@ -107,9 +118,18 @@ export function createGatewayLink(deps: { db: Db; work: Db; clock: Clock; alerts
       buffer_depth: row?.buffer_depth ?? null,
       thresholds: { late_after_s: row?.late_after_s ?? DEFAULT_LATE_AFTER_S, silent_after_s: row?.silent_after_s ?? DEFAULT_SILENT_AFTER_S },
       recorded_state: row ? { state: row.state, since: isoTime(row.state_since), checked_at: isoTime(row.checked_at) } : null,
-      watchdog: realm === 'demo'
-        ? { active: true, every_seconds: WATCHDOG_EVERY_MS / 1000, description: 'Demo realm: the watchdog raises an asset_silence alert when the link is silent and resolves it when heard again.' }
-        : { active: false, every_seconds: null, description: 'Production organisation: state is recorded on heartbeat and check; no watchdog runs and no alert is raised.' },
+      watchdog:
+        realm === 'demo'
+          ? {
+              active: true,
+              every_seconds: WATCHDOG_EVERY_MS / 1000,
+              description: 'Demo realm: the watchdog raises an asset_silence alert when the link is silent and resolves it when heard again.',
+            }
+          : {
+              active: false,
+              every_seconds: null,
+              description: 'Production organisation: state is recorded on heartbeat and check; no watchdog runs and no alert is raised.',
+            },
       rehearsal: { dropped: !!row?.dropped_at, dropped_at: isoTimeOrNull(row?.dropped_at) },
       alert: alert ? { id: alert.id, status: alert.status, raised_at: alert.raised_at, title: alert.title } : null,
     };
@@ -129,7 +149,13 @@ export function createGatewayLink(deps: { db: Db; work: Db; clock: Clock; alerts
         if (silent <= late) {
           throw connectErrors.field(['thresholds', 'silent_after_s'], `silent_after_s must be greater than late_after_s (${late})`, silent);
         }
-        await gatewayStore.heartbeat(q, ctx.orgId, siteId, { at: now, firmware: body.firmware, buffer_depth: body.buffer_depth, gateway_id: body.gateway_id, late, silent }, now);
+        await gatewayStore.heartbeat(
+          q,
+          ctx.orgId,
+          siteId,
+          { at: now, firmware: body.firmware, buffer_depth: body.buffer_depth, gateway_id: body.gateway_id, late, silent },
+          now,
+        );
         await apply(q, ctx.orgId, (await gatewayStore.get(q, ctx.orgId, siteId, { forUpdate: true }))!, now, demo);
       });
       return view(db, ctx.orgId, siteId, now);
@@ -181,15 +207,20 @@ export function createGatewayLink(deps: { db: Db; work: Db; clock: Clock; alerts
       const now = clock.now();
       const realms = new Map<string, boolean>();
       let checked = 0;
-      await deps.units.each(WATCHDOG_KIND, await gatewayStore.all(deps.work), (g) => ({ orgId: g.org_id, key: g.site_id }), async (g) => {
-        if (!realms.has(g.org_id)) realms.set(g.org_id, (await orgs.realmOf(g.org_id)) === 'demo');
-        if (!realms.get(g.org_id)) return;
-        await deps.work.tx(async (q) => {
-          const row = await gatewayStore.get(q, g.org_id, g.site_id, { forUpdate: true });
-          if (row) await apply(q, g.org_id, row, now, true);
-        });
-        checked++;
-      });
+      await deps.units.each(
+        WATCHDOG_KIND,
+        await gatewayStore.all(deps.work),
+        (g) => ({ orgId: g.org_id, key: g.site_id }),
+        async (g) => {
+          if (!realms.has(g.org_id)) realms.set(g.org_id, (await orgs.realmOf(g.org_id)) === 'demo');
+          if (!realms.get(g.org_id)) return;
+          await deps.work.tx(async (q) => {
+            const row = await gatewayStore.get(q, g.org_id, g.site_id, { forUpdate: true });
+            if (row) await apply(q, g.org_id, row, now, true);
+          });
+          checked++;
+        },
+      );
       return { checked };
     },
   };

@@ -52,7 +52,8 @@ const CLASS_WORDS: [string, string[]][] = [
 const METERS = ['smart_meter', 'site_meter'];
 
 /** Power sign the common dashboards use: solar production and battery discharge positive. */
-export const defaultSign = (assetClass: string | null): Sign => (assetClass === 'inverter' || assetClass === 'battery' ? 'positive_is_export' : 'positive_is_import');
+export const defaultSign = (assetClass: string | null): Sign =>
+  assetClass === 'inverter' || assetClass === 'battery' ? 'positive_is_export' : 'positive_is_import';
 
 /** The connector's own asset id at a site: unmapped entities are kept in the raw of its records. */
 export const connectorAssetId = (siteId: string) => placeholderId(siteId, 'home-automation');
@@ -64,7 +65,10 @@ export function proposeMapping(entities: readonly Entity[], assets: readonly { a
     const unit = e.unit_of_measurement ?? '';
     const measurement = unit ? measurementOfUnit(unit, e.device_class) : null;
     if (!measurement) {
-      ignored.push({ entity_id: e.entity_id, reason: unit ? `unit '${unit}' (device class ${e.device_class ?? 'none'}) feeds no telemetry measurement` : 'no unit of measurement' });
+      ignored.push({
+        entity_id: e.entity_id,
+        reason: unit ? `unit '${unit}' (device class ${e.device_class ?? 'none'}) feeds no telemetry measurement` : 'no unit of measurement',
+      });
       continue;
     }
     const text = `${e.entity_id} ${e.friendly_name ?? ''}`.toLowerCase();
@@ -83,10 +87,20 @@ export function proposeMapping(entities: readonly Entity[], assets: readonly { a
     }
     const asset = cls ? assets.find((a) => a.asset_class === cls || (cls === 'smart_meter' && METERS.includes(a.asset_class ?? ''))) : undefined;
     if (!asset) {
-      ignored.push({ entity_id: e.entity_id, reason: cls ? `no ${cls} asset is registered at the site` : 'nothing in the entity id or name ties it to an asset' });
+      ignored.push({
+        entity_id: e.entity_id,
+        reason: cls ? `no ${cls} asset is registered at the site` : 'nothing in the entity id or name ties it to an asset',
+      });
       continue;
     }
-    mapping.push({ entity_id: e.entity_id, asset_id: asset.asset_id, measurement, unit: canonicalUnit(unit)!, sign: defaultSign(asset.asset_class), reason: why });
+    mapping.push({
+      entity_id: e.entity_id,
+      asset_id: asset.asset_id,
+      measurement,
+      unit: canonicalUnit(unit)!,
+      sign: defaultSign(asset.asset_class),
+      reason: why,
+    });
   }
   return { mapping, ignored };
 }
@@ -95,7 +109,8 @@ export function linkState(lastAt: Date | null, now: Date) {
   if (!lastAt) return { state: 'silent' as const, reason: 'No telemetry has been received from the connector.' };
   const age = Math.floor((now.getTime() - new Date(lastAt).getTime()) / 1000);
   if (age <= HA_LATE_AFTER_S) return { state: 'online' as const, reason: `Last telemetry ${age} s ago (late after ${HA_LATE_AFTER_S} s).` };
-  if (age <= HA_SILENT_AFTER_S) return { state: 'late' as const, reason: `Last telemetry ${age} s ago: past ${HA_LATE_AFTER_S} s, within ${HA_SILENT_AFTER_S} s.` };
+  if (age <= HA_SILENT_AFTER_S)
+    return { state: 'late' as const, reason: `Last telemetry ${age} s ago: past ${HA_LATE_AFTER_S} s, within ${HA_SILENT_AFTER_S} s.` };
   return { state: 'silent' as const, reason: `Last telemetry ${age} s ago: past ${HA_SILENT_AFTER_S} s.` };
 }
 
@@ -182,7 +197,16 @@ export function createHomeAutomation(deps: { db: Db; clock: Clock; audit: AuditL
       const r = await haStore.get(db, ctx.orgId, siteId);
       const mapping = new Map<string, MappingEntry>(r?.mapping_status === 'confirmed' ? r.mapping.map((m: MappingEntry) => [m.entity_id, m]) : []);
       const units = new Map<string, string>((r?.entities ?? []).map((e: Entity) => [e.entity_id, e.unit_of_measurement ?? '']));
-      type Out = { index: number; entity_id: string; status: 'stored' | 'unmapped' | 'rejected'; asset_id: string | null; measurement: string | null; value: number | null; reason?: string; message?: string };
+      type Out = {
+        index: number;
+        entity_id: string;
+        status: 'stored' | 'unmapped' | 'rejected';
+        asset_id: string | null;
+        measurement: string | null;
+        value: number | null;
+        reason?: string;
+        message?: string;
+      };
       const results: Out[] = [];
       const records = new Map<string, Record<string, unknown>>();
       const members = new Map<string, number[]>();
@@ -190,19 +214,46 @@ export function createHomeAutomation(deps: { db: Db; clock: Clock; audit: AuditL
       for (const [index, rd] of body.readings.entries()) {
         const m = mapping.get(rd.entity_id);
         if (!m) {
-          unmapped.push({ entity_id: rd.entity_id, state: rd.state, unit_of_measurement: rd.unit_of_measurement ?? units.get(rd.entity_id) ?? null, ts: rd.ts });
-          results.push({ index, entity_id: rd.entity_id, status: 'unmapped', asset_id: null, measurement: null, value: null, reason: 'not in the confirmed mapping: kept in raw of the connector record' });
+          unmapped.push({
+            entity_id: rd.entity_id,
+            state: rd.state,
+            unit_of_measurement: rd.unit_of_measurement ?? units.get(rd.entity_id) ?? null,
+            ts: rd.ts,
+          });
+          results.push({
+            index,
+            entity_id: rd.entity_id,
+            status: 'unmapped',
+            asset_id: null,
+            measurement: null,
+            value: null,
+            reason: 'not in the confirmed mapping: kept in raw of the connector record',
+          });
           continue;
         }
         const c = normalise(rd.state, rd.unit_of_measurement ?? units.get(rd.entity_id) ?? m.unit, m.measurement, m.sign);
         if (!c.ok) {
-          results.push({ index, entity_id: rd.entity_id, status: 'rejected', asset_id: m.asset_id, measurement: m.measurement, value: null, reason: c.reason, message: c.message });
+          results.push({
+            index,
+            entity_id: rd.entity_id,
+            status: 'rejected',
+            asset_id: m.asset_id,
+            measurement: m.measurement,
+            value: null,
+            reason: c.reason,
+            message: c.message,
+          });
           continue;
         }
         const key = `${m.asset_id}\u0000${rd.ts}`;
         const rec = records.get(key) ?? { asset_id: m.asset_id, ts: rd.ts, site_ref: siteId, connector: 'home-automation', entities: {} };
         rec[m.measurement] = c.value;
-        (rec.entities as Record<string, unknown>)[rd.entity_id] = { state: rd.state, unit_of_measurement: rd.unit_of_measurement ?? m.unit, measurement: m.measurement, sign: m.sign };
+        (rec.entities as Record<string, unknown>)[rd.entity_id] = {
+          state: rd.state,
+          unit_of_measurement: rd.unit_of_measurement ?? m.unit,
+          measurement: m.measurement,
+          sign: m.sign,
+        };
         records.set(key, rec);
         members.set(key, [...(members.get(key) ?? []), results.length]);
         results.push({ index, entity_id: rd.entity_id, status: 'stored', asset_id: m.asset_id, measurement: m.measurement, value: c.value });
@@ -237,7 +288,13 @@ export function createHomeAutomation(deps: { db: Db; clock: Clock; audit: AuditL
       await db.tx(async (q) => {
         await haStore.ensure(q, ctx.orgId, siteId, now);
         await writer.writeInTx(q, ctx.orgId, now, rows);
-        await haStore.addTelemetry(q, ctx.orgId, siteId, { received: body.readings.length, stored: count('stored'), unmapped: count('unmapped'), rejected: count('rejected'), health: body.health }, now);
+        await haStore.addTelemetry(
+          q,
+          ctx.orgId,
+          siteId,
+          { received: body.readings.length, stored: count('stored'), unmapped: count('unmapped'), rejected: count('rejected'), health: body.health },
+          now,
+        );
       });
       await writer.committed(ctx.orgId, now, rows);
       return {
@@ -293,12 +350,19 @@ export function createHomeAutomation(deps: { db: Db; clock: Clock; audit: AuditL
           entries = body.entries.map((e, i) => {
             if (seen.has(e.entity_id)) throw connectErrors.field(['entries', i, 'entity_id'], `Entity '${e.entity_id}' is listed twice`, e.entity_id);
             seen.add(e.entity_id);
-            if (!assets.has(e.asset_id)) throw connectErrors.field(['entries', i, 'asset_id'], `No asset '${e.asset_id}' is registered at site ${siteId}`, e.asset_id);
+            if (!assets.has(e.asset_id))
+              throw connectErrors.field(['entries', i, 'asset_id'], `No asset '${e.asset_id}' is registered at site ${siteId}`, e.asset_id);
             const unit = canonicalUnit(e.unit);
-            if (!unit || measurementOfUnit(unit) !== e.measurement && !(e.measurement === 'soc_pct' && unit === '%')) {
+            if (!unit || (measurementOfUnit(unit) !== e.measurement && !(e.measurement === 'soc_pct' && unit === '%'))) {
               throw connectErrors.field(['entries', i, 'unit'], `Unit '${e.unit}' does not measure ${e.measurement}`, e.unit);
             }
-            return { entity_id: e.entity_id, asset_id: e.asset_id, measurement: e.measurement, unit, sign: e.sign ?? defaultSign(assets.get(e.asset_id)!.asset_class) };
+            return {
+              entity_id: e.entity_id,
+              asset_id: e.asset_id,
+              measurement: e.measurement,
+              unit,
+              sign: e.sign ?? defaultSign(assets.get(e.asset_id)!.asset_class),
+            };
           });
         } else {
           if (cur.mapping_status !== 'proposed' || !cur.mapping.length) throw connectErrors.noMapping();

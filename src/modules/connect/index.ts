@@ -21,7 +21,15 @@ export const connectModule: ModuleFactory = (deps) => {
   const writer = deps.services.get(TELEMETRY_WRITER);
   const { db, clock, cursors } = deps;
   const onboarding = createOnboarding({ db, clock, audit, registry, cursors });
-  const gateway = createGatewayLink({ db, work: deps.backgroundDb, clock, alerts: deps.services.get(ALERT_STREAM), orgs: deps.services.get(ORG_DIRECTORY), registry, units: deps.jobUnits });
+  const gateway = createGatewayLink({
+    db,
+    work: deps.backgroundDb,
+    clock,
+    alerts: deps.services.get(ALERT_STREAM),
+    orgs: deps.services.get(ORG_DIRECTORY),
+    registry,
+    units: deps.jobUnits,
+  });
   const buffer = createBufferReplay({ db, clock, writer, registry, cursors });
   const ha = createHomeAutomation({ db, clock, audit, registry, writer });
   return {

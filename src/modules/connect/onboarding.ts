@@ -67,14 +67,26 @@ export function createOnboarding(deps: { db: Db; clock: Clock; audit: AuditLog; 
 
   async function templates(orgId: string): Promise<Template[]> {
     const own = await templateStore.list(db, orgId);
-    return [...BUILT_IN_TEMPLATES, ...own.map((t) => ({ template_id: t.template_id, name: t.name, description: t.description, built_in: false, slots: t.slots }))];
+    return [
+      ...BUILT_IN_TEMPLATES,
+      ...own.map((t) => ({ template_id: t.template_id, name: t.name, description: t.description, built_in: false, slots: t.slots })),
+    ];
   }
 
   return {
     templates: (ctx: RequestContext) => templates(ctx.orgId),
 
-    async addTemplate(ctx: RequestContext, body: { template_id: string; name: string; description?: string; slots: (Omit<Slot, 'type' | 'parent_slot' | 'required' | 'keywords'> & Partial<Slot>)[] }) {
-      if (isBuiltInId(body.template_id)) throw connectErrors.field(['template_id'], "Ids starting with 'gb-' are reserved for built-in templates", body.template_id);
+    async addTemplate(
+      ctx: RequestContext,
+      body: {
+        template_id: string;
+        name: string;
+        description?: string;
+        slots: (Omit<Slot, 'type' | 'parent_slot' | 'required' | 'keywords'> & Partial<Slot>)[];
+      },
+    ) {
+      if (isBuiltInId(body.template_id))
+        throw connectErrors.field(['template_id'], "Ids starting with 'gb-' are reserved for built-in templates", body.template_id);
       const slots: Slot[] = body.slots.map((s) => ({
         slot: s.slot,
         asset_class: s.asset_class,
@@ -90,7 +102,12 @@ export function createOnboarding(deps: { db: Db; clock: Clock; audit: AuditLog; 
       const t = { template_id: body.template_id, name: body.name, description: body.description ?? '', slots };
       await db.tx(async (q) => {
         if (!(await templateStore.insert(q, ctx.orgId, t, actorId(ctx), now))) throw connectErrors.templateExists();
-        await audit.record(q, ctx, { action: 'connect.template.create', targetType: 'site_template', targetId: t.template_id, details: { slots: slots.length } });
+        await audit.record(q, ctx, {
+          action: 'connect.template.create',
+          targetType: 'site_template',
+          targetId: t.template_id,
+          details: { slots: slots.length },
+        });
       });
       return { ...t, built_in: false };
     },
@@ -209,7 +226,8 @@ export function createOnboarding(deps: { db: Db; clock: Clock; audit: AuditLog; 
             if (entries[i].required) throw connectErrors.field(['mapping'], `Slot '${f.slot}' is required: map a device to it`, null);
             continue;
           }
-          if (used.has(f.device_id)) throw connectErrors.field(['mapping'], `Device '${f.device_id}' is mapped to both '${used.get(f.device_id)}' and '${f.slot}'`, f.device_id);
+          if (used.has(f.device_id))
+            throw connectErrors.field(['mapping'], `Device '${f.device_id}' is mapped to both '${used.get(f.device_id)}' and '${f.slot}'`, f.device_id);
           used.set(f.device_id, f.slot);
         }
         const others = [...used.keys()].filter((d) => !final.some((f) => f.placeholder === d));

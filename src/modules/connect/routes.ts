@@ -24,8 +24,9 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       operationId: 'listSiteTemplates',
       method: 'GET',
       path: '/api/hardware/sites/templates',
-      summary: 'Site templates: built-in GB shapes and the organisation\'s own',
-      description: 'Built-in templates (home with PV and battery, home with heat pump, small commercial with PV, depot with chargers) then the organisation\'s own, each with its slots: the assets a site of that shape has, where each sits in the single-line tree, and the words that tie a reporting device to it.',
+      summary: "Site templates: built-in GB shapes and the organisation's own",
+      description:
+        "Built-in templates (home with PV and battery, home with heat pump, small commercial with PV, depot with chargers) then the organisation's own, each with its slots: the assets a site of that shape has, where each sits in the single-line tree, and the words that tie a reporting device to it.",
       tags: onboarding,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
@@ -38,7 +39,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       method: 'POST',
       path: '/api/hardware/sites/templates',
       summary: 'Add an organisation template',
-      description: 'Slots are made in order; a `parent_slot` must name an earlier slot whose class is an allowed parent (the registry vocabulary). Ids starting with `gb-` are reserved. 409 when the id exists.',
+      description:
+        'Slots are made in order; a `parent_slot` must name an earlier slot whose class is an allowed parent (the registry vocabulary). Ids starting with `gb-` are reserved. 409 when the id exists.',
       tags: onboarding,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
@@ -54,7 +56,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       description:
         'Registers one placeholder asset per slot (`<site>.<slot>`, origin `onboarding`) in the registry, starts the onboarding clock, and proposes which ' +
         'device already reporting telemetry fills each slot, with reasons and a confidence. Optional slots the site lacks go in `omit_slots`. ' +
-        '409 when the site already has registered assets. ' + PROPOSAL_METHOD,
+        '409 when the site already has registered assets. ' +
+        PROPOSAL_METHOD,
       tags: onboarding,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
@@ -68,7 +71,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       method: 'GET',
       path: '/api/hardware/sites/onboarding/runs',
       summary: 'Onboarding runs with timings',
-      description: 'Newest first with cursor paging (filter `site_id`), each with its start, confirmation and elapsed time; `summary` gives median and p90 time to confirm across the organisation.',
+      description:
+        'Newest first with cursor paging (filter `site_id`), each with its start, confirmation and elapsed time; `summary` gives median and p90 time to confirm across the organisation.',
       tags: onboarding,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
@@ -81,7 +85,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       method: 'GET',
       path: '/api/hardware/sites/{site_id}/onboarding',
       summary: 'Latest onboarding run of a site and its confirmed mapping',
-      description: 'The latest run (proposal, clock), the confirmed mapping (null until confirmed) and the site\'s registered assets with freshness. 404 when the site has no run.',
+      description:
+        "The latest run (proposal, clock), the confirmed mapping (null until confirmed) and the site's registered assets with freshness. 404 when the site has no run.",
       tags: onboarding,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
@@ -95,8 +100,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       path: '/api/hardware/sites/{site_id}/confirm-mapping',
       summary: 'Confirm the device mapping and stop the onboarding clock',
       description:
-        'Confirms the proposal as is (no body) or with edits (`mapping`: slots given take the device named, or none with null). Each mapped slot\'s placeholder ' +
-        'asset takes the device\'s id, so its telemetry joins the asset. Required slots need a device. The clock stops and the elapsed time is recorded; ' +
+        "Confirms the proposal as is (no body) or with edits (`mapping`: slots given take the device named, or none with null). Each mapped slot's placeholder " +
+        "asset takes the device's id, so its telemetry joins the asset. Required slots need a device. The clock stops and the elapsed time is recorded; " +
         'a second confirmation is 409 `Mapping already confirmed`.',
       tags: onboarding,
       status: live,
@@ -113,7 +118,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       summary: 'Gateway heartbeat: record last contact, firmware and buffer depth',
       description:
         'Gateways call with a user-style bearer token (no device credential exists). Records the service time as last contact, and firmware, gateway id and buffer depth when sent; ' +
-        '`thresholds` sets the site\'s late and silent thresholds. Production organisations: state is recorded only. Demo realm: a heartbeat resolves an open asset_silence alert. 404 for an unknown site.',
+        "`thresholds` sets the site's late and silent thresholds. Production organisations: state is recorded only. Demo realm: a heartbeat resolves an open asset_silence alert. 404 for an unknown site.",
       tags: gateway,
       status: live,
       access: { kind: 'bearer', roles: CAN_INGEST },
@@ -126,7 +131,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       method: 'GET',
       path: '/api/hardware/ems/comms/{site_id}/status',
       summary: 'Gateway link status: online, late or silent, and why',
-      description: 'Evaluated now from the last heartbeat and the site\'s thresholds (records nothing); shows whether the watchdog walks this site (demo realm only) and any open asset_silence alert.',
+      description:
+        "Evaluated now from the last heartbeat and the site's thresholds (records nothing); shows whether the watchdog walks this site (demo realm only) and any open asset_silence alert.",
       tags: gateway,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
@@ -139,7 +145,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       method: 'POST',
       path: '/api/hardware/ems/comms/{site_id}/check',
       summary: 'Evaluate the gateway link now and record the state',
-      description: 'Records the state evaluated now. Demo realm: raises the asset_silence alert when silent and resolves it when online, as the watchdog does. Production organisations: state recorded only.',
+      description:
+        'Records the state evaluated now. Demo realm: raises the asset_silence alert when silent and resolves it when online, as the watchdog does. Production organisations: state recorded only.',
       tags: gateway,
       status: live,
       access: { kind: 'bearer', roles: CAN_INGEST },
@@ -173,7 +180,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       method: 'GET',
       path: '/api/hardware/ems/buffer/{site_id}/status',
       summary: 'Buffer replay progress and gaps',
-      description: 'Totals over every replay of the site, readings still buffered (the newer of the last replay\'s `remaining` and the heartbeat\'s buffer depth), progress, each device\'s sequence span and the missing runs.',
+      description:
+        "Totals over every replay of the site, readings still buffered (the newer of the last replay's `remaining` and the heartbeat's buffer depth), progress, each device's sequence span and the missing runs.",
       tags: gateway,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
@@ -200,8 +208,9 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       operationId: 'rehearseGatewayDrop',
       method: 'POST',
       path: '/api/hardware/ems/comms/{site_id}/rehearse/drop',
-      summary: 'Rehearsal: silence a demo site\'s gateway',
-      description: 'Demo realm only (production organisations: 403 `Demo realm only`, nothing recorded). The link is silent from now until restore; the asset_silence alert is raised at once.',
+      summary: "Rehearsal: silence a demo site's gateway",
+      description:
+        'Demo realm only (production organisations: 403 `Demo realm only`, nothing recorded). The link is silent from now until restore; the asset_silence alert is raised at once.',
       tags: ['demo'],
       status: 'demo-realm',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
@@ -213,7 +222,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       operationId: 'rehearseGatewayRestore',
       method: 'POST',
       path: '/api/hardware/ems/comms/{site_id}/rehearse/restore',
-      summary: 'Rehearsal: bring a demo site\'s gateway back',
+      summary: "Rehearsal: bring a demo site's gateway back",
       description: 'Demo realm only. Clears the drop and records a heartbeat now; the asset_silence alert resolves.',
       tags: ['demo'],
       status: 'demo-realm',
@@ -228,13 +237,16 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       path: '/api/hardware/ems/buffer/{site_id}/rehearse',
       summary: 'Rehearsal: replay synthetic buffered data',
       description:
-        'Demo realm only. Generates buffered readings for the site\'s devices (up to ten; a synthetic meter when none), replays the first half as an interrupted upload ' +
+        "Demo realm only. Generates buffered readings for the site's devices (up to ten; a synthetic meter when none), replays the first half as an interrupted upload " +
         'and then the whole set as its retry, through the same replay path: each reading is stored exactly once.',
       tags: ['demo'],
       status: 'demo-realm',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
       successStatus: 200,
-      dataBasis: { basis: 'simulated', method: 'Synthetic power readings (0.4 to 1.6 kW sine per device) at a fixed interval ending now, sequences continuing each device\'s stored ones.' },
+      dataBasis: {
+        basis: 'simulated',
+        method: "Synthetic power readings (0.4 to 1.6 kW sine per device) at a fixed interval ending now, sequences continuing each device's stored ones.",
+      },
       schema: { params: S.SiteParams, body: Type.Optional(S.BufferRehearseBody), response: { 200: S.BufferRehearseResponse } },
       handler: async ({ ctx, params, body }) => b.rehearse(ctx, params.site_id, body ?? {}),
     }),
@@ -274,7 +286,8 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       summary: 'Connector: post readings and connector health',
       description:
         'API key with telemetry:write. Readings of mapped entities are converted to the canonical units (W→kW, Wh→kWh, °F/K→°C) with the power sign applied and stored as telemetry ' +
-        '(one record per asset and ts, through the ingestion rules); readings of unmapped entities and the health are kept in the raw of the connector\'s own record. ' + S.READ_ONLY,
+        "(one record per asset and ts, through the ingestion rules); readings of unmapped entities and the health are kept in the raw of the connector's own record. " +
+        S.READ_ONLY,
       tags: ha,
       status: live,
       access: { kind: 'key', scope: 'telemetry:write' },
@@ -315,12 +328,16 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       method: 'GET',
       path: '/api/telemetry/connectors/home-automation/sites/{site_id}/health',
       summary: 'Connector health',
-      description: 'Link state from the last telemetry (late after 10 minutes, silent after an hour), the health the connector last stated, and reading counters.',
+      description:
+        'Link state from the last telemetry (late after 10 minutes, silent after an hour), the health the connector last stated, and reading counters.',
       tags: ha,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
       requestIdHeader: true,
-      dataBasis: { basis: 'calculated', method: 'online while the last connector telemetry is at most 600 s old, late until 3600 s, silent after; on the service clock.' },
+      dataBasis: {
+        basis: 'calculated',
+        method: 'online while the last connector telemetry is at most 600 s old, late until 3600 s, silent after; on the service clock.',
+      },
       schema: { params: S.SiteParams, response: { 200: S.HaHealth } },
       handler: async ({ ctx, params }) => h.health(ctx, params.site_id),
     }),

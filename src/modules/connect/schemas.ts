@@ -22,13 +22,16 @@ export const SlotSchema = Type.Object({
   keywords: Type.Array(Type.String(), { description: 'Words in a device id or name that suggest it fills this slot' }),
 });
 
-export const Template = Component('SiteTemplate', Type.Object({
-  template_id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  built_in: Type.Boolean({ description: 'Built-in GB template (ids gb-*), or the organisation\'s own' }),
-  slots: Type.Array(SlotSchema),
-}));
+export const Template = Component(
+  'SiteTemplate',
+  Type.Object({
+    template_id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    built_in: Type.Boolean({ description: "Built-in GB template (ids gb-*), or the organisation's own" }),
+    slots: Type.Array(SlotSchema),
+  }),
+);
 
 export const TemplateBody = Type.Object(
   {
@@ -67,10 +70,12 @@ const ProposalEntry = Type.Object({
 
 const MappingEntry = Type.Object({
   slot: Type.String(),
-  asset_id: Type.String({ description: 'The registry asset id after confirmation: the device id when one is mapped (the placeholder takes it), else the placeholder' }),
+  asset_id: Type.String({
+    description: 'The registry asset id after confirmation: the device id when one is mapped (the placeholder takes it), else the placeholder',
+  }),
   device_id: Nullable(Type.String()),
   source: Type.Enum(['proposed', 'edited']),
-  confidence: Nullable(Type.Number(), 'The proposal\'s confidence when the proposed device was kept'),
+  confidence: Nullable(Type.Number(), "The proposal's confidence when the proposed device was kept"),
 });
 
 const RunBase = {
@@ -85,15 +90,18 @@ const RunBase = {
   elapsed_seconds: Nullable(Type.Number(), 'Time from start to confirmation (the onboarding clock); null while open'),
 };
 
-export const Run = Component('OnboardingRun', Type.Object({
-  ...RunBase,
-  proposal: Type.Object({
-    entries: Type.Array(ProposalEntry),
-    unassigned_devices: Type.Array(Type.Object({ device_id: Type.String(), reason: Type.String() })),
-    method: Type.String(),
+export const Run = Component(
+  'OnboardingRun',
+  Type.Object({
+    ...RunBase,
+    proposal: Type.Object({
+      entries: Type.Array(ProposalEntry),
+      unassigned_devices: Type.Array(Type.Object({ device_id: Type.String(), reason: Type.String() })),
+      method: Type.String(),
+    }),
+    mapping: Nullable(Type.Array(MappingEntry), 'The confirmed mapping; null until confirmed'),
   }),
-  mapping: Nullable(Type.Array(MappingEntry), 'The confirmed mapping; null until confirmed'),
-}));
+);
 
 export const FromTemplateBody = Type.Object(
   {
@@ -107,7 +115,13 @@ export const FromTemplateBody = Type.Object(
 export const FromTemplateResponse = Type.Object({
   run: Run,
   assets: Type.Array(
-    Type.Object({ asset_id: Type.String(), asset_class: Nullable(Type.String()), type: Type.String(), name: Type.String(), parent_asset_id: Nullable(Type.String()) }),
+    Type.Object({
+      asset_id: Type.String(),
+      asset_class: Nullable(Type.String()),
+      type: Type.String(),
+      name: Type.String(),
+      parent_asset_id: Nullable(Type.String()),
+    }),
   ),
 });
 
@@ -138,7 +152,11 @@ export const SiteOnboarding = Type.Object({
   ),
 });
 
-export const RunsQuery = Type.Object({ limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam), site_id: Type.Optional(SiteId) });
+export const RunsQuery = Type.Object({
+  limit: Type.Optional(LimitParam({ default: 50, max: 200 })),
+  cursor: Type.Optional(CursorParam),
+  site_id: Type.Optional(SiteId),
+});
 
 export const RunsResponse = Type.Object({
   runs: Type.Array(
@@ -167,43 +185,60 @@ export const HeartbeatBody = Type.Object(
     gateway_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     firmware: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     buffer_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Readings waiting in the gateway buffer' })),
-    sent_at: Type.Optional(Type.String({ format: 'date-time', description: "The gateway's own clock, for its logs: last contact is always the service's time" })),
+    sent_at: Type.Optional(
+      Type.String({ format: 'date-time', description: "The gateway's own clock, for its logs: last contact is always the service's time" }),
+    ),
     thresholds: Type.Optional(
       Type.Object(
         {
           late_after_s: Type.Optional(Type.Integer({ minimum: 10, maximum: 86_400 })),
           silent_after_s: Type.Optional(Type.Integer({ minimum: 20, maximum: 604_800 })),
         },
-        { additionalProperties: false, description: 'Set the site\'s thresholds (kept until changed); defaults 120 s and 600 s' },
+        { additionalProperties: false, description: "Set the site's thresholds (kept until changed); defaults 120 s and 600 s" },
       ),
     ),
   },
   { additionalProperties: false },
 );
 
-export const GatewayStatus = Component('GatewayStatus', Type.Object({
-  site_id: Type.String(),
-  state: Type.Enum(['online', 'late', 'silent']),
-  reason: Type.String({ description: 'Why the link is in this state' }),
-  seconds_since_heartbeat: Nullable(Type.Integer()),
-  last_heartbeat_at: Nullable(Timestamp),
-  heartbeat_count: Type.Integer(),
-  gateway_id: Nullable(Type.String()),
-  firmware: Nullable(Type.String()),
-  buffer_depth: Nullable(Type.Integer()),
-  thresholds: Type.Object({ late_after_s: Type.Integer(), silent_after_s: Type.Integer() }),
-  recorded_state: Nullable(Type.Object({ state: Type.String(), since: Timestamp, checked_at: Timestamp }), 'The state as last recorded by heartbeat, check or the watchdog'),
-  watchdog: Type.Object({ active: Type.Boolean(), every_seconds: Nullable(Type.Integer()), description: Type.String() }),
-  rehearsal: Type.Object({ dropped: Type.Boolean(), dropped_at: Nullable(Timestamp) }),
-  alert: Nullable(Type.Object({ id: Type.String(), status: Type.String(), raised_at: Timestamp, title: Type.String() }), 'The open asset_silence alert (demo realm)'),
-}));
+export const GatewayStatus = Component(
+  'GatewayStatus',
+  Type.Object({
+    site_id: Type.String(),
+    state: Type.Enum(['online', 'late', 'silent']),
+    reason: Type.String({ description: 'Why the link is in this state' }),
+    seconds_since_heartbeat: Nullable(Type.Integer()),
+    last_heartbeat_at: Nullable(Timestamp),
+    heartbeat_count: Type.Integer(),
+    gateway_id: Nullable(Type.String()),
+    firmware: Nullable(Type.String()),
+    buffer_depth: Nullable(Type.Integer()),
+    thresholds: Type.Object({ late_after_s: Type.Integer(), silent_after_s: Type.Integer() }),
+    recorded_state: Nullable(
+      Type.Object({ state: Type.String(), since: Timestamp, checked_at: Timestamp }),
+      'The state as last recorded by heartbeat, check or the watchdog',
+    ),
+    watchdog: Type.Object({ active: Type.Boolean(), every_seconds: Nullable(Type.Integer()), description: Type.String() }),
+    rehearsal: Type.Object({ dropped: Type.Boolean(), dropped_at: Nullable(Timestamp) }),
+    alert: Nullable(
+      Type.Object({ id: Type.String(), status: Type.String(), raised_at: Timestamp, title: Type.String() }),
+      'The open asset_silence alert (demo realm)',
+    ),
+  }),
+);
 
 // ---- Buffer ----------------------------------------------------------------------------------
 
 export const ReplayBody = Type.Object(
   {
-    replay_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'The gateway\'s id for this upload (generated when absent)' })),
-    remaining: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Readings still buffered after this upload (progress; at most 100,000,000, as buffer_depth)' })),
+    replay_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "The gateway's id for this upload (generated when absent)" })),
+    remaining: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 100_000_000,
+        description: 'Readings still buffered after this upload (progress; at most 100,000,000, as buffer_depth)',
+      }),
+    ),
     records: Type.Array(Type.Object({}, { additionalProperties: true }), {
       minItems: 1,
       maxItems: 5000,
@@ -215,30 +250,35 @@ export const ReplayBody = Type.Object(
 
 const Gap = Type.Object({ device_id: Type.String(), from_sequence: Type.Integer(), to_sequence: Type.Integer(), missing: Type.Integer() });
 
-export const ReplayResponse = Component('ReplayResult', Type.Object({
-  site_id: Type.String(),
-  replay_id: Type.String(),
-  count: Type.Integer(),
-  stored: Type.Integer({ description: 'Stored by this call' }),
-  duplicates: Type.Integer({ description: 'Already stored (an earlier or concurrent replay) or repeated in this upload: not stored again' }),
-  rejected: Type.Integer(),
-  anomalies: Type.Array(Type.Object({ index: Type.Integer(), asset_id: Type.String(), reasons: Type.Array(Type.String()), record: Open('The record as sent') })),
-  results: Type.Array(
-    Type.Object({
-      index: Type.Integer(),
-      status: Type.Enum(['stored', 'duplicate', 'rejected']),
-      device_id: Nullable(Type.String()),
-      sequence: Nullable(Type.Integer()),
-      anomalies: Type.Optional(Type.Array(Type.String())),
-      duplicate_of: Type.Optional(Nullable(Type.Integer(), 'Index of the earlier copy in this upload; null when stored by an earlier upload')),
-      field: Type.Optional(Nullable(Type.String())),
-      reason: Type.Optional(Type.String()),
-      message: Type.Optional(Type.String()),
-    }),
-  ),
-  gaps: Type.Array(Gap, { description: 'Missing sequence runs of the devices in this upload, over everything stored' }),
-  remaining: Nullable(Type.Integer()),
-}));
+export const ReplayResponse = Component(
+  'ReplayResult',
+  Type.Object({
+    site_id: Type.String(),
+    replay_id: Type.String(),
+    count: Type.Integer(),
+    stored: Type.Integer({ description: 'Stored by this call' }),
+    duplicates: Type.Integer({ description: 'Already stored (an earlier or concurrent replay) or repeated in this upload: not stored again' }),
+    rejected: Type.Integer(),
+    anomalies: Type.Array(
+      Type.Object({ index: Type.Integer(), asset_id: Type.String(), reasons: Type.Array(Type.String()), record: Open('The record as sent') }),
+    ),
+    results: Type.Array(
+      Type.Object({
+        index: Type.Integer(),
+        status: Type.Enum(['stored', 'duplicate', 'rejected']),
+        device_id: Nullable(Type.String()),
+        sequence: Nullable(Type.Integer()),
+        anomalies: Type.Optional(Type.Array(Type.String())),
+        duplicate_of: Type.Optional(Nullable(Type.Integer(), 'Index of the earlier copy in this upload; null when stored by an earlier upload')),
+        field: Type.Optional(Nullable(Type.String())),
+        reason: Type.Optional(Type.String()),
+        message: Type.Optional(Type.String()),
+      }),
+    ),
+    gaps: Type.Array(Gap, { description: 'Missing sequence runs of the devices in this upload, over everything stored' }),
+    remaining: Nullable(Type.Integer()),
+  }),
+);
 
 export const BufferStatus = Type.Object({
   site_id: Type.String(),
@@ -247,7 +287,7 @@ export const BufferStatus = Type.Object({
   stored: Type.Integer(),
   duplicates: Type.Integer(),
   rejected: Type.Integer(),
-  remaining: Nullable(Type.Integer(), 'Readings still buffered: the newer of the last replay\'s `remaining` and the heartbeat\'s buffer_depth'),
+  remaining: Nullable(Type.Integer(), "Readings still buffered: the newer of the last replay's `remaining` and the heartbeat's buffer_depth"),
   remaining_source: Nullable(Type.Enum(['replay', 'heartbeat'])),
   remaining_reported_at: Nullable(Timestamp),
   progress_pct: Nullable(Type.Number(), 'stored / (stored + remaining) × 100, one decimal; null when remaining is unknown'),
@@ -268,7 +308,11 @@ export const BufferStatus = Type.Object({
   gaps_truncated: Type.Boolean(),
 });
 
-export const RowsQuery = Type.Object({ limit: Type.Optional(LimitParam({ default: 100, max: 1000 })), cursor: Type.Optional(CursorParam), device_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) });
+export const RowsQuery = Type.Object({
+  limit: Type.Optional(LimitParam({ default: 100, max: 1000 })),
+  cursor: Type.Optional(CursorParam),
+  device_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
 
 export const RowsResponse = Type.Object({
   rows: Type.Array(
@@ -292,7 +336,13 @@ export const BufferRehearseBody = Type.Object(
   { additionalProperties: false },
 );
 
-const AttemptSummary = Type.Object({ replay_id: Type.String(), count: Type.Integer(), stored: Type.Integer(), duplicates: Type.Integer(), rejected: Type.Integer() });
+const AttemptSummary = Type.Object({
+  replay_id: Type.String(),
+  count: Type.Integer(),
+  stored: Type.Integer(),
+  duplicates: Type.Integer(),
+  rejected: Type.Integer(),
+});
 
 export const BufferRehearseResponse = Type.Object({
   site_id: Type.String(),
@@ -335,7 +385,7 @@ export const ConnectorMapping = Type.Object(
     status: Type.Enum(['none', 'proposed', 'confirmed', 'withdrawn']),
     entries: Type.Array(HaMappingEntry, { description: 'The confirmed mapping the connector applies; empty unless confirmed' }),
     proposed: Type.Array(HaMappingEntry, { description: 'Awaiting confirmation by a person' }),
-    connector_asset_id: Type.String({ description: 'Asset id of the connector\'s own records (unmapped entities and health kept in raw)' }),
+    connector_asset_id: Type.String({ description: "Asset id of the connector's own records (unmapped entities and health kept in raw)" }),
     read_only: Type.Literal(true, { description: READ_ONLY }),
   },
   { description: READ_ONLY },
@@ -360,7 +410,9 @@ export const HaTelemetryBody = Type.Object(
       Type.Object(
         {
           entity_id: EntityId,
-          state: Type.Union([Type.Number(), Type.String({ maxLength: 255 })], { description: "Number or numeric string; 'unavailable'/'unknown' are recorded as rejected readings" }),
+          state: Type.Union([Type.Number(), Type.String({ maxLength: 255 })], {
+            description: "Number or numeric string; 'unavailable'/'unknown' are recorded as rejected readings",
+          }),
           unit_of_measurement: Type.Optional(Type.String({ maxLength: 32, description: 'Defaults to the unit reported for the entity' })),
           ts: Type.String({ minLength: 1, maxLength: 64, description: 'When the state was measured (ISO 8601 with offset)' }),
         },
@@ -368,7 +420,9 @@ export const HaTelemetryBody = Type.Object(
       ),
       { maxItems: 5000 },
     ),
-    health: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Connector health as the connector states it (e.g. status, version, uptime_s, last_error)' })),
+    health: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'Connector health as the connector states it (e.g. status, version, uptime_s, last_error)' }),
+    ),
   },
   { additionalProperties: false, description: `Normalised readings and connector health. ${READ_ONLY}` },
 );

@@ -16,10 +16,21 @@ export interface TemplateRow {
 
 export const templateStore = {
   async list(q: Queryable, orgId: string): Promise<TemplateRow[]> {
-    return (await q.query<TemplateRow>('select template_id, name, description, slots, created_at from connect_templates where org_id = $1 order by template_id', [orgId])).rows;
+    return (
+      await q.query<TemplateRow>('select template_id, name, description, slots, created_at from connect_templates where org_id = $1 order by template_id', [
+        orgId,
+      ])
+    ).rows;
   },
   async get(q: Queryable, orgId: string, id: string): Promise<TemplateRow | null> {
-    return (await q.query<TemplateRow>('select template_id, name, description, slots, created_at from connect_templates where org_id = $1 and template_id = $2', [orgId, id])).rows[0] ?? null;
+    return (
+      (
+        await q.query<TemplateRow>('select template_id, name, description, slots, created_at from connect_templates where org_id = $1 and template_id = $2', [
+          orgId,
+          id,
+        ])
+      ).rows[0] ?? null
+    );
   },
   /** False when the id is taken. */
   async insert(q: Queryable, orgId: string, t: Omit<TemplateRow, 'created_at'>, by: string | null, now: Date): Promise<boolean> {
@@ -107,7 +118,10 @@ export const runStore = {
     }
     params.push(opts.limit + 1);
     return (
-      await q.query<RunRow>(`select ${RUN_COLS} from connect_onboarding_runs where ${where.join(' and ')} order by started_at desc, run_id desc limit $${params.length}`, params)
+      await q.query<RunRow>(
+        `select ${RUN_COLS} from connect_onboarding_runs where ${where.join(' and ')} order by started_at desc, run_id desc limit $${params.length}`,
+        params,
+      )
     ).rows;
   },
   /** Time to confirm across the organisation's confirmed runs: count, median and p90 (nearest rank), in ms. */
@@ -149,8 +163,13 @@ const GW_COLS = `org_id, site_id, last_heartbeat_at, heartbeat_count, firmware, 
 export const gatewayStore = {
   async get(q: Queryable, orgId: string, siteId: string, opts: { forUpdate?: boolean } = {}): Promise<GatewayRow | null> {
     return (
-      await q.query<GatewayRow>(`select ${GW_COLS} from connect_gateways where org_id = $1 and site_id = $2${opts.forUpdate ? ' for update' : ''}`, [orgId, siteId])
-    ).rows[0] ?? null;
+      (
+        await q.query<GatewayRow>(`select ${GW_COLS} from connect_gateways where org_id = $1 and site_id = $2${opts.forUpdate ? ' for update' : ''}`, [
+          orgId,
+          siteId,
+        ])
+      ).rows[0] ?? null
+    );
   },
   /** Makes the row when absent (state silent, never heard); returns it locked. */
   async ensure(q: Queryable, orgId: string, siteId: string, d: { late: number; silent: number }, now: Date): Promise<GatewayRow> {
@@ -218,10 +237,11 @@ export const bufferStore = {
       [orgId, siteId, replayId, recordsHash, now],
     );
     if (ins.rows.length) return null;
-    const r = await q.query<{ records_hash: string }>(
-      'select records_hash from connect_buffer_replays where org_id = $1 and site_id = $2 and replay_id = $3',
-      [orgId, siteId, replayId],
-    );
+    const r = await q.query<{ records_hash: string }>('select records_hash from connect_buffer_replays where org_id = $1 and site_id = $2 and replay_id = $3', [
+      orgId,
+      siteId,
+      replayId,
+    ]);
     return r.rows[0]?.records_hash ?? null;
   },
   /**
@@ -348,22 +368,24 @@ export const bufferStore = {
   },
   async state(q: Queryable, orgId: string, siteId: string) {
     return (
-      await q.query<{
-        replays: string;
-        received: string;
-        stored: string;
-        duplicates: string;
-        rejected: string;
-        remaining: number | null;
-        remaining_reported_at: Date | null;
-        first_replay_at: Date | null;
-        last_replay_at: Date | null;
-      }>(
-        `select replays::text, received::text, stored::text, duplicates::text, rejected::text, remaining, remaining_reported_at, first_replay_at, last_replay_at
+      (
+        await q.query<{
+          replays: string;
+          received: string;
+          stored: string;
+          duplicates: string;
+          rejected: string;
+          remaining: number | null;
+          remaining_reported_at: Date | null;
+          first_replay_at: Date | null;
+          last_replay_at: Date | null;
+        }>(
+          `select replays::text, received::text, stored::text, duplicates::text, rejected::text, remaining, remaining_reported_at, first_replay_at, last_replay_at
          from connect_buffer_state where org_id = $1 and site_id = $2`,
-        [orgId, siteId],
-      )
-    ).rows[0] ?? null;
+          [orgId, siteId],
+        )
+      ).rows[0] ?? null
+    );
   },
 };
 
@@ -396,10 +418,21 @@ export const haStore = {
     return (await q.query<HaSiteRow>(`select ${HA_COLS} from connect_ha_sites where org_id = $1 order by site_id`, [orgId])).rows;
   },
   async get(q: Queryable, orgId: string, siteId: string, opts: { forUpdate?: boolean } = {}): Promise<HaSiteRow | null> {
-    return (await q.query<HaSiteRow>(`select ${HA_COLS} from connect_ha_sites where org_id = $1 and site_id = $2${opts.forUpdate ? ' for update' : ''}`, [orgId, siteId])).rows[0] ?? null;
+    return (
+      (
+        await q.query<HaSiteRow>(`select ${HA_COLS} from connect_ha_sites where org_id = $1 and site_id = $2${opts.forUpdate ? ' for update' : ''}`, [
+          orgId,
+          siteId,
+        ])
+      ).rows[0] ?? null
+    );
   },
   async ensure(q: Queryable, orgId: string, siteId: string, now: Date): Promise<HaSiteRow> {
-    await q.query(`insert into connect_ha_sites (org_id, site_id, created_at, updated_at) values ($1, $2, $3, $3) on conflict do nothing`, [orgId, siteId, now]);
+    await q.query(`insert into connect_ha_sites (org_id, site_id, created_at, updated_at) values ($1, $2, $3, $3) on conflict do nothing`, [
+      orgId,
+      siteId,
+      now,
+    ]);
     return (await this.get(q, orgId, siteId, { forUpdate: true }))!;
   },
   async setReport(q: Queryable, orgId: string, siteId: string, entities: object[], mapping: object[] | null, now: Date) {

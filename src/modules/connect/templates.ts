@@ -56,7 +56,13 @@ export const BUILT_IN_TEMPLATES: readonly Template[] = [
     built_in: true,
     slots: [
       slot({ slot: 'meter', asset_class: 'smart_meter', name: 'Smart meter', keywords: METER_WORDS }),
-      slot({ slot: 'heat_pump', asset_class: 'heat_pump', name: 'Heat pump', parent_slot: 'meter', keywords: ['heatpump', 'heat-pump', 'heat_pump', 'hp', 'ashp', 'gshp'] }),
+      slot({
+        slot: 'heat_pump',
+        asset_class: 'heat_pump',
+        name: 'Heat pump',
+        parent_slot: 'meter',
+        keywords: ['heatpump', 'heat-pump', 'heat_pump', 'hp', 'ashp', 'gshp'],
+      }),
     ],
   },
   {
@@ -67,7 +73,14 @@ export const BUILT_IN_TEMPLATES: readonly Template[] = [
     slots: [
       slot({ slot: 'meter', asset_class: 'site_meter', name: 'Site meter', keywords: METER_WORDS }),
       slot({ slot: 'pv_inverter', asset_class: 'inverter', type: 'solar_inverter', name: 'PV inverter', parent_slot: 'meter', keywords: PV_WORDS }),
-      slot({ slot: 'building', asset_class: 'sub_meter', name: 'Building load', parent_slot: 'meter', required: false, keywords: ['sub', 'load', 'building', 'board', 'db'] }),
+      slot({
+        slot: 'building',
+        asset_class: 'sub_meter',
+        name: 'Building load',
+        parent_slot: 'meter',
+        required: false,
+        keywords: ['sub', 'load', 'building', 'board', 'db'],
+      }),
     ],
   },
   {
@@ -151,7 +164,7 @@ export interface Proposal {
 
 export const PROPOSAL_METHOD =
   'Each unregistered device that reports telemetry and names this site in raw site_ref (or names no site) is scored against each slot: ' +
-  'site_ref naming the site 0.5, a declared type of the slot\'s class 0.35, a slot keyword in the device id or name 0.15, soc_pct reported for a battery 0.1; ' +
+  "site_ref naming the site 0.5, a declared type of the slot's class 0.35, a slot keyword in the device id or name 0.15, soc_pct reported for a battery 0.1; " +
   'a declared type of another class rules the device out, and a device needs type or name evidence. Highest scores are assigned first, one device per slot. ' +
   'Confidence: high from 0.85, medium from 0.6, low below.';
 
@@ -170,7 +183,10 @@ function declaredClass(raw: Record<string, unknown>): { cls: AssetClass | null; 
 }
 
 function words(s: string): string[] {
-  return s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 /** Site and smart meters stand for one another in a proposal (installers name them loosely). */

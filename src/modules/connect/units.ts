@@ -23,9 +23,26 @@ const CONVERT: Record<Measurement, Record<string, (v: number) => number>> = {
 
 /** Spellings seen in the wild for the same unit. */
 const ALIASES: Record<string, string> = {
-  w: 'W', kw: 'kW', mw: 'MW', wh: 'Wh', kwh: 'kWh', mwh: 'MWh',
-  '%': '%', 'c': '°C', '°c': '°C', '℃': '°C', 'degc': '°C', 'f': '°F', '°f': '°F', '℉': '°F', k: 'K',
-  v: 'V', mv: 'mV', kv: 'kV', a: 'A', ma: 'mA',
+  w: 'W',
+  kw: 'kW',
+  mw: 'MW',
+  wh: 'Wh',
+  kwh: 'kWh',
+  mwh: 'MWh',
+  '%': '%',
+  c: '°C',
+  '°c': '°C',
+  '℃': '°C',
+  degc: '°C',
+  f: '°F',
+  '°f': '°F',
+  '℉': '°F',
+  k: 'K',
+  v: 'V',
+  mv: 'mV',
+  kv: 'kV',
+  a: 'A',
+  ma: 'mA',
 };
 
 /** The canonical spelling of a unit, or null when unknown. Case matters only between mW and MW. */
@@ -36,9 +53,10 @@ export function canonicalUnit(unit: string): string | null {
   return ALIASES[u.toLowerCase()] ?? null;
 }
 
-export const UNITS_BY_MEASUREMENT: Record<Measurement, string[]> = Object.fromEntries(
-  MEASUREMENTS.map((m) => [m, Object.keys(CONVERT[m])]),
-) as Record<Measurement, string[]>;
+export const UNITS_BY_MEASUREMENT: Record<Measurement, string[]> = Object.fromEntries(MEASUREMENTS.map((m) => [m, Object.keys(CONVERT[m])])) as Record<
+  Measurement,
+  string[]
+>;
 
 /** The measurement a unit feeds (device class breaks no tie: each unit belongs to one). */
 export function measurementOfUnit(unit: string, deviceClass?: string | null): Measurement | null {
@@ -72,7 +90,11 @@ export function normalise(state: unknown, unit: string, measurement: Measurement
   const u = canonicalUnit(unit);
   const f = u ? CONVERT[measurement][u] : undefined;
   if (!f) {
-    return { ok: false, reason: 'unsupported_unit', message: `Unit '${unit}' is not accepted for ${measurement} (accepted: ${UNITS_BY_MEASUREMENT[measurement].join(', ')})` };
+    return {
+      ok: false,
+      reason: 'unsupported_unit',
+      message: `Unit '${unit}' is not accepted for ${measurement} (accepted: ${UNITS_BY_MEASUREMENT[measurement].join(', ')})`,
+    };
   }
   let value = f(v);
   if (measurement === 'power_kw' && sign === 'positive_is_export') value = -value;

@@ -21,8 +21,16 @@ export const CONTROL_ERROR_DOCS = [
   { code: 'device_not_found', status: 404, description: 'No synthetic device with this id in the organisation.' },
   { code: 'override_not_found', status: 404, description: 'No override with this id in the organisation.' },
   { code: 'decision_not_found', status: 404, description: 'No decision with this id in the organisation.' },
-  { code: 'override_active', status: 409, description: 'An automatic setpoint (export limitation, optimiser) was refused: an active override holds the site or device.' },
+  {
+    code: 'override_active',
+    status: 409,
+    description: 'An automatic setpoint (export limitation, optimiser) was refused: an active override holds the site or device.',
+  },
   { code: 'override_not_active', status: 409, description: 'Revoke: the override was already revoked or has expired.' },
   { code: 'export_limit_not_configured', status: 409, description: 'Export limitation run: the site has no export limit in its control configuration.' },
-  { code: 'no_connection_agreement', status: 409, description: 'Grid: the site has no connection agreement in its control configuration, so there are no guardrails.' },
+  {
+    code: 'no_connection_agreement',
+    status: 409,
+    description: 'Grid: the site has no connection agreement in its control configuration, so there are no guardrails.',
+  },
 ] as const;

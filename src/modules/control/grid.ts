@@ -16,7 +16,7 @@ import { actorId, RULES, type Control } from './service.ts';
 export const CAPACITY_WINDOW_DAYS = 28;
 export const CAPACITY_METHOD =
   `Measured: the site's boundary meters (registered site or smart meters, and the demo model's meter) from stored telemetry over the last ${CAPACITY_WINDOW_DAYS} days; ` +
-  'each half hour\'s mean power, summed over meters; the peak import for each wall-clock half hour of the UK day is the highest of those; headroom = the agreement\'s import limit - that peak.';
+  "each half hour's mean power, summed over meters; the peak import for each wall-clock half hour of the UK day is the highest of those; headroom = the agreement's import limit - that peak.";
 export const PLAN_METHOD =
   'Calculated: for each settlement period of the UK date (46 or 50 on clock-change days) the measured peak of its wall-clock half hour plus the added load, against the import limit.';
 
@@ -35,11 +35,16 @@ function readPower(value: string | number, pf: number, phases: number | null): {
   const x = Number(m[1]!.replace(',', '.'));
   const unit = (m[2] ?? 'kw').toLowerCase();
   switch (unit) {
-    case 'kw': return { kw: x, note: m[2] ? null : 'No unit: read as kW.' };
-    case 'mw': return { kw: x * 1000, note: 'MW converted to kW.' };
-    case 'w': return { kw: x / 1000, note: 'W converted to kW.' };
-    case 'kva': return { kw: round3(x * pf), note: `kVA converted to kW at power factor ${pf}.` };
-    case 'mva': return { kw: round3(x * 1000 * pf), note: `MVA converted to kW at power factor ${pf}.` };
+    case 'kw':
+      return { kw: x, note: m[2] ? null : 'No unit: read as kW.' };
+    case 'mw':
+      return { kw: x * 1000, note: 'MW converted to kW.' };
+    case 'w':
+      return { kw: x / 1000, note: 'W converted to kW.' };
+    case 'kva':
+      return { kw: round3(x * pf), note: `kVA converted to kW at power factor ${pf}.` };
+    case 'mva':
+      return { kw: round3(x * 1000 * pf), note: `MVA converted to kW at power factor ${pf}.` };
     case 'a': {
       const p = phases ?? 1;
       return { kw: round3((x * 230 * p) / 1000), note: `Amperes per phase converted to kW at 230 V on ${p} phase${p === 3 ? 's' : ''}.` };
@@ -133,7 +138,8 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     // Readings at the present instant count (the window ends after now).
     const rows = await telemetry.halfHourly(db, orgId, [...meters].sort(), new Date(from), new Date(now + 1));
     const bySlotStart = new Map<number, number>();
-    for (const r of rows) if (r.mean_power_kw !== null) bySlotStart.set(Date.parse(r.slot), (bySlotStart.get(Date.parse(r.slot)) ?? 0) + Number(r.mean_power_kw));
+    for (const r of rows)
+      if (r.mean_power_kw !== null) bySlotStart.set(Date.parse(r.slot), (bySlotStart.get(Date.parse(r.slot)) ?? 0) + Number(r.mean_power_kw));
     const peaks = new Map<number, { kw: number; at: number; n: number }>();
     for (const [start, kw] of bySlotStart) {
       const slot = slotOf(start);
@@ -153,12 +159,22 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
         configured: c !== null,
         connection: c,
         guardrails: c ? guardrailsOf(c) : [],
-        source: c ? 'The connection agreement in the site\'s control configuration (PUT .../control/sites/{site_id}/config, member connection).' : 'No connection agreement recorded for this site.',
+        source: c
+          ? "The connection agreement in the site's control configuration (PUT .../control/sites/{site_id}/config, member connection)."
+          : 'No connection agreement recorded for this site.',
       };
     },
 
-    async evaluate(ctx: RequestContext, siteId: string, body: { intervals?: { start?: string; label?: string; boundary_kw: number; generation_kw?: number | null }[]; setpoint?: { device_id: string; value_kw: number } }) {
-      if ((body.intervals === undefined) === (body.setpoint === undefined)) throw controlErrors.field(['body'], 'Send exactly one of intervals or setpoint', null);
+    async evaluate(
+      ctx: RequestContext,
+      siteId: string,
+      body: {
+        intervals?: { start?: string; label?: string; boundary_kw: number; generation_kw?: number | null }[];
+        setpoint?: { device_id: string; value_kw: number };
+      },
+    ) {
+      if ((body.intervals === undefined) === (body.setpoint === undefined))
+        throw controlErrors.field(['body'], 'Send exactly one of intervals or setpoint', null);
       await control.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       if (!c) throw controlErrors.noAgreement();
@@ -168,40 +184,81 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
         subject = 'setpoint';
         const sp = body.setpoint;
         const model = await control.modelOf(db, ctx.orgId, siteId);
-        if (!model) throw controlErrors.field(['body', 'setpoint'], 'A setpoint is evaluated on the site\'s device model (demo realm); send intervals instead', sp);
+        if (!model)
+          throw controlErrors.field(['body', 'setpoint'], "A setpoint is evaluated on the site's device model (demo realm); send intervals instead", sp);
         const t = clock.now().getTime();
         const site = step(model, t);
         const d = site.devices.find((x) => x.device_id === sp.device_id);
-        if (!d || !CONTROLLABLE.includes(d.kind)) throw controlErrors.field(['body', 'setpoint', 'device_id'], 'Not a controllable device of this site\'s model', sp.device_id);
+        if (!d || !CONTROLLABLE.includes(d.kind))
+          throw controlErrors.field(['body', 'setpoint', 'device_id'], "Not a controllable device of this site's model", sp.device_id);
         const projected = measure({ ...site, devices: site.devices.map((x) => (x === d ? { ...x, pending_kw: sp.value_kw, pending_at: t } : x)) }, t);
         const pv = projected.devices.find((x) => x.kind === 'pv');
-        intervals = [{ label: `setpoint ${sp.device_id} = ${sp.value_kw} kW (projected at ${isoTime(t)})`, boundary_kw: projected.boundary_kw, generation_kw: pv ? round3(-pv.power_kw) : null }];
+        intervals = [
+          {
+            label: `setpoint ${sp.device_id} = ${sp.value_kw} kW (projected at ${isoTime(t)})`,
+            boundary_kw: projected.boundary_kw,
+            generation_kw: pv ? round3(-pv.power_kw) : null,
+          },
+        ];
       } else {
         subject = 'plan';
-        intervals = body.intervals!.map((iv, i) => ({ label: iv.label ?? iv.start ?? `interval ${i}`, boundary_kw: iv.boundary_kw, generation_kw: iv.generation_kw ?? null }));
+        intervals = body.intervals!.map((iv, i) => ({
+          label: iv.label ?? iv.start ?? `interval ${i}`,
+          boundary_kw: iv.boundary_kw,
+          generation_kw: iv.generation_kw ?? null,
+        }));
       }
       const inputs = { guardrails: guardrailsOf(c), intervals };
       const result = evaluateGuardrails(inputs);
       const decision_id = await db.tx((q) =>
-        control.recordDecision(q, ctx.orgId, { site_id: siteId, kind: 'guardrail', rule: RULES.guardrail, inputs, output: result, outcome: { subject, allowed: result.allowed, violations: result.violations.length }, actor: actorId(ctx) }),
+        control.recordDecision(q, ctx.orgId, {
+          site_id: siteId,
+          kind: 'guardrail',
+          rule: RULES.guardrail,
+          inputs,
+          output: result,
+          outcome: { subject, allowed: result.allowed, violations: result.violations.length },
+          actor: actorId(ctx),
+        }),
       );
-      return { site_id: siteId, decision_id, subject, allowed: result.allowed, checked: intervals.length, violations: result.violations, guardrails: inputs.guardrails };
+      return {
+        site_id: siteId,
+        decision_id,
+        subject,
+        allowed: result.allowed,
+        checked: intervals.length,
+        violations: result.violations,
+        guardrails: inputs.guardrails,
+      };
     },
 
     read: (body: { fields: Record<string, string | number> }) => readAgreement(body.fields),
 
-    async confirm(ctx: RequestContext, body: { site_id: string; import_limit_kw: number; export_limit_kw: number; category: Category; phases?: 1 | 3; reference?: string | null }) {
+    async confirm(
+      ctx: RequestContext,
+      body: { site_id: string; import_limit_kw: number; export_limit_kw: number; category: Category; phases?: 1 | 3; reference?: string | null },
+    ) {
       await control.requireSite(db, ctx.orgId, body.site_id);
       const current = await connectionOf(ctx.orgId, body.site_id);
-      const would: Connection = { import_limit_kw: body.import_limit_kw, export_limit_kw: body.export_limit_kw, category: body.category, phases: body.phases ?? 1, reference: body.reference ?? null };
+      const would: Connection = {
+        import_limit_kw: body.import_limit_kw,
+        export_limit_kw: body.export_limit_kw,
+        category: body.category,
+        phases: body.phases ?? 1,
+        reference: body.reference ?? null,
+      };
       const changes = (Object.keys(would) as (keyof Connection)[])
         .filter((k) => (current?.[k] ?? null) !== would[k])
         .map((k) => ({ member: k, current: current?.[k] ?? null, proposed: would[k] }));
       const warnings: string[] = [];
       const g98 = round3(3.68 * would.phases);
-      if (would.category === 'G98' && would.export_limit_kw > g98) warnings.push(`G98 allows at most ${g98} kW of generation on ${would.phases} phase(s); the export limit ${would.export_limit_kw} kW exceeds it (a G99 agreement is needed).`);
+      if (would.category === 'G98' && would.export_limit_kw > g98)
+        warnings.push(
+          `G98 allows at most ${g98} kW of generation on ${would.phases} phase(s); the export limit ${would.export_limit_kw} kW exceeds it (a G99 agreement is needed).`,
+        );
       const cfg = await control.configOf(db, ctx.orgId, body.site_id);
-      if (cfg?.export_limit_kw != null && cfg.export_limit_kw > would.export_limit_kw) warnings.push(`The site's export limitation limit ${cfg.export_limit_kw} kW is above this agreement's export limit; lower it before storing.`);
+      if (cfg?.export_limit_kw != null && cfg.export_limit_kw > would.export_limit_kw)
+        warnings.push(`The site's export limitation limit ${cfg.export_limit_kw} kW is above this agreement's export limit; lower it before storing.`);
       return {
         site_id: body.site_id,
         stored: false as const,
@@ -231,14 +288,20 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
         headroom_kw: peak && limit !== null ? round3(limit - peak.kw) : null,
         half_hours: Array.from({ length: 48 }, (_, i) => {
           const v = p.peaks.get(i * 30);
-          return { slot: hhmm(i * 30), peak_kw: v ? round3(v.kw) : null, headroom_kw: v && limit !== null ? round3(limit - v.kw) : null, half_hours_measured: v?.n ?? 0 };
+          return {
+            slot: hhmm(i * 30),
+            peak_kw: v ? round3(v.kw) : null,
+            headroom_kw: v && limit !== null ? round3(limit - v.kw) : null,
+            half_hours_measured: v?.n ?? 0,
+          };
         }),
         method: CAPACITY_METHOD,
       };
     },
 
     async plan(ctx: RequestContext, siteId: string, body: { date: string; added_kw: number; from?: string; to?: string }) {
-      if (!isServiceDate(body.date)) throw controlErrors.field(['body', 'date'], `Input should be a calendar date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, body.date);
+      if (!isServiceDate(body.date))
+        throw controlErrors.field(['body', 'date'], `Input should be a calendar date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, body.date);
       await control.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       if (!c) throw controlErrors.noAgreement();

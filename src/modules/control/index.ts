@@ -6,7 +6,17 @@ import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../
 import { serviceKey } from '../../platform/services.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { TELEMETRY_READS, TELEMETRY_WRITER } from '../telemetry/index.ts';
-import { createControl, LOOP_EVERY_MS, LOOP_KIND, onRecordedInputs, type Control, type DecisionEntry, type Replayer, type SetpointInput, type SetpointResult } from './service.ts';
+import {
+  createControl,
+  LOOP_EVERY_MS,
+  LOOP_KIND,
+  onRecordedInputs,
+  type Control,
+  type DecisionEntry,
+  type Replayer,
+  type SetpointInput,
+  type SetpointResult,
+} from './service.ts';
 import { createGrid } from './grid.ts';
 import { controlOperations } from './routes.ts';
 import { CONTROL_ERROR_DOCS } from './errors.ts';
@@ -41,7 +51,13 @@ const CONTROL = serviceKey<Control>('control.instance');
 export const controlModule: ModuleFactory = (deps) => {
   const c = deps.services.get(CONTROL);
   const settings = sectionOf(deps.config, controlConfig);
-  const g = createGrid({ db: deps.db, clock: deps.clock, control: c, registry: deps.services.get(REGISTRY_SITES), telemetry: deps.services.get(TELEMETRY_READS) });
+  const g = createGrid({
+    db: deps.db,
+    clock: deps.clock,
+    control: c,
+    registry: deps.services.get(REGISTRY_SITES),
+    telemetry: deps.services.get(TELEMETRY_READS),
+  });
   return {
     name: 'control',
     tags: {
@@ -68,7 +84,16 @@ export const controlDefinition: ModuleDefinition = {
   migrations: migrationsDir(import.meta.url),
   config: controlConfig,
   provides: (deps, registry) => {
-    const c = createControl({ db: deps.db, work: deps.backgroundDb, clock: deps.clock, cursors: deps.cursors, registry: registry.get(REGISTRY_SITES), writer: registry.get(TELEMETRY_WRITER), units: deps.jobUnits, log: deps.log });
+    const c = createControl({
+      db: deps.db,
+      work: deps.backgroundDb,
+      clock: deps.clock,
+      cursors: deps.cursors,
+      registry: registry.get(REGISTRY_SITES),
+      writer: registry.get(TELEMETRY_WRITER),
+      units: deps.jobUnits,
+      log: deps.log,
+    });
     registry.provide(CONTROL, c);
     registry.provide(CONTROL_SETPOINTS, {
       write: (q, orgId, input, actor) => c.writeSetpoint(q, orgId, input, actor),

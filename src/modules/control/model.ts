@@ -130,7 +130,8 @@ export interface VerdictInputs {
 export function verdictOf(i: VerdictInputs): { verdict: Verdict; reason: string } {
   if (i.response === 'no_answer') return { verdict: 'unconfirmed', reason: 'The device did not answer the command; its state cannot be read.' };
   if (i.response === 'rejected') return { verdict: 'rejected', reason: 'The device refused the command.' };
-  if (i.readback_kw === null || i.expected_kw === null) return { verdict: 'unconfirmed', reason: 'The device accepted the command but its state could not be read back.' };
+  if (i.readback_kw === null || i.expected_kw === null)
+    return { verdict: 'unconfirmed', reason: 'The device accepted the command but its state could not be read back.' };
   const diff = Math.abs(i.readback_kw - i.expected_kw);
   if (diff <= i.tolerance_kw) return { verdict: 'verified', reason: `Read back ${i.readback_kw} kW, as the command calls for (within ${i.tolerance_kw} kW).` };
   return { verdict: 'readback_mismatch', reason: `Accepted, not applied: read back ${i.readback_kw} kW where the command calls for ${i.expected_kw} kW.` };
@@ -212,14 +213,25 @@ export function decideExport(i: ExportInputs): ExportDecision {
         commands.push({ device_id: pv.device_id, value_kw: pv.rated_kw, why: 'lift a PV limit that no longer binds' });
       } else {
         const next = round3(Math.min(pv.rated_kw, pv.limit_kw + room));
-        return { ...base, action: 'release', commands: [{ device_id: pv.device_id, value_kw: next, why: `release PV curtailment by ${round3(next - pv.limit_kw)} kW` }], reason: `Export is ${room} kW below the target: PV curtailment is given back first.` };
+        return {
+          ...base,
+          action: 'release',
+          commands: [{ device_id: pv.device_id, value_kw: next, why: `release PV curtailment by ${round3(next - pv.limit_kw)} kW` }],
+          reason: `Export is ${room} kW below the target: PV curtailment is given back first.`,
+        };
       }
     }
     if (battery && battery.setpoint_kw !== null && battery.setpoint_kw > 0) {
       const next = round3(Math.max(0, battery.setpoint_kw - room));
       commands.push({ device_id: battery.device_id, value_kw: next, why: `reduce battery charge by ${round3(battery.setpoint_kw - next)} kW` });
     }
-    if (commands.length) return { ...base, action: 'release', commands, reason: `Export is ${room} kW below the target: curtailment and the battery's extra charge are released.` };
+    if (commands.length)
+      return {
+        ...base,
+        action: 'release',
+        commands,
+        reason: `Export is ${room} kW below the target: curtailment and the battery's extra charge are released.`,
+      };
   }
   return { ...base, action: 'none', commands: [], reason: `Export ${exportKw} kW is within the target ${target} kW; nothing to change.` };
 }
@@ -247,12 +259,24 @@ export interface Guardrail {
 
 export function guardrailsOf(c: Connection): Guardrail[] {
   const g: Guardrail[] = [
-    { rule: 'import_limit', limit_kw: c.import_limit_kw, description: `Import at the boundary at most ${c.import_limit_kw} kW (the agreement's import capacity).` },
-    { rule: 'export_limit', limit_kw: c.export_limit_kw, description: `Export at the boundary at most ${c.export_limit_kw} kW (the agreement's export capacity).` },
+    {
+      rule: 'import_limit',
+      limit_kw: c.import_limit_kw,
+      description: `Import at the boundary at most ${c.import_limit_kw} kW (the agreement's import capacity).`,
+    },
+    {
+      rule: 'export_limit',
+      limit_kw: c.export_limit_kw,
+      description: `Export at the boundary at most ${c.export_limit_kw} kW (the agreement's export capacity).`,
+    },
   ];
   if (c.category === 'G98') {
     const kw = round3(G98_KW_PER_PHASE * c.phases);
-    g.push({ rule: 'g98_generation', limit_kw: kw, description: `G98: generation at most 16 A per phase (${kw} kW on ${c.phases} phase${c.phases === 3 ? 's' : ''}).` });
+    g.push({
+      rule: 'g98_generation',
+      limit_kw: kw,
+      description: `G98: generation at most 16 A per phase (${kw} kW on ${c.phases} phase${c.phases === 3 ? 's' : ''}).`,
+    });
   }
   return g;
 }
@@ -277,7 +301,8 @@ export function evaluateGuardrails(i: GuardrailInputs): { allowed: boolean; viol
     for (const g of i.guardrails) {
       const value = g.rule === 'import_limit' ? iv.boundary_kw : g.rule === 'export_limit' ? -iv.boundary_kw : iv.generation_kw;
       if (value === null) continue;
-      if (value > g.limit_kw + 1e-9) violations.push({ index, label: iv.label, rule: g.rule, limit_kw: g.limit_kw, value_kw: round3(value), excess_kw: round3(value - g.limit_kw) });
+      if (value > g.limit_kw + 1e-9)
+        violations.push({ index, label: iv.label, rule: g.rule, limit_kw: g.limit_kw, value_kw: round3(value), excess_kw: round3(value - g.limit_kw) });
     }
   });
   return { allowed: violations.length === 0, violations };

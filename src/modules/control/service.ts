@@ -15,10 +15,36 @@ import type { RegistrySites } from '../registry/index.ts';
 import type { TelemetryWriter } from '../telemetry/index.ts';
 import { controlErrors } from './errors.ts';
 import {
-  CONTROLLABLE, SLOW_APPLY_SECONDS, TOLERANCE_KW, decideExport, evaluateGuardrails, measure, round3, step, verdictOf,
-  type Behaviour, type Connection, type DeviceKind, type DeviceState, type ExportDecision, type ExportInputs, type SiteState, type Verdict,
+  CONTROLLABLE,
+  SLOW_APPLY_SECONDS,
+  TOLERANCE_KW,
+  decideExport,
+  evaluateGuardrails,
+  measure,
+  round3,
+  step,
+  verdictOf,
+  type Behaviour,
+  type Connection,
+  type DeviceKind,
+  type DeviceState,
+  type ExportDecision,
+  type ExportInputs,
+  type SiteState,
+  type Verdict,
 } from './model.ts';
-import { configStore, decisionStore, demoStore, eventStore, overrideStore, setpointStore, type ConfigRow, type DecisionRow, type OverrideRow, type SetpointRow } from './store.ts';
+import {
+  configStore,
+  decisionStore,
+  demoStore,
+  eventStore,
+  overrideStore,
+  setpointStore,
+  type ConfigRow,
+  type DecisionRow,
+  type OverrideRow,
+  type SetpointRow,
+} from './store.ts';
 
 type TelemetryRow = Extract<ReturnType<TelemetryWriter['judge']>[number], { ok: true }>['row'];
 
@@ -27,7 +53,7 @@ export const DEADBAND_KW = 0.3;
 export const DEFAULT_SETTLE_SECONDS = 5;
 export const DEFAULT_MARGIN_KW = 0.2;
 export const LOOP_DESCRIPTION =
-  'Export limitation runs every 30 seconds on the service\'s job queue for demo-realm sites only. It is cloud hosted, not type tested and not G100 certified: ' +
+  "Export limitation runs every 30 seconds on the service's job queue for demo-realm sites only. It is cloud hosted, not type tested and not G100 certified: " +
   'it is not a substitute for a certified on-site export limitation scheme.';
 
 export const RULES = {
@@ -83,7 +109,10 @@ export interface DecisionEntry {
 export type Replayer<I> = (inputs: I) => unknown;
 
 /** A kind's replayer over the stored JSON: its decisions recorded the inputs it reads. */
-export const onRecordedInputs = <I>(replay: Replayer<I>): Replayer<unknown> => (inputs) => replay(inputs as I);
+export const onRecordedInputs =
+  <I>(replay: Replayer<I>): Replayer<unknown> =>
+  (inputs) =>
+    replay(inputs as I);
 
 /** A connection agreement as sent: phases default to 1, the reference to null. */
 type ConnectionIn = Omit<Connection, 'phases' | 'reference'> & { phases?: 1 | 3; reference?: string | null };
@@ -166,7 +195,9 @@ export function differences(a: unknown, b: unknown, path = '$'): { path: string;
   if (a === b) return [];
   if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].sort().flatMap((k) => differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`));
+    return [...keys]
+      .sort()
+      .flatMap((k) => differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`));
   }
   return [{ path, recorded: a ?? null, replayed: b ?? null }];
 }
@@ -174,7 +205,16 @@ export function differences(a: unknown, b: unknown, path = '$'): { path: string;
 /** The export-limitation loop's schedule (a unit per site). */
 export const LOOP_KIND = 'control.export-limit';
 
-export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: CursorCodec; registry: RegistrySites; writer: TelemetryWriter; units: Pick<JobUnits, 'each'>; log?: { warn(obj: object, msg: string): void } }) {
+export function createControl(deps: {
+  db: Db;
+  work: Db;
+  clock: Clock;
+  cursors: CursorCodec;
+  registry: RegistrySites;
+  writer: TelemetryWriter;
+  units: Pick<JobUnits, 'each'>;
+  log?: { warn(obj: object, msg: string): void };
+}) {
   const { db, clock, cursors, registry } = deps;
   const replayers = new Map<string, Replayer<unknown>>([
     ['setpoint', onRecordedInputs(verdictOf)],
@@ -184,7 +224,17 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
 
   async function recordDecision(q: Queryable, orgId: string, e: DecisionEntry, at = clock.now()): Promise<string> {
     const decision_id = randomUUID();
-    await decisionStore.insert(q, orgId, { decision_id, site_id: e.site_id, kind: e.kind, rule: e.rule, inputs: e.inputs, output: e.output, outcome: e.outcome, actor: e.actor ?? null, created_at: at });
+    await decisionStore.insert(q, orgId, {
+      decision_id,
+      site_id: e.site_id,
+      kind: e.kind,
+      rule: e.rule,
+      inputs: e.inputs,
+      output: e.output,
+      outcome: e.outcome,
+      actor: e.actor ?? null,
+      created_at: at,
+    });
     return decision_id;
   }
 
@@ -225,11 +275,13 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     const t = now.getTime();
     const siteOfDevice = await demoStore.deviceSite(q, orgId, input.device_id);
     if (siteOfDevice === null) throw controlErrors.deviceNotFound();
-    if (siteOfDevice !== input.site_id) throw controlErrors.field(['body', 'device_id'], `The device belongs to site '${siteOfDevice}', not '${input.site_id}'`, input.device_id);
+    if (siteOfDevice !== input.site_id)
+      throw controlErrors.field(['body', 'device_id'], `The device belongs to site '${siteOfDevice}', not '${input.site_id}'`, input.device_id);
     let site = await lockedModel(q, orgId, input.site_id, t);
     const idx = site.devices.findIndex((d) => d.device_id === input.device_id);
     const device = site.devices[idx]!;
-    if (!CONTROLLABLE.includes(device.kind)) throw controlErrors.field(['body', 'device_id'], `A ${device.kind} takes no setpoint; controllable kinds: ${CONTROLLABLE.join(', ')}`, input.device_id);
+    if (!CONTROLLABLE.includes(device.kind))
+      throw controlErrors.field(['body', 'device_id'], `A ${device.kind} takes no setpoint; controllable kinds: ${CONTROLLABLE.join(', ')}`, input.device_id);
     const lo = device.kind === 'battery' ? -device.rated_kw : 0;
     if (input.value_kw < lo || input.value_kw > device.rated_kw) {
       throw controlErrors.field(['body', 'value_kw'], `Out of the device's range ${lo} to ${device.rated_kw} kW`, input.value_kw);
@@ -250,26 +302,53 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     if (applies !== null) site = { ...site, devices: site.devices.map((d, i) => (i === idx ? { ...d, pending_kw: value, pending_at: applies } : d)) };
     // Read back independently at the settle instant: the model as it is, against the model had the
     // device applied the command at once.
-    const expected = response === 'accepted' ? measure({ ...site, devices: site.devices.map((d, i) => (i === idx ? commanded : d)) }, readAt).devices[idx]!.power_kw : null;
+    const expected =
+      response === 'accepted' ? measure({ ...site, devices: site.devices.map((d, i) => (i === idx ? commanded : d)) }, readAt).devices[idx]!.power_kw : null;
     const readback = response === 'no_answer' ? null : measure(site, readAt).devices[idx]!.power_kw;
     const inputs = { response, expected_kw: expected, readback_kw: readback, tolerance_kw: TOLERANCE_KW } as const;
     const { verdict, reason } = verdictOf(inputs);
     await demoStore.save(q, orgId, input.site_id, site);
 
     const setpoint_id = randomUUID();
-    const decision_id = await recordDecision(q, orgId, {
-      site_id: input.site_id,
-      kind: 'setpoint',
-      rule: RULES.setpoint,
-      inputs,
-      output: { verdict, reason },
-      outcome: { setpoint_id, device_id: device.device_id, kind: device.kind, value_kw: value, source, behaviour: b, settle_seconds: settle, requested_by_decision: input.requested_by_decision ?? null },
-      actor,
-    }, now);
+    const decision_id = await recordDecision(
+      q,
+      orgId,
+      {
+        site_id: input.site_id,
+        kind: 'setpoint',
+        rule: RULES.setpoint,
+        inputs,
+        output: { verdict, reason },
+        outcome: {
+          setpoint_id,
+          device_id: device.device_id,
+          kind: device.kind,
+          value_kw: value,
+          source,
+          behaviour: b,
+          settle_seconds: settle,
+          requested_by_decision: input.requested_by_decision ?? null,
+        },
+        actor,
+      },
+      now,
+    );
     const row: SetpointRow = {
-      setpoint_id, site_id: input.site_id, device_id: device.device_id, value_kw: value, source, verdict,
+      setpoint_id,
+      site_id: input.site_id,
+      device_id: device.device_id,
+      value_kw: value,
+      source,
+      verdict,
       accepted: response === 'accepted' ? true : response === 'rejected' ? false : null,
-      expected_kw: expected, readback_kw: inputs.readback_kw, settle_seconds: settle, commanded_at: now, read_at: new Date(readAt), reason, decision_id, actor,
+      expected_kw: expected,
+      readback_kw: inputs.readback_kw,
+      settle_seconds: settle,
+      commanded_at: now,
+      read_at: new Date(readAt),
+      reason,
+      decision_id,
+      actor,
     };
     await setpointStore.insert(q, orgId, row);
     const { actor: _a, ...view } = setpointView(row, device.kind);
@@ -292,7 +371,9 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       deadband_kw: DEADBAND_KW,
       override,
       failed,
-      battery: bat ? { device_id: bat.device_id, power_kw: m.devices[bi]!.power_kw, setpoint_kw: bat.setpoint_kw, rated_kw: bat.rated_kw, soc_pct: bat.soc_pct } : null,
+      battery: bat
+        ? { device_id: bat.device_id, power_kw: m.devices[bi]!.power_kw, setpoint_kw: bat.setpoint_kw, rated_kw: bat.rated_kw, soc_pct: bat.soc_pct }
+        : null,
       pv: pv ? { device_id: pv.device_id, power_kw: m.devices[pi]!.power_kw, limit_kw: pv.setpoint_kw, rated_kw: pv.rated_kw } : null,
     };
   }
@@ -321,12 +402,30 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     const decisions: ExportDecision[] = [];
     const setpoints: { setpoint_id: string; device_id: string; value_kw: number; verdict: Verdict; why: string }[] = [];
     for (let round = 0; round < 2; round++) {
-      const inputs = exportInputs(site, t, cfg!, override, setpoints.filter((x) => x.verdict !== 'verified').map((x) => x.device_id));
+      const inputs = exportInputs(
+        site,
+        t,
+        cfg!,
+        override,
+        setpoints.filter((x) => x.verdict !== 'verified').map((x) => x.device_id),
+      );
       const d = decideExport(inputs);
       rounds.push(inputs);
       decisions.push(d);
       for (const c of d.commands) {
-        const r = await writeSetpoint(q, orgId, { site_id: siteId, device_id: c.device_id, value_kw: c.value_kw, source: 'export_limit', settle_seconds: cfg!.settle_seconds, requested_by_decision: decision_id }, actor);
+        const r = await writeSetpoint(
+          q,
+          orgId,
+          {
+            site_id: siteId,
+            device_id: c.device_id,
+            value_kw: c.value_kw,
+            source: 'export_limit',
+            settle_seconds: cfg!.settle_seconds,
+            requested_by_decision: decision_id,
+          },
+          actor,
+        );
         setpoints.push({ setpoint_id: r.setpoint_id, device_id: c.device_id, value_kw: c.value_kw, verdict: r.verdict, why: c.why });
       }
       site = (await demoStore.site(q, orgId, siteId))!;
@@ -342,14 +441,29 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     const action = decisions.find((d) => d.action !== 'none')?.action ?? 'none';
     const outcome = override.site ? 'skipped_override' : held ? (setpoints.length ? 'held' : 'within_limit') : 'over_limit';
     await decisionStore.insert(q, orgId, {
-      decision_id, site_id: siteId, kind: 'export_limit', rule: RULES.export_limit,
-      inputs: { rounds }, output: { rounds: decisions },
+      decision_id,
+      site_id: siteId,
+      kind: 'export_limit',
+      rule: RULES.export_limit,
+      inputs: { rounds },
+      output: { rounds: decisions },
       outcome: { trigger, boundary_before_kw: before, boundary_after_kw: after, limit_kw: limit, outcome, setpoints, reason: last.reason },
-      actor, created_at: now,
+      actor,
+      created_at: now,
     });
     const ev = {
-      event_id, site_id: siteId, trigger, tick_at: tickAt, at: now, limit_kw: limit, boundary_before_kw: before, boundary_after_kw: after,
-      action, outcome, commands: setpoints, decision_id,
+      event_id,
+      site_id: siteId,
+      trigger,
+      tick_at: tickAt,
+      at: now,
+      limit_kw: limit,
+      boundary_before_kw: before,
+      boundary_after_kw: after,
+      action,
+      outcome,
+      commands: setpoints,
+      decision_id,
     };
     await eventStore.insert(q, orgId, ev);
     // The boundary meter's reading after the iteration, stored as the organisation's telemetry
@@ -358,7 +472,17 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     const meter = site.devices.find((d) => d.kind === 'meter');
     const rows: TelemetryRow[] = [];
     if (meter) {
-      const [j] = deps.writer.judge(orgId, [{ asset_id: meter.device_id, ts: isoTime(now), power_kw: after, simulated: true, site_ref: siteId, source: 'demo-device-model', export_limit_event: event_id }]);
+      const [j] = deps.writer.judge(orgId, [
+        {
+          asset_id: meter.device_id,
+          ts: isoTime(now),
+          power_kw: after,
+          simulated: true,
+          site_ref: siteId,
+          source: 'demo-device-model',
+          export_limit_event: event_id,
+        },
+      ]);
       if (j?.ok) {
         rows.push(j.row);
         await deps.writer.writeInTx(q, orgId, now, rows);
@@ -372,7 +496,20 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     if (r && r.rows.length) await deps.writer.committed(orgId, r.at, r.rows);
   }
 
-  const eventView = (e: { event_id: string; site_id: string; trigger: string; tick_at: Date | null; at: Date; limit_kw: number; boundary_before_kw: number; boundary_after_kw: number; action: string; outcome: string; commands: unknown; decision_id: string }) => ({
+  const eventView = (e: {
+    event_id: string;
+    site_id: string;
+    trigger: string;
+    tick_at: Date | null;
+    at: Date;
+    limit_kw: number;
+    boundary_before_kw: number;
+    boundary_after_kw: number;
+    action: string;
+    outcome: string;
+    commands: unknown;
+    decision_id: string;
+  }) => ({
     event_id: e.event_id,
     site_id: e.site_id,
     trigger: e.trigger as 'schedule' | 'manual',
@@ -420,22 +557,60 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
     modelOf: (q: Queryable, orgId: string, siteId: string) => demoStore.site(q, orgId, siteId),
 
     // ---- Demo model ----
-    async scenario(ctx: RequestContext, siteId: string, body: { load_kw: number; pv_available_kw: number; pv_rated_kw?: number; battery_rated_kw?: number; battery_capacity_kwh?: number; battery_soc_pct?: number; ev_rated_kw?: number }) {
+    async scenario(
+      ctx: RequestContext,
+      siteId: string,
+      body: {
+        load_kw: number;
+        pv_available_kw: number;
+        pv_rated_kw?: number;
+        battery_rated_kw?: number;
+        battery_capacity_kwh?: number;
+        battery_soc_pct?: number;
+        ev_rated_kw?: number;
+      },
+    ) {
       const now = clock.now().getTime();
       return db.tx(async (q) => {
         let site = await demoStore.site(q, ctx.orgId, siteId, { forUpdate: true });
         if (!site && !new RegExp(ASSET_ID_PATTERN).test(`${siteId}.battery`)) {
-          throw controlErrors.field(['path', 'site_id'], 'A demo site id must also make device ids: letters, digits and . _ : @ + - only, at most 119 characters', siteId);
+          throw controlErrors.field(
+            ['path', 'site_id'],
+            'A demo site id must also make device ids: letters, digits and . _ : @ + - only, at most 119 characters',
+            siteId,
+          );
         }
         if (!site) {
           // Registered assets of the site lend their ids to the model's devices (decision 0180).
           const assets = await registry.assets(q, ctx.orgId, { siteId });
-          const taken = new Set(await demoStore.deviceTaken(q, ctx.orgId, assets.map((a) => a.asset_id)));
-          const pick = (classes: string[], kind: DeviceKind) => assets.find((a) => a.asset_class && classes.includes(a.asset_class) && !taken.has(a.asset_id))?.asset_id ?? `${siteId}.${kind}`;
+          const taken = new Set(
+            await demoStore.deviceTaken(
+              q,
+              ctx.orgId,
+              assets.map((a) => a.asset_id),
+            ),
+          );
+          const pick = (classes: string[], kind: DeviceKind) =>
+            assets.find((a) => a.asset_class && classes.includes(a.asset_class) && !taken.has(a.asset_id))?.asset_id ?? `${siteId}.${kind}`;
           const dev = (kind: DeviceKind, device_id: string, rated_kw: number, extra: Partial<DeviceState> = {}): DeviceState => ({
-            device_id, kind, behaviour: 'normal', rated_kw, capacity_kwh: null, soc_pct: null, setpoint_kw: null, pending_kw: null, pending_at: null, ...extra,
+            device_id,
+            kind,
+            behaviour: 'normal',
+            rated_kw,
+            capacity_kwh: null,
+            soc_pct: null,
+            setpoint_kw: null,
+            pending_kw: null,
+            pending_at: null,
+            ...extra,
           });
-          const ids = [`${siteId}.load`, pick(['inverter'], 'pv'), pick(['battery'], 'battery'), pick(['charger'], 'ev'), pick(['site_meter', 'smart_meter'], 'meter')];
+          const ids = [
+            `${siteId}.load`,
+            pick(['inverter'], 'pv'),
+            pick(['battery'], 'battery'),
+            pick(['charger'], 'ev'),
+            pick(['site_meter', 'smart_meter'], 'meter'),
+          ];
           const clash = await demoStore.deviceTaken(q, ctx.orgId, ids);
           if (clash.length) throw controlErrors.field(['path', 'site_id'], `Device ids already modelled at another site: ${clash.join(', ')}`, siteId);
           site = {
@@ -445,7 +620,11 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
             devices: [
               dev('load', ids[0]!, Math.max(body.load_kw, 1)),
               dev('pv', ids[1]!, body.pv_rated_kw ?? 6),
-              dev('battery', ids[2]!, body.battery_rated_kw ?? 5, { capacity_kwh: body.battery_capacity_kwh ?? 13.5, soc_pct: body.battery_soc_pct ?? 50, setpoint_kw: 0 }),
+              dev('battery', ids[2]!, body.battery_rated_kw ?? 5, {
+                capacity_kwh: body.battery_capacity_kwh ?? 13.5,
+                soc_pct: body.battery_soc_pct ?? 50,
+                setpoint_kw: 0,
+              }),
               dev('ev', ids[3]!, body.ev_rated_kw ?? 7.4, { setpoint_kw: 0 }),
               dev('meter', ids[4]!, 0),
             ],
@@ -459,7 +638,13 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
             pv_available_kw: body.pv_available_kw,
             devices: site.devices.map((d) => {
               if (d.kind === 'pv' && body.pv_rated_kw !== undefined) return { ...d, rated_kw: body.pv_rated_kw };
-              if (d.kind === 'battery') return { ...d, rated_kw: body.battery_rated_kw ?? d.rated_kw, capacity_kwh: body.battery_capacity_kwh ?? d.capacity_kwh, soc_pct: body.battery_soc_pct ?? d.soc_pct };
+              if (d.kind === 'battery')
+                return {
+                  ...d,
+                  rated_kw: body.battery_rated_kw ?? d.rated_kw,
+                  capacity_kwh: body.battery_capacity_kwh ?? d.capacity_kwh,
+                  soc_pct: body.battery_soc_pct ?? d.soc_pct,
+                };
               if (d.kind === 'ev' && body.ev_rated_kw !== undefined) return { ...d, rated_kw: body.ev_rated_kw };
               if (d.kind === 'load') return { ...d, rated_kw: Math.max(d.rated_kw, body.load_kw) };
               return d;
@@ -509,9 +694,19 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
 
     async setpoints(ctx: RequestContext, query: { site_id?: string; device_id?: string; verdict?: string; limit?: number; cursor?: string }) {
       const limit = query.limit ?? 50;
-      const binding = { op: 'listControlSetpoints', orgId: ctx.orgId, filters: { s: query.site_id ?? null, d: query.device_id ?? null, v: query.verdict ?? null } };
+      const binding = {
+        op: 'listControlSetpoints',
+        orgId: ctx.orgId,
+        filters: { s: query.site_id ?? null, d: query.device_id ?? null, v: query.verdict ?? null },
+      };
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await setpointStore.page(db, ctx.orgId, { siteId: query.site_id, deviceId: query.device_id, verdict: query.verdict, limit, before: pos ? { t: pos.t, id: String(pos.id) } : undefined });
+      const rows = await setpointStore.page(db, ctx.orgId, {
+        siteId: query.site_id,
+        deviceId: query.device_id,
+        verdict: query.verdict,
+        limit,
+        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+      });
       const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.setpoint_id }), cursors, binding);
       return { setpoints: page.items.map((r) => setpointView(r)), next_cursor: page.next_cursor, has_more: page.has_more };
     },
@@ -521,8 +716,11 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       const now = clock.now();
       const demo = await isDemo(ctx.orgId);
       const [models, configs, active, lastSp, lastEv] = await Promise.all([
-        demoStore.siteIds(db, ctx.orgId), configStore.list(db, ctx.orgId), overrideStore.active(db, ctx.orgId, now),
-        setpointStore.lastBySite(db, ctx.orgId), eventStore.lastBySite(db, ctx.orgId),
+        demoStore.siteIds(db, ctx.orgId),
+        configStore.list(db, ctx.orgId),
+        overrideStore.active(db, ctx.orgId, now),
+        setpointStore.lastBySite(db, ctx.orgId),
+        eventStore.lastBySite(db, ctx.orgId),
       ]);
       const byCfg = new Map(configs.map((c) => [c.site_id, c]));
       const ids = [...new Set([...models, ...byCfg.keys()])].sort();
@@ -534,7 +732,11 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
           return {
             site_id: id,
             device_model: models.includes(id),
-            export_limitation: { enabled: c?.export_limit_enabled ?? false, limit_kw: c?.export_limit_kw ?? null, loop_active: demo && (c?.export_limit_enabled ?? false) },
+            export_limitation: {
+              enabled: c?.export_limit_enabled ?? false,
+              limit_kw: c?.export_limit_kw ?? null,
+              loop_active: demo && (c?.export_limit_enabled ?? false),
+            },
             connection: c?.connection ?? null,
             active_overrides: active.filter((o) => o.site_id === id).length,
             last_setpoint_at: isoTimeOrNull(lastSp.get(id) ?? null),
@@ -549,7 +751,15 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       return configView(siteId, await configStore.get(db, ctx.orgId, siteId), await isDemo(ctx.orgId));
     },
 
-    async putConfig(ctx: RequestContext, siteId: string, body: { export_limitation?: { enabled: boolean; limit_kw?: number | null; margin_kw?: number }; settle_seconds?: number; connection?: ConnectionIn | null }) {
+    async putConfig(
+      ctx: RequestContext,
+      siteId: string,
+      body: {
+        export_limitation?: { enabled: boolean; limit_kw?: number | null; margin_kw?: number };
+        settle_seconds?: number;
+        connection?: ConnectionIn | null;
+      },
+    ) {
       const demo = await isDemo(ctx.orgId);
       return db.tx(async (q) => {
         await requireSite(q, ctx.orgId, siteId);
@@ -560,15 +770,32 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
         const enabled = el ? el.enabled : (cur?.export_limit_enabled ?? false);
         if (enabled && limit === null) throw controlErrors.field(['body', 'export_limitation', 'limit_kw'], 'Required when export limitation is enabled', null);
         if (limit !== null && connection && limit > connection.export_limit_kw) {
-          throw controlErrors.field(['body', 'export_limitation', 'limit_kw'], `Above the connection agreement's export limit of ${connection.export_limit_kw} kW`, limit);
+          throw controlErrors.field(
+            ['body', 'export_limitation', 'limit_kw'],
+            `Above the connection agreement's export limit of ${connection.export_limit_kw} kW`,
+            limit,
+          );
         }
-        if (connection && connection.category === 'G98' && connection.phases !== 1 && connection.phases !== 3) throw controlErrors.field(['body', 'connection', 'phases'], 'Must be 1 or 3', connection.phases);
+        if (connection && connection.category === 'G98' && connection.phases !== 1 && connection.phases !== 3)
+          throw controlErrors.field(['body', 'connection', 'phases'], 'Must be 1 or 3', connection.phases);
         const row: ConfigRow = {
-          site_id: siteId, demo, export_limit_enabled: enabled, export_limit_kw: limit,
+          site_id: siteId,
+          demo,
+          export_limit_enabled: enabled,
+          export_limit_kw: limit,
           margin_kw: el?.margin_kw ?? (cur ? Number(cur.margin_kw) : DEFAULT_MARGIN_KW),
           settle_seconds: body.settle_seconds ?? cur?.settle_seconds ?? DEFAULT_SETTLE_SECONDS,
-          connection: connection ? { import_limit_kw: connection.import_limit_kw, export_limit_kw: connection.export_limit_kw, category: connection.category, phases: connection.phases ?? 1, reference: connection.reference ?? null } : null,
-          updated_at: clock.now(), updated_by: actorId(ctx),
+          connection: connection
+            ? {
+                import_limit_kw: connection.import_limit_kw,
+                export_limit_kw: connection.export_limit_kw,
+                category: connection.category,
+                phases: connection.phases ?? 1,
+                reference: connection.reference ?? null,
+              }
+            : null,
+          updated_at: clock.now(),
+          updated_by: actorId(ctx),
         };
         await configStore.put(q, ctx.orgId, row);
         return configView(siteId, row, demo);
@@ -588,12 +815,17 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       let ran = 0;
       // One site's failure does not stop the others: each site is its own unit, retried with
       // backoff, then quarantined (decision 0285).
-      await deps.units.each(LOOP_KIND, sites, (s) => ({ orgId: s.org_id, key: s.site_id }), async (s) => {
-        if (!(await isDemo(s.org_id))) return;
-        const r = await deps.work.tx((q) => iterate(q, s.org_id, s.site_id, 'schedule', null));
-        await committed(s.org_id, r);
-        if (r) ran++;
-      });
+      await deps.units.each(
+        LOOP_KIND,
+        sites,
+        (s) => ({ orgId: s.org_id, key: s.site_id }),
+        async (s) => {
+          if (!(await isDemo(s.org_id))) return;
+          const r = await deps.work.tx((q) => iterate(q, s.org_id, s.site_id, 'schedule', null));
+          await committed(s.org_id, r);
+          if (r) ran++;
+        },
+      );
       return { ran };
     },
 
@@ -609,7 +841,13 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
       const rows = await eventStore.page(db, ctx.orgId, siteId, { limit, before: pos ? { t: pos.t, id: String(pos.id) } : undefined });
       const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.event_id }), cursors, binding);
-      return { site_id: siteId, loop: { every_seconds: LOOP_EVERY_MS / 1000, description: LOOP_DESCRIPTION }, events: page.items.map(eventView), next_cursor: page.next_cursor, has_more: page.has_more };
+      return {
+        site_id: siteId,
+        loop: { every_seconds: LOOP_EVERY_MS / 1000, description: LOOP_DESCRIPTION },
+        events: page.items.map(eventView),
+        next_cursor: page.next_cursor,
+        has_more: page.has_more,
+      };
     },
 
     // ---- Overrides ----
@@ -618,7 +856,12 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       const limit = query.limit ?? 50;
       const binding = { op: 'listOverrides', orgId: ctx.orgId, filters: { s: query.site_id ?? null, st: query.status ?? null } };
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await overrideStore.page(db, ctx.orgId, now, { siteId: query.site_id, status: query.status, limit, before: pos ? { t: pos.t, id: String(pos.id) } : undefined });
+      const rows = await overrideStore.page(db, ctx.orgId, now, {
+        siteId: query.site_id,
+        status: query.status,
+        limit,
+        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+      });
       const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.override_id }), cursors, binding);
       return { overrides: page.items.map((o) => overrideView(o, now)), next_cursor: page.next_cursor, has_more: page.has_more };
     },
@@ -633,11 +876,22 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
         if (body.device_id) {
           const site = await demoStore.deviceSite(q, ctx.orgId, body.device_id);
           const assets = site === null ? await registry.assets(q, ctx.orgId, { siteId: body.site_id }) : [];
-          if (site !== body.site_id && !assets.some((a) => a.asset_id === body.device_id)) throw controlErrors.field(['body', 'device_id'], `Not a device of site '${body.site_id}'`, body.device_id);
+          if (site !== body.site_id && !assets.some((a) => a.asset_id === body.device_id))
+            throw controlErrors.field(['body', 'device_id'], `Not a device of site '${body.site_id}'`, body.device_id);
         }
         const row: OverrideRow = {
-          override_id: randomUUID(), site_id: body.site_id, device_id: body.device_id ?? null, reason: body.reason, authority: body.authority,
-          starts_at: now, expires_at: expires, created_by: actorId(ctx), created_at: now, revoked_at: null, revoked_by: null, revoke_reason: null,
+          override_id: randomUUID(),
+          site_id: body.site_id,
+          device_id: body.device_id ?? null,
+          reason: body.reason,
+          authority: body.authority,
+          starts_at: now,
+          expires_at: expires,
+          created_by: actorId(ctx),
+          created_at: now,
+          revoked_at: null,
+          revoked_by: null,
+          revoke_reason: null,
         };
         await overrideStore.insert(q, ctx.orgId, row);
         return overrideView(row, now);
@@ -661,7 +915,12 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       const limit = query.limit ?? 50;
       const binding = { op: 'listDecisions', orgId: ctx.orgId, filters: { s: query.site_id ?? null, k: query.kind ?? null } };
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await decisionStore.page(db, ctx.orgId, { siteId: query.site_id, kind: query.kind, limit, before: pos ? { t: pos.t, id: String(pos.id) } : undefined });
+      const rows = await decisionStore.page(db, ctx.orgId, {
+        siteId: query.site_id,
+        kind: query.kind,
+        limit,
+        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+      });
       const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.decision_id }), cursors, binding);
       return { decisions: page.items.map(decisionView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
@@ -677,11 +936,31 @@ export function createControl(deps: { db: Db; work: Db; clock: Clock; cursors: C
       if (!d) throw controlErrors.decisionNotFound();
       const replayer = replayers.get(d.kind);
       if (!replayer) {
-        return { decision_id: d.decision_id, kind: d.kind, rule: d.rule, replayable: false, same: null, recorded: d.output, replayed: null, differences: [], replayed_at: isoTime(clock.now()) };
+        return {
+          decision_id: d.decision_id,
+          kind: d.kind,
+          rule: d.rule,
+          replayable: false,
+          same: null,
+          recorded: d.output,
+          replayed: null,
+          differences: [],
+          replayed_at: isoTime(clock.now()),
+        };
       }
       const replayed = JSON.parse(JSON.stringify(replayer(d.inputs)));
       const diffs = differences(d.output, replayed);
-      return { decision_id: d.decision_id, kind: d.kind, rule: d.rule, replayable: true, same: diffs.length === 0, recorded: d.output, replayed, differences: diffs, replayed_at: isoTime(clock.now()) };
+      return {
+        decision_id: d.decision_id,
+        kind: d.kind,
+        rule: d.rule,
+        replayable: true,
+        same: diffs.length === 0,
+        recorded: d.output,
+        replayed,
+        differences: diffs,
+        replayed_at: isoTime(clock.now()),
+      };
     },
   };
 }

@@ -34,12 +34,27 @@ export const configStore = {
        on conflict (org_id, site_id) do update set demo = excluded.demo, export_limit_enabled = excluded.export_limit_enabled,
          export_limit_kw = excluded.export_limit_kw, margin_kw = excluded.margin_kw, settle_seconds = excluded.settle_seconds,
          connection = excluded.connection, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
-      [orgId, c.site_id, c.demo, c.export_limit_enabled, c.export_limit_kw, c.margin_kw, c.settle_seconds, c.connection ? JSON.stringify(c.connection) : null, c.updated_at, c.updated_by],
+      [
+        orgId,
+        c.site_id,
+        c.demo,
+        c.export_limit_enabled,
+        c.export_limit_kw,
+        c.margin_kw,
+        c.settle_seconds,
+        c.connection ? JSON.stringify(c.connection) : null,
+        c.updated_at,
+        c.updated_by,
+      ],
     );
   },
   /** Every demo-realm site with export limitation on, across organisations (the loop; one indexed read). */
   async loopSites(q: Queryable): Promise<{ org_id: string; site_id: string }[]> {
-    return (await q.query<{ org_id: string; site_id: string }>('select org_id, site_id from control_site_config where demo and export_limit_enabled order by org_id, site_id')).rows;
+    return (
+      await q.query<{ org_id: string; site_id: string }>(
+        'select org_id, site_id from control_site_config where demo and export_limit_enabled order by org_id, site_id',
+      )
+    ).rows;
   },
 };
 
@@ -80,18 +95,30 @@ export const demoStore = {
     return { load_kw: Number(s.load_kw), pv_available_kw: Number(s.pv_available_kw), stepped_at: ms(s.stepped_at)!, devices: d.rows.map(deviceOf) };
   },
   async siteIds(q: Queryable, orgId: string): Promise<string[]> {
-    return (await q.query<{ site_id: string }>('select site_id from control_demo_sites where org_id = $1 order by site_id', [orgId])).rows.map((r) => r.site_id);
+    return (await q.query<{ site_id: string }>('select site_id from control_demo_sites where org_id = $1 order by site_id', [orgId])).rows.map(
+      (r) => r.site_id,
+    );
   },
   async deviceSite(q: Queryable, orgId: string, deviceId: string): Promise<string | null> {
     const r = await q.query<{ site_id: string }>('select site_id from control_demo_devices where org_id = $1 and device_id = $2', [orgId, deviceId]);
     return r.rows[0]?.site_id ?? null;
   },
   async deviceTaken(q: Queryable, orgId: string, deviceIds: string[]): Promise<string[]> {
-    const r = await q.query<{ device_id: string }>('select device_id from control_demo_devices where org_id = $1 and device_id = any($2::text[])', [orgId, deviceIds]);
+    const r = await q.query<{ device_id: string }>('select device_id from control_demo_devices where org_id = $1 and device_id = any($2::text[])', [
+      orgId,
+      deviceIds,
+    ]);
     return r.rows.map((x) => x.device_id);
   },
   async create(q: Queryable, orgId: string, siteId: string, s: SiteState, now: Date) {
-    await q.query('insert into control_demo_sites (org_id, site_id, load_kw, pv_available_kw, stepped_at, created_at) values ($1, $2, $3, $4, $5, $6)', [orgId, siteId, s.load_kw, s.pv_available_kw, dt(s.stepped_at), now]);
+    await q.query('insert into control_demo_sites (org_id, site_id, load_kw, pv_available_kw, stepped_at, created_at) values ($1, $2, $3, $4, $5, $6)', [
+      orgId,
+      siteId,
+      s.load_kw,
+      s.pv_available_kw,
+      dt(s.stepped_at),
+      now,
+    ]);
     let position = 0;
     for (const d of s.devices) {
       await q.query(
@@ -103,7 +130,13 @@ export const demoStore = {
   },
   /** Writes the stepped model back (the site row must be locked by the caller). */
   async save(q: Queryable, orgId: string, siteId: string, s: SiteState) {
-    await q.query('update control_demo_sites set load_kw = $3, pv_available_kw = $4, stepped_at = $5 where org_id = $1 and site_id = $2', [orgId, siteId, s.load_kw, s.pv_available_kw, dt(s.stepped_at)]);
+    await q.query('update control_demo_sites set load_kw = $3, pv_available_kw = $4, stepped_at = $5 where org_id = $1 and site_id = $2', [
+      orgId,
+      siteId,
+      s.load_kw,
+      s.pv_available_kw,
+      dt(s.stepped_at),
+    ]);
     for (const d of s.devices) {
       await q.query(
         `update control_demo_devices set behaviour = $3, rated_kw = $4, capacity_kwh = $5, soc_pct = $6, setpoint_kw = $7, pending_kw = $8, pending_at = $9
@@ -144,7 +177,12 @@ export const decisionStore = {
     if (f.siteId !== undefined) w.push(`site_id = $${p.push(f.siteId)}`);
     if (f.kind !== undefined) w.push(`kind = $${p.push(f.kind)}`);
     if (f.before) w.push(`(${POS}, decision_id::text) < ($${p.push(f.before.t)}, $${p.push(f.before.id)})`);
-    return (await q.query<DecisionRow>(`select *, ${POS} as pos from control_decisions where ${w.join(' and ')} order by ${POS} desc, decision_id::text desc limit ${f.limit + 1}`, p)).rows;
+    return (
+      await q.query<DecisionRow>(
+        `select *, ${POS} as pos from control_decisions where ${w.join(' and ')} order by ${POS} desc, decision_id::text desc limit ${f.limit + 1}`,
+        p,
+      )
+    ).rows;
   },
 };
 
@@ -172,7 +210,24 @@ export const setpointStore = {
     await q.query(
       `insert into control_setpoints (org_id, setpoint_id, site_id, device_id, value_kw, source, verdict, accepted, expected_kw, readback_kw, settle_seconds, commanded_at, read_at, reason, decision_id, actor)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      [orgId, s.setpoint_id, s.site_id, s.device_id, s.value_kw, s.source, s.verdict, s.accepted, s.expected_kw, s.readback_kw, s.settle_seconds, s.commanded_at, s.read_at, s.reason, s.decision_id, s.actor],
+      [
+        orgId,
+        s.setpoint_id,
+        s.site_id,
+        s.device_id,
+        s.value_kw,
+        s.source,
+        s.verdict,
+        s.accepted,
+        s.expected_kw,
+        s.readback_kw,
+        s.settle_seconds,
+        s.commanded_at,
+        s.read_at,
+        s.reason,
+        s.decision_id,
+        s.actor,
+      ],
     );
   },
   async page(q: Queryable, orgId: string, f: { siteId?: string; deviceId?: string; verdict?: string; before?: { t: string; id: string }; limit: number }) {
@@ -182,10 +237,18 @@ export const setpointStore = {
     if (f.deviceId !== undefined) w.push(`device_id = $${p.push(f.deviceId)}`);
     if (f.verdict !== undefined) w.push(`verdict = $${p.push(f.verdict)}`);
     if (f.before) w.push(`(${SP_POS}, setpoint_id::text) < ($${p.push(f.before.t)}, $${p.push(f.before.id)})`);
-    return (await q.query<SetpointRow & { pos: string }>(`select *, ${SP_POS} as pos from control_setpoints where ${w.join(' and ')} order by ${SP_POS} desc, setpoint_id::text desc limit ${f.limit + 1}`, p)).rows;
+    return (
+      await q.query<SetpointRow & { pos: string }>(
+        `select *, ${SP_POS} as pos from control_setpoints where ${w.join(' and ')} order by ${SP_POS} desc, setpoint_id::text desc limit ${f.limit + 1}`,
+        p,
+      )
+    ).rows;
   },
   async lastBySite(q: Queryable, orgId: string): Promise<Map<string, Date>> {
-    const r = await q.query<{ site_id: string; at: Date }>('select site_id, max(commanded_at) as at from control_setpoints where org_id = $1 group by site_id', [orgId]);
+    const r = await q.query<{ site_id: string; at: Date }>(
+      'select site_id, max(commanded_at) as at from control_setpoints where org_id = $1 group by site_id',
+      [orgId],
+    );
     return new Map(r.rows.map((x) => [x.site_id, new Date(x.at)]));
   },
 };
@@ -215,18 +278,37 @@ export const overrideStore = {
     );
   },
   async get(q: Queryable, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<OverrideRow | null> {
-    return (await q.query<OverrideRow>(`select * from control_overrides where org_id = $1 and override_id = $2${opts.forUpdate ? ' for update' : ''}`, [orgId, id])).rows[0] ?? null;
+    return (
+      (await q.query<OverrideRow>(`select * from control_overrides where org_id = $1 and override_id = $2${opts.forUpdate ? ' for update' : ''}`, [orgId, id]))
+        .rows[0] ?? null
+    );
   },
   async revoke(q: Queryable, orgId: string, id: string, by: string | null, reason: string, now: Date) {
-    await q.query('update control_overrides set revoked_at = $3, revoked_by = $4, revoke_reason = $5 where org_id = $1 and override_id = $2', [orgId, id, now, by, reason]);
+    await q.query('update control_overrides set revoked_at = $3, revoked_by = $4, revoke_reason = $5 where org_id = $1 and override_id = $2', [
+      orgId,
+      id,
+      now,
+      by,
+      reason,
+    ]);
   },
   /** Overrides in force at `now` on a site (or every site). */
   async active(q: Queryable, orgId: string, now: Date, siteId?: string): Promise<OverrideRow[]> {
     const p: unknown[] = [orgId, now];
     const site = siteId === undefined ? '' : ` and site_id = $${p.push(siteId)}`;
-    return (await q.query<OverrideRow>(`select * from control_overrides where org_id = $1 and revoked_at is null and starts_at <= $2 and expires_at > $2${site} order by created_at`, p)).rows;
+    return (
+      await q.query<OverrideRow>(
+        `select * from control_overrides where org_id = $1 and revoked_at is null and starts_at <= $2 and expires_at > $2${site} order by created_at`,
+        p,
+      )
+    ).rows;
   },
-  async page(q: Queryable, orgId: string, now: Date, f: { siteId?: string; status?: 'active' | 'revoked' | 'expired'; before?: { t: string; id: string }; limit: number }) {
+  async page(
+    q: Queryable,
+    orgId: string,
+    now: Date,
+    f: { siteId?: string; status?: 'active' | 'revoked' | 'expired'; before?: { t: string; id: string }; limit: number },
+  ) {
     const p: unknown[] = [orgId];
     const w = ['org_id = $1'];
     if (f.siteId !== undefined) w.push(`site_id = $${p.push(f.siteId)}`);
@@ -234,7 +316,12 @@ export const overrideStore = {
     if (f.status === 'active') w.push(`revoked_at is null and expires_at > $${p.push(now)}`);
     if (f.status === 'expired') w.push(`revoked_at is null and expires_at <= $${p.push(now)}`);
     if (f.before) w.push(`(${OV_POS}, override_id::text) < ($${p.push(f.before.t)}, $${p.push(f.before.id)})`);
-    return (await q.query<OverrideRow & { pos: string }>(`select *, ${OV_POS} as pos from control_overrides where ${w.join(' and ')} order by ${OV_POS} desc, override_id::text desc limit ${f.limit + 1}`, p)).rows;
+    return (
+      await q.query<OverrideRow & { pos: string }>(
+        `select *, ${OV_POS} as pos from control_overrides where ${w.join(' and ')} order by ${OV_POS} desc, override_id::text desc limit ${f.limit + 1}`,
+        p,
+      )
+    ).rows;
   },
 };
 
@@ -271,14 +358,33 @@ export const eventStore = {
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        on conflict (event_id) do update set limit_kw = excluded.limit_kw, boundary_before_kw = excluded.boundary_before_kw,
          boundary_after_kw = excluded.boundary_after_kw, action = excluded.action, outcome = excluded.outcome, commands = excluded.commands`,
-      [orgId, e.event_id, e.site_id, e.trigger, e.tick_at, e.at, e.limit_kw, e.boundary_before_kw, e.boundary_after_kw, e.action, e.outcome, JSON.stringify(e.commands), e.decision_id],
+      [
+        orgId,
+        e.event_id,
+        e.site_id,
+        e.trigger,
+        e.tick_at,
+        e.at,
+        e.limit_kw,
+        e.boundary_before_kw,
+        e.boundary_after_kw,
+        e.action,
+        e.outcome,
+        JSON.stringify(e.commands),
+        e.decision_id,
+      ],
     );
   },
   async page(q: Queryable, orgId: string, siteId: string, f: { before?: { t: string; id: string }; limit: number }) {
     const p: unknown[] = [orgId, siteId];
     const w = ['org_id = $1', 'site_id = $2'];
     if (f.before) w.push(`(${EV_POS}, event_id::text) < ($${p.push(f.before.t)}, $${p.push(f.before.id)})`);
-    return (await q.query<EventRow & { pos: string }>(`select *, ${EV_POS} as pos from control_export_events where ${w.join(' and ')} order by ${EV_POS} desc, event_id::text desc limit ${f.limit + 1}`, p)).rows;
+    return (
+      await q.query<EventRow & { pos: string }>(
+        `select *, ${EV_POS} as pos from control_export_events where ${w.join(' and ')} order by ${EV_POS} desc, event_id::text desc limit ${f.limit + 1}`,
+        p,
+      )
+    ).rows;
   },
   /**
    * Retention (every organisation; the background connection): deletes scheduled iterations that

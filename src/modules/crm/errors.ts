@@ -6,7 +6,8 @@ export const crmErrors = {
   notFound: (what: string) => new AppError(404, `${what} not found`, { code: 'not_found' }),
   stageClosed: (stage: string) => new AppError(409, `Deal is ${stage}; a closed deal cannot change stage`, { code: 'deal_closed' }),
   sameStage: (stage: string) => new AppError(409, `Deal is already in stage ${stage}`, { code: 'same_stage' }),
-  stageInUse: (stages: string[]) => new AppError(409, `Deals are still in stage(s) ${stages.join(', ')}; move them before removing the stage`, { code: 'stage_in_use' }),
+  stageInUse: (stages: string[]) =>
+    new AppError(409, `Deals are still in stage(s) ${stages.join(', ')}; move them before removing the stage`, { code: 'stage_in_use' }),
   accountInUse: (contacts: number, deals: number) =>
     new AppError(409, `Account has ${contacts} contact(s) and ${deals} deal(s); delete or move them first`, { code: 'account_in_use' }),
   erased: () => new AppError(409, 'Contact is erased', { code: 'contact_erased' }),

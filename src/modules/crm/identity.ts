@@ -20,7 +20,10 @@ export function normaliseEmail(e: string): string {
  * every numbering plan (decision 0295).
  */
 export function e164(p: string): string | null {
-  let s = p.normalize('NFKC').trim().replace(/^\([ \t]*(\+[ \t]*[0-9]{1,3})[ \t]*\)/, '$1 ');
+  let s = p
+    .normalize('NFKC')
+    .trim()
+    .replace(/^\([ \t]*(\+[ \t]*[0-9]{1,3})[ \t]*\)/, '$1 ');
   if (!/^\+?[0-9 \t().\-/]+$/.test(s)) return null;
   const plus = s.startsWith('+');
   s = s.replace(/^(\+?[ \t]*(?:00)?[0-9]{1,3})[ \t]*\(0\)/, '$1');
@@ -87,11 +90,23 @@ export function identityMatcher(values: HeldValues): IdentityMatcher {
 
   // Names: whole words, case-insensitive, any run of white space between words, either apostrophe.
   // A hyphen between letters joins a word: "Ann" leaves "Ann-Marie" (another name).
-  const names = [...new Set([...values.names].map((n) => n.normalize('NFC').trim().replace(/\s+/g, ' ')).filter((n) => [...n.replace(/[^\p{L}\p{N}]/gu, '')].length >= 2))];
+  const names = [
+    ...new Set([...values.names].map((n) => n.normalize('NFC').trim().replace(/\s+/g, ' ')).filter((n) => [...n.replace(/[^\p{L}\p{N}]/gu, '')].length >= 2)),
+  ];
   names.sort((a, b) => b.length - a.length);
   names.forEach(addAnchor);
   const namePattern = names.length
-    ? new RegExp(`(?<!${WORD}|${WORD}-)(?:${names.map((n) => n.split(' ').map((w) => escape(w).replace(/['\u2019]/g, "['\u2019]")).join('\\s+')).join('|')})(?!${WORD}|-${WORD})`, 'giu')
+    ? new RegExp(
+        `(?<!${WORD}|${WORD}-)(?:${names
+          .map((n) =>
+            n
+              .split(' ')
+              .map((w) => escape(w).replace(/['\u2019]/g, "['\u2019]"))
+              .join('\\s+'),
+          )
+          .join('|')})(?!${WORD}|-${WORD})`,
+        'giu',
+      )
     : null;
 
   // E-mail addresses: a whole address token (not a longer address that ends with it).
@@ -166,7 +181,11 @@ export function identityMatcher(values: HeldValues): IdentityMatcher {
     if (emails.size) t = t.replace(EMAIL_TOKEN, emailToken);
     t = redactPhones(t);
     // A name inside an e-mail address is part of that address, not a word (ann.old@x is not "Ann").
-    if (namePattern) t = t.split(EMAIL_SPLIT).map((part, i) => (i % 2 ? part : part.replace(namePattern, ERASED))).join('');
+    if (namePattern)
+      t = t
+        .split(EMAIL_SPLIT)
+        .map((part, i) => (i % 2 ? part : part.replace(namePattern, ERASED)))
+        .join('');
     return t === text.normalize('NFC') ? text : t;
   }
 

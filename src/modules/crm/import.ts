@@ -11,7 +11,19 @@ import { crmErrors } from './errors.ts';
 import type { Crm } from './service.ts';
 import * as store from './store.ts';
 
-export const TRACKER_COLUMNS = ['company', 'domain', 'contact_name', 'email', 'phone', 'job_title', 'deal_title', 'deal_value', 'currency', 'stage', 'expected_close'] as const;
+export const TRACKER_COLUMNS = [
+  'company',
+  'domain',
+  'contact_name',
+  'email',
+  'phone',
+  'job_title',
+  'deal_title',
+  'deal_value',
+  'currency',
+  'stage',
+  'expected_close',
+] as const;
 type Column = (typeof TRACKER_COLUMNS)[number];
 type Line = Partial<Record<Column, string>>;
 
@@ -42,7 +54,8 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
     const deal = row.deal_title || row.deal_value || row.stage || row.expected_close;
     if (deal) {
       if (!row.deal_title) e('deal_title', 'a deal needs a title');
-      if (!row.deal_value || !VALUE.test(row.deal_value.replace(/,/g, ''))) e('deal_value', 'a deal needs a value: a decimal with at most 2 places, e.g. 12500.00');
+      if (!row.deal_value || !VALUE.test(row.deal_value.replace(/,/g, '')))
+        e('deal_value', 'a deal needs a value: a decimal with at most 2 places, e.g. 12500.00');
       if (row.stage && !stages.includes(row.stage.toLowerCase())) e('stage', `unknown stage; the pipeline has: ${stages.join(', ')}`);
       if (row.expected_close && !isCalendarDay(row.expected_close)) e('expected_close', 'a date, YYYY-MM-DD');
       if (row.currency && !/^[A-Z]{3}$/.test(row.currency)) e('currency', 'ISO 4217, e.g. GBP');
@@ -54,7 +67,13 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
     let records: { record: Record<string, string>; info: { lines: number } }[];
     try {
       records = parse(body.csv, {
-        columns: (header: string[]) => header.map((h) => h.trim().toLowerCase().replace(/[\s-]+/g, '_')),
+        columns: (header: string[]) =>
+          header.map((h) =>
+            h
+              .trim()
+              .toLowerCase()
+              .replace(/[\s-]+/g, '_'),
+          ),
         skip_empty_lines: true,
         trim: true,
         bom: true,
@@ -68,7 +87,8 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
     if (!records.length) throw crmErrors.field(['csv'], 'The file has a header but no rows', null);
     const header = Object.keys(records[0]!.record);
     const unknown = header.filter((h) => !(TRACKER_COLUMNS as readonly string[]).includes(h));
-    if (unknown.length) throw crmErrors.field(['csv'], `Line 1: unknown column(s) ${unknown.join(', ')}; the tracker columns are ${TRACKER_COLUMNS.join(', ')}`, unknown);
+    if (unknown.length)
+      throw crmErrors.field(['csv'], `Line 1: unknown column(s) ${unknown.join(', ')}; the tracker columns are ${TRACKER_COLUMNS.join(', ')}`, unknown);
     if (!header.includes('company')) throw crmErrors.field(['csv'], 'Line 1: the column company is required', header);
     if (records.length > MAX_ROWS) throw crmErrors.field(['csv'], `At most ${MAX_ROWS} rows a file`, records.length);
 
@@ -95,7 +115,15 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
         let account = await store.findByText(q, 'account', ctx.orgId, 'name', row.company!);
         if (account) matched.accounts++;
         else {
-          account = await store.insert(q, 'account', ctx.orgId, { id: `acc_${randomUUID()}`, name: row.company, domain: row.domain || null, kind: 'prospect', notes: null, created_at: now, updated_at: now });
+          account = await store.insert(q, 'account', ctx.orgId, {
+            id: `acc_${randomUUID()}`,
+            name: row.company,
+            domain: row.domain || null,
+            kind: 'prospect',
+            notes: null,
+            created_at: now,
+            updated_at: now,
+          });
           created.accounts++;
         }
         let contactId: string | null = null;
@@ -107,7 +135,17 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
             matched.contacts++;
             contactId = existing.id;
           } else {
-            const c = await crm.createContact(ctx, { name: row.contact_name, email: row.email || undefined, phone: row.phone || undefined, job_title: row.job_title || undefined, account_id: account.id }, q);
+            const c = await crm.createContact(
+              ctx,
+              {
+                name: row.contact_name,
+                email: row.email || undefined,
+                phone: row.phone || undefined,
+                job_title: row.job_title || undefined,
+                account_id: account.id,
+              },
+              q,
+            );
             created.contacts++;
             if (c.opted_out) suppressed++;
             contactId = c.id;
@@ -129,12 +167,21 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
               created_at: now,
               updated_at: now,
             });
-            await store.addMove(q, ctx.orgId, { id: `mv_${randomUUID()}`, deal_id: deal.id, from_stage: null, to_stage: stage, reason: 'imported', moved_by: ctx.actor.kind === 'user' ? ctx.actor.userId : null, moved_at: now });
+            await store.addMove(q, ctx.orgId, {
+              id: `mv_${randomUUID()}`,
+              deal_id: deal.id,
+              from_stage: null,
+              to_stage: stage,
+              reason: 'imported',
+              moved_by: ctx.actor.kind === 'user' ? ctx.actor.userId : null,
+              moved_at: now,
+            });
             created.deals++;
           }
         }
       }
-      if (!body.dry_run) await audit.record(q, ctx, { action: 'crm.import.tracker', details: { rows: records.length, imported, created, matched, errors: errors.length } });
+      if (!body.dry_run)
+        await audit.record(q, ctx, { action: 'crm.import.tracker', details: { rows: records.length, imported, created, matched, errors: errors.length } });
       return { rows: records.length, imported, dry_run: body.dry_run ?? false, created, matched, suppressed_contacts: suppressed, errors };
     });
   };

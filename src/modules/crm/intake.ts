@@ -30,7 +30,12 @@ export const IntakeBody = Type.Object(
 
 /** The intake's limit class: CRM_INTAKE_PER_HOUR requests an hour per source address, counted by the platform. */
 export const INTAKE_LIMIT = 'crm-intake';
-export const intakeLimitClass = (config: CrmConfig): LimitClass => ({ policy: 'crm-intake', limit: config.intakePerHourPerAddress, windowMs: HOUR, per: 'address' });
+export const intakeLimitClass = (config: CrmConfig): LimitClass => ({
+  policy: 'crm-intake',
+  limit: config.intakePerHourPerAddress,
+  windowMs: HOUR,
+  per: 'address',
+});
 
 export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Clock }) {
   return defineOperation({
@@ -64,13 +69,27 @@ export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Cloc
       // A filled honeypot: the same answer, nothing written.
       if (body.website) return answer;
       const now = deps.clock.now();
-      const notes = [`Capacity study request ${answer.reference}`, `Depot postcode: ${body.depot_postcode.toUpperCase()}`, body.vehicles ? `Vehicles: ${body.vehicles}` : null, body.message ? `Message: ${body.message}` : null]
+      const notes = [
+        `Capacity study request ${answer.reference}`,
+        `Depot postcode: ${body.depot_postcode.toUpperCase()}`,
+        body.vehicles ? `Vehicles: ${body.vehicles}` : null,
+        body.message ? `Message: ${body.message}` : null,
+      ]
         .filter(Boolean)
         .join('\n');
       try {
-        await crm.intake(orgId, { company: body.company, notes, name: body.name, email: body.email, phone: body.phone, due: new Date(now.getTime() + 24 * HOUR), reference: answer.reference });
+        await crm.intake(orgId, {
+          company: body.company,
+          notes,
+          name: body.name,
+          email: body.email,
+          phone: body.phone,
+          due: new Date(now.getTime() + 24 * HOUR),
+          reference: answer.reference,
+        });
       } catch (e) {
-        if ((e as { code?: string }).code === '23503') throw new AppError(503, `Lead intake is not configured: organisation ${orgId} does not exist`, { code: 'intake_unconfigured' });
+        if ((e as { code?: string }).code === '23503')
+          throw new AppError(503, `Lead intake is not configured: organisation ${orgId} does not exist`, { code: 'intake_unconfigured' });
         throw e;
       }
       return answer;

@@ -45,9 +45,13 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       method: 'GET',
       path: `${BASE}/forecast`,
       summary: 'Weighted pipeline by expected close month and stage',
-      description: 'Open deals only; `weighted` is value x stage probability. Deals without an expected close date fall under month `unscheduled`. One row per currency.',
+      description:
+        'Open deals only; `weighted` is value x stage probability. Deals without an expected close date fall under month `unscheduled`. One row per currency.',
       access: read,
-      dataBasis: { basis: 'calculated', method: 'Weighted value = sum over open deals of value × stage probability ÷ 100, rounded half up to the penny per stage and month; exact decimals.' },
+      dataBasis: {
+        basis: 'calculated',
+        method: 'Weighted value = sum over open deals of value × stage probability ÷ 100, rounded half up to the penny per stage and month; exact decimals.',
+      },
       schema: {
         response: {
           200: Type.Object({
@@ -59,7 +63,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
                 deals: Type.Integer(),
                 value: Money('Sum of deal values'),
                 weighted: Money('Probability-weighted value'),
-                stages: Type.Array(Type.Object({ stage: S.StageName, probability: Type.Integer(), deals: Type.Integer(), value: Money('Sum'), weighted: Money('Weighted') })),
+                stages: Type.Array(
+                  Type.Object({ stage: S.StageName, probability: Type.Integer(), deals: Type.Integer(), value: Money('Sum'), weighted: Money('Weighted') }),
+                ),
               }),
             ),
             totals: Type.Array(Type.Object({ currency: Type.String(), deals: Type.Integer(), value: Money('Sum'), weighted: Money('Weighted') })),
@@ -133,7 +139,10 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       summary: 'Contacts (personal data), newest first',
       description: 'Erased contacts are left out unless include_erased=true (they then show no personal field).',
       access: read,
-      schema: { query: Type.Object({ account_id: Type.Optional(S.Id), include_erased: Type.Optional(Type.Boolean()), ...paging }), response: { 200: Page('contacts', S.Contact) } },
+      schema: {
+        query: Type.Object({ account_id: Type.Optional(S.Id), include_erased: Type.Optional(Type.Boolean()), ...paging }),
+        response: { 200: Page('contacts', S.Contact) },
+      },
       handler: async ({ ctx, query }) => crm.listContacts(ctx, query),
     }),
     op({
@@ -141,7 +150,8 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       method: 'POST',
       path: `${BASE}/contacts`,
       summary: 'Create a contact',
-      description: 'An email address or phone number on the suppression list makes the contact opted out from the start: nothing re-subscribes a suppressed person.',
+      description:
+        'An email address or phone number on the suppression list makes the contact opted out from the start: nothing re-subscribes a suppressed person.',
       access: write,
       successStatus: 201,
       schema: { body: S.ContactBody, response: { 201: S.Contact } },
@@ -219,7 +229,10 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       summary: 'Deals, newest first',
       description: 'Filter by account or stage; cursor paging.',
       access: read,
-      schema: { query: Type.Object({ account_id: Type.Optional(S.Id), stage: Type.Optional(S.StageName), ...paging }), response: { 200: Page('deals', S.Deal) } },
+      schema: {
+        query: Type.Object({ account_id: Type.Optional(S.Id), stage: Type.Optional(S.StageName), ...paging }),
+        response: { 200: Page('deals', S.Deal) },
+      },
       handler: async ({ ctx, query }) => crm.listDeals(ctx, query),
     }),
     op({
@@ -291,7 +304,13 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Filter by account, contact, deal or kind; newest occurred_at first; cursor paging.',
       access: read,
       schema: {
-        query: Type.Object({ account_id: Type.Optional(S.Id), contact_id: Type.Optional(S.Id), deal_id: Type.Optional(S.Id), kind: Type.Optional(S.ActivityKind), ...paging }),
+        query: Type.Object({
+          account_id: Type.Optional(S.Id),
+          contact_id: Type.Optional(S.Id),
+          deal_id: Type.Optional(S.Id),
+          kind: Type.Optional(S.ActivityKind),
+          ...paging,
+        }),
         response: { 200: Page('activities', S.Activity) },
       },
       handler: async ({ ctx, query }) => crm.listActivities(ctx, query),
@@ -331,7 +350,13 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       description: 'Filter by account, deal, assignee or done; cursor paging.',
       access: read,
       schema: {
-        query: Type.Object({ account_id: Type.Optional(S.Id), deal_id: Type.Optional(S.Id), assignee_id: Type.Optional(S.Id), done: Type.Optional(Type.Boolean()), ...paging }),
+        query: Type.Object({
+          account_id: Type.Optional(S.Id),
+          deal_id: Type.Optional(S.Id),
+          assignee_id: Type.Optional(S.Id),
+          done: Type.Optional(Type.Boolean()),
+          ...paging,
+        }),
         response: { 200: Page('tasks', S.Task) },
       },
       handler: async ({ ctx, query }) => crm.listTasks(ctx, query),
@@ -356,7 +381,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: read,
       schema: {
         query: Type.Object({ within_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 24 * 90, description: 'Window from now, hours; default 24' })) }),
-        response: { 200: Type.Object({ as_of: Timestamp, until: Timestamp, tasks: Type.Array(Type.Object({ ...S.Task.properties, overdue: Type.Boolean() })) }) },
+        response: {
+          200: Type.Object({ as_of: Timestamp, until: Timestamp, tasks: Type.Array(Type.Object({ ...S.Task.properties, overdue: Type.Boolean() })) }),
+        },
       },
       handler: async ({ ctx, query }) => crm.dueTasks(ctx, query),
     }),
@@ -382,7 +409,10 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       access: write,
       schema: {
         body: Type.Object(
-          { csv: Type.String({ minLength: 1, maxLength: 2_000_000, description: 'The tracker file as text' }), dry_run: Type.Optional(Type.Boolean({ description: 'Check only; write nothing' })) },
+          {
+            csv: Type.String({ minLength: 1, maxLength: 2_000_000, description: 'The tracker file as text' }),
+            dry_run: Type.Optional(Type.Boolean({ description: 'Check only; write nothing' })),
+          },
           { additionalProperties: false },
         ),
         response: {
@@ -391,9 +421,18 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
             imported: Type.Integer({ description: 'Rows without errors (written unless dry_run)' }),
             dry_run: Type.Boolean(),
             created: Type.Object({ accounts: Type.Integer(), contacts: Type.Integer(), deals: Type.Integer() }),
-            matched: Type.Object({ accounts: Type.Integer(), contacts: Type.Integer(), deals: Type.Integer() }, { description: 'Rows that named records already there (left as they are)' }),
+            matched: Type.Object(
+              { accounts: Type.Integer(), contacts: Type.Integer(), deals: Type.Integer() },
+              { description: 'Rows that named records already there (left as they are)' },
+            ),
             suppressed_contacts: Type.Integer({ description: 'New contacts whose address or number is suppressed: created opted out' }),
-            errors: Type.Array(Type.Object({ line: Type.Integer({ description: 'Line in the file, header = 1' }), column: Type.Union([Type.String(), Type.Null()]), message: Type.String() })),
+            errors: Type.Array(
+              Type.Object({
+                line: Type.Integer({ description: 'Line in the file, header = 1' }),
+                column: Type.Union([Type.String(), Type.Null()]),
+                message: Type.String(),
+              }),
+            ),
           }),
         },
       },
@@ -413,7 +452,14 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
             as_of: Timestamp,
             retention_days: Type.Integer(),
             cutoff: Timestamp,
-            contacts: Type.Array(Type.Object({ contact_id: S.Id, account_id: Type.Union([S.Id, Type.Null()]), last_engaged_at: Type.Union([Timestamp, Type.Null()]), created_at: Timestamp })),
+            contacts: Type.Array(
+              Type.Object({
+                contact_id: S.Id,
+                account_id: Type.Union([S.Id, Type.Null()]),
+                last_engaged_at: Type.Union([Timestamp, Type.Null()]),
+                created_at: Timestamp,
+              }),
+            ),
           }),
         },
       },

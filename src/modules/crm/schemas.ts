@@ -8,7 +8,9 @@ export const Email = Type.String({ format: 'email', maxLength: 254, description:
 export const Phone = Type.String({ pattern: '^\\+?[0-9 ()-]{6,24}$', description: 'Phone number, e.g. +44 20 7946 0000' });
 export const DateOnly = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD' });
 export const StageName = Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$', description: 'Stage name, lower case' });
-export const AccountKind = Type.Union([Type.Literal('prospect'), Type.Literal('customer'), Type.Literal('partner')], { description: 'prospect: no contract yet (its contacts fall under retention)' });
+export const AccountKind = Type.Union([Type.Literal('prospect'), Type.Literal('customer'), Type.Literal('partner')], {
+  description: 'prospect: no contract yet (its contacts fall under retention)',
+});
 export const ActivityKind = Type.Union([Type.Literal('call'), Type.Literal('email'), Type.Literal('meeting'), Type.Literal('note')]);
 
 export const Template = Type.Object(
@@ -22,7 +24,13 @@ export const Template = Type.Object(
 export const Settings = Component(
   'CrmSettings',
   Type.Object({
-    stages: Type.Array(Type.Object({ name: StageName, probability: Type.Integer({ minimum: 0, maximum: 100, description: 'Win probability (percent) the forecast weighs by' }), final: Type.Boolean({ description: 'won and lost: closed stages, final' }) })),
+    stages: Type.Array(
+      Type.Object({
+        name: StageName,
+        probability: Type.Integer({ minimum: 0, maximum: 100, description: 'Win probability (percent) the forecast weighs by' }),
+        final: Type.Boolean({ description: 'won and lost: closed stages, final' }),
+      }),
+    ),
     retention_days: Type.Integer({ description: 'Prospects with no engagement for this many days are erased by retention/run' }),
     templates: Type.Array(Template),
     updated_at: Nullable(Timestamp, 'null while the defaults apply'),
@@ -30,7 +38,11 @@ export const Settings = Component(
 );
 export const SettingsBody = Type.Object(
   {
-    stages: Type.Array(Type.Object({ name: StageName, probability: Type.Integer({ minimum: 0, maximum: 100 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 12, description: 'Open stages in pipeline order; won and lost are always added' }),
+    stages: Type.Array(Type.Object({ name: StageName, probability: Type.Integer({ minimum: 0, maximum: 100 }) }, { additionalProperties: false }), {
+      minItems: 1,
+      maxItems: 12,
+      description: 'Open stages in pipeline order; won and lost are always added',
+    }),
     retention_days: Type.Integer({ minimum: 30, maximum: 3650 }),
     templates: Type.Array(Template, { maxItems: 20 }),
   },
@@ -39,9 +51,22 @@ export const SettingsBody = Type.Object(
 
 export const Account = Component(
   'CrmAccount',
-  Type.Object({ id: Id, name: Type.String(), domain: Nullable(Type.String()), kind: AccountKind, notes: Nullable(Type.String()), created_at: Timestamp, updated_at: Timestamp }),
+  Type.Object({
+    id: Id,
+    name: Type.String(),
+    domain: Nullable(Type.String()),
+    kind: AccountKind,
+    notes: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
 );
-const accountFields = { name: Text(200, 'Organisation name'), domain: Type.Optional(Type.String({ pattern: '^[a-z0-9.-]{3,253}$', description: 'Web domain' })), kind: Type.Optional(AccountKind), notes: Type.Optional(Type.String({ maxLength: 5000 })) };
+const accountFields = {
+  name: Text(200, 'Organisation name'),
+  domain: Type.Optional(Type.String({ pattern: '^[a-z0-9.-]{3,253}$', description: 'Web domain' })),
+  kind: Type.Optional(AccountKind),
+  notes: Type.Optional(Type.String({ maxLength: 5000 })),
+};
 export const AccountBody = Type.Object(accountFields, { additionalProperties: false });
 export const AccountPatch = Type.Object(
   { name: Type.Optional(accountFields.name), domain: accountFields.domain, kind: accountFields.kind, notes: accountFields.notes },
@@ -67,15 +92,33 @@ export const Contact = Component(
   }),
 );
 export const ContactBody = Type.Object(
-  { name: Text(200, 'Full name'), email: Type.Optional(Email), phone: Type.Optional(Phone), job_title: Type.Optional(Type.String({ maxLength: 200 })), account_id: Type.Optional(Id) },
+  {
+    name: Text(200, 'Full name'),
+    email: Type.Optional(Email),
+    phone: Type.Optional(Phone),
+    job_title: Type.Optional(Type.String({ maxLength: 200 })),
+    account_id: Type.Optional(Id),
+  },
   { additionalProperties: false },
 );
 export const ContactPatch = Type.Object(
-  { name: Type.Optional(Text(200, 'Full name')), email: Type.Optional(Email), phone: Type.Optional(Phone), job_title: Type.Optional(Type.String({ maxLength: 200 })), account_id: Type.Optional(Id) },
+  {
+    name: Type.Optional(Text(200, 'Full name')),
+    email: Type.Optional(Email),
+    phone: Type.Optional(Phone),
+    job_title: Type.Optional(Type.String({ maxLength: 200 })),
+    account_id: Type.Optional(Id),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 
-const Move = Type.Object({ from: Nullable(StageName, 'null for the opening move'), to: StageName, reason: Nullable(Type.String()), moved_by: Nullable(Type.String()), moved_at: Timestamp });
+const Move = Type.Object({
+  from: Nullable(StageName, 'null for the opening move'),
+  to: StageName,
+  reason: Nullable(Type.String()),
+  moved_by: Nullable(Type.String()),
+  moved_at: Timestamp,
+});
 export const Deal = Component(
   'CrmDeal',
   Type.Object({
@@ -106,13 +149,28 @@ export const DealBody = Type.Object(
   { additionalProperties: false },
 );
 export const DealPatch = Type.Object(
-  { title: Type.Optional(Text(200, 'What is being sold')), value: Type.Optional(money), contact_id: Type.Optional(Id), expected_close: Type.Optional(DateOnly) },
+  {
+    title: Type.Optional(Text(200, 'What is being sold')),
+    value: Type.Optional(money),
+    contact_id: Type.Optional(Id),
+    expected_close: Type.Optional(DateOnly),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 
 export const Activity = Component(
   'CrmActivity',
-  Type.Object({ id: Id, kind: ActivityKind, account_id: Nullable(Id), contact_id: Nullable(Id), deal_id: Nullable(Id), subject: Type.String(), body: Nullable(Type.String()), occurred_at: Timestamp, created_at: Timestamp }),
+  Type.Object({
+    id: Id,
+    kind: ActivityKind,
+    account_id: Nullable(Id),
+    contact_id: Nullable(Id),
+    deal_id: Nullable(Id),
+    subject: Type.String(),
+    body: Nullable(Type.String()),
+    occurred_at: Timestamp,
+    created_at: Timestamp,
+  }),
 );
 export const ActivityBody = Type.Object(
   {
@@ -155,7 +213,12 @@ export const TaskBody = Type.Object(
   { additionalProperties: false },
 );
 export const TaskPatch = Type.Object(
-  { title: Type.Optional(Text(200, 'What to do')), due_at: Type.Optional(Type.String({ format: 'date-time' })), assignee_id: Type.Optional(Id), done: Type.Optional(Type.Boolean()) },
+  {
+    title: Type.Optional(Text(200, 'What to do')),
+    due_at: Type.Optional(Type.String({ format: 'date-time' })),
+    assignee_id: Type.Optional(Id),
+    done: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 
@@ -164,7 +227,7 @@ export const Erasure = Type.Object({
   erased_at: Timestamp,
   erased: Type.Object({
     contact_fields: Type.Array(Type.String(), { description: 'Contact fields cleared' }),
-    activity_bodies: Type.Integer({ description: "Activities with the person whose notes were cleared" }),
+    activity_bodies: Type.Integer({ description: 'Activities with the person whose notes were cleared' }),
     text_mentions: Type.Integer({ description: 'Other CRM texts where the name, address or number was replaced by [erased]' }),
     audit_entries: Type.Integer({ description: 'Audit log entries whose details were redacted' }),
   }),

@@ -47,7 +47,13 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
   async function settingsRow(q: Queryable, orgId: string): Promise<Row> {
     const row = await store.getSettings(q, orgId);
     if (row) return row;
-    await store.putSettings(q, orgId, { stages: DEFAULT_STAGES, retention_days: DEFAULT_RETENTION_DAYS, templates: DEFAULT_TEMPLATES, salt: randomBytes(32).toString('base64url'), now: clock.now() });
+    await store.putSettings(q, orgId, {
+      stages: DEFAULT_STAGES,
+      retention_days: DEFAULT_RETENTION_DAYS,
+      templates: DEFAULT_TEMPLATES,
+      salt: randomBytes(32).toString('base64url'),
+      now: clock.now(),
+    });
     return (await store.getSettings(q, orgId))!;
   }
   const stagesOf = (row: Row): Settings['stages'] => [
@@ -86,7 +92,15 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
   }
 
   const views: Record<Kind, (r: Row) => Row> = {
-    account: (r) => ({ id: r.id, name: r.name, domain: r.domain, kind: r.kind, notes: r.notes, created_at: isoTime(r.created_at), updated_at: isoTime(r.updated_at) }),
+    account: (r) => ({
+      id: r.id,
+      name: r.name,
+      domain: r.domain,
+      kind: r.kind,
+      notes: r.notes,
+      created_at: isoTime(r.created_at),
+      updated_at: isoTime(r.updated_at),
+    }),
     contact: (r) => ({
       id: r.id,
       account_id: r.account_id,
@@ -156,13 +170,23 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
     const limit = query.limit ?? 50;
     const binding = { op, orgId: ctx.orgId, filters };
     const after = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-    const rows = await store.list(db, kind, ctx.orgId, { order, filters, limit, ...(after && { after: { t: after.t, id: String(after.id) } }), ...(extra && { extra }) });
+    const rows = await store.list(db, kind, ctx.orgId, {
+      order,
+      filters,
+      limit,
+      ...(after && { after: { t: after.t, id: String(after.id) } }),
+      ...(extra && { extra }),
+    });
     return toPage(rows, limit, (r) => ({ t: isoTime(r[order]), id: r.id }), cursors, binding);
   }
 
   async function touchContact(q: Queryable, orgId: string, contactId: string | null | undefined, at: Date) {
     if (!contactId) return;
-    await q.query(`update crm_contacts set last_engaged_at = greatest(coalesce(last_engaged_at, $3), $3) where org_id = $1 and id = $2`, [orgId, contactId, at]);
+    await q.query(`update crm_contacts set last_engaged_at = greatest(coalesce(last_engaged_at, $3), $3) where org_id = $1 and id = $2`, [
+      orgId,
+      contactId,
+      at,
+    ]);
   }
 
   /**
@@ -187,7 +211,15 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
     for (const h of hashes(settings.salt, held)) await store.addSuppression(q, orgId, h, 'erased', now);
     const fields = (['name', 'email', 'phone', 'job_title'] as const).filter((f) => c[f] !== null);
     const cleared = await q.query(`update crm_activities set body = null where org_id = $1 and contact_id = $2 and body is not null`, [orgId, c.id]);
-    await store.update(q, 'contact', orgId, c.id, { name: null, email: null, phone: null, job_title: null, erased_at: now, opted_out_at: c.opted_out_at ?? now, updated_at: now });
+    await store.update(q, 'contact', orgId, c.id, {
+      name: null,
+      email: null,
+      phone: null,
+      job_title: null,
+      erased_at: now,
+      opted_out_at: c.opted_out_at ?? now,
+      updated_at: now,
+    });
     await store.removeIdentities(q, orgId, c.id);
     const matcher = identityMatcher(held);
     const replaced = matcher.empty ? 0 : await store.redactText(q, orgId, matcher.anchors, matcher.redact);
@@ -209,7 +241,10 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
       if (!row) return { stages: stagesOf({ stages: DEFAULT_STAGES }), retention_days: DEFAULT_RETENTION_DAYS, templates: DEFAULT_TEMPLATES, updated_at: null };
       return settingsView(row);
     },
-    async putSettings(ctx: RequestContext, body: { stages: { name: string; probability: number }[]; retention_days: number; templates: Settings['templates'] }) {
+    async putSettings(
+      ctx: RequestContext,
+      body: { stages: { name: string; probability: number }[]; retention_days: number; templates: Settings['templates'] },
+    ) {
       const names = body.stages.map((s) => s.name);
       names.forEach((n, i) => {
         if (n === WON || n === LOST) throw crmErrors.field(['stages', i, 'name'], `${n} is a closed stage every pipeline has; list open stages only`, n);
@@ -234,11 +269,23 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
 
     // Accounts
     listAccounts: (ctx: RequestContext, query: Row) =>
-      page(ctx, 'account', 'listCrmAccounts', query, { kind: query.kind }, 'created_at').then((p) => ({ accounts: p.items.map(views.account), next_cursor: p.next_cursor, has_more: p.has_more })),
+      page(ctx, 'account', 'listCrmAccounts', query, { kind: query.kind }, 'created_at').then((p) => ({
+        accounts: p.items.map(views.account),
+        next_cursor: p.next_cursor,
+        has_more: p.has_more,
+      })),
     async createAccount(ctx: RequestContext, body: Row) {
       const now = clock.now();
       return db.tx(async (q) => {
-        const row = await store.insert(q, 'account', ctx.orgId, { id: `acc_${randomUUID()}`, name: body.name, domain: body.domain ?? null, kind: body.kind ?? 'prospect', notes: body.notes ?? null, created_at: now, updated_at: now });
+        const row = await store.insert(q, 'account', ctx.orgId, {
+          id: `acc_${randomUUID()}`,
+          name: body.name,
+          domain: body.domain ?? null,
+          kind: body.kind ?? 'prospect',
+          notes: body.notes ?? null,
+          created_at: now,
+          updated_at: now,
+        });
         await audit.record(q, ctx, { action: 'crm.account.create', targetType: 'crm_account', targetId: row.id });
         return views.account(row);
       });
@@ -265,7 +312,15 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
 
     // Contacts
     listContacts: (ctx: RequestContext, query: Row) =>
-      page(ctx, 'contact', 'listCrmContacts', query, { account_id: query.account_id }, 'created_at', query.include_erased ? undefined : 'erased_at is null').then((p) => ({
+      page(
+        ctx,
+        'contact',
+        'listCrmContacts',
+        query,
+        { account_id: query.account_id },
+        'created_at',
+        query.include_erased ? undefined : 'erased_at is null',
+      ).then((p) => ({
         contacts: p.items.map(views.contact),
         next_cursor: p.next_cursor,
         has_more: p.has_more,
@@ -291,7 +346,12 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
         });
         await remember(q, orgId, row.id, row);
         const who = 'system' in ctx ? { orgId, actorType: 'system' as const, actorId: null } : ctx;
-        await audit.record(q, who, { action: 'crm.contact.create', targetType: 'crm_contact', targetId: row.id, details: { email: row.email, suppressed: isSuppressed } });
+        await audit.record(q, who, {
+          action: 'crm.contact.create',
+          targetType: 'crm_contact',
+          targetId: row.id,
+          details: { email: row.email, suppressed: isSuppressed },
+        });
         return views.contact(row);
       };
       return q0 ? run(q0) : db.tx(run);
@@ -344,7 +404,12 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
       if (c.opted_out_at || (await store.suppressed(db, ctx.orgId, hashes(settings.salt, c)))) throw crmErrors.suppressed();
       if (!c.email) throw crmErrors.noEmail();
       const tpl = (settings.templates as Settings['templates']).find((t) => t.name === body.template);
-      if (!tpl) throw crmErrors.field(['template'], `No template ${body.template}; the settings name: ${(settings.templates as Settings['templates']).map((t) => t.name).join(', ') || 'none'}`, body.template);
+      if (!tpl)
+        throw crmErrors.field(
+          ['template'],
+          `No template ${body.template}; the settings name: ${(settings.templates as Settings['templates']).map((t) => t.name).join(', ') || 'none'}`,
+          body.template,
+        );
       const deal = body.deal_id ? await store.get(db, 'deal', ctx.orgId, body.deal_id) : null;
       if (body.deal_id && !deal) throw crmErrors.field(['deal_id'], `No deal ${body.deal_id} in this organisation`, body.deal_id);
       const account = c.account_id ? await store.get(db, 'account', ctx.orgId, c.account_id) : null;
@@ -360,14 +425,26 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
 
     // Deals
     listDeals: (ctx: RequestContext, query: Row) =>
-      page(ctx, 'deal', 'listCrmDeals', query, { account_id: query.account_id, stage: query.stage }, 'created_at').then((p) => ({ deals: p.items.map(views.deal), next_cursor: p.next_cursor, has_more: p.has_more })),
+      page(ctx, 'deal', 'listCrmDeals', query, { account_id: query.account_id, stage: query.stage }, 'created_at').then((p) => ({
+        deals: p.items.map(views.deal),
+        next_cursor: p.next_cursor,
+        has_more: p.has_more,
+      })),
     async createDeal(ctx: RequestContext, body: Row) {
       return db.tx(async (q) => {
         await ref(q, 'account', ctx.orgId, body.account_id, 'account_id');
         await ref(q, 'contact', ctx.orgId, body.contact_id, 'contact_id');
         const stages = stagesOf(await settingsRow(q, ctx.orgId));
         const stage = body.stage ?? stages[0]!.name;
-        if (!stages.some((s) => s.name === stage && !s.final)) throw crmErrors.field(['stage'], `A deal starts in an open stage: ${stages.filter((s) => !s.final).map((s) => s.name).join(', ')}`, stage);
+        if (!stages.some((s) => s.name === stage && !s.final))
+          throw crmErrors.field(
+            ['stage'],
+            `A deal starts in an open stage: ${stages
+              .filter((s) => !s.final)
+              .map((s) => s.name)
+              .join(', ')}`,
+            stage,
+          );
         const now = clock.now();
         const row = await store.insert(q, 'deal', ctx.orgId, {
           id: `deal_${randomUUID()}`,
@@ -381,7 +458,15 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
           created_at: now,
           updated_at: now,
         });
-        await store.addMove(q, ctx.orgId, { id: `mv_${randomUUID()}`, deal_id: row.id, from_stage: null, to_stage: stage, reason: null, moved_by: userOf(ctx), moved_at: now });
+        await store.addMove(q, ctx.orgId, {
+          id: `mv_${randomUUID()}`,
+          deal_id: row.id,
+          from_stage: null,
+          to_stage: stage,
+          reason: null,
+          moved_by: userOf(ctx),
+          moved_at: now,
+        });
         await audit.record(q, ctx, { action: 'crm.deal.create', targetType: 'crm_deal', targetId: row.id });
         return { ...views.deal(row), moves: (await store.moves(q, ctx.orgId, row.id)).map(moveView) };
       });
@@ -410,12 +495,21 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
       return db.tx(async (q) => {
         const deal = await must(q, 'deal', ctx.orgId, id, true);
         const stages = stagesOf(await settingsRow(q, ctx.orgId));
-        if (!stages.some((s) => s.name === body.stage)) throw crmErrors.field(['stage'], `Unknown stage; the pipeline has: ${stages.map((s) => s.name).join(', ')}`, body.stage);
+        if (!stages.some((s) => s.name === body.stage))
+          throw crmErrors.field(['stage'], `Unknown stage; the pipeline has: ${stages.map((s) => s.name).join(', ')}`, body.stage);
         if (deal.stage === WON || deal.stage === LOST) throw crmErrors.stageClosed(deal.stage);
         if (deal.stage === body.stage) throw crmErrors.sameStage(body.stage);
         const now = clock.now();
         const row = await store.update(q, 'deal', ctx.orgId, id, { stage: body.stage, updated_at: now });
-        await store.addMove(q, ctx.orgId, { id: `mv_${randomUUID()}`, deal_id: id, from_stage: deal.stage, to_stage: body.stage, reason: body.reason ?? null, moved_by: userOf(ctx), moved_at: now });
+        await store.addMove(q, ctx.orgId, {
+          id: `mv_${randomUUID()}`,
+          deal_id: id,
+          from_stage: deal.stage,
+          to_stage: body.stage,
+          reason: body.reason ?? null,
+          moved_by: userOf(ctx),
+          moved_at: now,
+        });
         await audit.record(q, ctx, { action: 'crm.deal.stage', targetType: 'crm_deal', targetId: id, details: { from: deal.stage, to: body.stage } });
         return { ...views.deal(row!), moves: (await store.moves(q, ctx.orgId, id)).map(moveView) };
       });
@@ -424,7 +518,11 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
       const settings = await store.getSettings(db, ctx.orgId);
       const stages = stagesOf(settings ?? { stages: DEFAULT_STAGES }).filter((s) => !s.final);
       const prob = new Map(stages.map((s) => [s.name, s.probability]));
-      const rows = await store.pipeline(db, ctx.orgId, stages.map((s) => s.name));
+      const rows = await store.pipeline(
+        db,
+        ctx.orgId,
+        stages.map((s) => s.name),
+      );
       // Exact decimals: pence as BigInt, weighted = value x probability / 100 rounded half up to the penny.
       const pence = (v: string) => {
         const [i, f = ''] = v.split('.');
@@ -458,20 +556,35 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
       }
       return {
         as_of: isoTime(clock.now()),
-        months: [...byKey.values()].map((m) => ({ month: m.month, currency: m.currency, deals: m.deals, value: fmt(m.value), weighted: fmt(m.weighted), stages: m.stages })),
+        months: [...byKey.values()].map((m) => ({
+          month: m.month,
+          currency: m.currency,
+          deals: m.deals,
+          value: fmt(m.value),
+          weighted: fmt(m.weighted),
+          stages: m.stages,
+        })),
         totals: [...totals.entries()].map(([currency, t]) => ({ currency, deals: t.deals, value: fmt(t.value), weighted: fmt(t.weighted) })),
       };
     },
 
     // Activities
     listActivities: (ctx: RequestContext, query: Row) =>
-      page(ctx, 'activity', 'listCrmActivities', query, { account_id: query.account_id, contact_id: query.contact_id, deal_id: query.deal_id, kind: query.kind }, 'occurred_at').then((p) => ({
+      page(
+        ctx,
+        'activity',
+        'listCrmActivities',
+        query,
+        { account_id: query.account_id, contact_id: query.contact_id, deal_id: query.deal_id, kind: query.kind },
+        'occurred_at',
+      ).then((p) => ({
         activities: p.items.map(views.activity),
         next_cursor: p.next_cursor,
         has_more: p.has_more,
       })),
     async createActivity(ctx: RequestContext, body: Row) {
-      if (!body.account_id && !body.contact_id && !body.deal_id) throw crmErrors.field(['account_id'], 'An activity names an account, a contact or a deal', null);
+      if (!body.account_id && !body.contact_id && !body.deal_id)
+        throw crmErrors.field(['account_id'], 'An activity names an account, a contact or a deal', null);
       return db.tx(async (q) => {
         await ref(q, 'account', ctx.orgId, body.account_id, 'account_id');
         await ref(q, 'contact', ctx.orgId, body.contact_id, 'contact_id');
@@ -505,9 +618,15 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
     // Tasks
     listTasks: (ctx: RequestContext, query: Row) => {
       const extra = query.done === undefined ? undefined : query.done ? 'done_at is not null' : 'done_at is null';
-      return page(ctx, 'task', 'listCrmTasks', query, { account_id: query.account_id, deal_id: query.deal_id, assignee_id: query.assignee_id, ...(query.done !== undefined && {}) }, 'created_at', extra).then(
-        (p) => ({ tasks: p.items.map(views.task), next_cursor: p.next_cursor, has_more: p.has_more }),
-      );
+      return page(
+        ctx,
+        'task',
+        'listCrmTasks',
+        query,
+        { account_id: query.account_id, deal_id: query.deal_id, assignee_id: query.assignee_id, ...(query.done !== undefined && {}) },
+        'created_at',
+        extra,
+      ).then((p) => ({ tasks: p.items.map(views.task), next_cursor: p.next_cursor, has_more: p.has_more }));
     },
     async createTask(ctx: RequestContext | { orgId: string; system: true }, body: Row, q0?: Queryable) {
       const orgId = ctx.orgId;
@@ -550,7 +669,13 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
     async dueTasks(ctx: RequestContext, query: { within_hours?: number }) {
       const now = clock.now();
       const until = new Date(now.getTime() + (query.within_hours ?? 24) * 3_600_000);
-      const rows = await store.list(db, 'task', ctx.orgId, { order: 'due_at', filters: {}, limit: 500, asc: true, extra: `done_at is null and due_at <= '${until.toISOString()}'::timestamptz` });
+      const rows = await store.list(db, 'task', ctx.orgId, {
+        order: 'due_at',
+        filters: {},
+        limit: 500,
+        asc: true,
+        extra: `done_at is null and due_at <= '${until.toISOString()}'::timestamptz`,
+      });
       return {
         as_of: isoTime(now),
         until: isoTime(until),
@@ -567,7 +692,12 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
         as_of: isoTime(clock.now()),
         retention_days: settings.retention_days,
         cutoff: isoTime(cutoff),
-        contacts: rows.map((r) => ({ contact_id: r.id, account_id: r.account_id, last_engaged_at: isoTimeOrNull(r.last_engaged_at), created_at: isoTime(r.created_at) })),
+        contacts: rows.map((r) => ({
+          contact_id: r.id,
+          account_id: r.account_id,
+          last_engaged_at: isoTimeOrNull(r.last_engaged_at),
+          created_at: isoTime(r.created_at),
+        })),
       };
     },
     async retentionRun(ctx: RequestContext) {
@@ -577,7 +707,10 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
         const rows = await store.stale(q, ctx.orgId, cutoff, WON);
         const erased = [];
         for (const r of rows) erased.push(await eraseIn(q, ctx, ctx.orgId, r, 'retention'));
-        await audit.record(q, ctx, { action: 'crm.retention.run', details: { retention_days: settings.retention_days, cutoff: isoTime(cutoff), erased: erased.map((e) => e.contact_id) } });
+        await audit.record(q, ctx, {
+          action: 'crm.retention.run',
+          details: { retention_days: settings.retention_days, cutoff: isoTime(cutoff), erased: erased.map((e) => e.contact_id) },
+        });
         return { as_of: isoTime(clock.now()), retention_days: settings.retention_days, cutoff: isoTime(cutoff), erased };
       });
     },
@@ -586,10 +719,26 @@ export function createCrm(deps: { db: Db; clock: Clock; cursors: CursorCodec; au
       return db.tx(async (q) => {
         const now = clock.now();
         const sys = { orgId, system: true as const };
-        const account = await store.insert(q, 'account', orgId, { id: `acc_${randomUUID()}`, name: lead.company, domain: null, kind: 'prospect', notes: lead.notes, created_at: now, updated_at: now });
+        const account = await store.insert(q, 'account', orgId, {
+          id: `acc_${randomUUID()}`,
+          name: lead.company,
+          domain: null,
+          kind: 'prospect',
+          notes: lead.notes,
+          created_at: now,
+          updated_at: now,
+        });
         const contact = await this.createContact(sys, { name: lead.name, email: lead.email, phone: lead.phone, account_id: account.id }, q);
-        await this.createTask(sys, { title: `Call back about capacity study request ${lead.reference}`, due_at: lead.due.toISOString(), account_id: account.id, contact_id: contact.id }, q);
-        await audit.record(q, { orgId, actorType: 'anonymous', actorId: null }, { action: 'crm.intake.lead', targetType: 'crm_account', targetId: account.id, details: { reference: lead.reference } });
+        await this.createTask(
+          sys,
+          { title: `Call back about capacity study request ${lead.reference}`, due_at: lead.due.toISOString(), account_id: account.id, contact_id: contact.id },
+          q,
+        );
+        await audit.record(
+          q,
+          { orgId, actorType: 'anonymous', actorId: null },
+          { action: 'crm.intake.lead', targetType: 'crm_account', targetId: account.id, details: { reference: lead.reference } },
+        );
         return { account_id: account.id, contact_id: contact.id };
       });
     },

@@ -38,10 +38,11 @@ export async function get(q: Queryable, kind: Kind, orgId: string, id: string, l
 export async function update(q: Queryable, kind: Kind, orgId: string, id: string, set: Row): Promise<Row | null> {
   const keys = Object.keys(set);
   if (!keys.length) return get(q, kind, orgId, id);
-  const r = await q.query(
-    `update ${TABLES[kind]} set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')} where org_id = $1 and id = $2 returning *`,
-    [orgId, id, ...Object.values(set)],
-  );
+  const r = await q.query(`update ${TABLES[kind]} set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')} where org_id = $1 and id = $2 returning *`, [
+    orgId,
+    id,
+    ...Object.values(set),
+  ]);
   return r.rows[0] ?? null;
 }
 
@@ -71,7 +72,10 @@ export async function list(
   }
   params.push(opts.limit + 1);
   const dir = opts.asc ? 'asc' : 'desc';
-  const r = await q.query(`select * from ${TABLES[kind]} where ${where.join(' and ')} order by ${opts.order} ${dir}, id ${dir} limit $${params.length}`, params);
+  const r = await q.query(
+    `select * from ${TABLES[kind]} where ${where.join(' and ')} order by ${opts.order} ${dir}, id ${dir} limit $${params.length}`,
+    params,
+  );
   return r.rows as Row[];
 }
 
@@ -81,12 +85,24 @@ export async function count(q: Queryable, kind: Kind, orgId: string, column: str
 }
 
 export async function dealsInStages(q: Queryable, orgId: string, stages: string[]): Promise<Row[]> {
-  return (await q.query(`select stage, count(*)::int as n from crm_deals where org_id = $1 and stage = any($2::text[]) group by stage`, [orgId, stages])).rows as Row[];
+  return (await q.query(`select stage, count(*)::int as n from crm_deals where org_id = $1 and stage = any($2::text[]) group by stage`, [orgId, stages]))
+    .rows as Row[];
 }
 
-export async function addMove(q: Queryable, orgId: string, m: { id: string; deal_id: string; from_stage: string | null; to_stage: string; reason: string | null; moved_by: string | null; moved_at: Date }) {
+export async function addMove(
+  q: Queryable,
+  orgId: string,
+  m: { id: string; deal_id: string; from_stage: string | null; to_stage: string; reason: string | null; moved_by: string | null; moved_at: Date },
+) {
   await q.query(`insert into crm_deal_moves (id, org_id, deal_id, from_stage, to_stage, reason, moved_by, moved_at) values ($1,$2,$3,$4,$5,$6,$7,$8)`, [
-    m.id, orgId, m.deal_id, m.from_stage, m.to_stage, m.reason, m.moved_by, m.moved_at,
+    m.id,
+    orgId,
+    m.deal_id,
+    m.from_stage,
+    m.to_stage,
+    m.reason,
+    m.moved_by,
+    m.moved_at,
   ]);
 }
 
@@ -120,7 +136,9 @@ export function anchorCondition(col: string, anchors: { text: string[]; digits: 
   const conds: string[] = [];
   if (anchors.text.length) {
     params.push([...new Set(anchors.text)]);
-    conds.push(`exists (select 1 from unnest($${params.length}::text[]) a where strpos(translate(${col}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), a) > 0)`);
+    conds.push(
+      `exists (select 1 from unnest($${params.length}::text[]) a where strpos(translate(${col}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), a) > 0)`,
+    );
   }
   if (anchors.digits.length) {
     params.push([...new Set(anchors.digits)]);
@@ -134,7 +152,12 @@ export function anchorCondition(col: string, anchors: { text: string[]; digits: 
  * anchors pick candidates) and writes back what changed; answers how many column values changed.
  * Contacts' own names are not free text: another contact of the same name is another person.
  */
-export async function redactText(q: Queryable, orgId: string, anchors: { text: string[]; digits: string[]; all: boolean }, redact: (s: string) => string): Promise<number> {
+export async function redactText(
+  q: Queryable,
+  orgId: string,
+  anchors: { text: string[]; digits: string[]; all: boolean },
+  redact: (s: string) => string,
+): Promise<number> {
   const targets: [string, string[]][] = [
     ['crm_accounts', ['name', 'notes']],
     ['crm_contacts', ['job_title']],
@@ -157,7 +180,11 @@ export async function redactText(q: Queryable, orgId: string, anchors: { text: s
       }
       const keys = Object.keys(set);
       if (!keys.length) continue;
-      await q.query(`update ${table} set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')} where org_id = $1 and id = $2`, [orgId, row.id, ...Object.values(set)]);
+      await q.query(`update ${table} set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')} where org_id = $1 and id = $2`, [
+        orgId,
+        row.id,
+        ...Object.values(set),
+      ]);
       n += keys.length;
     }
   }
@@ -167,12 +194,20 @@ export async function redactText(q: Queryable, orgId: string, anchors: { text: s
 /** Every name, e-mail address and number a contact has held (decision 0295). */
 export async function addIdentities(q: Queryable, orgId: string, contactId: string, values: { kind: 'name' | 'email' | 'phone'; value: string }[], now: Date) {
   for (const v of values) {
-    await q.query(`insert into crm_contact_identities (org_id, contact_id, kind, value, recorded_at) values ($1, $2, $3, $4, $5) on conflict do nothing`, [orgId, contactId, v.kind, v.value, now]);
+    await q.query(`insert into crm_contact_identities (org_id, contact_id, kind, value, recorded_at) values ($1, $2, $3, $4, $5) on conflict do nothing`, [
+      orgId,
+      contactId,
+      v.kind,
+      v.value,
+      now,
+    ]);
   }
 }
 
 export async function identities(q: Queryable, orgId: string, contactId: string): Promise<{ kind: string; value: string }[]> {
-  return (await q.query(`select kind, value from crm_contact_identities where org_id = $1 and contact_id = $2 order by recorded_at, kind, value`, [orgId, contactId])).rows as { kind: string; value: string }[];
+  return (
+    await q.query(`select kind, value from crm_contact_identities where org_id = $1 and contact_id = $2 order by recorded_at, kind, value`, [orgId, contactId])
+  ).rows as { kind: string; value: string }[];
 }
 
 export async function removeIdentities(q: Queryable, orgId: string, contactId: string) {

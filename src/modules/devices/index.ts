@@ -22,7 +22,8 @@ export const devicesModule: ModuleFactory = (deps) => {
     tags: {
       devices: 'Device listings (chargers, solar, batteries, heat pumps, meters, vehicles) with last-reported times and sources.',
     },
-    operations: deviceOperations(service) };
+    operations: deviceOperations(service),
+  };
 };
 
 /** This module as the module list names it. */

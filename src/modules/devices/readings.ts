@@ -111,7 +111,8 @@ export const LISTING_READINGS: Record<Listing, Record<string, { type: 'number' |
   solar: {
     generation_kw: {
       type: 'number',
-      description: 'raw solar_generation_kw, generation_kw, production_kw or production_w/1000; else -power_kw (generation is negative at the inverter), 0 when power_kw is positive',
+      description:
+        'raw solar_generation_kw, generation_kw, production_kw or production_w/1000; else -power_kw (generation is negative at the inverter), 0 when power_kw is positive',
     },
   },
   battery: { mode: { type: 'string', description: 'charging (power_kw > 0.05), discharging (< -0.05) or idle' } },

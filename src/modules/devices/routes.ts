@@ -135,7 +135,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
       summary: 'Current telemetry, one source per measurement',
       description:
         'For each registered asset (optionally one asset or one site) and measurement: the newest value of each source in ' +
-        'the window, and the one chosen by the priority. A record\'s source is its raw `source` when that names one of ' +
+        "the window, and the one chosen by the priority. A record's source is its raw `source` when that names one of " +
         'the four, else telemetry. Where only telemetry exists, `only_telemetry` is true and `note` says so. 404 when ' +
         '`asset_id` names no registered asset.',
       tags,
@@ -185,7 +185,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
       description:
         'Checks: assets registered; each asset reported within `max_silence_minutes`; its newest values plausible ' +
         '(soc 0 to 100, |power| up to 5000 kW, voltage not negative; warnings for temperature, a positive inverter power, ' +
-        'a fault status); the topology without error findings; devices reporting with the site\'s site_ref but unregistered. ' +
+        "a fault status); the topology without error findings; devices reporting with the site's site_ref but unregistered. " +
         'Outcome `fail` when any check fails, `pass_with_warnings` when any warns, else `pass`. 404 for an unknown site.',
       tags,
       status: 'live',

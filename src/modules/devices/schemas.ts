@@ -60,9 +60,12 @@ export const HealthQuery = Type.Object({
 });
 
 export const HealthResponse = Type.Object({
-  summary: Type.Object({ online: Type.Integer(), offline: Type.Integer(), never_reported: Type.Integer() }, {
-    description: 'Counts over every device of the site filter (before the connectivity filter)',
-  }),
+  summary: Type.Object(
+    { online: Type.Integer(), offline: Type.Integer(), never_reported: Type.Integer() },
+    {
+      description: 'Counts over every device of the site filter (before the connectivity filter)',
+    },
+  ),
   devices: Type.Array(
     Type.Object({
       ...DeviceBase,
@@ -138,9 +141,7 @@ export const PriorityResponse = Type.Object({
   sources: Type.Array(SourceSchema),
   measurements: Type.Array(MeasurementSchema),
   default_order: Type.Array(SourceSchema, { description: 'Order used where nothing is configured' }),
-  priorities: Type.Array(
-    Type.Object({ asset_id: Type.String(), measurement: MeasurementSchema, sources: Type.Array(SourceSchema), updated_at: Timestamp }),
-  ),
+  priorities: Type.Array(Type.Object({ asset_id: Type.String(), measurement: MeasurementSchema, sources: Type.Array(SourceSchema), updated_at: Timestamp })),
 });
 
 export const PriorityBody = Type.Object(
@@ -195,7 +196,12 @@ export const IntegrityQuery = Type.Object({
   site_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   asset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   hours: Type.Integer({ minimum: 1, maximum: 720, default: 24, description: 'Window length (default 24)' }),
-  gap_minutes: Type.Integer({ minimum: 1, maximum: 1440, default: 15, description: 'A step between consecutive records longer than this is a gap (default 15)' }),
+  gap_minutes: Type.Integer({
+    minimum: 1,
+    maximum: 1440,
+    default: 15,
+    description: 'A step between consecutive records longer than this is a gap (default 15)',
+  }),
 });
 
 export const IntegrityResponse = Type.Object({

@@ -62,8 +62,7 @@ export function deviceRow(a: AssetWithLatest, now: Date) {
 type Check = { check: string; asset_id: string | null; result: 'pass' | 'warn' | 'fail'; message: string };
 
 export function createDevicesService({ db, clock, audit, registry, priorities, runs, telemetry }: DevicesDeps) {
-  const assetsOf = (ctx: RequestContext, f: { classes?: string[]; siteId?: string; assetIds?: string[] }) =>
-    registry.assets(db, ctx.orgId, f);
+  const assetsOf = (ctx: RequestContext, f: { classes?: string[]; siteId?: string; assetIds?: string[] }) => registry.assets(db, ctx.orgId, f);
 
   const api = {
     async listing(ctx: RequestContext, listing: Listing, siteId?: string) {
@@ -175,9 +174,7 @@ export function createDevicesService({ db, clock, audit, registry, priorities, r
       const prioBy = new Map(prios.map((p) => [`${p.asset_id}\u0000${p.measurement}`, p.sources]));
       const out = assets.map((a) => {
         const mine = values.filter((v) => v.asset_id === a.asset_id);
-        const seen = [...new Set(mine.map((v) => v.source))].sort(
-          (x, y) => rank(REPORTED_SOURCES, x) - rank(REPORTED_SOURCES, y),
-        );
+        const seen = [...new Set(mine.map((v) => v.source))].sort((x, y) => rank(REPORTED_SOURCES, x) - rank(REPORTED_SOURCES, y));
         const measurements = MEASUREMENTS.map((m) => {
           const configured = prioBy.get(`${a.asset_id}\u0000${m}`);
           const order = configured ?? DEFAULT_SOURCE_ORDER;
@@ -260,8 +257,7 @@ export function createDevicesService({ db, clock, audit, registry, priorities, r
         const unregistered = await registry.unregisteredDevices(q, ctx.orgId, { siteRef: body.site_id });
         if (!assets.length && !unregistered.length) throw errors.notFound();
         const checks: Check[] = [];
-        const add = (check: string, asset_id: string | null, result: Check['result'], message: string) =>
-          checks.push({ check, asset_id, result, message });
+        const add = (check: string, asset_id: string | null, result: Check['result'], message: string) => checks.push({ check, asset_id, result, message });
         if (!assets.length) add('assets_registered', null, 'fail', 'No asset is registered at this site.');
         else add('assets_registered', null, 'pass', `${assets.length} asset(s) registered.`);
         const limitMs = body.max_silence_minutes * 60_000;
@@ -289,7 +285,12 @@ export function createDevicesService({ db, clock, audit, registry, priorities, r
         for (const f of findings) add('topology', f.asset_id, f.severity === 'error' ? 'fail' : 'warn', `${f.code}: ${f.message}`);
         if (assets.length && !findings.length) add('topology', null, 'pass', 'The single-line tree has no finding.');
         if (unregistered.length) {
-          add('unregistered_devices', null, 'warn', `${unregistered.length} device(s) report with site_ref ${body.site_id} but are not registered: ${unregistered.map((u) => u.asset_id).join(', ')}.`);
+          add(
+            'unregistered_devices',
+            null,
+            'warn',
+            `${unregistered.length} device(s) report with site_ref ${body.site_id} but are not registered: ${unregistered.map((u) => u.asset_id).join(', ')}.`,
+          );
         }
         const summary = {
           assets: assets.length,

@@ -69,8 +69,31 @@ export const devtoolsModule: ModuleFactory = (deps) => {
   const keys = createKeyService({ db, clock, audit, config, keyAlerts, orgs, units: deps.jobUnits });
   const sandbox = createSandboxData(config);
   // The engine's own reads are the delivery job's; requests reach it with their transaction.
-  const engine = createDeliveryEngine({ db: work, clock, config, webhookTimeoutMs: settings.webhookTimeoutMs, alerts, audit, queue, box, orgs, onOutcome: counters.delivered });
-  const hooks = createWebhookService({ db, clock, config, sandboxMaxPendingDeliveries: settings.sandboxMaxPendingDeliveries, audit, alerts, cursors, box, engine, sandbox, orgs });
+  const engine = createDeliveryEngine({
+    db: work,
+    clock,
+    config,
+    webhookTimeoutMs: settings.webhookTimeoutMs,
+    alerts,
+    audit,
+    queue,
+    box,
+    orgs,
+    onOutcome: counters.delivered,
+  });
+  const hooks = createWebhookService({
+    db,
+    clock,
+    config,
+    sandboxMaxPendingDeliveries: settings.sandboxMaxPendingDeliveries,
+    audit,
+    alerts,
+    cursors,
+    box,
+    engine,
+    sandbox,
+    orgs,
+  });
   const partner = createPartnerService({ db, clock, cursors, alerts, keys, sandbox, orgs, registry, telemetry });
   const sandboxTests = createSandboxService({ db, clock, audit, engine, sandbox, maxPending: settings.sandboxMaxPendingDeliveries });
   const probeKey = `${config.apiKeyPrefix}_live_0000000000000000_${'A'.repeat(43)}`;

@@ -25,7 +25,15 @@ const eventView = (e: AdminEventRow) => ({
   details: e.details ?? {},
 });
 
-export function createAdmin(deps: { db: Db; clock: Clock; alerts: AlertStream; audit: AuditLog; cursors: CursorCodec; members: Members; notifications: NotificationService }) {
+export function createAdmin(deps: {
+  db: Db;
+  clock: Clock;
+  alerts: AlertStream;
+  audit: AuditLog;
+  cursors: CursorCodec;
+  members: Members;
+  notifications: NotificationService;
+}) {
   const { db, clock, alerts, audit, cursors, members, notifications } = deps;
   const actorId = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : null);
 
@@ -49,17 +57,38 @@ export function createAdmin(deps: { db: Db; clock: Clock; alerts: AlertStream; a
       if (opts.openOnly && a.status !== 'open') throw emsErrors.alertResolved();
       const at = clock.now();
       await apply(q, a, at);
-      await emsStore.addEvent(q, ctx.orgId, { id: `aev_${randomUUID()}`, alert_id: id, action, actor_id: actorId(ctx), at, note: opts.note, details: opts.details ?? {} });
-      await audit.record(q, ctx, { action: `alert.${action}`, targetType: 'alert', targetId: id, details: { ...(opts.details ?? {}), ...(opts.note ? { note: opts.note } : {}) } });
+      await emsStore.addEvent(q, ctx.orgId, {
+        id: `aev_${randomUUID()}`,
+        alert_id: id,
+        action,
+        actor_id: actorId(ctx),
+        at,
+        note: opts.note,
+        details: opts.details ?? {},
+      });
+      await audit.record(q, ctx, {
+        action: `alert.${action}`,
+        targetType: 'alert',
+        targetId: id,
+        details: { ...(opts.details ?? {}), ...(opts.note ? { note: opts.note } : {}) },
+      });
       return detail(q, ctx.orgId, (await alerts.get(q, ctx.orgId, id))!);
     });
   }
 
   return {
     /** Platform staff: every organisation's alerts, newest first. */
-    async list(ctx: RequestContext, query: { limit?: number; cursor?: string; organisation_id?: string; status?: 'open' | 'resolved'; source?: string; since?: string }) {
+    async list(
+      ctx: RequestContext,
+      query: { limit?: number; cursor?: string; organisation_id?: string; status?: 'open' | 'resolved'; source?: string; since?: string },
+    ) {
       const limit = query.limit ?? 50;
-      const filters = { organisation_id: query.organisation_id ?? null, status: query.status ?? null, source: query.source ?? null, since: query.since ?? null };
+      const filters = {
+        organisation_id: query.organisation_id ?? null,
+        status: query.status ?? null,
+        source: query.source ?? null,
+        since: query.since ?? null,
+      };
       const binding = { op: 'listAlertsHistory', orgId: '*', filters };
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : null;
       const rows = await alerts.pageAll(db, {
@@ -71,7 +100,15 @@ export function createAdmin(deps: { db: Db; clock: Clock; alerts: AlertStream; a
         limit: limit + 1,
       });
       const page = toPage(rows, limit, (r) => ({ t: r.raised_key, id: r.seq }), cursors, binding);
-      const states = new Map((await emsStore.adminStates(db, null, page.items.map((r) => r.id))).map((s) => [s.alert_id, s]));
+      const states = new Map(
+        (
+          await emsStore.adminStates(
+            db,
+            null,
+            page.items.map((r) => r.id),
+          )
+        ).map((s) => [s.alert_id, s]),
+      );
       return {
         alerts: page.items.map((r) => ({ organisation_id: r.org_id, ...adminView(alertView(r), states.get(r.id)) })),
         next_cursor: page.next_cursor,
@@ -127,16 +164,22 @@ export function createAdmin(deps: { db: Db; clock: Clock; alerts: AlertStream; a
       const recent = await alerts.page(db, ctx.orgId, { since, limit: 10_000 });
       const openOnes = await alerts.listOpen(db, ctx.orgId);
       const byId = new Map<string, { raised_at: Date; resolved_at: Date | null; status: string }>();
-      for (const r of recent) byId.set(r.id, { raised_at: new Date(r.raised_at), resolved_at: r.resolved_at ? new Date(r.resolved_at) : null, status: r.status });
+      for (const r of recent)
+        byId.set(r.id, { raised_at: new Date(r.raised_at), resolved_at: r.resolved_at ? new Date(r.resolved_at) : null, status: r.status });
       for (const a of openOnes) byId.set(a.id, { raised_at: new Date(a.raised_at), resolved_at: null, status: 'open' });
       const states = new Map((await emsStore.adminStates(db, ctx.orgId, [...byId.keys()])).map((s) => [s.alert_id, s]));
-      const times = [...byId.entries()].map(([id, a]) => ({ ...a, acknowledged_at: states.get(id)?.acknowledged_at ?? null, assigned_to: states.get(id)?.assigned_to ?? null }));
+      const times = [...byId.entries()].map(([id, a]) => ({
+        ...a,
+        acknowledged_at: states.get(id)?.acknowledged_at ?? null,
+        assigned_to: states.get(id)?.assigned_to ?? null,
+      }));
       const bySeverity = { info: 0, warning: 0, critical: 0 } as Record<string, number>;
       let open = 0;
-      for (const c of counts) if (c.status === 'open') {
-        open += c.n;
-        bySeverity[c.severity] = (bySeverity[c.severity] ?? 0) + c.n;
-      }
+      for (const c of counts)
+        if (c.status === 'open') {
+          open += c.n;
+          bySeverity[c.severity] = (bySeverity[c.severity] ?? 0) + c.n;
+        }
       const inWindow = times.filter((t) => new Date(t.raised_at) >= since);
       const mean = (xs: number[]) => (xs.length ? Math.round((xs.reduce((s, x) => s + x, 0) / xs.length) * 10) / 10 : null);
       const minutes = (a: Date, b: Date) => (new Date(b).getTime() - new Date(a).getTime()) / 60_000;

@@ -46,7 +46,15 @@ function lineSafe(m: RoutedMessage): RoutedMessage {
   return {
     ...m,
     rule: { id: oneLine(m.rule.id), name: oneLine(m.rule.name) },
-    alert: { ...a, title: oneLine(a.title), source: oneLine(a.source), severity: oneLine(a.severity), site_id: opt(a.site_id), asset_id: opt(a.asset_id), impact_method: oneLine(a.impact_method) },
+    alert: {
+      ...a,
+      title: oneLine(a.title),
+      source: oneLine(a.source),
+      severity: oneLine(a.severity),
+      site_id: opt(a.site_id),
+      asset_id: opt(a.asset_id),
+      impact_method: oneLine(a.impact_method),
+    },
   };
 }
 

@@ -140,7 +140,15 @@ export function createEvaluation(deps: {
       const findings = evaluateSources({ now, policy, ...input });
       const result = await db.tx(async (q) => {
         const openBefore = await alerts.listOpenBySource(q, ctx.orgId, EMS_SOURCE);
-        const figures = new Map((await emsStore.alertsByIds(q, ctx.orgId, openBefore.map((a) => a.id))).map((e) => [e.alert_id, e]));
+        const figures = new Map(
+          (
+            await emsStore.alertsByIds(
+              q,
+              ctx.orgId,
+              openBefore.map((a) => a.id),
+            )
+          ).map((e) => [e.alert_id, e]),
+        );
         const newly: AlertView[] = [];
         let updated = 0;
         const seen = new Set<string>();

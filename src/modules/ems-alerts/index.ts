@@ -32,13 +32,21 @@ export const emsAlertsModule: ModuleFactory = (deps) => {
   const channels = createChannels(config, sectionOf(config, emsAlertsConfig));
   // Channel secrets are sealed like webhook signing secrets, under a key derived from the service secret.
   const box = createSecretBox(`${config.jwtSecret}:ems-routing`);
-  const evaluation = createEvaluation({ db, clock, alerts, audit, registry: deps.services.get(REGISTRY_READS), telemetry: deps.services.get(TELEMETRY_READS), energy: deps.services.get(ENERGY_FIGURES) });
+  const evaluation = createEvaluation({
+    db,
+    clock,
+    alerts,
+    audit,
+    registry: deps.services.get(REGISTRY_READS),
+    telemetry: deps.services.get(TELEMETRY_READS),
+    energy: deps.services.get(ENERGY_FIGURES),
+  });
   const routing = createRouting({ db, clock, config, audit, cursors, box, channels, members, notifications });
   const admin = createAdmin({ db, clock, alerts, audit, cursors, members, notifications });
   return {
     name: 'ems-alerts',
     tags: {
-      'ems-alerts': 'EMS alerts from the organisation\'s own data, ranked by pound impact per day, and their severity policy.',
+      'ems-alerts': "EMS alerts from the organisation's own data, ranked by pound impact per day, and their severity policy.",
       'ems-routing': 'Routing rules that send EMS alerts by email, team chat and signed webhook, with escalation and a delivery log (module ems/routing).',
       alerts: 'Alert admin: the staff history list, and acknowledge, assign, resolve, comment and stats for the organisation.',
     },

@@ -47,7 +47,8 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       summary: 'Open EMS alerts, ranked by pound impact per day',
       description:
         'Highest impact first; equal impacts by raised_at (oldest first), then id. `total_impact_gbp_per_day` is the exact sum of the listed impacts. ' +
-        'Alerts are raised only by `POST /api/hardware/ems/alerts/evaluate`. Sources: ' + SOURCES.map((s) => `\`${s}\`: ${IMPACT_METHODS[s]}`).join(' '),
+        'Alerts are raised only by `POST /api/hardware/ems/alerts/evaluate`. Sources: ' +
+        SOURCES.map((s) => `\`${s}\`: ${IMPACT_METHODS[s]}`).join(' '),
       tags: emsTags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -90,7 +91,14 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
             window: Type.Object({ from: Timestamp, to: Timestamp }),
             raised: Type.Array(EmsAlert),
             updated: Type.Integer({ description: 'Open alerts whose condition still holds (figures refreshed)' }),
-            resolved: Type.Array(Type.Object({ id: Type.String(), source: Type.String(), site_id: Type.Union([Type.String(), Type.Null()]), asset_id: Type.Union([Type.String(), Type.Null()]) })),
+            resolved: Type.Array(
+              Type.Object({
+                id: Type.String(),
+                source: Type.String(),
+                site_id: Type.Union([Type.String(), Type.Null()]),
+                asset_id: Type.Union([Type.String(), Type.Null()]),
+              }),
+            ),
             open_count: Type.Integer(),
             total_impact_gbp_per_day: Type.String(),
             routing: Type.Union([RoutingResult, Type.Null()], { description: 'Null when the ems/routing module is not enabled' }),
@@ -108,7 +116,8 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       method: 'GET',
       path: '/api/hardware/ems/alerts/policy',
       summary: 'The EMS alert policy: severity thresholds, window, source settings and prices',
-      description: 'The stored policy over the defaults (`is_default` true when nothing is stored). Severity follows impact: at or above `critical_gbp_per_day` critical, at or above `warning_gbp_per_day` warning, else info.',
+      description:
+        'The stored policy over the defaults (`is_default` true when nothing is stored). Severity follows impact: at or above `critical_gbp_per_day` critical, at or above `warning_gbp_per_day` warning, else info.',
       tags: emsTags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -186,7 +195,11 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       status: 'live',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
       module: 'ems/routing',
-      schema: { params: Type.Object({ rule_id: Type.String({ minLength: 1, maxLength: 100 }) }), body: RuleBody, response: { 200: Rule, 404: ErrorBody, 422: ErrorBody } },
+      schema: {
+        params: Type.Object({ rule_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        body: RuleBody,
+        response: { 200: Rule, 404: ErrorBody, 422: ErrorBody },
+      },
       handler: async ({ ctx, params, body }) => routing.updateRule(ctx, params.rule_id, body),
     }),
     defineOperation({
@@ -212,7 +225,8 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       method: 'GET',
       path: '/api/hardware/ems/routing/channels',
       summary: 'Channel types, the email server status and the channels the rules name',
-      description: 'The channel types (email, team_chat, webhook, user), whether the email server is configured, the webhook delivery terms, and every channel the rules name with the rules naming it. Secrets are never shown.',
+      description:
+        'The channel types (email, team_chat, webhook, user), whether the email server is configured, the webhook delivery terms, and every channel the rules name with the rules naming it. Secrets are never shown.',
       tags: routingTags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -223,19 +237,27 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
           200: Type.Object({
             types: Type.Array(Type.Object({ type: Type.String(), description: Type.String(), fields: Type.Array(Type.String()), available: Type.Boolean() })),
             email: Type.Object({ configured: Type.Boolean(), from: Type.Union([Type.String(), Type.Null()]) }),
-            webhook: Type.Object({ attempts: Type.Integer(), timeout_seconds: Type.Number(), retry: Type.Boolean(), signature_header: Type.String(), event_type: Type.String() }),
-            channels: Type.Array(Type.Object({
-              type: Type.String(),
-              channel_key: Type.String(),
-              to: Type.Optional(Type.String()),
-              format: Type.Optional(Type.String()),
-              url_hint: Type.Optional(Type.String()),
-              url: Type.Optional(Type.String()),
-              secret_set: Type.Optional(Type.Boolean()),
-              user_id: Type.Optional(Type.String()),
-              rule_ids: Type.Array(Type.String()),
-              escalation_rule_ids: Type.Array(Type.String()),
-            })),
+            webhook: Type.Object({
+              attempts: Type.Integer(),
+              timeout_seconds: Type.Number(),
+              retry: Type.Boolean(),
+              signature_header: Type.String(),
+              event_type: Type.String(),
+            }),
+            channels: Type.Array(
+              Type.Object({
+                type: Type.String(),
+                channel_key: Type.String(),
+                to: Type.Optional(Type.String()),
+                format: Type.Optional(Type.String()),
+                url_hint: Type.Optional(Type.String()),
+                url: Type.Optional(Type.String()),
+                secret_set: Type.Optional(Type.Boolean()),
+                user_id: Type.Optional(Type.String()),
+                rule_ids: Type.Array(Type.String()),
+                escalation_rule_ids: Type.Array(Type.String()),
+              }),
+            ),
           }),
         },
       },
@@ -274,7 +296,7 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       method: 'GET',
       path: '/api/hardware/ems/routing/deliveries',
       summary: 'The routed-delivery log, newest first',
-      description: 'Every attempt with its outcome (`delivered`, `failed`, `suppressed`), timing and the answer\'s status.',
+      description: "Every attempt with its outcome (`delivered`, `failed`, `suppressed`), timing and the answer's status.",
       tags: routingTags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -327,7 +349,13 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       tags: adminTags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      schema: { params: AlertIdParams, body: Type.Union([Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false }), Type.Null()], { description: 'Optional: `{note}`, or no body' }), response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody } },
+      schema: {
+        params: AlertIdParams,
+        body: Type.Union([Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false }), Type.Null()], {
+          description: 'Optional: `{note}`, or no body',
+        }),
+        response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody },
+      },
       handler: async ({ ctx, params, body }) => admin.acknowledge(ctx, params.alert_id, body ?? {}),
     }),
     defineOperation({
@@ -355,7 +383,11 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       tags: adminTags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      schema: { params: AlertIdParams, body: Type.Object({ reason: Note }, { additionalProperties: false }), response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody } },
+      schema: {
+        params: AlertIdParams,
+        body: Type.Object({ reason: Note }, { additionalProperties: false }),
+        response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody },
+      },
       handler: async ({ ctx, params, body }) => admin.resolve(ctx, params.alert_id, body),
     }),
     defineOperation({
@@ -376,11 +408,16 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       method: 'GET',
       path: '/api/hardware/admin/alerts-history/stats',
       summary: "The organisation's alert figures: open by severity, acknowledged, response times",
-      description: "Scoped to the caller's organisation: open alerts by severity, acknowledged, unacknowledged and unassigned; alerts raised and resolved in the window; mean minutes to first acknowledgement and to resolution.",
+      description:
+        "Scoped to the caller's organisation: open alerts by severity, acknowledged, unacknowledged and unassigned; alerts raised and resolved in the window; mean minutes to first acknowledgement and to resolution.",
       tags: adminTags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Counts of the organisation\'s alerts (every open one, and those raised in the window) and the mean minutes from raise to first acknowledgement and to resolution.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          "Counts of the organisation's alerts (every open one, and those raised in the window) and the mean minutes from raise to first acknowledgement and to resolution.",
+      },
       schema: {
         query: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Window in days, default 30' })) }),
         response: {

@@ -183,7 +183,12 @@ export function createRouting(deps: {
             secretEnc = box.seal(c.secret);
           } else {
             const kept = previous.find((p) => p.type === 'webhook' && p.url === c.url) as Extract<StoredChannel, { type: 'webhook' }> | undefined;
-            if (!kept) throw emsErrors.field([...loc, 'secret'], 'required for a new webhook channel (write-only; a PUT without it keeps the stored one for the same url)', null);
+            if (!kept)
+              throw emsErrors.field(
+                [...loc, 'secret'],
+                'required for a new webhook channel (write-only; a PUT without it keeps the stored one for the same url)',
+                null,
+              );
             secretEnc = kept.secret_enc;
           }
           out.push({ type: 'webhook', url: c.url, secret_enc: secretEnc });
@@ -210,7 +215,19 @@ export function createRouting(deps: {
       const prefs = await notifications.preferences(db, orgId, c.user_id);
       const kind: NotificationKind = p.reason === 'escalated' ? 'alert_escalated' : 'alert_routed';
       const suppress = async (key: string, type: string, why: string) =>
-        out.push(deliveryView(await emsStore.suppressed(db, orgId, { id: `rdl_${randomUUID().replace(/-/g, '')}`, ...base, channel_key: key, channel_type: type, target: c.user_id, error: why, event_id: null })));
+        out.push(
+          deliveryView(
+            await emsStore.suppressed(db, orgId, {
+              id: `rdl_${randomUUID().replace(/-/g, '')}`,
+              ...base,
+              channel_key: key,
+              channel_type: type,
+              target: c.user_id,
+              error: why,
+              event_id: null,
+            }),
+          ),
+        );
       if (!member || !prefs.kinds[kind]) {
         await suppress(channelKey(c), 'in_app', member ? `${kind} switched off in the user's preferences` : 'not a member of this organisation');
         return 'sent';
@@ -230,7 +247,11 @@ export function createRouting(deps: {
             link: `/api/hardware/ems/alerts`,
             data: { alert_id: p.alert.id, rule_id: p.rule.id, delivery_id: id },
           });
-          out.push(deliveryView(await emsStore.record(db, orgId, id, { outcome: 'delivered', status_code: null, error: null, duration_ms: Math.round(performance.now() - t0) })));
+          out.push(
+            deliveryView(
+              await emsStore.record(db, orgId, id, { outcome: 'delivered', status_code: null, error: null, duration_ms: Math.round(performance.now() - t0) }),
+            ),
+          );
         }
       }
       if (prefs.channels.email) {
@@ -350,7 +371,12 @@ export function createRouting(deps: {
           updated_at: now,
           updated_by: actorId(ctx),
         });
-        await audit.record(q, ctx, { action: 'ems.routing.rule.create', targetType: 'routing_rule', targetId: r.id, details: { channels: channelsSealed.map((c) => c.type) } });
+        await audit.record(q, ctx, {
+          action: 'ems.routing.rule.create',
+          targetType: 'routing_rule',
+          targetId: r.id,
+          details: { channels: channelsSealed.map((c) => c.type) },
+        });
         return r;
       });
       return ruleView(row);
@@ -405,7 +431,13 @@ export function createRouting(deps: {
       return {
         types: CHANNEL_TYPES.map((t) => ({ ...t, available: t.type === 'email' ? channels.emailConfigured : true })),
         email: { configured: channels.emailConfigured, from: channels.emailConfigured ? channels.from : null },
-        webhook: { attempts: 1, timeout_seconds: channels.timeoutMs / 1000, retry: false, signature_header: 'Platform-Signature', event_type: 'emsAlertRouted' },
+        webhook: {
+          attempts: 1,
+          timeout_seconds: channels.timeoutMs / 1000,
+          retry: false,
+          signature_header: 'Platform-Signature',
+          event_type: 'emsAlertRouted',
+        },
         channels: [...inUse.values()].map((e) => ({ ...e.channel, rule_ids: [...e.rules], escalation_rule_ids: [...e.escalation_rules] })),
       };
     },
@@ -429,18 +461,24 @@ export function createRouting(deps: {
 }
 
 export const CHANNEL_TYPES = [
-  { type: 'email', description: 'A message over SMTP to one address (the service\'s configured mail server).', fields: ['to'] },
+  { type: 'email', description: "A message over SMTP to one address (the service's configured mail server).", fields: ['to'] },
   {
     type: 'team_chat',
-    description: 'A team-chat incoming webhook: Slack (`text` + Block Kit `blocks`) or Microsoft Teams (a message with an Adaptive Card). The URL is write-only.',
+    description:
+      'A team-chat incoming webhook: Slack (`text` + Block Kit `blocks`) or Microsoft Teams (a message with an Adaptive Card). The URL is write-only.',
     fields: ['url', 'format'],
   },
   {
     type: 'webhook',
-    description: 'The generic signed webhook: event `emsAlertRouted`, Platform-Signature over the raw body, one attempt, 10 s, no retry. The secret is write-only.',
+    description:
+      'The generic signed webhook: event `emsAlertRouted`, Platform-Signature over the raw body, one attempt, 10 s, no retry. The secret is write-only.',
     fields: ['url', 'secret'],
   },
-  { type: 'user', description: "A member of the organisation: in-app notification and, if their preferences say so, email outside their quiet hours.", fields: ['user_id'] },
+  {
+    type: 'user',
+    description: 'A member of the organisation: in-app notification and, if their preferences say so, email outside their quiet hours.',
+    fields: ['user_id'],
+  },
 ] as const;
 
 export type Routing = ReturnType<typeof createRouting>;

@@ -70,7 +70,9 @@ const policyMembers = {
 };
 
 export const PolicyBody = Type.Object(
-  Object.fromEntries(Object.entries(policyMembers).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof typeof policyMembers]: ReturnType<typeof Type.Optional<(typeof policyMembers)[K]>> },
+  Object.fromEntries(Object.entries(policyMembers).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof typeof policyMembers]: ReturnType<typeof Type.Optional<(typeof policyMembers)[K]>>;
+  },
   { additionalProperties: false },
 );
 
@@ -121,7 +123,12 @@ const Match = Type.Object(
 
 export const RuleBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: SINGLE_LINE, description: 'One line (no CR, LF or other control characters): it is written into messages' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: SINGLE_LINE,
+      description: 'One line (no CR, LF or other control characters): it is written into messages',
+    }),
     enabled: Type.Optional(Type.Boolean({ default: true })),
     match: Type.Optional(Match),
     channels: Type.Array(ChannelIn, { minItems: 1, maxItems: 10 }),

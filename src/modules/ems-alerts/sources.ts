@@ -28,9 +28,9 @@ export const IMPACT_METHODS: Record<Source, string> = {
 export const SOURCE_DESCRIPTIONS: Record<Source, string> = {
   asset_silence: 'A device whose newest record is older than the policy allows (past its freshness band).',
   pv_underperformance: 'An inverter generating less than its expected yield by more than the policy allows.',
-  battery_not_cycling: "A battery whose state of charge barely moved over the window.",
+  battery_not_cycling: 'A battery whose state of charge barely moved over the window.',
   peak_import_with_charge: 'A site importing in the peak band while its battery holds charge.',
-  export_over_limit: "A site exporting above its export limit.",
+  export_over_limit: 'A site exporting above its export limit.',
 };
 
 export interface EvalAsset {

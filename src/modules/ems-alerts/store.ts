@@ -114,7 +114,20 @@ export const emsStore = {
        on conflict (alert_id) do update set severity = excluded.severity, impact_pence = excluded.impact_pence,
          evidence = excluded.evidence, method = excluded.method, evaluated_at = excluded.evaluated_at
        where ems_alerts.org_id = excluded.org_id`,
-      [orgId, a.alert_id, a.dedupe_key, a.source, a.site_id, a.asset_id, a.since, a.severity, a.impact_pence.toString(), a.method, JSON.stringify(a.evidence), a.evaluated_at],
+      [
+        orgId,
+        a.alert_id,
+        a.dedupe_key,
+        a.source,
+        a.site_id,
+        a.asset_id,
+        a.since,
+        a.severity,
+        a.impact_pence.toString(),
+        a.method,
+        JSON.stringify(a.evidence),
+        a.evaluated_at,
+      ],
     );
   },
   async alertsByIds(q: Queryable, orgId: string, ids: string[]): Promise<EmsAlertRow[]> {
@@ -148,10 +161,16 @@ export const emsStore = {
     );
   },
   async addEvent(q: Queryable, orgId: string, e: AdminEventRow) {
-    await q.query(
-      `insert into alert_admin_events (id, org_id, alert_id, action, actor_id, at, note, details) values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [e.id, orgId, e.alert_id, e.action, e.actor_id, e.at, e.note, JSON.stringify(e.details)],
-    );
+    await q.query(`insert into alert_admin_events (id, org_id, alert_id, action, actor_id, at, note, details) values ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+      e.id,
+      orgId,
+      e.alert_id,
+      e.action,
+      e.actor_id,
+      e.at,
+      e.note,
+      JSON.stringify(e.details),
+    ]);
   },
   async events(q: Queryable, orgId: string | null, alertIds: string[]): Promise<(AdminEventRow & { org_id: string })[]> {
     if (alertIds.length === 0) return [];
@@ -179,15 +198,42 @@ export const emsStore = {
     const res = await q.query<RuleRow>(
       `insert into ems_routing_rules (id, org_id, name, enabled, match, channels, escalation, created_at, created_by, updated_at, updated_by)
        values ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning ${RCOLS}`,
-      [orgId, r.id, r.name, r.enabled, JSON.stringify(r.match), JSON.stringify(r.channels), r.escalation ? JSON.stringify(r.escalation) : null, r.created_at, r.created_by, r.updated_at, r.updated_by],
+      [
+        orgId,
+        r.id,
+        r.name,
+        r.enabled,
+        JSON.stringify(r.match),
+        JSON.stringify(r.channels),
+        r.escalation ? JSON.stringify(r.escalation) : null,
+        r.created_at,
+        r.created_by,
+        r.updated_at,
+        r.updated_by,
+      ],
     );
     return res.rows[0];
   },
-  async updateRule(q: Queryable, orgId: string, id: string, r: Pick<RuleRow, 'name' | 'enabled' | 'match' | 'channels' | 'escalation' | 'updated_at' | 'updated_by'>) {
+  async updateRule(
+    q: Queryable,
+    orgId: string,
+    id: string,
+    r: Pick<RuleRow, 'name' | 'enabled' | 'match' | 'channels' | 'escalation' | 'updated_at' | 'updated_by'>,
+  ) {
     const res = await q.query<RuleRow>(
       `update ems_routing_rules set name = $3, enabled = $4, match = $5, channels = $6, escalation = $7, updated_at = $8, updated_by = $9
        where org_id = $1 and id = $2 returning ${RCOLS}`,
-      [orgId, id, r.name, r.enabled, JSON.stringify(r.match), JSON.stringify(r.channels), r.escalation ? JSON.stringify(r.escalation) : null, r.updated_at, r.updated_by],
+      [
+        orgId,
+        id,
+        r.name,
+        r.enabled,
+        JSON.stringify(r.match),
+        JSON.stringify(r.channels),
+        r.escalation ? JSON.stringify(r.escalation) : null,
+        r.updated_at,
+        r.updated_by,
+      ],
     );
     return res.rows[0] ?? null;
   },
@@ -219,7 +265,12 @@ export const emsStore = {
     );
     return r.rows[0];
   },
-  async record(q: Queryable, orgId: string, id: string, o: { outcome: 'delivered' | 'failed'; status_code: number | null; error: string | null; duration_ms: number }) {
+  async record(
+    q: Queryable,
+    orgId: string,
+    id: string,
+    o: { outcome: 'delivered' | 'failed'; status_code: number | null; error: string | null; duration_ms: number },
+  ) {
     const r = await q.query<DeliveryRow>(
       `update ems_deliveries set outcome = $3, status_code = $4, error = $5, duration_ms = $6 where org_id = $1 and id = $2 returning ${DCOLS}`,
       [orgId, id, o.outcome, o.status_code, o.error, o.duration_ms],

@@ -92,15 +92,33 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
       return { factors: (await store.marketFactors(db, ctx.orgId)).map((f) => ({ ...f, created_at: isoTime(f.created_at) })) };
     },
 
-    async addMarketFactor(ctx: RequestContext, body: { site_id?: string | null; instrument: string; name: string; kg_per_kwh: string; valid_from: string; valid_to?: string | null; evidence?: string | null }) {
+    async addMarketFactor(
+      ctx: RequestContext,
+      body: {
+        site_id?: string | null;
+        instrument: string;
+        name: string;
+        kg_per_kwh: string;
+        valid_from: string;
+        valid_to?: string | null;
+        evidence?: string | null;
+      },
+    ) {
       if (!isCalendarDay(body.valid_from)) throw energyErrors.body(['valid_from'], 'Input should be a date YYYY-MM-DD', body.valid_from);
       if (body.valid_to && !isCalendarDay(body.valid_to)) throw energyErrors.body(['valid_to'], 'Input should be a date YYYY-MM-DD', body.valid_to);
       if (body.site_id) await sitesOf(ctx.orgId, body.site_id);
       if (body.valid_to && body.valid_to < body.valid_from) throw energyErrors.body(['valid_to'], 'valid_to must not be before valid_from', body.valid_to);
       const row = {
-        factor_id: randomUUID(), site_id: body.site_id ?? null, instrument: body.instrument, name: body.name, kg_per_kwh: body.kg_per_kwh,
-        valid_from: body.valid_from, valid_to: body.valid_to ?? null, evidence: body.evidence ?? null,
-        created_by: ctx.actor.kind === 'user' ? ctx.actor.userId : null, created_at: deps.clock.now(),
+        factor_id: randomUUID(),
+        site_id: body.site_id ?? null,
+        instrument: body.instrument,
+        name: body.name,
+        kg_per_kwh: body.kg_per_kwh,
+        valid_from: body.valid_from,
+        valid_to: body.valid_to ?? null,
+        evidence: body.evidence ?? null,
+        created_by: ctx.actor.kind === 'user' ? ctx.actor.userId : null,
+        created_at: deps.clock.now(),
       };
       await db.tx(async (q) => {
         await store.insertMarketFactor(q, ctx.orgId, row);
@@ -148,7 +166,15 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
         market = addKg(market, m);
         uncoveredWh += unc;
         if (td !== null) td = addKg(td, kgOf(wh, f.td_kg_per_kwh!));
-        return { site_id: id, import_kwh: kwhText(wh), location_based_kg: l, market_based_kg: m, uncovered_import_kwh: kwhText(unc), complete_half_hours: complete, half_hours_with_data: hh };
+        return {
+          site_id: id,
+          import_kwh: kwhText(wh),
+          location_based_kg: l,
+          market_based_kg: m,
+          uncovered_import_kwh: kwhText(unc),
+          complete_half_hours: complete,
+          half_hours_with_data: hh,
+        };
       });
       return {
         year: w.year,
@@ -160,7 +186,9 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
         market_based_kg: market,
         td_losses_scope3_kg: td,
         market_based_uncovered_import_kwh: kwhText(uncoveredWh),
-        market_instruments_used: mfs.filter((x) => instrumentsUsed.has(x.factor_id)).map((x) => ({ factor_id: x.factor_id, name: x.name, instrument: x.instrument, kg_per_kwh: x.kg_per_kwh })),
+        market_instruments_used: mfs
+          .filter((x) => instrumentsUsed.has(x.factor_id))
+          .map((x) => ({ factor_id: x.factor_id, name: x.name, instrument: x.instrument, kg_per_kwh: x.kg_per_kwh })),
         methods: { location_based: LOCATION_METHOD, market_based: MARKET_METHOD },
         sites,
       };
@@ -191,7 +219,7 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
         site = {
           site_id: query.site_id,
           import_kwh: kwhText(wh),
-          weighted_g_per_kwh: weightedWh ? Math.round(Number(gramsX) / weightedWh * 10) / 10 : null,
+          weighted_g_per_kwh: weightedWh ? Math.round((Number(gramsX) / weightedWh) * 10) / 10 : null,
           import_kg: unscaled(divRound(gramsX, 1000n), 3),
         };
       }
@@ -204,8 +232,14 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
         half_hours: rows.map((r, i) => {
           const sp = settlementPeriod(r.from);
           return {
-            period_start: isoTime(r.from), period_end: isoTime(r.to), settlement_period: sp.period, forecast_g_per_kwh: r.forecast, actual_g_per_kwh: r.actual,
-            index: r.index, data_basis: r.actual !== null ? 'measured' : 'forecast', ...(site ? { import_kwh: series[i]?.import_kwh ?? null } : {}),
+            period_start: isoTime(r.from),
+            period_end: isoTime(r.to),
+            settlement_period: sp.period,
+            forecast_g_per_kwh: r.forecast,
+            actual_g_per_kwh: r.actual,
+            index: r.index,
+            data_basis: r.actual !== null ? 'measured' : 'forecast',
+            ...(site ? { import_kwh: series[i]?.import_kwh ?? null } : {}),
           };
         }),
         site,
@@ -242,14 +276,18 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
         avoided_kg: kgOf(gen, f),
         avoided_self_consumed_kg: kgOf(self, f),
         avoided_exported_kg: kgOf(exp, f),
-        method: 'Generation × the DESNZ UK electricity generation factor of the year: grid electricity the site did not draw (self-consumed) or displaced (exported). Not a Scope 2 reduction and not to be netted off Scope 2 under the GHG Protocol.',
+        method:
+          'Generation × the DESNZ UK electricity generation factor of the year: grid electricity the site did not draw (self-consumed) or displaced (exported). Not a Scope 2 reduction and not to be netted off Scope 2 under the GHG Protocol.',
         sites,
       };
     },
 
     async usage(ctx: RequestContext, query: { period?: 'day' | 'week' | 'month'; from?: string; to?: string; site_id?: string }) {
       const period = query.period ?? 'day';
-      const w = windowOf({ from: query.from, to: query.to }, deps.clock.now().getTime(), { defaultDays: period === 'month' ? 365 : period === 'week' ? 84 : 31, maxDays: 800 });
+      const w = windowOf({ from: query.from, to: query.to }, deps.clock.now().getTime(), {
+        defaultDays: period === 'month' ? 365 : period === 'week' ? 84 : 31,
+        maxDays: 800,
+      });
       const siteIds = await sitesOf(ctx.orgId, query.site_id);
       const days = await store.siteDays(db, ctx.orgId, siteIds, w.fromDay, w.toDay);
       const list = await versions();
@@ -281,17 +319,19 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
         from: isoTime(w.from),
         to: isoTime(w.to),
         site_id: query.site_id ?? null,
-        buckets: [...buckets.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([start, b]) => ({
-          period_start: isoTime(Math.max(w.from, ukMidnight(start))),
-          label: start,
-          import_kwh: kwhText(b.imp),
-          consumption_kwh: kwhText(b.cons),
-          generation_kwh: kwhText(b.gen),
-          location_based_kg: b.kg,
-          factor_years: [...b.factors].sort(),
-          complete_half_hours: b.complete,
-          half_hours_with_data: b.hh,
-        })),
+        buckets: [...buckets.entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([start, b]) => ({
+            period_start: isoTime(Math.max(w.from, ukMidnight(start))),
+            label: start,
+            import_kwh: kwhText(b.imp),
+            consumption_kwh: kwhText(b.cons),
+            generation_kwh: kwhText(b.gen),
+            location_based_kg: b.kg,
+            factor_years: [...b.factors].sort(),
+            complete_half_hours: b.complete,
+            half_hours_with_data: b.hh,
+          })),
       };
     },
   };

@@ -15,9 +15,17 @@ export const energyErrors = {
 };
 
 export const ENERGY_ERROR_DOCS = [
-  { code: 'site_not_found', status: 404, description: 'No asset of the organisation is registered at this site id (another organisation\'s site answers the same).' },
+  {
+    code: 'site_not_found',
+    status: 404,
+    description: "No asset of the organisation is registered at this site id (another organisation's site answers the same).",
+  },
   { code: 'settings_missing', status: 409, description: 'The figure needs EMS site settings (agreed capacity, tariff, PPA contracts) that are not set.' },
-  { code: 'pv_settings_missing', status: 409, description: 'Underperformance and calibration need pv_kwp and expected_yield_kwh_per_kwp in the site settings.' },
+  {
+    code: 'pv_settings_missing',
+    status: 409,
+    description: 'Underperformance and calibration need pv_kwp and expected_yield_kwh_per_kwp in the site settings.',
+  },
   { code: 'no_calibration_days', status: 409, description: 'PV calibration found no complete, measured, clear-sky day in the window.' },
   { code: 'operating_hours_missing', status: 409, description: 'Out-of-hours consumption needs operating_hours in the site settings.' },
   { code: 'ppa_contract_not_found', status: 404, description: 'The PPA statement names a contract the site does not have.' },

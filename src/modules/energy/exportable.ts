@@ -5,13 +5,32 @@ import { columnsOf, sqlExportable, type ExportableCollection } from '../../platf
 export const energyExportables: ExportableCollection[] = [
   sqlExportable({
     name: 'energy.site_half_hours',
-    description: 'The energy ledger per site and half hour: import, export, generation, consumption, charge, discharge and residual kWh (decimal text), basis, method, coverage and completeness.',
+    description:
+      'The energy ledger per site and half hour: import, export, generation, consumption, charge, discharge and residual kWh (decimal text), basis, method, coverage and completeness.',
     table: 'energy_site_halfhours',
     members: columnsOf('energy_site_halfhours', [
-      'site_id', 'slot:iso', 'day:day', 'import_kwh:text', 'export_kwh:text', 'generation_kwh:text', 'consumption_kwh:text', 'charge_kwh:text', 'discharge_kwh:text',
-      'residual_kwh:text', 'basis', 'consumption_method', 'coverage', 'assets_expected', 'assets_reporting', 'complete', 'all_measured',
+      'site_id',
+      'slot:iso',
+      'day:day',
+      'import_kwh:text',
+      'export_kwh:text',
+      'generation_kwh:text',
+      'consumption_kwh:text',
+      'charge_kwh:text',
+      'discharge_kwh:text',
+      'residual_kwh:text',
+      'basis',
+      'consumption_method',
+      'coverage',
+      'assets_expected',
+      'assets_reporting',
+      'complete',
+      'all_measured',
     ]),
     period: ['slot', 'energy_site_halfhours.slot'],
-    key: [['energy_site_halfhours.site_id', 'text'], ['energy_site_halfhours.slot', 'timestamptz']],
+    key: [
+      ['energy_site_halfhours.site_id', 'text'],
+      ['energy_site_halfhours.slot', 'timestamptz'],
+    ],
   }),
 ];

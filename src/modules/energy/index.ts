@@ -64,7 +64,17 @@ export const energyModule: ModuleFactory = (deps) => {
   const telemetry = deps.services.get(TELEMETRY_ENERGY);
   const model = createEnergyModel({ telemetry, sites: deps.services.get(REGISTRY_SITES), settings, clock: deps.clock, log: deps.log });
   const audit = deps.services.get(AUDIT_LOG);
-  const ledger = createLedger({ db: deps.db, backgroundDb: deps.backgroundDb, clock: deps.clock, model, telemetry, jobs: deps.jobs, jobUnits: deps.jobUnits, audit, maxQueuedRebuilds: settings.maxQueuedRebuilds });
+  const ledger = createLedger({
+    db: deps.db,
+    backgroundDb: deps.backgroundDb,
+    clock: deps.clock,
+    model,
+    telemetry,
+    jobs: deps.jobs,
+    jobUnits: deps.jobUnits,
+    audit,
+    maxQueuedRebuilds: settings.maxQueuedRebuilds,
+  });
   const siteSettings = createSettings({ db: deps.db, clock: deps.clock, model, audit });
   const carbon = createCarbon({ db: deps.db, clock: deps.clock, model, intensity: deps.services.get(CARBON_INTENSITY), audit });
   const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });
@@ -78,7 +88,12 @@ export const energyModule: ModuleFactory = (deps) => {
       'ems-reporting': 'EMS reporting: site settings, reports with figure-level lineage, interval exports, PV underperformance and calibration.',
     },
     errors: ENERGY_ERROR_DOCS,
-    operations: [...ledgerOperations(ledger), ...siteOperations(site, siteSettings, model, deps.db), ...carbonOperations(carbon), ...reportingOperations(reporting)],
+    operations: [
+      ...ledgerOperations(ledger),
+      ...siteOperations(site, siteSettings, model, deps.db),
+      ...carbonOperations(carbon),
+      ...reportingOperations(reporting),
+    ],
     background: {
       jobs: [
         { kind: REBUILD_KIND, handler: ledger.runRebuild },
@@ -95,7 +110,12 @@ export const energyModule: ModuleFactory = (deps) => {
           // (its transaction rolls back) is retried, then quarantined, and the others are refreshed.
           run: async () => {
             const orgs = await model.store.pendingOrgs(deps.backgroundDb);
-            await deps.jobUnits.each(REFRESH_KIND, orgs, (orgId) => ({ orgId }), (orgId) => model.refreshPending(deps.backgroundDb, { orgId }));
+            await deps.jobUnits.each(
+              REFRESH_KIND,
+              orgs,
+              (orgId) => ({ orgId }),
+              (orgId) => model.refreshPending(deps.backgroundDb, { orgId }),
+            );
           },
         },
       ],
@@ -118,7 +138,11 @@ export const energyDefinition: ModuleDefinition = {
     registry.get(TELEMETRY_ENERGY).onBatch((q, orgId, touched) => store.markPending(q, orgId, touched));
     // The same model the module's refresh runs (stateless over the store), for bringUpToDate.
     const model = createEnergyModel({
-      telemetry: registry.get(TELEMETRY_ENERGY), sites: registry.get(REGISTRY_SITES), settings: sectionOf(deps.config, energyConfig), clock: deps.clock, log: deps.log,
+      telemetry: registry.get(TELEMETRY_ENERGY),
+      sites: registry.get(REGISTRY_SITES),
+      settings: sectionOf(deps.config, energyConfig),
+      clock: deps.clock,
+      log: deps.log,
     });
     registry.provide(ENERGY_FIGURES, {
       siteDays: (q, orgId, siteId, fromDay, toDay) => store.siteDays(q, orgId, [siteId], fromDay, toDay),

@@ -45,17 +45,37 @@ export function halfHourView(orgId: string, start: number, row: SiteHalfHourRow 
   const base = { period_start: isoTime(start), period_end: isoTime(start + SLOT_MS), settlement_date: sp.date, settlement_period: sp.period };
   if (!row) {
     return {
-      ...base, gap: true, import_kwh: null, export_kwh: null, generation_kwh: null, consumption_kwh: null, charge_kwh: null,
-      discharge_kwh: null, residual_kwh: null, basis: null, consumption_method: null, coverage: null, assets_expected: expected, assets_reporting: 0,
+      ...base,
+      gap: true,
+      import_kwh: null,
+      export_kwh: null,
+      generation_kwh: null,
+      consumption_kwh: null,
+      charge_kwh: null,
+      discharge_kwh: null,
+      residual_kwh: null,
+      basis: null,
+      consumption_method: null,
+      coverage: null,
+      assets_expected: expected,
+      assets_reporting: 0,
     };
   }
   return {
     ...base,
     gap: !row.complete,
-    import_kwh: row.import_kwh, export_kwh: row.export_kwh, generation_kwh: row.generation_kwh, consumption_kwh: row.consumption_kwh,
-    charge_kwh: row.charge_kwh, discharge_kwh: row.discharge_kwh, residual_kwh: row.residual_kwh,
-    basis: flowBasesShown(orgId, row.basis), consumption_method: row.consumption_method, coverage: row.coverage,
-    assets_expected: row.assets_expected, assets_reporting: row.assets_reporting,
+    import_kwh: row.import_kwh,
+    export_kwh: row.export_kwh,
+    generation_kwh: row.generation_kwh,
+    consumption_kwh: row.consumption_kwh,
+    charge_kwh: row.charge_kwh,
+    discharge_kwh: row.discharge_kwh,
+    residual_kwh: row.residual_kwh,
+    basis: flowBasesShown(orgId, row.basis),
+    consumption_method: row.consumption_method,
+    coverage: row.coverage,
+    assets_expected: row.assets_expected,
+    assets_reporting: row.assets_reporting,
   };
 }
 
@@ -72,10 +92,17 @@ export function totalsOf(rows: SiteHalfHourRow[], halfHours: number) {
   }
   const complete = rows.filter((r) => r.complete).length;
   return {
-    import_kwh: kwhText(wh.import), export_kwh: kwhText(wh.export), generation_kwh: kwhText(wh.generation),
-    consumption_kwh: kwhText(wh.consumption), charge_kwh: kwhText(wh.charge), discharge_kwh: kwhText(wh.discharge),
+    import_kwh: kwhText(wh.import),
+    export_kwh: kwhText(wh.export),
+    generation_kwh: kwhText(wh.generation),
+    consumption_kwh: kwhText(wh.consumption),
+    charge_kwh: kwhText(wh.charge),
+    discharge_kwh: kwhText(wh.discharge),
     residual_kwh: kwhText(wh.residual),
-    half_hours: halfHours, half_hours_with_data: rows.length, complete_half_hours: complete, gap_half_hours: halfHours - complete,
+    half_hours: halfHours,
+    half_hours_with_data: rows.length,
+    complete_half_hours: complete,
+    gap_half_hours: halfHours - complete,
     measured_half_hours: rows.filter((r) => r.all_measured).length,
     wh,
   };
@@ -83,9 +110,17 @@ export function totalsOf(rows: SiteHalfHourRow[], halfHours: number) {
 
 export function rebuildView(r: RebuildRow) {
   return {
-    rebuild_id: r.rebuild_id, site_id: r.site_id, status: r.status, from: isoTime(r.from_ts), to: isoTime(r.to_ts),
-    days_total: r.days_total, days_done: r.days_done, progress: r.days_total ? Math.round((r.days_done / r.days_total) * 10_000) / 10_000 : 1,
-    requested_at: isoTime(r.requested_at), finished_at: r.finished_at ? isoTime(r.finished_at) : null, error: r.error,
+    rebuild_id: r.rebuild_id,
+    site_id: r.site_id,
+    status: r.status,
+    from: isoTime(r.from_ts),
+    to: isoTime(r.to_ts),
+    days_total: r.days_total,
+    days_done: r.days_done,
+    progress: r.days_total ? Math.round((r.days_done / r.days_total) * 10_000) / 10_000 : 1,
+    requested_at: isoTime(r.requested_at),
+    finished_at: r.finished_at ? isoTime(r.finished_at) : null,
+    error: r.error,
   };
 }
 
@@ -119,7 +154,11 @@ export function createLedger(deps: LedgerDeps) {
     const at = new Map(rows.map((r) => [r.slot.getTime(), r]));
     const halfHours = [...slotsOf(w)].map((s) => halfHourView(ctx.orgId, s.start, at.get(s.start), site.roled.length));
     const { wh, ...totals } = totalsOf(rows, halfHours.length);
-    const pending = await store.pendingCount(db, ctx.orgId, site.roled.map((r) => r.asset.asset_id));
+    const pending = await store.pendingCount(
+      db,
+      ctx.orgId,
+      site.roled.map((r) => r.asset.asset_id),
+    );
     const rebuild = await store.latestRebuild(db, ctx.orgId, siteId);
     const held = (await deps.jobUnits.status(db, REFRESH_KIND, ctx.orgId)).find((u) => u.quarantined_at);
     return {
@@ -139,9 +178,8 @@ export function createLedger(deps: LedgerDeps) {
       },
       assets: site.roled.map((r) => ({ asset_id: r.asset.asset_id, asset_class: r.asset.asset_class, role: r.role })),
       pending_refresh: pending > 0,
-      refresh_quarantine: held && pending > 0
-        ? { since: isoTime(held.quarantined_at!), error_class: held.error_class, next_retry_at: isoTime(held.retry_at) }
-        : null,
+      refresh_quarantine:
+        held && pending > 0 ? { since: isoTime(held.quarantined_at!), error_class: held.error_class, next_retry_at: isoTime(held.retry_at) } : null,
       rebuild: rebuild ? rebuildView(rebuild) : null,
     };
   }
@@ -154,10 +192,7 @@ export function createLedger(deps: LedgerDeps) {
     }
     const from = new Date(t);
     const to = new Date(t + SLOT_MS);
-    const [rows, flows] = await Promise.all([
-      store.siteHalfHours(db, ctx.orgId, siteId, from, to),
-      store.assetFlows(db, ctx.orgId, siteId, from, to),
-    ]);
+    const [rows, flows] = await Promise.all([store.siteHalfHours(db, ctx.orgId, siteId, from, to), store.assetFlows(db, ctx.orgId, siteId, from, to)]);
     const view = halfHourView(ctx.orgId, t, rows[0], site.roled.length);
     return {
       site_id: siteId,
@@ -186,7 +221,15 @@ export function createLedger(deps: LedgerDeps) {
   }
 
   /** Starts a rebuild of [from, to) unless one of the site is running (then that one is answered). */
-  async function startRebuild(q: Queryable, orgId: string, siteId: string, from: number, to: number, who: RequestContext | AuditActor, requestedBy: string | null) {
+  async function startRebuild(
+    q: Queryable,
+    orgId: string,
+    siteId: string,
+    from: number,
+    to: number,
+    who: RequestContext | AuditActor,
+    requestedBy: string | null,
+  ) {
     const now = clock.now();
     const daysTotal = Math.max(0, Math.round((to - from) / DAY_MS));
     const active = await store.activeRebuild(q, orgId, siteId);
@@ -197,14 +240,25 @@ export function createLedger(deps: LedgerDeps) {
       await ensureJobRoom(q, orgId, { kinds: [REBUILD_KIND], limit: deps.maxQueuedRebuilds ?? 10, what: 'ledger rebuilds', itemKey: 'rebuild_id' });
     }
     const row = await store.insertRebuild(q, orgId, {
-      rebuild_id: randomUUID(), site_id: siteId, from: new Date(from), to: new Date(to), days_total: daysTotal, requested_by: requestedBy, now,
+      rebuild_id: randomUUID(),
+      site_id: siteId,
+      from: new Date(from),
+      to: new Date(to),
+      days_total: daysTotal,
+      requested_by: requestedBy,
+      now,
     });
     if (!row) {
       const again = await store.activeRebuild(q, orgId, siteId);
       return { rebuild: rebuildView(again!), created: false };
     }
     await deps.audit.record(q, who, { action: 'energy.ledger.rebuild', details: { site_id: siteId, rebuild_id: row.rebuild_id } });
-    await deps.jobs.enqueue(q, { kind: REBUILD_KIND, orgId, payload: { rebuild_id: row.rebuild_id, step: 0 }, dedupeKey: `${REBUILD_KIND}:${orgId}:${row.rebuild_id}:0` });
+    await deps.jobs.enqueue(q, {
+      kind: REBUILD_KIND,
+      orgId,
+      payload: { rebuild_id: row.rebuild_id, step: 0 },
+      dedupeKey: `${REBUILD_KIND}:${orgId}:${row.rebuild_id}:0`,
+    });
     return { rebuild: rebuildView(row), created: true };
   }
 
@@ -218,7 +272,10 @@ export function createLedger(deps: LedgerDeps) {
       from = w.from;
       to = w.to;
     } else {
-      const ext = await deps.telemetry.reads(db).extent(ctx.orgId, site.roled.map((r) => r.asset.asset_id));
+      const ext = await deps.telemetry.reads(db).extent(
+        ctx.orgId,
+        site.roled.map((r) => r.asset.asset_id),
+      );
       if (!ext.length) {
         from = ukMidnight(ukDate(now.getTime()));
         to = from;
@@ -255,7 +312,12 @@ export function createLedger(deps: LedgerDeps) {
     // A site whose rebuild was already running gets its own after it, in a job of its own.
     if (busy.length) {
       await bg.tx((q) =>
-        deps.jobs.enqueue(q, { kind: ASSETS_CHANGED_KIND, orgId, payload: { site_ids: busy, asset_ids: assetIds }, runAt: new Date(clock.now().getTime() + 30_000) }),
+        deps.jobs.enqueue(q, {
+          kind: ASSETS_CHANGED_KIND,
+          orgId,
+          payload: { site_ids: busy, asset_ids: assetIds },
+          runAt: new Date(clock.now().getTime() + 30_000),
+        }),
       );
     }
   }
@@ -277,7 +339,12 @@ export function createLedger(deps: LedgerDeps) {
         await store.advanceRebuild(q, orgId, r.rebuild_id, new Date(end), daysDone, done, now);
         if (!done) {
           const step = job.payload.step + 1;
-          await deps.jobs.enqueue(q, { kind: REBUILD_KIND, orgId, payload: { rebuild_id: r.rebuild_id, step }, dedupeKey: `${REBUILD_KIND}:${orgId}:${r.rebuild_id}:${step}` });
+          await deps.jobs.enqueue(q, {
+            kind: REBUILD_KIND,
+            orgId,
+            payload: { rebuild_id: r.rebuild_id, step },
+            dedupeKey: `${REBUILD_KIND}:${orgId}:${r.rebuild_id}:${step}`,
+          });
         }
       });
     } catch (e) {

@@ -159,13 +159,25 @@ export function createEnergyModel(deps: EnergyModelDeps) {
         }
         if (counter && counter.covered_s >= (p?.covered_s ?? 0)) {
           out.push({
-            slot: new Date(slot), flow: src.flow, kwh: String(counter.kwh), basis: 'measured', source: `counter:${counter.key}`,
-            coverage: Math.min(1, counter.covered_s / 1800), samples: p?.samples ?? 0, resets: counter.resets,
+            slot: new Date(slot),
+            flow: src.flow,
+            kwh: String(counter.kwh),
+            basis: 'measured',
+            source: `counter:${counter.key}`,
+            coverage: Math.min(1, counter.covered_s / 1800),
+            samples: p?.samples ?? 0,
+            resets: counter.resets,
           });
         } else if (p && (p.covered_s > 0 || p.samples > 0)) {
           out.push({
-            slot: new Date(slot), flow: src.flow, kwh: String(src.sign === 'pos' ? p.pos_kwh : p.neg_kwh), basis: 'calculated', source: 'power_kw',
-            coverage: Math.min(1, p.covered_s / 1800), samples: p.samples, resets: 0,
+            slot: new Date(slot),
+            flow: src.flow,
+            kwh: String(src.sign === 'pos' ? p.pos_kwh : p.neg_kwh),
+            basis: 'calculated',
+            source: 'power_kw',
+            coverage: Math.min(1, p.covered_s / 1800),
+            samples: p.samples,
+            resets: 0,
           });
         }
       }
@@ -187,7 +199,14 @@ export function createEnergyModel(deps: EnergyModelDeps) {
       const rows = await assetFlows(q, orgId, ra, f.getTime(), t.getTime());
       await store.replaceAssetFlows(q, orgId, ra.asset.asset_id, siteId, f, t, rows);
     }
-    await store.dropOtherAssets(q, orgId, siteId, ctx.roled.map((r) => r.asset.asset_id), f, t);
+    await store.dropOtherAssets(
+      q,
+      orgId,
+      siteId,
+      ctx.roled.map((r) => r.asset.asset_id),
+      f,
+      t,
+    );
     const rows = await store.assetFlows(q, orgId, siteId, f, t);
     await store.replaceSiteHalfHours(q, orgId, siteId, f, t, aggregateSite(ctx, rows));
   }
@@ -249,7 +268,11 @@ export function createEnergyModel(deps: EnergyModelDeps) {
                 failure ??= { err };
                 for (const a of c.assets) failedAssets.add(a);
                 const back = list.filter((s) => c.assets.includes(s.asset_id));
-                await store.markPending(q, orgId, back.map((s) => ({ asset_id: s.asset_id, from: s.from_ts.getTime(), to: s.to_ts.getTime() })));
+                await store.markPending(
+                  q,
+                  orgId,
+                  back.map((s) => ({ asset_id: s.asset_id, from: s.from_ts.getTime(), to: s.to_ts.getTime() })),
+                );
               }
             }
           }

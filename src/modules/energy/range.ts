@@ -38,7 +38,8 @@ export function windowOf(q: { date?: string; from?: string; to?: string }, now: 
     // The service calendar, as the EMS report's (beyond it UK time rules are not known; year 10000
     // has no ISO date and years before 100 are not what Date.UTC reads). A well-formed date outside
     // it is told the range; anything else, the format.
-    if (DATE_RE.test(v) && (v < FIRST_SERVICE_DATE || v > LAST_SERVICE_DATE)) throw energyErrors.query(k, `Input should be a date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, v);
+    if (DATE_RE.test(v) && (v < FIRST_SERVICE_DATE || v > LAST_SERVICE_DATE))
+      throw energyErrors.query(k, `Input should be a date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, v);
     if (!isCalendarDay(v)) throw energyErrors.query(k, 'Input should be a date YYYY-MM-DD', v);
   }
   if (q.date !== undefined) return dayWindow(q.date, addDays(q.date, 1));
@@ -61,7 +62,8 @@ export function monthWindow(month: string | undefined, now: number): DayWindow &
   }
   const mm = MONTH_RE.exec(m);
   if (!mm) throw energyErrors.query('month', 'Input should be a month YYYY-MM', month);
-  if (m < FIRST_SERVICE_DATE.slice(0, 7) || m > LAST_SERVICE_DATE.slice(0, 7)) throw energyErrors.query('month', `Input should be a month from ${FIRST_SERVICE_DATE.slice(0, 7)} to ${LAST_SERVICE_DATE.slice(0, 7)}`, month);
+  if (m < FIRST_SERVICE_DATE.slice(0, 7) || m > LAST_SERVICE_DATE.slice(0, 7))
+    throw energyErrors.query('month', `Input should be a month from ${FIRST_SERVICE_DATE.slice(0, 7)} to ${LAST_SERVICE_DATE.slice(0, 7)}`, month);
   const first = `${m}-01`;
   const next = new Date(Date.UTC(Number(mm[1]), Number(mm[2]), 1)).toISOString().slice(0, 10);
   return { ...dayWindow(first, next), month: m };

@@ -9,15 +9,31 @@ const tags = ['carbon'];
 const Kg = (d = 'kg CO2e, decimal text to the gram') => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{3}$', description: d });
 const Factor5 = Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,5})?$', description: 'kg CO2e per kWh, up to 5 places' });
 const FactorVersion = Type.Object({
-  year: Type.Integer(), generation_kg_per_kwh: Type.String(), td_kg_per_kwh: S.Nullable(Type.String()), published: S.Nullable(Type.String()),
-  source: Type.String(), confidence: Type.String(), note: S.Nullable(Type.String()),
+  year: Type.Integer(),
+  generation_kg_per_kwh: Type.String(),
+  td_kg_per_kwh: S.Nullable(Type.String()),
+  published: S.Nullable(Type.String()),
+  source: Type.String(),
+  confidence: Type.String(),
+  note: S.Nullable(Type.String()),
 });
 const AppliedFactor = Type.Object({ ...FactorVersion.properties, applied_to_year: Type.Integer(), note: S.Nullable(Type.String()) });
 const MarketFactor = Type.Object({
-  factor_id: Type.String(), site_id: S.Nullable(Type.String()), instrument: Type.String(), name: Type.String(), kg_per_kwh: Type.String(),
-  valid_from: Type.String(), valid_to: S.Nullable(Type.String()), evidence: S.Nullable(Type.String()), created_by: S.Nullable(Type.String()), created_at: S.Timestamp,
+  factor_id: Type.String(),
+  site_id: S.Nullable(Type.String()),
+  instrument: Type.String(),
+  name: Type.String(),
+  kg_per_kwh: Type.String(),
+  valid_from: Type.String(),
+  valid_to: S.Nullable(Type.String()),
+  evidence: S.Nullable(Type.String()),
+  created_by: S.Nullable(Type.String()),
+  created_at: S.Timestamp,
 });
-const YearQuery = Type.Object({ year: Type.Optional(Type.Integer({ minimum: 2000, maximum: 2100, description: 'Reporting (calendar) year; default last year' })), site_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) });
+const YearQuery = Type.Object({
+  year: Type.Optional(Type.Integer({ minimum: 2000, maximum: 2100, description: 'Reporting (calendar) year; default last year' })),
+  site_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+});
 const Date = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
 
 export function carbonOperations(c: Carbon): Operation[] {
@@ -27,23 +43,44 @@ export function carbonOperations(c: Carbon): Operation[] {
       method: 'GET',
       path: '/api/hardware/ems/scope2',
       summary: 'Scope 2 emissions, location-based and market-based',
-      description: 'Dual reporting (GHG Protocol Scope 2 Guidance) for a calendar year, all sites or one: grid import × the published DESNZ factor of the year (its source and confidence named), and × the organisation\'s market factors where an instrument covers the day.',
+      description:
+        "Dual reporting (GHG Protocol Scope 2 Guidance) for a calendar year, all sites or one: grid import × the published DESNZ factor of the year (its source and confidence named), and × the organisation's market factors where an instrument covers the day.",
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Grid import from the half-hour ledger × the DESNZ UK electricity factor of the year (location-based) or the contractual factor in force (market-based), to the gram.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Grid import from the half-hour ledger × the DESNZ UK electricity factor of the year (location-based) or the contractual factor in force (market-based), to the gram.',
+      },
       schema: {
         query: YearQuery,
         response: {
           200: Type.Object({
-            year: Type.Integer(), from: S.Timestamp, to: S.Timestamp, factor: AppliedFactor, import_kwh: S.Kwh(), location_based_kg: Kg(), market_based_kg: Kg(),
-            td_losses_scope3_kg: S.Nullable(Kg()), market_based_uncovered_import_kwh: S.Kwh(),
-            market_instruments_used: Type.Array(Type.Object({ factor_id: Type.String(), name: Type.String(), instrument: Type.String(), kg_per_kwh: Type.String() })),
+            year: Type.Integer(),
+            from: S.Timestamp,
+            to: S.Timestamp,
+            factor: AppliedFactor,
+            import_kwh: S.Kwh(),
+            location_based_kg: Kg(),
+            market_based_kg: Kg(),
+            td_losses_scope3_kg: S.Nullable(Kg()),
+            market_based_uncovered_import_kwh: S.Kwh(),
+            market_instruments_used: Type.Array(
+              Type.Object({ factor_id: Type.String(), name: Type.String(), instrument: Type.String(), kg_per_kwh: Type.String() }),
+            ),
             methods: Type.Object({ location_based: Type.String(), market_based: Type.String() }),
-            sites: Type.Array(Type.Object({
-              site_id: Type.String(), import_kwh: S.Kwh(), location_based_kg: Kg(), market_based_kg: Kg(), uncovered_import_kwh: S.Kwh(),
-              complete_half_hours: Type.Integer(), half_hours_with_data: Type.Integer(),
-            })),
+            sites: Type.Array(
+              Type.Object({
+                site_id: Type.String(),
+                import_kwh: S.Kwh(),
+                location_based_kg: Kg(),
+                market_based_kg: Kg(),
+                uncovered_import_kwh: S.Kwh(),
+                complete_half_hours: Type.Integer(),
+                half_hours_with_data: Type.Integer(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
         },
@@ -54,21 +91,38 @@ export function carbonOperations(c: Carbon): Operation[] {
       operationId: 'getScope2Intensity',
       method: 'GET',
       path: '/api/hardware/ems/scope2/intensity',
-      summary: 'Half-hourly GB grid carbon intensity for a UK day, with a site\'s import weighted by it',
-      description: 'Every settlement period of the UK day (`date`, default yesterday) with the national intensity (actual where estimated, else forecast, each labelled) from the carbon intensity provider; with `site_id`, the site\'s import each half hour and its intensity-weighted average and emissions.',
+      summary: "Half-hourly GB grid carbon intensity for a UK day, with a site's import weighted by it",
+      description:
+        "Every settlement period of the UK day (`date`, default yesterday) with the national intensity (actual where estimated, else forecast, each labelled) from the carbon intensity provider; with `site_id`, the site's import each half hour and its intensity-weighted average and emissions.",
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'National half-hourly intensity from the NESO Carbon Intensity API (actual, else forecast); a site\'s emissions = Σ import × intensity of its half hour.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          "National half-hourly intensity from the NESO Carbon Intensity API (actual, else forecast); a site's emissions = Σ import × intensity of its half hour.",
+      },
       schema: {
         query: Type.Object({ date: Type.Optional(Date), site_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) }),
         response: {
           200: Type.Object({
-            date: Type.String(), from: S.Timestamp, to: S.Timestamp, region: Type.String(), source: Type.String(),
-            half_hours: Type.Array(Type.Object({
-              period_start: S.Timestamp, period_end: S.Timestamp, settlement_period: Type.Integer(), forecast_g_per_kwh: Type.Number(),
-              actual_g_per_kwh: S.Nullable(Type.Number()), index: Type.String(), data_basis: Type.String(), import_kwh: Type.Optional(S.Nullable(S.Kwh())),
-            })),
+            date: Type.String(),
+            from: S.Timestamp,
+            to: S.Timestamp,
+            region: Type.String(),
+            source: Type.String(),
+            half_hours: Type.Array(
+              Type.Object({
+                period_start: S.Timestamp,
+                period_end: S.Timestamp,
+                settlement_period: Type.Integer(),
+                forecast_g_per_kwh: Type.Number(),
+                actual_g_per_kwh: S.Nullable(Type.Number()),
+                index: Type.String(),
+                data_basis: Type.String(),
+                import_kwh: Type.Optional(S.Nullable(S.Kwh())),
+              }),
+            ),
             site: S.Nullable(Type.Object({ site_id: Type.String(), import_kwh: S.Kwh(), weighted_g_per_kwh: S.Nullable(Type.Number()), import_kg: Kg() })),
           }),
           404: S.ErrorBody,
@@ -91,9 +145,20 @@ export function carbonOperations(c: Carbon): Operation[] {
         query: YearQuery,
         response: {
           200: Type.Object({
-            year: Type.Integer(), from: S.Timestamp, to: S.Timestamp, factor: AppliedFactor, generation_kwh: S.Kwh(), self_consumed_kwh: S.Kwh(), exported_generation_kwh: S.Kwh(),
-            avoided_kg: Kg(), avoided_self_consumed_kg: Kg(), avoided_exported_kg: Kg(), method: Type.String(),
-            sites: Type.Array(Type.Object({ site_id: Type.String(), generation_kwh: S.Kwh(), self_consumed_kwh: S.Kwh(), exported_generation_kwh: S.Kwh(), avoided_kg: Kg() })),
+            year: Type.Integer(),
+            from: S.Timestamp,
+            to: S.Timestamp,
+            factor: AppliedFactor,
+            generation_kwh: S.Kwh(),
+            self_consumed_kwh: S.Kwh(),
+            exported_generation_kwh: S.Kwh(),
+            avoided_kg: Kg(),
+            avoided_self_consumed_kg: Kg(),
+            avoided_exported_kg: Kg(),
+            method: Type.String(),
+            sites: Type.Array(
+              Type.Object({ site_id: Type.String(), generation_kwh: S.Kwh(), self_consumed_kwh: S.Kwh(), exported_generation_kwh: S.Kwh(), avoided_kg: Kg() }),
+            ),
           }),
           404: S.ErrorBody,
         },
@@ -105,7 +170,8 @@ export function carbonOperations(c: Carbon): Operation[] {
       method: 'GET',
       path: '/api/hardware/ems/scope2/factors/versions',
       summary: 'DESNZ factor versions by reporting year',
-      description: 'The UK electricity generation (Scope 2) and T&D (Scope 3) factors by reporting year as published, each with the source it was taken from and its confidence (figures not confirmed against the DESNZ spreadsheet say so).',
+      description:
+        'The UK electricity generation (Scope 2) and T&D (Scope 3) factors by reporting year as published, each with the source it was taken from and its confidence (figures not confirmed against the DESNZ spreadsheet say so).',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -118,7 +184,8 @@ export function carbonOperations(c: Carbon): Operation[] {
       method: 'GET',
       path: '/api/hardware/ems/scope2/factors/changes',
       summary: 'Changes between consecutive factor versions',
-      description: 'For each pair of consecutive reporting years: the generation factor before and after, the change in kg CO2e/kWh and per cent, and the T&D factors.',
+      description:
+        'For each pair of consecutive reporting years: the generation factor before and after, the change in kg CO2e/kWh and per cent, and the T&D factors.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -126,10 +193,19 @@ export function carbonOperations(c: Carbon): Operation[] {
       schema: {
         response: {
           200: Type.Object({
-            changes: Type.Array(Type.Object({
-              from_year: Type.Integer(), to_year: Type.Integer(), generation_from: Type.String(), generation_to: Type.String(), generation_change: Type.String(),
-              generation_change_pct: Type.Number(), td_from: S.Nullable(Type.String()), td_to: S.Nullable(Type.String()), confidence: Type.String(),
-            })),
+            changes: Type.Array(
+              Type.Object({
+                from_year: Type.Integer(),
+                to_year: Type.Integer(),
+                generation_from: Type.String(),
+                generation_to: Type.String(),
+                generation_change: Type.String(),
+                generation_change_pct: Type.Number(),
+                td_from: S.Nullable(Type.String()),
+                td_to: S.Nullable(Type.String()),
+                confidence: Type.String(),
+              }),
+            ),
           }),
         },
       },
@@ -139,7 +215,7 @@ export function carbonOperations(c: Carbon): Operation[] {
       operationId: 'listScope2MarketFactors',
       method: 'GET',
       path: '/api/hardware/ems/scope2/market-factors',
-      summary: 'The organisation\'s market-based factors',
+      summary: "The organisation's market-based factors",
       description: 'Contractual instruments (REGO-backed supply, supplier-specific rate, PPA, residual mix) with their factor, sites and validity.',
       tags,
       status: 'live',
@@ -153,7 +229,8 @@ export function carbonOperations(c: Carbon): Operation[] {
       method: 'POST',
       path: '/api/hardware/ems/scope2/market-factors',
       summary: 'Add a market-based factor',
-      description: 'A contractual instrument for all sites (no `site_id`) or one, valid over UK days `valid_from`..`valid_to` (inclusive; open when null). Where two cover a day, a site\'s own and then the newest wins. Audited.',
+      description:
+        "A contractual instrument for all sites (no `site_id`) or one, valid over UK days `valid_from`..`valid_to` (inclusive; open when null). Where two cover a day, a site's own and then the newest wins. Audited.",
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
@@ -180,11 +257,15 @@ export function carbonOperations(c: Carbon): Operation[] {
       method: 'GET',
       path: '/api/hardware/usage/carbon',
       summary: 'Energy use and location-based emissions by day, week or month',
-      description: 'Import, consumption and generation with location-based kg CO2e per UK day, week (Monday to Sunday) or calendar month, for all sites or one; each bucket names the factor years applied.',
+      description:
+        'Import, consumption and generation with location-based kg CO2e per UK day, week (Monday to Sunday) or calendar month, for all sites or one; each bucket names the factor years applied.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Daily rollups of the half-hour ledger summed into UK days, weeks or months; import × the DESNZ factor of each day\'s year.' },
+      dataBasis: {
+        basis: 'calculated',
+        method: "Daily rollups of the half-hour ledger summed into UK days, weeks or months; import × the DESNZ factor of each day's year.",
+      },
       schema: {
         query: Type.Object({
           period: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')])),
@@ -194,11 +275,23 @@ export function carbonOperations(c: Carbon): Operation[] {
         }),
         response: {
           200: Type.Object({
-            period: Type.String(), from: S.Timestamp, to: S.Timestamp, site_id: S.Nullable(Type.String()),
-            buckets: Type.Array(Type.Object({
-              period_start: S.Timestamp, label: Type.String(), import_kwh: S.Kwh(), consumption_kwh: S.Kwh(), generation_kwh: S.Kwh(), location_based_kg: Kg(),
-              factor_years: Type.Array(Type.Integer()), complete_half_hours: Type.Integer(), half_hours_with_data: Type.Integer(),
-            })),
+            period: Type.String(),
+            from: S.Timestamp,
+            to: S.Timestamp,
+            site_id: S.Nullable(Type.String()),
+            buckets: Type.Array(
+              Type.Object({
+                period_start: S.Timestamp,
+                label: Type.String(),
+                import_kwh: S.Kwh(),
+                consumption_kwh: S.Kwh(),
+                generation_kwh: S.Kwh(),
+                location_based_kg: Kg(),
+                factor_years: Type.Array(Type.Integer()),
+                complete_half_hours: Type.Integer(),
+                half_hours_with_data: Type.Integer(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
         },

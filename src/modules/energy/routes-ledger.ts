@@ -8,7 +8,7 @@ import * as S from './schemas.ts';
 
 const tags = ['energy-ledger'];
 const LEDGER_METHOD =
-  'Half-hour energy per flow summed over the site\'s assets: counters where a device reports them (measured), otherwise power integrated (calculated); consumption from metered loads, else the balance; the residual is what the metered flows leave unexplained.';
+  "Half-hour energy per flow summed over the site's assets: counters where a device reports them (measured), otherwise power integrated (calculated); consumption from metered loads, else the balance; the residual is what the metered flows leave unexplained.";
 
 export function ledgerOperations(l: Ledger): Operation[] {
   return [
@@ -21,7 +21,11 @@ export function ledgerOperations(l: Ledger): Operation[] {
         'Every settlement period of the UK local days asked for (`date`, or `from`..`to` inclusive, at most 31 days; default yesterday): ' +
         '48 a day, 46 on the spring clock change, 50 on the autumn one, each with its start in UTC. Each flow carries its basis; half hours ' +
         'without data are listed with null figures and `gap: true`. Totals are exact sums (watt-hours) and the balance identity holds exactly. ' +
-        LEDGER_METHOD + ' ' + POWER_METHOD + ' ' + COUNTER_METHOD,
+        LEDGER_METHOD +
+        ' ' +
+        POWER_METHOD +
+        ' ' +
+        COUNTER_METHOD,
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -60,8 +64,10 @@ export function ledgerOperations(l: Ledger): Operation[] {
       operationId: 'getLedgerPeriod',
       method: 'GET',
       path: '/api/telemetry/ledger/period/{site_id}/{period_start}',
-      summary: 'One settlement period of a site\'s ledger in detail',
-      description: 'The half hour starting at `period_start` (ISO 8601 with an offset, on a half-hour boundary) with each asset\'s contribution: flow, energy, basis, source (counter key or power_kw), coverage, samples and counter resets. ' + LEDGER_METHOD,
+      summary: "One settlement period of a site's ledger in detail",
+      description:
+        "The half hour starting at `period_start` (ISO 8601 with an offset, on a half-hour boundary) with each asset's contribution: flow, energy, basis, source (counter key or power_kw), coverage, samples and counter resets. " +
+        LEDGER_METHOD,
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -75,8 +81,15 @@ export function ledgerOperations(l: Ledger): Operation[] {
             balance: S.Nullable(Type.Object({ identity: Type.String(), inputs_kwh: S.Kwh(), outputs_kwh: S.Kwh(), residual_kwh: S.Kwh() })),
             contributions: Type.Array(
               Type.Object({
-                asset_id: Type.String(), role: S.Nullable(Type.String()), flow: Type.String(), kwh: S.Kwh(), basis: Type.String(),
-                source: Type.String(), coverage: Type.Number(), samples: Type.Integer(), counter_resets: Type.Integer(),
+                asset_id: Type.String(),
+                role: S.Nullable(Type.String()),
+                flow: Type.String(),
+                kwh: S.Kwh(),
+                basis: Type.String(),
+                source: Type.String(),
+                coverage: Type.Number(),
+                samples: Type.Integer(),
+                counter_resets: Type.Integer(),
               }),
             ),
             readings_url: Type.String(),
@@ -90,7 +103,7 @@ export function ledgerOperations(l: Ledger): Operation[] {
       operationId: 'rebuildSiteLedger',
       method: 'POST',
       path: '/api/telemetry/sites/{site_id}/ledger/rebuild',
-      summary: 'Rebuild a site\'s ledger from stored telemetry',
+      summary: "Rebuild a site's ledger from stored telemetry",
       description:
         'Queues a rebuild (a background job, a week of the site a step) over `from`..`to` (UK days, inclusive) or, by default, every day the site has telemetry. ' +
         'Idempotent: the rows of each day are replaced by what the samples give, and while a rebuild of the site is queued or running a second request returns it (200) instead of starting another (202). ' +
@@ -114,7 +127,8 @@ export function ledgerOperations(l: Ledger): Operation[] {
       method: 'GET',
       path: '/api/telemetry/sites/{site_id}/ppa/contracts',
       summary: 'PPA contracts of a site',
-      description: 'The site\'s power purchase agreements as set in its EMS settings (`ppa_contracts` of PUT /api/hardware/ems/sites/{site_id}/settings): counterparty, the flow paid for, price in pence per kWh, and the UK days in force.',
+      description:
+        "The site's power purchase agreements as set in its EMS settings (`ppa_contracts` of PUT /api/hardware/ems/sites/{site_id}/settings): counterparty, the flow paid for, price in pence per kWh, and the UK days in force.",
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -131,15 +145,22 @@ export function ledgerOperations(l: Ledger): Operation[] {
       path: '/api/telemetry/sites/{site_id}/ppa/statement',
       summary: 'Monthly PPA statement of a site',
       description:
-        'One UK calendar month (`month` YYYY-MM; default last month): for each contract (or `contract_id`), a line per UK day in force with the day\'s energy of the contract\'s flow, the price and the amount in pounds ' +
+        "One UK calendar month (`month` YYYY-MM; default last month): for each contract (or `contract_id`), a line per UK day in force with the day's energy of the contract's flow, the price and the amount in pounds " +
         '(rounded to the penny per line; totals are sums of lines), and the data basis of each line: `measured` only when every settlement period of the day is complete and measured.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Energy of the contracted flow from the ledger (measured where every half hour of the day is metered by counters) multiplied by the contract price, rounded to the penny per daily line.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Energy of the contracted flow from the ledger (measured where every half hour of the day is metered by counters) multiplied by the contract price, rounded to the penny per daily line.',
+      },
       schema: {
         params: S.SiteParams,
-        query: Type.Object({ month: Type.Optional(Type.String({ description: 'YYYY-MM (UK calendar month)' })), contract_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
+        query: Type.Object({
+          month: Type.Optional(Type.String({ description: 'YYYY-MM (UK calendar month)' })),
+          contract_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        }),
         response: {
           200: Type.Object({
             site_id: Type.String(),
@@ -154,8 +175,14 @@ export function ledgerOperations(l: Ledger): Operation[] {
                 contract: S.PpaContract,
                 lines: Type.Array(
                   Type.Object({
-                    date: Type.String(), settlement_periods: Type.Integer(), half_hours_with_data: Type.Integer(), gap_half_hours: Type.Integer(),
-                    energy_kwh: S.Kwh(), price_p_per_kwh: Type.String(), amount_gbp: S.Money('Pounds'), data_basis: Type.String(),
+                    date: Type.String(),
+                    settlement_periods: Type.Integer(),
+                    half_hours_with_data: Type.Integer(),
+                    gap_half_hours: Type.Integer(),
+                    energy_kwh: S.Kwh(),
+                    price_p_per_kwh: Type.String(),
+                    amount_gbp: S.Money('Pounds'),
+                    data_basis: Type.String(),
                   }),
                 ),
                 total_energy_kwh: S.Kwh(),

@@ -14,10 +14,22 @@ const ems = ['ems-reporting'];
 const SELF_METHOD =
   'From the half-hour ledger: self-consumed = max(generation - export, 0) each half hour, summed; self-consumption ratio = self-consumed / generation; self-sufficiency = self-consumed / consumption.';
 const Figures = {
-  generation_kwh: S.Kwh(), export_kwh: S.Kwh(), import_kwh: S.Kwh(), consumption_kwh: S.Kwh(), self_consumed_kwh: S.Kwh(),
-  self_consumption_ratio: S.Ratio('self-consumed / generation'), self_sufficiency_ratio: S.Ratio('self-consumed / consumption'),
-  charge_kwh: S.Kwh(), discharge_kwh: S.Kwh(), half_hours: Type.Integer(), half_hours_with_data: Type.Integer(), complete_half_hours: Type.Integer(),
-  measured_half_hours: Type.Integer(), data_completeness: S.Ratio('complete half hours / half hours in the window'), max_import_kwh: S.Kwh(), window_days: Type.Integer(),
+  generation_kwh: S.Kwh(),
+  export_kwh: S.Kwh(),
+  import_kwh: S.Kwh(),
+  consumption_kwh: S.Kwh(),
+  self_consumed_kwh: S.Kwh(),
+  self_consumption_ratio: S.Ratio('self-consumed / generation'),
+  self_sufficiency_ratio: S.Ratio('self-consumed / consumption'),
+  charge_kwh: S.Kwh(),
+  discharge_kwh: S.Kwh(),
+  half_hours: Type.Integer(),
+  half_hours_with_data: Type.Integer(),
+  complete_half_hours: Type.Integer(),
+  measured_half_hours: Type.Integer(),
+  data_completeness: S.Ratio('complete half hours / half hours in the window'),
+  max_import_kwh: S.Kwh(),
+  window_days: Type.Integer(),
 };
 const Window = { from: S.Timestamp, to: S.Timestamp };
 const SettingsAnswer = Type.Object({ site_id: Type.String(), settings: SettingsBody, updated_at: S.Nullable(S.Timestamp), configured: Type.Boolean() });
@@ -28,8 +40,10 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       operationId: 'listEnergySites',
       method: 'GET',
       path: '/api/telemetry/sites',
-      summary: 'The organisation\'s sites with their energy over a window',
-      description: 'Every site with a registered asset: how many assets feed each role (grid meter, PV, battery, load) and the window\'s totals (default the last 30 UK days, `days` 1 to 366). ' + SELF_METHOD,
+      summary: "The organisation's sites with their energy over a window",
+      description:
+        "Every site with a registered asset: how many assets feed each role (grid meter, PV, battery, load) and the window's totals (default the last 30 UK days, `days` 1 to 366). " +
+        SELF_METHOD,
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -50,7 +64,9 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       method: 'GET',
       path: '/api/telemetry/sites/{site_id}/self-consumption',
       summary: 'Self-consumption and self-sufficiency of a site',
-      description: 'Generation used on site against generation exported, and the share of consumption met on site, over UK days (`date` or `from`..`to`; default the last 30), with each day. ' + SELF_METHOD,
+      description:
+        'Generation used on site against generation exported, and the share of consumption met on site, over UK days (`date` or `from`..`to`; default the last 30), with each day. ' +
+        SELF_METHOD,
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -60,14 +76,31 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
         query: Type.Object(S.DayQuery),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window, has_generation: Type.Boolean(),
-            generation_kwh: S.Kwh(), self_consumed_kwh: S.Kwh(), export_kwh: S.Kwh(), import_kwh: S.Kwh(), consumption_kwh: S.Kwh(),
-            self_consumption_ratio: S.Ratio('self-consumed / generation'), self_sufficiency_ratio: S.Ratio('self-consumed / consumption'),
-            complete_half_hours: Type.Integer(), half_hours: Type.Integer(), measured_half_hours: Type.Integer(),
-            days: Type.Array(Type.Object({
-              date: Type.String(), generation_kwh: S.Kwh(), self_consumed_kwh: S.Kwh(), export_kwh: S.Kwh(), consumption_kwh: S.Kwh(),
-              self_consumption_ratio: S.Ratio(''), self_sufficiency_ratio: S.Ratio(''), complete_half_hours: Type.Integer(),
-            })),
+            site_id: Type.String(),
+            ...Window,
+            has_generation: Type.Boolean(),
+            generation_kwh: S.Kwh(),
+            self_consumed_kwh: S.Kwh(),
+            export_kwh: S.Kwh(),
+            import_kwh: S.Kwh(),
+            consumption_kwh: S.Kwh(),
+            self_consumption_ratio: S.Ratio('self-consumed / generation'),
+            self_sufficiency_ratio: S.Ratio('self-consumed / consumption'),
+            complete_half_hours: Type.Integer(),
+            half_hours: Type.Integer(),
+            measured_half_hours: Type.Integer(),
+            days: Type.Array(
+              Type.Object({
+                date: Type.String(),
+                generation_kwh: S.Kwh(),
+                self_consumed_kwh: S.Kwh(),
+                export_kwh: S.Kwh(),
+                consumption_kwh: S.Kwh(),
+                self_consumption_ratio: S.Ratio(''),
+                self_sufficiency_ratio: S.Ratio(''),
+                complete_half_hours: Type.Integer(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
         },
@@ -80,21 +113,40 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       path: '/api/telemetry/sites/{site_id}/battery/state',
       summary: 'Battery state of a site: SoC, throughput, cycles and observed round-trip efficiency',
       description:
-        'Each battery\'s newest state of charge (measured, with its time), and over the window: charge, discharge, throughput, equivalent full cycles (throughput / 2 / usable capacity; capacity from the site settings or the assets\' `capacity_kwh` details) and the observed round-trip efficiency (discharge / charge; not corrected for a different state of charge at the window\'s ends).',
+        "Each battery's newest state of charge (measured, with its time), and over the window: charge, discharge, throughput, equivalent full cycles (throughput / 2 / usable capacity; capacity from the site settings or the assets' `capacity_kwh` details) and the observed round-trip efficiency (discharge / charge; not corrected for a different state of charge at the window's ends).",
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Charge and discharge from the half-hour ledger; cycles = (charge + discharge) / 2 / usable capacity; round-trip efficiency = discharge / charge over the window.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Charge and discharge from the half-hour ledger; cycles = (charge + discharge) / 2 / usable capacity; round-trip efficiency = discharge / charge over the window.',
+      },
       schema: {
         params: S.SiteParams,
         query: Type.Object(S.DayQuery),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window,
-            batteries: Type.Array(Type.Object({ asset_id: Type.String(), soc_pct: S.Nullable(Type.Number()), soc_at: S.Nullable(S.Timestamp), power_kw: S.Nullable(Type.Number()), capacity_kwh: S.Nullable(Type.Number()) })),
-            capacity_kwh: S.Nullable(Type.Number()), capacity_source: S.Nullable(Type.String()),
-            charge_kwh: S.Kwh(), discharge_kwh: S.Kwh(), throughput_kwh: S.Kwh(), equivalent_full_cycles: S.Nullable(Type.Number()),
-            round_trip_efficiency_observed: S.Ratio('discharge / charge'), complete_half_hours: Type.Integer(), half_hours: Type.Integer(),
+            site_id: Type.String(),
+            ...Window,
+            batteries: Type.Array(
+              Type.Object({
+                asset_id: Type.String(),
+                soc_pct: S.Nullable(Type.Number()),
+                soc_at: S.Nullable(S.Timestamp),
+                power_kw: S.Nullable(Type.Number()),
+                capacity_kwh: S.Nullable(Type.Number()),
+              }),
+            ),
+            capacity_kwh: S.Nullable(Type.Number()),
+            capacity_source: S.Nullable(Type.String()),
+            charge_kwh: S.Kwh(),
+            discharge_kwh: S.Kwh(),
+            throughput_kwh: S.Kwh(),
+            equivalent_full_cycles: S.Nullable(Type.Number()),
+            round_trip_efficiency_observed: S.Ratio('discharge / charge'),
+            complete_half_hours: Type.Integer(),
+            half_hours: Type.Integer(),
           }),
           404: S.ErrorBody,
         },
@@ -106,12 +158,15 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       method: 'GET',
       path: '/api/telemetry/portfolio/league',
       summary: 'Sites ranked on a named measure',
-      description: 'Every site ranked on `measure` over the window, with the measure\'s definition; sites where the measure is undefined (no generation for self-consumption) are listed as unranked. Ties rank by site id. Measures: ' +
-        Object.entries(LEAGUE_MEASURES).map(([k, v]) => `\`${k}\` (${v.definition})`).join('; '),
+      description:
+        "Every site ranked on `measure` over the window, with the measure's definition; sites where the measure is undefined (no generation for self-consumption) are listed as unranked. Ties rank by site id. Measures: " +
+        Object.entries(LEAGUE_MEASURES)
+          .map(([k, v]) => `\`${k}\` (${v.definition})`)
+          .join('; '),
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Each site\'s totals over the window from its daily rollup, ranked on the measure as defined in the answer.' },
+      dataBasis: { basis: 'calculated', method: "Each site's totals over the window from its daily rollup, ranked on the measure as defined in the answer." },
       schema: {
         query: Type.Object({
           measure: Type.Optional(LiteralUnion(Object.keys(LEAGUE_MEASURES) as LeagueMeasure[])),
@@ -120,11 +175,23 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
         }),
         response: {
           200: Type.Object({
-            measure: Type.String(), definition: Type.String(), unit: Type.String(), higher_is_better: Type.Boolean(), ...Window,
-            league: Type.Array(Type.Object({
-              rank: Type.Integer(), site_id: Type.String(), value: Type.Number(), generation_kwh: S.Kwh(), consumption_kwh: S.Kwh(), import_kwh: S.Kwh(), export_kwh: S.Kwh(),
-              data_completeness: S.Ratio(''),
-            })),
+            measure: Type.String(),
+            definition: Type.String(),
+            unit: Type.String(),
+            higher_is_better: Type.Boolean(),
+            ...Window,
+            league: Type.Array(
+              Type.Object({
+                rank: Type.Integer(),
+                site_id: Type.String(),
+                value: Type.Number(),
+                generation_kwh: S.Kwh(),
+                consumption_kwh: S.Kwh(),
+                import_kwh: S.Kwh(),
+                export_kwh: S.Kwh(),
+                data_completeness: S.Ratio(''),
+              }),
+            ),
             unranked: Type.Array(Type.String()),
           }),
         },
@@ -136,22 +203,39 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       method: 'GET',
       path: '/api/telemetry/sites/{site_id}/capacity',
       summary: 'Peak import against the agreed capacity',
-      description: 'Half-hour demand (import energy × 2, the average kW of the half hour, as supply capacity is judged) against the agreed capacity from the site settings: the peak, utilisation, headroom, half hours over capacity and the ten largest half hours.',
+      description:
+        'Half-hour demand (import energy × 2, the average kW of the half hour, as supply capacity is judged) against the agreed capacity from the site settings: the peak, utilisation, headroom, half hours over capacity and the ten largest half hours.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Demand of a half hour = its import energy × 2 (average kW); compared with the agreed capacity as configured.' },
+      dataBasis: {
+        basis: 'calculated',
+        method: 'Demand of a half hour = its import energy × 2 (average kW); compared with the agreed capacity as configured.',
+      },
       schema: {
         params: S.SiteParams,
         query: Type.Object(S.DayQuery),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window, agreed_capacity_kw: S.Nullable(Type.Number()), peak_import_kw: S.Nullable(Type.Number()), peak_at: S.Nullable(S.Timestamp),
-            utilisation: S.Nullable(Type.Number()), headroom_kw: S.Nullable(Type.Number()), half_hours_over_capacity: S.Nullable(Type.Integer()),
-            peaks: Type.Array(Type.Object({
-              period_start: S.Timestamp, settlement_date: Type.String(), settlement_period: Type.Integer(), import_kwh: S.Kwh(), demand_kw: Type.Number(),
-              basis: Type.String(), complete: Type.Boolean(),
-            })),
+            site_id: Type.String(),
+            ...Window,
+            agreed_capacity_kw: S.Nullable(Type.Number()),
+            peak_import_kw: S.Nullable(Type.Number()),
+            peak_at: S.Nullable(S.Timestamp),
+            utilisation: S.Nullable(Type.Number()),
+            headroom_kw: S.Nullable(Type.Number()),
+            half_hours_over_capacity: S.Nullable(Type.Integer()),
+            peaks: Type.Array(
+              Type.Object({
+                period_start: S.Timestamp,
+                settlement_date: Type.String(),
+                settlement_period: Type.Integer(),
+                import_kwh: S.Kwh(),
+                demand_kw: Type.Number(),
+                basis: Type.String(),
+                complete: Type.Boolean(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
         },
@@ -168,7 +252,11 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Half-hour demand from the ledger replayed against a simulated battery (full at the start, lossless) that discharges above the target and recharges below it.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Half-hour demand from the ledger replayed against a simulated battery (full at the start, lossless) that discharges above the target and recharges below it.',
+      },
       schema: {
         params: S.SiteParams,
         query: Type.Object({
@@ -179,12 +267,27 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
         }),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window, target_kw: Type.Number(), target_source: Type.String(), battery_kwh: Type.Number(), battery_kw: Type.Number(),
-            half_hours_over_target: Type.Integer(), half_hours_fully_shaved: Type.Integer(), peak_before_kw: S.Nullable(Type.Number()), peak_after_kw: S.Nullable(Type.Number()),
-            peaks: Type.Array(Type.Object({
-              period_start: S.Timestamp, settlement_date: Type.String(), settlement_period: Type.Integer(), demand_kw: Type.Number(), shaved_demand_kw: Type.Number(),
-              shaved_kw: Type.Number(), battery_kwh_after: Type.Number(),
-            })),
+            site_id: Type.String(),
+            ...Window,
+            target_kw: Type.Number(),
+            target_source: Type.String(),
+            battery_kwh: Type.Number(),
+            battery_kw: Type.Number(),
+            half_hours_over_target: Type.Integer(),
+            half_hours_fully_shaved: Type.Integer(),
+            peak_before_kw: S.Nullable(Type.Number()),
+            peak_after_kw: S.Nullable(Type.Number()),
+            peaks: Type.Array(
+              Type.Object({
+                period_start: S.Timestamp,
+                settlement_date: Type.String(),
+                settlement_period: Type.Integer(),
+                demand_kw: Type.Number(),
+                shaved_demand_kw: Type.Number(),
+                shaved_kw: Type.Number(),
+                battery_kwh_after: Type.Number(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
         },
@@ -197,7 +300,8 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       method: 'GET',
       path: '/api/hardware/ems/sites',
       summary: 'EMS sites with their settings',
-      description: 'Every site with a registered asset, whether its EMS settings are set, and the settings (agreed capacity, PV, operating hours, tariff, battery, PPA contracts).',
+      description:
+        'Every site with a registered asset, whether its EMS settings are set, and the settings (agreed capacity, PV, operating hours, tariff, battery, PPA contracts).',
       tags: ems,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -228,7 +332,8 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
       method: 'PUT',
       path: '/api/hardware/ems/sites/{site_id}/settings',
       summary: 'Replace the EMS settings of a site',
-      description: 'Replaces every setting (send the whole object). PPA contract ids must be unique and end dates not before start dates; operating hours end after they start (UK local time). Audited (`ems.site_settings.update`).',
+      description:
+        'Replaces every setting (send the whole object). PPA contract ids must be unique and end dates not before start dates; operating hours end after they start (UK local time). Audited (`ems.site_settings.update`).',
       tags: ems,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },

@@ -5,7 +5,9 @@ import { Money, Nullable, Timestamp } from '../../platform/schema-kit.ts';
 export const Kwh = (description = 'kWh, decimal text to the watt-hour') => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{3}$', description });
 export const Ratio = (description: string) => Nullable(Type.Number(), description);
 export const ErrorBody = Type.Object({ detail: Type.Any() });
-export const BasisName = Type.String({ description: 'measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand' });
+export const BasisName = Type.String({
+  description: 'measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand',
+});
 export const SiteParams = Type.Object({ site_id: Type.String({ minLength: 1, maxLength: 128 }) });
 export const DayQuery = {
   date: Type.Optional(Type.String({ description: 'One UK local day, YYYY-MM-DD' })),
@@ -24,7 +26,12 @@ export const FlowFigures = {
 
 export const FlowBasis = Type.Object(
   {
-    import: BasisName, export: BasisName, generation: BasisName, consumption: BasisName, charge: BasisName, discharge: BasisName,
+    import: BasisName,
+    export: BasisName,
+    generation: BasisName,
+    consumption: BasisName,
+    charge: BasisName,
+    discharge: BasisName,
   },
   { description: 'Data basis of each flow in this half hour' },
 );
@@ -51,7 +58,7 @@ export const HalfHour = Type.Object({
 
 export const Totals = Type.Object({
   ...FlowFigures,
-  residual_kwh: Kwh('Sum of the half hours\' residuals'),
+  residual_kwh: Kwh("Sum of the half hours' residuals"),
   half_hours: Type.Integer({ description: 'Half hours in the window' }),
   half_hours_with_data: Type.Integer(),
   complete_half_hours: Type.Integer(),

@@ -18,7 +18,10 @@ export const SettingsBody = Type.Object(
     agreed_capacity_kw: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Agreed import capacity, kW' })),
     pv_kwp: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'PV array peak power, kWp' })),
     pv_orientation: Nullable(
-      Type.Object({ azimuth_deg: Type.Number({ minimum: 0, maximum: 360 }), tilt_deg: Type.Number({ minimum: 0, maximum: 90 }) }, { additionalProperties: false }),
+      Type.Object(
+        { azimuth_deg: Type.Number({ minimum: 0, maximum: 360 }), tilt_deg: Type.Number({ minimum: 0, maximum: 90 }) },
+        { additionalProperties: false },
+      ),
     ),
     expected_yield_kwh_per_kwp: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 3000, description: 'Expected annual PV yield, kWh per kWp' })),
     operating_hours: Type.Array(
@@ -46,8 +49,14 @@ export const SettingsBody = Type.Object(
 export type Settings = Static<typeof SettingsBody>;
 
 export const EMPTY_SETTINGS: Settings = {
-  agreed_capacity_kw: null, pv_kwp: null, pv_orientation: null, expected_yield_kwh_per_kwp: null, operating_hours: [], tariff: null,
-  battery_capacity_kwh: null, ppa_contracts: [],
+  agreed_capacity_kw: null,
+  pv_kwp: null,
+  pv_orientation: null,
+  expected_yield_kwh_per_kwp: null,
+  operating_hours: [],
+  tariff: null,
+  battery_capacity_kwh: null,
+  ppa_contracts: [],
 };
 
 export function createSettings(deps: { db: Db; clock: Clock; model: EnergyModel; audit: AuditLog }) {
@@ -55,7 +64,11 @@ export function createSettings(deps: { db: Db; clock: Clock; model: EnergyModel;
 
   async function read(orgId: string, siteId: string) {
     const s = await store.settings(deps.db, orgId, siteId);
-    return { settings: { ...EMPTY_SETTINGS, ...(s?.settings as Partial<Settings> | undefined) }, updated_at: s ? isoTime(s.updated_at) : null, configured: !!s };
+    return {
+      settings: { ...EMPTY_SETTINGS, ...(s?.settings as Partial<Settings> | undefined) },
+      updated_at: s ? isoTime(s.updated_at) : null,
+      configured: !!s,
+    };
   }
 
   return {
@@ -72,7 +85,8 @@ export function createSettings(deps: { db: Db; clock: Clock; model: EnergyModel;
       body.ppa_contracts.forEach((c, i) => {
         if (seen.has(c.contract_id)) throw energyErrors.body(['ppa_contracts', i, 'contract_id'], 'contract_id must be unique', c.contract_id);
         seen.add(c.contract_id);
-        if (c.end_date && c.end_date < c.start_date) throw energyErrors.body(['ppa_contracts', i, 'end_date'], 'end_date must not be before start_date', c.end_date);
+        if (c.end_date && c.end_date < c.start_date)
+          throw energyErrors.body(['ppa_contracts', i, 'end_date'], 'end_date must not be before start_date', c.end_date);
       });
       body.operating_hours.forEach((h, i) => {
         if (h.end <= h.start) throw energyErrors.body(['operating_hours', i, 'end'], 'end must be after start', h.end);

@@ -16,12 +16,24 @@ import { kwhText, ratio, toWh } from './wh.ts';
 import { basisShown } from './basis-shown.ts';
 
 export const LEAGUE_MEASURES = {
-  self_sufficiency: { higherIsBetter: true, unit: 'ratio', definition: 'Share of the site\'s consumption met by its own generation: (generation - export) / consumption, per half hour summed.' },
-  self_consumption: { higherIsBetter: true, unit: 'ratio', definition: 'Share of the site\'s generation used on site: (generation - export) / generation, per half hour summed.' },
+  self_sufficiency: {
+    higherIsBetter: true,
+    unit: 'ratio',
+    definition: "Share of the site's consumption met by its own generation: (generation - export) / consumption, per half hour summed.",
+  },
+  self_consumption: {
+    higherIsBetter: true,
+    unit: 'ratio',
+    definition: "Share of the site's generation used on site: (generation - export) / generation, per half hour summed.",
+  },
   generation_kwh: { higherIsBetter: true, unit: 'kWh', definition: 'Energy generated on site.' },
   import_kwh: { higherIsBetter: false, unit: 'kWh', definition: 'Energy imported from the grid (lower ranks higher).' },
   export_kwh: { higherIsBetter: true, unit: 'kWh', definition: 'Energy exported to the grid.' },
-  data_completeness: { higherIsBetter: true, unit: 'ratio', definition: 'Share of the window\'s half hours in which every expected asset reported over the whole half hour.' },
+  data_completeness: {
+    higherIsBetter: true,
+    unit: 'ratio',
+    definition: "Share of the window's half hours in which every expected asset reported over the whole half hour.",
+  },
 } as const;
 export type LeagueMeasure = keyof typeof LEAGUE_MEASURES;
 
@@ -126,10 +138,14 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
       const w = windowOf(query, now(), { defaultDays: 30, maxDays: 366 });
       const t = await totals(ctx.orgId, siteId, w);
       const { settings } = await deps.settings.read(ctx.orgId, siteId);
-      const latest = await deps.telemetry.reads(db).latest(ctx.orgId, batteries.map((b) => b.asset.asset_id));
+      const latest = await deps.telemetry.reads(db).latest(
+        ctx.orgId,
+        batteries.map((b) => b.asset.asset_id),
+      );
       const capacityOf = (d: Record<string, unknown>) => (typeof d.capacity_kwh === 'number' && d.capacity_kwh > 0 ? d.capacity_kwh : null);
       const assetCapacity = batteries.map((b) => capacityOf(b.asset.details));
-      const capacity = settings.battery_capacity_kwh ?? (assetCapacity.every((c) => c !== null) && assetCapacity.length ? assetCapacity.reduce((a, c) => a + c!, 0) : null);
+      const capacity =
+        settings.battery_capacity_kwh ?? (assetCapacity.every((c) => c !== null) && assetCapacity.length ? assetCapacity.reduce((a, c) => a + c!, 0) : null);
       const charge = toWh(t?.charge_kwh ?? '0');
       const discharge = toWh(t?.discharge_kwh ?? '0');
       return {
@@ -138,7 +154,13 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
         to: isoTime(w.to),
         batteries: batteries.map((b) => {
           const l = latest.find((x) => x.asset_id === b.asset.asset_id);
-          return { asset_id: b.asset.asset_id, soc_pct: l?.soc_pct ?? null, soc_at: l ? isoTime(l.ts) : null, power_kw: l?.power_kw ?? null, capacity_kwh: capacityOf(b.asset.details) };
+          return {
+            asset_id: b.asset.asset_id,
+            soc_pct: l?.soc_pct ?? null,
+            soc_at: l ? isoTime(l.ts) : null,
+            power_kw: l?.power_kw ?? null,
+            capacity_kwh: capacityOf(b.asset.details),
+          };
         }),
         capacity_kwh: capacity,
         capacity_source: settings.battery_capacity_kwh !== null ? 'settings' : capacity !== null ? 'asset_details' : null,
@@ -161,13 +183,18 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
       const scored = rows.map((r) => {
         const f = figures(r, w, hh);
         const value =
-          measure === 'self_sufficiency' ? f.self_sufficiency_ratio
-          : measure === 'self_consumption' ? f.self_consumption_ratio
-          : measure === 'data_completeness' ? f.data_completeness
-          : Number(f[measure]);
+          measure === 'self_sufficiency'
+            ? f.self_sufficiency_ratio
+            : measure === 'self_consumption'
+              ? f.self_consumption_ratio
+              : measure === 'data_completeness'
+                ? f.data_completeness
+                : Number(f[measure]);
         return { site_id: r.site_id, value, figures: f };
       });
-      const ranked = scored.filter((s) => s.value !== null).sort((a, b) => (def.higherIsBetter ? b.value! - a.value! : a.value! - b.value!) || a.site_id.localeCompare(b.site_id));
+      const ranked = scored
+        .filter((s) => s.value !== null)
+        .sort((a, b) => (def.higherIsBetter ? b.value! - a.value! : a.value! - b.value!) || a.site_id.localeCompare(b.site_id));
       const unranked = scored.filter((s) => s.value === null).map((s) => s.site_id);
       return {
         measure,
@@ -210,7 +237,15 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
         half_hours_over_capacity: over,
         peaks: top.map((p) => {
           const sp = settlementPeriod(p.slot.getTime());
-          return { period_start: isoTime(p.slot), settlement_date: sp.date, settlement_period: sp.period, import_kwh: p.import_kwh, demand_kw: (toWh(p.import_kwh) * 2) / 1000, basis: basisShown(ctx.orgId)(p.basis.import ?? 'missing'), complete: p.complete };
+          return {
+            period_start: isoTime(p.slot),
+            settlement_date: sp.date,
+            settlement_period: sp.period,
+            import_kwh: p.import_kwh,
+            demand_kw: (toWh(p.import_kwh) * 2) / 1000,
+            basis: basisShown(ctx.orgId)(p.basis.import ?? 'missing'),
+            complete: p.complete,
+          };
         }),
       };
     },
@@ -221,15 +256,28 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
      * headroom below it (at most `battery_kw`, never lifting demand above the target). Each half hour
      * over the target is listed with the demand before and after. Round-trip losses ignored (stated).
      */
-    async peaks(ctx: RequestContext, siteId: string, query: { date?: string; from?: string; to?: string; battery_kwh: number; battery_kw: number; target_kw?: number }) {
+    async peaks(
+      ctx: RequestContext,
+      siteId: string,
+      query: { date?: string; from?: string; to?: string; battery_kwh: number; battery_kw: number; target_kw?: number },
+    ) {
       await requireSite(ctx.orgId, siteId);
       const w = windowOf(query, now(), { defaultDays: 7, maxDays: 62 });
       const { settings } = await deps.settings.read(ctx.orgId, siteId);
       const target = query.target_kw ?? settings.agreed_capacity_kw;
-      if (target === null || target === undefined) throw energyErrors.query('target_kw', 'target_kw is required when the site has no agreed capacity in its settings', null);
+      if (target === null || target === undefined)
+        throw energyErrors.query('target_kw', 'target_kw is required when the site has no agreed capacity in its settings', null);
       const rows = await store.siteHalfHours(db, ctx.orgId, siteId, new Date(w.from), new Date(w.to));
       let soc = query.battery_kwh;
-      const shaved: { period_start: string; settlement_date: string; settlement_period: number; demand_kw: number; shaved_demand_kw: number; shaved_kw: number; battery_kwh_after: number }[] = [];
+      const shaved: {
+        period_start: string;
+        settlement_date: string;
+        settlement_period: number;
+        demand_kw: number;
+        shaved_demand_kw: number;
+        shaved_kw: number;
+        battery_kwh_after: number;
+      }[] = [];
       let over = 0;
       let fully = 0;
       for (const r of rows) {
@@ -243,8 +291,13 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
           const after = demand - p;
           if (after <= target + 1e-9) fully++;
           shaved.push({
-            period_start: isoTime(r.slot), settlement_date: sp.date, settlement_period: sp.period,
-            demand_kw: round3(demand), shaved_demand_kw: round3(after), shaved_kw: round3(p), battery_kwh_after: round3(soc),
+            period_start: isoTime(r.slot),
+            settlement_date: sp.date,
+            settlement_period: sp.period,
+            demand_kw: round3(demand),
+            shaved_demand_kw: round3(after),
+            shaved_kw: round3(p),
+            battery_kwh_after: round3(soc),
           });
         } else {
           const p = Math.min(target - demand, query.battery_kw, (query.battery_kwh - soc) * 2);
@@ -262,7 +315,11 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
         half_hours_over_target: over,
         half_hours_fully_shaved: fully,
         peak_before_kw: rows.length ? round3(Math.max(...rows.map((r) => (toWh(r.import_kwh) * 2) / 1000))) : null,
-        peak_after_kw: shaved.length ? round3(Math.max(target, ...shaved.map((s) => s.shaved_demand_kw))) : rows.length ? round3(Math.max(...rows.map((r) => (toWh(r.import_kwh) * 2) / 1000))) : null,
+        peak_after_kw: shaved.length
+          ? round3(Math.max(target, ...shaved.map((s) => s.shaved_demand_kw)))
+          : rows.length
+            ? round3(Math.max(...rows.map((r) => (toWh(r.import_kwh) * 2) / 1000)))
+            : null,
         peaks: shaved,
       };
     },

@@ -66,7 +66,10 @@ export function wholeMonths(fromDay: string, toDay: string): { firstMonth: strin
   const first = fd === 1 ? Date.UTC(fy, fm - 1, 1) : Date.UTC(fy, fm, 1);
   const [ty, tm] = toDay.split('-').map(Number) as [number, number];
   const end = Math.max(first, Date.UTC(ty, tm - 1, 1));
-  const day = (t: number) => { const d = new Date(t); return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01`; };
+  const day = (t: number) => {
+    const d = new Date(t);
+    return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01`;
+  };
   return { firstMonth: day(first), endMonth: day(end) };
 }
 
@@ -87,7 +90,12 @@ export function createEnergyStore() {
      * one span per asset: the earliest start and latest end of its rows taken. Rows ingestion adds
      * meanwhile are new rows, neither seen nor waited on (decision 0157).
      */
-    async takePending(q: Queryable, limit: number, orgId?: string, skipAssets: readonly string[] = []): Promise<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]> {
+    async takePending(
+      q: Queryable,
+      limit: number,
+      orgId?: string,
+      skipAssets: readonly string[] = [],
+    ): Promise<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]> {
       const r = await q.query<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }>(
         `with pick as (
            select org_id, asset_id, seq from energy_pending ${orgId === undefined ? '' : 'where org_id = $2 and asset_id <> all($3::text[])'}
@@ -109,12 +117,23 @@ export function createEnergyStore() {
     },
 
     async pendingCount(q: Queryable, orgId: string, assetIds: string[]): Promise<number> {
-      const r = await q.query<{ n: number }>('select count(distinct asset_id)::int as n from energy_pending where org_id = $1 and asset_id = any($2::text[])', [orgId, assetIds]);
+      const r = await q.query<{ n: number }>('select count(distinct asset_id)::int as n from energy_pending where org_id = $1 and asset_id = any($2::text[])', [
+        orgId,
+        assetIds,
+      ]);
       return r.rows[0].n;
     },
 
     /** Replaces one asset's flow rows in [from, to) (slots), rounding each to the watt-hour. */
-    async replaceAssetFlows(q: Queryable, orgId: string, assetId: string, siteId: string, from: Date, to: Date, rows: Omit<AssetFlowRow, 'asset_id'>[]): Promise<void> {
+    async replaceAssetFlows(
+      q: Queryable,
+      orgId: string,
+      assetId: string,
+      siteId: string,
+      from: Date,
+      to: Date,
+      rows: Omit<AssetFlowRow, 'asset_id'>[],
+    ): Promise<void> {
       await q.query('delete from energy_asset_flows where org_id = $1 and asset_id = $2 and slot >= $3 and slot < $4', [orgId, assetId, from, to]);
       if (!rows.length) return;
       await q.query(
@@ -123,19 +142,30 @@ export function createEnergyStore() {
          from unnest($4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
               as u(slot, flow, kwh, basis, source, coverage, samples, resets)`,
         [
-          orgId, assetId, siteId,
-          rows.map((r) => r.slot), rows.map((r) => r.flow), rows.map((r) => Number(r.kwh)), rows.map((r) => r.basis),
-          rows.map((r) => r.source), rows.map((r) => r.coverage), rows.map((r) => r.samples), rows.map((r) => r.resets),
+          orgId,
+          assetId,
+          siteId,
+          rows.map((r) => r.slot),
+          rows.map((r) => r.flow),
+          rows.map((r) => Number(r.kwh)),
+          rows.map((r) => r.basis),
+          rows.map((r) => r.source),
+          rows.map((r) => r.coverage),
+          rows.map((r) => r.samples),
+          rows.map((r) => r.resets),
         ],
       );
     },
 
     /** Removes flow rows of assets no longer at the site (moved, deleted or without a role). */
     async dropOtherAssets(q: Queryable, orgId: string, siteId: string, keep: string[], from: Date, to: Date): Promise<void> {
-      await q.query(
-        'delete from energy_asset_flows where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 and not (asset_id = any($5::text[]))',
-        [orgId, siteId, from, to, keep],
-      );
+      await q.query('delete from energy_asset_flows where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 and not (asset_id = any($5::text[]))', [
+        orgId,
+        siteId,
+        from,
+        to,
+        keep,
+      ]);
     },
 
     async assetFlows(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, assetIds?: string[]): Promise<AssetFlowRow[]> {
@@ -181,9 +211,24 @@ export function createEnergyStore() {
            select $1, $2, u.* from unnest($3::timestamptz[], $4::date[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[],
              $10::numeric[], $11::numeric[], $12::jsonb[], $13::text[], $14::float8[], $15::int[], $16::int[], $17::bool[], $18::bool[]) as u`,
           [
-            orgId, siteId, col('slot'), col('day'), col('import_kwh'), col('export_kwh'), col('generation_kwh'), col('consumption_kwh'),
-            col('charge_kwh'), col('discharge_kwh'), col('residual_kwh'), rows.map((r) => JSON.stringify(r.basis)), col('consumption_method'),
-            col('coverage'), col('assets_expected'), col('assets_reporting'), col('complete'), col('all_measured'),
+            orgId,
+            siteId,
+            col('slot'),
+            col('day'),
+            col('import_kwh'),
+            col('export_kwh'),
+            col('generation_kwh'),
+            col('consumption_kwh'),
+            col('charge_kwh'),
+            col('discharge_kwh'),
+            col('residual_kwh'),
+            rows.map((r) => JSON.stringify(r.basis)),
+            col('consumption_method'),
+            col('coverage'),
+            col('assets_expected'),
+            col('assets_reporting'),
+            col('complete'),
+            col('all_measured'),
           ],
         );
       }
@@ -301,7 +346,10 @@ export function createEnergyStore() {
 
     // ---- Rebuilds ----------------------------------------------------------------------------
     async activeRebuild(q: Queryable, orgId: string, siteId: string) {
-      const r = await q.query<RebuildRow>(`select ${REBUILD_COLS} from energy_rebuilds where org_id = $1 and site_id = $2 and status in ('queued', 'running')`, [orgId, siteId]);
+      const r = await q.query<RebuildRow>(
+        `select ${REBUILD_COLS} from energy_rebuilds where org_id = $1 and site_id = $2 and status in ('queued', 'running')`,
+        [orgId, siteId],
+      );
       return r.rows[0] ?? null;
     },
     async latestRebuild(q: Queryable, orgId: string, siteId: string) {
@@ -316,7 +364,11 @@ export function createEnergyStore() {
       return r.rows[0] ?? null;
     },
     /** Inserts a queued rebuild unless one is queued or running for the site; returns it or null. */
-    async insertRebuild(q: Queryable, orgId: string, row: { rebuild_id: string; site_id: string; from: Date; to: Date; days_total: number; requested_by: string | null; now: Date }) {
+    async insertRebuild(
+      q: Queryable,
+      orgId: string,
+      row: { rebuild_id: string; site_id: string; from: Date; to: Date; days_total: number; requested_by: string | null; now: Date },
+    ) {
       const r = await q.query<RebuildRow>(
         `insert into energy_rebuilds (org_id, rebuild_id, site_id, status, from_ts, to_ts, next_ts, days_total, days_done, requested_by, requested_at)
          values ($1, $2, $3, 'queued', $4, $5, $4, $6, 0, $7, $8)
@@ -334,7 +386,12 @@ export function createEnergyStore() {
       );
     },
     async failRebuild(q: Queryable, orgId: string, rebuildId: string, error: string, now: Date) {
-      await q.query(`update energy_rebuilds set status = 'failed', error = $3, finished_at = $4 where org_id = $1 and rebuild_id = $2`, [orgId, rebuildId, error, now]);
+      await q.query(`update energy_rebuilds set status = 'failed', error = $3, finished_at = $4 where org_id = $1 and rebuild_id = $2`, [
+        orgId,
+        rebuildId,
+        error,
+        now,
+      ]);
     },
 
     // ---- EMS settings ----------------------------------------------------------------------
@@ -374,7 +431,19 @@ export function createEnergyStore() {
       await q.query(
         `insert into pv_calibrations (org_id, calibration_id, site_id, from_day, to_day, days_used, factor, previous_factor, details, created_by, created_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [orgId, c.calibration_id, c.site_id, c.from_day, c.to_day, c.days_used, c.factor, c.previous_factor, JSON.stringify(c.details), c.created_by, c.created_at],
+        [
+          orgId,
+          c.calibration_id,
+          c.site_id,
+          c.from_day,
+          c.to_day,
+          c.days_used,
+          c.factor,
+          c.previous_factor,
+          JSON.stringify(c.details),
+          c.created_by,
+          c.created_at,
+        ],
       );
     },
 

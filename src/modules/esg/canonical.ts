@@ -20,7 +20,9 @@ export function canonicalJson(value: unknown, depth = 0): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
   if (typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${str(k)}:${canonicalJson(o[k], depth + 1)}`).join(',')}}`;
   }
   throw new CanonicalError(`cannot encode ${typeof value}`);

@@ -28,9 +28,7 @@ export const esgModule: ModuleFactory = (deps) => {
     tags: {
       certificates: 'Signed energy receipts and the keys that verify them.',
     },
-    errors: [
-      { code: 'signing_key_not_configured', status: 503, description: 'No signing key is configured for this environment.' },
-    ],
+    errors: [{ code: 'signing_key_not_configured', status: 503, description: 'No signing key is configured for this environment.' }],
     operations: esgOperations(createReceiptService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, keys), keys),
   };
 };
@@ -41,4 +39,11 @@ export type { Keyring } from './keys.ts';
 export { PublicKey as PublicKeySchema } from './routes.ts';
 
 /** This module as the module list names it. */
-export const esgDefinition: ModuleDefinition = { name: 'esg', dependsOn: ['orgs', 'audit'], migrations: migrationsDir(import.meta.url), config: esgConfig, provides: (deps, registry) => registry.provide(RECEIPT_KEYRING, receiptKeyring(deps)), create: esgModule };
+export const esgDefinition: ModuleDefinition = {
+  name: 'esg',
+  dependsOn: ['orgs', 'audit'],
+  migrations: migrationsDir(import.meta.url),
+  config: esgConfig,
+  provides: (deps, registry) => registry.provide(RECEIPT_KEYRING, receiptKeyring(deps)),
+  create: esgModule,
+};

@@ -7,7 +7,9 @@ import type { createReceiptService } from './service.ts';
 
 const Receipt = Type.Object({
   receipt_id: Type.String(),
-  content_hash: Type.String({ description: 'Hex SHA-256 of the payload’s canonical JSON (sorted keys, no whitespace); identifies the receipt within the organisation' }),
+  content_hash: Type.String({
+    description: 'Hex SHA-256 of the payload’s canonical JSON (sorted keys, no whitespace); identifies the receipt within the organisation',
+  }),
   hash_algorithm: Type.Literal('sha256'),
   payload: Type.Object({}, { additionalProperties: true, description: 'The payload as stored (canonical form)' }),
   issued_at: Type.String({ format: 'date-time' }),
@@ -82,9 +84,7 @@ export function esgOperations(receipts: ReturnType<typeof createReceiptService>,
       method: 'GET',
       path: '/api/esg/keys',
       summary: 'Public keys that verify energy receipts',
-      description:
-        'Every Ed25519 public key that has signed energy receipts, so anyone holding a receipt can verify it. ' +
-        'Public: no credential needed.',
+      description: 'Every Ed25519 public key that has signed energy receipts, so anyone holding a receipt can verify it. ' + 'Public: no credential needed.',
       tags,
       status: 'live',
       access: { kind: 'public' },

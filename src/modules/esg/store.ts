@@ -32,10 +32,7 @@ export async function receiptByHash(q: Queryable, orgId: string, contentHash: st
 }
 
 export async function listReceipts(q: Queryable, orgId: string): Promise<ReceiptRow[]> {
-  const res = await q.query<ReceiptRow>(
-    `select ${RECEIPT_COLUMNS} from esg_receipts where org_id = $1 order by issued_at desc, receipt_id`,
-    [orgId],
-  );
+  const res = await q.query<ReceiptRow>(`select ${RECEIPT_COLUMNS} from esg_receipts where org_id = $1 order by issued_at desc, receipt_id`, [orgId]);
   return res.rows;
 }
 

@@ -22,7 +22,15 @@ export const exportModule: ModuleFactory = (deps) => {
   const settings = sectionOf(deps.config, exportConfig);
   // The owning modules' collections, checked against the shape here at compile time.
   const collections: ExportableCollection[] = [
-    REGISTRY_EXPORTABLE, TELEMETRY_EXPORTABLE, ENERGY_EXPORTABLE, ALERTS_EXPORTABLE, FIELD_EXPORTABLE, HUB_EXPORTABLE, SETTLEMENT_EXPORTABLE, STATEMENTS_EXPORTABLE, AUDIT_EXPORTABLE,
+    REGISTRY_EXPORTABLE,
+    TELEMETRY_EXPORTABLE,
+    ENERGY_EXPORTABLE,
+    ALERTS_EXPORTABLE,
+    FIELD_EXPORTABLE,
+    HUB_EXPORTABLE,
+    SETTLEMENT_EXPORTABLE,
+    STATEMENTS_EXPORTABLE,
+    AUDIT_EXPORTABLE,
   ].flatMap((key) => deps.services.get(key) as readonly ExportableCollection[]);
   const service = createExportService({ ...deps, settings, collections });
   return {
@@ -35,7 +43,15 @@ export const exportModule: ModuleFactory = (deps) => {
     operations: exportOperations(service),
     background: {
       jobs: [{ kind: WRITE_KIND, handler: service.run }],
-      schedules: [{ kind: 'export.expire', everyMs: 10 * 60_000, run: async () => { await service.expire(); } }],
+      schedules: [
+        {
+          kind: 'export.expire',
+          everyMs: 10 * 60_000,
+          run: async () => {
+            await service.expire();
+          },
+        },
+      ],
     },
   };
 };

@@ -2,8 +2,15 @@
 import { Type } from 'typebox';
 import { Nullable } from '../../platform/schema-kit.ts';
 
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z][a-z0-9_-]*\\.[a-z][a-z0-9_-]*$', description: 'A collection name from the manifest, `<module>.<collection>`' });
-const Format = Type.Union([Type.Literal('jsonl'), Type.Literal('csv')], { description: 'jsonl: JSON Lines (one JSON object a row); csv: RFC 4180 with a header row' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[a-z][a-z0-9_-]*\\.[a-z][a-z0-9_-]*$',
+  description: 'A collection name from the manifest, `<module>.<collection>`',
+});
+const Format = Type.Union([Type.Literal('jsonl'), Type.Literal('csv')], {
+  description: 'jsonl: JSON Lines (one JSON object a row); csv: RFC 4180 with a header row',
+});
 
 export const JobParams = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 100, description: 'The export job’s id' }) });
 export const CollectionParams = Type.Object({
@@ -38,9 +45,12 @@ export const CreateBody = Type.Object(
 
 export const ExportJob = Type.Object({
   job_id: Type.String(),
-  status: Type.Union(['queued', 'running', 'completed', 'failed', 'expired'].map((s) => Type.Literal(s)), {
-    description: 'queued → running → completed (files ready until expires_at) → expired (files deleted); failed after repeated errors',
-  }),
+  status: Type.Union(
+    ['queued', 'running', 'completed', 'failed', 'expired'].map((s) => Type.Literal(s)),
+    {
+      description: 'queued → running → completed (files ready until expires_at) → expired (files deleted); failed after repeated errors',
+    },
+  ),
   collections: Type.Array(Type.String()),
   from: Nullable(Type.String({ format: 'date-time' })),
   to: Nullable(Type.String({ format: 'date-time' })),

@@ -80,7 +80,9 @@ function jobView(j: store.JobRow) {
   };
 }
 
-export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 'clock' | 'jobs'> & { settings: ExportConfig; collections: readonly ExportableCollection[] }) {
+export function createExportService(
+  deps: Pick<AppDeps, 'db' | 'backgroundDb' | 'clock' | 'jobs'> & { settings: ExportConfig; collections: readonly ExportableCollection[] },
+) {
   const { db, backgroundDb, clock, jobs, settings } = deps;
   const byName = new Map(deps.collections.map((c) => [c.name, c]));
 
@@ -164,7 +166,13 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
       const all = { from: null, to: null };
       const list = [];
       for (const c of deps.collections) {
-        list.push({ name: c.name, description: c.description, columns: [...c.columns], period_column: c.periodColumn, row_count: await c.count(db, ctx.orgId, all) });
+        list.push({
+          name: c.name,
+          description: c.description,
+          columns: [...c.columns],
+          period_column: c.periodColumn,
+          row_count: await c.count(db, ctx.orgId, all),
+        });
       }
       return { collections: list, formats: ['jsonl', 'csv'] as ('jsonl' | 'csv')[], expires_after_hours: settings.ttlHours };
     },
@@ -172,7 +180,8 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
     async create(ctx: RequestContext, body: { collections?: string[]; from?: string; to?: string; format?: 'jsonl' | 'csv' }) {
       const names = body.collections ?? deps.collections.map((c) => c.name);
       const unknown = names.find((n) => !byName.has(n));
-      if (unknown !== undefined) throw errors.validation([fieldError(['body', 'collections'], `Unknown collection ${unknown}; the manifest lists them`, unknown)]);
+      if (unknown !== undefined)
+        throw errors.validation([fieldError(['body', 'collections'], `Unknown collection ${unknown}; the manifest lists them`, unknown)]);
       if (new Set(names).size !== names.length) throw errors.validation([fieldError(['body', 'collections'], 'A collection is named twice', names)]);
       const from = instant(['body', 'from'], body.from);
       const to = instant(['body', 'to'], body.to);
@@ -183,7 +192,16 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
       const now = clock.now();
       return db.tx(async (q) => {
         await ensureJobRoom(q, ctx.orgId, { kinds: [WRITE_KIND], limit: settings.maxQueued, what: 'exports', itemKey: 'job_id' });
-        await store.insertJob(q, ctx.orgId, { job_id: jobId, collections: names, from, to, format: body.format ?? 'jsonl', rows_expected: expected, requested_by: actorId(ctx), now });
+        await store.insertJob(q, ctx.orgId, {
+          job_id: jobId,
+          collections: names,
+          from,
+          to,
+          format: body.format ?? 'jsonl',
+          rows_expected: expected,
+          requested_by: actorId(ctx),
+          now,
+        });
         await jobs.enqueue(q, { kind: WRITE_KIND, orgId: ctx.orgId, payload: { job_id: jobId, step: 0 }, dedupeKey: `${WRITE_KIND}:${jobId}:0` });
         return jobView((await store.jobById(q, ctx.orgId, jobId))!);
       });
@@ -232,7 +250,15 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
         if (job.attempts < 5) throw e;
         const now = clock.now();
         await runInOrgScope(orgId, () =>
-          store.finish(backgroundDb, orgId, jobId, 'failed', now, new Date(now.getTime() + settings.ttlHours * 3_600_000), 'The export could not be written; request a new one'),
+          store.finish(
+            backgroundDb,
+            orgId,
+            jobId,
+            'failed',
+            now,
+            new Date(now.getTime() + settings.ttlHours * 3_600_000),
+            'The export could not be written; request a new one',
+          ),
         );
         return;
       }
@@ -240,7 +266,13 @@ export function createExportService(deps: Pick<AppDeps, 'db' | 'backgroundDb' | 
         return {
           // The next step, queued as this one completes; 1 ms later so other organisations' work interleaves.
           finalize: async (q) => {
-            await jobs.enqueue(q, { kind: WRITE_KIND, orgId, payload: { job_id: jobId, step: step + 1 }, dedupeKey: `${WRITE_KIND}:${jobId}:${step + 1}`, runAt: new Date(clock.now().getTime() + 1) });
+            await jobs.enqueue(q, {
+              kind: WRITE_KIND,
+              orgId,
+              payload: { job_id: jobId, step: step + 1 },
+              dedupeKey: `${WRITE_KIND}:${jobId}:${step + 1}`,
+              runAt: new Date(clock.now().getTime() + 1),
+            });
           },
         };
       }

@@ -33,11 +33,35 @@ export interface JobRow {
 const COLS = `job_id, status, collections, period_from, period_to, format, rows_expected::text as rows_expected, rows_written::text as rows_written,
   position, bytes_written::text as bytes_written, requested_by, created_at, started_at, completed_at, expires_at, error`;
 
-export async function insertJob(q: Queryable, orgId: string, j: { job_id: string; collections: string[]; from: Date | null; to: Date | null; format: string; rows_expected: number; requested_by: string | null; now: Date }) {
+export async function insertJob(
+  q: Queryable,
+  orgId: string,
+  j: {
+    job_id: string;
+    collections: string[];
+    from: Date | null;
+    to: Date | null;
+    format: string;
+    rows_expected: number;
+    requested_by: string | null;
+    now: Date;
+  },
+) {
   await q.query(
     `insert into export_jobs (org_id, job_id, status, collections, period_from, period_to, format, rows_expected, position, requested_by, created_at)
      values ($1, $2, 'queued', $3::jsonb, $4, $5, $6, $7, $8::jsonb, $9, $10)`,
-    [orgId, j.job_id, JSON.stringify(j.collections), j.from, j.to, j.format, j.rows_expected, JSON.stringify({ c: 0, after: null, seq: 0 }), j.requested_by, j.now],
+    [
+      orgId,
+      j.job_id,
+      JSON.stringify(j.collections),
+      j.from,
+      j.to,
+      j.format,
+      j.rows_expected,
+      JSON.stringify({ c: 0, after: null, seq: 0 }),
+      j.requested_by,
+      j.now,
+    ],
   );
 }
 
@@ -47,7 +71,14 @@ export async function jobById(q: Queryable, orgId: string, jobId: string, lock =
 }
 
 export async function insertChunk(q: Queryable, orgId: string, jobId: string, seq: number, collection: string, rows: number, body: string) {
-  await q.query(`insert into export_chunks (org_id, job_id, seq, part, collection, rows, body) values ($1, $2, $3, 0, $4, $5, $6)`, [orgId, jobId, seq, collection, rows, body]);
+  await q.query(`insert into export_chunks (org_id, job_id, seq, part, collection, rows, body) values ($1, $2, $3, 0, $4, $5, $6)`, [
+    orgId,
+    jobId,
+    seq,
+    collection,
+    rows,
+    body,
+  ]);
 }
 
 /**
@@ -96,7 +127,13 @@ export interface Part {
  * few hundred rows, so memory stays flat. `wrapped`: lines as the whole export writes them, wrapped
  * by the database as it reads them (decision 0257).
  */
-export async function nextParts(q: Queryable, orgId: string, jobId: string, after: { seq: number; part: number }, opts: { collection?: string; wrapped?: boolean; limit: number }): Promise<Part[]> {
+export async function nextParts(
+  q: Queryable,
+  orgId: string,
+  jobId: string,
+  after: { seq: number; part: number },
+  opts: { collection?: string; wrapped?: boolean; limit: number },
+): Promise<Part[]> {
   const params: unknown[] = [orgId, jobId, after.seq, after.part, opts.limit];
   if (opts.collection) params.push(opts.collection);
   const r = await q.query<Part>(

@@ -27,7 +27,9 @@ export const fieldModule: ModuleFactory = (deps) => {
   });
   return {
     name: 'field',
-    tags: { field: 'Field work orders (module field): SLA policies per priority, the dispatch and due lists, work from alerts and stale feeds, the SLA report.' },
+    tags: {
+      field: 'Field work orders (module field): SLA policies per priority, the dispatch and due lists, work from alerts and stale feeds, the SLA report.',
+    },
     errors: FIELD_ERROR_DOCS,
     operations: fieldOperations(field),
   };

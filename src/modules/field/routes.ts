@@ -40,7 +40,11 @@ import {
 
 const BASE = '/api/hardware/field';
 const tags = ['field'];
-const access = { read: { kind: 'bearer' as const, roles: CAN_READ }, work: { kind: 'bearer' as const, roles: CAN_INGEST }, configure: { kind: 'bearer' as const, roles: CAN_CONFIGURE } };
+const access = {
+  read: { kind: 'bearer' as const, roles: CAN_READ },
+  work: { kind: 'bearer' as const, roles: CAN_INGEST },
+  configure: { kind: 'bearer' as const, roles: CAN_CONFIGURE },
+};
 const SLA_METHOD =
   "Each work order's response clock runs from creation to its first move to in_progress, its resolution clock to completed, in the policy's measure " +
   '(calendar hours: elapsed time; business hours: the business day, UK local time, Monday to Friday except England and Wales bank holidays); both pause ' +
@@ -62,21 +66,36 @@ export function fieldOperations(field: Field) {
         response: {
           200: Type.Object({
             statuses: Type.Array(Type.Object({ name: StatusName, open: Type.Boolean(), description: Type.String() })),
-            transitions: Type.Array(Type.Object({ from: StatusName, to: StatusName, via: Type.String({ description: 'assign or transition: the operation making the move' }), description: Type.String() })),
+            transitions: Type.Array(
+              Type.Object({
+                from: StatusName,
+                to: StatusName,
+                via: Type.String({ description: 'assign or transition: the operation making the move' }),
+                description: Type.String(),
+              }),
+            ),
             priorities: Type.Array(Type.Object({ name: PriorityName, description: Type.String() })),
             kinds: Type.Array(Type.Object({ name: KindName, description: Type.String() })),
             sla_risks: Type.Array(RiskName),
             calendar: Type.Object({
               time_zone: Type.String(),
               working_days: Type.String(),
-              bank_holidays: Type.Object({ region: Type.String(), years: Type.Object({ from: Type.Integer(), to: Type.Integer() }), dates: Type.Array(Type.String({ format: 'date' })) }),
+              bank_holidays: Type.Object({
+                region: Type.String(),
+                years: Type.Object({ from: Type.Integer(), to: Type.Integer() }),
+                dates: Type.Array(Type.String({ format: 'date' })),
+              }),
               outside_years: Type.String(),
             }),
           }),
         },
       },
       handler: async () => ({
-        statuses: (Object.keys(STATUS_DESCRIPTIONS) as Status[]).map((s) => ({ name: s, open: OPEN_STATUSES.includes(s), description: STATUS_DESCRIPTIONS[s] })),
+        statuses: (Object.keys(STATUS_DESCRIPTIONS) as Status[]).map((s) => ({
+          name: s,
+          open: OPEN_STATUSES.includes(s),
+          description: STATUS_DESCRIPTIONS[s],
+        })),
         transitions: TRANSITIONS,
         priorities: (Object.keys(PRIORITY_DESCRIPTIONS) as Priority[]).map((p) => ({ name: p, description: PRIORITY_DESCRIPTIONS[p] })),
         kinds: (Object.keys(KIND_DESCRIPTIONS) as Kind[]).map((k) => ({ name: k, description: KIND_DESCRIPTIONS[k] })),
@@ -159,7 +178,8 @@ export function fieldOperations(field: Field) {
       method: 'GET',
       path: `${BASE}/work-orders`,
       summary: 'The dispatch list: work orders, newest first, with filters',
-      description: "Filters: status, priority, site_id, assignee_id ('none' for unassigned), sla_risk (at the time of the request). Cursor paging; a cursor works only with the filters it was made with.",
+      description:
+        "Filters: status, priority, site_id, assignee_id ('none' for unassigned), sla_risk (at the time of the request). Cursor paging; a cursor works only with the filters it was made with.",
       access: access.read,
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
       schema: {
@@ -235,7 +255,7 @@ export function fieldOperations(field: Field) {
       path: `${BASE}/work-orders/from-alert/{alert_id}`,
       summary: 'Open a work order from an organisation alert (one per alert)',
       description:
-        'Corrective work at the alert\'s site and asset, priority from severity (critical → critical, warning → high, info → medium). 201 when opened; ' +
+        "Corrective work at the alert's site and asset, priority from severity (critical → critical, warning → high, info → medium). 201 when opened; " +
         '200 with the existing work order when one was opened from this alert before. 404 for an unknown alert, 409 for a resolved one without a work order.',
       access: access.work,
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
@@ -290,7 +310,10 @@ export function fieldOperations(field: Field) {
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
       schema: {
         params: WorkOrderId,
-        body: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 128, description: 'A member of the organisation' }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { user_id: Type.String({ minLength: 1, maxLength: 128, description: 'A member of the organisation' }) },
+          { additionalProperties: false },
+        ),
         response: { 200: WorkOrder, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
       },
       handler: async ({ ctx, params, body }) => field.assign(ctx, params.work_order_id, body.user_id),

@@ -9,8 +9,14 @@ const lit = <T extends readonly string[]>(values: T, description: string) => Typ
 export const StatusName = lit(STATUSES, 'Work order status (see GET /api/hardware/field/vocabulary)');
 export const PriorityName = lit(PRIORITIES, 'Priority: critical, high, medium or low');
 export const KindName = lit(KINDS, 'Kind of work');
-export const MeasureName = lit(MEASURES, 'calendar_hours: elapsed time; business_hours: the business day on working days (UK local time, England and Wales bank holidays excluded)');
-export const RiskName = lit(SLA_RISKS, 'SLA risk now: ok, at_risk (a running clock past at_risk_percent of its target) or breached (a clock reached its target)');
+export const MeasureName = lit(
+  MEASURES,
+  'calendar_hours: elapsed time; business_hours: the business day on working days (UK local time, England and Wales bank holidays excluded)',
+);
+export const RiskName = lit(
+  SLA_RISKS,
+  'SLA risk now: ok, at_risk (a running clock past at_risk_percent of its target) or breached (a clock reached its target)',
+);
 const hhmm = (description: string) => Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description });
 const HHMM = hhmm('HH:MM, UK local time');
 export const ErrorBody = Type.Object({ detail: Type.Unknown() }, { additionalProperties: true });
@@ -19,7 +25,11 @@ export const WorkOrderId = Type.Object({ work_order_id: Type.String({ minLength:
 export const PriorityParams = Type.Object({ priority: PriorityName });
 
 const PolicyMembers = {
-  response_minutes: Type.Integer({ minimum: 1, maximum: 86_400, description: 'Target from creation to the first move to in_progress, in minutes of the measure' }),
+  response_minutes: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    description: 'Target from creation to the first move to in_progress, in minutes of the measure',
+  }),
   resolution_minutes: Type.Integer({ minimum: 1, maximum: 86_400, description: 'Target from creation to completed, in minutes of the measure' }),
   measure: MeasureName,
   business_day_start: HHMM,
@@ -51,7 +61,10 @@ export const SlaPolicy = Component(
   }),
 );
 
-const PolicySnapshot = Type.Object({ priority: PriorityName, ...PolicyMembers }, { description: 'The policy the clocks use: taken at creation and at each priority change' });
+const PolicySnapshot = Type.Object(
+  { priority: PriorityName, ...PolicyMembers },
+  { description: 'The policy the clocks use: taken at creation and at each priority change' },
+);
 
 const ClockView = Type.Object({
   target_minutes: Type.Integer({ description: 'The target, in minutes of the measure' }),
@@ -59,7 +72,10 @@ const ClockView = Type.Object({
   elapsed_seconds: Type.Integer({ description: 'SLA time elapsed now, in seconds of the measure' }),
   running: Type.Boolean({ description: 'The clock runs now' }),
   paused: Type.Boolean({ description: 'Neither running nor stopped: on hold under a pausing policy' }),
-  due_at: Nullable(Timestamp, 'When the target is (or was) reached: projected while running; the past crossing otherwise; null when paused or stopped before the target'),
+  due_at: Nullable(
+    Timestamp,
+    'When the target is (or was) reached: projected while running; the past crossing otherwise; null when paused or stopped before the target',
+  ),
   at_risk_at: Nullable(Timestamp, 'Same for the at-risk threshold'),
   stopped_at: Nullable(Timestamp, 'When the clock stopped for good (response: first in_progress; resolution: completed; either: cancelled)'),
 });
@@ -99,17 +115,34 @@ export const HistoryEntry = Type.Object({
   data: Type.Object({}, { additionalProperties: true, description: 'What changed (from/to, reason, recomputed due times, ...)' }),
 });
 
-export const Note = Type.Object({ id: Type.String(), work_order_id: Type.Optional(Type.String()), text: Type.String(), author_id: Nullable(Type.String()), at: Timestamp });
+export const Note = Type.Object({
+  id: Type.String(),
+  work_order_id: Type.Optional(Type.String()),
+  text: Type.String(),
+  author_id: Nullable(Type.String()),
+  at: Timestamp,
+});
 
 const AttachmentMembers = {
   name: Type.String({ minLength: 1, maxLength: 255, description: 'File name' }),
-  content_type: Type.String({ minLength: 3, maxLength: 127, pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$', description: 'Media type, e.g. image/jpeg' }),
+  content_type: Type.String({
+    minLength: 3,
+    maxLength: 127,
+    pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$',
+    description: 'Media type, e.g. image/jpeg',
+  }),
   size_bytes: Type.Integer({ minimum: 0, maximum: 10_000_000_000, description: 'Size in bytes' }),
   sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the file, hex' }),
   external_ref: Type.String({ minLength: 1, maxLength: 2000, description: 'Where the file is kept (a document store reference or URL); never fetched' }),
 };
 export const AttachmentBody = Type.Object(AttachmentMembers, { additionalProperties: false });
-export const Attachment = Type.Object({ id: Type.String(), work_order_id: Type.Optional(Type.String()), ...AttachmentMembers, added_by: Nullable(Type.String()), at: Timestamp });
+export const Attachment = Type.Object({
+  id: Type.String(),
+  work_order_id: Type.Optional(Type.String()),
+  ...AttachmentMembers,
+  added_by: Nullable(Type.String()),
+  at: Timestamp,
+});
 
 export const WorkOrder = Component(
   'FieldWorkOrder',

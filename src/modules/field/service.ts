@@ -150,7 +150,16 @@ export function createField(deps: FieldDeps) {
   async function create(
     q: Queryable,
     ctx: RequestContext,
-    w: { siteId: string | null; assetId: string | null; priority: Priority; kind: Kind; description: string; sourceType: string; sourceId: string | null; origin: Record<string, unknown> },
+    w: {
+      siteId: string | null;
+      assetId: string | null;
+      priority: Priority;
+      kind: Kind;
+      description: string;
+      sourceType: string;
+      sourceId: string | null;
+      origin: Record<string, unknown>;
+    },
   ): Promise<WorkOrderRow | null> {
     const now = clock.now();
     const policy = await policyFor(q, ctx.orgId, w.priority);
@@ -172,7 +181,15 @@ export function createField(deps: FieldDeps) {
       type: 'created',
       at: now,
       actorId: actorId(ctx),
-      data: { status: 'new', priority: w.priority, kind: w.kind, site_id: w.siteId, asset_id: w.assetId, source: { type: w.sourceType, id: w.sourceId }, ...w.origin },
+      data: {
+        status: 'new',
+        priority: w.priority,
+        kind: w.kind,
+        site_id: w.siteId,
+        asset_id: w.assetId,
+        source: { type: w.sourceType, id: w.sourceId },
+        ...w.origin,
+      },
     });
     return row;
   }
@@ -189,7 +206,12 @@ export function createField(deps: FieldDeps) {
   }
 
   /** Applies a new status and/or policy: the timeline grows, the clocks are recomputed from the whole of it. */
-  async function move(q: Queryable, orgId: string, row: WorkOrderRow, set: { status?: Status; policy?: SlaPolicy; assigneeId?: string; scheduledFor?: Date | null; priority?: Priority }) {
+  async function move(
+    q: Queryable,
+    orgId: string,
+    row: WorkOrderRow,
+    set: { status?: Status; policy?: SlaPolicy; assigneeId?: string; scheduledFor?: Date | null; priority?: Priority },
+  ) {
     const now = clock.now().getTime();
     const timeline = timelineOf(row);
     if (set.status && set.status !== row.status) timeline.push({ at: now, status: set.status });
@@ -209,7 +231,11 @@ export function createField(deps: FieldDeps) {
       };
     },
 
-    async putPolicy(ctx: RequestContext, priority: Priority, body: Omit<SlaPolicy, 'priority' | 'business_day_start' | 'business_day_end' | 'pause_on_hold' | 'at_risk_percent'> & Partial<SlaPolicy>) {
+    async putPolicy(
+      ctx: RequestContext,
+      priority: Priority,
+      body: Omit<SlaPolicy, 'priority' | 'business_day_start' | 'business_day_end' | 'pause_on_hold' | 'at_risk_percent'> & Partial<SlaPolicy>,
+    ) {
       const d = DEFAULT_POLICIES[priority];
       const policy: SlaPolicy = {
         priority,
@@ -225,7 +251,9 @@ export function createField(deps: FieldDeps) {
       if (policy.response_minutes > policy.resolution_minutes)
         problems.push(fieldError(['body', 'response_minutes'], 'must not exceed resolution_minutes', policy.response_minutes));
       if (minutesOfPolicy(policy.business_day_start) < 120)
-        problems.push(fieldError(['body', 'business_day_start'], 'must be 02:00 or later (UK clocks change between 01:00 and 02:00)', policy.business_day_start));
+        problems.push(
+          fieldError(['body', 'business_day_start'], 'must be 02:00 or later (UK clocks change between 01:00 and 02:00)', policy.business_day_start),
+        );
       // At least an hour a day: the longest target (86 400 minutes) then fits in under six years of working days.
       if (minutesOfPolicy(policy.business_day_end) < minutesOfPolicy(policy.business_day_start) + 60)
         problems.push(fieldError(['body', 'business_day_end'], 'must be at least an hour after business_day_start', policy.business_day_end));
@@ -306,7 +334,10 @@ export function createField(deps: FieldDeps) {
         work_orders: rows.map((r) => {
           const next = new Date(r.next_due_at).getTime();
           const which: ClockName = r.response_running && r.response_due_at && new Date(r.response_due_at).getTime() === next ? 'response' : 'resolution';
-          return { ...workOrderView(r, now.getTime()), next_due: { clock: which, due_at: isoTime(next), seconds_left: Math.floor((next - now.getTime()) / 1000) } };
+          return {
+            ...workOrderView(r, now.getTime()),
+            next_due: { clock: which, due_at: isoTime(next), seconds_left: Math.floor((next - now.getTime()) / 1000) },
+          };
         }),
       };
     },
@@ -395,19 +426,43 @@ export function createField(deps: FieldDeps) {
         const row = await load(q, ctx.orgId, id);
         const events = await fieldStore.events(q, ctx.orgId, row.id);
         if (events.filter((e) => e.type === 'note').length >= MAX_NOTES) throw fieldErrors.tooMany('notes', MAX_NOTES);
-        const e = await fieldStore.addEvent(q, ctx.orgId, { id: newId('won'), workOrderId: id, type: 'note', at: clock.now(), actorId: actorId(ctx), data: { text } });
+        const e = await fieldStore.addEvent(q, ctx.orgId, {
+          id: newId('won'),
+          workOrderId: id,
+          type: 'note',
+          at: clock.now(),
+          actorId: actorId(ctx),
+          data: { text },
+        });
         await fieldStore.update(q, ctx.orgId, id, {}, clock.now());
         return { id: e.id, work_order_id: id, text, author_id: e.actor_id, at: isoTime(e.at) };
       });
     },
 
-    async addAttachment(ctx: RequestContext, id: string, body: { name: string; content_type: string; size_bytes: number; sha256: string; external_ref: string }) {
+    async addAttachment(
+      ctx: RequestContext,
+      id: string,
+      body: { name: string; content_type: string; size_bytes: number; sha256: string; external_ref: string },
+    ) {
       return db.tx(async (q) => {
         const row = await load(q, ctx.orgId, id);
         const events = await fieldStore.events(q, ctx.orgId, row.id);
         if (events.filter((e) => e.type === 'attachment').length >= MAX_ATTACHMENTS) throw fieldErrors.tooMany('attachments', MAX_ATTACHMENTS);
-        const data = { name: body.name, content_type: body.content_type, size_bytes: body.size_bytes, sha256: body.sha256.toLowerCase(), external_ref: body.external_ref };
-        const e = await fieldStore.addEvent(q, ctx.orgId, { id: newId('woa'), workOrderId: id, type: 'attachment', at: clock.now(), actorId: actorId(ctx), data });
+        const data = {
+          name: body.name,
+          content_type: body.content_type,
+          size_bytes: body.size_bytes,
+          sha256: body.sha256.toLowerCase(),
+          external_ref: body.external_ref,
+        };
+        const e = await fieldStore.addEvent(q, ctx.orgId, {
+          id: newId('woa'),
+          workOrderId: id,
+          type: 'attachment',
+          at: clock.now(),
+          actorId: actorId(ctx),
+          data,
+        });
         await fieldStore.update(q, ctx.orgId, id, {}, clock.now());
         return { id: e.id, work_order_id: id, ...data, added_by: e.actor_id, at: isoTime(e.at) };
       });
@@ -474,7 +529,10 @@ export function createField(deps: FieldDeps) {
 
     async assets(ctx: RequestContext, query: { site_id?: string; stale_only?: boolean }) {
       const now = clock.now();
-      const [rows, open] = await Promise.all([registry.assets(db, ctx.orgId, query.site_id ? { siteId: query.site_id } : {}), fieldStore.openByAsset(db, ctx.orgId)]);
+      const [rows, open] = await Promise.all([
+        registry.assets(db, ctx.orgId, query.site_id ? { siteId: query.site_id } : {}),
+        fieldStore.openByAsset(db, ctx.orgId),
+      ]);
       const views = rows
         .map((a) => {
           const freshness = freshnessOf(a.last_ts, now);
@@ -497,7 +555,11 @@ export function createField(deps: FieldDeps) {
 
     async openAlerts(ctx: RequestContext, query: { without_work_order?: boolean }) {
       const open = await alerts.listOpen(db, ctx.orgId);
-      const linked = await fieldStore.byAlerts(db, ctx.orgId, open.map((a) => a.id));
+      const linked = await fieldStore.byAlerts(
+        db,
+        ctx.orgId,
+        open.map((a) => a.id),
+      );
       const views = open
         .map((a) => ({ ...a, ...placeView(a), work_order_id: linked.get(a.id) ?? null }))
         .filter((a) => !query.without_work_order || a.work_order_id === null);
@@ -509,13 +571,20 @@ export function createField(deps: FieldDeps) {
       const to = query.to ? new Date(query.to) : now;
       const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * 86_400_000);
       if (from.getTime() >= to.getTime()) throw errors.validation([fieldError(['query', 'from'], 'must be earlier than to', query.from ?? isoTime(from))]);
-      if (to.getTime() - from.getTime() > 366 * 86_400_000) throw errors.validation([fieldError(['query', 'to'], 'the period is at most 366 days', query.to ?? isoTime(to))]);
+      if (to.getTime() - from.getTime() > 366 * 86_400_000)
+        throw errors.validation([fieldError(['query', 'to'], 'the period is at most 366 days', query.to ?? isoTime(to))]);
       const rows = (await fieldStore.createdBetween(db, ctx.orgId, from, to)).filter((r) => r.status !== 'cancelled');
       const t = now.getTime();
       const items = rows.map((r) => {
         const v = workOrderView(r, t);
         const states = [v.sla.response.state, v.sla.resolution.state];
-        const outcome = states.includes('breached') ? 'breached' : v.sla.resolution.state === 'met' ? 'met' : states.includes('at_risk') ? 'at_risk' : 'on_track';
+        const outcome = states.includes('breached')
+          ? 'breached'
+          : v.sla.resolution.state === 'met'
+            ? 'met'
+            : states.includes('at_risk')
+              ? 'at_risk'
+              : 'on_track';
         const created = new Date(r.created_at).getTime();
         const minutes = (at: string | null) => (at === null ? null : (Date.parse(at) - created) / 60_000);
         return { r, outcome, response: minutes(v.sla.response.stopped_at), resolution: minutes(v.sla.resolution.stopped_at) };

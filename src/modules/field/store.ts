@@ -58,7 +58,21 @@ const d = (t: number | null) => (t === null ? null : new Date(t));
 function clockParams(c: Clocks) {
   const r = c.response;
   const s = c.resolution;
-  return [c.computedAt, r.elapsed_ms, r.running, d(r.due_at), d(r.risk_at), d(r.stopped_at), r.cancelled, s.elapsed_ms, s.running, d(s.due_at), d(s.risk_at), d(s.stopped_at), s.cancelled];
+  return [
+    c.computedAt,
+    r.elapsed_ms,
+    r.running,
+    d(r.due_at),
+    d(r.risk_at),
+    d(r.stopped_at),
+    r.cancelled,
+    s.elapsed_ms,
+    s.running,
+    d(s.due_at),
+    d(s.risk_at),
+    d(s.stopped_at),
+    s.cancelled,
+  ];
 }
 
 const CLOCK_COLUMNS =
@@ -87,7 +101,12 @@ export interface ListFilter {
 
 export const fieldStore = {
   async policies(q: Queryable, orgId: string): Promise<{ priority: string; policy: SlaPolicy; updated_at: Date; updated_by: string | null }[]> {
-    return (await q.query<{ priority: string; policy: SlaPolicy; updated_at: Date; updated_by: string | null }>(`select priority, policy, updated_at, updated_by from field_sla_policies where org_id = $1`, [orgId])).rows;
+    return (
+      await q.query<{ priority: string; policy: SlaPolicy; updated_at: Date; updated_by: string | null }>(
+        `select priority, policy, updated_at, updated_by from field_sla_policies where org_id = $1`,
+        [orgId],
+      )
+    ).rows;
   },
 
   async putPolicy(q: Queryable, orgId: string, p: SlaPolicy, at: Date, by: string | null) {
@@ -128,7 +147,22 @@ export const fieldStore = {
        values ($1, $2, $3, $4, $5, $6, $7, 'new', $8, $9, $10, $11, $12, $13, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)
        on conflict do nothing
        returning ${COLUMNS}`,
-      [w.id, orgId, w.siteId, w.assetId, w.priority, w.kind, w.description, w.sourceType, w.sourceId, JSON.stringify(w.policy), timelineJson(w.timeline), w.createdBy, w.at, ...clockParams(w.clocks)],
+      [
+        w.id,
+        orgId,
+        w.siteId,
+        w.assetId,
+        w.priority,
+        w.kind,
+        w.description,
+        w.sourceType,
+        w.sourceId,
+        JSON.stringify(w.policy),
+        timelineJson(w.timeline),
+        w.createdBy,
+        w.at,
+        ...clockParams(w.clocks),
+      ],
     );
     return (r.rows[0] as unknown as WorkOrderRow | undefined) ?? null;
   },
@@ -150,7 +184,10 @@ export const fieldStore = {
   /** Work orders opened from these alerts, by alert id. */
   async byAlerts(q: Queryable, orgId: string, alertIds: string[]): Promise<Map<string, string>> {
     if (alertIds.length === 0) return new Map();
-    const r = await q.query(`select source_id, id from field_work_orders where org_id = $1 and source_type = 'alert' and source_id = any($2)`, [orgId, alertIds]);
+    const r = await q.query(`select source_id, id from field_work_orders where org_id = $1 and source_type = 'alert' and source_id = any($2)`, [
+      orgId,
+      alertIds,
+    ]);
     return new Map((r.rows as { source_id: string; id: string }[]).map((x) => [x.source_id, x.id]));
   },
 
@@ -168,7 +205,15 @@ export const fieldStore = {
     q: Queryable,
     orgId: string,
     id: string,
-    set: { status?: string; assigneeId?: string; priority?: string; scheduledFor?: Date | null; policy?: SlaPolicy; timeline?: TimelineEntry[]; clocks?: Clocks },
+    set: {
+      status?: string;
+      assigneeId?: string;
+      priority?: string;
+      scheduledFor?: Date | null;
+      policy?: SlaPolicy;
+      timeline?: TimelineEntry[];
+      clocks?: Clocks;
+    },
     at: Date,
   ): Promise<WorkOrderRow> {
     const cols: string[] = ['updated_at = $3'];
@@ -191,7 +236,11 @@ export const fieldStore = {
     return r.rows[0] as unknown as WorkOrderRow;
   },
 
-  async addEvent(q: Queryable, orgId: string, e: { id: string; workOrderId: string; type: string; at: Date; actorId: string | null; data: Record<string, unknown> }): Promise<EventRow> {
+  async addEvent(
+    q: Queryable,
+    orgId: string,
+    e: { id: string; workOrderId: string; type: string; at: Date; actorId: string | null; data: Record<string, unknown> },
+  ): Promise<EventRow> {
     const r = await q.query(
       `insert into field_work_order_events (id, org_id, work_order_id, type, at, actor_id, data) values ($1, $2, $3, $4, $5, $6, $7)
        returning seq, id, type, at, actor_id, data`,
@@ -202,7 +251,10 @@ export const fieldStore = {
 
   async events(q: Queryable, orgId: string, workOrderId: string): Promise<EventRow[]> {
     return (
-      await q.query(`select seq, id, type, at, actor_id, data from field_work_order_events where org_id = $1 and work_order_id = $2 order by seq`, [orgId, workOrderId])
+      await q.query(`select seq, id, type, at, actor_id, data from field_work_order_events where org_id = $1 and work_order_id = $2 order by seq`, [
+        orgId,
+        workOrderId,
+      ])
     ).rows as unknown as EventRow[];
   },
 
@@ -246,8 +298,13 @@ export const fieldStore = {
 
   /** Work orders created in [from, to), for the SLA report. */
   async createdBetween(q: Queryable, orgId: string, from: Date, to: Date): Promise<WorkOrderRow[]> {
-    return (await q.query(`select ${COLUMNS} from field_work_orders where org_id = $1 and created_at >= $2 and created_at < $3 order by created_at, id`, [orgId, from, to]))
-      .rows as unknown as WorkOrderRow[];
+    return (
+      await q.query(`select ${COLUMNS} from field_work_orders where org_id = $1 and created_at >= $2 and created_at < $3 order by created_at, id`, [
+        orgId,
+        from,
+        to,
+      ])
+    ).rows as unknown as WorkOrderRow[];
   },
 };
 
@@ -263,10 +320,35 @@ export const fieldExportables: ExportableCollection[] = [
     description: 'Field work orders: site, asset, priority, kind, description, status, assignee, schedule, source, SLA policy, status timeline and SLA clocks.',
     table: 'field_work_orders',
     members: columnsOf('field_work_orders', [
-      'id', 'site_id', 'asset_id', 'priority', 'kind', 'description', 'status', 'assignee_id', 'scheduled_for:iso', 'source_type', 'source_id', 'sla_policy', 'timeline',
-      'sla_computed_at:iso', 'response_elapsed_ms:text', 'response_running', 'response_due_at:iso', 'response_risk_at:iso', 'response_stopped_at:iso', 'response_cancelled',
-      'resolution_elapsed_ms:text', 'resolution_running', 'resolution_due_at:iso', 'resolution_risk_at:iso', 'resolution_stopped_at:iso', 'resolution_cancelled',
-      'created_by', 'created_at:iso', 'updated_at:iso',
+      'id',
+      'site_id',
+      'asset_id',
+      'priority',
+      'kind',
+      'description',
+      'status',
+      'assignee_id',
+      'scheduled_for:iso',
+      'source_type',
+      'source_id',
+      'sla_policy',
+      'timeline',
+      'sla_computed_at:iso',
+      'response_elapsed_ms:text',
+      'response_running',
+      'response_due_at:iso',
+      'response_risk_at:iso',
+      'response_stopped_at:iso',
+      'response_cancelled',
+      'resolution_elapsed_ms:text',
+      'resolution_running',
+      'resolution_due_at:iso',
+      'resolution_risk_at:iso',
+      'resolution_stopped_at:iso',
+      'resolution_cancelled',
+      'created_by',
+      'created_at:iso',
+      'updated_at:iso',
     ]),
     period: ['created_at', 'field_work_orders.created_at'],
     key: [['field_work_orders.id', 'text']],

@@ -93,10 +93,46 @@ export interface SlaPolicy {
 }
 
 export const DEFAULT_POLICIES: Record<Priority, SlaPolicy> = {
-  critical: { priority: 'critical', response_minutes: 60, resolution_minutes: 480, measure: 'calendar_hours', business_day_start: '08:00', business_day_end: '18:00', pause_on_hold: false, at_risk_percent: 75 },
-  high: { priority: 'high', response_minutes: 240, resolution_minutes: 1440, measure: 'calendar_hours', business_day_start: '08:00', business_day_end: '18:00', pause_on_hold: true, at_risk_percent: 75 },
-  medium: { priority: 'medium', response_minutes: 600, resolution_minutes: 1800, measure: 'business_hours', business_day_start: '08:00', business_day_end: '18:00', pause_on_hold: true, at_risk_percent: 75 },
-  low: { priority: 'low', response_minutes: 1800, resolution_minutes: 6000, measure: 'business_hours', business_day_start: '08:00', business_day_end: '18:00', pause_on_hold: true, at_risk_percent: 75 },
+  critical: {
+    priority: 'critical',
+    response_minutes: 60,
+    resolution_minutes: 480,
+    measure: 'calendar_hours',
+    business_day_start: '08:00',
+    business_day_end: '18:00',
+    pause_on_hold: false,
+    at_risk_percent: 75,
+  },
+  high: {
+    priority: 'high',
+    response_minutes: 240,
+    resolution_minutes: 1440,
+    measure: 'calendar_hours',
+    business_day_start: '08:00',
+    business_day_end: '18:00',
+    pause_on_hold: true,
+    at_risk_percent: 75,
+  },
+  medium: {
+    priority: 'medium',
+    response_minutes: 600,
+    resolution_minutes: 1800,
+    measure: 'business_hours',
+    business_day_start: '08:00',
+    business_day_end: '18:00',
+    pause_on_hold: true,
+    at_risk_percent: 75,
+  },
+  low: {
+    priority: 'low',
+    response_minutes: 1800,
+    resolution_minutes: 6000,
+    measure: 'business_hours',
+    business_day_start: '08:00',
+    business_day_end: '18:00',
+    pause_on_hold: true,
+    at_risk_percent: 75,
+  },
 };
 
 export const CLOCK_STATES = ['ok', 'at_risk', 'breached', 'met', 'cancelled'] as const;

@@ -6,10 +6,28 @@
 
 import { ukClock } from '../market/index.ts';
 
-export interface Charger { charger_id: string; max_kw: number }
-export interface Constraints { connection_kw: number; base_load_kw: number; reserve_pct: number; chargers: Charger[] }
-export interface Vehicle { vehicle_id: string; battery_kwh: number; kwh_per_shift: number; max_charge_kw: number; powertrain: 'ev' | 'ice' }
-export interface Shift { vehicle_id: string; depart: string; return: string }
+export interface Charger {
+  charger_id: string;
+  max_kw: number;
+}
+export interface Constraints {
+  connection_kw: number;
+  base_load_kw: number;
+  reserve_pct: number;
+  chargers: Charger[];
+}
+export interface Vehicle {
+  vehicle_id: string;
+  battery_kwh: number;
+  kwh_per_shift: number;
+  max_charge_kw: number;
+  powertrain: 'ev' | 'ice';
+}
+export interface Shift {
+  vehicle_id: string;
+  depart: string;
+  return: string;
+}
 
 export const SLOT_MIN = 30;
 export const SLOTS = 48;
@@ -38,7 +56,11 @@ export interface VehiclePlan {
   reason: string | null;
   slots: { start: string; charger_id: string; kw: number }[];
 }
-export interface Plan { vehicles: VehiclePlan[]; slots: { start: string; total_kw: number; charging: number }[]; limit_kw: number }
+export interface Plan {
+  vehicles: VehiclePlan[];
+  slots: { start: string; total_kw: number; charging: number }[];
+  limit_kw: number;
+}
 
 const r2 = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -56,7 +78,8 @@ export function plan(c: Constraints, vehicles: Vehicle[], shifts: Shift[], now: 
   // Departure: the first slot boundary at or after which the vehicle is no longer present.
   for (const st of state) {
     if (!st.s) continue;
-    const ret = hm(st.s.return), dep = hm(st.s.depart);
+    const ret = hm(st.s.return),
+      dep = hm(st.s.depart);
     let seen = false;
     for (let i = 0; i < SLOTS; i++) {
       const t = startSlot + i * SLOT_MIN * 60_000;
@@ -72,7 +95,7 @@ export function plan(c: Constraints, vehicles: Vehicle[], shifts: Shift[], now: 
     if (st.departSlot > 0) {
       const lastStart = startSlot + (st.departSlot - 1) * SLOT_MIN * 60_000;
       const lm = localMinutes(lastStart);
-      st.departsAt = new Date(lastStart + (((dep - lm + 1440) % 1440) * 60_000)).toISOString();
+      st.departsAt = new Date(lastStart + ((dep - lm + 1440) % 1440) * 60_000).toISOString();
     }
   }
   const slotsOut: Plan['slots'] = [];
@@ -82,10 +105,13 @@ export function plan(c: Constraints, vehicles: Vehicle[], shifts: Shift[], now: 
     const lm = localMinutes(t);
     const waiting = state
       .filter((st) => st.s && i < st.departSlot && present(lm, hm(st.s.return), hm(st.s.depart)) && st.target - st.energy > 1e-9)
-      .sort((a, b) => a.departSlot - b.departSlot || (b.target - b.energy) - (a.target - a.energy) || a.v.vehicle_id.localeCompare(b.v.vehicle_id));
-    let left = limit, charging = 0, total = 0;
+      .sort((a, b) => a.departSlot - b.departSlot || b.target - b.energy - (a.target - a.energy) || a.v.vehicle_id.localeCompare(b.v.vehicle_id));
+    let left = limit,
+      charging = 0,
+      total = 0;
     for (let k = 0; k < waiting.length && k < chargers.length && left > 1e-9; k++) {
-      const st = waiting[k]!, ch = chargers[k]!;
+      const st = waiting[k]!,
+        ch = chargers[k]!;
       const kw = Math.min(ch.max_kw, st.v.max_charge_kw, (st.target - st.energy) / (SLOT_MIN / 60), left);
       if (kw <= 1e-9) continue;
       st.energy += kw * (SLOT_MIN / 60);

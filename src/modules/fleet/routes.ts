@@ -20,20 +20,46 @@ const ConstraintsBody = Type.Object(
   {
     connection_kw: Kw('Depot import capacity, kW'),
     base_load_kw: Type.Optional(Kw('Load other than charging the depot always draws, kW (default 0)')),
-    reserve_pct: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Charge kept in reserve above the shift\'s energy, per cent of the battery (default 10)' })),
+    reserve_pct: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 100, description: "Charge kept in reserve above the shift's energy, per cent of the battery (default 10)" }),
+    ),
     chargers: Type.Array(Charger, { maxItems: 500 }),
   },
   { additionalProperties: false },
 );
-const ConstraintsOut = Type.Object({ connection_kw: Type.Number(), base_load_kw: Type.Number(), reserve_pct: Type.Number(), chargers: Type.Array(Charger), updated_at: Timestamp });
+const ConstraintsOut = Type.Object({
+  connection_kw: Type.Number(),
+  base_load_kw: Type.Number(),
+  reserve_pct: Type.Number(),
+  chargers: Type.Array(Charger),
+  updated_at: Timestamp,
+});
 const Shift = Type.Object({ vehicle_id: VehicleId, depart: HHMM('Departure'), return: HHMM('Return to the depot') }, { additionalProperties: false });
-const Vehicle = Type.Object({ vehicle_id: Type.String(), powertrain: Type.Union([Type.Literal('ev'), Type.Literal('ice')]), battery_kwh: Type.Number(), kwh_per_shift: Type.Number(), max_charge_kw: Type.Number() });
+const Vehicle = Type.Object({
+  vehicle_id: Type.String(),
+  powertrain: Type.Union([Type.Literal('ev'), Type.Literal('ice')]),
+  battery_kwh: Type.Number(),
+  kwh_per_shift: Type.Number(),
+  max_charge_kw: Type.Number(),
+});
 
 export function fleetOperations(f: Fleet) {
   return [
     defineOperation({
-      operationId: 'getFleetDepot', method: 'GET', path: '/api/fleet/depot', summary: 'The depot: chargers, connection capacity, vehicles and shifts held', description: 'Summary of the depot: whether its constraints are set, connection and available kW, chargers, vehicle counts by powertrain, shifts held and when requirements were imported.', tags, status: 'live', access: read,
-      dataBasis: { basis: 'calculated', method: "available_kw is connection_kw − base_load_kw (not below 0), charger_kw_total the sum of the chargers' max_kw, and the counts those of the stored requirements and shifts." },
+      operationId: 'getFleetDepot',
+      method: 'GET',
+      path: '/api/fleet/depot',
+      summary: 'The depot: chargers, connection capacity, vehicles and shifts held',
+      description:
+        'Summary of the depot: whether its constraints are set, connection and available kW, chargers, vehicle counts by powertrain, shifts held and when requirements were imported.',
+      tags,
+      status: 'live',
+      access: read,
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          "available_kw is connection_kw − base_load_kw (not below 0), charger_kw_total the sum of the chargers' max_kw, and the counts those of the stored requirements and shifts.",
+      },
       schema: {
         response: {
           200: Type.Object({
@@ -51,38 +77,84 @@ export function fleetOperations(f: Fleet) {
       handler: async ({ ctx }) => f.depot(ctx),
     }),
     defineOperation({
-      operationId: 'getFleetDepotConstraints', method: 'GET', path: '/api/fleet/depot/constraints', summary: "The depot's connection, base load, reserve and chargers", description: "The depot's constraints. 404 until set.", tags, status: 'live', access: read,
+      operationId: 'getFleetDepotConstraints',
+      method: 'GET',
+      path: '/api/fleet/depot/constraints',
+      summary: "The depot's connection, base load, reserve and chargers",
+      description: "The depot's constraints. 404 until set.",
+      tags,
+      status: 'live',
+      access: read,
       schema: { response: { 200: ConstraintsOut, 404: ErrorBody } },
       handler: async ({ ctx }) => f.getConstraints(ctx),
     }),
     defineOperation({
-      operationId: 'putFleetDepotConstraints', method: 'PUT', path: '/api/fleet/depot/constraints', summary: "Set the depot's connection, base load, reserve and chargers", description: 'Replaces the constraints. Charger ids must be unique; base_load_kw must not exceed connection_kw.', tags, status: 'live', access: write,
+      operationId: 'putFleetDepotConstraints',
+      method: 'PUT',
+      path: '/api/fleet/depot/constraints',
+      summary: "Set the depot's connection, base load, reserve and chargers",
+      description: 'Replaces the constraints. Charger ids must be unique; base_load_kw must not exceed connection_kw.',
+      tags,
+      status: 'live',
+      access: write,
       schema: { body: ConstraintsBody, response: { 200: ConstraintsOut } },
       handler: async ({ ctx, body }) => f.putConstraints(ctx, body),
     }),
     defineOperation({
-      operationId: 'getFleetShiftSchedule', method: 'GET', path: '/api/fleet/shift-schedule', summary: 'The daily shift schedule: when each vehicle leaves and returns', description: 'The daily shift schedule; empty with updated_at null until set.', tags, status: 'live', access: read,
+      operationId: 'getFleetShiftSchedule',
+      method: 'GET',
+      path: '/api/fleet/shift-schedule',
+      summary: 'The daily shift schedule: when each vehicle leaves and returns',
+      description: 'The daily shift schedule; empty with updated_at null until set.',
+      tags,
+      status: 'live',
+      access: read,
       schema: { response: { 200: Type.Object({ shifts: Type.Array(Shift), updated_at: Nullable(Timestamp) }) } },
       handler: async ({ ctx }) => f.getShifts(ctx),
     }),
     defineOperation({
-      operationId: 'putFleetShiftSchedule', method: 'PUT', path: '/api/fleet/shift-schedule', summary: 'Replace the daily shift schedule', description: 'Replaces the schedule: one shift per vehicle, depart and return in UK local time, not equal.', tags, status: 'live', access: write,
-      schema: { body: Type.Object({ shifts: Type.Array(Shift, { maxItems: 2000 }) }, { additionalProperties: false }), response: { 200: Type.Object({ shifts: Type.Array(Shift), updated_at: Nullable(Timestamp) }) } },
+      operationId: 'putFleetShiftSchedule',
+      method: 'PUT',
+      path: '/api/fleet/shift-schedule',
+      summary: 'Replace the daily shift schedule',
+      description: 'Replaces the schedule: one shift per vehicle, depart and return in UK local time, not equal.',
+      tags,
+      status: 'live',
+      access: write,
+      schema: {
+        body: Type.Object({ shifts: Type.Array(Shift, { maxItems: 2000 }) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ shifts: Type.Array(Shift), updated_at: Nullable(Timestamp) }) },
+      },
       handler: async ({ ctx, body }) => f.putShifts(ctx, body),
     }),
     defineOperation({
-      operationId: 'importFleetRequirements', method: 'POST', path: '/api/fleet/requirements/import',
+      operationId: 'importFleetRequirements',
+      method: 'POST',
+      path: '/api/fleet/requirements/import',
       summary: 'Replace the vehicle requirements from CSV',
-      description: 'Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good. Send the file as it is (`Content-Type: text/csv`, UTF-8) or as JSON `{"csv": "..."}`.',
-      tags, status: 'live', access: write,
+      description:
+        'Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good. Send the file as it is (`Content-Type: text/csv`, UTF-8) or as JSON `{"csv": "..."}`.',
+      tags,
+      status: 'live',
+      access: write,
       csvBody: { member: 'csv', description: 'The requirements file, UTF-8 (a byte order mark is dropped), LF or CRLF line ends; line 1 the header.' },
-      schema: { body: Type.Object({ csv: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'CSV text' }) }, { additionalProperties: false }), response: { 200: Type.Object({ imported: Type.Integer(), vehicles: Type.Array(Vehicle), imported_at: Timestamp }) } },
+      schema: {
+        body: Type.Object({ csv: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'CSV text' }) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ imported: Type.Integer(), vehicles: Type.Array(Vehicle), imported_at: Timestamp }) },
+      },
       handler: async ({ ctx, body }) => f.importRequirements(ctx, body.csv),
     }),
     defineOperation({
-      operationId: 'getFleetReadiness', method: 'GET', path: '/api/fleet/readiness',
-      summary: 'Will each electric vehicle have enough charge for its next departure, and the charging plan that gets it there', description: "For each electric vehicle in the requirements: arrival and target energy, the half-hourly charging plan, departure energy and time, ready or the shortfall and why; and the depot's load per slot. 409 until the depot constraints are set.",
-      tags, status: 'live', access: read, dataBasis: { basis: 'calculated', method: PLAN_METHOD },
+      operationId: 'getFleetReadiness',
+      method: 'GET',
+      path: '/api/fleet/readiness',
+      summary: 'Will each electric vehicle have enough charge for its next departure, and the charging plan that gets it there',
+      description:
+        "For each electric vehicle in the requirements: arrival and target energy, the half-hourly charging plan, departure energy and time, ready or the shortfall and why; and the depot's load per slot. 409 until the depot constraints are set.",
+      tags,
+      status: 'live',
+      access: read,
+      dataBasis: { basis: 'calculated', method: PLAN_METHOD },
       schema: {
         response: {
           200: Type.Object({
@@ -90,11 +162,20 @@ export function fleetOperations(f: Fleet) {
             available_kw: Type.Number(),
             ready: Type.Integer(),
             not_ready: Type.Integer(),
-            vehicles: Type.Array(Type.Object({
-              vehicle_id: Type.String(), arrival_kwh: Type.Number(), target_kwh: Type.Number(), planned_kwh: Type.Number(), departure_kwh: Type.Number(),
-              departs_at: Nullable(Timestamp), ready: Type.Boolean(), shortfall_kwh: Type.Number(), reason: Nullable(Type.String()),
-              slots: Type.Array(Type.Object({ start: Timestamp, charger_id: Type.String(), kw: Type.Number() })),
-            })),
+            vehicles: Type.Array(
+              Type.Object({
+                vehicle_id: Type.String(),
+                arrival_kwh: Type.Number(),
+                target_kwh: Type.Number(),
+                planned_kwh: Type.Number(),
+                departure_kwh: Type.Number(),
+                departs_at: Nullable(Timestamp),
+                ready: Type.Boolean(),
+                shortfall_kwh: Type.Number(),
+                reason: Nullable(Type.String()),
+                slots: Type.Array(Type.Object({ start: Timestamp, charger_id: Type.String(), kw: Type.Number() })),
+              }),
+            ),
             slots: Type.Array(Type.Object({ start: Timestamp, total_kw: Type.Number(), charging: Type.Integer() })),
           }),
           409: ErrorBody,
@@ -103,14 +184,39 @@ export function fleetOperations(f: Fleet) {
       handler: async ({ ctx }) => f.readiness(ctx),
     }),
     defineOperation({
-      operationId: 'getFleetElectrification', method: 'GET', path: '/api/fleet/readiness/electrification',
-      summary: 'Which vehicles could be electric today given their duty cycles, and what the depot would need', description: "For every vehicle (ICE with the figures of its electric replacement): could it be electric on its duty cycle, is it ready with today's depot; and the connection and chargers the depot would need for all feasible vehicles. 409 until the depot constraints are set.",
-      tags, status: 'live', access: read, dataBasis: { basis: 'calculated', method: PLAN_METHOD + ' Every vehicle planned as electric with a charger each; the connection needed is the smallest (1 kW steps) at which every feasible vehicle is ready.' },
+      operationId: 'getFleetElectrification',
+      method: 'GET',
+      path: '/api/fleet/readiness/electrification',
+      summary: 'Which vehicles could be electric today given their duty cycles, and what the depot would need',
+      description:
+        "For every vehicle (ICE with the figures of its electric replacement): could it be electric on its duty cycle, is it ready with today's depot; and the connection and chargers the depot would need for all feasible vehicles. 409 until the depot constraints are set.",
+      tags,
+      status: 'live',
+      access: read,
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          PLAN_METHOD +
+          ' Every vehicle planned as electric with a charger each; the connection needed is the smallest (1 kW steps) at which every feasible vehicle is ready.',
+      },
       schema: {
         response: {
           200: Type.Object({
-            vehicles: Type.Array(Type.Object({ vehicle_id: Type.String(), powertrain: Type.String(), could_be_electric: Type.Boolean(), ready_with_current_depot: Type.Boolean(), reason: Nullable(Type.String()) })),
-            depot_needs: Type.Object({ connection_kw: Type.Number(), additional_connection_kw: Type.Number(), chargers: Type.Integer(), additional_chargers: Type.Integer() }),
+            vehicles: Type.Array(
+              Type.Object({
+                vehicle_id: Type.String(),
+                powertrain: Type.String(),
+                could_be_electric: Type.Boolean(),
+                ready_with_current_depot: Type.Boolean(),
+                reason: Nullable(Type.String()),
+              }),
+            ),
+            depot_needs: Type.Object({
+              connection_kw: Type.Number(),
+              additional_connection_kw: Type.Number(),
+              chargers: Type.Integer(),
+              additional_chargers: Type.Integer(),
+            }),
           }),
           409: ErrorBody,
         },

@@ -13,7 +13,13 @@ export const fleetErrors = {
   noConstraints: () => new AppError(409, 'Depot constraints are not set', { code: 'fleet_depot_not_set' }),
   constraintsNotFound: () => new AppError(404, 'Depot constraints are not set', { code: 'fleet_depot_not_set' }),
 };
-export const FLEET_ERROR_DOCS = [{ code: 'fleet_depot_not_set', status: 409, description: 'Readiness and electrification need the depot constraints (PUT /api/fleet/depot/constraints); GET of them answers 404 until then.' }] as const;
+export const FLEET_ERROR_DOCS = [
+  {
+    code: 'fleet_depot_not_set',
+    status: 409,
+    description: 'Readiness and electrification need the depot constraints (PUT /api/fleet/depot/constraints); GET of them answers 404 until then.',
+  },
+] as const;
 
 const COLUMNS = ['vehicle_id', 'powertrain', 'battery_kwh', 'kwh_per_shift', 'max_charge_kw'];
 const DEC = /^(0|[1-9][0-9]{0,5})(\.[0-9]{1,3})?$/;
@@ -26,7 +32,8 @@ export function parseRequirements(text: string): { vehicles: Vehicle[]; errors: 
   } catch (e) {
     return { vehicles: [], errors: [{ line: (e as { lines?: number }).lines ?? 1, column: null, message: 'not valid CSV' }] };
   }
-  if (!recs.length || recs[0]!.map((x) => x.toLowerCase()).join(',') !== COLUMNS.join(',')) return { vehicles: [], errors: [{ line: 1, column: null, message: `header must be ${COLUMNS.join(',')}` }] };
+  if (!recs.length || recs[0]!.map((x) => x.toLowerCase()).join(',') !== COLUMNS.join(','))
+    return { vehicles: [], errors: [{ line: 1, column: null, message: `header must be ${COLUMNS.join(',')}` }] };
   const seen = new Set<string>();
   const vehicles: Vehicle[] = [];
   recs.slice(1).forEach((r, i) => {
@@ -37,7 +44,12 @@ export function parseRequirements(text: string): { vehicles: Vehicle[]; errors: 
     else if (seen.has(id)) errs.push({ line, column: 'vehicle_id', message: `${id} is listed twice` });
     seen.add(id);
     if (pt !== 'ev' && pt !== 'ice') errs.push({ line, column: 'powertrain', message: 'must be ev or ice' });
-    for (const [col, v] of [['battery_kwh', bat], ['kwh_per_shift', shift], ['max_charge_kw', kw]] as const) if (!DEC.test(v)) errs.push({ line, column: col, message: 'must be a non-negative decimal number' });
+    for (const [col, v] of [
+      ['battery_kwh', bat],
+      ['kwh_per_shift', shift],
+      ['max_charge_kw', kw],
+    ] as const)
+      if (!DEC.test(v)) errs.push({ line, column: col, message: 'must be a non-negative decimal number' });
     vehicles.push({ vehicle_id: id, powertrain: pt as 'ev', battery_kwh: Number(bat), kwh_per_shift: Number(shift), max_charge_kw: Number(kw) });
   });
   if (recs.length - 1 > 2000) errs.unshift({ line: 2002, column: null, message: 'at most 2000 vehicles' });
@@ -74,14 +86,23 @@ export function createFleet(deps: { db: Db; clock: Clock }) {
       if (!c) throw fleetErrors.constraintsNotFound();
       return { ...c.constraints, updated_at: isoTime(c.updated_at) };
     },
-    async putConstraints(ctx: RequestContext, body: { connection_kw: number; base_load_kw?: number; reserve_pct?: number; chargers: { charger_id: string; max_kw: number }[] }) {
+    async putConstraints(
+      ctx: RequestContext,
+      body: { connection_kw: number; base_load_kw?: number; reserve_pct?: number; chargers: { charger_id: string; max_kw: number }[] },
+    ) {
       const ids = new Set<string>();
       body.chargers.forEach((ch, i) => {
         if (ids.has(ch.charger_id)) throw errors.validation([fieldError(['body', 'chargers', i, 'charger_id'], 'charger_id is listed twice', ch.charger_id)]);
         ids.add(ch.charger_id);
       });
-      if ((body.base_load_kw ?? 0) > body.connection_kw) throw errors.validation([fieldError(['body', 'base_load_kw'], 'must not exceed connection_kw', body.base_load_kw)]);
-      const c: Constraints = { connection_kw: body.connection_kw, base_load_kw: body.base_load_kw ?? 0, reserve_pct: body.reserve_pct ?? 10, chargers: body.chargers };
+      if ((body.base_load_kw ?? 0) > body.connection_kw)
+        throw errors.validation([fieldError(['body', 'base_load_kw'], 'must not exceed connection_kw', body.base_load_kw)]);
+      const c: Constraints = {
+        connection_kw: body.connection_kw,
+        base_load_kw: body.base_load_kw ?? 0,
+        reserve_pct: body.reserve_pct ?? 10,
+        chargers: body.chargers,
+      };
       const now = clock.now();
       await store.putConstraints(db, ctx.orgId, c, now);
       return { ...c, updated_at: isoTime(now) };
@@ -103,7 +124,12 @@ export function createFleet(deps: { db: Db; clock: Clock }) {
     },
     async importRequirements(ctx: RequestContext, csv: string) {
       const { vehicles, errors: errs } = parseRequirements(csv);
-      if (errs.length) throw errors.validation(errs.map((e) => fieldError(['body', 'csv'], `line ${e.line}${e.column ? `, column ${e.column}` : ''}: ${e.message}`, { line: e.line, column: e.column })));
+      if (errs.length)
+        throw errors.validation(
+          errs.map((e) =>
+            fieldError(['body', 'csv'], `line ${e.line}${e.column ? `, column ${e.column}` : ''}: ${e.message}`, { line: e.line, column: e.column }),
+          ),
+        );
       const now = clock.now();
       await store.putVehicles(db, ctx.orgId, vehicles, now);
       return { imported: vehicles.length, vehicles, imported_at: isoTime(now) };
@@ -111,21 +137,30 @@ export function createFleet(deps: { db: Db; clock: Clock }) {
     async readiness(ctx: RequestContext) {
       const { c, vehicles, shifts } = await inputs(ctx.orgId);
       const p = plan(c, vehicles, shifts, clock.now().getTime());
-      return { generated_at: isoTime(clock.now()), available_kw: p.limit_kw, ready: p.vehicles.filter((v) => v.ready).length, not_ready: p.vehicles.filter((v) => !v.ready).length, vehicles: p.vehicles, slots: p.slots };
+      return {
+        generated_at: isoTime(clock.now()),
+        available_kw: p.limit_kw,
+        ready: p.vehicles.filter((v) => v.ready).length,
+        not_ready: p.vehicles.filter((v) => !v.ready).length,
+        vehicles: p.vehicles,
+        slots: p.slots,
+      };
     },
     async electrification(ctx: RequestContext) {
       const { c, vehicles, shifts } = await inputs(ctx.orgId);
       const now = clock.now().getTime();
       // Every vehicle as if electric, one charger per vehicle at its own max_charge_kw.
       const all = vehicles.map((v) => ({ ...v, powertrain: 'ev' as const }));
-      const oneEach = (conn: number, vs = all) => plan({ ...c, connection_kw: conn, chargers: vs.map((v) => ({ charger_id: `need-${v.vehicle_id}`, max_kw: v.max_charge_kw })) }, vs, shifts, now);
+      const oneEach = (conn: number, vs = all) =>
+        plan({ ...c, connection_kw: conn, chargers: vs.map((v) => ({ charger_id: `need-${v.vehicle_id}`, max_kw: v.max_charge_kw })) }, vs, shifts, now);
       const withDepot = plan({ ...c, chargers: c.chargers }, all, shifts, now);
       const unlimited = oneEach(1e7);
       const byId = new Map(unlimited.vehicles.map((v) => [v.vehicle_id, v]));
       const candidates = vehicles.map((v) => {
         const u = byId.get(v.vehicle_id)!;
         const d = withDepot.vehicles.find((x) => x.vehicle_id === v.vehicle_id)!;
-        const fitsBattery = v.kwh_per_shift * (1 + c.reserve_pct / 100) <= v.battery_kwh || v.kwh_per_shift + (v.battery_kwh * c.reserve_pct) / 100 <= v.battery_kwh;
+        const fitsBattery =
+          v.kwh_per_shift * (1 + c.reserve_pct / 100) <= v.battery_kwh || v.kwh_per_shift + (v.battery_kwh * c.reserve_pct) / 100 <= v.battery_kwh;
         const feasible = fitsBattery && u.ready;
         return {
           vehicle_id: v.vehicle_id,
@@ -139,7 +174,13 @@ export function createFleet(deps: { db: Db; clock: Clock }) {
       const feasibleIds = new Set(candidates.filter((x) => x.could_be_electric).map((x) => x.vehicle_id));
       const feasible = all.filter((v) => feasibleIds.has(v.vehicle_id));
       const okAt = (conn: number) => oneEach(conn + c.base_load_kw, feasible).vehicles.every((v) => v.ready);
-      let lo = 0, hi = Math.ceil(Math.max(1, unlimited.slots.reduce((a, s) => Math.max(a, s.total_kw), 0)));
+      let lo = 0,
+        hi = Math.ceil(
+          Math.max(
+            1,
+            unlimited.slots.reduce((a, s) => Math.max(a, s.total_kw), 0),
+          ),
+        );
       while (lo < hi) {
         const mid = Math.floor((lo + hi) / 2);
         if (okAt(mid)) hi = mid;

@@ -107,7 +107,9 @@ export function createFlexService(deps: FlexDeps) {
     const spans = intervals.map((iv, i) => {
       const start = parseInstant(iv.start_utc);
       if (start === null) {
-        throw errors.validation([fieldError(['body', 'intervals', i, 'start_utc'], 'Input should be a valid ISO 8601 date-time in UTC', iv.start_utc, 'datetime_parsing')]);
+        throw errors.validation([
+          fieldError(['body', 'intervals', i, 'start_utc'], 'Input should be a valid ISO 8601 date-time in UTC', iv.start_utc, 'datetime_parsing'),
+        ]);
       }
       return { start, end: start + iv.duration_minutes * 60_000 };
     });

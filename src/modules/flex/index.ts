@@ -13,11 +13,9 @@ export const flexModule: ModuleFactory = (deps) => ({
   name: 'flex',
   tags: {
     flex: 'DNO flexibility tenders, contracts and priced offers.',
-    vpp: 'Enrolment in the service\'s virtual power plant and its signal.',
+    vpp: "Enrolment in the service's virtual power plant and its signal.",
   },
-  errors: [
-    { code: 'credentials_not_configured', status: 503, description: 'The flexibility platform is not wired for this environment; not transient.' },
-  ],
+  errors: [{ code: 'credentials_not_configured', status: 503, description: 'The flexibility platform is not wired for this environment; not transient.' }],
   operations: [
     ...flexOperations(deps, createFlexService({ ...deps, audit: deps.services.get(AUDIT_LOG) })),
     ...vppOperations(createVppService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, deps.services.get(MARKET_DATA))),
@@ -25,4 +23,10 @@ export const flexModule: ModuleFactory = (deps) => ({
 });
 
 /** This module as the module list names it. */
-export const flexDefinition: ModuleDefinition = { name: 'flex', dependsOn: ['orgs', 'registry', 'market', 'audit'], migrations: migrationsDir(import.meta.url), config: flexConfig, create: flexModule };
+export const flexDefinition: ModuleDefinition = {
+  name: 'flex',
+  dependsOn: ['orgs', 'registry', 'market', 'audit'],
+  migrations: migrationsDir(import.meta.url),
+  config: flexConfig,
+  create: flexModule,
+};

@@ -93,7 +93,9 @@ function decodeTender(raw: unknown): Tender {
       ? windows.flatMap((w) => {
           const wo = obj(w);
           const wid = wo && text(wo.id);
-          return wo && wid ? [{ id: wid, start_utc: time(first(wo, 'start', 'starts_at', 'start_time')), end_utc: time(first(wo, 'end', 'ends_at', 'end_time')) }] : [];
+          return wo && wid
+            ? [{ id: wid, start_utc: time(first(wo, 'start', 'starts_at', 'start_time')), end_utc: time(first(wo, 'end', 'ends_at', 'end_time')) }]
+            : [];
         })
       : [],
   };
@@ -187,9 +189,7 @@ export function createPlatformClient(o: { client: UpstreamClient; clientId: stri
         client.call({ url: '/bidding-opportunities/v1/', headers: { authorization }, decode: (res) => list(jsonBody(res)).map(decodeTender) }),
       ),
     contracts: () =>
-      authed((authorization) =>
-        client.call({ url: '/obligations/v1/', headers: { authorization }, decode: (res) => list(jsonBody(res)).map(decodeContract) }),
-      ),
+      authed((authorization) => client.call({ url: '/obligations/v1/', headers: { authorization }, decode: (res) => list(jsonBody(res)).map(decodeContract) })),
     submit: (input) =>
       authed((authorization) =>
         client.call<BallotAnswer>({

@@ -95,10 +95,9 @@ export const PortfolioResponse = Type.Object({
   available_capacity_mw: Type.Number({ description: 'From a fixed availability assumption: not for settlement or financial claims' }),
   availability_rate: Type.Number({ description: 'The fixed availability assumption applied' }),
   by_type: Type.Array(Type.Object({ type: Type.String(), assets: Type.Integer(), capacity_mw: Type.Number(), available_capacity_mw: Type.Number() })),
-  regions: Type.Array(
-    Type.Object({ region: Type.String(), total_capacity_mw: Type.Number(), available_capacity_mw: Type.Number(), assets: Type.Integer() }),
-    { description: 'Not segmented: one entry, region "unsegmented", for the whole fleet' },
-  ),
+  regions: Type.Array(Type.Object({ region: Type.String(), total_capacity_mw: Type.Number(), available_capacity_mw: Type.Number(), assets: Type.Integer() }), {
+    description: 'Not segmented: one entry, region "unsegmented", for the whole fleet',
+  }),
   regions_segmented: Type.Boolean(),
   capacity_keys: Type.Array(Type.String(), { description: 'Keys of an asset’s details read for rated power, in order' }),
   data_basis: DataBasis,

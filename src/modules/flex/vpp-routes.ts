@@ -28,8 +28,7 @@ export function vppOperations(vpp: VppService) {
       method: 'POST',
       path: '/api/optimiser/vpp-signal/{site_id}/enrollment',
       summary: 'Enrol a site in the virtual power plant',
-      description:
-        `201 when the site becomes enrolled; 200 when it already was (the region is updated). Audited. ${SEPARATE}`,
+      description: `201 when the site becomes enrolled; 200 when it already was (the region is updated). Audited. ${SEPARATE}`,
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },

@@ -15,10 +15,10 @@ export interface EnrolmentRow {
 const COLUMNS = 'site_id, status, region, enrolled_at, enrolled_by, withdrawn_at, withdrawn_by, updated_at';
 
 export async function getEnrolment(q: Queryable, orgId: string, siteId: string, forUpdate = false): Promise<EnrolmentRow | null> {
-  const r = await q.query<EnrolmentRow>(
-    `select ${COLUMNS} from vpp_enrolments where org_id = $1 and site_id = $2${forUpdate ? ' for update' : ''}`,
-    [orgId, siteId],
-  );
+  const r = await q.query<EnrolmentRow>(`select ${COLUMNS} from vpp_enrolments where org_id = $1 and site_id = $2${forUpdate ? ' for update' : ''}`, [
+    orgId,
+    siteId,
+  ]);
   return r.rows[0] ?? null;
 }
 

@@ -23,7 +23,10 @@ export const forecastingModule: ModuleFactory = (deps) => {
   const f = deps.services.get(FORECASTING);
   return {
     name: 'forecasting',
-    tags: { forecasting: 'Site load and generation forecasts (measured persistence by default), forecast against actual, accuracy metrics and backtests. Advisory: sends nothing.' },
+    tags: {
+      forecasting:
+        'Site load and generation forecasts (measured persistence by default), forecast against actual, accuracy metrics and backtests. Advisory: sends nothing.',
+    },
     errors: FORECAST_ERROR_DOCS,
     operations: forecastingOperations(f, deps.jobs),
     background: {

@@ -8,8 +8,10 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 export const METHOD_SENTENCES: Record<Method, string> = {
-  persistence: "Measured persistence: each half hour takes the site's stored value at the same UK wall-clock time on the latest whole local day before the forecast origin (the last stored day carried forward).",
-  seasonal: "Seasonal: each half hour takes the site's stored value at the same UK wall-clock time one local week earlier (same half hour last week), from before the forecast origin.",
+  persistence:
+    "Measured persistence: each half hour takes the site's stored value at the same UK wall-clock time on the latest whole local day before the forecast origin (the last stored day carried forward).",
+  seasonal:
+    "Seasonal: each half hour takes the site's stored value at the same UK wall-clock time one local week earlier (same half hour last week), from before the forecast origin.",
   blend: 'Blend: a weighted mean of measured persistence and seasonal (weight seasonal_weight on seasonal); where one is missing the other is used alone.',
 };
 

@@ -18,7 +18,8 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       method: 'GET',
       path: '/api/optimiser/forecasting/sites',
       summary: 'Sites that can be forecast',
-      description: 'Every site with a registered asset or a forecast configuration, with its method and horizon and whether load and generation can be derived.',
+      description:
+        'Every site with a registered asset or a forecast configuration, with its method and horizon and whether load and generation can be derived.',
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
@@ -44,7 +45,8 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       method: 'PUT',
       path: '/api/optimiser/forecasting/sites/{site_id}/config',
       summary: "Set a site's forecast configuration",
-      description: 'Replaces the method (persistence, seasonal or blend), horizon (1 to 48 hours) and blend weight. 404 `Site not found`; 422 for a value out of range.',
+      description:
+        'Replaces the method (persistence, seasonal or blend), horizon (1 to 48 hours) and blend weight. 404 `Site not found`; 422 for a value out of range.',
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
@@ -61,7 +63,10 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'forecast', method: `${SERIES_METHOD} Forecast: each half hour carried forward from the stored history by the method (persistence: same UK wall-clock half hour on the last whole local day before the origin; seasonal: a local week earlier; blend: weighted mean; clock-change days as decision 0194).` },
+      dataBasis: {
+        basis: 'forecast',
+        method: `${SERIES_METHOD} Forecast: each half hour carried forward from the stored history by the method (persistence: same UK wall-clock half hour on the last whole local day before the origin; seasonal: a local week earlier; blend: weighted mean; clock-change days as decision 0194).`,
+      },
       schema: { params: S.SiteParams, query: S.ForecastQuery, response: { 200: S.Forecast } },
       handler: async ({ ctx, params, query }) => f.forecast(ctx, params.site_id, query),
     }),
@@ -70,11 +75,15 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       method: 'GET',
       path: '/api/optimiser/forecasting/sites/{site_id}/forecast-vs-actual',
       summary: 'Day-ahead forecast against measured, half-hourly',
-      description: 'Each half hour of the window (default the last 24 hours, at most 31 days) as forecast from the UK midnight that starts its day, beside what was measured. 404 `Site not found`; 422 for a window that is empty or too long.',
+      description:
+        'Each half hour of the window (default the last 24 hours, at most 31 days) as forecast from the UK midnight that starts its day, beside what was measured. 404 `Site not found`; 422 for a window that is empty or too long.',
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: `${SERIES_METHOD} Forecasts recomputed from the same stored history with the origin at each day's UK midnight.` },
+      dataBasis: {
+        basis: 'calculated',
+        method: `${SERIES_METHOD} Forecasts recomputed from the same stored history with the origin at each day's UK midnight.`,
+      },
       schema: { params: S.SiteParams, query: S.WindowQuery, response: { 200: S.VsActual } },
       handler: async ({ ctx, params, query }) => f.forecastVsActual(ctx, params.site_id, query),
     }),
@@ -83,11 +92,16 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       method: 'GET',
       path: '/api/optimiser/forecasting/sites/{site_id}/metrics',
       summary: 'Forecast accuracy over a window',
-      description: 'MAE, RMSE, normalised MAE and bias of the day-ahead forecast for load and generation over the window (as forecast-vs-actual). 404 `Site not found`; 422 for a bad window.',
+      description:
+        'MAE, RMSE, normalised MAE and bias of the day-ahead forecast for load and generation over the window (as forecast-vs-actual). 404 `Site not found`; 422 for a bad window.',
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Over half hours with both forecast and actual: MAE = mean |f − a|; RMSE = √(mean (f − a)²); nMAE = Σ|f − a| ÷ Σ|a|; bias = mean (f − a). Rounded to 4 decimals.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Over half hours with both forecast and actual: MAE = mean |f − a|; RMSE = √(mean (f − a)²); nMAE = Σ|f − a| ÷ Σ|a|; bias = mean (f − a). Rounded to 4 decimals.',
+      },
       schema: { params: S.SiteParams, query: S.WindowQuery, response: { 200: S.MetricsResponse } },
       handler: async ({ ctx, params, query }) => f.metrics(ctx, params.site_id, query),
     }),
@@ -96,12 +110,14 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       method: 'POST',
       path: '/api/optimiser/forecasting/sites/{site_id}/backtest',
       summary: 'Rolling-origin backtest comparing methods',
-      description:
-        `Every UK day of the period is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Up to ${MAX_BACKTEST_DAYS} days: computed in the request, answered 200 with the result, nothing stored. Longer, up to ${MAX_BACKTEST_JOB_DAYS} days: answered 202 with a background job (a week of days a step) and a Location header to GET .../backtest/{backtest_id}, which shows its progress and, once completed, the same result (decision 0196). An organisation may have FORECAST_MAX_QUEUED_BACKTESTS (3 by default) backtest jobs queued or running: past that 429 with Retry-After: 60, and nothing is queued (decision 0291). 404 \`Site not found\`; 422 for a bad period.`,
+      description: `Every UK day of the period is forecast from its own local midnight by each method, and each method's accuracy is reported with the best one. Up to ${MAX_BACKTEST_DAYS} days: computed in the request, answered 200 with the result, nothing stored. Longer, up to ${MAX_BACKTEST_JOB_DAYS} days: answered 202 with a background job (a week of days a step) and a Location header to GET .../backtest/{backtest_id}, which shows its progress and, once completed, the same result (decision 0196). An organisation may have FORECAST_MAX_QUEUED_BACKTESTS (3 by default) backtest jobs queued or running: past that 429 with Retry-After: 60, and nothing is queued (decision 0291). 404 \`Site not found\`; 422 for a bad period.`,
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Rolling origin at each UK local midnight; metrics as GET metrics, over every half hour of the period (46/50 on clock-change days).' },
+      dataBasis: {
+        basis: 'calculated',
+        method: 'Rolling origin at each UK local midnight; metrics as GET metrics, over every half hour of the period (46/50 on clock-change days).',
+      },
       responseHeaders: { Location: { description: 'On 202: where to read the backtest job', schema: { type: 'string' } } },
       schema: { params: S.SiteParams, body: S.BacktestBody, response: { 200: S.Backtest, 202: S.BacktestJob } },
       handler: async ({ ctx, params, body, reply }) => {

@@ -68,7 +68,11 @@ export const Forecast = Type.Object({
   horizon_hours: Type.Integer({ description: 'Horizon in hours' }),
   last_stored_half_hour: Nullable(Timestamp, 'The newest half hour of stored history (null: none)'),
   half_hours: Type.Array(
-    Type.Object({ ...Slot, load_kwh: Kwh('Forecast site load, kWh (null: no history for it)'), generation_kwh: Kwh('Forecast generation, kWh (null: no history or no inverter)') }),
+    Type.Object({
+      ...Slot,
+      load_kwh: Kwh('Forecast site load, kWh (null: no history for it)'),
+      generation_kwh: Kwh('Forecast generation, kWh (null: no history or no inverter)'),
+    }),
     { description: 'One entry a half hour from the origin' },
   ),
 });
@@ -119,7 +123,10 @@ export const MetricsResponse = Type.Object({
 export const BacktestBody = Type.Object(
   {
     from: DateT,
-    to: { ...DateT, description: 'UK local date after the last day tested (exclusive); up to 28 days is answered in the request, up to 366 days as a background job (202)' },
+    to: {
+      ...DateT,
+      description: 'UK local date after the last day tested (exclusive); up to 28 days is answered in the request, up to 366 days as a background job (202)',
+    },
     methods: Type.Optional(Type.Array(MethodT, { minItems: 1, maxItems: 3, description: 'Methods to compare (default all three)' })),
   },
   { additionalProperties: false },
@@ -142,7 +149,9 @@ export const BacktestJobParams = Type.Object({ site_id: SiteId, backtest_id: Typ
 export const BacktestJob = Type.Object({
   backtest_id: Type.String({ description: 'Backtest job id' }),
   site_id: Type.String({ description: 'Site id' }),
-  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')], { description: 'queued, running, completed or failed' }),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')], {
+    description: 'queued, running, completed or failed',
+  }),
   from: Type.String({ description: 'First day tested' }),
   to: Type.String({ description: 'Day after the last day tested' }),
   methods: Type.Array(MethodT, { description: 'Methods compared' }),

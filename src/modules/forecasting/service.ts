@@ -79,7 +79,8 @@ export function rolesOf(assets: SiteAsset[]) {
     else if (c === 'battery') battery.push(a.asset_id);
     else if (c && LOADS.has(c)) {
       let under = false;
-      for (let p = parent, hops = 0; p && hops < 16; p = p.parent_asset_id ? byId.get(p.parent_asset_id) : undefined, hops++) if (p.asset_class && LOADS.has(p.asset_class)) under = true;
+      for (let p = parent, hops = 0; p && hops < 16; p = p.parent_asset_id ? byId.get(p.parent_asset_id) : undefined, hops++)
+        if (p.asset_class && LOADS.has(p.asset_class)) under = true;
       if (!under) load.push(a.asset_id);
     }
   }
@@ -91,7 +92,14 @@ export const SERIES_METHOD =
 /** A flow's basis in the ledger's half hour that carries a figure (not missing, partial or absent). */
 const KNOWN = new Set(['measured', 'calculated']);
 
-export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Clock; registry: RegistrySites; energy: Pick<EnergyFigures, 'siteHalfHours'>; maxQueuedBacktests?: number }) {
+export function createForecasting(deps: {
+  db: Db;
+  backgroundDb?: Db;
+  clock: Clock;
+  registry: RegistrySites;
+  energy: Pick<EnergyFigures, 'siteHalfHours'>;
+  maxQueuedBacktests?: number;
+}) {
   const { db, clock } = deps;
   const backgroundDb = deps.backgroundDb ?? db;
 
@@ -103,7 +111,14 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
     const row = await forecastStore.get(q, orgId, siteId);
     return row ? { ...view(row), is_default: false } : { site_id: siteId, ...DEFAULT_CONFIG, updated_at: null, updated_by: null, is_default: true };
   }
-  const view = (r: ConfigRow) => ({ site_id: r.site_id, method: r.method, horizon_hours: r.horizon_hours, seasonal_weight: r.seasonal_weight, updated_at: r.updated_at, updated_by: r.updated_by });
+  const view = (r: ConfigRow) => ({
+    site_id: r.site_id,
+    method: r.method,
+    horizon_hours: r.horizon_hours,
+    seasonal_weight: r.seasonal_weight,
+    updated_at: r.updated_at,
+    updated_by: r.updated_by,
+  });
 
   /**
    * The site's half-hourly load and generation in [from, to) (UTC slot starts): the energy ledger's
@@ -211,7 +226,13 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
         const row = await forecastStore.put(
           q,
           ctx.orgId,
-          { site_id: siteId, method: body.method, horizon_hours: body.horizon_hours ?? DEFAULT_CONFIG.horizon_hours, seasonal_weight: body.seasonal_weight ?? DEFAULT_CONFIG.seasonal_weight, updated_by: by },
+          {
+            site_id: siteId,
+            method: body.method,
+            horizon_hours: body.horizon_hours ?? DEFAULT_CONFIG.horizon_hours,
+            seasonal_weight: body.seasonal_weight ?? DEFAULT_CONFIG.seasonal_weight,
+            updated_by: by,
+          },
           clock.now(),
         );
         return { ...view(row), is_default: false };
@@ -302,7 +323,8 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
       const fromDate = body.from;
       const toDate = body.to;
       for (const k of ['from', 'to'] as const) {
-        if (!isServiceDate(body[k])) throw forecastErrors.field(['body', k], `Input should be a calendar date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, body[k]);
+        if (!isServiceDate(body[k]))
+          throw forecastErrors.field(['body', k], `Input should be a calendar date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, body[k]);
       }
       if (toDate <= fromDate) throw forecastErrors.field(['body', 'to'], 'must be after from', body.to);
       const days = daysOf(fromDate, toDate);
@@ -317,7 +339,21 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
           const cfg = await configOf(q, ctx.orgId, siteId);
           const id = randomUUID();
           const by = ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? `key:${ctx.actor.keyId}` : null;
-          await backtestStore.insert(q, ctx.orgId, { backtest_id: id, site_id: siteId, from_date: fromDate, to_date: toDate, methods, days_total: days, sums: newSums(methods, cfg.seasonal_weight), requested_by: by }, clock.now());
+          await backtestStore.insert(
+            q,
+            ctx.orgId,
+            {
+              backtest_id: id,
+              site_id: siteId,
+              from_date: fromDate,
+              to_date: toDate,
+              methods,
+              days_total: days,
+              sums: newSums(methods, cfg.seasonal_weight),
+              requested_by: by,
+            },
+            clock.now(),
+          );
           await jobs.enqueue(q, { kind: BACKTEST_KIND, orgId: ctx.orgId, payload: { backtest_id: id, step: 0 }, dedupeKey: `${BACKTEST_KIND}:${id}:0` });
           return { job: backtestView((await backtestStore.get(q, ctx.orgId, id))!), result: null };
         });
@@ -365,14 +401,22 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
         );
       } catch (e) {
         if (job.attempts < 5) throw e;
-        await runInOrgScope(orgId, () => backgroundDb.tx((q) => backtestStore.finish(q, orgId, id, 'failed', null, 'The backtest could not be computed; request it again', clock.now())));
+        await runInOrgScope(orgId, () =>
+          backgroundDb.tx((q) => backtestStore.finish(q, orgId, id, 'failed', null, 'The backtest could not be computed; request it again', clock.now())),
+        );
         return;
       }
       if (more) {
         return {
           // The next week, queued as this one completes; 1 ms later so other organisations' work interleaves.
           finalize: async (q) => {
-            await jobs.enqueue(q, { kind: BACKTEST_KIND, orgId, payload: { backtest_id: id, step: step + 1 }, dedupeKey: `${BACKTEST_KIND}:${id}:${step + 1}`, runAt: new Date(clock.now().getTime() + 1) });
+            await jobs.enqueue(q, {
+              kind: BACKTEST_KIND,
+              orgId,
+              payload: { backtest_id: id, step: step + 1 },
+              dedupeKey: `${BACKTEST_KIND}:${id}:${step + 1}`,
+              runAt: new Date(clock.now().getTime() + 1),
+            });
           },
         };
       }
@@ -386,8 +430,14 @@ export function createForecasting(deps: { db: Db; backgroundDb?: Db; clock: Cloc
     const s = await series(q, orgId, siteId, from - LOOKBACK, to);
     for (const [method, acc] of Object.entries(sums.by)) {
       const rows = compare(s, from, to, method as Method, sums.seasonal_weight);
-      addPairs(acc.load, rows.map((r) => r.load));
-      addPairs(acc.generation, rows.map((r) => r.generation));
+      addPairs(
+        acc.load,
+        rows.map((r) => r.load),
+      );
+      addPairs(
+        acc.generation,
+        rows.map((r) => r.generation),
+      );
     }
   }
 }

@@ -57,7 +57,21 @@ const ts = (c: string) => `to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:M
 const BT_COLS = `backtest_id, site_id, status, to_char(from_date, 'YYYY-MM-DD') as from_date, to_char(to_date, 'YYYY-MM-DD') as to_date, methods, days_total, days_done, sums, result, ${ts('created_at')}, ${ts('started_at')}, ${ts('completed_at')}, error`;
 
 export const backtestStore = {
-  async insert(q: Queryable, orgId: string, b: { backtest_id: string; site_id: string; from_date: string; to_date: string; methods: string[]; days_total: number; sums: unknown; requested_by: string | null }, at: Date) {
+  async insert(
+    q: Queryable,
+    orgId: string,
+    b: {
+      backtest_id: string;
+      site_id: string;
+      from_date: string;
+      to_date: string;
+      methods: string[];
+      days_total: number;
+      sums: unknown;
+      requested_by: string | null;
+    },
+    at: Date,
+  ) {
     await q.query(
       `insert into forecast_backtests (org_id, backtest_id, site_id, status, from_date, to_date, methods, days_total, sums, requested_by, created_at)
        values ($1, $2, $3, 'queued', $4, $5, $6::jsonb, $7, $8::jsonb, $9, $10)`,
@@ -65,7 +79,10 @@ export const backtestStore = {
     );
   },
   async get(q: Queryable, orgId: string, id: string, forUpdate = false): Promise<BacktestRow | null> {
-    const r = await q.query<BacktestRow>(`select ${BT_COLS} from forecast_backtests where org_id = $1 and backtest_id = $2${forUpdate ? ' for update' : ''}`, [orgId, id]);
+    const r = await q.query<BacktestRow>(`select ${BT_COLS} from forecast_backtests where org_id = $1 and backtest_id = $2${forUpdate ? ' for update' : ''}`, [
+      orgId,
+      id,
+    ]);
     return r.rows[0] ?? null;
   },
   async advance(q: Queryable, orgId: string, id: string, daysDone: number, sums: unknown, at: Date) {

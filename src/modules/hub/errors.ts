@@ -10,7 +10,7 @@ export const hubErrors = {
   noPublishedSchedule: () => new AppError(409, 'No published price schedule for this site', { code: 'hub_no_published_schedule' }),
   noScheduleAtStart: () => new AppError(409, 'No published price schedule was in force when the transaction started', { code: 'hub_no_schedule_at_start' }),
   transactionNotFound: () => new AppError(404, 'Transaction not found', { code: 'hub_transaction_not_found' }),
-  noCapacity: () => new AppError(409, 'No capacity to share: set the site\'s capacity_kw or send capacity_kw', { code: 'hub_no_capacity' }),
+  noCapacity: () => new AppError(409, "No capacity to share: set the site's capacity_kw or send capacity_kw", { code: 'hub_no_capacity' }),
   demoOnly: () => new AppError(403, 'Demo realm only', { code: 'demo_realm_only' }),
   field: (loc: (string | number)[], msg: string, input: unknown) => errors.validation([fieldError(['body', ...loc], msg, input)]),
   bands: (problems: [number, string][]) => errors.validation(problems.map(([i, msg]) => fieldError(['body', 'bands', i], msg, null))),

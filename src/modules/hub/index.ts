@@ -46,7 +46,9 @@ export const hubModule: ModuleFactory = (deps) => {
   });
   return {
     name: 'hub',
-    tags: { hub: 'Public charging hub: sites, OCPP charge points, price schedules, quotes, transactions and cost, reliability and PCPR 2023 compliance, load sharing (demo realm).' },
+    tags: {
+      hub: 'Public charging hub: sites, OCPP charge points, price schedules, quotes, transactions and cost, reliability and PCPR 2023 compliance, load sharing (demo realm).',
+    },
     errors: HUB_ERROR_DOCS,
     operations: hubOperations(service),
     start: async ({ server }) => gateway.start(server),

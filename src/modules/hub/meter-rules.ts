@@ -37,7 +37,13 @@ export const METER_ANOMALIES = [
 export type MeterAnomaly = (typeof METER_ANOMALIES)[number];
 
 /** Refused: not stored at all. Flagged: stored with the reason, excluded from billing. */
-export const REFUSED: ReadonlySet<MeterAnomaly> = new Set(['timestamp_out_of_range', 'ahead_of_clock', 'outside_transaction', 'register_out_of_range', 'power_out_of_range']);
+export const REFUSED: ReadonlySet<MeterAnomaly> = new Set([
+  'timestamp_out_of_range',
+  'ahead_of_clock',
+  'outside_transaction',
+  'register_out_of_range',
+  'power_out_of_range',
+]);
 
 /** An instant a charger reported: null when usable, else why not. */
 export function timeProblem(tsMs: number, nowMs: number): MeterAnomaly | null {

@@ -28,7 +28,17 @@ import { isWellFormed } from '../../platform/text-guard.ts';
 import { STATUS_CODES } from 'node:http';
 type CanonicalRow = Parameters<TelemetryWriter['writeInTx']>[3][number];
 import { hubStore as store, type ChargePointRow } from './store.ts';
-import { countAnomaly, judgeRegister, powerInRange, registerInRange, timeProblem, CLOCK_TOLERANCE_MS, type AnomalyCounts, type MeterAnomaly, type TxMeter } from './meter-rules.ts';
+import {
+  countAnomaly,
+  judgeRegister,
+  powerInRange,
+  registerInRange,
+  timeProblem,
+  CLOCK_TOLERANCE_MS,
+  type AnomalyCounts,
+  type MeterAnomaly,
+  type TxMeter,
+} from './meter-rules.ts';
 
 const { RPCServer, createRPCError } = ocppRpc;
 
@@ -51,7 +61,13 @@ const OCPI_16: Record<string, string> = {
   Unavailable: 'INOPERATIVE',
   Faulted: 'OUTOFORDER',
 };
-const OCPI_201: Record<string, string> = { Available: 'AVAILABLE', Occupied: 'CHARGING', Reserved: 'RESERVED', Unavailable: 'INOPERATIVE', Faulted: 'OUTOFORDER' };
+const OCPI_201: Record<string, string> = {
+  Available: 'AVAILABLE',
+  Occupied: 'CHARGING',
+  Reserved: 'RESERVED',
+  Unavailable: 'INOPERATIVE',
+  Faulted: 'OUTOFORDER',
+};
 
 interface Session {
   orgId: string;
@@ -76,7 +92,13 @@ interface MeterValueIn {
 }
 
 type Calls16 = {
-  BootNotification: { chargePointVendor: string; chargePointModel: string; firmwareVersion?: string; chargePointSerialNumber?: string; chargeBoxSerialNumber?: string };
+  BootNotification: {
+    chargePointVendor: string;
+    chargePointModel: string;
+    firmwareVersion?: string;
+    chargePointSerialNumber?: string;
+    chargeBoxSerialNumber?: string;
+  };
   Heartbeat: Record<string, never>;
   StatusNotification: { connectorId: number; status: string; errorCode: string; timestamp?: string };
   Authorize: { idTag: string };
@@ -198,7 +220,9 @@ function wellFormedSubprotocols(header: string | string[] | undefined): boolean 
 function refuseUpgrade(socket: Socket, code: number, message = STATUS_CODES[code] ?? 'Refused') {
   if (socket.writable) {
     socket.once('finish', () => socket.destroy());
-    socket.end(`HTTP/1.1 ${code} ${STATUS_CODES[code] ?? 'Refused'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+    socket.end(
+      `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? 'Refused'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`,
+    );
   } else socket.destroy();
 }
 
@@ -303,7 +327,11 @@ export function createOcppGateway(deps: {
     try {
       const cmd = await bus.subscribe(`hub.cmd.${instanceId}`, async (payload) => {
         const m = payload as { id: string; reply: string; orgId: string; cpId: string; action: string; params: unknown };
-        const out = (await callLocal(m.orgId, m.cpId, m.action, m.params)) ?? { delivery: 'not_connected', result: null, error: 'The charger is not connected' };
+        const out = (await callLocal(m.orgId, m.cpId, m.action, m.params)) ?? {
+          delivery: 'not_connected',
+          result: null,
+          error: 'The charger is not connected',
+        };
         await bus.publish(`hub.reply.${m.reply}`, { id: m.id, outcome: out.delivery === 'local' ? { ...out, delivery: 'routed' } : out });
       });
       unsubs.push(cmd);
@@ -403,7 +431,7 @@ export function createOcppGateway(deps: {
     if (typeof code === 'string' && code.startsWith('22')) {
       // A PostgreSQL data exception (class 22: out of range, bad date, bad text): a value the charger sent.
       refusals.inc({ reason: 'store_refused' });
-      log.warn({ err, orgId: s.orgId, cp: s.cpId, action }, 'hub: a charger\'s value could not be stored');
+      log.warn({ err, orgId: s.orgId, cp: s.cpId, action }, "hub: a charger's value could not be stored");
       return createRPCError('PropertyConstraintViolation', 'A value is outside what the service accepts', {}) as unknown as Error;
     }
     refusals.inc({ reason: 'internal_error' });
@@ -455,7 +483,10 @@ export function createOcppGateway(deps: {
       entries.settle('hub.ocpp-close', client.close({ code: 1008, reason: 'Too many bad messages' }));
     };
     client.on('badMessage', entries.wrap('hub.ocpp-bad-message', bad));
-    client.on('strictValidationFailure', entries.wrap('hub.ocpp-bad-message', (e: { outbound?: boolean; isCall?: boolean }) => !e.outbound && e.isCall && bad()));
+    client.on(
+      'strictValidationFailure',
+      entries.wrap('hub.ocpp-bad-message', (e: { outbound?: boolean; isCall?: boolean }) => !e.outbound && e.isCall && bad()),
+    );
     client.on(
       'socketError',
       entries.wrap('hub.ocpp-socket', (err: { code?: string }) => {
@@ -468,7 +499,10 @@ export function createOcppGateway(deps: {
     return bad;
   }
 
-  rpc.on('client', entries.wrap('hub.ocpp-connection', onClient, (_err, client: RpcClient) => void client.close({ code: 1011, force: true }).catch(() => {})));
+  rpc.on(
+    'client',
+    entries.wrap('hub.ocpp-connection', onClient, (_err, client: RpcClient) => void client.close({ code: 1011, force: true }).catch(() => {})),
+  );
 
   function onClient(client: RpcClient) {
     const s = client.session;
@@ -507,7 +541,12 @@ export function createOcppGateway(deps: {
     const connectors = await store.reportedConnectors(db, s.orgId, s.cpId);
     if (clients.has(k)) return;
     for (const c of connectors) {
-      await store.insertStatus(db, s.orgId, { charge_point_id: s.cpId, connector_id: c, status: 'Offline', ocpi_status: 'UNKNOWN', error_code: null, ts: now }, now);
+      await store.insertStatus(
+        db,
+        s.orgId,
+        { charge_point_id: s.cpId, connector_id: c, status: 'Offline', ocpi_status: 'UNKNOWN', error_code: null, ts: now },
+        now,
+      );
     }
   }
 
@@ -525,7 +564,12 @@ export function createOcppGateway(deps: {
 
   async function status(s: Session, connectorId: number, st: string, ocpi: string | undefined, errorCode: string | null, ts: unknown) {
     const now = clock.now();
-    await store.insertStatus(db, s.orgId, { charge_point_id: s.cpId, connector_id: connectorId, status: st, ocpi_status: ocpi ?? 'UNKNOWN', error_code: errorCode, ts: chargerTime(ts) }, now);
+    await store.insertStatus(
+      db,
+      s.orgId,
+      { charge_point_id: s.cpId, connector_id: connectorId, status: st, ocpi_status: ocpi ?? 'UNKNOWN', error_code: errorCode, ts: chargerTime(ts) },
+      now,
+    );
   }
 
   /** Stores register samples against the transaction and the readings as telemetry of the charger asset. */
@@ -569,7 +613,14 @@ export function createOcppGateway(deps: {
       for (const r of await store.meterStates(q, [...txKeys.values()])) {
         const lastWh = Number(r.last_wh);
         states.set(`${r.org_id}/${r.transaction_id}`, {
-          meter: { startMs: r.started_at.getTime(), stopMs: r.stopped_at?.getTime() ?? null, ratedKw: Number(r.max_power_kw ?? 0), known: r.meter_start_known, lastMs: (r.last_meter_at ?? r.started_at).getTime(), lastWh },
+          meter: {
+            startMs: r.started_at.getTime(),
+            stopMs: r.stopped_at?.getTime() ?? null,
+            ratedKw: Number(r.max_power_kw ?? 0),
+            known: r.meter_start_known,
+            lastMs: (r.last_meter_at ?? r.started_at).getTime(),
+            lastWh,
+          },
           startWh: Number(r.start_wh), // a first accepted sample sets it when not known
           riseAt: null,
           anomalies: structuredClone(r.meter_anomalies ?? {}),
@@ -653,7 +704,16 @@ export function createOcppGateway(deps: {
       for (const [k, st] of states) {
         if (!st.moved && !st.counted) continue;
         const [orgId, txId] = [k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)];
-        moved.push({ orgId, txId, startWh: st.startWh, lastWh: st.meter.lastWh, lastAt: new Date(st.meter.lastMs), riseAt: st.riseAt, anomalies: st.anomalies, known: st.meter.known });
+        moved.push({
+          orgId,
+          txId,
+          startWh: st.startWh,
+          lastWh: st.meter.lastWh,
+          lastAt: new Date(st.meter.lastMs),
+          riseAt: st.riseAt,
+          anomalies: st.anomalies,
+          known: st.meter.known,
+        });
       }
       await store.meterMoved(q, moved);
       for (const [orgId, rows] of byOrg) await writer.writeInTx(q, orgId, now, rows);
@@ -712,7 +772,11 @@ export function createOcppGateway(deps: {
   }
   const forget = (s: Session, ocppId: string) => txIds.delete(`${key(s.orgId, s.cpId)}/${ocppId}`);
 
-  async function startTx(q: Queryable, s: Session, t: { connectorId: number; ocppId: string; version: OcppVersion; idTag: string | null; at: Date; meterStartWh: number | null }) {
+  async function startTx(
+    q: Queryable,
+    s: Session,
+    t: { connectorId: number; ocppId: string; version: OcppVersion; idTag: string | null; at: Date; meterStartWh: number | null },
+  ) {
     const now = clock.now();
     const schedule = await store.inForce(q, s.orgId, s.siteId, t.at);
     const transactionId = randomUUID();
@@ -750,7 +814,12 @@ export function createOcppGateway(deps: {
 
   function handle16(client: RpcClient<Calls16>, s: Session) {
     client.handle('BootNotification', ({ params }) =>
-      boot(s, { vendor: params.chargePointVendor, model: params.chargePointModel, firmware: params.firmwareVersion ?? null, serial: params.chargePointSerialNumber ?? params.chargeBoxSerialNumber ?? null }),
+      boot(s, {
+        vendor: params.chargePointVendor,
+        model: params.chargePointModel,
+        firmware: params.firmwareVersion ?? null,
+        serial: params.chargePointSerialNumber ?? params.chargeBoxSerialNumber ?? null,
+      }),
     );
     client.handle('Heartbeat', () => heartbeat(s));
     client.handle('StatusNotification', async ({ params }) => {
@@ -763,7 +832,9 @@ export function createOcppGateway(deps: {
       const connectorId = connectorOf(params.connectorId, 'connectorId', 1); // a transaction is on a connector, never 0
       const ocppId = await store.nextOcppTransactionId(db);
       const at = chargerTime(params.timestamp);
-      const transactionId = await db.tx((q) => startTx(q, s, { connectorId, ocppId: String(ocppId), version: 'ocpp1.6', idTag: params.idTag, at, meterStartWh: params.meterStart }));
+      const transactionId = await db.tx((q) =>
+        startTx(q, s, { connectorId, ocppId: String(ocppId), version: 'ocpp1.6', idTag: params.idTag, at, meterStartWh: params.meterStart }),
+      );
       // The start register is the session's first reading everywhere, not only in the hub's own
       // table: judged like any sample, it reaches the charger's telemetry, so the site's energy
       // ledger counts the first interval too (one session, one energy; issue 36).
@@ -773,7 +844,12 @@ export function createOcppGateway(deps: {
     client.handle('MeterValues', async ({ params }) => {
       const connectorId = connectorOf(params.connectorId, 'connectorId', 0); // 0: the main meter
       const tx = params.transactionId !== undefined ? await txOf(s, String(params.transactionId)) : null;
-      await meter(s, tx?.connector_id ?? connectorId, tx?.transaction_id ?? null, (params.meterValue ?? []).map((mv) => readMeterValue(mv, 'ocpp1.6')));
+      await meter(
+        s,
+        tx?.connector_id ?? connectorId,
+        tx?.transaction_id ?? null,
+        (params.meterValue ?? []).map((mv) => readMeterValue(mv, 'ocpp1.6')),
+      );
       return {};
     });
     client.handle('StopTransaction', async ({ params }) => {
@@ -794,7 +870,12 @@ export function createOcppGateway(deps: {
 
   function handle201(client: RpcClient<Calls201>, s: Session) {
     client.handle('BootNotification', ({ params }) =>
-      boot(s, { vendor: params.chargingStation.vendorName, model: params.chargingStation.model, firmware: params.chargingStation.firmwareVersion ?? null, serial: params.chargingStation.serialNumber ?? null }),
+      boot(s, {
+        vendor: params.chargingStation.vendorName,
+        model: params.chargingStation.model,
+        firmware: params.chargingStation.firmwareVersion ?? null,
+        serial: params.chargingStation.serialNumber ?? null,
+      }),
     );
     client.handle('Heartbeat', () => heartbeat(s));
     client.handle('StatusNotification', async ({ params }) => {
@@ -807,7 +888,12 @@ export function createOcppGateway(deps: {
     client.handle('Authorize', () => ({ idTokenInfo: { status: 'Accepted' } }));
     client.handle('MeterValues', async ({ params }) => {
       const evseId = connectorOf(params.evseId, 'evseId', 0); // 0: the main meter
-      await meter(s, evseId, null, (params.meterValue ?? []).map((mv) => readMeterValue(mv, 'ocpp2.0.1')));
+      await meter(
+        s,
+        evseId,
+        null,
+        (params.meterValue ?? []).map((mv) => readMeterValue(mv, 'ocpp2.0.1')),
+      );
       return {};
     });
     client.handle('TransactionEvent', async ({ params }) => {
@@ -828,14 +914,23 @@ export function createOcppGateway(deps: {
           .filter((v) => v.wh !== null && registerInRange(v.wh) && !timeProblem(v.ts.getTime(), nowMs))
           .sort((x, y) => x.ts.getTime() - y.ts.getTime())[0];
         const startAt = first && first.ts.getTime() < at.getTime() ? first.ts : at;
-        await db.tx((q) => startTx(q, s, { connectorId, ocppId, version: 'ocpp2.0.1', idTag: params.idToken?.idToken ?? null, at: startAt, meterStartWh: first?.wh ?? null }));
+        await db.tx((q) =>
+          startTx(q, s, { connectorId, ocppId, version: 'ocpp2.0.1', idTag: params.idToken?.idToken ?? null, at: startAt, meterStartWh: first?.wh ?? null }),
+        );
         tx = await txOf(s, ocppId);
       }
       connectorId = tx!.connector_id;
       const ended = params.eventType === 'Ended';
       if (values.length) await meter(s, connectorId, tx!.transaction_id, values, ended ? at : null);
       if (ended) {
-        await store.stop(db, s.orgId, tx!.transaction_id, at, params.transactionInfo.stoppedReason ?? 'Local', new Date(clock.now().getTime() + CLOCK_TOLERANCE_MS));
+        await store.stop(
+          db,
+          s.orgId,
+          tx!.transaction_id,
+          at,
+          params.transactionInfo.stoppedReason ?? 'Local',
+          new Date(clock.now().getTime() + CLOCK_TOLERANCE_MS),
+        );
         forget(s, ocppId);
       }
       return params.idToken ? { idTokenInfo: { status: 'Accepted' } } : {};
@@ -895,7 +990,10 @@ export function createOcppGateway(deps: {
         targets.set(req, target);
         return rpc.handleUpgrade(req, socket, head);
       };
-      server?.on('upgrade', entries.wrap('hub.upgrade', onUpgrade, (_err, _req, socket: Socket) => refuseUpgrade(socket, 500)));
+      server?.on(
+        'upgrade',
+        entries.wrap('hub.upgrade', onUpgrade, (_err, _req, socket: Socket) => refuseUpgrade(socket, 500)),
+      );
       await listenForCommands();
     },
 

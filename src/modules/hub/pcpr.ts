@@ -17,23 +17,80 @@ export const PCPR = {
 };
 
 export const DUTIES = [
-  { duty: 'pricing_p_per_kwh', regulation: 'reg 11', requirement: 'The total price is shown in pence per kilowatt-hour, on the charge point or on a device needing no pre-existing contract.', applies_to: 'All public charge points', threshold: null, commences: '2023-11-24', source: `${LEG}/regulation/11/made` },
-  { duty: 'contactless', regulation: 'reg 5', requirement: 'Contactless payment by payment card, with no pre-existing contract.', applies_to: 'New public charge points of 8 kW and above, and all rapid charge points', threshold: '8 kW (new); 50 kW (all rapid)', commences: '2024-11-24', source: `${LEG}/regulation/5/made` },
-  { duty: 'payment_roaming', regulation: 'reg 6', requirement: 'Payable through at least one third-party roaming provider.', applies_to: 'All public charge points', threshold: null, commences: '2025-11-24', source: `${LEG}/regulation/6/made` },
-  { duty: 'reliability_99', regulation: 'reg 7', requirement: 'The operator\'s rapid network is reliable 99% of the time on average in each calendar year (reliable: OCPI AVAILABLE, CHARGING or RESERVED; UNKNOWN and BLOCKED excluded; INOPERATIVE and OUTOFORDER unreliable); compliance published on the operator\'s website.', applies_to: 'Rapid charge points (50 kW and above)', threshold: '99%', commences: '2024-11-24', source: `${LEG}/regulation/7/made` },
-  { duty: 'annual_report', regulation: 'reg 8', requirement: 'Annual report to the Secretary of State: number of charge points, rapid network reliability and more.', applies_to: 'Charge point operators', threshold: null, commences: '2024-11-24', source: `${LEG}/regulation/8/made` },
-  { duty: 'helpline_24_7', regulation: 'reg 9', requirement: 'A free, staffed helpline available 24 hours a day, every day, displayed at the site; every contact recorded and reported quarterly.', applies_to: 'All public charge points', threshold: '24 hours a day, 365 days a year', commences: '2024-11-24', source: `${LEG}/regulation/9/made` },
-  { duty: 'open_data', regulation: 'reg 10', requirement: 'Hold OCPI 2.2.1 location, EVSE and connector data; make reference and availability data public, free, machine-readable and without terms.', applies_to: 'All public charge points', threshold: null, commences: '2024-11-24', source: `${LEG}/regulation/10/made` },
+  {
+    duty: 'pricing_p_per_kwh',
+    regulation: 'reg 11',
+    requirement: 'The total price is shown in pence per kilowatt-hour, on the charge point or on a device needing no pre-existing contract.',
+    applies_to: 'All public charge points',
+    threshold: null,
+    commences: '2023-11-24',
+    source: `${LEG}/regulation/11/made`,
+  },
+  {
+    duty: 'contactless',
+    regulation: 'reg 5',
+    requirement: 'Contactless payment by payment card, with no pre-existing contract.',
+    applies_to: 'New public charge points of 8 kW and above, and all rapid charge points',
+    threshold: '8 kW (new); 50 kW (all rapid)',
+    commences: '2024-11-24',
+    source: `${LEG}/regulation/5/made`,
+  },
+  {
+    duty: 'payment_roaming',
+    regulation: 'reg 6',
+    requirement: 'Payable through at least one third-party roaming provider.',
+    applies_to: 'All public charge points',
+    threshold: null,
+    commences: '2025-11-24',
+    source: `${LEG}/regulation/6/made`,
+  },
+  {
+    duty: 'reliability_99',
+    regulation: 'reg 7',
+    requirement:
+      "The operator's rapid network is reliable 99% of the time on average in each calendar year (reliable: OCPI AVAILABLE, CHARGING or RESERVED; UNKNOWN and BLOCKED excluded; INOPERATIVE and OUTOFORDER unreliable); compliance published on the operator's website.",
+    applies_to: 'Rapid charge points (50 kW and above)',
+    threshold: '99%',
+    commences: '2024-11-24',
+    source: `${LEG}/regulation/7/made`,
+  },
+  {
+    duty: 'annual_report',
+    regulation: 'reg 8',
+    requirement: 'Annual report to the Secretary of State: number of charge points, rapid network reliability and more.',
+    applies_to: 'Charge point operators',
+    threshold: null,
+    commences: '2024-11-24',
+    source: `${LEG}/regulation/8/made`,
+  },
+  {
+    duty: 'helpline_24_7',
+    regulation: 'reg 9',
+    requirement: 'A free, staffed helpline available 24 hours a day, every day, displayed at the site; every contact recorded and reported quarterly.',
+    applies_to: 'All public charge points',
+    threshold: '24 hours a day, 365 days a year',
+    commences: '2024-11-24',
+    source: `${LEG}/regulation/9/made`,
+  },
+  {
+    duty: 'open_data',
+    regulation: 'reg 10',
+    requirement: 'Hold OCPI 2.2.1 location, EVSE and connector data; make reference and availability data public, free, machine-readable and without terms.',
+    applies_to: 'All public charge points',
+    threshold: null,
+    commences: '2024-11-24',
+    source: `${LEG}/regulation/10/made`,
+  },
 ];
 
 export const RELIABILITY_METHOD =
-  'Rolling 12 months to now. Each connector\'s OCPP status (1.6 per connector, 2.0.1 per EVSE) holds from its timestamp to the next; it is read in OCPI terms ' +
+  "Rolling 12 months to now. Each connector's OCPP status (1.6 per connector, 2.0.1 per EVSE) holds from its timestamp to the next; it is read in OCPI terms " +
   '(Available -> AVAILABLE; Preparing, Charging, SuspendedEV, SuspendedEVSE, Finishing, Occupied -> CHARGING; Reserved -> RESERVED; Unavailable -> INOPERATIVE; ' +
   'Faulted -> OUTOFORDER; time before the first status and while the charger is not connected -> UNKNOWN). Reliability = reliable / (reliable + unreliable) time; ' +
-  'UNKNOWN is excluded as PCPR 2023 reg 7 excludes it. Sites are taken as open 24 hours. The site figure sums the connectors\' times.';
+  "UNKNOWN is excluded as PCPR 2023 reg 7 excludes it. Sites are taken as open 24 hours. The site figure sums the connectors' times.";
 
 export const COMPLIANCE_METHOD =
-  'Each PCPR 2023 duty for the site\'s charge points from what the hub holds: contactless per charge point as registered; pence per kWh from the published ' +
+  "Each PCPR 2023 duty for the site's charge points from what the hub holds: contactless per charge point as registered; pence per kWh from the published " +
   'price schedule in force; 99% reliability per rapid connector over the rolling 12 months (as the reliability operation); the helpline, open data URL and ' +
   'roaming as the site records them. Duties not yet commenced or not applying by power are not_applicable; unrecorded facts are not_known.';
 
@@ -48,7 +105,12 @@ interface Times {
   excluded: number;
 }
 const percent = (t: Times) => (t.reliable + t.unreliable > 0 ? Math.floor((t.reliable / (t.reliable + t.unreliable)) * 10_000) / 100 : null);
-const figure = (t: Times) => ({ reliability_percent: percent(t), reliable_hours: r2(t.reliable / HOUR), unreliable_hours: r2(t.unreliable / HOUR), excluded_hours: r2(t.excluded / HOUR) });
+const figure = (t: Times) => ({
+  reliability_percent: percent(t),
+  reliable_hours: r2(t.reliable / HOUR),
+  unreliable_hours: r2(t.unreliable / HOUR),
+  excluded_hours: r2(t.excluded / HOUR),
+});
 
 export function reliabilityOf(cps: readonly ChargePointRow[], history: readonly StatusRow[], from: Date, to: Date) {
   const a = from.getTime();
@@ -96,14 +158,24 @@ export function reliabilityOf(cps: readonly ChargePointRow[], history: readonly 
         if (rapid) rapidSite[k] += t[k];
       }
       const pc = percent(t);
-      connectors.push({ charge_point_id: cp.charge_point_id, connector_id: id, rapid, ...figure(t), meets_target: rapid && pc !== null ? pc >= RELIABILITY_TARGET : null });
+      connectors.push({
+        charge_point_id: cp.charge_point_id,
+        connector_id: id,
+        rapid,
+        ...figure(t),
+        meets_target: rapid && pc !== null ? pc >= RELIABILITY_TARGET : null,
+      });
     }
   }
   const rapidPc = percent(rapidSite);
   return {
     from: isoTime(from),
     to: isoTime(to),
-    target: { percent: RELIABILITY_TARGET, applies_to: 'Rapid charge points (50 kW and above), averaged over the operator\'s rapid network in each calendar year', source: 'PCPR 2023 reg 7' },
+    target: {
+      percent: RELIABILITY_TARGET,
+      applies_to: "Rapid charge points (50 kW and above), averaged over the operator's rapid network in each calendar year",
+      source: 'PCPR 2023 reg 7',
+    },
     site: { ...figure(site), rapid_reliability_percent: rapidPc, meets_target: rapidPc === null ? null : rapidPc >= RELIABILITY_TARGET },
     connectors,
   };
@@ -121,7 +193,8 @@ interface Finding {
 
 /** Whether a duty has commenced by the UK calendar date of `now`. */
 const commenced = (duty: string, now: Date) => ukDate(now.getTime()) >= DUTIES.find((d) => d.duty === duty)!.commences;
-const known = (v: boolean | null, yes: string, no: string, unknown: string): [Result, string] => (v === null ? ['not_known', unknown] : v ? ['met', yes] : ['not_met', no]);
+const known = (v: boolean | null, yes: string, no: string, unknown: string): [Result, string] =>
+  v === null ? ['not_known', unknown] : v ? ['met', yes] : ['not_met', no];
 
 export function complianceOf(input: {
   site: SiteRow;
@@ -134,18 +207,32 @@ export function complianceOf(input: {
   const out: Finding[] = [];
   const siteDuty = (duty: string, regulation: string, [result, evidence]: [Result, string]) => {
     const applies = commenced(duty, now);
-    out.push({ duty, regulation, charge_point_id: null, applies, result: applies ? result : 'not_applicable', evidence: applies ? evidence : `Commences ${DUTIES.find((d) => d.duty === duty)!.commences}` });
+    out.push({
+      duty,
+      regulation,
+      charge_point_id: null,
+      applies,
+      result: applies ? result : 'not_applicable',
+      evidence: applies ? evidence : `Commences ${DUTIES.find((d) => d.duty === duty)!.commences}`,
+    });
   };
   siteDuty(
     'pricing_p_per_kwh',
     'reg 11',
-    schedule ? ['met', `Published price schedule version ${schedule.version}: ${schedule.incVat} p/kWh inc VAT shown to drivers`] : ['not_met', 'No published price schedule: drivers see no price in pence per kWh'],
+    schedule
+      ? ['met', `Published price schedule version ${schedule.version}: ${schedule.incVat} p/kWh inc VAT shown to drivers`]
+      : ['not_met', 'No published price schedule: drivers see no price in pence per kWh'],
   );
   for (const cp of cps) {
     const kw = Number(cp.max_power_kw);
     const rapid = kw >= RAPID_KW;
     const applies = commenced('contactless', now) && kw >= 8;
-    const [result, evidence] = known(cp.contactless, 'Registered as taking contactless card payment', 'Registered as not taking contactless card payment', 'Contactless payment not recorded for this charge point');
+    const [result, evidence] = known(
+      cp.contactless,
+      'Registered as taking contactless card payment',
+      'Registered as not taking contactless card payment',
+      'Contactless payment not recorded for this charge point',
+    );
     out.push({
       duty: 'contactless',
       regulation: 'reg 5',
@@ -168,11 +255,25 @@ export function complianceOf(input: {
         res = measured.every((c) => c.reliability_percent! >= RELIABILITY_TARGET) ? 'met' : 'not_met';
         ev = `Rolling 12 months: ${measured.map((c) => `connector ${c.connector_id} ${c.reliability_percent}%`).join(', ')} (lowest ${worst}%, target ${RELIABILITY_TARGET}%)`;
       }
-      out.push({ duty: 'reliability_99', regulation: 'reg 7', charge_point_id: cp.charge_point_id, applies: relApplies, result: relApplies ? res : 'not_applicable', evidence: relApplies ? ev : 'Commences 2024-11-24' });
+      out.push({
+        duty: 'reliability_99',
+        regulation: 'reg 7',
+        charge_point_id: cp.charge_point_id,
+        applies: relApplies,
+        result: relApplies ? res : 'not_applicable',
+        evidence: relApplies ? ev : 'Commences 2024-11-24',
+      });
     }
   }
   if (!cps.some((c) => Number(c.max_power_kw) >= RAPID_KW)) {
-    out.push({ duty: 'reliability_99', regulation: 'reg 7', charge_point_id: null, applies: false, result: 'not_applicable', evidence: 'No rapid charge points (50 kW and above) at the site' });
+    out.push({
+      duty: 'reliability_99',
+      regulation: 'reg 7',
+      charge_point_id: null,
+      applies: false,
+      result: 'not_applicable',
+      evidence: 'No rapid charge points (50 kW and above) at the site',
+    });
   }
   const helpline: [Result, string] =
     site.helpline_phone === null
@@ -183,7 +284,20 @@ export function complianceOf(input: {
           ? ['met', `Helpline ${site.helpline_phone}, recorded as staffed 24 hours a day, every day`]
           : ['not_met', `Helpline ${site.helpline_phone} is recorded as not staffed 24/7`];
   siteDuty('helpline_24_7', 'reg 9', helpline);
-  siteDuty('open_data', 'reg 10', site.open_data_url ? ['met', `Open data published at ${site.open_data_url}`] : ['not_known', 'No open data URL recorded for the site']);
-  siteDuty('payment_roaming', 'reg 6', known(site.payment_roaming, 'Recorded as payable through a roaming provider', 'Recorded as not payable through any roaming provider', 'Roaming not recorded for the site'));
+  siteDuty(
+    'open_data',
+    'reg 10',
+    site.open_data_url ? ['met', `Open data published at ${site.open_data_url}`] : ['not_known', 'No open data URL recorded for the site'],
+  );
+  siteDuty(
+    'payment_roaming',
+    'reg 6',
+    known(
+      site.payment_roaming,
+      'Recorded as payable through a roaming provider',
+      'Recorded as not payable through any roaming provider',
+      'Roaming not recorded for the site',
+    ),
+  );
   return out;
 }

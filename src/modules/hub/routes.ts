@@ -20,7 +20,7 @@ export function hubOperations(h: HubService): Operation[] {
       method: 'GET',
       path: `${BASE}/sites`,
       summary: 'Charging hub sites',
-      description: 'The organisation\'s public charging sites, newest first, with cursor paging.',
+      description: "The organisation's public charging sites, newest first, with cursor paging.",
       tags,
       status: live,
       access: read,
@@ -33,7 +33,8 @@ export function hubOperations(h: HubService): Operation[] {
       method: 'POST',
       path: `${BASE}/sites`,
       summary: 'Add a charging hub site',
-      description: 'A public charging site: name, address, the power its chargers share (`capacity_kw`), and the facts PCPR 2023 compliance rests on (helpline, open data URL, roaming). `site_id` is made when absent; 409 when it exists.',
+      description:
+        'A public charging site: name, address, the power its chargers share (`capacity_kw`), and the facts PCPR 2023 compliance rests on (helpline, open data URL, roaming). `site_id` is made when absent; 409 when it exists.',
       tags,
       status: live,
       access: configure,
@@ -47,7 +48,7 @@ export function hubOperations(h: HubService): Operation[] {
       method: 'GET',
       path: `${BASE}/sites/{site_id}`,
       summary: 'One charging hub site with its charge points',
-      description: 'The site, and each charge point with its connection, last boot and heartbeat, and each connector\'s last status (OCPP and OCPI terms).',
+      description: "The site, and each charge point with its connection, last boot and heartbeat, and each connector's last status (OCPP and OCPI terms).",
       tags,
       status: live,
       access: read,
@@ -59,7 +60,7 @@ export function hubOperations(h: HubService): Operation[] {
       operationId: 'replaceHubSite',
       method: 'PUT',
       path: `${BASE}/sites/{site_id}`,
-      summary: 'Replace a charging hub site\'s details',
+      summary: "Replace a charging hub site's details",
       description: 'The whole site: members left out become null. Charge points and price schedules are untouched.',
       tags,
       status: live,
@@ -89,7 +90,7 @@ export function hubOperations(h: HubService): Operation[] {
       operationId: 'listHubPriceSchedules',
       method: 'GET',
       path: `${BASE}/sites/{site_id}/price-schedules`,
-      summary: 'A site\'s price schedule versions',
+      summary: "A site's price schedule versions",
       description: 'Every version, newest first, draft or published, and the version in force now (the one published most recently).',
       tags,
       status: live,
@@ -132,7 +133,9 @@ export function hubOperations(h: HubService): Operation[] {
       method: 'GET',
       path: `${BASE}/sites/{site_id}/quote`,
       summary: 'Price a stated session ahead',
-      description: 'The cost of a stated session (energy, minutes connected, start, overstay) under the published schedule, line by line, with VAT. 409 when nothing is published. ' + QUOTE_METHOD,
+      description:
+        'The cost of a stated session (energy, minutes connected, start, overstay) under the published schedule, line by line, with VAT. 409 when nothing is published. ' +
+        QUOTE_METHOD,
       tags,
       status: live,
       access: read,
@@ -144,8 +147,8 @@ export function hubOperations(h: HubService): Operation[] {
       operationId: 'listHubTransactions',
       method: 'GET',
       path: `${BASE}/sites/{site_id}/transactions`,
-      summary: 'A site\'s charging transactions',
-      description: 'Transactions the site\'s chargers reported over OCPP, newest start first, with cursor paging; open ones have no stop yet.',
+      summary: "A site's charging transactions",
+      description: "Transactions the site's chargers reported over OCPP, newest start first, with cursor paging; open ones have no stop yet.",
       tags,
       status: live,
       access: read,
@@ -158,7 +161,9 @@ export function hubOperations(h: HubService): Operation[] {
       method: 'GET',
       path: `${BASE}/transactions/{transaction_id}/cost`,
       summary: 'The cost of one transaction',
-      description: 'From its metered energy and times under the schedule in force when it started, line by line, decimal money with VAT shown. An open transaction is costed so far. ' + COST_METHOD,
+      description:
+        'From its metered energy and times under the schedule in force when it started, line by line, decimal money with VAT shown. An open transaction is costed so far. ' +
+        COST_METHOD,
       tags,
       status: live,
       access: read,
@@ -183,8 +188,10 @@ export function hubOperations(h: HubService): Operation[] {
       operationId: 'getHubSiteCompliance',
       method: 'GET',
       path: `${BASE}/sites/{site_id}/compliance`,
-      summary: 'PCPR 2023 compliance of a site\'s charge points',
-      description: 'Each duty (contactless, pence per kWh shown, 99% rapid reliability, 24/7 helpline, open data, roaming): met, not_met, not_known or not_applicable, with the evidence. ' + COMPLIANCE_METHOD,
+      summary: "PCPR 2023 compliance of a site's charge points",
+      description:
+        'Each duty (contactless, pence per kWh shown, 99% rapid reliability, 24/7 helpline, open data, roaming): met, not_met, not_known or not_applicable, with the evidence. ' +
+        COMPLIANCE_METHOD,
       tags,
       status: live,
       access: read,
@@ -196,10 +203,11 @@ export function hubOperations(h: HubService): Operation[] {
       operationId: 'shareHubSiteLoad',
       method: 'POST',
       path: `${BASE}/sites/{site_id}/load-sharing`,
-      summary: 'Split a site\'s capacity across active sessions (demo realm only)',
+      summary: "Split a site's capacity across active sessions (demo realm only)",
       description:
-        'Sends SetChargingProfile to each charger with an open transaction, wherever it is connected (through the instance that holds it), and answers with each limit and the charger\'s answer. ' +
-        '403 `Demo realm only` outside demo organisations. ' + LOAD_SHARING_METHOD,
+        "Sends SetChargingProfile to each charger with an open transaction, wherever it is connected (through the instance that holds it), and answers with each limit and the charger's answer. " +
+        '403 `Demo realm only` outside demo organisations. ' +
+        LOAD_SHARING_METHOD,
       tags,
       status: live,
       access: configure,
@@ -222,4 +230,3 @@ export function hubOperations(h: HubService): Operation[] {
     }),
   ];
 }
-

@@ -5,13 +5,14 @@ import { Money, Nullable, Timestamp, LimitParam, CursorParam, Page, Component } 
 
 export const ErrorBody = Type.Object({ detail: Type.String() });
 
-const Id = (what: string) => Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,35}$', description: `${what}: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit)` });
+const Id = (what: string) =>
+  Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,35}$', description: `${what}: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit)` });
 export const SiteIdParam = Type.Object({ site_id: Id('Site id') });
 const Pence = (d: string) => Money(`${d}, in pence (decimal text, up to 6 places)`);
 const Percent = Type.String({ pattern: '^(0|[1-9][0-9]?|100)(\\.[0-9]{1,2})?$', description: 'Percent as decimal text, 0 to 100' });
 const DataBasis = Type.Object(
   { basis: Type.Union([Type.Literal('calculated'), Type.Literal('measured'), Type.Literal('configured')]), method: Type.String() },
-  { description: 'How the figures were produced (as the operation\'s x-platform-data-basis and x-platform-method say)' },
+  { description: "How the figures were produced (as the operation's x-platform-data-basis and x-platform-method say)" },
 );
 
 // ---- sites --------------------------------------------------------------------------------------
@@ -19,16 +20,29 @@ const SiteFields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Site name shown to drivers' }),
   address: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'Street address' }))),
   postcode: Type.Optional(Nullable(Type.String({ maxLength: 10, description: 'UK postcode' }))),
-  capacity_kw: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Power available to the site\'s chargers, kW (load sharing splits it)' }))),
-  helpline_phone: Type.Optional(Nullable(Type.String({ minLength: 5, maxLength: 30, description: 'Free helpline number displayed at the site (PCPR 2023 reg 9)' }))),
-  helpline_24_7: Type.Optional(Nullable(Type.Boolean({ description: 'Whether the helpline is staffed 24 hours a day, every day (PCPR 2023 reg 9); null when not known' }))),
-  open_data_url: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 500, description: 'Where the site\'s OCPI 2.2.1 location and availability data is published free and without terms (PCPR 2023 reg 10)' }))),
-  payment_roaming: Type.Optional(Nullable(Type.Boolean({ description: 'Whether the site can be paid for through at least one roaming provider (PCPR 2023 reg 6); null when not known' }))),
+  capacity_kw: Type.Optional(
+    Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: "Power available to the site's chargers, kW (load sharing splits it)" })),
+  ),
+  helpline_phone: Type.Optional(
+    Nullable(Type.String({ minLength: 5, maxLength: 30, description: 'Free helpline number displayed at the site (PCPR 2023 reg 9)' })),
+  ),
+  helpline_24_7: Type.Optional(
+    Nullable(Type.Boolean({ description: 'Whether the helpline is staffed 24 hours a day, every day (PCPR 2023 reg 9); null when not known' })),
+  ),
+  open_data_url: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'uri',
+        maxLength: 500,
+        description: "Where the site's OCPI 2.2.1 location and availability data is published free and without terms (PCPR 2023 reg 10)",
+      }),
+    ),
+  ),
+  payment_roaming: Type.Optional(
+    Nullable(Type.Boolean({ description: 'Whether the site can be paid for through at least one roaming provider (PCPR 2023 reg 6); null when not known' })),
+  ),
 };
-export const SiteCreateBody = Type.Object(
-  { site_id: Type.Optional(Id('Site id (made when absent)')), ...SiteFields },
-  { additionalProperties: false },
-);
+export const SiteCreateBody = Type.Object({ site_id: Type.Optional(Id('Site id (made when absent)')), ...SiteFields }, { additionalProperties: false });
 export const SitePutBody = Type.Object(SiteFields, { additionalProperties: false, description: 'The whole site: members left out become null' });
 
 const ConnectorState = Type.Object({
@@ -41,7 +55,7 @@ export const ChargePointView = Component(
   'HubChargePoint',
   Type.Object({
     charge_point_id: Type.String(),
-    asset_id: Type.String({ description: 'The charger\'s asset in the registry; meter values are its telemetry' }),
+    asset_id: Type.String({ description: "The charger's asset in the registry; meter values are its telemetry" }),
     max_power_kw: Type.Number(),
     rapid: Type.Boolean({ description: '50 kW or more (PCPR 2023 "rapid charge point")' }),
     connectors: Type.Integer(),
@@ -73,7 +87,10 @@ export const Site = Component(
   }),
 );
 export const SiteDetail = Type.Object({ ...Site.properties, charge_points: Type.Array(ChargePointView) });
-export const SitesQuery = Type.Object({ limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) }, { additionalProperties: false });
+export const SitesQuery = Type.Object(
+  { limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) },
+  { additionalProperties: false },
+);
 export const SitesPage = Page('sites', Site);
 
 // ---- charge points ------------------------------------------------------------------------------
@@ -90,7 +107,7 @@ export const ChargePointCreated = Type.Object({
   charge_point_id: Type.String(),
   site_id: Type.String(),
   asset_id: Type.String(),
-  ocpp_endpoint: Type.String({ description: 'The charger\'s central system URL (OCPP: the charge point id is appended to it)' }),
+  ocpp_endpoint: Type.String({ description: "The charger's central system URL (OCPP: the charge point id is appended to it)" }),
   ocpp_url: Type.String({ description: 'The full connection URL: endpoint and charge point id' }),
   subprotocols: Type.Array(Type.String(), { description: 'Sec-WebSocket-Protocol values served' }),
   security_profile: Type.Literal(1, { description: 'OCPP security profile 1: HTTP Basic authentication (use TLS in front: wss)' }),
@@ -100,7 +117,11 @@ export const ChargePointCreated = Type.Object({
 // ---- price schedules ----------------------------------------------------------------------------
 const Hhmm = (d: string) => Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$', description: `${d}, UK local wall clock HH:MM` });
 const BandSchema = Type.Object(
-  { start: Hhmm('Band start (inclusive)'), end: Hhmm('Band end (exclusive; 24:00 for midnight)'), energy_p_per_kwh: Pence('Energy price in this band per kWh, ex VAT') },
+  {
+    start: Hhmm('Band start (inclusive)'),
+    end: Hhmm('Band end (exclusive; 24:00 for midnight)'),
+    energy_p_per_kwh: Pence('Energy price in this band per kWh, ex VAT'),
+  },
   { additionalProperties: false },
 );
 export const ScheduleBody = Type.Object(
@@ -135,7 +156,10 @@ export const Schedule = Component(
     published_at: Nullable(Timestamp),
   }),
 );
-export const ScheduleList = Type.Object({ schedules: Type.Array(Schedule, { description: 'Newest version first' }), in_force: Nullable(Type.Integer({ description: 'The version drivers see now' })) });
+export const ScheduleList = Type.Object({
+  schedules: Type.Array(Schedule, { description: 'Newest version first' }),
+  in_force: Nullable(Type.Integer({ description: 'The version drivers see now' })),
+});
 export const PublishParams = Type.Object({ site_id: SiteIdParam.properties.site_id, version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 
 // ---- quote, transactions, cost ------------------------------------------------------------------
@@ -158,18 +182,24 @@ const Line = Type.Object({
 });
 export const MeterAnomalies = Type.Array(
   Type.Object({
-    reason: Type.Union(METER_ANOMALIES.map((r) => Type.Literal(r)), {
-      description:
-        'Refused (not stored): timestamp_out_of_range (unreadable or before 2000-01-01), ahead_of_clock (more than 5 minutes ahead of the service), ' +
-        'outside_transaction (before its start or after its stop), register_out_of_range (not a whole number of Wh from 0 to 10^12), power_out_of_range ' +
-        '(negative or above the rated power by more than 10%). Flagged (kept, never billed): register_backwards, beyond_rated_power (more energy than the rated ' +
-        'power with 10% and 30 s of slack can deliver since the last accepted sample), out_of_order (at or before the latest accepted sample)',
-    }),
+    reason: Type.Union(
+      METER_ANOMALIES.map((r) => Type.Literal(r)),
+      {
+        description:
+          'Refused (not stored): timestamp_out_of_range (unreadable or before 2000-01-01), ahead_of_clock (more than 5 minutes ahead of the service), ' +
+          'outside_transaction (before its start or after its stop), register_out_of_range (not a whole number of Wh from 0 to 10^12), power_out_of_range ' +
+          '(negative or above the rated power by more than 10%). Flagged (kept, never billed): register_backwards, beyond_rated_power (more energy than the rated ' +
+          'power with 10% and 30 s of slack can deliver since the last accepted sample), out_of_order (at or before the latest accepted sample)',
+      },
+    ),
     samples: Type.Integer({ description: 'Samples with this reason' }),
     first_received_at: Timestamp,
     last_received_at: Timestamp,
   }),
-  { description: 'Meter samples from the charger that were refused or flagged, by reason (empty when every sample was plausible); none of them is billed or in the energy figure' },
+  {
+    description:
+      'Meter samples from the charger that were refused or flagged, by reason (empty when every sample was plausible); none of them is billed or in the energy figure',
+  },
 );
 const CostMembers = {
   schedule_version: Type.Integer({ description: 'The published price schedule used' }),
@@ -193,7 +223,7 @@ export const Transaction = Component(
     site_id: Type.String(),
     charge_point_id: Type.String(),
     connector_id: Type.Integer(),
-    ocpp_transaction_id: Type.String({ description: 'The id on the OCPP link (1.6: integer the hub gave; 2.0.1: the charger\'s)' }),
+    ocpp_transaction_id: Type.String({ description: "The id on the OCPP link (1.6: integer the hub gave; 2.0.1: the charger's)" }),
     ocpp_version: Type.String(),
     id_tag: Nullable(Type.String()),
     started_at: Timestamp,
@@ -208,7 +238,12 @@ export const Transaction = Component(
 );
 export const TxQuery = SitesQuery;
 export const TxPage = Page('transactions', Transaction);
-export const Cost = Type.Object({ transaction_id: Type.String(), status: Type.Union([Type.Literal('open'), Type.Literal('stopped')], { description: 'open: the cost so far' }), ...CostMembers, meter_anomalies: MeterAnomalies });
+export const Cost = Type.Object({
+  transaction_id: Type.String(),
+  status: Type.Union([Type.Literal('open'), Type.Literal('stopped')], { description: 'open: the cost so far' }),
+  ...CostMembers,
+  meter_anomalies: MeterAnomalies,
+});
 
 // ---- reliability, compliance, regulations -------------------------------------------------------
 const Hours = (d: string) => Type.Number({ description: `${d}, hours (2 places)` });
@@ -223,9 +258,19 @@ export const Reliability = Type.Object({
   from: Timestamp,
   to: Timestamp,
   target: Type.Object({ percent: Type.Number(), applies_to: Type.String(), source: Type.String() }),
-  site: Type.Object({ ...ReliabilityFigure, rapid_reliability_percent: Nullable(Type.Number({ description: 'The same over rapid connectors only' })), meets_target: Nullable(Type.Boolean({ description: 'Rapid connectors at or above the target; null without rapid connectors or measurements' })) }),
+  site: Type.Object({
+    ...ReliabilityFigure,
+    rapid_reliability_percent: Nullable(Type.Number({ description: 'The same over rapid connectors only' })),
+    meets_target: Nullable(Type.Boolean({ description: 'Rapid connectors at or above the target; null without rapid connectors or measurements' })),
+  }),
   connectors: Type.Array(
-    Type.Object({ charge_point_id: Type.String(), connector_id: Type.Integer(), rapid: Type.Boolean(), ...ReliabilityFigure, meets_target: Nullable(Type.Boolean({ description: 'Rapid only; null otherwise or when not measured' })) }),
+    Type.Object({
+      charge_point_id: Type.String(),
+      connector_id: Type.Integer(),
+      rapid: Type.Boolean(),
+      ...ReliabilityFigure,
+      meets_target: Nullable(Type.Boolean({ description: 'Rapid only; null otherwise or when not measured' })),
+    }),
   ),
   data_basis: DataBasis,
 });
@@ -237,7 +282,13 @@ const Duty = Type.Object({
   result: Type.Union([Type.Literal('met'), Type.Literal('not_met'), Type.Literal('not_known'), Type.Literal('not_applicable')]),
   evidence: Type.String({ description: 'What the result rests on' }),
 });
-export const Compliance = Type.Object({ site_id: Type.String(), assessed_at: Timestamp, summary: Type.Object({ met: Type.Integer(), not_met: Type.Integer(), not_known: Type.Integer(), not_applicable: Type.Integer() }), duties: Type.Array(Duty), data_basis: DataBasis });
+export const Compliance = Type.Object({
+  site_id: Type.String(),
+  assessed_at: Timestamp,
+  summary: Type.Object({ met: Type.Integer(), not_met: Type.Integer(), not_known: Type.Integer(), not_applicable: Type.Integer() }),
+  duties: Type.Array(Duty),
+  data_basis: DataBasis,
+});
 export const Regulations = Type.Object({
   instrument: Type.String(),
   in_force: Type.String({ format: 'date' }),
@@ -257,7 +308,7 @@ export const Regulations = Type.Object({
 
 // ---- load sharing -------------------------------------------------------------------------------
 export const LoadSharingBody = Type.Object(
-  { capacity_kw: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Power to share, kW (default: the site\'s capacity_kw)' })) },
+  { capacity_kw: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: "Power to share, kW (default: the site's capacity_kw)" })) },
   { additionalProperties: false },
 );
 export const LoadSharing = Type.Object({

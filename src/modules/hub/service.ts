@@ -32,7 +32,7 @@ function newPassword(): string {
 }
 
 export const LOAD_SHARING_METHOD =
-  'The capacity is split equally across the site\'s open transactions, each share capped at its charger\'s rated power and what is left over shared again ' +
+  "The capacity is split equally across the site's open transactions, each share capped at its charger's rated power and what is left over shared again " +
   'among the rest; each charger gets SetChargingProfile (TxProfile, Absolute, a single period from 0 s, limit in W) for its transaction.';
 
 const num = (s: string | null) => (s === null ? null : Number(s));
@@ -119,7 +119,16 @@ const siteFields = (b: Partial<SiteFields> & { name: string }): SiteFields => ({
   payment_roaming: b.payment_roaming ?? null,
 });
 
-export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCodec; orgs: OrgDirectory; registry: RegistrySites; audit: AuditLog; gateway: OcppGateway; publicUrl: () => string }) {
+export function createHubService(deps: {
+  db: Db;
+  clock: Clock;
+  cursors: CursorCodec;
+  orgs: OrgDirectory;
+  registry: RegistrySites;
+  audit: AuditLog;
+  gateway: OcppGateway;
+  publicUrl: () => string;
+}) {
   const { db, clock, cursors, gateway } = deps;
 
   async function siteOr404(orgId: string, siteId: string) {
@@ -129,7 +138,11 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
   }
 
   async function chargePointViews(orgId: string, cps: ChargePointRow[]) {
-    const latest = await store.latestStatus(db, orgId, cps.map((c) => c.charge_point_id));
+    const latest = await store.latestStatus(
+      db,
+      orgId,
+      cps.map((c) => c.charge_point_id),
+    );
     return cps.map((c) => ({
       charge_point_id: c.charge_point_id,
       asset_id: c.asset_id,
@@ -185,7 +198,11 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
       });
     },
 
-    async registerChargePoint(ctx: RequestContext, siteId: string, body: { charge_point_id: string; max_power_kw: number; connectors?: number; contactless?: boolean | null }) {
+    async registerChargePoint(
+      ctx: RequestContext,
+      siteId: string,
+      body: { charge_point_id: string; max_power_kw: number; connectors?: number; contactless?: boolean | null },
+    ) {
       const password = newPassword();
       const created = await db.tx(async (q) => {
         if (!(await store.site(q, ctx.orgId, siteId, true))) throw hubErrors.siteNotFound();
@@ -203,11 +220,24 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
         const row = await store.insertChargePoint(
           q,
           ctx.orgId,
-          { charge_point_id: body.charge_point_id, site_id: siteId, asset_id: body.charge_point_id, password_hash: hashPassword(password), max_power_kw: body.max_power_kw, connectors: body.connectors ?? 1, contactless: body.contactless ?? null },
+          {
+            charge_point_id: body.charge_point_id,
+            site_id: siteId,
+            asset_id: body.charge_point_id,
+            password_hash: hashPassword(password),
+            max_power_kw: body.max_power_kw,
+            connectors: body.connectors ?? 1,
+            contactless: body.contactless ?? null,
+          },
           clock.now(),
         );
         if (!row) throw hubErrors.chargePointExists();
-        await deps.audit.record(q, ctx, { action: 'hub.charge_point.register', targetType: 'hub_charge_point', targetId: body.charge_point_id, details: { site_id: siteId } });
+        await deps.audit.record(q, ctx, {
+          action: 'hub.charge_point.register',
+          targetType: 'hub_charge_point',
+          targetId: body.charge_point_id,
+          details: { site_id: siteId },
+        });
         return row;
       });
       const base = deps.publicUrl();
@@ -234,12 +264,26 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
     async createSchedule(
       ctx: RequestContext,
       siteId: string,
-      body: { energy_p_per_kwh: string; time_p_per_minute?: string; connection_fee_p?: string; overstay_p_per_minute?: string; overstay_grace_minutes?: number; vat_percent?: string; bands?: { start: string; end: string; energy_p_per_kwh: string }[]; note?: string },
+      body: {
+        energy_p_per_kwh: string;
+        time_p_per_minute?: string;
+        connection_fee_p?: string;
+        overstay_p_per_minute?: string;
+        overstay_grace_minutes?: number;
+        vat_percent?: string;
+        bands?: { start: string; end: string; energy_p_per_kwh: string }[];
+        note?: string;
+      },
     ) {
       const bands = body.bands ?? [];
       const problems = bandProblems(bands);
       if (problems.length) throw hubErrors.bands(problems);
-      for (const [k, v] of Object.entries({ energy_p_per_kwh: body.energy_p_per_kwh, time_p_per_minute: body.time_p_per_minute, connection_fee_p: body.connection_fee_p, overstay_p_per_minute: body.overstay_p_per_minute })) {
+      for (const [k, v] of Object.entries({
+        energy_p_per_kwh: body.energy_p_per_kwh,
+        time_p_per_minute: body.time_p_per_minute,
+        connection_fee_p: body.connection_fee_p,
+        overstay_p_per_minute: body.overstay_p_per_minute,
+      })) {
         if (v !== undefined && v.startsWith('-')) throw hubErrors.field([k], 'Prices are not negative', v);
       }
       bands.forEach((b, i) => {
@@ -292,7 +336,16 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
       const wh = Math.round(Number(query.energy_kwh) * 1000);
       const overstay = (query.overstay_minutes ?? 0) * 60_000;
       // Connected for the duration plus the stated overstay; the overstay is charged beyond the grace period.
-      const c = costSession(toSchedule(sched), [{ t: startMs, wh: 0 }, { t: stopMs, wh }], startMs, stopMs + overstay, overstay);
+      const c = costSession(
+        toSchedule(sched),
+        [
+          { t: startMs, wh: 0 },
+          { t: stopMs, wh },
+        ],
+        startMs,
+        stopMs + overstay,
+        overstay,
+      );
       return { site_id: siteId, start: isoTime(start), ...c, data_basis: { basis: 'calculated' as const, method: QUOTE_METHOD } };
     },
 
@@ -316,10 +369,19 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
       // stored before the rules were judged when read.
       const startMs = tx.started_at.getTime();
       const stopMs = Math.min((tx.stopped_at ?? tx.last_meter_at ?? clock.now()).getTime(), clock.now().getTime() + CLOCK_TOLERANCE_MS);
-      const samples = (await store.billedSamples(db, ctx.orgId, txId, tx.started_at, new Date(Math.max(startMs, stopMs)))).map((s) => ({ t: s.ts.getTime(), wh: Number(s.wh) }));
+      const samples = (await store.billedSamples(db, ctx.orgId, txId, tx.started_at, new Date(Math.max(startMs, stopMs)))).map((s) => ({
+        t: s.ts.getTime(),
+        wh: Number(s.wh),
+      }));
       const lastRise = tx.energy_last_increase_at?.getTime() ?? startMs;
       const c = costSession(toSchedule(sched), samples, startMs, stopMs, tx.stopped_at ? Math.max(0, stopMs - lastRise) : 0);
-      return { transaction_id: txId, status: tx.stopped_at ? ('stopped' as const) : ('open' as const), ...c, meter_anomalies: anomalyView(tx.meter_anomalies), data_basis: { basis: 'calculated' as const, method: COST_METHOD } };
+      return {
+        transaction_id: txId,
+        status: tx.stopped_at ? ('stopped' as const) : ('open' as const),
+        ...c,
+        meter_anomalies: anomalyView(tx.meter_anomalies),
+        data_basis: { basis: 'calculated' as const, method: COST_METHOD },
+      };
     },
 
     async reliability(ctx: RequestContext, siteId: string) {
@@ -328,7 +390,13 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
       const to = clock.now();
       const from = new Date(to);
       from.setUTCFullYear(from.getUTCFullYear() - 1);
-      const history = await store.statusHistory(db, ctx.orgId, cps.map((c) => c.charge_point_id), from, to);
+      const history = await store.statusHistory(
+        db,
+        ctx.orgId,
+        cps.map((c) => c.charge_point_id),
+        from,
+        to,
+      );
       return { site_id: siteId, ...reliabilityOf(cps, history, from, to), data_basis: { basis: 'calculated' as const, method: RELIABILITY_METHOD } };
     },
 
@@ -338,10 +406,22 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
       const now = clock.now();
       const from = new Date(now);
       from.setUTCFullYear(from.getUTCFullYear() - 1);
-      const history = await store.statusHistory(db, ctx.orgId, cps.map((c) => c.charge_point_id), from, now);
+      const history = await store.statusHistory(
+        db,
+        ctx.orgId,
+        cps.map((c) => c.charge_point_id),
+        from,
+        now,
+      );
       const rel = reliabilityOf(cps, history, from, now);
       const sched = await store.inForce(db, ctx.orgId, siteId, now);
-      const duties = complianceOf({ site, cps, reliability: rel, schedule: sched ? { version: sched.version, incVat: pencePerKwhIncVat({ ...toSchedule(sched), bands: [] }, 0) } : null, now });
+      const duties = complianceOf({
+        site,
+        cps,
+        reliability: rel,
+        schedule: sched ? { version: sched.version, incVat: pencePerKwhIncVat({ ...toSchedule(sched), bands: [] }, 0) } : null,
+        now,
+      });
       const summary = { met: 0, not_met: 0, not_known: 0, not_applicable: 0 };
       for (const d of duties) summary[d.result]++;
       return { site_id: siteId, assessed_at: isoTime(now), summary, duties, data_basis: { basis: 'calculated' as const, method: COMPLIANCE_METHOD } };
@@ -403,7 +483,9 @@ export function createHubService(deps: { db: Db; clock: Clock; cursors: CursorCo
                   chargingSchedule: [{ id: 1, chargingRateUnit: 'W', chargingSchedulePeriod: [{ startPeriod: 0, limit: w }] }],
                 },
               };
-        const out = cp ? await gateway.command(ctx.orgId, cp, 'SetChargingProfile', payload) : { delivery: 'not_connected' as const, result: null, error: 'Charge point not registered' };
+        const out = cp
+          ? await gateway.command(ctx.orgId, cp, 'SetChargingProfile', payload)
+          : { delivery: 'not_connected' as const, result: null, error: 'Charge point not registered' };
         sessions.push({
           transaction_id: t.transaction_id,
           charge_point_id: t.charge_point_id,

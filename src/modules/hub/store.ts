@@ -153,7 +153,15 @@ export const hubStore = {
   async insertChargePoint(
     q: Queryable,
     orgId: string,
-    cp: { charge_point_id: string; site_id: string; asset_id: string; password_hash: string; max_power_kw: number; connectors: number; contactless: boolean | null },
+    cp: {
+      charge_point_id: string;
+      site_id: string;
+      asset_id: string;
+      password_hash: string;
+      max_power_kw: number;
+      connectors: number;
+      contactless: boolean | null;
+    },
     now: Date,
   ): Promise<ChargePointRow | null> {
     const r = await q.query<ChargePointRow>(
@@ -168,18 +176,37 @@ export const hubStore = {
     return r.rows[0] ?? null;
   },
   async chargePointsOfSite(q: Queryable, orgId: string, siteId: string): Promise<ChargePointRow[]> {
-    const r = await q.query<ChargePointRow>(`select ${CP_COLS} from hub_charge_points where org_id=$1 and site_id=$2 order by charge_point_id`, [orgId, siteId]);
+    const r = await q.query<ChargePointRow>(`select ${CP_COLS} from hub_charge_points where org_id=$1 and site_id=$2 order by charge_point_id`, [
+      orgId,
+      siteId,
+    ]);
     return r.rows;
   },
   async connected(q: Queryable, orgId: string, cpId: string, instance: string, now: Date, version: string): Promise<void> {
-    await q.query('update hub_charge_points set connected_instance=$3, connected_at=$4, ocpp_version=$5 where org_id=$1 and charge_point_id=$2', [orgId, cpId, instance, now, version]);
+    await q.query('update hub_charge_points set connected_instance=$3, connected_at=$4, ocpp_version=$5 where org_id=$1 and charge_point_id=$2', [
+      orgId,
+      cpId,
+      instance,
+      now,
+      version,
+    ]);
   },
   /** Clears the connection only when this instance still holds it (a reconnect elsewhere may have taken it). */
   async disconnected(q: Queryable, orgId: string, cpId: string, instance: string): Promise<boolean> {
-    const r = await q.query('update hub_charge_points set connected_instance=null where org_id=$1 and charge_point_id=$2 and connected_instance=$3', [orgId, cpId, instance]);
+    const r = await q.query('update hub_charge_points set connected_instance=null where org_id=$1 and charge_point_id=$2 and connected_instance=$3', [
+      orgId,
+      cpId,
+      instance,
+    ]);
     return (r.rowCount ?? 0) > 0;
   },
-  async booted(q: Queryable, orgId: string, cpId: string, b: { vendor: string; model: string; firmware: string | null; serial: string | null }, now: Date): Promise<void> {
+  async booted(
+    q: Queryable,
+    orgId: string,
+    cpId: string,
+    b: { vendor: string; model: string; firmware: string | null; serial: string | null },
+    now: Date,
+  ): Promise<void> {
     await q.query(
       'update hub_charge_points set vendor=$3, model=$4, firmware=$5, serial_number=$6, last_boot_at=$7, last_heartbeat_at=$7 where org_id=$1 and charge_point_id=$2',
       [orgId, cpId, b.vendor, b.model, b.firmware, b.serial, now],
@@ -198,7 +225,10 @@ export const hubStore = {
   },
   /** Connector ids (above 0) a charge point has reported. */
   async reportedConnectors(q: Queryable, orgId: string, cpId: string): Promise<number[]> {
-    const r = await q.query<{ connector_id: number }>('select distinct connector_id from hub_connector_status where org_id=$1 and charge_point_id=$2 and connector_id > 0 order by 1', [orgId, cpId]);
+    const r = await q.query<{ connector_id: number }>(
+      'select distinct connector_id from hub_connector_status where org_id=$1 and charge_point_id=$2 and connector_id > 0 order by 1',
+      [orgId, cpId],
+    );
     return r.rows.map((x) => x.connector_id);
   },
   /** Status rows of these charge points from `from` to `to`, plus the last row of each connector before `from`; by connector then time. */
@@ -239,12 +269,27 @@ export const hubStore = {
       `insert into hub_price_schedules (org_id, site_id, version, status, energy_p_per_kwh, time_p_per_minute, connection_fee_p, overstay_p_per_minute, overstay_grace_minutes, vat_percent, bands, note, created_at)
        values ($1, $2, (select coalesce(max(version), 0) + 1 from hub_price_schedules where org_id=$1 and site_id=$2), 'draft', $3,$4,$5,$6,$7,$8,$9::jsonb,$10,$11)
        returning ${SCHEDULE_COLS}`,
-      [orgId, siteId, s.energy_p_per_kwh, s.time_p_per_minute, s.connection_fee_p, s.overstay_p_per_minute, s.overstay_grace_minutes, s.vat_percent, JSON.stringify(s.bands), s.note, now],
+      [
+        orgId,
+        siteId,
+        s.energy_p_per_kwh,
+        s.time_p_per_minute,
+        s.connection_fee_p,
+        s.overstay_p_per_minute,
+        s.overstay_grace_minutes,
+        s.vat_percent,
+        JSON.stringify(s.bands),
+        s.note,
+        now,
+      ],
     );
     return r.rows[0];
   },
   async schedules(q: Queryable, orgId: string, siteId: string): Promise<ScheduleRow[]> {
-    const r = await q.query<ScheduleRow>(`select ${SCHEDULE_COLS} from hub_price_schedules where org_id=$1 and site_id=$2 order by version desc`, [orgId, siteId]);
+    const r = await q.query<ScheduleRow>(`select ${SCHEDULE_COLS} from hub_price_schedules where org_id=$1 and site_id=$2 order by version desc`, [
+      orgId,
+      siteId,
+    ]);
     return r.rows;
   },
   async schedule(q: Queryable, orgId: string, siteId: string, version: number, forUpdate = false): Promise<ScheduleRow | null> {
@@ -285,12 +330,31 @@ export const hubStore = {
     const r = await q.query(
       `insert into hub_transactions (org_id, transaction_id, site_id, charge_point_id, connector_id, ocpp_transaction_id, ocpp_version, id_tag, started_at, meter_start_wh, meter_start_known, last_meter_wh, last_meter_at, schedule_version, created_at, meter_anomalies)
        values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$10,$9,$12,$13,$14::jsonb) on conflict do nothing`,
-      [orgId, t.transaction_id, t.site_id, t.charge_point_id, t.connector_id, t.ocpp_transaction_id, t.ocpp_version, t.id_tag, t.started_at, t.meter_start_wh, t.meter_start_known, t.schedule_version, now, JSON.stringify(t.meter_anomalies)],
+      [
+        orgId,
+        t.transaction_id,
+        t.site_id,
+        t.charge_point_id,
+        t.connector_id,
+        t.ocpp_transaction_id,
+        t.ocpp_version,
+        t.id_tag,
+        t.started_at,
+        t.meter_start_wh,
+        t.meter_start_known,
+        t.schedule_version,
+        now,
+        JSON.stringify(t.meter_anomalies),
+      ],
     );
     return (r.rowCount ?? 0) > 0;
   },
   async transactionByOcpp(q: Queryable, orgId: string, cpId: string, ocppId: string): Promise<TransactionRow | null> {
-    const r = await q.query<TransactionRow>(`select ${TX_COLS} from hub_transactions where org_id=$1 and charge_point_id=$2 and ocpp_transaction_id=$3`, [orgId, cpId, ocppId]);
+    const r = await q.query<TransactionRow>(`select ${TX_COLS} from hub_transactions where org_id=$1 and charge_point_id=$2 and ocpp_transaction_id=$3`, [
+      orgId,
+      cpId,
+      ocppId,
+    ]);
     return r.rows[0] ?? null;
   },
   async transaction(q: Queryable, orgId: string, txId: string): Promise<TransactionRow | null> {
@@ -299,10 +363,19 @@ export const hubStore = {
   },
   /** Open transactions at a site (no stop yet). */
   async openTransactions(q: Queryable, orgId: string, siteId: string): Promise<TransactionRow[]> {
-    const r = await q.query<TransactionRow>(`select ${TX_COLS} from hub_transactions where org_id=$1 and site_id=$2 and stopped_at is null order by started_at, transaction_id`, [orgId, siteId]);
+    const r = await q.query<TransactionRow>(
+      `select ${TX_COLS} from hub_transactions where org_id=$1 and site_id=$2 and stopped_at is null order by started_at, transaction_id`,
+      [orgId, siteId],
+    );
     return r.rows;
   },
-  async transactionsPage(q: Queryable, orgId: string, siteId: string, before: { t: string; id: string } | undefined, limit: number): Promise<(TransactionRow & { pos: string })[]> {
+  async transactionsPage(
+    q: Queryable,
+    orgId: string,
+    siteId: string,
+    before: { t: string; id: string } | undefined,
+    limit: number,
+  ): Promise<(TransactionRow & { pos: string })[]> {
     const r = await q.query<TransactionRow & { pos: string }>(
       `select ${TX_COLS}, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as pos from hub_transactions
         where org_id=$1 and site_id=$2 and ($3::text is null or (to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), transaction_id) < ($3, $4))
@@ -371,7 +444,16 @@ export const hubStore = {
   /** A judged flush's outcome per transaction: its latest accepted reading and its anomaly counts. */
   async meterMoved(
     q: Queryable,
-    rows: readonly { orgId: string; txId: string; known: boolean; startWh: number; lastWh: number; lastAt: Date; riseAt: Date | null; anomalies: AnomalyCounts }[],
+    rows: readonly {
+      orgId: string;
+      txId: string;
+      known: boolean;
+      startWh: number;
+      lastWh: number;
+      lastAt: Date;
+      riseAt: Date | null;
+      anomalies: AnomalyCounts;
+    }[],
   ): Promise<void> {
     if (!rows.length) return;
     await q.query(
@@ -431,9 +513,25 @@ export const hubExportables: ExportableCollection[] = [
     description: 'Charging transactions: site, charge point, connector, OCPP ids, id tag, start and stop, meter readings, stop reason and schedule.',
     table: 'hub_transactions',
     members: columnsOf('hub_transactions', [
-      'transaction_id', 'site_id', 'charge_point_id', 'connector_id', 'ocpp_transaction_id', 'ocpp_version', 'id_tag', 'started_at:iso', 'stopped_at:iso',
-      'meter_start_wh:text', 'meter_start_known', 'meter_stop_wh:text', 'last_meter_wh:text', 'last_meter_at:iso', 'energy_last_increase_at:iso', 'stop_reason',
-      'schedule_version', 'created_at:iso', 'meter_anomalies',
+      'transaction_id',
+      'site_id',
+      'charge_point_id',
+      'connector_id',
+      'ocpp_transaction_id',
+      'ocpp_version',
+      'id_tag',
+      'started_at:iso',
+      'stopped_at:iso',
+      'meter_start_wh:text',
+      'meter_start_known',
+      'meter_stop_wh:text',
+      'last_meter_wh:text',
+      'last_meter_at:iso',
+      'energy_last_increase_at:iso',
+      'stop_reason',
+      'schedule_version',
+      'created_at:iso',
+      'meter_anomalies',
     ]),
     period: ['started_at', 'hub_transactions.started_at'],
     key: [['hub_transactions.transaction_id', 'text']],

@@ -37,7 +37,7 @@ export const COST_METHOD =
   'Energy between consecutive Energy.Active.Import.Register samples is spread evenly over the time between them and priced at the p/kWh in force at each ' +
   'moment (a time-of-day band of the schedule, by UK local wall clock, else the base p/kWh); the per-minute fee runs from start to stop; the connection fee ' +
   'is charged once; overstay minutes are those from the last rise of the register to the stop, less the grace period. Lines are ex VAT in pence (4 dp); ' +
-  'the net is rounded to the penny, VAT is the schedule\'s rate on the rounded net (to the penny, half away from zero), total = net + VAT. ' +
+  "the net is rounded to the penny, VAT is the schedule's rate on the rounded net (to the penny, half away from zero), total = net + VAT. " +
   'The schedule is the one in force when the session started.';
 
 export const QUOTE_METHOD =
@@ -239,20 +239,41 @@ export function costSession(s: Schedule, samples: readonly Sample[], startMs: nu
   if (perMin !== 0n) {
     const amount = minutesQ * perMin;
     netP12 += amount;
-    lines.push({ kind: 'time', description: 'Time connected', quantity: formatScaled(minutesQ, Q, 2), unit: 'minutes', rate_p: formatScaled(perMin, Q, 4), amount_p: formatScaled(amount, 2 * Q, 4) });
+    lines.push({
+      kind: 'time',
+      description: 'Time connected',
+      quantity: formatScaled(minutesQ, Q, 2),
+      unit: 'minutes',
+      rate_p: formatScaled(perMin, Q, 4),
+      amount_p: formatScaled(amount, 2 * Q, 4),
+    });
   }
   const conn = q(s.connection_fee_p);
   if (conn !== 0n) {
     const amount = conn * 1_000_000n;
     netP12 += amount;
-    lines.push({ kind: 'connection', description: 'Connection fee', quantity: '1', unit: 'session', rate_p: formatScaled(conn, Q, 4), amount_p: formatScaled(amount, 2 * Q, 4) });
+    lines.push({
+      kind: 'connection',
+      description: 'Connection fee',
+      quantity: '1',
+      unit: 'session',
+      rate_p: formatScaled(conn, Q, 4),
+      amount_p: formatScaled(amount, 2 * Q, 4),
+    });
   }
   const overQ = roundDiv(BigInt(Math.max(0, overstayMs - s.overstay_grace_minutes * MIN_MS)) * 1_000_000n, BigInt(MIN_MS));
   const overRate = q(s.overstay_p_per_minute);
   if (overRate !== 0n && overQ > 0n) {
     const amount = overQ * overRate;
     netP12 += amount;
-    lines.push({ kind: 'overstay', description: `Overstay beyond ${s.overstay_grace_minutes} minutes' grace`, quantity: formatScaled(overQ, Q, 2), unit: 'minutes', rate_p: formatScaled(overRate, Q, 4), amount_p: formatScaled(amount, 2 * Q, 4) });
+    lines.push({
+      kind: 'overstay',
+      description: `Overstay beyond ${s.overstay_grace_minutes} minutes' grace`,
+      quantity: formatScaled(overQ, Q, 2),
+      unit: 'minutes',
+      rate_p: formatScaled(overRate, Q, 4),
+      amount_p: formatScaled(amount, 2 * Q, 4),
+    });
   }
   // Pence at 10^-12 -> pounds to the penny: pounds at 10^-2 = pence at 10^0.
   const netPence = roundDiv(netP12, 10n ** 12n);

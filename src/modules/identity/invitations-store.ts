@@ -68,10 +68,11 @@ export function createInvitationStore(db: Queryable) {
     },
 
     async revoke(orgId: string, id: string, now: Date): Promise<boolean> {
-      const r = await db.query(
-        'update invitations set revoked_at = $3 where org_id = $1 and id = $2 and accepted_at is null and revoked_at is null',
-        [orgId, id, now],
-      );
+      const r = await db.query('update invitations set revoked_at = $3 where org_id = $1 and id = $2 and accepted_at is null and revoked_at is null', [
+        orgId,
+        id,
+        now,
+      ]);
       return r.rowCount > 0;
     },
 

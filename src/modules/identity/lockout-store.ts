@@ -12,9 +12,7 @@ export function createLockoutStore(db: Queryable) {
   return {
     /** The end of a lock in force at `now`, or null. */
     async lockedUntil(email: string, now: Date): Promise<Date | null> {
-      const r = await db.query<{ locked_until: Date | null }>('select locked_until from login_failures where email_key = $1', [
-        emailKey(email),
-      ]);
+      const r = await db.query<{ locked_until: Date | null }>('select locked_until from login_failures where email_key = $1', [emailKey(email)]);
       const until = r.rows[0]?.locked_until ?? null;
       return until && until.getTime() > now.getTime() ? until : null;
     },

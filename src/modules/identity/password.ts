@@ -19,9 +19,7 @@ const MAXMEM = 256 * 1024 * 1024;
 const kdfGate = createGate(Math.max(1, availableParallelism() - 1), 64);
 
 function scrypt(password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
-  return kdfGate(
-    () => new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key)))),
-  );
+  return kdfGate(() => new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key)))));
 }
 
 export async function hashPassword(password: string): Promise<string> {

@@ -37,10 +37,7 @@ export const TokenResponse = Type.Object(
   { additionalProperties: false },
 );
 
-export const RefreshBody = Type.Object(
-  { refresh_token: Type.String({ minLength: 1, maxLength: 4096 }) },
-  { additionalProperties: false },
-);
+export const RefreshBody = Type.Object({ refresh_token: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
 
 export const LogoutResponse = Type.Object({ status: Type.Literal('ok'), message: Type.String() });
 
@@ -50,10 +47,9 @@ export const MeResponse = Type.Object({
   organisation_id: Type.String(),
   organisation_name: Nullable(Type.String()),
   roles: Type.Array(RoleSchema),
-  memberships: Type.Array(
-    Type.Object({ organisation_id: Type.String(), organisation_name: Type.String(), role: RoleSchema }),
-    { description: 'Every organisation the account belongs to (empty for single sign-on identities)' },
-  ),
+  memberships: Type.Array(Type.Object({ organisation_id: Type.String(), organisation_name: Type.String(), role: RoleSchema }), {
+    description: 'Every organisation the account belongs to (empty for single sign-on identities)',
+  }),
   platform_staff: Type.Boolean(),
   platform_admin: Type.Boolean(),
   auth_method: Nullable(Type.Union([Type.Literal('password'), Type.Literal('invitation'), Type.Literal('sso')])),
@@ -77,16 +73,12 @@ export const CreatedInvitation = Type.Intersect([
   Invitation,
   Type.Object({
     token: Type.String({
-      description:
-        'The invitation token, shown once. There is no email sender: pass it to the invitee, who accepts with POST /api/auth/invitations/accept.',
+      description: 'The invitation token, shown once. There is no email sender: pass it to the invitee, who accepts with POST /api/auth/invitations/accept.',
     }),
   }),
 ]);
 
-export const CreateInvitationBody = Type.Object(
-  { email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema },
-  { additionalProperties: false },
-);
+export const CreateInvitationBody = Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema }, { additionalProperties: false });
 
 export const AcceptInvitationBody = Type.Object(
   {
@@ -94,8 +86,7 @@ export const AcceptInvitationBody = Type.Object(
     password: Type.String({
       minLength: 1,
       maxLength: 1024,
-      description:
-        'A new account: the password to set (at least 12 characters). An existing account: its current password.',
+      description: 'A new account: the password to set (at least 12 characters). An existing account: its current password.',
     }),
   },
   { additionalProperties: false },
@@ -143,12 +134,6 @@ export const Mapping = Type.Object({
   created_at: DateTime,
 });
 
-export const MappingBody = Type.Object(
-  { group_id: Type.String({ minLength: 1, maxLength: 256 }), role: RoleSchema },
-  { additionalProperties: false },
-);
+export const MappingBody = Type.Object({ group_id: Type.String({ minLength: 1, maxLength: 256 }), role: RoleSchema }, { additionalProperties: false });
 
-export const ExchangeBody = Type.Object(
-  { id_token: Type.String({ minLength: 1, maxLength: 16384 }) },
-  { additionalProperties: false },
-);
+export const ExchangeBody = Type.Object({ id_token: Type.String({ minLength: 1, maxLength: 16384 }) }, { additionalProperties: false });

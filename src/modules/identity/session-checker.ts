@@ -38,9 +38,7 @@ export function createSessionChecker(deps: { db: Queryable; cache: Cache; bus?: 
       const revoked = await sessionRevokedById(deps.db, sessionId);
       // setIfAbsent: a revocation marked meanwhile is never overwritten by a stale 'active'. Not
       // awaited: filling the cache is no reason to keep the request waiting on a slow Redis.
-      void deps.cache
-        .setIfAbsent(keyOf(sessionId), revoked ? 'revoked' : 'active', revoked ? REVOKED_TTL_MS : ACTIVE_TTL_MS)
-        .catch(() => false);
+      void deps.cache.setIfAbsent(keyOf(sessionId), revoked ? 'revoked' : 'active', revoked ? REVOKED_TTL_MS : ACTIVE_TTL_MS).catch(() => false);
       return revoked;
     },
     async markRevoked(sessionId) {

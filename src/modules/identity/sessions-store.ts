@@ -40,10 +40,7 @@ export function createSessionStore(db: Queryable) {
     },
 
     async get(orgId: string, sessionId: string): Promise<SessionRow | null> {
-      const r = await db.query<SessionRow>(`select ${SESSION_COLS} from auth_sessions where org_id = $1 and id = $2`, [
-        orgId,
-        sessionId,
-      ]);
+      const r = await db.query<SessionRow>(`select ${SESSION_COLS} from auth_sessions where org_id = $1 and id = $2`, [orgId, sessionId]);
       return r.rows[0] ?? null;
     },
 
@@ -58,17 +55,20 @@ export function createSessionStore(db: Queryable) {
     },
 
     async addRefresh(orgId: string, t: { id: string; sessionId: string; issuedAt: Date; expiresAt: Date }): Promise<void> {
-      await db.query(
-        `insert into refresh_tokens (id, session_id, org_id, issued_at, expires_at) values ($1, $2, $3, $4, $5)`,
-        [t.id, t.sessionId, orgId, t.issuedAt, t.expiresAt],
-      );
+      await db.query(`insert into refresh_tokens (id, session_id, org_id, issued_at, expires_at) values ($1, $2, $3, $4, $5)`, [
+        t.id,
+        t.sessionId,
+        orgId,
+        t.issuedAt,
+        t.expiresAt,
+      ]);
     },
 
     async getRefresh(orgId: string, id: string): Promise<RefreshRow | null> {
-      const r = await db.query<RefreshRow>(
-        'select id, session_id, issued_at, expires_at, used_at from refresh_tokens where org_id = $1 and id = $2',
-        [orgId, id],
-      );
+      const r = await db.query<RefreshRow>('select id, session_id, issued_at, expires_at, used_at from refresh_tokens where org_id = $1 and id = $2', [
+        orgId,
+        id,
+      ]);
       return r.rows[0] ?? null;
     },
 
@@ -77,11 +77,7 @@ export function createSessionStore(db: Queryable) {
      * other is then seen as reuse. False when it was already used.
      */
     async consumeRefresh(orgId: string, id: string, now: Date): Promise<boolean> {
-      const r = await db.query('update refresh_tokens set used_at = $3 where org_id = $1 and id = $2 and used_at is null', [
-        orgId,
-        id,
-        now,
-      ]);
+      const r = await db.query('update refresh_tokens set used_at = $3 where org_id = $1 and id = $2 and used_at is null', [orgId, id, now]);
       return r.rowCount > 0;
     },
 
@@ -108,9 +104,7 @@ export type SessionStore = ReturnType<typeof createSessionStore>;
  * row by primary key and returns nothing but a boolean.
  */
 export async function sessionRevokedById(db: Queryable, sessionId: string): Promise<boolean> {
-  const r = await db.query<{ revoked: boolean }>('select (revoked_at is not null) as revoked from auth_sessions where id = $1', [
-    sessionId,
-  ]);
+  const r = await db.query<{ revoked: boolean }>('select (revoked_at is not null) as revoked from auth_sessions where id = $1', [sessionId]);
   // A session we have no record of is not trusted.
   return r.rows[0]?.revoked ?? true;
 }

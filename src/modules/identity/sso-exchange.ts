@@ -112,10 +112,14 @@ export function createSsoExchange(deps: ExchangeDeps) {
   }
 
   async function auditRefusal(ctx: RequestContext, r: Refusal, tid: unknown) {
-    await audit.record(db, { orgId: r.provider.org_id, actorType: 'anonymous', actorId: null, requestId: ctx.requestId, ip: ctx.ip }, {
-      action: 'auth.sso.refused',
-      details: { reason: r.reason, tid, ...r.extra },
-    });
+    await audit.record(
+      db,
+      { orgId: r.provider.org_id, actorType: 'anonymous', actorId: null, requestId: ctx.requestId, ip: ctx.ip },
+      {
+        action: 'auth.sso.refused',
+        details: { reason: r.reason, tid, ...r.extra },
+      },
+    );
   }
 
   function refusalError(r: Refusal) {

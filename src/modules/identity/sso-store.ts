@@ -38,8 +38,7 @@ export interface ProviderInput {
   enabled: boolean;
 }
 
-const PROVIDER_COLS =
-  'org_id, tid, issuer, application_id, jwks_url, discovery_url, enabled, created_at, updated_at, updated_by, verified_at, verified_by';
+const PROVIDER_COLS = 'org_id, tid, issuer, application_id, jwks_url, discovery_url, enabled, created_at, updated_at, updated_by, verified_at, verified_by';
 
 export function createSsoStore(db: Queryable) {
   return {
@@ -130,10 +129,10 @@ export function createSsoStore(db: Queryable) {
     /** The roles the given groups map to in the organisation (the union), sorted. */
     async rolesFor(orgId: string, groupIds: string[]): Promise<Role[]> {
       if (groupIds.length === 0) return [];
-      const r = await db.query<{ role: Role }>(
-        'select distinct role from sso_group_mappings where org_id = $1 and group_id = any($2::text[]) order by role',
-        [orgId, groupIds],
-      );
+      const r = await db.query<{ role: Role }>('select distinct role from sso_group_mappings where org_id = $1 and group_id = any($2::text[]) order by role', [
+        orgId,
+        groupIds,
+      ]);
       return r.rows.map((x) => x.role);
     },
   };

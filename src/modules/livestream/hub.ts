@@ -53,8 +53,14 @@ export function createLiveHub(deps: { bus: Bus; log: FastifyBaseLogger }): LiveH
         received_at: p.received_at ?? null,
         stored: p.stored ?? true,
         records: p.records.map((r) => ({
-          asset_id: r.asset_id, ts: r.ts, power_kw: r.power_kw ?? null, soc_pct: r.soc_pct ?? null,
-          voltage: r.voltage ?? null, current: r.current ?? null, temp_c: r.temp_c ?? null, status: r.status ?? null,
+          asset_id: r.asset_id,
+          ts: r.ts,
+          power_kw: r.power_kw ?? null,
+          soc_pct: r.soc_pct ?? null,
+          voltage: r.voltage ?? null,
+          current: r.current ?? null,
+          temp_c: r.temp_c ?? null,
+          status: r.status ?? null,
         })),
       },
     };
@@ -92,9 +98,7 @@ export function createLiveHub(deps: { bus: Bus; log: FastifyBaseLogger }): LiveH
         f.subscribers.delete(s);
         if (f.subscribers.size === 0 && feeds.get(orgId) === f) {
           feeds.delete(orgId);
-          f.ready
-            .then((stops) => Promise.all(stops.map((stop) => stop())))
-            .catch((err) => deps.log.warn({ err, orgId }, 'live: unsubscribe failed'));
+          f.ready.then((stops) => Promise.all(stops.map((stop) => stop()))).catch((err) => deps.log.warn({ err, orgId }, 'live: unsubscribe failed'));
         }
       };
       closers.set(unsubscribe, s);

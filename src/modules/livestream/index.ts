@@ -54,8 +54,15 @@ export const liveModule: ModuleFactory = (deps) => {
             await deps.bus.publish(ALERT_SUBJECT(orgId), {
               transition: a.status === 'resolved' ? 'resolved' : 'raised',
               alert: {
-                id: a.id, type: a.type, source: a.source, severity: a.severity, status: a.status, title: a.title,
-                subject: a.subject ?? null, raised_at: a.raised_at, resolved_at: a.resolved_at ?? null,
+                id: a.id,
+                type: a.type,
+                source: a.source,
+                severity: a.severity,
+                status: a.status,
+                title: a.title,
+                subject: a.subject ?? null,
+                raised_at: a.raised_at,
+                resolved_at: a.resolved_at ?? null,
               },
             });
           },
@@ -66,8 +73,7 @@ export const liveModule: ModuleFactory = (deps) => {
         {
           kind: SESSION_CHECK,
           everyMs: settings.sessionCheckSeconds * 1000,
-          run: () =>
-            deps.bus.publish(SESSION_CHECK_SUBJECT, {}).catch((err) => deps.log.warn({ err }, 'live: session check not published')),
+          run: () => deps.bus.publish(SESSION_CHECK_SUBJECT, {}).catch((err) => deps.log.warn({ err }, 'live: session check not published')),
         },
       ],
       subscriptions: [

@@ -21,8 +21,10 @@ const DESCRIPTION = [
   '- `ready`: first, `{"organisation_id", "buffer", "data_basis"}` once the stream is subscribed; `data_basis` is `simulated` for a demo organisation (its devices and readings are synthetic), else `stored` (records as written), as the `x-platform-data-basis` header says.',
   '- `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.',
   '- `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.',
-  '- `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most ' + SUBSCRIBER_BUFFER + ' unread events).',
-  '- `end`: last, `{"reason"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token\'s `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member\'s role is no longer the token\'s), `service_stopping`. Reconnect with a current token.',
+  '- `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most ' +
+    SUBSCRIBER_BUFFER +
+    ' unread events).',
+  "- `end`: last, `{\"reason\"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token's `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member's role is no longer the token's), `service_stopping`. Reconnect with a current token.",
   '',
   'A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream.',
   '',
@@ -31,71 +33,71 @@ const DESCRIPTION = [
 
 export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () => void): Operation[] {
   const op: Operation = defineOperation({
-      operationId: 'streamLiveEvents',
-      method: 'GET',
-      path: '/api/live/events',
-      summary: "The organisation's live telemetry and alerts (server-sent events)",
-      description: DESCRIPTION,
-      tags: ['live'],
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
-      produces: 'text/event-stream',
-      stream: true,
-      requestIdHeader: true,
-      dataBasis: { basis: 'stored', readings: true },
-      schema: { response: { 200: Type.String({ description: 'An event stream (text/event-stream)' }) } },
-      handler: async ({ ctx, req, reply }) => {
-        const orgId = ctx.orgId!;
-        const actor = ctx.actor;
-        if (actor.kind !== 'user') throw errors.forbidden('Insufficient permissions', 'insufficient_permissions');
-        const sub = sseSubscriber(reply.raw);
-        let release: (() => void) | null;
-        try {
-          release = await streams.admit({
-            orgId,
-            userId: actor.userId,
-            sessionId: actor.tokenId,
-            roles: actor.roles,
-            expiresAt: actor.expiresAt,
-            end: (reason) => sub.finish(reason),
-          });
-        } catch {
-          throw errors.serviceUnavailable('Live stream unavailable', 5, 'live_unavailable');
-        }
-        if (!release) {
-          onRefused();
-          throw errors.rateLimited(CAP_RETRY_AFTER_SECONDS);
-        }
-        let unsubscribe: () => void;
-        try {
-          unsubscribe = await hub.subscribe(orgId, sub);
-        } catch {
-          release();
-          throw errors.serviceUnavailable('Live stream unavailable', 5, 'live_unavailable');
-        }
-        reply.hijack();
-        // The head is written here, so the platform's basis headers are too (simulated for a demo organisation).
-        const basis = answerBasisHeaders(op, ctx, { realmOf: realmForId });
-        reply.raw.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-store',
-          'x-accel-buffering': 'no',
-          'x-request-id': String(req.id),
-          ...basis,
+    operationId: 'streamLiveEvents',
+    method: 'GET',
+    path: '/api/live/events',
+    summary: "The organisation's live telemetry and alerts (server-sent events)",
+    description: DESCRIPTION,
+    tags: ['live'],
+    status: 'live',
+    access: { kind: 'bearer', roles: CAN_READ },
+    produces: 'text/event-stream',
+    stream: true,
+    requestIdHeader: true,
+    dataBasis: { basis: 'stored', readings: true },
+    schema: { response: { 200: Type.String({ description: 'An event stream (text/event-stream)' }) } },
+    handler: async ({ ctx, req, reply }) => {
+      const orgId = ctx.orgId!;
+      const actor = ctx.actor;
+      if (actor.kind !== 'user') throw errors.forbidden('Insufficient permissions', 'insufficient_permissions');
+      const sub = sseSubscriber(reply.raw);
+      let release: (() => void) | null;
+      try {
+        release = await streams.admit({
+          orgId,
+          userId: actor.userId,
+          sessionId: actor.tokenId,
+          roles: actor.roles,
+          expiresAt: actor.expiresAt,
+          end: (reason) => sub.finish(reason),
         });
-        const beat = setInterval(() => sub.comment('keep-alive'), HEARTBEAT_MS);
-        beat.unref();
-        const closed = () => {
-          clearInterval(beat);
-          unsubscribe();
-          release();
-        };
-        reply.raw.once('close', closed);
-        // Last: a session ended meanwhile ends the stream right after its ready event.
-        sub.start({ organisation_id: orgId, buffer: SUBSCRIBER_BUFFER, data_basis: basis['x-platform-data-basis'] });
-        return undefined;
-      },
-    });
+      } catch {
+        throw errors.serviceUnavailable('Live stream unavailable', 5, 'live_unavailable');
+      }
+      if (!release) {
+        onRefused();
+        throw errors.rateLimited(CAP_RETRY_AFTER_SECONDS);
+      }
+      let unsubscribe: () => void;
+      try {
+        unsubscribe = await hub.subscribe(orgId, sub);
+      } catch {
+        release();
+        throw errors.serviceUnavailable('Live stream unavailable', 5, 'live_unavailable');
+      }
+      reply.hijack();
+      // The head is written here, so the platform's basis headers are too (simulated for a demo organisation).
+      const basis = answerBasisHeaders(op, ctx, { realmOf: realmForId });
+      reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+        'x-request-id': String(req.id),
+        ...basis,
+      });
+      const beat = setInterval(() => sub.comment('keep-alive'), HEARTBEAT_MS);
+      beat.unref();
+      const closed = () => {
+        clearInterval(beat);
+        unsubscribe();
+        release();
+      };
+      reply.raw.once('close', closed);
+      // Last: a session ended meanwhile ends the stream right after its ready event.
+      sub.start({ organisation_id: orgId, buffer: SUBSCRIBER_BUFFER, data_basis: basis['x-platform-data-basis'] });
+      return undefined;
+    },
+  });
   return [op];
 }
 

@@ -92,15 +92,17 @@ export function createStreamRegistry(deps: {
   function subscribeControl() {
     // Made outside the admitting request's organisation scope: the handlers (and the session
     // reads they start) are the instance's background work, for streams of every organisation.
-    control ??= runUnscoped(() => Promise.all([
-      deps.bus.subscribe(SESSION_REVOKED_SUBJECT, (payload) => {
-        const sid = (payload as { session_id?: unknown } | null)?.session_id;
-        if (typeof sid !== 'string') return;
-        for (const h of [...open.keys()]) if (h.sessionId === sid) endOne(h, 'session_revoked');
-      }),
-      // The bus guards its handlers (a failure is logged and counted, decision 0270).
-      deps.bus.subscribe(SESSION_CHECK_SUBJECT, () => check()),
-    ]));
+    control ??= runUnscoped(() =>
+      Promise.all([
+        deps.bus.subscribe(SESSION_REVOKED_SUBJECT, (payload) => {
+          const sid = (payload as { session_id?: unknown } | null)?.session_id;
+          if (typeof sid !== 'string') return;
+          for (const h of [...open.keys()]) if (h.sessionId === sid) endOne(h, 'session_revoked');
+        }),
+        // The bus guards its handlers (a failure is logged and counted, decision 0270).
+        deps.bus.subscribe(SESSION_CHECK_SUBJECT, () => check()),
+      ]),
+    );
     const made = control;
     made.catch(() => control === made && (control = undefined));
     return made;

@@ -19,10 +19,20 @@ export interface IntensityRow {
 // Lower bounds of low, moderate, high, very high by year (methodology 2021, Table 2). Used only
 // when the provider leaves `index` out; the provider's own band is preferred.
 const BANDS: Record<number, [number, number, number, number]> = {
-  2017: [100, 200, 300, 400], 2018: [80, 180, 280, 380], 2019: [60, 160, 260, 360], 2020: [55, 150, 230, 350],
-  2021: [50, 140, 220, 330], 2022: [45, 130, 210, 310], 2023: [40, 120, 200, 290], 2024: [35, 110, 190, 270],
-  2025: [30, 100, 180, 250], 2026: [25, 90, 170, 230], 2027: [20, 80, 160, 210], 2028: [15, 70, 150, 190],
-  2029: [10, 60, 140, 170], 2030: [5, 50, 130, 150],
+  2017: [100, 200, 300, 400],
+  2018: [80, 180, 280, 380],
+  2019: [60, 160, 260, 360],
+  2020: [55, 150, 230, 350],
+  2021: [50, 140, 220, 330],
+  2022: [45, 130, 210, 310],
+  2023: [40, 120, 200, 290],
+  2024: [35, 110, 190, 270],
+  2025: [30, 100, 180, 250],
+  2026: [25, 90, 170, 230],
+  2027: [20, 80, 160, 210],
+  2028: [15, 70, 150, 190],
+  2029: [10, 60, 140, 170],
+  2030: [5, 50, 130, 150],
 };
 
 export function bandOf(value: number, at: number): IndexBand {
@@ -83,9 +93,7 @@ export function createCarbonProvider(client: UpstreamClient): CarbonProvider {
           return rows[rows.length - 1];
         },
       }),
-    forward48h: (from) =>
-      client.call({ url: `/intensity/${carbonTime(from)}/fw48h`, decode: (res) => decodeList(jsonBody(res)) }),
-    range: (from, to) =>
-      client.call({ url: `/intensity/${carbonTime(from)}/${carbonTime(to)}`, decode: (res) => decodeList(jsonBody(res)) }),
+    forward48h: (from) => client.call({ url: `/intensity/${carbonTime(from)}/fw48h`, decode: (res) => decodeList(jsonBody(res)) }),
+    range: (from, to) => client.call({ url: `/intensity/${carbonTime(from)}/${carbonTime(to)}`, decode: (res) => decodeList(jsonBody(res)) }),
   };
 }

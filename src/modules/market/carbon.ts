@@ -56,7 +56,8 @@ export function createCarbonService(o: CarbonServiceOptions) {
           o.cache.serve<IntensityRow[]>(`carbon:day:${d}`, {
             provider: 'carbon',
             fetch: () => o.provider.range(d, d + DAY),
-            freshFor: (_rows, now) => (d + DAY <= now - SLOT_MS ? Math.max(o.ttlMs, 86_400_000) : Math.min(o.ttlMs, Math.max(0, floorSlot(now) + SLOT_MS - now))),
+            freshFor: (_rows, now) =>
+              d + DAY <= now - SLOT_MS ? Math.max(o.ttlMs, 86_400_000) : Math.min(o.ttlMs, Math.max(0, floorSlot(now) + SLOT_MS - now)),
             retainMs: RETAIN_MS,
           }),
         );

@@ -75,9 +75,7 @@ function period(query: { period_from?: string; period_to?: string }, now: number
     throw errors.validation([fieldError(['query', 'period_to'], 'period_to must be after period_from', query.period_to ?? isoTime(to))]);
   }
   if (to - from > days(MAX_RANGE_DAYS)) {
-    throw errors.validation([
-      fieldError(['query', 'period_to'], `The period must not be longer than ${MAX_RANGE_DAYS} days`, query.period_to ?? isoTime(to)),
-    ]);
+    throw errors.validation([fieldError(['query', 'period_to'], `The period must not be longer than ${MAX_RANGE_DAYS} days`, query.period_to ?? isoTime(to))]);
   }
   return { from, to };
 }

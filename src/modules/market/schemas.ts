@@ -13,9 +13,7 @@ export const RegionQuery = Type.Enum(REGION_LETTERS, {
 
 export const Freshness = {
   stale: Type.Boolean({
-    description:
-      'True when the provider could not be reached and figures past their cache lifetime are served; ' +
-      'see cached_at for their age.',
+    description: 'True when the provider could not be reached and figures past their cache lifetime are served; ' + 'see cached_at for their age.',
   }),
   cached_at: Z('When the oldest figure in this answer was fetched from the provider (UTC).'),
 };

@@ -180,7 +180,12 @@ function parseIsoZ(s: string): number | null | undefined {
   if ((n !== 20 && n !== 24) || s.charCodeAt(n - 1) !== 90 /* Z */) return undefined;
   if (s[4] !== '-' || s[7] !== '-' || s[10] !== 'T' || s[13] !== ':' || s[16] !== ':') return undefined;
   if (n === 24 && s[19] !== '.') return undefined;
-  const y = num(s, 0, 4), mo = num(s, 5, 2), d = num(s, 8, 2), h = num(s, 11, 2), mi = num(s, 14, 2), sec = num(s, 17, 2);
+  const y = num(s, 0, 4),
+    mo = num(s, 5, 2),
+    d = num(s, 8, 2),
+    h = num(s, 11, 2),
+    mi = num(s, 14, 2),
+    sec = num(s, 17, 2);
   const ms = n === 24 ? num(s, 20, 3) : 0;
   if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || sec < 0 || ms < 0) return undefined;
   if (y < 100) return undefined;

@@ -64,10 +64,10 @@ export const notificationStore = {
   },
 
   async unreadCount(q: Queryable, orgId: string, userId: string): Promise<number> {
-    const r = await q.query<{ n: number }>(
-      'select count(*)::int as n from notifications where org_id = $1 and user_id = $2 and read_at is null',
-      [orgId, userId],
-    );
+    const r = await q.query<{ n: number }>('select count(*)::int as n from notifications where org_id = $1 and user_id = $2 and read_at is null', [
+      orgId,
+      userId,
+    ]);
     return r.rows[0].n;
   },
 

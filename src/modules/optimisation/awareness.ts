@@ -27,12 +27,42 @@ export const SETTINGS = {
 };
 
 export const CATALOGUE = [
-  { layer: 'prices', name: 'Half-hourly prices', source: 'Agile unit rates from the market adapter (region from the request, default C)', fallback: `flat ${DEFAULT_IMPORT_P} p/kWh`, used_by_plan: true },
-  { layer: 'carbon', name: 'Grid carbon intensity', source: 'GB carbon intensity forecast from the market adapter', fallback: 'none: the plan does not weigh carbon without it', used_by_plan: false },
-  { layer: 'site_forecast', name: 'Site load and generation forecast', source: 'The forecasting module (measured persistence unless configured)', fallback: 'zero site load when there is no history', used_by_plan: true },
-  { layer: 'grid_constraints', name: 'Grid connection constraints', source: "The site's import-limit configuration", fallback: 'none: the plan has no import limit', used_by_plan: true },
+  {
+    layer: 'prices',
+    name: 'Half-hourly prices',
+    source: 'Agile unit rates from the market adapter (region from the request, default C)',
+    fallback: `flat ${DEFAULT_IMPORT_P} p/kWh`,
+    used_by_plan: true,
+  },
+  {
+    layer: 'carbon',
+    name: 'Grid carbon intensity',
+    source: 'GB carbon intensity forecast from the market adapter',
+    fallback: 'none: the plan does not weigh carbon without it',
+    used_by_plan: false,
+  },
+  {
+    layer: 'site_forecast',
+    name: 'Site load and generation forecast',
+    source: 'The forecasting module (measured persistence unless configured)',
+    fallback: 'zero site load when there is no history',
+    used_by_plan: true,
+  },
+  {
+    layer: 'grid_constraints',
+    name: 'Grid connection constraints',
+    source: "The site's import-limit configuration",
+    fallback: 'none: the plan has no import limit',
+    used_by_plan: true,
+  },
   { layer: 'flexibility_tenders', name: 'Flexibility tenders', source: 'No tender feed is connected to the optimiser', fallback: 'none', used_by_plan: false },
-  { layer: 'device_availability', name: 'Device availability', source: "The registry's freshness of the site's batteries and chargers", fallback: 'none: devices without fresh readings are still planned, marked stale', used_by_plan: true },
+  {
+    layer: 'device_availability',
+    name: 'Device availability',
+    source: "The registry's freshness of the site's batteries and chargers",
+    fallback: 'none: devices without fresh readings are still planned, marked stale',
+    used_by_plan: true,
+  },
 ] as const;
 
 type Deps = { db: Db; clock: Clock; registry: RegistrySites; market: MarketData; forecast: SiteForecast };
@@ -53,14 +83,30 @@ export function createAwareness(deps: Deps) {
       const got = Array.from({ length: n }, (_, i) => row(start + i * SLOT_MS)?.inc ?? null);
       if (got.every((x) => x !== null)) {
         prices = got as number[];
-        out.push({ layer: 'prices', status: r.stale ? 'fallback' : 'live', why: r.stale ? 'Agile rates served from a stale cache: the upstream did not answer' : `Agile rates for region ${region} cover the horizon`, as_of: isoTime(r.fetchedAt) });
-      } else out.push({ layer: 'prices', status: 'fallback', why: `Agile rates are published for ${got.filter((x) => x !== null).length} of ${n} half hours; a flat ${DEFAULT_IMPORT_P} p/kWh is used`, as_of: isoTime(r.fetchedAt) });
+        out.push({
+          layer: 'prices',
+          status: r.stale ? 'fallback' : 'live',
+          why: r.stale ? 'Agile rates served from a stale cache: the upstream did not answer' : `Agile rates for region ${region} cover the horizon`,
+          as_of: isoTime(r.fetchedAt),
+        });
+      } else
+        out.push({
+          layer: 'prices',
+          status: 'fallback',
+          why: `Agile rates are published for ${got.filter((x) => x !== null).length} of ${n} half hours; a flat ${DEFAULT_IMPORT_P} p/kWh is used`,
+          as_of: isoTime(r.fetchedAt),
+        });
     } catch {
       out.push({ layer: 'prices', status: 'fallback', why: `The price upstream did not answer; a flat ${DEFAULT_IMPORT_P} p/kWh is used`, as_of: null });
     }
     try {
       const c = await deps.market.carbon.forward(24);
-      out.push({ layer: 'carbon', status: c.value.length ? 'live' : 'missing', why: c.value.length ? `${c.value.length} half hours of forecast intensity` : 'the upstream returned no forecast', as_of: null });
+      out.push({
+        layer: 'carbon',
+        status: c.value.length ? 'live' : 'missing',
+        why: c.value.length ? `${c.value.length} half hours of forecast intensity` : 'the upstream returned no forecast',
+        as_of: null,
+      });
     } catch {
       out.push({ layer: 'carbon', status: 'missing', why: 'The carbon intensity upstream did not answer', as_of: null });
     }
@@ -68,27 +114,52 @@ export function createAwareness(deps: Deps) {
     let assets: LimitAsset[] = [];
     let limit: number | null = null;
     if (!siteId) {
-      for (const layer of ['site_forecast', 'grid_constraints', 'device_availability']) out.push({ layer, status: 'missing', why: 'No site_id given', as_of: null });
+      for (const layer of ['site_forecast', 'grid_constraints', 'device_availability'])
+        out.push({ layer, status: 'missing', why: 'No site_id given', as_of: null });
     } else {
       const f = await deps.forecast.forecastSeries(q, orgId, siteId, start, n);
       const staleMs = SETTINGS.forecast_stale_after_hours * 3_600_000;
-      if (f.last_stored === null) out.push({ layer: 'site_forecast', status: 'missing', why: 'The site has no stored load or generation history', as_of: null });
-      else if (start - f.last_stored > staleMs) out.push({ layer: 'site_forecast', status: 'fallback', why: `The newest stored half hour is older than ${SETTINGS.forecast_stale_after_hours} hours; the forecast carries old data forward`, as_of: isoTime(f.last_stored) });
+      if (f.last_stored === null)
+        out.push({ layer: 'site_forecast', status: 'missing', why: 'The site has no stored load or generation history', as_of: null });
+      else if (start - f.last_stored > staleMs)
+        out.push({
+          layer: 'site_forecast',
+          status: 'fallback',
+          why: `The newest stored half hour is older than ${SETTINGS.forecast_stale_after_hours} hours; the forecast carries old data forward`,
+          as_of: isoTime(f.last_stored),
+        });
       else out.push({ layer: 'site_forecast', status: 'live', why: `${f.method} from history up to ${isoTime(f.last_stored)}`, as_of: isoTime(f.last_stored) });
       base = f.load.map((l, i) => (l ?? 0) - (f.generation[i] ?? 0));
       const c = await optStore.importLimit(q, orgId, siteId);
       if (c) {
         limit = c.import_limit_kw;
         assets = c.assets as LimitAsset[];
-        out.push({ layer: 'grid_constraints', status: 'live', why: `Import limit ${c.import_limit_kw} kW with ${assets.length} flexible assets`, as_of: c.updated_at });
+        out.push({
+          layer: 'grid_constraints',
+          status: 'live',
+          why: `Import limit ${c.import_limit_kw} kW with ${assets.length} flexible assets`,
+          as_of: c.updated_at,
+        });
       } else out.push({ layer: 'grid_constraints', status: 'missing', why: 'No import-limit configuration for the site', as_of: null });
       const reg = await deps.registry.siteAssets(q, orgId, siteId);
       const flexible = reg.filter((a) => a.asset_class === 'battery' || a.asset_class === 'charger');
       const now = clock.now().getTime();
       const fresh = flexible.filter((a) => a.last_reported_at && now - Date.parse(a.last_reported_at) <= SETTINGS.device_stale_after_minutes * 60_000);
       if (!flexible.length) out.push({ layer: 'device_availability', status: 'missing', why: 'No battery or charger is registered at the site', as_of: null });
-      else if (fresh.length === flexible.length) out.push({ layer: 'device_availability', status: 'live', why: `All ${flexible.length} batteries and chargers reported within ${SETTINGS.device_stale_after_minutes} minutes`, as_of: null });
-      else out.push({ layer: 'device_availability', status: 'fallback', why: `${fresh.length} of ${flexible.length} batteries and chargers reported within ${SETTINGS.device_stale_after_minutes} minutes; the rest are assumed available`, as_of: null });
+      else if (fresh.length === flexible.length)
+        out.push({
+          layer: 'device_availability',
+          status: 'live',
+          why: `All ${flexible.length} batteries and chargers reported within ${SETTINGS.device_stale_after_minutes} minutes`,
+          as_of: null,
+        });
+      else
+        out.push({
+          layer: 'device_availability',
+          status: 'fallback',
+          why: `${fresh.length} of ${flexible.length} batteries and chargers reported within ${SETTINGS.device_stale_after_minutes} minutes; the rest are assumed available`,
+          as_of: null,
+        });
     }
     out.push({ layer: 'flexibility_tenders', status: 'missing', why: 'No flexibility tender feed is connected to the optimiser', as_of: null });
     const order = CATALOGUE.map((c) => c.layer as string);
@@ -150,10 +221,36 @@ export function createAwareness(deps: Deps) {
             const cap = a.capacity_kwh!;
             const min = (cap * (a.min_soc_pct ?? 10)) / 100;
             const max = (cap * (a.max_soc_pct ?? 100)) / 100;
-            return { device_id: a.device_id, capacity_kwh: cap, max_charge_kw: a.max_power_kw, max_discharge_kw: a.max_power_kw, round_trip_efficiency: a.round_trip_efficiency ?? 0.9, min_soc_kwh: min, max_soc_kwh: max, initial_soc_kwh: Math.min(max, Math.max(min, (cap * (a.initial_soc_pct ?? 50)) / 100)), max_discharge_kwh_per_day: null };
+            return {
+              device_id: a.device_id,
+              capacity_kwh: cap,
+              max_charge_kw: a.max_power_kw,
+              max_discharge_kw: a.max_power_kw,
+              round_trip_efficiency: a.round_trip_efficiency ?? 0.9,
+              min_soc_kwh: min,
+              max_soc_kwh: max,
+              initial_soc_kwh: Math.min(max, Math.max(min, (cap * (a.initial_soc_pct ?? 50)) / 100)),
+              max_discharge_kwh_per_day: null,
+            };
           });
-        const evs = l.assets.filter((a) => a.kind === 'ev_charger').map((a) => ({ device_id: a.device_id, max_charge_kw: a.max_power_kw, energy_kwh: Math.min(a.energy_kwh ?? 0, a.max_power_kw * Math.min(n / 2, a.ready_within_hours ?? 8)), deadline_slot: Math.min(n, Math.round((a.ready_within_hours ?? 8) * 2)) }));
-        const input: PlanInput = { start, n, import_p: imp, export_p: imp.map(() => 0), base_kwh: l.base ?? Array(n).fill(0), batteries, evs, import_limit_kw: l.limit };
+        const evs = l.assets
+          .filter((a) => a.kind === 'ev_charger')
+          .map((a) => ({
+            device_id: a.device_id,
+            max_charge_kw: a.max_power_kw,
+            energy_kwh: Math.min(a.energy_kwh ?? 0, a.max_power_kw * Math.min(n / 2, a.ready_within_hours ?? 8)),
+            deadline_slot: Math.min(n, Math.round((a.ready_within_hours ?? 8) * 2)),
+          }));
+        const input: PlanInput = {
+          start,
+          n,
+          import_p: imp,
+          export_p: imp.map(() => 0),
+          base_kwh: l.base ?? Array(n).fill(0),
+          batteries,
+          evs,
+          import_limit_kw: l.limit,
+        };
         let p;
         try {
           p = await plan(input);
@@ -164,9 +261,22 @@ export function createAwareness(deps: Deps) {
         const run_id = randomUUID();
         const now = clock.now();
         const by = ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? `key:${ctx.actor.keyId}` : null;
-        const summary = { start: isoTime(start), end: isoTime(start + n * SLOT_MS), shadow: true, sent: false, cost_gbp: gbp(p.cost.opt), cost_do_nothing_gbp: gbp(p.cost.none), layers: l.layers };
+        const summary = {
+          start: isoTime(start),
+          end: isoTime(start + n * SLOT_MS),
+          shadow: true,
+          sent: false,
+          cost_gbp: gbp(p.cost.opt),
+          cost_do_nothing_gbp: gbp(p.cost.none),
+          layers: l.layers,
+        };
         const result = { half_hour_plan: halfHourView(p.slots, input, p.sol, p.netOpt, p.lines) };
-        await optStore.insertRun(q, ctx.orgId, { run_id, site_id: body.site_id, kind: 'awareness', created_at: isoTime(now), created_by: by, dispatched: false, summary, result }, now);
+        await optStore.insertRun(
+          q,
+          ctx.orgId,
+          { run_id, site_id: body.site_id, kind: 'awareness', created_at: isoTime(now), created_by: by, dispatched: false, summary, result },
+          now,
+        );
         return { plan_id: run_id, site_id: body.site_id, created_at: isoTime(now), created_by: by, ...summary, ...result };
       });
     },

@@ -19,5 +19,9 @@ export const OPT_ERROR_DOCS = [
   { code: 'import_limit_not_configured', status: 409, description: 'Import-limit series or run: the site has no import-limit configuration (PUT it first).' },
   { code: 'demo_realm_only', status: 403, description: 'Import-limit run with dispatch=true outside the demo realm: nothing is planned, sent or recorded.' },
   { code: 'no_plan', status: 404, description: 'Awareness: no shadow plan has been computed yet in the organisation.' },
-  { code: 'infeasible', status: 409, description: 'The solver found no plan meeting the constraints (for example initial state of charge outside the bounds).' },
+  {
+    code: 'infeasible',
+    status: 409,
+    description: 'The solver found no plan meeting the constraints (for example initial state of charge outside the bounds).',
+  },
 ] as const;

@@ -26,12 +26,20 @@ export const optimisationModule: ModuleFactory = (deps) => {
     setpoints: deps.services.get(CONTROL_SETPOINTS),
     decisions: deps.services.get(DECISION_LOG),
   });
-  const a = createAwareness({ db: deps.db, clock: deps.clock, registry: deps.services.get(REGISTRY_SITES), market: deps.services.get(MARKET_DATA), forecast: deps.services.get(SITE_FORECAST) });
+  const a = createAwareness({
+    db: deps.db,
+    clock: deps.clock,
+    registry: deps.services.get(REGISTRY_SITES),
+    market: deps.services.get(MARKET_DATA),
+    forecast: deps.services.get(SITE_FORECAST),
+  });
   return {
     name: 'optimisation',
     tags: {
-      optimisation: 'Advisory optimisation: import-limit plans (dispatch in the demo realm only), battery tariff schedules solved with HiGHS, and warranty limits.',
-      awareness: 'Awareness layers (prices, carbon, site forecast, grid constraints, tenders, device availability) with their status, and shadow plans that are never sent.',
+      optimisation:
+        'Advisory optimisation: import-limit plans (dispatch in the demo realm only), battery tariff schedules solved with HiGHS, and warranty limits.',
+      awareness:
+        'Awareness layers (prices, carbon, site forecast, grid constraints, tenders, device availability) with their status, and shadow plans that are never sent.',
     },
     errors: OPT_ERROR_DOCS,
     operations: [...optimisationOperations(o), ...awarenessOperations(a)],

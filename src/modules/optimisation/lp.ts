@@ -91,8 +91,14 @@ export function buildLp(p: Problem): string {
       const eta = Math.sqrt(b.round_trip_efficiency);
       // s_i = s_{i-1} + η c dt − d dt / η
       const prev = i === 0 ? '' : ` - s_${k}_${i - 1}`;
-      st.push(` soc_${k}_${i}: s_${k}_${i}${prev}${term(-eta * DT_H, `c_${k}_${i}`)}${term(DT_H / eta, `d_${k}_${i}`)} = ${num(i === 0 ? b.initial_soc_kwh : 0)}`);
-      bounds.push(` 0 <= c_${k}_${i} <= ${num(b.max_charge_kw)}`, ` 0 <= d_${k}_${i} <= ${num(b.max_discharge_kw)}`, ` ${num(b.min_soc_kwh)} <= s_${k}_${i} <= ${num(b.max_soc_kwh)}`);
+      st.push(
+        ` soc_${k}_${i}: s_${k}_${i}${prev}${term(-eta * DT_H, `c_${k}_${i}`)}${term(DT_H / eta, `d_${k}_${i}`)} = ${num(i === 0 ? b.initial_soc_kwh : 0)}`,
+      );
+      bounds.push(
+        ` 0 <= c_${k}_${i} <= ${num(b.max_charge_kw)}`,
+        ` 0 <= d_${k}_${i} <= ${num(b.max_discharge_kw)}`,
+        ` ${num(b.min_soc_kwh)} <= s_${k}_${i} <= ${num(b.max_soc_kwh)}`,
+      );
     });
     evs.forEach((e, k) => {
       bal += term(-DT_H, `e_${k}_${i}`);
@@ -149,7 +155,7 @@ function solveWith(h: Highs, p: Problem): Solution {
     const c = (r.Columns as Record<string, { Primal: number }>)[name];
     return c ? c.Primal : 0;
   };
-  const per = <T,>(list: T[], name: string) => list.map((_, k) => Array.from({ length: n }, (_, i) => col(`${name}_${k}_${i}`)));
+  const per = <T>(list: T[], name: string) => list.map((_, k) => Array.from({ length: n }, (_, i) => col(`${name}_${k}_${i}`)));
   return {
     status: r.Status,
     objective_p: r.ObjectiveValue,

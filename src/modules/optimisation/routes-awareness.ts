@@ -29,11 +29,15 @@ export function awarenessOperations(a: Awareness): Operation[] {
       method: 'GET',
       path: `${A}/layers`,
       summary: 'Status of each layer now',
-      description: "Each layer `live`, `fallback` or `missing` with why; the site layers need `site_id` (missing without it). 404 `Site not found`.",
+      description: 'Each layer `live`, `fallback` or `missing` with why; the site layers need `site_id` (missing without it). 404 `Site not found`.',
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'calculated', method: 'Each source asked now: prices and carbon from the market adapter, the forecast from stored history, constraints from configuration, availability from the registry freshness.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Each source asked now: prices and carbon from the market adapter, the forecast from stored history, constraints from configuration, availability from the registry freshness.',
+      },
       schema: { query: S.LayersQuery, response: { 200: S.Layers } },
       handler: async ({ ctx, query }) => a.layers(ctx, query),
     }),

@@ -30,7 +30,8 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       method: 'PUT',
       path: '/api/optimiser/import-limit/{site_id}/config',
       summary: "Set a site's import limit and flexible assets",
-      description: 'Replaces the limit and the assets (batteries with capacity and state-of-charge bounds, EV chargers with the energy to deliver and by when). Each asset must be registered at the site. 404 `Site not found`; 422 for a bad value.',
+      description:
+        'Replaces the limit and the assets (batteries with capacity and state-of-charge bounds, EV chargers with the energy to deliver and by when). Each asset must be registered at the site. 404 `Site not found`; 422 for a bad value.',
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
@@ -43,11 +44,15 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       method: 'GET',
       path: '/api/optimiser/import-limit/{site_id}/series',
       summary: 'Forecast import against the limit',
-      description: "Half-hourly forecast import (the site's forecast load less generation, before flexible assets) against the limit. 404 `Site not found`; 409 `Import limit not configured for this site`.",
+      description:
+        "Half-hourly forecast import (the site's forecast load less generation, before flexible assets) against the limit. 404 `Site not found`; 409 `Import limit not configured for this site`.",
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_READ },
-      dataBasis: { basis: 'forecast', method: "The site's forecast (measured persistence unless configured otherwise) of load − generation, ÷ 0.5 h for mean kW." },
+      dataBasis: {
+        basis: 'forecast',
+        method: "The site's forecast (measured persistence unless configured otherwise) of load − generation, ÷ 0.5 h for mean kW.",
+      },
       schema: { params: S.SiteParams, query: S.HoursQuery, response: { 200: S.LimitSeries } },
       handler: async ({ ctx, params, query }) => o.limitSeries(ctx, params.site_id, query),
     }),
@@ -144,7 +149,8 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       method: 'PUT',
       path: '/api/optimiser/tariff-schedule/{site_id}/warranty/{device_id}',
       summary: "Set a battery's warranty limits",
-      description: 'Cycles a day (× capacity) and throughput a day both bound the discharge energy a UK day in every later schedule; the tighter applies. 404 `Site not found` or `Device not found` (not a battery registered at the site).',
+      description:
+        'Cycles a day (× capacity) and throughput a day both bound the discharge energy a UK day in every later schedule; the tighter applies. 404 `Site not found` or `Device not found` (not a battery registered at the site).',
       tags,
       status: live,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },

@@ -5,7 +5,7 @@ import { isoTime } from '../../platform/schema-kit.ts';
 import { DT_H, solve, type BatterySpec, type Problem, type Solution } from './lp.ts';
 
 export const SCHEDULE_METHOD =
-  'Linear programme solved by HiGHS (WebAssembly): minimise Σ import × import price − export × export price over the half hours, subject to the energy balance, power limits, state-of-charge bounds, round-trip efficiency (√rte on charge and on discharge) and the warranty\'s discharge energy per UK day.';
+  "Linear programme solved by HiGHS (WebAssembly): minimise Σ import × import price − export × export price over the half hours, subject to the energy balance, power limits, state-of-charge bounds, round-trip efficiency (√rte on charge and on discharge) and the warranty's discharge energy per UK day.";
 export const RULE_METHOD =
   'Simple rule: each battery charges at full power in its cheapest half hours and discharges at full power in its dearest, as many as fill its usable capacity, in time order within its state-of-charge bounds and warranty.';
 
@@ -46,7 +46,7 @@ export function simpleRule(p: Problem): number[][] {
 // (energy × price, exact) rounded to £0.0001, and every total is the exact sum of its lines.
 
 export const MONEY_METHOD =
-  'Money is decimal: each half hour\'s net grid energy is rounded to the watt-hour (0.001 kWh, half away from zero) and priced exactly (import price where positive, export price where negative, prices to 0.000001 p/kWh); each half hour\'s cost is rounded to £0.0001 (half away from zero) and every total is the exact sum of those half-hour costs; each saving is the exact difference of two totals.';
+  "Money is decimal: each half hour's net grid energy is rounded to the watt-hour (0.001 kWh, half away from zero) and priced exactly (import price where positive, export price where negative, prices to 0.000001 p/kWh); each half hour's cost is rounded to £0.0001 (half away from zero) and every total is the exact sum of those half-hour costs; each saving is the exact difference of two totals.";
 
 /** £ scale of a cost line and a total: 4 decimals (a hundredth of a penny). */
 const GBP_SCALE = 4;
@@ -108,7 +108,11 @@ export async function plan(input: PlanInput) {
   const evKwh = (i: number) => sol.ev_kw.reduce((s, e) => s + e[i] * DT_H, 0);
   const netRule = input.base_kwh.map((b, i) => b + rule.reduce((s, r) => s + r[i] * DT_H, 0) + evKwh(i));
   const netNone = input.base_kwh;
-  const lines = { none: costLines(netNone, input.import_p, input.export_p), rule: costLines(netRule, input.import_p, input.export_p), opt: costLines(netOpt, input.import_p, input.export_p) };
+  const lines = {
+    none: costLines(netNone, input.import_p, input.export_p),
+    rule: costLines(netRule, input.import_p, input.export_p),
+    opt: costLines(netOpt, input.import_p, input.export_p),
+  };
   const cost = { none: sumOf(lines.none), rule: sumOf(lines.rule), opt: sumOf(lines.opt) };
   return { problem, sol, slots, netOpt, cost, lines };
 }
@@ -125,7 +129,12 @@ export function halfHourView(slots: number[], input: PlanInput, sol: Solution, n
       export_p_per_kwh: input.export_p[i],
       site_net_kwh: r3(input.base_kwh[i]),
       devices: [
-        ...input.batteries.map((b, k) => ({ device_id: b.device_id, kind: 'battery' as const, power_kw: r3(sol.charge_kw[k][i] - sol.discharge_kw[k][i]), soc_kwh: r3(sol.soc_kwh[k][i]) })),
+        ...input.batteries.map((b, k) => ({
+          device_id: b.device_id,
+          kind: 'battery' as const,
+          power_kw: r3(sol.charge_kw[k][i] - sol.discharge_kw[k][i]),
+          soc_kwh: r3(sol.soc_kwh[k][i]),
+        })),
         ...(input.evs ?? []).map((e, k) => ({ device_id: e.device_id, kind: 'ev_charger' as const, power_kw: r3(sol.ev_kw[k][i]), soc_kwh: null })),
       ],
       grid_import_kwh: Math.max(0, Number(whOf(netOpt[i]))) / 1000,

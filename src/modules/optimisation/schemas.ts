@@ -5,8 +5,14 @@ import { SiteId } from '../registry/index.ts';
 
 export const SiteParams = Type.Object({ site_id: SiteId });
 export const RunParams = Type.Object({ site_id: SiteId, run_id: Type.String({ minLength: 1, maxLength: 64, description: 'Run id' }) });
-export const DeviceParams = Type.Object({ site_id: SiteId, device_id: Type.String({ minLength: 1, maxLength: 200, description: 'A battery registered at the site' }) });
-export const PageQuery = Type.Object({ limit: Type.Optional(LimitParam({ default: 20, max: 100 })), cursor: Type.Optional(CursorParam) }, { additionalProperties: false });
+export const DeviceParams = Type.Object({
+  site_id: SiteId,
+  device_id: Type.String({ minLength: 1, maxLength: 200, description: 'A battery registered at the site' }),
+});
+export const PageQuery = Type.Object(
+  { limit: Type.Optional(LimitParam({ default: 20, max: 100 })), cursor: Type.Optional(CursorParam) },
+  { additionalProperties: false },
+);
 
 const Pct = (d: string) => Type.Number({ minimum: 0, maximum: 100, description: d });
 const Pos = (d: string, max = 100_000) => Type.Number({ exclusiveMinimum: 0, maximum: max, description: d });
@@ -33,11 +39,21 @@ export const TariffRunBody = Type.Object(
     batteries: Type.Array(Battery, { minItems: 1, maxItems: 10, description: 'The batteries to schedule (1 to 10)' }),
     prices: Type.Union(
       [
-        Type.Object({ source: Type.Literal('agile'), region: Type.Optional(Type.String({ pattern: '^[A-HJ-NP]$', description: 'GSP region letter (default C, London)' })) }, { additionalProperties: false }),
+        Type.Object(
+          {
+            source: Type.Literal('agile'),
+            region: Type.Optional(Type.String({ pattern: '^[A-HJ-NP]$', description: 'GSP region letter (default C, London)' })),
+          },
+          { additionalProperties: false },
+        ),
         Type.Object(
           {
             source: Type.Literal('manual'),
-            import_p_per_kwh: Type.Array(Price, { minItems: 1, maxItems: 96, description: 'One import price a half hour (a retail tariff expanded to half hours)' }),
+            import_p_per_kwh: Type.Array(Price, {
+              minItems: 1,
+              maxItems: 96,
+              description: 'One import price a half hour (a retail tariff expanded to half hours)',
+            }),
             export_p_per_kwh: Type.Optional(Type.Array(Price, { minItems: 1, maxItems: 96, description: 'One export price a half hour' })),
           },
           { additionalProperties: false },
@@ -45,7 +61,12 @@ export const TariffRunBody = Type.Object(
         Type.Object(
           {
             source: Type.Literal('retail_tariff'),
-            tariff_id: Type.String({ minLength: 1, maxLength: 100, description: "One of the organisation's retail tariffs (POST /api/trading/retail-tariffs): its flat or time-of-use unit rate, VAT inclusive, from the version in force each UK day; a dynamic tariff is refused (use agile)" }),
+            tariff_id: Type.String({
+              minLength: 1,
+              maxLength: 100,
+              description:
+                "One of the organisation's retail tariffs (POST /api/trading/retail-tariffs): its flat or time-of-use unit rate, VAT inclusive, from the version in force each UK day; a dynamic tariff is refused (use agile)",
+            }),
           },
           { additionalProperties: false },
         ),
@@ -77,7 +98,11 @@ export const HalfHourPlan = Type.Array(
     grid_import_kwh: Type.Number({ description: 'Planned grid import' }),
     grid_export_kwh: Type.Number({ description: 'Planned grid export' }),
     // Optional only so that plans recorded before decision 0195 still read back; every new plan has them.
-    cost_gbp: Type.Optional(Money("The plan's cost in this half hour, £ (net grid energy to the Wh × price, rounded to £0.0001); the plan's total is the exact sum of these. Absent on plans recorded before decision 0195")),
+    cost_gbp: Type.Optional(
+      Money(
+        "The plan's cost in this half hour, £ (net grid energy to the Wh × price, rounded to £0.0001); the plan's total is the exact sum of these. Absent on plans recorded before decision 0195",
+      ),
+    ),
     cost_do_nothing_gbp: Type.Optional(Money('Cost in this half hour with the flexible assets idle, £ (same rounding)')),
     cost_simple_rule_gbp: Type.Optional(Money('Cost in this half hour under the simple rule, £ (same rounding)')),
   }),
@@ -128,9 +153,15 @@ export const TariffRuns = Type.Object({ runs: Type.Array(TariffRunSummary), ...P
 
 const WarrantyFields = {
   max_cycles_per_day: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 10 }), 'Full cycles a UK day the warranty allows (null: no limit)'),
-  max_throughput_kwh_per_day: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 100_000 }), 'Discharge energy a UK day the warranty allows, kWh (null: no limit)'),
+  max_throughput_kwh_per_day: Nullable(
+    Type.Number({ exclusiveMinimum: 0, maximum: 100_000 }),
+    'Discharge energy a UK day the warranty allows, kWh (null: no limit)',
+  ),
 };
-export const WarrantyBody = Type.Object({ ...WarrantyFields, warranty_end: Type.Optional(Nullable(Type.String({ format: 'date' }), 'End of the warranty')) }, { additionalProperties: false });
+export const WarrantyBody = Type.Object(
+  { ...WarrantyFields, warranty_end: Type.Optional(Nullable(Type.String({ format: 'date' }), 'End of the warranty')) },
+  { additionalProperties: false },
+);
 const WarrantyItem = Type.Object({
   device_id: Type.String(),
   ...WarrantyFields,
@@ -139,7 +170,10 @@ const WarrantyItem = Type.Object({
   updated_by: Nullable(Type.String(), 'Who wrote it'),
 });
 export const Warranty = WarrantyItem;
-export const Warranties = Type.Object({ site_id: Type.String(), devices: Type.Array(WarrantyItem, { description: "The site's registered batteries and their warranty limits" }) });
+export const Warranties = Type.Object({
+  site_id: Type.String(),
+  devices: Type.Array(WarrantyItem, { description: "The site's registered batteries and their warranty limits" }),
+});
 
 export const LimitAssetT = Type.Object(
   {
@@ -152,7 +186,9 @@ export const LimitAssetT = Type.Object(
     max_soc_pct: Type.Optional(Pct('Battery: highest state of charge, % (default 100)')),
     round_trip_efficiency: Type.Optional(Type.Number({ minimum: 0.5, maximum: 1, description: 'Battery: round-trip efficiency (default 0.9)' })),
     energy_kwh: Type.Optional(Type.Number({ minimum: 0, maximum: 1000, description: 'EV: energy to deliver, kWh (default 0)' })),
-    ready_within_hours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 48, description: 'EV: hours from the run start by which it is delivered (default 8)' })),
+    ready_within_hours: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 48, description: 'EV: hours from the run start by which it is delivered (default 8)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -168,7 +204,10 @@ export const LimitConfig = Type.Object({
   updated_at: Nullable(Timestamp),
   updated_by: Nullable(Type.String()),
 });
-export const HoursQuery = Type.Object({ hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 48, description: 'Horizon in hours (default 48)' })) }, { additionalProperties: false });
+export const HoursQuery = Type.Object(
+  { hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 48, description: 'Horizon in hours (default 48)' })) },
+  { additionalProperties: false },
+);
 export const LimitSeries = Type.Object({
   site_id: Type.String(),
   import_limit_kw: Type.Number(),
@@ -191,7 +230,9 @@ export const LimitRunQuery = Type.Object({
 export const LimitRunBody = Type.Object(
   {
     hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 48, description: 'Horizon (default 24)' })),
-    dispatch: Type.Optional(Type.Boolean({ description: "Send the plan's first half hour through the verified setpoint write (demo realm only; default false)" })),
+    dispatch: Type.Optional(
+      Type.Boolean({ description: "Send the plan's first half hour through the verified setpoint write (demo realm only; default false)" }),
+    ),
     import_p_per_kwh: Type.Optional(Type.Array(Price, { minItems: 1, maxItems: 96, description: 'One import price a half hour (default a flat 25 p/kWh)' })),
   },
   { additionalProperties: false },
@@ -210,7 +251,10 @@ const LimitSummary = {
 export const LimitRun = Type.Object({
   ...LimitSummary,
   method: Type.String(),
-  dispatch: Nullable(Type.Array(Type.Object({ device_id: Type.String(), value_kw: Type.Number(), verdict: Type.String(), setpoint_id: Type.String() })), 'What was sent (null: advisory only)'),
+  dispatch: Nullable(
+    Type.Array(Type.Object({ device_id: Type.String(), value_kw: Type.Number(), verdict: Type.String(), setpoint_id: Type.String() })),
+    'What was sent (null: advisory only)',
+  ),
   half_hour_plan: HalfHourPlan,
 });
 export const LimitRuns = Type.Object({ runs: Type.Array(Type.Object(LimitSummary)), ...PageMembers });

@@ -32,7 +32,10 @@ export interface BatteryInput {
   max_soc_pct?: number;
   initial_soc_pct: number;
 }
-export type PricesInput = { source: 'agile'; region?: string } | { source: 'manual'; import_p_per_kwh: number[]; export_p_per_kwh?: number[] } | { source: 'retail_tariff'; tariff_id: string };
+export type PricesInput =
+  | { source: 'agile'; region?: string }
+  | { source: 'manual'; import_p_per_kwh: number[]; export_p_per_kwh?: number[] }
+  | { source: 'retail_tariff'; tariff_id: string };
 
 export interface TariffRunBody {
   start?: string;
@@ -57,11 +60,17 @@ export interface LimitAsset {
 }
 
 /** What an import-limit decision records: the first half hour's commands and the peaks either way. */
-function limitOutput(input: PlanInput, sol: { import_kwh: number[]; export_kwh: number[]; charge_kw: number[][]; discharge_kw: number[][]; ev_kw: number[][] }) {
+function limitOutput(
+  input: PlanInput,
+  sol: { import_kwh: number[]; export_kwh: number[]; charge_kw: number[][]; discharge_kw: number[][]; ev_kw: number[][] },
+) {
   const evs = input.evs ?? [];
   const netOpt = sol.import_kwh.map((x, i) => x - sol.export_kwh[i]);
   // The do-nothing comparison charges each EV at full power from the start.
-  const evAsap = input.base_kwh.map((b, i) => b + evs.reduce((s, e) => s + (i < e.deadline_slot ? Math.max(0, Math.min(e.max_charge_kw * 0.5, e.energy_kwh - i * e.max_charge_kw * 0.5)) : 0), 0));
+  const evAsap = input.base_kwh.map(
+    (b, i) =>
+      b + evs.reduce((s, e) => s + (i < e.deadline_slot ? Math.max(0, Math.min(e.max_charge_kw * 0.5, e.energy_kwh - i * e.max_charge_kw * 0.5)) : 0), 0),
+  );
   const limitKwh = (input.import_limit_kw ?? Infinity) * 0.5;
   return {
     first_half_hour: [
@@ -123,12 +132,20 @@ export function createOptimisation(deps: Deps) {
     throw optErrors.field([...loc, 'capacity_kwh'], `above the battery's registered capacity_kwh (${registered} kWh in its registry details)`, capacityKwh);
   }
 
-  function batterySpec(b: BatteryInput, loc: (string | number)[], warranty?: { max_cycles_per_day: number | null; max_throughput_kwh_per_day: number | null }): BatterySpec {
+  function batterySpec(
+    b: BatteryInput,
+    loc: (string | number)[],
+    warranty?: { max_cycles_per_day: number | null; max_throughput_kwh_per_day: number | null },
+  ): BatterySpec {
     const min = b.min_soc_pct ?? 10;
     const max = b.max_soc_pct ?? 100;
     if (min >= max) throw optErrors.field([...loc, 'max_soc_pct'], 'must be above min_soc_pct', max);
-    if (b.initial_soc_pct < min || b.initial_soc_pct > max) throw optErrors.field([...loc, 'initial_soc_pct'], `must be within the state-of-charge bounds ${min} to ${max}`, b.initial_soc_pct);
-    const limits = [warranty?.max_throughput_kwh_per_day ?? null, warranty?.max_cycles_per_day != null ? warranty.max_cycles_per_day * b.capacity_kwh : null].filter((x): x is number => x !== null);
+    if (b.initial_soc_pct < min || b.initial_soc_pct > max)
+      throw optErrors.field([...loc, 'initial_soc_pct'], `must be within the state-of-charge bounds ${min} to ${max}`, b.initial_soc_pct);
+    const limits = [
+      warranty?.max_throughput_kwh_per_day ?? null,
+      warranty?.max_cycles_per_day != null ? warranty.max_cycles_per_day * b.capacity_kwh : null,
+    ].filter((x): x is number => x !== null);
     return {
       device_id: b.device_id,
       capacity_kwh: b.capacity_kwh,
@@ -148,8 +165,10 @@ export function createOptimisation(deps: Deps) {
     let exp: number[];
     let source: string;
     if (body.prices.source === 'manual') {
-      if (body.prices.import_p_per_kwh.length !== n) throw optErrors.field(['body', 'prices', 'import_p_per_kwh'], `must have one price a half hour: ${n}`, body.prices.import_p_per_kwh.length);
-      if (body.prices.export_p_per_kwh && body.prices.export_p_per_kwh.length !== n) throw optErrors.field(['body', 'prices', 'export_p_per_kwh'], `must have one price a half hour: ${n}`, body.prices.export_p_per_kwh.length);
+      if (body.prices.import_p_per_kwh.length !== n)
+        throw optErrors.field(['body', 'prices', 'import_p_per_kwh'], `must have one price a half hour: ${n}`, body.prices.import_p_per_kwh.length);
+      if (body.prices.export_p_per_kwh && body.prices.export_p_per_kwh.length !== n)
+        throw optErrors.field(['body', 'prices', 'export_p_per_kwh'], `must have one price a half hour: ${n}`, body.prices.export_p_per_kwh.length);
       imp = body.prices.import_p_per_kwh;
       exp = body.prices.export_p_per_kwh ?? imp.map(() => exportConst);
       source = 'manual: import and export prices given in the request';
@@ -157,7 +176,8 @@ export function createOptimisation(deps: Deps) {
       const at = Array.from({ length: n }, (_, i) => start + i * SLOT_MS);
       const r = await deps.tariffs.unitRates(q, orgId, body.prices.tariff_id, at);
       if (r === null) throw optErrors.field(['body', 'prices', 'tariff_id'], 'no retail tariff of this organisation has this id', body.prices.tariff_id);
-      if ('problem' in r) throw optErrors.field(['body', 'prices', 'tariff_id'], `the tariff has no unit rate for the horizon: ${r.problem}`, body.prices.tariff_id);
+      if ('problem' in r)
+        throw optErrors.field(['body', 'prices', 'tariff_id'], `the tariff has no unit rate for the horizon: ${r.problem}`, body.prices.tariff_id);
       imp = r.rates_p_per_kwh_inc_vat.map(Number);
       exp = imp.map(() => exportConst);
       source = `retail tariff ${r.tariff_id} (${r.name}), version${r.versions.length > 1 ? 's' : ''} ${r.versions.join(', ')}, unit rates including VAT by UK local day and time band; export at ${exportConst} p/kWh`;
@@ -196,7 +216,14 @@ export function createOptimisation(deps: Deps) {
       return { runs: page.items.map(runSummary), next_cursor: page.next_cursor, has_more: page.has_more };
     });
   }
-  const runSummary = (r: RunRow) => ({ run_id: r.run_id, site_id: r.site_id, created_at: r.created_at, created_by: r.created_by, dispatched: r.dispatched, ...r.summary });
+  const runSummary = (r: RunRow) => ({
+    run_id: r.run_id,
+    site_id: r.site_id,
+    created_at: r.created_at,
+    created_by: r.created_by,
+    dispatched: r.dispatched,
+    ...r.summary,
+  });
 
   async function solved(input: PlanInput) {
     try {
@@ -247,12 +274,24 @@ export function createOptimisation(deps: Deps) {
           baseline_method: RULE_METHOD,
           price_source: pr.source,
           site_forecast: forecast ? `${forecast.method}: ${forecast.method_description}` : 'not included: battery against prices alone',
-          batteries: batteries.map((b) => ({ device_id: b.device_id, capacity_kwh: b.capacity_kwh, min_soc_kwh: r3(b.min_soc_kwh), max_soc_kwh: r3(b.max_soc_kwh), initial_soc_kwh: r3(b.initial_soc_kwh), max_discharge_kwh_per_day: b.max_discharge_kwh_per_day === null ? null : r3(b.max_discharge_kwh_per_day) })),
+          batteries: batteries.map((b) => ({
+            device_id: b.device_id,
+            capacity_kwh: b.capacity_kwh,
+            min_soc_kwh: r3(b.min_soc_kwh),
+            max_soc_kwh: r3(b.max_soc_kwh),
+            initial_soc_kwh: r3(b.initial_soc_kwh),
+            max_discharge_kwh_per_day: b.max_discharge_kwh_per_day === null ? null : r3(b.max_discharge_kwh_per_day),
+          })),
           solve_ms: Math.round(sol.solve_ms * 10) / 10,
           half_hour_plan: halfHourView(slots, input, sol, netOpt, lines),
         };
         void problem;
-        await optStore.insertRun(q, ctx.orgId, { run_id, site_id: siteId, kind: 'tariff_schedule', created_at: isoTime(now), created_by: actorOf(ctx), dispatched: false, summary, result }, now);
+        await optStore.insertRun(
+          q,
+          ctx.orgId,
+          { run_id, site_id: siteId, kind: 'tariff_schedule', created_at: isoTime(now), created_by: actorOf(ctx), dispatched: false, summary, result },
+          now,
+        );
         return { run_id, site_id: siteId, created_at: isoTime(now), created_by: actorOf(ctx), dispatched: false, ...summary, ...result };
       });
     },
@@ -278,18 +317,36 @@ export function createOptimisation(deps: Deps) {
             .filter((a) => a.asset_class === 'battery')
             .map((a) => {
               const w = rows.get(a.asset_id);
-              return { device_id: a.asset_id, max_cycles_per_day: w?.max_cycles_per_day ?? null, max_throughput_kwh_per_day: w?.max_throughput_kwh_per_day ?? null, warranty_end: w?.warranty_end ?? null, updated_at: w?.updated_at ?? null, updated_by: w?.updated_by ?? null };
+              return {
+                device_id: a.asset_id,
+                max_cycles_per_day: w?.max_cycles_per_day ?? null,
+                max_throughput_kwh_per_day: w?.max_throughput_kwh_per_day ?? null,
+                warranty_end: w?.warranty_end ?? null,
+                updated_at: w?.updated_at ?? null,
+                updated_by: w?.updated_by ?? null,
+              };
             }),
         };
       });
     },
 
-    async putWarranty(ctx: RequestContext, siteId: string, deviceId: string, body: { max_cycles_per_day: number | null; max_throughput_kwh_per_day: number | null; warranty_end?: string | null }) {
+    async putWarranty(
+      ctx: RequestContext,
+      siteId: string,
+      deviceId: string,
+      body: { max_cycles_per_day: number | null; max_throughput_kwh_per_day: number | null; warranty_end?: string | null },
+    ) {
       return db.tx(async (q) => {
         const assets = await siteAssets(q, ctx.orgId, siteId);
         if (!assets.some((a) => a.asset_id === deviceId && a.asset_class === 'battery')) throw optErrors.deviceNotFound();
         const now = clock.now();
-        const w = { device_id: deviceId, max_cycles_per_day: body.max_cycles_per_day, max_throughput_kwh_per_day: body.max_throughput_kwh_per_day, warranty_end: body.warranty_end ?? null, updated_by: actorOf(ctx) };
+        const w = {
+          device_id: deviceId,
+          max_cycles_per_day: body.max_cycles_per_day,
+          max_throughput_kwh_per_day: body.max_throughput_kwh_per_day,
+          warranty_end: body.warranty_end ?? null,
+          updated_by: actorOf(ctx),
+        };
         await optStore.putWarranty(q, ctx.orgId, siteId, w, now);
         return { ...w, updated_at: isoTime(now) };
       });
@@ -300,7 +357,16 @@ export function createOptimisation(deps: Deps) {
       return db.tx(async (q) => {
         await siteAssets(q, ctx.orgId, siteId);
         const c = await optStore.importLimit(q, ctx.orgId, siteId);
-        return c ? { site_id: siteId, configured: true, import_limit_kw: c.import_limit_kw, assets: c.assets as LimitAsset[], updated_at: c.updated_at, updated_by: c.updated_by } : { site_id: siteId, configured: false, import_limit_kw: null, assets: [], updated_at: null, updated_by: null };
+        return c
+          ? {
+              site_id: siteId,
+              configured: true,
+              import_limit_kw: c.import_limit_kw,
+              assets: c.assets as LimitAsset[],
+              updated_at: c.updated_at,
+              updated_by: c.updated_by,
+            }
+          : { site_id: siteId, configured: false, import_limit_kw: null, assets: [], updated_at: null, updated_by: null };
       });
     },
 
@@ -309,20 +375,42 @@ export function createOptimisation(deps: Deps) {
         const assets = await siteAssets(q, ctx.orgId, siteId);
         const seen = new Set<string>();
         body.assets.forEach((a, i) => {
-          if (!assets.some((x: SiteAsset) => x.asset_id === a.device_id)) throw optErrors.field(['body', 'assets', i, 'device_id'], 'not an asset registered at this site', a.device_id);
+          if (!assets.some((x: SiteAsset) => x.asset_id === a.device_id))
+            throw optErrors.field(['body', 'assets', i, 'device_id'], 'not an asset registered at this site', a.device_id);
           if (seen.has(a.device_id)) throw optErrors.field(['body', 'assets', i, 'device_id'], 'device listed twice', a.device_id);
           seen.add(a.device_id);
           if (a.kind === 'battery') {
             if (a.capacity_kwh === undefined) throw optErrors.field(['body', 'assets', i, 'capacity_kwh'], 'required for a battery', null);
-            withinRegistered(assets.find((x: SiteAsset) => x.asset_id === a.device_id), a.capacity_kwh, ['body', 'assets', i]);
-            batterySpec({ device_id: a.device_id, capacity_kwh: a.capacity_kwh, max_charge_kw: a.max_power_kw, initial_soc_pct: a.initial_soc_pct ?? 50, min_soc_pct: a.min_soc_pct, max_soc_pct: a.max_soc_pct }, ['body', 'assets', i]);
+            withinRegistered(
+              assets.find((x: SiteAsset) => x.asset_id === a.device_id),
+              a.capacity_kwh,
+              ['body', 'assets', i],
+            );
+            batterySpec(
+              {
+                device_id: a.device_id,
+                capacity_kwh: a.capacity_kwh,
+                max_charge_kw: a.max_power_kw,
+                initial_soc_pct: a.initial_soc_pct ?? 50,
+                min_soc_pct: a.min_soc_pct,
+                max_soc_pct: a.max_soc_pct,
+              },
+              ['body', 'assets', i],
+            );
           } else if (a.energy_kwh !== undefined && a.energy_kwh > a.max_power_kw * (a.ready_within_hours ?? 8)) {
             throw optErrors.field(['body', 'assets', i, 'energy_kwh'], 'more than the charger can deliver in ready_within_hours at max_power_kw', a.energy_kwh);
           }
         });
         const now = clock.now();
         await optStore.putImportLimit(q, ctx.orgId, siteId, body.import_limit_kw, body.assets, actorOf(ctx), now);
-        return { site_id: siteId, configured: true, import_limit_kw: body.import_limit_kw, assets: body.assets, updated_at: isoTime(now), updated_by: actorOf(ctx) };
+        return {
+          site_id: siteId,
+          configured: true,
+          import_limit_kw: body.import_limit_kw,
+          assets: body.assets,
+          updated_at: isoTime(now),
+          updated_by: actorOf(ctx),
+        };
       });
     },
 
@@ -337,9 +425,21 @@ export function createOptimisation(deps: Deps) {
         const half_hours = f.load.map((l, i) => {
           const t = start + i * SLOT_MS;
           const kw = l === null ? null : r3((l - (f.generation[i] ?? 0)) / 0.5);
-          return { start: isoTime(t), end: isoTime(t + SLOT_MS), forecast_import_kw: kw, limit_kw: c.import_limit_kw, over_kw: kw === null ? null : r3(Math.max(0, kw - c.import_limit_kw)) };
+          return {
+            start: isoTime(t),
+            end: isoTime(t + SLOT_MS),
+            forecast_import_kw: kw,
+            limit_kw: c.import_limit_kw,
+            over_kw: kw === null ? null : r3(Math.max(0, kw - c.import_limit_kw)),
+          };
         });
-        return { site_id: siteId, import_limit_kw: c.import_limit_kw, forecast_method: f.method, half_hours_over: half_hours.filter((h) => (h.over_kw ?? 0) > 0).length, half_hours };
+        return {
+          site_id: siteId,
+          import_limit_kw: c.import_limit_kw,
+          forecast_method: f.method,
+          half_hours_over: half_hours.filter((h) => (h.over_kw ?? 0) > 0).length,
+          half_hours,
+        };
       });
     },
 
@@ -347,14 +447,37 @@ export function createOptimisation(deps: Deps) {
       if (body.dispatch && realmForId(ctx.orgId) !== 'demo') throw optErrors.demoOnly();
       const start = nextSlot();
       const n = (body.hours ?? 24) * 2;
-      if (body.import_p_per_kwh && body.import_p_per_kwh.length !== n) throw optErrors.field(['body', 'import_p_per_kwh'], `must have one price a half hour: ${n}`, body.import_p_per_kwh.length);
+      if (body.import_p_per_kwh && body.import_p_per_kwh.length !== n)
+        throw optErrors.field(['body', 'import_p_per_kwh'], `must have one price a half hour: ${n}`, body.import_p_per_kwh.length);
       return db.tx(async (q) => {
         await siteAssets(q, ctx.orgId, siteId);
         const c = await optStore.importLimit(q, ctx.orgId, siteId);
         if (!c) throw optErrors.notConfigured();
         const cfgAssets = c.assets as LimitAsset[];
-        const batteries = cfgAssets.filter((a) => a.kind === 'battery').map((a, i) => batterySpec({ device_id: a.device_id, capacity_kwh: a.capacity_kwh!, max_charge_kw: a.max_power_kw, initial_soc_pct: a.initial_soc_pct ?? 50, min_soc_pct: a.min_soc_pct, max_soc_pct: a.max_soc_pct, round_trip_efficiency: a.round_trip_efficiency }, ['config', i]));
-        const evs: EvSpec[] = cfgAssets.filter((a) => a.kind === 'ev_charger').map((a) => ({ device_id: a.device_id, max_charge_kw: a.max_power_kw, energy_kwh: a.energy_kwh ?? 0, deadline_slot: Math.min(n, Math.round((a.ready_within_hours ?? 8) * 2)) }));
+        const batteries = cfgAssets
+          .filter((a) => a.kind === 'battery')
+          .map((a, i) =>
+            batterySpec(
+              {
+                device_id: a.device_id,
+                capacity_kwh: a.capacity_kwh!,
+                max_charge_kw: a.max_power_kw,
+                initial_soc_pct: a.initial_soc_pct ?? 50,
+                min_soc_pct: a.min_soc_pct,
+                max_soc_pct: a.max_soc_pct,
+                round_trip_efficiency: a.round_trip_efficiency,
+              },
+              ['config', i],
+            ),
+          );
+        const evs: EvSpec[] = cfgAssets
+          .filter((a) => a.kind === 'ev_charger')
+          .map((a) => ({
+            device_id: a.device_id,
+            max_charge_kw: a.max_power_kw,
+            energy_kwh: a.energy_kwh ?? 0,
+            deadline_slot: Math.min(n, Math.round((a.ready_within_hours ?? 8) * 2)),
+          }));
         const { base } = await baseOf(q, ctx.orgId, siteId, start, n, true);
         const imp = body.import_p_per_kwh ?? Array(n).fill(DEFAULT_IMPORT_P);
         const input: PlanInput = { start, n, import_p: imp, export_p: imp.map(() => 0), base_kwh: base, batteries, evs, import_limit_kw: c.import_limit_kw };
@@ -378,7 +501,12 @@ export function createOptimisation(deps: Deps) {
         if (body.dispatch) {
           dispatch = [];
           for (const cmd of commands) {
-            const r = await deps.setpoints.write(q, ctx.orgId, { site_id: siteId, device_id: cmd.device_id, value_kw: cmd.value_kw, source: 'optimiser', requested_by_decision: decision_id }, actorOf(ctx));
+            const r = await deps.setpoints.write(
+              q,
+              ctx.orgId,
+              { site_id: siteId, device_id: cmd.device_id, value_kw: cmd.value_kw, source: 'optimiser', requested_by_decision: decision_id },
+              actorOf(ctx),
+            );
             dispatch.push({ device_id: cmd.device_id, value_kw: cmd.value_kw, verdict: r.verdict, setpoint_id: r.setpoint_id });
           }
         }
@@ -394,8 +522,17 @@ export function createOptimisation(deps: Deps) {
           cost_gbp: gbp(cost.opt),
           decision_id,
         };
-        const result = { method: `${SCHEDULE_METHOD} Import above the limit is allowed only through a slack costing 1,000 £/kWh, so it is used only where unavoidable. ${MONEY_METHOD}`, dispatch, half_hour_plan: halfHourView(slots, input, sol, netOpt, lines) };
-        await optStore.insertRun(q, ctx.orgId, { run_id, site_id: siteId, kind: 'import_limit', created_at: isoTime(now), created_by: actorOf(ctx), dispatched: !!body.dispatch, summary, result }, now);
+        const result = {
+          method: `${SCHEDULE_METHOD} Import above the limit is allowed only through a slack costing 1,000 £/kWh, so it is used only where unavoidable. ${MONEY_METHOD}`,
+          dispatch,
+          half_hour_plan: halfHourView(slots, input, sol, netOpt, lines),
+        };
+        await optStore.insertRun(
+          q,
+          ctx.orgId,
+          { run_id, site_id: siteId, kind: 'import_limit', created_at: isoTime(now), created_by: actorOf(ctx), dispatched: !!body.dispatch, summary, result },
+          now,
+        );
         return { run_id, site_id: siteId, created_at: isoTime(now), created_by: actorOf(ctx), dispatched: !!body.dispatch, ...summary, ...result };
       });
     },

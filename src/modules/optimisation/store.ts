@@ -54,7 +54,10 @@ export const optStore = {
     return r.rows[0] ?? null;
   },
   async latestRun(q: Queryable, orgId: string, kind: RunKind): Promise<RunRow | null> {
-    const r = await q.query<RunRow>(`select ${RUN_COLS}, result from optimisation_runs where org_id = $1 and kind = $2 order by created_at desc, run_id desc limit 1`, [orgId, kind]);
+    const r = await q.query<RunRow>(
+      `select ${RUN_COLS}, result from optimisation_runs where org_id = $1 and kind = $2 order by created_at desc, run_id desc limit 1`,
+      [orgId, kind],
+    );
     return r.rows[0] ?? null;
   },
   async warranties(q: Queryable, orgId: string, siteId: string): Promise<WarrantyRow[]> {

@@ -21,10 +21,7 @@ export interface Organisation {
 export function createOrgStore(db: Queryable) {
   return {
     async get(id: string): Promise<Organisation | null> {
-      const r = await db.query<Organisation>(
-        'select id, name, realm, modules, plan_limits, created_at from organisations where id = $1',
-        [id],
-      );
+      const r = await db.query<Organisation>('select id, name, realm, modules, plan_limits, created_at from organisations where id = $1', [id]);
       return r.rows[0] ?? null;
     },
     /** What the platform's gates need: enabled modules and realm; null when it does not exist. */
@@ -61,8 +58,7 @@ export function createOrgStore(db: Queryable) {
       return r.rows[0] ?? null;
     },
     async list(): Promise<Organisation[]> {
-      return (await db.query<Organisation>('select id, name, realm, modules, plan_limits, created_at from organisations order by id'))
-        .rows;
+      return (await db.query<Organisation>('select id, name, realm, modules, plan_limits, created_at from organisations order by id')).rows;
     },
   };
 }

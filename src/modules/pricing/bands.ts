@@ -85,7 +85,11 @@ export function checkSchedule(periods: readonly BandPeriod[]): { problems: Sched
   if (problems.length) return { problems, compiled: null };
   for (const k of ['weekdays', 'weekends'] as const) {
     const gaps = cover[k].flatMap((b, s) => (b.length === 0 ? [s] : []));
-    if (gaps.length) problems.push({ index: null, msg: `${k} ${ranges(gaps)} ${gaps.length === 1 ? 'is' : 'are'} in no band: every half hour of the day must be in exactly one` });
+    if (gaps.length)
+      problems.push({
+        index: null,
+        msg: `${k} ${ranges(gaps)} ${gaps.length === 1 ? 'is' : 'are'} in no band: every half hour of the day must be in exactly one`,
+      });
     const twice = cover[k].flatMap((b, s) => (b.length > 1 ? [s] : []));
     // One message per set of clashing bands.
     const byBands = new Map<string, number[]>();
@@ -93,7 +97,8 @@ export function checkSchedule(periods: readonly BandPeriod[]): { problems: Sched
       const key = cover[k][s].join(', ');
       byBands.set(key, [...(byBands.get(key) ?? []), s]);
     }
-    for (const [bands, slots] of byBands) problems.push({ index: null, msg: `${k} ${ranges(slots)} ${slots.length === 1 ? 'is' : 'are'} in more than one period (${bands})` });
+    for (const [bands, slots] of byBands)
+      problems.push({ index: null, msg: `${k} ${ranges(slots)} ${slots.length === 1 ? 'is' : 'are'} in more than one period (${bands})` });
   }
   if (problems.length) return { problems, compiled: null };
   return { problems, compiled: { weekdays: cover.weekdays.map((b) => b[0]), weekends: cover.weekends.map((b) => b[0]) } };

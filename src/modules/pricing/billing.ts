@@ -17,8 +17,9 @@ export const BILL_ROUNDING =
 
 export const BILL_METHOD =
   'Each half hour of consumption (UTC start) belongs to the UK local day of its start; the tariff version in force that day applies (each version is in force from ' +
-  'its effective_from until its effective_to or the next version\'s effective_from); the standing charge is charged once per local day of the period; flat and ' +
-  'time-of-use unit rates apply to the kWh of each band by UK local clock time; dynamic tariffs price each half hour at its own supplied price. ' + BILL_ROUNDING;
+  "its effective_from until its effective_to or the next version's effective_from); the standing charge is charged once per local day of the period; flat and " +
+  'time-of-use unit rates apply to the kWh of each band by UK local clock time; dynamic tariffs price each half hour at its own supplied price. ' +
+  BILL_ROUNDING;
 
 export interface StoredVersion {
   version: number;
@@ -35,7 +36,14 @@ export function compileVersions(rows: readonly StoredVersion[]): CompiledVersion
     const own = v.effective_to;
     const until = own === null ? next : next === null ? own : own < next ? own : next;
     const ur = v.terms.unit_rates;
-    return { version: v.version, effective_from: v.effective_from, effective_to: v.effective_to, until, terms: v.terms, schedule: ur.type === 'time_of_use' ? checkSchedule(ur.periods).compiled : null };
+    return {
+      version: v.version,
+      effective_from: v.effective_from,
+      effective_to: v.effective_to,
+      until,
+      terms: v.terms,
+      schedule: ur.type === 'time_of_use' ? checkSchedule(ur.periods).compiled : null,
+    };
   });
 }
 
@@ -103,7 +111,12 @@ export function billTariff(input: {
   if (uncovered.length) problems.push(fieldError(['body', 'from'], `No tariff version of ${input.tariff.tariff_id} in force on ${spans(uncovered)}`, from));
 
   // Per version: days, kWh per band, dynamic cost.
-  interface Acc { days: string[]; kwh: Map<string, bigint>; dynCost: bigint; dynKwh: bigint }
+  interface Acc {
+    days: string[];
+    kwh: Map<string, bigint>;
+    dynCost: bigint;
+    dynKwh: bigint;
+  }
   const acc = new Map<number, Acc>();
   const accOf = (v: CompiledVersion) => {
     let a = acc.get(v.version);
@@ -119,7 +132,14 @@ export function billTariff(input: {
   consumption.forEach((h, i) => {
     const clock = ukClock(h.t);
     if (clock.date < from || clock.date >= to) {
-      if (problems.length < 20) problems.push(fieldError(['body', 'consumption', i, 'start'], `half hour ${isoTime(h.t)} is on ${clock.date}, outside the bill period ${from} to ${to}`, isoTime(h.t)));
+      if (problems.length < 20)
+        problems.push(
+          fieldError(
+            ['body', 'consumption', i, 'start'],
+            `half hour ${isoTime(h.t)} is on ${clock.date}, outside the bill period ${from} to ${to}`,
+            isoTime(h.t),
+          ),
+        );
       return;
     }
     const v = versionOf.get(clock.date);
@@ -142,7 +162,15 @@ export function billTariff(input: {
   });
   if (missingPrices.length)
     problems.push(
-      fieldError(['body', 'prices'], `No price for ${missingPrices.length} half hour${missingPrices.length === 1 ? '' : 's'} of a dynamic tariff: ${missingPrices.slice(0, 5).map((t) => isoTime(t)).join(', ')}${missingPrices.length > 5 ? ', ...' : ''}`, null, 'missing'),
+      fieldError(
+        ['body', 'prices'],
+        `No price for ${missingPrices.length} half hour${missingPrices.length === 1 ? '' : 's'} of a dynamic tariff: ${missingPrices
+          .slice(0, 5)
+          .map((t) => isoTime(t))
+          .join(', ')}${missingPrices.length > 5 ? ', ...' : ''}`,
+        null,
+        'missing',
+      ),
     );
   if (problems.length) throw new BillProblems(problems);
 
@@ -164,7 +192,17 @@ export function billTariff(input: {
     const sc = q(t.standing_charge_p_per_day);
     const scAmount = poundsRounded(sc * BigInt(a.days.length), Q);
     push(
-      { kind: 'standing_charge', description: `Standing charge, ${a.days.length} day${a.days.length === 1 ? '' : 's'} at ${plain(sc)}p a day`, band: null, quantity: String(a.days.length), unit: 'day', rate_p: plain(sc), rate_p_inc_vat: incVat(sc, vat), average_rate_p: null, amount_gbp: text(scAmount, 2, 2) },
+      {
+        kind: 'standing_charge',
+        description: `Standing charge, ${a.days.length} day${a.days.length === 1 ? '' : 's'} at ${plain(sc)}p a day`,
+        band: null,
+        quantity: String(a.days.length),
+        unit: 'day',
+        rate_p: plain(sc),
+        rate_p_inc_vat: incVat(sc, vat),
+        average_rate_p: null,
+        amount_gbp: text(scAmount, 2, 2),
+      },
       scAmount,
     );
     const ur = t.unit_rates;
@@ -172,7 +210,17 @@ export function billTariff(input: {
       const amount = poundsRounded(a.dynCost, P);
       const avg = a.dynKwh === 0n ? null : text(roundDiv(a.dynCost, a.dynKwh), Q, 4);
       push(
-        { kind: 'unit', description: `Energy at half-hourly prices, ${plain(a.dynKwh)} kWh`, band: null, quantity: plain(a.dynKwh), unit: 'kWh', rate_p: null, rate_p_inc_vat: null, average_rate_p: avg, amount_gbp: text(amount, 2, 2) },
+        {
+          kind: 'unit',
+          description: `Energy at half-hourly prices, ${plain(a.dynKwh)} kWh`,
+          band: null,
+          quantity: plain(a.dynKwh),
+          unit: 'kWh',
+          rate_p: null,
+          rate_p_inc_vat: null,
+          average_rate_p: avg,
+          amount_gbp: text(amount, 2, 2),
+        },
         amount,
       );
     } else {
@@ -225,7 +273,12 @@ export function billTariff(input: {
       vat_gbp: text(vatTotal, 2, 2),
       total_gbp: text(net + vatTotal, 2, 2),
     },
-    coverage: { half_hours_expected: expected, half_hours_present: consumption.length, half_hours_missing: expected - consumption.length, first_missing: firstMissing },
+    coverage: {
+      half_hours_expected: expected,
+      half_hours_present: consumption.length,
+      half_hours_missing: expected - consumption.length,
+      first_missing: firstMissing,
+    },
     rounding: BILL_ROUNDING,
   };
 }

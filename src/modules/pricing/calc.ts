@@ -67,7 +67,10 @@ export function smartBands(body: { series: { start: string; value: string | numb
   body.series.forEach((p, i) => {
     if (errs.length >= 20) return;
     const t = parseInstant(p.start);
-    if (t === null || t % SLOT_MS !== 0 || !/[Tt]/.test(p.start)) return void errs.push(fieldError(['body', 'series', i, 'start'], 'start must be an ISO 8601 date-time with an offset, at the start of a half hour', p.start));
+    if (t === null || t % SLOT_MS !== 0 || !/[Tt]/.test(p.start))
+      return void errs.push(
+        fieldError(['body', 'series', i, 'start'], 'start must be an ISO 8601 date-time with an offset, at the start of a half hour', p.start),
+      );
     if (seen.has(t)) return void errs.push(fieldError(['body', 'series', i, 'start'], `half hour ${isoTime(t)} is given twice`, p.start));
     seen.add(t);
     const v = parseScaled(typeof p.value === 'number' ? String(p.value) : p.value, Q);
@@ -80,13 +83,26 @@ export function smartBands(body: { series: { start: string; value: string | numb
   });
   if (!errs.length) {
     const empty = counts.flatMap((n, s) => (n === 0 ? [s] : []));
-    if (empty.length) errs.push(fieldError(['body', 'series'], `the series has no value at UK local ${empty.slice(0, 6).map((s) => `${clockOf(s)}-${clockOf(s + 1)}`).join(', ')}${empty.length > 6 ? ', ...' : ''}: every half hour of the day needs at least one`, null));
+    if (empty.length)
+      errs.push(
+        fieldError(
+          ['body', 'series'],
+          `the series has no value at UK local ${empty
+            .slice(0, 6)
+            .map((s) => `${clockOf(s)}-${clockOf(s + 1)}`)
+            .join(', ')}${empty.length > 6 ? ', ...' : ''}: every half hour of the day needs at least one`,
+          null,
+        ),
+      );
   }
   if (errs.length) throw pricingErrors.fields(errs);
   const means = sums.map((s, i) => roundDiv(s, BigInt(counts[i]))); // Q
   const k = body.band_count;
   const order = means.map((m, slot) => ({ m, slot })).sort((a, b) => (a.m < b.m ? -1 : a.m > b.m ? 1 : a.slot - b.slot));
-  const cls = naturalBreaks(order.map((o) => Number(plain(o.m))), k);
+  const cls = naturalBreaks(
+    order.map((o) => Number(plain(o.m))),
+    k,
+  );
   const bandOf = new Array<number>(48);
   order.forEach((o, i) => (bandOf[o.slot] = cls[i]));
   const used = [...new Set(cls)].length;
@@ -112,7 +128,22 @@ export function smartBands(body: { series: { start: string; value: string | numb
   const bands = levels.map((c) => {
     const slots = bandOf.flatMap((b, s) => (b === c ? [s] : []));
     const sum = slots.reduce((a, s) => a + means[s], 0n);
-    return { band: nameOf(c), half_hours: slots.length, hours: plain(BigInt(slots.length) * 5n * 10n ** BigInt(Q - 1)), mean: text(roundDiv(sum, BigInt(slots.length)), Q, 4), min: text(slots.reduce((a, s) => (means[s] < a ? means[s] : a), means[slots[0]]), Q, 4), max: text(slots.reduce((a, s) => (means[s] > a ? means[s] : a), means[slots[0]]), Q, 4) };
+    return {
+      band: nameOf(c),
+      half_hours: slots.length,
+      hours: plain(BigInt(slots.length) * 5n * 10n ** BigInt(Q - 1)),
+      mean: text(roundDiv(sum, BigInt(slots.length)), Q, 4),
+      min: text(
+        slots.reduce((a, s) => (means[s] < a ? means[s] : a), means[slots[0]]),
+        Q,
+        4,
+      ),
+      max: text(
+        slots.reduce((a, s) => (means[s] > a ? means[s] : a), means[slots[0]]),
+        Q,
+        4,
+      ),
+    };
   });
   return {
     kind: body.kind,
@@ -149,15 +180,27 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
   if (!validDate(body.from)) errs.push(fieldError(['body', 'from'], 'from must be a date, YYYY-MM-DD', body.from));
   if (!validDate(body.to)) errs.push(fieldError(['body', 'to'], 'to must be a date, YYYY-MM-DD (the day after the last)', body.to));
   else if (validDate(body.from) && body.to <= body.from) errs.push(fieldError(['body', 'to'], 'to must be after from (it is the day after the last)', body.to));
-  else if (validDate(body.from) && Date.parse(body.to) - Date.parse(body.from) > 367 * 86_400_000) errs.push(fieldError(['body', 'to'], 'cost-plus covers at most 367 days', body.to));
+  else if (validDate(body.from) && Date.parse(body.to) - Date.parse(body.from) > 367 * 86_400_000)
+    errs.push(fieldError(['body', 'to'], 'cost-plus covers at most 367 days', body.to));
   const mu = parseScaled(body.margin.unit_p_per_kwh, Q);
   const ms = parseScaled(body.margin.standing_p_per_day, Q);
-  if (mu === null) errs.push(fieldError(['body', 'margin', 'unit_p_per_kwh'], 'unit_p_per_kwh must be a decimal with at most 6 decimal places', body.margin.unit_p_per_kwh));
-  if (ms === null) errs.push(fieldError(['body', 'margin', 'standing_p_per_day'], 'standing_p_per_day must be a decimal with at most 6 decimal places', body.margin.standing_p_per_day));
+  if (mu === null)
+    errs.push(fieldError(['body', 'margin', 'unit_p_per_kwh'], 'unit_p_per_kwh must be a decimal with at most 6 decimal places', body.margin.unit_p_per_kwh));
+  if (ms === null)
+    errs.push(
+      fieldError(
+        ['body', 'margin', 'standing_p_per_day'],
+        'standing_p_per_day must be a decimal with at most 6 decimal places',
+        body.margin.standing_p_per_day,
+      ),
+    );
   let flat: bigint | null = null;
   if (body.wholesale.type === 'flat') {
     flat = parseScaled(body.wholesale.rate_p_per_kwh, Q);
-    if (flat === null) errs.push(fieldError(['body', 'wholesale', 'rate_p_per_kwh'], 'rate_p_per_kwh must be a decimal with at most 6 decimal places', body.wholesale.rate_p_per_kwh));
+    if (flat === null)
+      errs.push(
+        fieldError(['body', 'wholesale', 'rate_p_per_kwh'], 'rate_p_per_kwh must be a decimal with at most 6 decimal places', body.wholesale.rate_p_per_kwh),
+      );
   }
   if (errs.length) throw pricingErrors.fields(errs);
   const consumption = parseHalfHours(body.consumption, ['body', 'consumption']);
@@ -165,9 +208,17 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
     const d = ukClock(h.t).date;
     return d < body.from || d >= body.to;
   });
-  if (outside >= 0) throw pricingErrors.fields([fieldError(['body', 'consumption'], `half hour ${isoTime(consumption[outside].t)} is outside the period ${body.from} to ${body.to}`, isoTime(consumption[outside].t))]);
+  if (outside >= 0)
+    throw pricingErrors.fields([
+      fieldError(
+        ['body', 'consumption'],
+        `half hour ${isoTime(consumption[outside].t)} is outside the period ${body.from} to ${body.to}`,
+        isoTime(consumption[outside].t),
+      ),
+    ]);
   const totalKwh = consumption.reduce((s, h) => s + h.kwh, 0n);
-  if (totalKwh === 0n) throw pricingErrors.field(['consumption'], 'the consumption totals 0 kWh: a unit rate needs some consumption to spread costs over', null);
+  if (totalKwh === 0n)
+    throw pricingErrors.field(['consumption'], 'the consumption totals 0 kWh: a unit rate needs some consumption to spread costs over', null);
 
   // Wholesale cost.
   let wholesaleCost = 0n; // P
@@ -177,11 +228,20 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
     for (const [i, p] of body.wholesale.prices.entries()) {
       const t = parseInstant(p.start);
       const v = parseScaled(typeof p.rate_p_per_kwh === 'number' ? String(p.rate_p_per_kwh) : p.rate_p_per_kwh, Q);
-      if (t === null || t % SLOT_MS !== 0 || v === null) throw pricingErrors.field(['wholesale', 'prices', i], 'each price is {start: ISO 8601 half-hour start with an offset, rate_p_per_kwh: decimal}', p);
+      if (t === null || t % SLOT_MS !== 0 || v === null)
+        throw pricingErrors.field(['wholesale', 'prices', i], 'each price is {start: ISO 8601 half-hour start with an offset, rate_p_per_kwh: decimal}', p);
       prices.set(t, v);
     }
     const missing = consumption.filter((h) => !prices.has(h.t));
-    if (missing.length) throw pricingErrors.field(['wholesale', 'prices'], `No wholesale price for ${missing.length} half hour${missing.length === 1 ? '' : 's'}: ${missing.slice(0, 5).map((h) => isoTime(h.t)).join(', ')}${missing.length > 5 ? ', ...' : ''}`, null);
+    if (missing.length)
+      throw pricingErrors.field(
+        ['wholesale', 'prices'],
+        `No wholesale price for ${missing.length} half hour${missing.length === 1 ? '' : 's'}: ${missing
+          .slice(0, 5)
+          .map((h) => isoTime(h.t))
+          .join(', ')}${missing.length > 5 ? ', ...' : ''}`,
+        null,
+      );
     for (const h of consumption) wholesaleCost += prices.get(h.t)! * h.kwh;
   }
 
@@ -204,7 +264,19 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
   const standing = rescale(roundDiv(dailyCost, BigInt(days)) + ms!, Q, 4);
   const vatRate = priced.vat_rates.length === 1 ? priced.vat_rates[0] : null;
   const inc = (v: bigint) => (vatRate ? plain(v * (100n * 10n ** BigInt(Q) + parseRate(vatRate.rate_percent)), 4 + Q + 2) : null);
-  const rateInputs = (component: string) => priced.rates_used.filter((r) => r.component === component).map((r) => ({ rate_id: r.rate_id, rate: r.rate, unit: r.unit, band: r.band, valid_from: r.valid_from, valid_to: r.valid_to, source: r.source, origin: r.origin }));
+  const rateInputs = (component: string) =>
+    priced.rates_used
+      .filter((r) => r.component === component)
+      .map((r) => ({
+        rate_id: r.rate_id,
+        rate: r.rate,
+        unit: r.unit,
+        band: r.band,
+        valid_from: r.valid_from,
+        valid_to: r.valid_to,
+        source: r.source,
+        origin: r.origin,
+      }));
   return {
     mpan: mpanView(m),
     period: { from: body.from, to: body.to, days },
@@ -213,8 +285,19 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
       wholesale:
         flat !== null
           ? { type: 'flat' as const, rate_p_per_kwh: plain(flat), cost_p: text(wholesaleCost, P, 4) }
-          : { type: 'half_hourly' as const, prices: consumption.length, average_p_per_kwh: text(roundDiv(wholesaleCost, totalKwh), Q, 4), cost_p: text(wholesaleCost, P, 4) },
-      charges: [...perKwh, ...daily].map((c) => ({ component: c.component, unit: c.unit, quantity: c.quantity, cost_p: c.cost_p, rates: rateInputs(c.component) })),
+          : {
+              type: 'half_hourly' as const,
+              prices: consumption.length,
+              average_p_per_kwh: text(roundDiv(wholesaleCost, totalKwh), Q, 4),
+              cost_p: text(wholesaleCost, P, 4),
+            },
+      charges: [...perKwh, ...daily].map((c) => ({
+        component: c.component,
+        unit: c.unit,
+        quantity: c.quantity,
+        cost_p: c.cost_p,
+        rates: rateInputs(c.component),
+      })),
       time_bands: priced.schedules_used,
       margin: { unit_p_per_kwh: plain(mu!), standing_p_per_day: plain(ms!) },
       vat: vatRate,
@@ -232,7 +315,13 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
       unit_rate_p_per_kwh_inc_vat: inc(unitRate),
       standing_charge_p_per_day_inc_vat: inc(standing),
       version: vatRate
-        ? { effective_from: body.from, effective_to: null, vat_rate_percent: vatRate.rate_percent, standing_charge_p_per_day: text(standing, 4, 4), unit_rates: { type: 'flat' as const, rate_p_per_kwh: text(unitRate, 4, 4) } }
+        ? {
+            effective_from: body.from,
+            effective_to: null,
+            vat_rate_percent: vatRate.rate_percent,
+            standing_charge_p_per_day: text(standing, 4, 4),
+            unit_rates: { type: 'flat' as const, rate_p_per_kwh: text(unitRate, 4, 4) },
+          }
         : null,
     },
     data_basis: { basis: 'calculated' as const, method: COST_PLUS_METHOD },

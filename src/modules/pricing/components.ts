@@ -27,7 +27,14 @@ const c = (component: string, unit: Unit, basis: Basis, description: string, nee
 });
 
 export const COMPONENTS: readonly ComponentInfo[] = [
-  c('duos_unit', 'p/kWh', 'kwh', 'DUoS unit rate by time band (red, amber, green; super_red for EHV), per distributor and optionally line-loss class', true, true),
+  c(
+    'duos_unit',
+    'p/kWh',
+    'kwh',
+    'DUoS unit rate by time band (red, amber, green; super_red for EHV), per distributor and optionally line-loss class',
+    true,
+    true,
+  ),
   c('duos_fixed', 'p/day', 'day', 'DUoS fixed (standing) charge per MPAN per day, per distributor and optionally line-loss class', true),
   c('duos_capacity', 'p/kVA/day', 'kva_day', 'DUoS capacity charge per kVA of agreed supply capacity per day', true),
   c('tnuos', 'p/day', 'day', 'TNUoS transmission demand residual, a fixed charge per site per day by band (from 1 April 2023)'),

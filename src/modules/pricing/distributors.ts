@@ -61,4 +61,3 @@ export function distributorOf(id: string): Distributor | null {
   const idno = IDNO_NAMES[id];
   return { distributor_id: id, name: idno?.name ?? null, operator: null, gsp_group: null, mpid: idno?.mpid ?? null, kind: 'idno' };
 }
-

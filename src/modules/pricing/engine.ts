@@ -13,8 +13,8 @@ export const LINE_DP = 4; // pence
 
 export const PRICE_METHOD =
   'Each half hour (UTC start, kWh as metered, no line-loss gross-up) takes the UK local date and wall-clock time of its start; the charge-library rates in force ' +
-  'that local day for the MPAN (distributor, line-loss class, supply type) apply, DUoS unit rates by the band of the distributor\'s time-band schedule at that ' +
-  'clock time; each component\'s charge is rate × kWh, exact, rounded half away from zero to 0.0001p; fixed daily charges are charged pro rata to the half ' +
+  "that local day for the MPAN (distributor, line-loss class, supply type) apply, DUoS unit rates by the band of the distributor's time-band schedule at that " +
+  "clock time; each component's charge is rate × kWh, exact, rounded half away from zero to 0.0001p; fixed daily charges are charged pro rata to the half " +
   'hours of the local day present (46, 48 or 50 a day); totals are exact sums of the rounded lines; VAT is not included.';
 
 export interface LibRate {
@@ -69,9 +69,7 @@ interface DayRates {
 /** The library for one supply point, looked up by local date (cached per date). */
 export function libraryAt(m: SupplyPoint, rates: readonly LibRate[], schedules: readonly LibSchedule[]) {
   const mine = rates.filter((r) => appliesTo(r, m));
-  const scheds = schedules
-    .filter((s) => s.distributor_id === m.distributor_id)
-    .map((s) => ({ s, compiled: checkSchedule(s.periods).compiled }));
+  const scheds = schedules.filter((s) => s.distributor_id === m.distributor_id).map((s) => ({ s, compiled: checkSchedule(s.periods).compiled }));
   const cache = new Map<string, DayRates>();
   return (date: string): DayRates => {
     const hit = cache.get(date);
@@ -99,7 +97,6 @@ export function libraryAt(m: SupplyPoint, rates: readonly LibRate[], schedules: 
 export function parseRate(s: string): bigint {
   return q(s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
 }
-
 
 export interface HalfHourIn {
   t: number;
@@ -144,7 +141,12 @@ export interface PriceResult {
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** Prices a batch of half hours (distinct starts, on :00 or :30). */
-export function priceHalfHours(m: SupplyPoint, at: ReturnType<typeof libraryAt>, halfHours: readonly HalfHourIn[], opts: { detail: boolean; slotsInDay: (date: string) => number }): PriceResult {
+export function priceHalfHours(
+  m: SupplyPoint,
+  at: ReturnType<typeof libraryAt>,
+  halfHours: readonly HalfHourIn[],
+  opts: { detail: boolean; slotsInDay: (date: string) => number },
+): PriceResult {
   const unpriced = new Map<string, Unpriced>();
   const miss = (component: string, band: string | null, reason: string, when: string, per: 'half_hour' | 'day', k = `${component}|${band}|${reason}`) => {
     const u = unpriced.get(k);
@@ -187,7 +189,11 @@ export function priceHalfHours(m: SupplyPoint, at: ReturnType<typeof libraryAt>,
       const ci = COMPONENTS.indexOf(info);
       if (info.needsBand) {
         if (!lib.schedule) {
-          plan.misses.push({ component: info.component, band: null, reason: byBand ? `no time-band schedule in force for distributor ${m.distributor_id}` : 'no rate in the library' });
+          plan.misses.push({
+            component: info.component,
+            band: null,
+            reason: byBand ? `no time-band schedule in force for distributor ${m.distributor_id}` : 'no rate in the library',
+          });
           continue;
         }
         const hit = byBand?.get(band!);
@@ -197,7 +203,8 @@ export function priceHalfHours(m: SupplyPoint, at: ReturnType<typeof libraryAt>,
         const hit = byBand?.get('');
         if (hit) plan.hits.push({ component: info.component, ci, banded: false, v: hit.v, rate: hit.rate });
         // CCL is not charged on domestic supplies: nothing is missing there.
-        else if (!(info.component === 'ccl' && m.supply_type === 'domestic')) plan.misses.push({ component: info.component, band: null, reason: 'no rate in the library' });
+        else if (!(info.component === 'ccl' && m.supply_type === 'domestic'))
+          plan.misses.push({ component: info.component, band: null, reason: 'no rate in the library' });
       }
     }
     for (const hit of plan.hits) used.set(hit.rate.rate_id, hit.rate);

@@ -13,9 +13,22 @@ export const pricingErrors = {
 };
 
 export const PRICING_ERROR_DOCS = [
-  { code: 'rate_clash', status: 409, description: 'A charge-library rate whose scope (distributor, line-loss class, supply type, band) and period of validity overlap a rate already in the library (or a published one) for the same component.' },
-  { code: 'time_bands_clash', status: 409, description: 'A time-band schedule for a distributor whose period of validity overlaps one already in the library.' },
+  {
+    code: 'rate_clash',
+    status: 409,
+    description:
+      'A charge-library rate whose scope (distributor, line-loss class, supply type, band) and period of validity overlap a rate already in the library (or a published one) for the same component.',
+  },
+  {
+    code: 'time_bands_clash',
+    status: 409,
+    description: 'A time-band schedule for a distributor whose period of validity overlaps one already in the library.',
+  },
   { code: 'mpan_exists', status: 409, description: 'The organisation has registered this MPAN already.' },
   { code: 'mpan_not_registered', status: 404, description: 'Pricing, stack or cost-plus at an MPAN the organisation has not registered.' },
-  { code: 'version_overlap', status: 409, description: 'A new retail tariff version whose effective date does not fall after every stored version (versions are append only).' },
+  {
+    code: 'version_overlap',
+    status: 409,
+    description: 'A new retail tariff version whose effective date does not fall after every stored version (versions are append only).',
+  },
 ] as const;

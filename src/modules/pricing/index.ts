@@ -20,7 +20,12 @@ export interface RetailTariffRates {
    * at each half hour: null when the organisation has no such tariff; a problem (in words) when a
    * half hour has no rate of the tariff's own (no version in force, or a dynamic tariff).
    */
-  unitRates(q: Queryable, orgId: string, tariffId: string, starts: readonly number[]): Promise<null | { tariff_id: string; name: string; versions: number[]; rates_p_per_kwh_inc_vat: string[] } | { problem: string }>;
+  unitRates(
+    q: Queryable,
+    orgId: string,
+    tariffId: string,
+    starts: readonly number[],
+  ): Promise<null | { tariff_id: string; name: string; versions: number[]; rates_p_per_kwh_inc_vat: string[] } | { problem: string }>;
 }
 export const RETAIL_TARIFFS = serviceKey<RetailTariffRates>('pricing.retailTariffs');
 
@@ -29,7 +34,12 @@ const retailTariffRates: RetailTariffRates = {
     const t = await tariffStore.get(q, orgId, tariffId);
     if (!t) return null;
     const rows = await tariffStore.versions(q, orgId, [tariffId]);
-    const out = unitRatesAt(compileVersions(rows.map((r) => ({ version: r.version, effective_from: r.effective_from, effective_to: r.effective_to, terms: r.terms as unknown as VersionTerms }))), starts);
+    const out = unitRatesAt(
+      compileVersions(
+        rows.map((r) => ({ version: r.version, effective_from: r.effective_from, effective_to: r.effective_to, terms: r.terms as unknown as VersionTerms })),
+      ),
+      starts,
+    );
     if ('problem' in out) return out;
     return { tariff_id: t.tariff_id, name: t.name, versions: out.versions, rates_p_per_kwh_inc_vat: out.rates };
   },
@@ -43,7 +53,8 @@ export const pricingModule: ModuleFactory = (deps) => {
   return {
     name: 'pricing',
     tags: {
-      charges: 'The GB charge library (DUoS by time band, fixed and capacity charges, TNUoS, BSUoS, policy costs, CCL, VAT), supply points by MPAN and the pricing engine.',
+      charges:
+        'The GB charge library (DUoS by time band, fixed and capacity charges, TNUoS, BSUoS, policy costs, CCL, VAT), supply points by MPAN and the pricing engine.',
       tariffs: 'Versioned, append-only retail tariffs: validation, bills, comparison, smart bands and cost-plus pricing.',
     },
     errors: PRICING_ERROR_DOCS,

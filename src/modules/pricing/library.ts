@@ -13,7 +13,18 @@ import { parseInstant, slotsInDay, SLOT_MS, parseScaled } from '../market/index.
 import { checkSchedule, type BandPeriod } from './bands.ts';
 import { COMPONENTS, componentInfo } from './components.ts';
 import { distributorOf } from './distributors.ts';
-import { libraryAt, priceHalfHours, inForce, appliesTo, parseRate, PRICE_METHOD, type LibRate, type LibSchedule, type SupplyPoint, type HalfHourIn } from './engine.ts';
+import {
+  libraryAt,
+  priceHalfHours,
+  inForce,
+  appliesTo,
+  parseRate,
+  PRICE_METHOD,
+  type LibRate,
+  type LibSchedule,
+  type SupplyPoint,
+  type HalfHourIn,
+} from './engine.ts';
 import { pricingErrors } from './errors.ts';
 import { parseMpanCore } from './mpan.ts';
 import { Q, q, plain, rescale } from './money.ts';
@@ -99,7 +110,8 @@ function validity(from: string, to: string | null | undefined, errs: FieldError[
   if (!validDate(from)) errs.push(fieldError(['body', 'valid_from'], 'valid_from must be a date, YYYY-MM-DD', from));
   if (to !== null && to !== undefined) {
     if (!validDate(to)) errs.push(fieldError(['body', 'valid_to'], 'valid_to must be a date, YYYY-MM-DD (the first day no longer in force), or null', to));
-    else if (validDate(from) && to <= from) errs.push(fieldError(['body', 'valid_to'], 'valid_to must be after valid_from (it is the first day no longer in force)', to));
+    else if (validDate(from) && to <= from)
+      errs.push(fieldError(['body', 'valid_to'], 'valid_to must be after valid_from (it is the first day no longer in force)', to));
   }
 }
 
@@ -128,13 +140,21 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
     libraryFor,
 
     async library(ctx: RequestContext, query: { component?: string; distributor_id?: string }) {
-      const rows = (await libraryStore.rates(db, ctx.orgId, { component: query.component, distributorId: query.distributor_id })).map((r) => rateView({ ...own(r), created_at: r.created_at }));
+      const rows = (await libraryStore.rates(db, ctx.orgId, { component: query.component, distributorId: query.distributor_id })).map((r) =>
+        rateView({ ...own(r), created_at: r.created_at }),
+      );
       const pub = published()
         .filter((r) => !query.component || r.component === query.component)
         .map((r) => rateView(r));
       const schedules = (await libraryStore.schedules(db, ctx.orgId, query.distributor_id)).map(scheduleView);
       return {
-        components: COMPONENTS.map((c) => ({ component: c.component, unit: c.unit, description: c.description, needs_distributor: c.needsDistributor, needs_band: c.needsBand })),
+        components: COMPONENTS.map((c) => ({
+          component: c.component,
+          unit: c.unit,
+          description: c.description,
+          needs_distributor: c.needsDistributor,
+          needs_band: c.needsBand,
+        })),
         rates: [...pub, ...rows],
         time_bands: schedules,
       };
@@ -145,15 +165,31 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       const info = componentInfo(body.component);
       if (!info) errs.push(fieldError(['body', 'component'], `component must be one of ${COMPONENTS.map((c) => c.component).join(', ')}`, body.component));
       else if (body.unit !== info.unit)
-        errs.push(fieldError(['body', 'unit'], `${info.component} rates are stated in ${info.unit}${info.unit === 'p/kWh' ? ' (£1/MWh = 0.1 p/kWh)' : info.unit === 'p/day' ? ' (£1/day = 100 p/day)' : ''}`, body.unit));
+        errs.push(
+          fieldError(
+            ['body', 'unit'],
+            `${info.component} rates are stated in ${info.unit}${info.unit === 'p/kWh' ? ' (£1/MWh = 0.1 p/kWh)' : info.unit === 'p/day' ? ' (£1/day = 100 p/day)' : ''}`,
+            body.unit,
+          ),
+        );
       const rate = parseScaled(body.rate, Q);
       if (rate === null) errs.push(fieldError(['body', 'rate'], 'rate must be decimal text with at most 6 decimal places', body.rate));
-      else if (info?.basis === 'vat' && (rate < 0n || rate > 100n * 10n ** BigInt(Q))) errs.push(fieldError(['body', 'rate'], 'a VAT rate is a percentage, 0 to 100', body.rate));
+      else if (info?.basis === 'vat' && (rate < 0n || rate > 100n * 10n ** BigInt(Q)))
+        errs.push(fieldError(['body', 'rate'], 'a VAT rate is a percentage, 0 to 100', body.rate));
       const dist = body.distributor_id ?? null;
-      if (dist !== null && !distributorOf(dist)) errs.push(fieldError(['body', 'distributor_id'], 'distributor_id must be a distributor id: 10 to 23 for the 14 licence areas, 24 and up for independent operators', dist));
-      if (info?.needsDistributor && dist === null) errs.push(fieldError(['body', 'distributor_id'], `${info.component} rates are the distributor's: distributor_id is required`, null));
+      if (dist !== null && !distributorOf(dist))
+        errs.push(
+          fieldError(
+            ['body', 'distributor_id'],
+            'distributor_id must be a distributor id: 10 to 23 for the 14 licence areas, 24 and up for independent operators',
+            dist,
+          ),
+        );
+      if (info?.needsDistributor && dist === null)
+        errs.push(fieldError(['body', 'distributor_id'], `${info.component} rates are the distributor's: distributor_id is required`, null));
       const band = body.band ?? null;
-      if (info?.needsBand && band === null) errs.push(fieldError(['body', 'band'], `${info.component} rates are by time band: band is required (red, amber, green, ...)`, null));
+      if (info?.needsBand && band === null)
+        errs.push(fieldError(['body', 'band'], `${info.component} rates are by time band: band is required (red, amber, green, ...)`, null));
       if (info && !info.needsBand && band !== null) errs.push(fieldError(['body', 'band'], `${info.component} rates have no time band`, band));
       validity(body.valid_from, body.valid_to, errs);
       if (errs.length) throw pricingErrors.fields(errs);
@@ -187,27 +223,59 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
         const clash = await libraryStore.clashingRates(tx, ctx.orgId, row);
         if (clash.length) throw pricingErrors.rateClash(`Rate clashes with ${describe(clash[0])}`);
         await libraryStore.insertRate(tx, ctx.orgId, row, actorId(ctx), now);
-        await audit.record(tx, ctx, { action: 'pricing.rate.create', targetType: 'charge_rate', targetId: row.rate_id, details: { component: row.component, valid_from: row.valid_from } });
+        await audit.record(tx, ctx, {
+          action: 'pricing.rate.create',
+          targetType: 'charge_rate',
+          targetId: row.rate_id,
+          details: { component: row.component, valid_from: row.valid_from },
+        });
         return rateView({ ...row, origin: 'organisation', created_at: now });
       });
     },
 
     async addTimeBands(ctx: RequestContext, body: BandsIn) {
       const errs: FieldError[] = [];
-      if (!distributorOf(body.distributor_id)) errs.push(fieldError(['body', 'distributor_id'], 'distributor_id must be a distributor id: 10 to 23 for the 14 licence areas, 24 and up for independent operators', body.distributor_id));
+      if (!distributorOf(body.distributor_id))
+        errs.push(
+          fieldError(
+            ['body', 'distributor_id'],
+            'distributor_id must be a distributor id: 10 to 23 for the 14 licence areas, 24 and up for independent operators',
+            body.distributor_id,
+          ),
+        );
       validity(body.valid_from, body.valid_to, errs);
       for (const p of checkSchedule(body.periods).problems)
-        errs.push(fieldError(p.index === null ? ['body', 'periods'] : ['body', 'periods', p.index, ...(p.field ? [p.field] : [])], p.msg, p.index === null ? null : body.periods[p.index]));
+        errs.push(
+          fieldError(
+            p.index === null ? ['body', 'periods'] : ['body', 'periods', p.index, ...(p.field ? [p.field] : [])],
+            p.msg,
+            p.index === null ? null : body.periods[p.index],
+          ),
+        );
       if (errs.length) throw pricingErrors.fields(errs);
-      const row = { schedule_id: randomUUID(), distributor_id: body.distributor_id, valid_from: body.valid_from, valid_to: body.valid_to ?? null, periods: body.periods, source: body.source.trim() };
+      const row = {
+        schedule_id: randomUUID(),
+        distributor_id: body.distributor_id,
+        valid_from: body.valid_from,
+        valid_to: body.valid_to ?? null,
+        periods: body.periods,
+        source: body.source.trim(),
+      };
       const now = clock.now();
       return db.tx(async (tx) => {
         await libraryStore.lock(tx, ctx.orgId, 'bands');
         const clash = await libraryStore.clashingSchedules(tx, ctx.orgId, row);
         if (clash.length)
-          throw pricingErrors.bandsClash(`Time bands clash with schedule ${clash[0].schedule_id} for distributor ${clash[0].distributor_id} (in force ${clash[0].valid_from} to ${clash[0].valid_to ?? 'open'})`);
+          throw pricingErrors.bandsClash(
+            `Time bands clash with schedule ${clash[0].schedule_id} for distributor ${clash[0].distributor_id} (in force ${clash[0].valid_from} to ${clash[0].valid_to ?? 'open'})`,
+          );
         await libraryStore.insertSchedule(tx, ctx.orgId, row, actorId(ctx), now);
-        await audit.record(tx, ctx, { action: 'pricing.time_bands.create', targetType: 'time_bands', targetId: row.schedule_id, details: { distributor_id: row.distributor_id, valid_from: row.valid_from } });
+        await audit.record(tx, ctx, {
+          action: 'pricing.time_bands.create',
+          targetType: 'time_bands',
+          targetId: row.schedule_id,
+          details: { distributor_id: row.distributor_id, valid_from: row.valid_from },
+        });
         return scheduleView({ ...row, created_at: now });
       });
     },
@@ -218,7 +286,12 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       let kva: string | null = null;
       if (body.agreed_capacity_kva !== undefined && body.agreed_capacity_kva !== null) {
         const v = parseScaled(body.agreed_capacity_kva, 3);
-        if (v === null || v <= 0n) throw pricingErrors.field(['agreed_capacity_kva'], 'agreed_capacity_kva must be a positive decimal with at most 3 decimal places', body.agreed_capacity_kva);
+        if (v === null || v <= 0n)
+          throw pricingErrors.field(
+            ['agreed_capacity_kva'],
+            'agreed_capacity_kva must be a positive decimal with at most 3 decimal places',
+            body.agreed_capacity_kva,
+          );
         kva = plain(rescale(v, 3, Q));
       }
       const row = {
@@ -243,7 +316,11 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       const limit = query.limit ?? 50;
       const binding = { op: 'listMpans', orgId: ctx.orgId, filters: { distributor_id: query.distributor_id ?? null } };
       const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await mpanStore.page(db, ctx.orgId, { before: pos ? { t: pos.t, id: String(pos.id) } : undefined, distributorId: query.distributor_id, limit });
+      const rows = await mpanStore.page(db, ctx.orgId, {
+        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+        distributorId: query.distributor_id,
+        limit,
+      });
       const page = toPage(rows, limit, (r) => ({ t: isoTime(r.created_at), id: r.mpan_core }), cursors, binding);
       return { mpans: page.items.map(mpanView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
@@ -257,7 +334,8 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       return {
         mpan: mpanView(m),
         ...out,
-        rounding: 'Each half hour\'s charge per component and each day\'s fixed charge: exact, then rounded half away from zero to 0.0001p; totals are exact sums of those lines; total_gbp is total_p / 100 exactly.',
+        rounding:
+          "Each half hour's charge per component and each day's fixed charge: exact, then rounded half away from zero to 0.0001p; totals are exact sums of those lines; total_gbp is total_p / 100 exactly.",
         data_basis: { basis: 'calculated' as const, method: PRICE_METHOD },
       };
     },
@@ -266,8 +344,10 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       const errs: FieldError[] = [];
       if (!validDate(query.from)) errs.push(fieldError(['query', 'from'], 'from must be a date, YYYY-MM-DD', query.from));
       if (!validDate(query.to)) errs.push(fieldError(['query', 'to'], 'to must be a date, YYYY-MM-DD (the day after the last)', query.to));
-      else if (validDate(query.from) && query.to <= query.from) errs.push(fieldError(['query', 'to'], 'to must be after from (it is the day after the last)', query.to));
-      else if (validDate(query.from) && Date.parse(query.to) - Date.parse(query.from) > 3 * 366 * 86_400_000) errs.push(fieldError(['query', 'to'], 'a stack covers at most three years', query.to));
+      else if (validDate(query.from) && query.to <= query.from)
+        errs.push(fieldError(['query', 'to'], 'to must be after from (it is the day after the last)', query.to));
+      else if (validDate(query.from) && Date.parse(query.to) - Date.parse(query.from) > 3 * 366 * 86_400_000)
+        errs.push(fieldError(['query', 'to'], 'a stack covers at most three years', query.to));
       if (errs.length) throw pricingErrors.fields(errs);
       const parsed = parseMpanCore(query.mpan_core);
       if (!parsed.ok) throw pricingErrors.fields([fieldError(['query', 'mpan_core'], parsed.reason, query.mpan_core)]);
@@ -336,7 +416,9 @@ export function stackSegments(m: SupplyPoint, rates: readonly LibRate[], schedul
   const segments = [];
   for (let i = 0; i < edges.length - 1; i++) {
     const day = edges[i];
-    const live = mine.filter((r) => inForce(r.valid_from, r.valid_to, day)).sort((x, y) => COMPONENT_ORDER.indexOf(x.component) - COMPONENT_ORDER.indexOf(y.component));
+    const live = mine
+      .filter((r) => inForce(r.valid_from, r.valid_to, day))
+      .sort((x, y) => COMPONENT_ORDER.indexOf(x.component) - COMPONENT_ORDER.indexOf(y.component));
     const sched = scheds.find((s) => inForce(s.valid_from, s.valid_to, day)) ?? null;
     const bands = sched ? [...new Set(sched.periods.map((p) => p.band))] : [];
     const kwhRates = live.filter((r) => componentInfo(r.component)!.basis === 'kwh');
@@ -354,7 +436,15 @@ export function stackSegments(m: SupplyPoint, rates: readonly LibRate[], schedul
       .map((r) => {
         const basis = componentInfo(r.component)!.basis;
         const perDay = basis === 'kva_day' ? (kva === null ? null : plain(rescale(q(r.rate) * kva, 12, Q))) : plain(q(r.rate));
-        return { component: r.component, rate: r.rate, unit: componentInfo(r.component)!.unit, p_per_day: perDay, rate_id: r.rate_id, source: r.source, origin: r.origin };
+        return {
+          component: r.component,
+          rate: r.rate,
+          unit: componentInfo(r.component)!.unit,
+          p_per_day: perDay,
+          rate_id: r.rate_id,
+          source: r.source,
+          origin: r.origin,
+        };
       });
     const vat = live.find((r) => r.component === 'vat') ?? null;
     segments.push({

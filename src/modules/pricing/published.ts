@@ -16,7 +16,8 @@ export interface PublishedRate {
   source: string;
 }
 
-const CCL_RATES_PAGE = 'HM Government, "Climate Change Levy rates" (gov.uk/government/publications/rates-and-allowances-climate-change-levy/climate-change-levy-rates)';
+const CCL_RATES_PAGE =
+  'HM Government, "Climate Change Levy rates" (gov.uk/government/publications/rates-and-allowances-climate-change-levy/climate-change-levy-rates)';
 
 export const PUBLISHED_RATES: readonly PublishedRate[] = [
   {

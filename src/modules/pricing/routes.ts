@@ -16,7 +16,7 @@ const YEAR_BODY_BYTES = 6 * 1024 * 1024;
 const read = { kind: 'bearer' as const, roles: CAN_READ };
 const configure = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
 const STACK_METHOD =
-  'The charge-library rates in force at the MPAN (distributor, line-loss class, supply type), one segment per run of UK local days with the same rates and time bands; per band the exact sum of the p/kWh components; capacity charges at the MPAN\'s agreed kVA; nothing defaulted (components without a rate are listed).';
+  "The charge-library rates in force at the MPAN (distributor, line-loss class, supply type), one segment per run of UK local days with the same rates and time bands; per band the exact sum of the p/kWh components; capacity charges at the MPAN's agreed kVA; nothing defaulted (components without a rate are listed).";
 const COMPARE_METHOD = `Each tariff is billed on the same consumption (and prices) by the bill method, then ranked by total, cheapest first; each difference is split into standing charges, unit charges and VAT against the cheapest. ${BILL_METHOD}`;
 
 export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
@@ -29,7 +29,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       summary: 'The charge library: components, rates with their validity and source, DUoS time bands',
       description:
         'The components (DUoS unit rates by band, fixed and capacity charges; TNUoS; BSUoS; CfD, RO, FiT; CCL; VAT), each with its one unit; the published rates the library ships with ' +
-        '(only figures with a published source, named in each record) and the organisation\'s own; the time-band schedules. Nothing is defaulted: a rate nobody stated is absent. ' +
+        "(only figures with a published source, named in each record) and the organisation's own; the time-band schedules. Nothing is defaulted: a rate nobody stated is absent. " +
         'Filter by `component` and `distributor_id` (rates of that distributor and rates for every distributor).',
       tags: charges,
       status: live,
@@ -44,7 +44,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       path: '/api/trading/cost/library/rates',
       summary: 'Add a rate to the charge library',
       description:
-        'A rate in its component\'s unit (checked: a BSUoS figure published in £/MWh is stated as p/kWh), with its period of validity and its source. DUoS rates name their ' +
+        "A rate in its component's unit (checked: a BSUoS figure published in £/MWh is stated as p/kWh), with its period of validity and its source. DUoS rates name their " +
         'distributor (and band for unit rates); any rate may be narrowed to a line-loss class or supply type. 409 when it clashes: the same component with an overlapping scope ' +
         'and period of validity already in the library (or published), so at most one rate ever applies to a half hour.',
       tags: charges,
@@ -58,7 +58,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       operationId: 'addTimeBands',
       method: 'POST',
       path: '/api/trading/cost/library/time-bands',
-      summary: 'Add a distributor\'s time-band schedule (red, amber, green)',
+      summary: "Add a distributor's time-band schedule (red, amber, green)",
       description:
         'Periods of the UK local clock on weekdays (Monday to Friday, bank holidays included), weekends or all days. Validated: every half hour of each day type is in exactly one ' +
         'band (gaps and overlaps are named); 409 when the period of validity clashes with another schedule of the distributor.',
@@ -73,7 +73,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       operationId: 'listMpans',
       method: 'GET',
       path: '/api/trading/cost/mpans',
-      summary: 'The organisation\'s supply points (MPANs)',
+      summary: "The organisation's supply points (MPANs)",
       description: 'Newest first with cursor paging; filter `distributor_id`.',
       tags: charges,
       status: live,
@@ -103,7 +103,8 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       path: '/api/trading/cost/price',
       summary: 'Price a batch of half hours at an MPAN: each half hour by component and band, plus totals',
       description:
-        'Non-energy charges from the charge library in force each UK local day. Components without a rate in force are listed in `unpriced`, never defaulted. ' + PRICE_METHOD,
+        'Non-energy charges from the charge library in force each UK local day. Components without a rate in force are listed in `unpriced`, never defaulted. ' +
+        PRICE_METHOD,
       bodyLimit: YEAR_BODY_BYTES,
       tags: charges,
       status: live,
@@ -133,7 +134,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       operationId: 'listRetailTariffs',
       method: 'GET',
       path: '/api/trading/retail-tariffs',
-      summary: 'The organisation\'s retail tariffs',
+      summary: "The organisation's retail tariffs",
       description: 'Newest first with cursor paging, each with its number of versions and the latest effective date.',
       tags: tariffs,
       status: live,
@@ -163,7 +164,8 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       method: 'POST',
       path: '/api/trading/retail-tariffs/validate',
       summary: 'Check a tariff (or, with tariff_id, a new version) without storing it',
-      description: 'Answers 200 with `valid` and every problem, each naming its member (a missing rate is named); with `tariff_id`, also whether the version would overlap a stored one. Nothing is stored.',
+      description:
+        'Answers 200 with `valid` and every problem, each naming its member (a missing rate is named); with `tariff_id`, also whether the version would overlap a stored one. Nothing is stored.',
       tags: tariffs,
       status: live,
       access: read,
@@ -176,7 +178,8 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       method: 'GET',
       path: '/api/trading/retail-tariffs/{tariff_id}',
       summary: 'One retail tariff with every version',
-      description: 'Versions in order, each with its terms as stored (never changed) and `in_force_until`: the earlier of its effective_to and the next version\'s start.',
+      description:
+        "Versions in order, each with its terms as stored (never changed) and `in_force_until`: the earlier of its effective_to and the next version's start.",
       tags: tariffs,
       status: live,
       access: read,
@@ -191,7 +194,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       summary: 'Append a new version of a retail tariff',
       description:
         'Append only: no version is ever changed in place. The new version must start after every stored version (and on or after any stated effective_to); it ends the previous ' +
-        'version\'s time in force from its effective_from. 409 `version_overlap` otherwise; 422 naming any missing rate.',
+        "version's time in force from its effective_from. 409 `version_overlap` otherwise; 422 naming any missing rate.",
       tags: tariffs,
       status: live,
       access: configure,
@@ -207,7 +210,8 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       summary: 'Bill half-hourly consumption on a tariff',
       description:
         'Standing charge per UK local day, unit charges per band (or per half hour at supplied prices for dynamic tariffs), VAT, with the version in force each day. A half hour ' +
-        'outside the period, a day with no version in force or a dynamic half hour without a price is a 422 naming it. ' + BILL_METHOD,
+        'outside the period, a day with no version in force or a dynamic half hour without a price is a 422 naming it. ' +
+        BILL_METHOD,
       bodyLimit: YEAR_BODY_BYTES,
       tags: tariffs,
       status: live,

@@ -35,7 +35,8 @@ export interface ScheduleRow {
 const SCHEDULE_COLS = `schedule_id, distributor_id, valid_from::text as valid_from, valid_to::text as valid_to, periods, source, created_at`;
 
 /** Validity [from, to) overlapping [a, b) (null = open). */
-const overlaps = (fromCol: string, toCol: string, a: string, b: string) => `(${toCol} is null or ${toCol} > ${a}::date) and (${b}::date is null or ${fromCol} < ${b}::date)`;
+const overlaps = (fromCol: string, toCol: string, a: string, b: string) =>
+  `(${toCol} is null or ${toCol} > ${a}::date) and (${b}::date is null or ${fromCol} < ${b}::date)`;
 
 export const libraryStore = {
   async rates(q: Queryable, orgId: string, filter: { component?: string; distributorId?: string } = {}): Promise<RateRow[]> {
@@ -43,7 +44,12 @@ export const libraryStore = {
     const where = ['org_id = $1'];
     if (filter.component) where.push(`component = $${params.push(filter.component)}`);
     if (filter.distributorId) where.push(`(distributor_id is null or distributor_id = $${params.push(filter.distributorId)})`);
-    return (await q.query<RateRow>(`select ${RATE_COLS} from pricing_rates where ${where.join(' and ')} order by component, distributor_id nulls first, line_loss_class nulls first, supply_type nulls first, band nulls first, valid_from, rate_id`, params)).rows;
+    return (
+      await q.query<RateRow>(
+        `select ${RATE_COLS} from pricing_rates where ${where.join(' and ')} order by component, distributor_id nulls first, line_loss_class nulls first, supply_type nulls first, band nulls first, valid_from, rate_id`,
+        params,
+      )
+    ).rows;
   },
   /** Rates of a component whose scope and validity overlap the given one (the clash check). */
   async clashingRates(q: Queryable, orgId: string, r: Omit<RateRow, 'rate_id' | 'rate' | 'source' | 'created_at'>): Promise<RateRow[]> {
@@ -69,7 +75,9 @@ export const libraryStore = {
     const params: unknown[] = [orgId];
     const where = ['org_id = $1'];
     if (distributorId) where.push(`distributor_id = $${params.push(distributorId)}`);
-    return (await q.query<ScheduleRow>(`select ${SCHEDULE_COLS} from pricing_time_bands where ${where.join(' and ')} order by distributor_id, valid_from`, params)).rows;
+    return (
+      await q.query<ScheduleRow>(`select ${SCHEDULE_COLS} from pricing_time_bands where ${where.join(' and ')} order by distributor_id, valid_from`, params)
+    ).rows;
   },
   async clashingSchedules(q: Queryable, orgId: string, s: { distributor_id: string; valid_from: string; valid_to: string | null }): Promise<ScheduleRow[]> {
     return (
@@ -130,7 +138,12 @@ export const mpanStore = {
       where.push(`(created_at, mpan_core) < ($${params.length - 1}::timestamptz, $${params.length})`);
     }
     params.push(opts.limit + 1);
-    return (await q.query<MpanRow>(`select ${MPAN_COLS} from pricing_mpans where ${where.join(' and ')} order by created_at desc, mpan_core desc limit $${params.length}`, params)).rows;
+    return (
+      await q.query<MpanRow>(
+        `select ${MPAN_COLS} from pricing_mpans where ${where.join(' and ')} order by created_at desc, mpan_core desc limit $${params.length}`,
+        params,
+      )
+    ).rows;
   },
 };
 
@@ -159,11 +172,13 @@ const VERSION_COLS = `tariff_id, version, effective_from::text as effective_from
 export const tariffStore = {
   async get(q: Queryable, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<TariffRow | null> {
     return (
-      await q.query<TariffRow>(
-        `select tariff_id, name, description, supply_type, created_at from pricing_tariffs where org_id = $1 and tariff_id = $2${opts.forUpdate ? ' for update' : ''}`,
-        [orgId, id],
-      )
-    ).rows[0] ?? null;
+      (
+        await q.query<TariffRow>(
+          `select tariff_id, name, description, supply_type, created_at from pricing_tariffs where org_id = $1 and tariff_id = $2${opts.forUpdate ? ' for update' : ''}`,
+          [orgId, id],
+        )
+      ).rows[0] ?? null
+    );
   },
   async insert(q: Queryable, orgId: string, t: Omit<TariffRow, 'created_at'>, by: string | null, now: Date): Promise<void> {
     await q.query(
@@ -171,7 +186,11 @@ export const tariffStore = {
       [orgId, t.tariff_id, t.name, t.description, t.supply_type, now, by],
     );
   },
-  async page(q: Queryable, orgId: string, opts: { before?: { t: string; id: string }; limit: number }): Promise<(TariffRow & { versions: number; latest_effective_from: string })[]> {
+  async page(
+    q: Queryable,
+    orgId: string,
+    opts: { before?: { t: string; id: string }; limit: number },
+  ): Promise<(TariffRow & { versions: number; latest_effective_from: string })[]> {
     const params: unknown[] = [orgId];
     const where = ['t.org_id = $1'];
     if (opts.before) {
@@ -191,11 +210,19 @@ export const tariffStore = {
   },
   async versions(q: Queryable, orgId: string, ids: string[]): Promise<VersionRow[]> {
     return (
-      await q.query<VersionRow>(`select ${VERSION_COLS} from pricing_tariff_versions where org_id = $1 and tariff_id = any($2::text[]) order by tariff_id, version`, [orgId, ids])
+      await q.query<VersionRow>(
+        `select ${VERSION_COLS} from pricing_tariff_versions where org_id = $1 and tariff_id = any($2::text[]) order by tariff_id, version`,
+        [orgId, ids],
+      )
     ).rows;
   },
   async many(q: Queryable, orgId: string, ids: string[]): Promise<TariffRow[]> {
-    return (await q.query<TariffRow>(`select tariff_id, name, description, supply_type, created_at from pricing_tariffs where org_id = $1 and tariff_id = any($2::text[])`, [orgId, ids])).rows;
+    return (
+      await q.query<TariffRow>(
+        `select tariff_id, name, description, supply_type, created_at from pricing_tariffs where org_id = $1 and tariff_id = any($2::text[])`,
+        [orgId, ids],
+      )
+    ).rows;
   },
   async insertVersion(q: Queryable, orgId: string, v: Omit<VersionRow, 'created_at' | 'created_by'>, by: string | null, now: Date): Promise<void> {
     await q.query(

@@ -41,7 +41,9 @@ function versionView(v: VersionRow | (StoredVersion & { created_at: Date; create
 }
 
 function tariffView(t: TariffRow, versions: VersionRow[]) {
-  const compiled = compileVersions(versions.map((v) => ({ version: v.version, effective_from: v.effective_from, effective_to: v.effective_to, terms: v.terms as unknown as VersionTerms })));
+  const compiled = compileVersions(
+    versions.map((v) => ({ version: v.version, effective_from: v.effective_from, effective_to: v.effective_to, terms: v.terms as unknown as VersionTerms })),
+  );
   const until = new Map(compiled.map((c) => [c.version, c.until]));
   return {
     tariff_id: t.tariff_id,
@@ -54,16 +56,28 @@ function tariffView(t: TariffRow, versions: VersionRow[]) {
 }
 
 function checkHeader(body: Record<string, unknown>, errs: FieldError[]) {
-  if (typeof body.name !== 'string' || body.name.trim().length === 0 || body.name.length > 200) errs.push(fieldError(['body', 'name'], 'name missing: 1 to 200 characters', body.name ?? null, body.name === undefined ? 'missing' : 'value_error'));
-  if (body.supply_type !== 'domestic' && body.supply_type !== 'business') errs.push(fieldError(['body', 'supply_type'], 'supply_type missing: domestic or business', body.supply_type ?? null, body.supply_type === undefined ? 'missing' : 'value_error'));
-  if (body.description !== undefined && body.description !== null && (typeof body.description !== 'string' || body.description.length > 2000)) errs.push(fieldError(['body', 'description'], 'description must be text of at most 2000 characters', body.description));
+  if (typeof body.name !== 'string' || body.name.trim().length === 0 || body.name.length > 200)
+    errs.push(fieldError(['body', 'name'], 'name missing: 1 to 200 characters', body.name ?? null, body.name === undefined ? 'missing' : 'value_error'));
+  if (body.supply_type !== 'domestic' && body.supply_type !== 'business')
+    errs.push(
+      fieldError(
+        ['body', 'supply_type'],
+        'supply_type missing: domestic or business',
+        body.supply_type ?? null,
+        body.supply_type === undefined ? 'missing' : 'value_error',
+      ),
+    );
+  if (body.description !== undefined && body.description !== null && (typeof body.description !== 'string' || body.description.length > 2000))
+    errs.push(fieldError(['body', 'description'], 'description must be text of at most 2000 characters', body.description));
 }
 
 /** A new version after the stored ones: it must start after every stored version starts and after any stated end. */
 function overlapWith(existing: VersionRow[], terms: VersionTerms): string | null {
   for (const v of existing) {
-    if (terms.effective_from <= v.effective_from) return `Effective dates overlap version ${v.version} (effective from ${v.effective_from}): a new version must start after every stored version; versions are never changed in place`;
-    if (v.effective_to !== null && terms.effective_from < v.effective_to) return `Effective dates overlap version ${v.version} (in force ${v.effective_from} to ${v.effective_to}): a new version must start on or after ${v.effective_to}`;
+    if (terms.effective_from <= v.effective_from)
+      return `Effective dates overlap version ${v.version} (effective from ${v.effective_from}): a new version must start after every stored version; versions are never changed in place`;
+    if (v.effective_to !== null && terms.effective_from < v.effective_to)
+      return `Effective dates overlap version ${v.version} (in force ${v.effective_from} to ${v.effective_to}): a new version must start on or after ${v.effective_to}`;
   }
   return null;
 }
@@ -77,7 +91,11 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
     const rows = await tariffStore.versions(db, ctx.orgId, ids);
     return tariffs.map((t) => ({
       tariff: t,
-      versions: compileVersions(rows.filter((r) => r.tariff_id === t.tariff_id).map((r) => ({ version: r.version, effective_from: r.effective_from, effective_to: r.effective_to, terms: r.terms as unknown as VersionTerms }))),
+      versions: compileVersions(
+        rows
+          .filter((r) => r.tariff_id === t.tariff_id)
+          .map((r) => ({ version: r.version, effective_from: r.effective_from, effective_to: r.effective_to, terms: r.terms as unknown as VersionTerms })),
+      ),
     }));
   }
 
@@ -85,8 +103,10 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
     const errs: FieldError[] = [];
     if (!validDate(body.from)) errs.push(fieldError(['body', 'from'], 'from must be a date, YYYY-MM-DD (the first UK local day of the bill)', body.from));
     if (!validDate(body.to)) errs.push(fieldError(['body', 'to'], 'to must be a date, YYYY-MM-DD (the day after the last day of the bill)', body.to));
-    else if (validDate(body.from) && body.to <= body.from) errs.push(fieldError(['body', 'to'], 'to must be after from (it is the day after the last day of the bill)', body.to));
-    else if (validDate(body.from) && Date.parse(body.to) - Date.parse(body.from) > 367 * 86_400_000) errs.push(fieldError(['body', 'to'], 'a bill covers at most 367 days', body.to));
+    else if (validDate(body.from) && body.to <= body.from)
+      errs.push(fieldError(['body', 'to'], 'to must be after from (it is the day after the last day of the bill)', body.to));
+    else if (validDate(body.from) && Date.parse(body.to) - Date.parse(body.from) > 367 * 86_400_000)
+      errs.push(fieldError(['body', 'to'], 'a bill covers at most 367 days', body.to));
     if (errs.length) throw pricingErrors.fields(errs);
     const consumption = parseHalfHours(body.consumption, ['body', 'consumption']);
     let prices: Map<number, bigint> | null = null;
@@ -101,7 +121,13 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
         }
         const v = parseScaled(typeof p.rate_p_per_kwh === 'number' ? String(p.rate_p_per_kwh) : p.rate_p_per_kwh, Q);
         if (v === null) {
-          errs.push(fieldError(['body', 'prices', i, 'rate_p_per_kwh'], 'rate_p_per_kwh must be a decimal with at most 6 decimal places (VAT exclusive; may be negative)', p.rate_p_per_kwh));
+          errs.push(
+            fieldError(
+              ['body', 'prices', i, 'rate_p_per_kwh'],
+              'rate_p_per_kwh must be a decimal with at most 6 decimal places (VAT exclusive; may be negative)',
+              p.rate_p_per_kwh,
+            ),
+          );
           continue;
         }
         if (prices.has(t)) {
@@ -150,17 +176,34 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
     async create(ctx: RequestContext, body: Record<string, unknown>) {
       const errs: FieldError[] = [];
       checkHeader(body, errs);
-      for (const k of Object.keys(body)) if (!['name', 'description', 'supply_type', 'version'].includes(k)) errs.push(fieldError(['body', k], `unknown member ${k}`, body[k]));
+      for (const k of Object.keys(body))
+        if (!['name', 'description', 'supply_type', 'version'].includes(k)) errs.push(fieldError(['body', k], `unknown member ${k}`, body[k]));
       const { errors: verrs, terms } = checkVersion(body.version, ['body', 'version']);
       errs.push(...verrs);
       if (errs.length || !terms) throw pricingErrors.fields(errs);
-      const t = { tariff_id: randomUUID(), name: (body.name as string).trim(), description: (body.description as string | undefined) ?? null, supply_type: body.supply_type as string };
+      const t = {
+        tariff_id: randomUUID(),
+        name: (body.name as string).trim(),
+        description: (body.description as string | undefined) ?? null,
+        supply_type: body.supply_type as string,
+      };
       const now = clock.now();
       return db.tx(async (tx) => {
         await tariffStore.insert(tx, ctx.orgId, t, actorId(ctx), now);
-        const v = { tariff_id: t.tariff_id, version: 1, effective_from: terms.effective_from, effective_to: terms.effective_to, terms: terms as unknown as Record<string, unknown> };
+        const v = {
+          tariff_id: t.tariff_id,
+          version: 1,
+          effective_from: terms.effective_from,
+          effective_to: terms.effective_to,
+          terms: terms as unknown as Record<string, unknown>,
+        };
         await tariffStore.insertVersion(tx, ctx.orgId, v, actorId(ctx), now);
-        await audit.record(tx, ctx, { action: 'pricing.tariff.create', targetType: 'retail_tariff', targetId: t.tariff_id, details: { version: 1, effective_from: terms.effective_from } });
+        await audit.record(tx, ctx, {
+          action: 'pricing.tariff.create',
+          targetType: 'retail_tariff',
+          targetId: t.tariff_id,
+          details: { version: 1, effective_from: terms.effective_from },
+        });
         return tariffView({ ...t, created_at: now }, [{ ...v, created_at: now, created_by: actorId(ctx) }]);
       });
     },
@@ -176,9 +219,20 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
         const overlap = overlapWith(existing, terms);
         if (overlap) throw pricingErrors.versionOverlap(overlap);
         const version = existing.reduce((m, v) => Math.max(m, v.version), 0) + 1;
-        const v = { tariff_id: tariffId, version, effective_from: terms.effective_from, effective_to: terms.effective_to, terms: terms as unknown as Record<string, unknown> };
+        const v = {
+          tariff_id: tariffId,
+          version,
+          effective_from: terms.effective_from,
+          effective_to: terms.effective_to,
+          terms: terms as unknown as Record<string, unknown>,
+        };
         await tariffStore.insertVersion(tx, ctx.orgId, v, actorId(ctx), now);
-        await audit.record(tx, ctx, { action: 'pricing.tariff.version', targetType: 'retail_tariff', targetId: tariffId, details: { version, effective_from: terms.effective_from } });
+        await audit.record(tx, ctx, {
+          action: 'pricing.tariff.version',
+          targetType: 'retail_tariff',
+          targetId: tariffId,
+          details: { version, effective_from: terms.effective_from },
+        });
         return tariffView(t, [...existing, { ...v, created_at: now, created_by: actorId(ctx) }]);
       });
     },
@@ -196,7 +250,15 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       const rows = await tariffStore.page(db, ctx.orgId, { before: pos ? { t: pos.t, id: String(pos.id) } : undefined, limit });
       const page = toPage(rows, limit, (r) => ({ t: isoTime(r.created_at), id: r.tariff_id }), cursors, binding);
       return {
-        tariffs: page.items.map((r) => ({ tariff_id: r.tariff_id, name: r.name, description: r.description, supply_type: r.supply_type, versions: r.versions, latest_effective_from: r.latest_effective_from, created_at: isoTime(r.created_at) })),
+        tariffs: page.items.map((r) => ({
+          tariff_id: r.tariff_id,
+          name: r.name,
+          description: r.description,
+          supply_type: r.supply_type,
+          versions: r.versions,
+          latest_effective_from: r.latest_effective_from,
+          created_at: isoTime(r.created_at),
+        })),
         next_cursor: page.next_cursor,
         has_more: page.has_more,
       };

@@ -46,25 +46,31 @@ const VERSION_KEYS = ['effective_from', 'effective_to', 'vat_rate_percent', 'sta
 /** The field errors of a version's terms (empty when valid), and the terms when valid. */
 export function checkVersion(v: unknown, loc: Loc): { errors: FieldError[]; terms: VersionTerms | null } {
   const errs: FieldError[] = [];
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { errors: [fieldError(loc, 'version must be an object with the version\'s terms', v ?? null)], terms: null };
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    return { errors: [fieldError(loc, "version must be an object with the version's terms", v ?? null)], terms: null };
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) if (!VERSION_KEYS.includes(k)) errs.push(fieldError([...loc, k], `unknown member ${k}`, o[k]));
-  if (o.effective_from === undefined) errs.push(fieldError([...loc, 'effective_from'], 'effective_from missing: the first UK local day the version is in force, YYYY-MM-DD', null, 'missing'));
+  if (o.effective_from === undefined)
+    errs.push(fieldError([...loc, 'effective_from'], 'effective_from missing: the first UK local day the version is in force, YYYY-MM-DD', null, 'missing'));
   else if (!isDate(o.effective_from)) errs.push(fieldError([...loc, 'effective_from'], 'effective_from must be a date, YYYY-MM-DD', o.effective_from));
   const to = o.effective_to ?? null;
-  if (to !== null && !isDate(to)) errs.push(fieldError([...loc, 'effective_to'], 'effective_to must be a date, YYYY-MM-DD (the first day no longer in force), or null', to));
-  else if (to !== null && isDate(o.effective_from) && to <= o.effective_from) errs.push(fieldError([...loc, 'effective_to'], 'effective_to must be after effective_from (it is the first day no longer in force)', to));
+  if (to !== null && !isDate(to))
+    errs.push(fieldError([...loc, 'effective_to'], 'effective_to must be a date, YYYY-MM-DD (the first day no longer in force), or null', to));
+  else if (to !== null && isDate(o.effective_from) && to <= o.effective_from)
+    errs.push(fieldError([...loc, 'effective_to'], 'effective_to must be after effective_from (it is the first day no longer in force)', to));
   const vat = decimal(o.vat_rate_percent, [...loc, 'vat_rate_percent'], 'vat_rate_percent', errs, { min: 0n, max: 100n * unit });
   const standing = decimal(o.standing_charge_p_per_day, [...loc, 'standing_charge_p_per_day'], 'standing_charge_p_per_day', errs, { min: 0n });
   let unitRates: UnitRates | null = null;
   const ur = o.unit_rates;
   const uloc = [...loc, 'unit_rates'];
   if (ur === undefined || ur === null) errs.push(fieldError(uloc, `unit_rates missing: ${STATED}`, null, 'missing'));
-  else if (typeof ur !== 'object' || Array.isArray(ur)) errs.push(fieldError(uloc, 'unit_rates must be an object with a type: flat, time_of_use or dynamic', ur));
+  else if (typeof ur !== 'object' || Array.isArray(ur))
+    errs.push(fieldError(uloc, 'unit_rates must be an object with a type: flat, time_of_use or dynamic', ur));
   else {
     const u = ur as Record<string, unknown>;
     const allowed = (keys: string[]) => {
-      for (const k of Object.keys(u)) if (!keys.includes(k)) errs.push(fieldError([...uloc, k], `unknown member ${k} for unit_rates of type ${String(u.type)}`, u[k]));
+      for (const k of Object.keys(u))
+        if (!keys.includes(k)) errs.push(fieldError([...uloc, k], `unknown member ${k} for unit_rates of type ${String(u.type)}`, u[k]));
     };
     if (u.type === 'flat') {
       allowed(['type', 'rate_p_per_kwh']);
@@ -81,14 +87,30 @@ export function checkVersion(v: unknown, loc: Loc): { errors: FieldError[]; term
       } else {
         periods.forEach((p, i) => {
           const pp = p as Record<string, unknown>;
-          if (typeof pp !== 'object' || pp === null || typeof pp.band !== 'string' || !/^[a-z][a-z0-9_]{0,31}$/.test(pp.band) || !['all', 'weekdays', 'weekends'].includes(pp.days as string) || typeof pp.from !== 'string' || typeof pp.to !== 'string') {
-            errs.push(fieldError([...uloc, 'periods', i], 'a period is {band (lower-case name), days (all, weekdays or weekends), from (HH:MM), to (HH:MM)}', p));
+          if (
+            typeof pp !== 'object' ||
+            pp === null ||
+            typeof pp.band !== 'string' ||
+            !/^[a-z][a-z0-9_]{0,31}$/.test(pp.band) ||
+            !['all', 'weekdays', 'weekends'].includes(pp.days as string) ||
+            typeof pp.from !== 'string' ||
+            typeof pp.to !== 'string'
+          ) {
+            errs.push(
+              fieldError([...uloc, 'periods', i], 'a period is {band (lower-case name), days (all, weekdays or weekends), from (HH:MM), to (HH:MM)}', p),
+            );
             ok = false;
           }
         });
         if (ok)
           for (const pr of checkSchedule(periods as BandPeriod[]).problems) {
-            errs.push(fieldError(pr.index === null ? [...uloc, 'periods'] : [...uloc, 'periods', pr.index, ...(pr.field ? [pr.field] : [])], pr.msg, pr.index === null ? null : periods[pr.index]));
+            errs.push(
+              fieldError(
+                pr.index === null ? [...uloc, 'periods'] : [...uloc, 'periods', pr.index, ...(pr.field ? [pr.field] : [])],
+                pr.msg,
+                pr.index === null ? null : periods[pr.index],
+              ),
+            );
             ok = false;
           }
       }
@@ -117,14 +139,28 @@ export function checkVersion(v: unknown, loc: Loc): { errors: FieldError[]; term
       }
     } else if (u.type === 'dynamic') {
       allowed(['type', 'description']);
-      if (u.description !== undefined && (typeof u.description !== 'string' || u.description.length > 500)) errs.push(fieldError([...uloc, 'description'], 'description must be text of at most 500 characters', u.description));
+      if (u.description !== undefined && (typeof u.description !== 'string' || u.description.length > 500))
+        errs.push(fieldError([...uloc, 'description'], 'description must be text of at most 500 characters', u.description));
       else unitRates = { type: 'dynamic', ...(u.description ? { description: u.description as string } : {}) };
-    } else errs.push(fieldError([...uloc, 'type'], 'unit_rates.type must be flat, time_of_use or dynamic (half-hourly prices, such as Agile, supplied with each bill)', u.type ?? null));
+    } else
+      errs.push(
+        fieldError(
+          [...uloc, 'type'],
+          'unit_rates.type must be flat, time_of_use or dynamic (half-hourly prices, such as Agile, supplied with each bill)',
+          u.type ?? null,
+        ),
+      );
   }
   if (errs.length || vat === null || standing === null || unitRates === null) return { errors: errs, terms: null };
   return {
     errors: [],
-    terms: { effective_from: o.effective_from as string, effective_to: to as string | null, vat_rate_percent: vat, standing_charge_p_per_day: standing, unit_rates: unitRates },
+    terms: {
+      effective_from: o.effective_from as string,
+      effective_to: to as string | null,
+      vat_rate_percent: vat,
+      standing_charge_p_per_day: standing,
+      unit_rates: unitRates,
+    },
   };
 }
 

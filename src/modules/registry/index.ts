@@ -11,7 +11,15 @@ import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { createRegistrySites, type RegistrySites } from './sites-service.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { ExportableCollection } from '../../platform/exportable.ts';
-import { registryExportables, priorityStore, commissioningStore, type AssetFilter, type AssetRow, type AssetWithLatest, type UnregisteredDevice } from './store.ts';
+import {
+  registryExportables,
+  priorityStore,
+  commissioningStore,
+  type AssetFilter,
+  type AssetRow,
+  type AssetWithLatest,
+  type UnregisteredDevice,
+} from './store.ts';
 
 /** Read access for other modules, in the caller's Queryable (its transaction when it has one). */
 export interface RegistryReads {
@@ -37,7 +45,12 @@ export type CommissioningRuns = typeof commissioningStore;
 export const COMMISSIONING_RUNS = serviceKey<CommissioningRuns>('registry.commissioning-runs');
 
 export const registryModule: ModuleFactory = (deps) => {
-  const service = createRegistryService({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG), store: createRegistryStore(deps.services.get(TELEMETRY_READS)) });
+  const service = createRegistryService({
+    db: deps.db,
+    clock: deps.clock,
+    audit: deps.services.get(AUDIT_LOG),
+    store: createRegistryStore(deps.services.get(TELEMETRY_READS)),
+  });
   return {
     name: 'registry',
     tags: {
@@ -47,7 +60,8 @@ export const registryModule: ModuleFactory = (deps) => {
       { code: 'asset_exists', status: 409, description: 'An asset with this asset_id is already registered in the organisation.' },
       { code: 'asset_has_children', status: 409, description: 'The asset has child assets; move, re-link or delete them first.' },
     ],
-    operations: [...twinOperations(service), ...registryOperations(service)] };
+    operations: [...twinOperations(service), ...registryOperations(service)],
+  };
 };
 
 export * from './vocabulary.ts';

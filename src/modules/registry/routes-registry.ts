@@ -18,15 +18,7 @@ import {
   TopologyResponse,
   VocabularyResponse,
 } from './schemas.ts';
-import {
-  ASSET_CLASSES,
-  BAND_RULES,
-  CLASS_RULES,
-  FRESHNESS_METHOD,
-  REPORTED_SOURCES,
-  SOURCE_DESCRIPTIONS,
-  typeAliases,
-} from './vocabulary.ts';
+import { ASSET_CLASSES, BAND_RULES, CLASS_RULES, FRESHNESS_METHOD, REPORTED_SOURCES, SOURCE_DESCRIPTIONS, typeAliases } from './vocabulary.ts';
 import { FINDING_DESCRIPTIONS } from './topology.ts';
 
 const tags = ['registry'];
@@ -60,7 +52,8 @@ export function registryOperations(service: RegistryService) {
       method: 'GET',
       path: '/api/twin/registry/vocabulary',
       summary: 'Asset classes, allowed parents, freshness bands',
-      description: 'The fixed vocabulary of the registry: classes with the classes each may sit under, the freshness bands, the last-reported sources and the topology finding codes.',
+      description:
+        'The fixed vocabulary of the registry: classes with the classes each may sit under, the freshness bands, the last-reported sources and the topology finding codes.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },
@@ -88,7 +81,8 @@ export function registryOperations(service: RegistryService) {
       method: 'GET',
       path: '/api/twin/registry/assets',
       summary: 'Registered assets, filtered',
-      description: 'Filters combine (and): `site_id`, `asset_class` (or `unclassified`), `type`, `freshness`, `parent_asset_id`. Unpaginated, by site then asset id.',
+      description:
+        'Filters combine (and): `site_id`, `asset_class` (or `unclassified`), `type`, `freshness`, `parent_asset_id`. Unpaginated, by site then asset id.',
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_READ },

@@ -3,7 +3,6 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable, Timestamp, Component } from '../../platform/schema-kit.ts';
 import { ASSET_CLASSES, ASSET_ID_PATTERN, FRESHNESS_BANDS, REPORTED_SOURCES } from './vocabulary.ts';
 
-
 export const ErrorBody = Type.Object({ detail: Type.String() });
 
 export const AssetId = Type.String({
@@ -24,17 +23,20 @@ export const AssetClassSchema = Type.Enum([...ASSET_CLASSES], { description: 'Re
 export const FreshnessSchema = Type.Enum([...FRESHNESS_BANDS], { description: 'Freshness band of the newest stored record' });
 export const SourceSchema = Type.Enum([...REPORTED_SOURCES]);
 
-export const TwinAsset = Component('TwinAsset', Type.Object({
-  asset_id: Type.String(),
-  site_id: Type.String(),
-  type: Type.String(),
-  name: Type.String(),
-  details: Details,
-  asset_class: Nullable(Type.String(), 'Registry class; null when the type names no class (unclassified)'),
-  parent_asset_id: Nullable(Type.String(), 'Upstream asset in the single-line tree; null at the top'),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}));
+export const TwinAsset = Component(
+  'TwinAsset',
+  Type.Object({
+    asset_id: Type.String(),
+    site_id: Type.String(),
+    type: Type.String(),
+    name: Type.String(),
+    details: Details,
+    asset_class: Nullable(Type.String(), 'Registry class; null when the type names no class (unclassified)'),
+    parent_asset_id: Nullable(Type.String(), 'Upstream asset in the single-line tree; null at the top'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
 
 export const TwinCreateBody = Type.Object(
   {
@@ -79,27 +81,30 @@ const Latest = Type.Object({
   status: Type.String(),
 });
 
-export const RegistryAssetDetail = Component('AssetDetail', Type.Object({
-  ...RegistryAsset.properties,
-  children: Type.Array(Type.String(), { description: 'Ids of the assets directly below this one' }),
-  latest: Nullable(Latest, 'The newest stored record; null when none'),
-  posture: Type.Object(
-    {
-      state: Type.Enum(['ok', 'attention', 'unknown'], {
-        description: 'ok: reporting, no finding; unknown: nothing reported yet and no finding; attention: anything else',
-      }),
-      reasons: Type.Array(
-        Type.Object({
-          code: Type.String({
-            description: 'never_reported, stale, silent, status_fault, or a topology finding code (orphan, disallowed_parent, cycle, unclassified)',
-          }),
-          message: Type.String(),
+export const RegistryAssetDetail = Component(
+  'AssetDetail',
+  Type.Object({
+    ...RegistryAsset.properties,
+    children: Type.Array(Type.String(), { description: 'Ids of the assets directly below this one' }),
+    latest: Nullable(Latest, 'The newest stored record; null when none'),
+    posture: Type.Object(
+      {
+        state: Type.Enum(['ok', 'attention', 'unknown'], {
+          description: 'ok: reporting, no finding; unknown: nothing reported yet and no finding; attention: anything else',
         }),
-      ),
-    },
-    { description: 'Whether the asset needs attention, and why' },
-  ),
-}));
+        reasons: Type.Array(
+          Type.Object({
+            code: Type.String({
+              description: 'never_reported, stale, silent, status_fault, or a topology finding code (orphan, disallowed_parent, cycle, unclassified)',
+            }),
+            message: Type.String(),
+          }),
+        ),
+      },
+      { description: 'Whether the asset needs attention, and why' },
+    ),
+  }),
+);
 
 export const RegisterBody = Type.Object(
   {
@@ -146,7 +151,7 @@ export const SitesResponse = Type.Object({
     Type.Object({
       site_id: Type.String(),
       asset_count: Type.Integer({ description: 'Registered assets' }),
-      unregistered_devices: Type.Integer({ description: "Devices with stored telemetry naming the site in raw site_ref, but no registry record" }),
+      unregistered_devices: Type.Integer({ description: 'Devices with stored telemetry naming the site in raw site_ref, but no registry record' }),
       by_class: Counts([...ASSET_CLASSES, 'unclassified']),
       freshness: Counts(FRESHNESS_BANDS),
       last_reported_at: Nullable(Timestamp),
@@ -180,8 +185,7 @@ export const TopologyResponse = Type.Object({
       findings: Type.Array(Type.String(), { description: 'Codes of the findings about this asset' }),
     }),
     {
-      description:
-        'The tree depth first: each top asset followed by everything below it; assets on a parent cycle come last. Every asset appears once.',
+      description: 'The tree depth first: each top asset followed by everything below it; assets on a parent cycle come last. Every asset appears once.',
     },
   ),
   findings: Type.Array(FindingSchema),
@@ -192,18 +196,21 @@ function optionalBody<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...(schema as object), type: ['object', 'null'] });
 }
 
-export const ImportBody = optionalBody(Type.Object(
-  {
-    asset_ids: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
-        minItems: 1,
-        maxItems: 1000,
-        description: "Import exactly these devices to this site (including devices without site_ref); default: every unregistered device whose raw site_ref is the site",
-      }),
-    ),
-  },
-  { additionalProperties: false, description: 'Optional' },
-));
+export const ImportBody = optionalBody(
+  Type.Object(
+    {
+      asset_ids: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+          minItems: 1,
+          maxItems: 1000,
+          description:
+            'Import exactly these devices to this site (including devices without site_ref); default: every unregistered device whose raw site_ref is the site',
+        }),
+      ),
+    },
+    { additionalProperties: false, description: 'Optional' },
+  ),
+);
 
 export const ImportResponse = Type.Object({
   site_id: Type.String(),
@@ -230,9 +237,7 @@ const ClassVocab = Type.Object({
 
 export const VocabularyResponse = Type.Object({
   asset_classes: Type.Array(ClassVocab),
-  freshness_bands: Type.Array(
-    Type.Object({ band: FreshnessSchema, max_age_seconds: Nullable(Type.Integer()), description: Type.String() }),
-  ),
+  freshness_bands: Type.Array(Type.Object({ band: FreshnessSchema, max_age_seconds: Nullable(Type.Integer()), description: Type.String() })),
   freshness_method: Type.String(),
   connectivity: Type.Array(Type.Object({ value: Type.String(), description: Type.String() })),
   sources: Type.Array(Type.Object({ source: SourceSchema, description: Type.String() })),

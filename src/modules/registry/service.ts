@@ -146,7 +146,13 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
    * the energy model rebuilds those sites from the stored readings (issue 36).
    */
   const assetsChanged = (q: Queryable, orgId: string, siteIds: (string | null | undefined)[], assetIds: string[]) =>
-    publish(q, clock.now(), ASSETS_CHANGED, { site_ids: [...new Set(siteIds.filter((x): x is string => !!x))].sort(), asset_ids: [...new Set(assetIds)].sort() }, orgId);
+    publish(
+      q,
+      clock.now(),
+      ASSETS_CHANGED,
+      { site_ids: [...new Set(siteIds.filter((x): x is string => !!x))].sort(), asset_ids: [...new Set(assetIds)].sort() },
+      orgId,
+    );
 
   const api = {
     // ---- Twin v1 ---------------------------------------------------------------------------
@@ -251,10 +257,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
       return registryView(full!, clock.now());
     },
 
-    async listAssets(
-      ctx: RequestContext,
-      f: { site_id?: string; asset_class?: string; type?: string; freshness?: Freshness; parent_asset_id?: string },
-    ) {
+    async listAssets(ctx: RequestContext, f: { site_id?: string; asset_class?: string; type?: string; freshness?: Freshness; parent_asset_id?: string }) {
       const filter: AssetFilter = { siteId: f.site_id, type: f.type, parentAssetId: f.parent_asset_id };
       if (f.asset_class && f.asset_class !== 'unclassified') filter.classes = [f.asset_class];
       let rows = await store.list(db, ctx.orgId, filter);
@@ -283,7 +286,10 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
       const state = reasons.length === 0 ? 'ok' : reasons.length === 1 && reasons[0].code === 'never_reported' ? 'unknown' : 'attention';
       return {
         ...view,
-        children: site.filter((s) => s.parent_asset_id === assetId).map((s) => s.asset_id).sort(),
+        children: site
+          .filter((s) => s.parent_asset_id === assetId)
+          .map((s) => s.asset_id)
+          .sort(),
         latest: latestReading(a),
         posture: { state: state as 'ok' | 'attention' | 'unknown', reasons },
       };
@@ -301,7 +307,7 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
         if (moving) await store.siteAssets(q, ctx.orgId, targetSite, { forUpdate: true });
         const cls = body.asset_class ?? (isAssetClass(cur.asset_class) ? cur.asset_class : null);
         const parentGiven = body.parent_asset_id !== undefined;
-        const parentId = parentGiven ? body.parent_asset_id ?? null : moving ? null : cur.parent_asset_id;
+        const parentId = parentGiven ? (body.parent_asset_id ?? null) : moving ? null : cur.parent_asset_id;
         const subtree = descendants(oldSite, assetId);
 
         if (parentGiven && parentId) {
@@ -404,7 +410,11 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
         const skipped: { asset_id: string; reason: string }[] = [];
         if (wanted) {
           const found = new Set(devices.map((d) => d.asset_id));
-          const registered = await store.existingIds(q, ctx.orgId, wanted.filter((id) => !found.has(id)));
+          const registered = await store.existingIds(
+            q,
+            ctx.orgId,
+            wanted.filter((id) => !found.has(id)),
+          );
           for (const id of wanted) {
             if (found.has(id)) continue;
             skipped.push({ asset_id: id, reason: registered.has(id) ? 'already_registered' : 'no_telemetry' });
@@ -452,7 +462,12 @@ export function createRegistryService({ db, clock, audit, store }: RegistryDeps)
             targetId: siteId,
             details: { asset_ids: imported.map((r) => r.asset_id), skipped: skipped.length },
           });
-          await assetsChanged(q, ctx.orgId, [siteId], imported.map((r) => r.asset_id));
+          await assetsChanged(
+            q,
+            ctx.orgId,
+            [siteId],
+            imported.map((r) => r.asset_id),
+          );
         }
         const unplaced = await store.countUnplaced(q, ctx.orgId);
         return {

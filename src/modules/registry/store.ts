@@ -108,15 +108,16 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
   /** Newest records (by asset id) of devices that have no registry entry. */
   async function unregistered(q: Queryable, orgId: string, latest: LatestReading[]): Promise<LatestReading[]> {
     if (latest.length === 0) return [];
-    const registered = await ids(q, orgId, latest.map((l) => l.asset_id));
+    const registered = await ids(
+      q,
+      orgId,
+      latest.map((l) => l.asset_id),
+    );
     return latest.filter((l) => !registered.has(l.asset_id));
   }
 
   async function ids(q: Queryable, orgId: string, assetIds: string[]): Promise<Set<string>> {
-    const r = await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1 and asset_id = any($2::text[])', [
-      orgId,
-      assetIds,
-    ]);
+    const r = await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1 and asset_id = any($2::text[])', [orgId, assetIds]);
     return new Set(r.rows.map((x) => x.asset_id));
   }
 
@@ -138,10 +139,10 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
     },
 
     async get(q: Queryable, orgId: string, assetId: string, opts: { forUpdate?: boolean } = {}): Promise<AssetRow | null> {
-      const r = await q.query<AssetRow>(
-        `select ${COLS} from assets a where a.org_id = $1 and a.asset_id = $2${opts.forUpdate ? ' for update' : ''}`,
-        [orgId, assetId],
-      );
+      const r = await q.query<AssetRow>(`select ${COLS} from assets a where a.org_id = $1 and a.asset_id = $2${opts.forUpdate ? ' for update' : ''}`, [
+        orgId,
+        assetId,
+      ]);
       return r.rows[0] ?? null;
     },
 
@@ -209,10 +210,10 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
     },
 
     async childIds(q: Queryable, orgId: string, assetId: string): Promise<string[]> {
-      const r = await q.query<{ asset_id: string }>(
-        'select asset_id from assets where org_id = $1 and parent_asset_id = $2 order by asset_id',
-        [orgId, assetId],
-      );
+      const r = await q.query<{ asset_id: string }>('select asset_id from assets where org_id = $1 and parent_asset_id = $2 order by asset_id', [
+        orgId,
+        assetId,
+      ]);
       return r.rows.map((x) => x.asset_id);
     },
 
@@ -232,21 +233,13 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
       }
       params.push(now);
       sets.push(`updated_at = $${params.length}`);
-      const r = await q.query<AssetRow>(
-        `update assets a set ${sets.join(', ')} where a.org_id = $1 and a.asset_id = $2 returning ${COLS}`,
-        params,
-      );
+      const r = await q.query<AssetRow>(`update assets a set ${sets.join(', ')} where a.org_id = $1 and a.asset_id = $2 returning ${COLS}`, params);
       return r.rows[0] ?? null;
     },
 
     /** Moves assets to another site (a subtree move). */
     async moveSite(q: Queryable, orgId: string, assetIds: string[], siteId: string, now: Date): Promise<void> {
-      await q.query('update assets set site_id = $3, updated_at = $4 where org_id = $1 and asset_id = any($2::text[])', [
-        orgId,
-        assetIds,
-        siteId,
-        now,
-      ]);
+      await q.query('update assets set site_id = $3, updated_at = $4 where org_id = $1 and asset_id = any($2::text[])', [orgId, assetIds, siteId, now]);
     },
 
     /** Unlinks the children of an asset (they become roots); returns their ids. */
@@ -272,7 +265,11 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
      */
     async sites(q: Queryable, orgId: string): Promise<{ site_id: string; registered: AssetWithLatest[]; unregistered: number }[]> {
       const assets = await this.list(q, orgId);
-      const counts = await telemetry.countBySiteRef(q, orgId, assets.map((a) => a.asset_id));
+      const counts = await telemetry.countBySiteRef(
+        q,
+        orgId,
+        assets.map((a) => a.asset_id),
+      );
       const un = { rows: counts.filter((c) => c.site_ref !== '').map((c) => ({ site_id: c.site_ref, n: c.n })) };
       const bySite = new Map<string, { site_id: string; registered: AssetWithLatest[]; unregistered: number }>();
       for (const a of assets) {
@@ -311,10 +308,13 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
      * for it): its children and source priorities follow. False when the old id is absent.
      */
     async rename(q: Queryable, orgId: string, assetId: string, newId: string, details: Record<string, unknown>, now: Date): Promise<boolean> {
-      const r = await q.query(
-        `update assets set asset_id = $3, details = details || $4::jsonb, updated_at = $5 where org_id = $1 and asset_id = $2`,
-        [orgId, assetId, newId, JSON.stringify(details), now],
-      );
+      const r = await q.query(`update assets set asset_id = $3, details = details || $4::jsonb, updated_at = $5 where org_id = $1 and asset_id = $2`, [
+        orgId,
+        assetId,
+        newId,
+        JSON.stringify(details),
+        now,
+      ]);
       if ((r.rowCount ?? 0) === 0) return false;
       await q.query('update assets set parent_asset_id = $3, updated_at = $4 where org_id = $1 and parent_asset_id = $2', [orgId, assetId, newId, now]);
       await q.query('update source_priorities set asset_id = $3 where org_id = $1 and asset_id = $2', [orgId, assetId, newId]);
@@ -374,10 +374,13 @@ export const priorityStore = {
   async replace(q: Queryable, orgId: string, assetId: string, entries: { measurement: string; sources: string[] }[], now: Date): Promise<void> {
     await q.query('delete from source_priorities where org_id = $1 and asset_id = $2', [orgId, assetId]);
     for (const e of entries) {
-      await q.query(
-        'insert into source_priorities (org_id, asset_id, measurement, sources, updated_at) values ($1, $2, $3, $4, $5)',
-        [orgId, assetId, e.measurement, e.sources, now],
-      );
+      await q.query('insert into source_priorities (org_id, asset_id, measurement, sources, updated_at) values ($1, $2, $3, $4, $5)', [
+        orgId,
+        assetId,
+        e.measurement,
+        e.sources,
+        now,
+      ]);
     }
   },
 };
@@ -418,7 +421,7 @@ export const commissioningStore = {
 export const registryExportables: ExportableCollection[] = [
   sqlExportable({
     name: 'registry.sites',
-    description: 'The organisation\'s sites as the registry knows them (from its assets): asset count, when the first asset was recorded and the last change.',
+    description: "The organisation's sites as the registry knows them (from its assets): asset count, when the first asset was recorded and the last change.",
     table: 'registry_sites',
     from: `(select org_id, site_id, count(*)::int as asset_count, min(created_at) as first_recorded_at, max(updated_at) as updated_at
             from assets group by org_id, site_id) as registry_sites`,
@@ -430,7 +433,18 @@ export const registryExportables: ExportableCollection[] = [
     name: 'registry.assets',
     description: 'Every asset record: site, type, class, name, details, parent in the single-line tree, origin, when made and last changed.',
     table: 'assets',
-    members: columnsOf('assets', ['asset_id', 'site_id', 'type', 'name', 'details', 'asset_class', 'parent_asset_id', 'origin', 'created_at:iso', 'updated_at:iso']),
+    members: columnsOf('assets', [
+      'asset_id',
+      'site_id',
+      'type',
+      'name',
+      'details',
+      'asset_class',
+      'parent_asset_id',
+      'origin',
+      'created_at:iso',
+      'updated_at:iso',
+    ]),
     period: ['created_at', 'assets.created_at'],
     key: [['assets.asset_id', 'text']],
   }),

@@ -78,9 +78,7 @@ export function findingsOf(assets: TopoAsset[]): Finding[] {
     }
     if (!a.parent_asset_id) {
       if (cls && !CLASS_RULES[cls].rootAllowed) {
-        out.push(
-          finding('orphan', a.asset_id, `Asset ${a.asset_id} (${cls}) has no parent; allowed parents: ${CLASS_RULES[cls].allowedParents.join(', ')}.`),
-        );
+        out.push(finding('orphan', a.asset_id, `Asset ${a.asset_id} (${cls}) has no parent; allowed parents: ${CLASS_RULES[cls].allowedParents.join(', ')}.`));
       }
       continue;
     }
@@ -92,7 +90,11 @@ export function findingsOf(assets: TopoAsset[]): Finding[] {
     const pcls = isAssetClass(parent.asset_class) ? parent.asset_class : null;
     if (cls && pcls && !CLASS_RULES[cls].allowedParents.includes(pcls)) {
       out.push(
-        finding('disallowed_parent', a.asset_id, `A ${cls} may not sit under a ${pcls} (${parent.asset_id}); allowed parents: ${CLASS_RULES[cls].allowedParents.join(', ') || 'none'}.`),
+        finding(
+          'disallowed_parent',
+          a.asset_id,
+          `A ${cls} may not sit under a ${pcls} (${parent.asset_id}); allowed parents: ${CLASS_RULES[cls].allowedParents.join(', ') || 'none'}.`,
+        ),
       );
     }
   }

@@ -4,17 +4,7 @@
 /** asset_id: unique within the organisation, safe in a path segment. */
 export const ASSET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$';
 
-export const ASSET_CLASSES = [
-  'site_meter',
-  'smart_meter',
-  'sub_meter',
-  'inverter',
-  'battery',
-  'charger',
-  'vehicle',
-  'heat_pump',
-  'appliance',
-] as const;
+export const ASSET_CLASSES = ['site_meter', 'smart_meter', 'sub_meter', 'inverter', 'battery', 'charger', 'vehicle', 'heat_pump', 'appliance'] as const;
 export type AssetClass = (typeof ASSET_CLASSES)[number];
 
 export function isAssetClass(v: unknown): v is AssetClass {
@@ -116,7 +106,10 @@ const aliasList: Record<AssetClass, string[]> = {
 for (const [cls, names] of Object.entries(aliasList)) for (const n of names) TYPE_ALIASES[n] = cls as AssetClass;
 
 export function normaliseType(type: string): string {
-  return type.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return type
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 /** The class a free-form type names, or null (unclassified). */
@@ -174,7 +167,7 @@ export type ReportedSource = (typeof REPORTED_SOURCES)[number];
 
 export const SOURCE_DESCRIPTIONS: Record<ReportedSource, string> = {
   ocpp_heartbeat: "A charger's OCPP heartbeat or status notification relayed as a record.",
-  provider_reading: "A meter reading fetched from a supplier or data provider.",
+  provider_reading: 'A meter reading fetched from a supplier or data provider.',
   telemetry: 'A record pushed to POST /api/telemetry/ingest by the site or its gateway (the default).',
   provider_api: "A value read from a manufacturer's cloud API (vehicle, inverter, battery, heat pump).",
 };

@@ -18,7 +18,8 @@ export const settlementModule: ModuleFactory = (deps) => {
     tags: {
       settlement: 'Signed settlement receipts chained per organisation, public verification, reconciliation and keys.',
     },
-    operations: [...receiptOperations(service), ...verifyOperations(service)] };
+    operations: [...receiptOperations(service), ...verifyOperations(service)],
+  };
 };
 
 /** This module as the module list names it. */

@@ -119,7 +119,10 @@ export function verifyOperations(svc: SettlementService) {
       schema: { query: ReconQuery, response: { 200: Type.String({ description: 'CSV text with a header row' }) } },
       handler: async ({ query, ctx, reply }) => {
         const r = await svc.reconciliation(ctx, query);
-        const lines = [csvRecord([...RECON_COLUMNS]), ...r.lines.map((l) => csvRecord(RECON_COLUMNS.map((c) => (c === 'findings' ? l.findings.join(' ') : l[c]))))];
+        const lines = [
+          csvRecord([...RECON_COLUMNS]),
+          ...r.lines.map((l) => csvRecord(RECON_COLUMNS.map((c) => (c === 'findings' ? l.findings.join(' ') : l[c])))),
+        ];
         reply.type('text/csv; charset=utf-8');
         reply.header('Content-Disposition', 'attachment; filename="settlement-reconciliation.csv"');
         return Readable.from(lines);

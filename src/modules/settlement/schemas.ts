@@ -20,7 +20,10 @@ export const IssueBody = Type.Object(
     asset_id: Ref('The asset (or VPP enrolment reference) that delivered it'),
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Your own reference: a dispatch, contract or instruction id' })),
     period_start: Type.String({ pattern: UTC, description: 'Start of the delivery period, UTC (Z)' }),
-    period_end: Type.String({ pattern: UTC, description: 'End of the delivery period (exclusive), UTC; after period_start, at most 31 days later, not in the future' }),
+    period_end: Type.String({
+      pattern: UTC,
+      description: 'End of the delivery period (exclusive), UTC; after period_start, at most 31 days later, not in the future',
+    }),
     direction: Type.Enum([...DIRECTIONS], { description: 'turn_up: demand increased or generation reduced; turn_down: the opposite' }),
     delivered_wh: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: 'Energy delivered in the period, whole watt-hours' }),
     source_basis: Type.Enum([...SOURCE_BASES], {
@@ -30,30 +33,33 @@ export const IssueBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const Receipt = Component('SettlementReceipt', Type.Object({
-  receipt_id: Type.String(),
-  seq: Type.Integer({ minimum: 1, description: 'Position in the organisation’s chain, from 1, without gaps' }),
-  receipt_hash: Hash('SHA-256 (hex) of the UTF-8 bytes of signed_body; the next receipt’s prev_hash'),
-  prev_hash: Hash('receipt_hash of the previous receipt; 64 zeros for seq 1'),
-  organisation_id: Type.String(),
-  site_id: Type.String(),
-  asset_id: Type.String(),
-  reference: Nullable(Type.String()),
-  period_start: Z('Start of the delivery period, UTC'),
-  period_end: Z('End of the delivery period (exclusive), UTC'),
-  direction: Type.Enum([...DIRECTIONS]),
-  delivered_wh: Type.Integer({ description: 'Whole watt-hours (signed)' }),
-  delivered_kwh: Type.String({ description: 'The same energy in kWh as an exact decimal string (not signed; derived from delivered_wh)' }),
-  source_basis: Type.Enum([...SOURCE_BASES]),
-  issued_at: Z('When the receipt was signed, UTC'),
-  kid: Type.String({ description: 'The signing key; published at GET /api/vpp/vpp/settle/keys and GET /api/esg/keys' }),
-  signature_algorithm: Type.Literal('Ed25519'),
-  signature: Type.String({ description: 'Ed25519 signature over the UTF-8 bytes of signed_body, base64url without padding' }),
-  signed_body: Type.String({ description: 'The signed bytes: RFC 8785 canonical JSON of the receipt body (see docs/settlement.md)' }),
-  shared: Type.Boolean({ description: 'Published by its hash for counterparty verification' }),
-  shared_at: Nullable(Z('When it was shared')),
-  public_path: Nullable(Type.String({ description: 'Where a counterparty reads it without a credential, while shared' })),
-}));
+export const Receipt = Component(
+  'SettlementReceipt',
+  Type.Object({
+    receipt_id: Type.String(),
+    seq: Type.Integer({ minimum: 1, description: 'Position in the organisation’s chain, from 1, without gaps' }),
+    receipt_hash: Hash('SHA-256 (hex) of the UTF-8 bytes of signed_body; the next receipt’s prev_hash'),
+    prev_hash: Hash('receipt_hash of the previous receipt; 64 zeros for seq 1'),
+    organisation_id: Type.String(),
+    site_id: Type.String(),
+    asset_id: Type.String(),
+    reference: Nullable(Type.String()),
+    period_start: Z('Start of the delivery period, UTC'),
+    period_end: Z('End of the delivery period (exclusive), UTC'),
+    direction: Type.Enum([...DIRECTIONS]),
+    delivered_wh: Type.Integer({ description: 'Whole watt-hours (signed)' }),
+    delivered_kwh: Type.String({ description: 'The same energy in kWh as an exact decimal string (not signed; derived from delivered_wh)' }),
+    source_basis: Type.Enum([...SOURCE_BASES]),
+    issued_at: Z('When the receipt was signed, UTC'),
+    kid: Type.String({ description: 'The signing key; published at GET /api/vpp/vpp/settle/keys and GET /api/esg/keys' }),
+    signature_algorithm: Type.Literal('Ed25519'),
+    signature: Type.String({ description: 'Ed25519 signature over the UTF-8 bytes of signed_body, base64url without padding' }),
+    signed_body: Type.String({ description: 'The signed bytes: RFC 8785 canonical JSON of the receipt body (see docs/settlement.md)' }),
+    shared: Type.Boolean({ description: 'Published by its hash for counterparty verification' }),
+    shared_at: Nullable(Z('When it was shared')),
+    public_path: Nullable(Type.String({ description: 'Where a counterparty reads it without a credential, while shared' })),
+  }),
+);
 
 export const ReceiptList = Type.Object({ receipts: Type.Array(Receipt), next_cursor: Nullable(Type.String()), has_more: Type.Boolean() });
 

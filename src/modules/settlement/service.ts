@@ -102,8 +102,14 @@ function receiptInstant(loc: string[], value: string): number {
   const t = instant(loc, value);
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(value);
   const d = new Date(t);
-  const exact = m !== null && Number(m[1]) >= 1 && d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() + 1 === Number(m[2]) &&
-    d.getUTCDate() === Number(m[3]) && d.getUTCHours() === Number(m[4]) && d.getUTCMinutes() === Number(m[5]);
+  const exact =
+    m !== null &&
+    Number(m[1]) >= 1 &&
+    d.getUTCFullYear() === Number(m[1]) &&
+    d.getUTCMonth() + 1 === Number(m[2]) &&
+    d.getUTCDate() === Number(m[3]) &&
+    d.getUTCHours() === Number(m[4]) &&
+    d.getUTCMinutes() === Number(m[5]);
   if (!exact) throw settlementErrors.invalid(loc, 'Not a valid instant', value);
   return t;
 }
@@ -255,7 +261,15 @@ export function createSettlementService(deps: Pick<AppDeps, 'db' | 'clock' | 'cu
           problems.push({ code: 'prev_hash_mismatch', message: 'prev_hash is not the hash of the receipt before it' });
         }
       }
-      return { receipt_id: row.receipt_id, seq: row.seq, receipt_hash: row.receipt_hash, kid: row.kid, valid: problems.length === 0, problems, verified_at: isoInstant(clock.now()) };
+      return {
+        receipt_id: row.receipt_id,
+        seq: row.seq,
+        receipt_hash: row.receipt_hash,
+        kid: row.kid,
+        valid: problems.length === 0,
+        problems,
+        verified_at: isoInstant(clock.now()),
+      };
     },
 
     share: (ctx: RequestContext, receiptId: string) => setShared(ctx, receiptId, true),

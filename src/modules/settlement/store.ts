@@ -59,10 +59,9 @@ export async function lockHead(q: Queryable, orgId: string, at: Date): Promise<H
      on conflict (org_id) do nothing`,
     [orgId, GENESIS_HASH, at],
   );
-  const r = await q.query<HeadRow>(
-    'select seq, head_hash, checkpoint_body, checkpoint_signature from settlement_chain_heads where org_id = $1 for update',
-    [orgId],
-  );
+  const r = await q.query<HeadRow>('select seq, head_hash, checkpoint_body, checkpoint_signature from settlement_chain_heads where org_id = $1 for update', [
+    orgId,
+  ]);
   return r.rows[0];
 }
 
@@ -76,8 +75,26 @@ export async function insertReceipt(q: Queryable, orgId: string, r: NewReceipt):
     `insert into settlement_receipts (org_id, receipt_id, seq, receipt_hash, prev_hash, signed_body, signature, kid, site_id,
        asset_id, reference, period_start, period_end, direction, delivered_wh, source_basis, issued_at, issued_by)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-    [orgId, r.receipt_id, r.seq, r.receipt_hash, r.prev_hash, r.signed_body, r.signature, r.kid, r.site_id, r.asset_id, r.reference,
-      r.period_start, r.period_end, r.direction, r.delivered_wh, r.source_basis, r.issued_at, r.issued_by],
+    [
+      orgId,
+      r.receipt_id,
+      r.seq,
+      r.receipt_hash,
+      r.prev_hash,
+      r.signed_body,
+      r.signature,
+      r.kid,
+      r.site_id,
+      r.asset_id,
+      r.reference,
+      r.period_start,
+      r.period_end,
+      r.direction,
+      r.delivered_wh,
+      r.source_basis,
+      r.issued_at,
+      r.issued_by,
+    ],
   );
 }
 
@@ -121,17 +138,21 @@ export async function listReceipts(q: Queryable, orgId: string, f: ListFilters, 
 
 /** Oldest first from `afterSeq` (exclusive): the chain in order, one batch at a time. */
 export async function chainBatch(q: Queryable, orgId: string, afterSeq: number, limit: number): Promise<ReceiptRow[]> {
-  const r = await q.query<ReceiptRow>(
-    `select ${COLUMNS} from settlement_receipts where org_id = $1 and seq > $2 order by seq limit $3`,
-    [orgId, afterSeq, limit],
-  );
+  const r = await q.query<ReceiptRow>(`select ${COLUMNS} from settlement_receipts where org_id = $1 and seq > $2 order by seq limit $3`, [
+    orgId,
+    afterSeq,
+    limit,
+  ]);
   return r.rows;
 }
 
 /** Which of these hashes the organisation holds. */
 export async function heldHashes(q: Queryable, orgId: string, hashes: string[]): Promise<Set<string>> {
   if (!hashes.length) return new Set();
-  const r = await q.query<{ receipt_hash: string }>('select receipt_hash from settlement_receipts where org_id = $1 and receipt_hash = any($2)', [orgId, hashes]);
+  const r = await q.query<{ receipt_hash: string }>('select receipt_hash from settlement_receipts where org_id = $1 and receipt_hash = any($2)', [
+    orgId,
+    hashes,
+  ]);
   return new Set(r.rows.map((x) => x.receipt_hash));
 }
 
@@ -190,8 +211,25 @@ export const settlementExportables: ExportableCollection[] = [
     description: 'Signed settlement receipts in chain order: the signed body, signature, hash, previous hash, key, delivery figures and sharing.',
     table: 'settlement_receipts',
     members: columnsOf('settlement_receipts', [
-      'receipt_id', 'seq', 'receipt_hash', 'prev_hash', 'signed_body', 'signature', 'kid', 'site_id', 'asset_id', 'reference', 'period_start:iso', 'period_end:iso',
-      'direction', 'delivered_wh:text', 'source_basis', 'issued_at:iso', 'issued_by', 'shared_at:iso', 'shared_by',
+      'receipt_id',
+      'seq',
+      'receipt_hash',
+      'prev_hash',
+      'signed_body',
+      'signature',
+      'kid',
+      'site_id',
+      'asset_id',
+      'reference',
+      'period_start:iso',
+      'period_end:iso',
+      'direction',
+      'delivered_wh:text',
+      'source_basis',
+      'issued_at:iso',
+      'issued_by',
+      'shared_at:iso',
+      'shared_by',
     ]),
     period: ['issued_at', 'settlement_receipts.issued_at'],
     key: [['settlement_receipts.seq', 'integer']],

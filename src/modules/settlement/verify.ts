@@ -91,7 +91,8 @@ function signatureProblem(signature: string, signedBody: string, key: KeyObject)
   const sig = Buffer.from(signature, 'base64url');
   const s = BigInt(`0x${Buffer.from(sig.subarray(32)).reverse().toString('hex')}`);
   if (s >= L) return { code: 'non_canonical_signature', message: 'The signature’s S is not below the group order' };
-  if (!verify(null, Buffer.from(signedBody, 'utf8'), key, sig)) return { code: 'bad_signature', message: 'The signature does not verify with the key named by kid' };
+  if (!verify(null, Buffer.from(signedBody, 'utf8'), key, sig))
+    return { code: 'bad_signature', message: 'The signature does not verify with the key named by kid' };
   return null;
 }
 
@@ -100,7 +101,11 @@ function signatureProblem(signature: string, signedBody: string, key: KeyObject)
  * duplicate member, no whitespace, no other number form), have the expected members, name a
  * published key, and carry a canonical signature that verifies.
  */
-export function checkSigned<T>(p: Presented, keyOf: KeyLookup, members: Record<string, (v: unknown) => boolean>): { body: T | null; hash: string; problems: Found[] } {
+export function checkSigned<T>(
+  p: Presented,
+  keyOf: KeyLookup,
+  members: Record<string, (v: unknown) => boolean>,
+): { body: T | null; hash: string; problems: Found[] } {
   const hash = typeof p.signed_body === 'string' ? sha256Hex(p.signed_body) : '';
   let parsed: unknown;
   try {

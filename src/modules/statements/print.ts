@@ -2,8 +2,7 @@
 // signature, verification hash and how to verify). Every value is escaped; no script, no remote asset.
 import type { StatementView } from './service.ts';
 
-const esc = (v: unknown) =>
-  String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function printStatement(s: StatementView, origin: string): string {
   const row = (k: string, v: unknown) => `<tr><th scope="row">${esc(k)}</th><td>${esc(v)}</td></tr>`;

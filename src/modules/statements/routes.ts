@@ -80,7 +80,8 @@ export function statementOperations(svc: StatementService) {
       method: 'POST',
       path: `${BASE}/baselines/{baseline_id}/agree`,
       summary: 'Agree a proposed baseline (it is then frozen)',
-      description: 'Records who agreed and when. Only a proposed baseline can be agreed: 409 for an agreed or withdrawn one. The proposer cannot agree it: 403 `A baseline must be agreed by someone other than its proposer`.',
+      description:
+        'Records who agreed and when. Only a proposed baseline can be agreed: 409 for an agreed or withdrawn one. The proposer cannot agree it: 403 `A baseline must be agreed by someone other than its proposer`.',
       tags,
       status,
       access: { kind: 'bearer', roles: CAN_CONFIGURE },

@@ -26,8 +26,7 @@ export const VERIFY_PATH = '/api/vpp/vpp/fleet-statements/public/verify/';
 export const BASELINE_METHOD_TEXT =
   'Mean daily grid import of the site over the reference period: the sum of the energy model’s import (kWh) of the UK days ' +
   'that hold data, divided by the number of those days, to the watt-hour.';
-export const KWH_METHOD =
-  'Savings (kWh) = the baseline’s mean daily import × the UK days of the period that hold data − the measured import of those days.';
+export const KWH_METHOD = 'Savings (kWh) = the baseline’s mean daily import × the UK days of the period that hold data − the measured import of those days.';
 export const GBP_METHOD = 'Savings (£) = savings (kWh) × the baseline’s agreed tariff (pence per kWh) ÷ 100, rounded to the penny.';
 export const CO2E_METHOD =
   'Avoided emissions (kg CO2e) = each UK day’s saving (kWh) × the DESNZ UK electricity generation factor of the day’s calendar year ' +
@@ -231,7 +230,11 @@ export function createStatementService(
       return { site_id: siteId, baselines: (await store.baselinesOfSite(db, ctx.orgId, siteId)).map(baselineView) };
     },
 
-    async propose(ctx: RequestContext, siteId: string, input: { reference_from: string; reference_to: string; method?: string; tariff_pence_per_kwh: string; note?: string }) {
+    async propose(
+      ctx: RequestContext,
+      siteId: string,
+      input: { reference_from: string; reference_to: string; method?: string; tariff_pence_per_kwh: string; note?: string },
+    ) {
       checkPeriod('reference', input.reference_from, input.reference_to, ukToday());
       if (parseScaled(input.tariff_pence_per_kwh, 4) === null) {
         throw statementErrors.invalid(['body', 'tariff_pence_per_kwh'], 'At most 4 decimal places', input.tariff_pence_per_kwh);
@@ -335,7 +338,11 @@ export function createStatementService(
         expected_import_kwh: kwh(expected),
         actual_import_kwh: kwh(actual),
         savings: {
-          kwh: { value: kwh(saved), data_basis: basis === 'measured' ? 'calculated from measured import' : 'calculated from partly estimated import', method: KWH_METHOD },
+          kwh: {
+            value: kwh(saved),
+            data_basis: basis === 'measured' ? 'calculated from measured import' : 'calculated from partly estimated import',
+            method: KWH_METHOD,
+          },
           gbp: { value: formatScaled(roundDiv(saved * tariff, 10_000_000n), 2), data_basis: 'calculated at the agreed tariff', method: GBP_METHOD },
           co2e_kg: {
             value: formatScaled(roundDiv(co2, 100_000n), 3),
@@ -349,7 +356,16 @@ export function createStatementService(
       };
       const signed = signBody(body, key.privateKey);
       return db.tx(async (q) => {
-        const row = { statement_id: body.statement_id, site_id: siteId, baseline_id: b.baseline_id, statement_hash: signed.hash, signed_body: signed.signed_body, signature: signed.signature, kid: key.keyId, issued_at: now };
+        const row = {
+          statement_id: body.statement_id,
+          site_id: siteId,
+          baseline_id: b.baseline_id,
+          statement_hash: signed.hash,
+          signed_body: signed.signed_body,
+          signature: signed.signature,
+          kid: key.keyId,
+          issued_at: now,
+        };
         await store.insertStatement(q, ctx.orgId, { ...row, period_from: input.period_from, period_to: input.period_to, issued_by: actorId(ctx) });
         await audit.record(q, ctx, {
           action: 'statements.statement.issue',

@@ -26,21 +26,43 @@ const B_COLS = `baseline_id, site_id, method, to_char(reference_from, 'YYYY-MM-D
   to_char(reference_to, 'YYYY-MM-DD') as reference_to, figures, tariff_pence_per_kwh::text as tariff_pence_per_kwh, note, status,
   proposed_by, proposed_at, agreed_by, agreed_at, withdrawn_by, withdrawn_at, withdrawn_reason`;
 
-export async function insertBaseline(q: Queryable, orgId: string, b: Omit<BaselineRow, 'agreed_by' | 'agreed_at' | 'withdrawn_by' | 'withdrawn_at' | 'withdrawn_reason' | 'status'>) {
+export async function insertBaseline(
+  q: Queryable,
+  orgId: string,
+  b: Omit<BaselineRow, 'agreed_by' | 'agreed_at' | 'withdrawn_by' | 'withdrawn_at' | 'withdrawn_reason' | 'status'>,
+) {
   await q.query(
     `insert into statement_baselines (org_id, baseline_id, site_id, method, reference_from, reference_to, figures, tariff_pence_per_kwh, note, status, proposed_by, proposed_at)
      values ($1, $2, $3, $4, $5::date, $6::date, $7::jsonb, $8::numeric, $9, 'proposed', $10, $11)`,
-    [orgId, b.baseline_id, b.site_id, b.method, b.reference_from, b.reference_to, JSON.stringify(b.figures), b.tariff_pence_per_kwh, b.note, b.proposed_by, b.proposed_at],
+    [
+      orgId,
+      b.baseline_id,
+      b.site_id,
+      b.method,
+      b.reference_from,
+      b.reference_to,
+      JSON.stringify(b.figures),
+      b.tariff_pence_per_kwh,
+      b.note,
+      b.proposed_by,
+      b.proposed_at,
+    ],
   );
 }
 
 export async function baselineById(q: Queryable, orgId: string, id: string, lock = false): Promise<BaselineRow | null> {
-  const r = await q.query<BaselineRow>(`select ${B_COLS} from statement_baselines where org_id = $1 and baseline_id = $2${lock ? ' for update' : ''}`, [orgId, id]);
+  const r = await q.query<BaselineRow>(`select ${B_COLS} from statement_baselines where org_id = $1 and baseline_id = $2${lock ? ' for update' : ''}`, [
+    orgId,
+    id,
+  ]);
   return r.rows[0] ?? null;
 }
 
 export async function baselinesOfSite(q: Queryable, orgId: string, siteId: string): Promise<BaselineRow[]> {
-  const r = await q.query<BaselineRow>(`select ${B_COLS} from statement_baselines where org_id = $1 and site_id = $2 order by proposed_at desc, baseline_id desc limit 500`, [orgId, siteId]);
+  const r = await q.query<BaselineRow>(
+    `select ${B_COLS} from statement_baselines where org_id = $1 and site_id = $2 order by proposed_at desc, baseline_id desc limit 500`,
+    [orgId, siteId],
+  );
   return r.rows;
 }
 
@@ -49,7 +71,10 @@ export async function agreeBaseline(q: Queryable, orgId: string, id: string, by:
 }
 
 export async function withdrawBaseline(q: Queryable, orgId: string, id: string, by: string | null, at: Date, reason: string | null) {
-  await q.query(`update statement_baselines set status = 'withdrawn', withdrawn_by = $3, withdrawn_at = $4, withdrawn_reason = $5 where org_id = $1 and baseline_id = $2`, [orgId, id, by, at, reason]);
+  await q.query(
+    `update statement_baselines set status = 'withdrawn', withdrawn_by = $3, withdrawn_at = $4, withdrawn_reason = $5 where org_id = $1 and baseline_id = $2`,
+    [orgId, id, by, at, reason],
+  );
 }
 
 export interface StatementRow {
@@ -69,7 +94,20 @@ export async function insertStatement(q: Queryable, orgId: string, s: StatementR
   await q.query(
     `insert into statement_statements (org_id, statement_id, site_id, baseline_id, period_from, period_to, statement_hash, signed_body, signature, kid, issued_by, issued_at)
      values ($1, $2, $3, $4, $5::date, $6::date, $7, $8, $9, $10, $11, $12)`,
-    [orgId, s.statement_id, s.site_id, s.baseline_id, s.period_from, s.period_to, s.statement_hash, s.signed_body, s.signature, s.kid, s.issued_by, s.issued_at],
+    [
+      orgId,
+      s.statement_id,
+      s.site_id,
+      s.baseline_id,
+      s.period_from,
+      s.period_to,
+      s.statement_hash,
+      s.signed_body,
+      s.signature,
+      s.kid,
+      s.issued_by,
+      s.issued_at,
+    ],
   );
 }
 
@@ -78,7 +116,13 @@ export async function statementById(q: Queryable, orgId: string, id: string): Pr
   return r.rows[0] ?? null;
 }
 
-export async function listStatements(q: Queryable, orgId: string, f: { site_id?: string }, before: { t: Date; id: string } | null, limit: number): Promise<StatementRow[]> {
+export async function listStatements(
+  q: Queryable,
+  orgId: string,
+  f: { site_id?: string },
+  before: { t: Date; id: string } | null,
+  limit: number,
+): Promise<StatementRow[]> {
   const params: unknown[] = [orgId];
   let where = 'org_id = $1';
   if (f.site_id !== undefined) {
@@ -90,7 +134,10 @@ export async function listStatements(q: Queryable, orgId: string, f: { site_id?:
     where += ` and (issued_at, statement_id) < ($${params.length - 1}, $${params.length})`;
   }
   params.push(limit);
-  const r = await q.query<StatementRow>(`select ${S_COLS} from statement_statements where ${where} order by issued_at desc, statement_id desc limit $${params.length}`, params);
+  const r = await q.query<StatementRow>(
+    `select ${S_COLS} from statement_statements where ${where} order by issued_at desc, statement_id desc limit $${params.length}`,
+    params,
+  );
   return r.rows;
 }
 
@@ -108,8 +155,22 @@ export const statementExportables = [
     description: 'Fleet savings baselines: reference period, figures, tariff, who proposed, agreed or withdrawn them and when.',
     table: 'statement_baselines',
     members: columnsOf('statement_baselines', [
-      'baseline_id', 'site_id', 'method', 'reference_from:day', 'reference_to:day', 'figures', 'tariff_pence_per_kwh:text', 'note', 'status',
-      'proposed_by', 'proposed_at:iso', 'agreed_by', 'agreed_at:iso', 'withdrawn_by', 'withdrawn_at:iso', 'withdrawn_reason',
+      'baseline_id',
+      'site_id',
+      'method',
+      'reference_from:day',
+      'reference_to:day',
+      'figures',
+      'tariff_pence_per_kwh:text',
+      'note',
+      'status',
+      'proposed_by',
+      'proposed_at:iso',
+      'agreed_by',
+      'agreed_at:iso',
+      'withdrawn_by',
+      'withdrawn_at:iso',
+      'withdrawn_reason',
     ]),
     period: ['proposed_at', 'statement_baselines.proposed_at'],
     key: [['statement_baselines.baseline_id', 'text']],
@@ -119,7 +180,17 @@ export const statementExportables = [
     description: 'Signed fleet savings statements: the signed body, signature, hash and key of each.',
     table: 'statement_statements',
     members: columnsOf('statement_statements', [
-      'statement_id', 'site_id', 'baseline_id', 'statement_hash', 'signed_body', 'signature', 'kid', 'issued_at:iso', 'period_from:day', 'period_to:day', 'issued_by',
+      'statement_id',
+      'site_id',
+      'baseline_id',
+      'statement_hash',
+      'signed_body',
+      'signature',
+      'kid',
+      'issued_at:iso',
+      'period_from:day',
+      'period_to:day',
+      'issued_by',
     ]),
     period: ['issued_at', 'statement_statements.issued_at'],
     key: [['statement_statements.statement_id', 'text']],

@@ -50,7 +50,11 @@ const Incident = Type.Object(
 const IncidentId = Type.Object({ incident_id: Type.String({ minLength: 1, maxLength: 64, description: 'Incident id' }) });
 const ListQuery = Type.Object(
   {
-    state: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], { description: '`open` (not resolved), `resolved` or `all` (default)' })),
+    state: Type.Optional(
+      Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('all')], {
+        description: '`open` (not resolved), `resolved` or `all` (default)',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'At most this many, newest first; 1 to 200, default 50' })),
   },
   { additionalProperties: false },
@@ -70,12 +74,10 @@ const CreateBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const UpdateBody = Type.Object(
-  { state: StateS, message: Message, impact: Type.Optional(ImpactS) },
-  { additionalProperties: false },
-);
+const UpdateBody = Type.Object({ state: StateS, message: Message, impact: Type.Optional(ImpactS) }, { additionalProperties: false });
 const CSV_COLUMNS = ['id', 'title', 'impact', 'state', 'affected_components', 'started_at', 'resolved_at', 'updated_at', 'updates', 'latest_message'] as const;
-const ADMIN_NOTE = 'Platform administrators only (a platform staff token with platform administration); members of organisations read incidents but never write them.';
+const ADMIN_NOTE =
+  'Platform administrators only (a platform staff token with platform administration); members of organisations read incidents but never write them.';
 
 export function statusOperations(svc: StatusService) {
   return [
@@ -91,7 +93,11 @@ export function statusOperations(svc: StatusService) {
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: ANY_ROLE },
-      dataBasis: { basis: 'measured', method: 'Share of the recorded scheduled health checks (one a minute per component) that passed in each window; incidents as the platform team posted them.' },
+      dataBasis: {
+        basis: 'measured',
+        method:
+          'Share of the recorded scheduled health checks (one a minute per component) that passed in each window; incidents as the platform team posted them.',
+      },
       schema: {
         response: {
           200: Type.Object({
@@ -180,7 +186,18 @@ export function statusOperations(svc: StatusService) {
         function* rows() {
           yield csvRecord([...CSV_COLUMNS]);
           for (const i of incidents) {
-            yield csvRecord([i.id, i.title, i.impact, i.state, i.affected_components.join(';'), i.started_at, i.resolved_at, i.updated_at, i.updates.length, i.updates[0]?.message ?? '']);
+            yield csvRecord([
+              i.id,
+              i.title,
+              i.impact,
+              i.state,
+              i.affected_components.join(';'),
+              i.started_at,
+              i.resolved_at,
+              i.updated_at,
+              i.updates.length,
+              i.updates[0]?.message ?? '',
+            ]);
           }
         }
         reply.type('text/csv; charset=utf-8');

@@ -23,7 +23,11 @@ export function allowedMoves(from: IncidentState): IncidentState[] {
 
 export const STATUS_ERROR_DOCS = [
   { code: 'incident_not_found', status: 404, description: 'No incident with this id.' },
-  { code: 'incident_state_not_allowed', status: 409, description: 'The state move is outside investigating → identified → monitoring → resolved; the detail names the allowed states. Resolved is final.' },
+  {
+    code: 'incident_state_not_allowed',
+    status: 409,
+    description: 'The state move is outside investigating → identified → monitoring → resolved; the detail names the allowed states. Resolved is final.',
+  },
 ] as const;
 
 const notFound = () => new AppError(404, 'Incident not found', { code: 'incident_not_found' });
@@ -54,7 +58,10 @@ export function createStatus(deps: { db: Db; clock: Clock; health: PlatformHealt
 
   async function list(filter: 'open' | 'resolved' | 'all', limit: number): Promise<Incident[]> {
     const rows = await incidentStore.list(db, filter, limit);
-    const updates = await incidentStore.updatesOf(db, rows.map((r) => r.id));
+    const updates = await incidentStore.updatesOf(
+      db,
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => present(r, updates));
   }
 
@@ -110,7 +117,11 @@ export function createStatus(deps: { db: Db; clock: Clock; health: PlatformHealt
         }
         const impact = body.impact ?? (cur.impact as Impact);
         await incidentStore.setState(q, id, body.state, impact, body.state === 'resolved' ? now : null, now);
-        await incidentStore.addUpdate(q, { id: `upd_${randomUUID()}`, incident_id: id, state: body.state, impact, message: body.message, created_at: now }, actorId(ctx));
+        await incidentStore.addUpdate(
+          q,
+          { id: `upd_${randomUUID()}`, incident_id: id, state: body.state, impact, message: body.message, created_at: now },
+          actorId(ctx),
+        );
         return cur.id;
       });
       const rows = await incidentStore.one(db, incidentId);

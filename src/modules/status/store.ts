@@ -25,10 +25,17 @@ const COLS = 'id, title, impact, affected_components, state, started_at, resolve
 
 export const incidentStore = {
   async insert(q: Queryable, i: IncidentRow, createdBy: string) {
-    await q.query(
-      `insert into status_incidents (${COLS}, created_by) values ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
-      [i.id, i.title, i.impact, i.affected_components, i.state, i.started_at, i.resolved_at, i.updated_at, createdBy],
-    );
+    await q.query(`insert into status_incidents (${COLS}, created_by) values ($1,$2,$3,$4,$5,$6,$7,$8,$9)`, [
+      i.id,
+      i.title,
+      i.impact,
+      i.affected_components,
+      i.state,
+      i.started_at,
+      i.resolved_at,
+      i.updated_at,
+      createdBy,
+    ]);
   },
   async one(q: Queryable, id: string) {
     return (await q.query<IncidentRow>(`select ${COLS} from status_incidents where id=$1`, [id])).rows[0];
@@ -54,7 +61,10 @@ export const incidentStore = {
   async updatesOf(q: Queryable, ids: string[]) {
     if (ids.length === 0) return [];
     return (
-      await q.query<UpdateRow>('select id, incident_id, seq, state, impact, message, created_at from status_incident_updates where incident_id = any($1) order by incident_id, seq', [ids])
+      await q.query<UpdateRow>(
+        'select id, incident_id, seq, state, impact, message, created_at from status_incident_updates where incident_id = any($1) order by incident_id, seq',
+        [ids],
+      )
     ).rows;
   },
 };

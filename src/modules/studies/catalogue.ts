@@ -31,7 +31,11 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
   half_hourly_load: {
     description: 'Half-hourly site import: one row per half hour (period 1 is 00:00-00:30 UK local time; 46 or 50 on clock-change days).',
     columns: [
-      { name: 'date', description: 'Day, YYYY-MM-DD', check: (v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? null : 'must be a date YYYY-MM-DD') },
+      {
+        name: 'date',
+        description: 'Day, YYYY-MM-DD',
+        check: (v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? null : 'must be a date YYYY-MM-DD'),
+      },
       { name: 'period', description: 'Half-hour period 1 to 50', check: period },
       { name: 'kwh', description: 'Energy imported in the half hour, kWh', check: decimal },
     ],
@@ -55,7 +59,12 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
     ],
   },
   site_constraints: {
-    description: 'One row per setting: ' + Object.entries(CONSTRAINT_KEYS).map(([k, d]) => `${k} (${d})`).join(', ') + '.',
+    description:
+      'One row per setting: ' +
+      Object.entries(CONSTRAINT_KEYS)
+        .map(([k, d]) => `${k} (${d})`)
+        .join(', ') +
+      '.',
     columns: [
       { name: 'name', description: 'Setting name', check: (v) => (v in CONSTRAINT_KEYS ? null : `must be one of ${Object.keys(CONSTRAINT_KEYS).join(', ')}`) },
       { name: 'value', description: 'Setting value', check: decimal },
@@ -72,13 +81,14 @@ export const STUDY_TYPES = {
   },
   solar_battery: {
     title: 'Solar and battery for a site',
-    description: 'Annual saving from a solar array (self-consumed up to the site load) and a battery shifting energy from the dearest to the cheapest band once a day.',
+    description:
+      'Annual saving from a solar array (self-consumed up to the site load) and a battery shifting energy from the dearest to the cheapest band once a day.',
     kinds: ['half_hourly_load', 'tariff', 'site_constraints'] as Kind[],
     display_label: 'Projection',
   },
   heat_pump_retrofit: {
     title: 'Heat pump retrofit',
-    description: 'Annual heating cost with a gas boiler against a heat pump priced at the site\'s load-weighted electricity rate.',
+    description: "Annual heating cost with a gas boiler against a heat pump priced at the site's load-weighted electricity rate.",
     kinds: ['half_hourly_load', 'tariff', 'site_constraints'] as Kind[],
     display_label: 'Projection',
   },
@@ -120,7 +130,11 @@ export function sample(type: StudyType, kind: Kind): string {
   return template(kind) + lines.map((l) => l.join(',')).join('\r\n') + '\r\n';
 }
 
-export interface CsvError { line: number; column: string | null; message: string }
+export interface CsvError {
+  line: number;
+  column: string | null;
+  message: string;
+}
 
 /** Parses and checks a CSV input; errors name the line (1 is the header) and the column. */
 export function validateCsv(kind: Kind, text: string): { rows: Record<string, string>[]; errors: CsvError[] } {
@@ -157,13 +171,19 @@ export function validateCsv(kind: Kind, text: string): { rows: Record<string, st
   if (errors.length === 0 && kind === 'tariff') {
     const covered = new Array<number>(49).fill(0);
     rows.forEach((r, i) => {
-      const a = Number(r.from_period), b = Number(r.to_period);
+      const a = Number(r.from_period),
+        b = Number(r.to_period);
       if (a > b || b > 48) errors.push({ line: i + 2, column: 'to_period', message: 'must be at least from_period and at most 48' });
       else for (let p = a; p <= b; p++) covered[p]!++;
     });
     if (errors.length === 0) {
       const bad = covered.findIndex((c, p) => p >= 1 && c !== 1);
-      if (bad > 0) errors.push({ line: rows.length + 1, column: null, message: `periods 1 to 48 must each be covered once (period ${bad} is covered ${covered[bad]} times)` });
+      if (bad > 0)
+        errors.push({
+          line: rows.length + 1,
+          column: null,
+          message: `periods 1 to 48 must each be covered once (period ${bad} is covered ${covered[bad]} times)`,
+        });
     }
   }
   return { rows, errors: errors.slice(0, 100) };

@@ -10,7 +10,9 @@ export const studyErrors = {
   missingInputs: (kinds: string[]) => new AppError(409, `Study is missing inputs: ${kinds.join(', ')}`, { code: 'study_inputs_missing' }),
   runNotFinished: (status: string) => new AppError(409, `Run has not succeeded (status ${status})`, { code: 'study_run_not_succeeded' }),
   csv: (errs: CsvError[]) =>
-    errors.validation(errs.map((e) => fieldError(['body', 'csv'], `line ${e.line}${e.column ? `, column ${e.column}` : ''}: ${e.message}`, { line: e.line, column: e.column }))),
+    errors.validation(
+      errs.map((e) => fieldError(['body', 'csv'], `line ${e.line}${e.column ? `, column ${e.column}` : ''}: ${e.message}`, { line: e.line, column: e.column })),
+    ),
 };
 
 export const STUDY_ERROR_DOCS = [

@@ -7,7 +7,13 @@ import type { StudyResults } from './model.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
-export interface ReportMeta { study_id: string; name: string; run_id: string; finished_at: string; input_versions: Record<string, number> }
+export interface ReportMeta {
+  study_id: string;
+  name: string;
+  run_id: string;
+  finished_at: string;
+  input_versions: Record<string, number>;
+}
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -17,7 +23,8 @@ export function ukWhen(iso: string): string {
   if (Number.isNaN(t)) return iso;
   const c = ukClock(t);
   const [y, m, d] = c.date.split('-');
-  const hh = String(Math.floor(c.minute / 60)).padStart(2, '0'), mm = String(c.minute % 60).padStart(2, '0');
+  const hh = String(Math.floor(c.minute / 60)).padStart(2, '0'),
+    mm = String(c.minute % 60).padStart(2, '0');
   return `${Number(d)} ${MONTHS[Number(m) - 1]} ${y}, ${hh}:${mm} ${ukOffsetFast(t) ? 'BST' : 'GMT'}`;
 }
 
@@ -29,7 +36,9 @@ function niceStep(max: number): number {
 }
 
 export function barChart(chart: StudyResults['chart']): string {
-  const W = 640, H = 240, pad = 40;
+  const W = 640,
+    H = 240,
+    pad = 40;
   const top = Math.max(1e-9, ...chart.bars.map((b) => b.value));
   const step = niceStep(top);
   const max = Math.ceil(top / step - 1e-9) * step;
@@ -37,26 +46,36 @@ export function barChart(chart: StudyResults['chart']): string {
   for (let v = 0; v <= max + step / 2; v += step) {
     const y = (H - pad - (v / max) * (H - pad * 2)).toFixed(1);
     const text = String(Math.round(v * 1e6) / 1e6);
-    ticks.push(`<line x1="${pad}" y1="${y}" x2="${W - pad}" y2="${y}" stroke="#ddd"/><text x="${pad - 4}" y="${y}" font-size="10" text-anchor="end" dominant-baseline="middle">${esc(text)}</text>`);
+    ticks.push(
+      `<line x1="${pad}" y1="${y}" x2="${W - pad}" y2="${y}" stroke="#ddd"/><text x="${pad - 4}" y="${y}" font-size="10" text-anchor="end" dominant-baseline="middle">${esc(text)}</text>`,
+    );
   }
   const n = Math.max(chart.bars.length, 1);
   const bw = (W - pad * 2) / n;
   const bars = chart.bars
     .map((b, i) => {
       const h = (b.value / max) * (H - pad * 2);
-      const x = pad + i * bw, y = H - pad - h;
-      const label = n <= 12 || i % 6 === 0 ? `<text x="${(x + bw / 2).toFixed(1)}" y="${H - pad + 14}" font-size="10" text-anchor="middle">${esc(b.label)}</text>` : '';
+      const x = pad + i * bw,
+        y = H - pad - h;
+      const label =
+        n <= 12 || i % 6 === 0 ? `<text x="${(x + bw / 2).toFixed(1)}" y="${H - pad + 14}" font-size="10" text-anchor="middle">${esc(b.label)}</text>` : '';
       return `<rect x="${(x + 1).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(bw - 2, 1).toFixed(1)}" height="${h.toFixed(1)}" fill="#2b6cb0"><title>${esc(b.label)}: ${b.value}</title></rect>${label}`;
     })
     .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(chart.title)}">` +
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(chart.title)}">` +
     `${ticks.join('')}<line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#333"/>` +
-    `<text x="${pad - 30}" y="${pad - 14}" font-size="11">${esc(chart.unit)}</text>${bars}</svg>`;
+    `<text x="${pad - 30}" y="${pad - 14}" font-size="11">${esc(chart.unit)}</text>${bars}</svg>`
+  );
 }
 
 export function reportHtml(meta: ReportMeta, r: StudyResults): string {
-  const rows = r.figures.map((f) => `<tr data-key="${esc(f.key)}"><th scope="row">${esc(f.label)}</th><td class="value">${esc(f.value)}</td><td>${esc(f.unit)}</td></tr>`).join('\n');
-  const inputs = Object.entries(meta.input_versions).map(([k, v]) => `<li>${esc(k)}: version ${v}</li>`).join('');
+  const rows = r.figures
+    .map((f) => `<tr data-key="${esc(f.key)}"><th scope="row">${esc(f.label)}</th><td class="value">${esc(f.value)}</td><td>${esc(f.unit)}</td></tr>`)
+    .join('\n');
+  const inputs = Object.entries(meta.input_versions)
+    .map(([k, v]) => `<li>${esc(k)}: version ${v}</li>`)
+    .join('');
   return `<!doctype html>
 <html lang="en-GB"><head><meta charset="utf-8"><title>${esc(meta.name)}: ${esc(r.display_label)}</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem;color:#111}table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}td.value{text-align:right;font-variant-numeric:tabular-nums}.label{display:inline-block;background:#fde68a;padding:.1rem .5rem;border-radius:.2rem}@media print{body{margin:0}.noprint{display:none}}</style>

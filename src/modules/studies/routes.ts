@@ -11,11 +11,14 @@ const tags = ['studies'];
 const read = { kind: 'bearer' as const, roles: CAN_READ };
 const write = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
 const StudyTypeName = LiteralUnion(STUDY_TYPE_NAMES, { description: 'Study type' });
-const KindName = Type.Union(KINDS.map((k) => Type.Literal(k)), { description: 'Input kind' });
+const KindName = Type.Union(
+  KINDS.map((k) => Type.Literal(k)),
+  { description: 'Input kind' },
+);
 const Id = Type.String({ minLength: 1, maxLength: 64, description: 'Id' });
 const ErrorBody = Type.Object({ detail: Type.Unknown() });
 const MODEL_METHOD =
-  'Plain arithmetic on the study\'s recorded input versions: unit rates by half-hour period from the tariff, energies from the load or vehicles CSV, settings from site_constraints; every assumption is listed in the results (docs/studies.md).';
+  "Plain arithmetic on the study's recorded input versions: unit rates by half-hour period from the tariff, energies from the load or vehicles CSV, settings from site_constraints; every assumption is listed in the results (docs/studies.md).";
 
 const Study = Type.Object({
   study_id: Type.String(),
@@ -23,7 +26,9 @@ const Study = Type.Object({
   name: Type.String(),
   description: Nullable(Type.String()),
   required_inputs: Type.Array(KindName, { description: 'Inputs a run needs' }),
-  inputs: Type.Array(Type.Object({ kind: KindName, version: Type.Integer(), row_count: Type.Integer(), updated_at: Timestamp }), { description: 'Current input versions' }),
+  inputs: Type.Array(Type.Object({ kind: KindName, version: Type.Integer(), row_count: Type.Integer(), updated_at: Timestamp }), {
+    description: 'Current input versions',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -40,7 +45,14 @@ const Results = Type.Object(
     label: Type.Literal('MODELLED'),
     display_label: Type.String({ description: '`Projection` for forward figures; `Calculated from your charging data` for the depot savings audit' }),
     study_type: StudyTypeName,
-    figures: Type.Array(Type.Object({ key: Type.String(), label: Type.String(), value: Type.String({ description: 'Decimal text (money in pounds, 2 places) or text' }), unit: Type.String() })),
+    figures: Type.Array(
+      Type.Object({
+        key: Type.String(),
+        label: Type.String(),
+        value: Type.String({ description: 'Decimal text (money in pounds, 2 places) or text' }),
+        unit: Type.String(),
+      }),
+    ),
     chart: Type.Object({ title: Type.String(), unit: Type.String(), bars: Type.Array(Type.Object({ label: Type.String(), value: Type.Number() })) }),
     assumptions: Type.Array(Type.String()),
   },
@@ -67,22 +79,47 @@ const TypeKindParams = Type.Object({ study_type: StudyTypeName, kind: KindName }
 export function studyOperations(s: Studies) {
   return [
     defineOperation({
-      operationId: 'listStudyTypes', method: 'GET', path: `${B}/types`, summary: 'Study types and the inputs each takes', description: 'The four study types, the input kinds each takes (with their CSV columns) and the display_label their results carry.', tags, status: 'live', access: read,
+      operationId: 'listStudyTypes',
+      method: 'GET',
+      path: `${B}/types`,
+      summary: 'Study types and the inputs each takes',
+      description: 'The four study types, the input kinds each takes (with their CSV columns) and the display_label their results carry.',
+      tags,
+      status: 'live',
+      access: read,
       schema: {
         response: {
           200: Type.Object({
-            study_types: Type.Array(Type.Object({
-              study_type: StudyTypeName, title: Type.String(), description: Type.String(), display_label: Type.String(),
-              inputs: Type.Array(Type.Object({ kind: KindName, description: Type.String(), columns: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })) })),
-            })),
+            study_types: Type.Array(
+              Type.Object({
+                study_type: StudyTypeName,
+                title: Type.String(),
+                description: Type.String(),
+                display_label: Type.String(),
+                inputs: Type.Array(
+                  Type.Object({
+                    kind: KindName,
+                    description: Type.String(),
+                    columns: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
+                  }),
+                ),
+              }),
+            ),
           }),
         },
       },
       handler: async () => s.types(),
     }),
     defineOperation({
-      operationId: 'getStudyTemplate', method: 'GET', path: `${B}/templates/{study_type}/{kind}`, summary: 'An empty CSV template (header row) for an input', description: "The header row of the input kind's CSV, to fill in and PUT to a study. 422 on path.kind when the study type does not take the kind.",
-      tags, status: 'live', access: read, produces: 'text/csv',
+      operationId: 'getStudyTemplate',
+      method: 'GET',
+      path: `${B}/templates/{study_type}/{kind}`,
+      summary: 'An empty CSV template (header row) for an input',
+      description: "The header row of the input kind's CSV, to fill in and PUT to a study. 422 on path.kind when the study type does not take the kind.",
+      tags,
+      status: 'live',
+      access: read,
+      produces: 'text/csv',
       schema: { params: TypeKindParams, response: { 200: Type.String({ description: 'CSV text: the header row' }), 422: ErrorBody } },
       handler: async ({ params, reply }) => {
         reply.type('text/csv; charset=utf-8');
@@ -91,8 +128,15 @@ export function studyOperations(s: Studies) {
       },
     }),
     defineOperation({
-      operationId: 'getStudySample', method: 'GET', path: `${B}/samples/{study_type}/{kind}`, summary: 'A filled-in sample CSV for an input', description: 'A filled-in CSV of the input kind for the study type; docs/studies.md works the samples through by hand.',
-      tags, status: 'live', access: read, produces: 'text/csv',
+      operationId: 'getStudySample',
+      method: 'GET',
+      path: `${B}/samples/{study_type}/{kind}`,
+      summary: 'A filled-in sample CSV for an input',
+      description: 'A filled-in CSV of the input kind for the study type; docs/studies.md works the samples through by hand.',
+      tags,
+      status: 'live',
+      access: read,
+      produces: 'text/csv',
       schema: { params: TypeKindParams, response: { 200: Type.String({ description: 'CSV text with a header row and sample rows' }), 422: ErrorBody } },
       handler: async ({ params, reply }) => {
         reply.type('text/csv; charset=utf-8');
@@ -101,40 +145,101 @@ export function studyOperations(s: Studies) {
       },
     }),
     defineOperation({
-      operationId: 'createSampleStudy', method: 'POST', path: `${B}/samples/{study_type}`, summary: 'Create a study of this type filled with the sample inputs, in one call', description: 'Creates a study of the type with every input it takes set to the sample (version 1), ready to run.',
-      tags, status: 'live', access: write, successStatus: 201,
+      operationId: 'createSampleStudy',
+      method: 'POST',
+      path: `${B}/samples/{study_type}`,
+      summary: 'Create a study of this type filled with the sample inputs, in one call',
+      description: 'Creates a study of the type with every input it takes set to the sample (version 1), ready to run.',
+      tags,
+      status: 'live',
+      access: write,
+      successStatus: 201,
       schema: { params: Type.Object({ study_type: StudyTypeName }), response: { 201: Study } },
       handler: async ({ ctx, params }) => s.createSample(ctx, params.study_type as StudyType),
     }),
     defineOperation({
-      operationId: 'listStudies', method: 'GET', path: B, summary: "The organisation's studies, newest first", description: "Cursor page of the organisation's studies, newest first, optionally of one study type, each with its current input versions.", tags, status: 'live', access: read,
-      schema: { query: Type.Object({ study_type: Type.Optional(StudyTypeName), limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) }), response: { 200: Page('studies', Study) } },
+      operationId: 'listStudies',
+      method: 'GET',
+      path: B,
+      summary: "The organisation's studies, newest first",
+      description: "Cursor page of the organisation's studies, newest first, optionally of one study type, each with its current input versions.",
+      tags,
+      status: 'live',
+      access: read,
+      schema: {
+        query: Type.Object({
+          study_type: Type.Optional(StudyTypeName),
+          limit: Type.Optional(LimitParam({ default: 50, max: 200 })),
+          cursor: Type.Optional(CursorParam),
+        }),
+        response: { 200: Page('studies', Study) },
+      },
       handler: async ({ ctx, query }) => s.list(ctx, query),
     }),
     defineOperation({
-      operationId: 'createStudy', method: 'POST', path: B, summary: 'Create a study (inputs are added with PUT .../inputs/{kind})', description: 'Creates an empty study; `required_inputs` names the kinds a run needs.', tags, status: 'live', access: write, successStatus: 201,
+      operationId: 'createStudy',
+      method: 'POST',
+      path: B,
+      summary: 'Create a study (inputs are added with PUT .../inputs/{kind})',
+      description: 'Creates an empty study; `required_inputs` names the kinds a run needs.',
+      tags,
+      status: 'live',
+      access: write,
+      successStatus: 201,
       schema: {
-        body: Type.Object({ study_type: StudyTypeName, name: Type.String({ minLength: 1, maxLength: 200 }), description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            study_type: StudyTypeName,
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+          },
+          { additionalProperties: false },
+        ),
         response: { 201: Study },
       },
       handler: async ({ ctx, body }) => s.create(ctx, body),
     }),
     defineOperation({
-      operationId: 'getStudy', method: 'GET', path: `${B}/{study_id}`, summary: 'A study and its current input versions', description: "The study and its current input versions. 404 for another organisation's study.", tags, status: 'live', access: read,
+      operationId: 'getStudy',
+      method: 'GET',
+      path: `${B}/{study_id}`,
+      summary: 'A study and its current input versions',
+      description: "The study and its current input versions. 404 for another organisation's study.",
+      tags,
+      status: 'live',
+      access: read,
       schema: { params: StudyParams, response: { 200: Study, 404: ErrorBody } },
       handler: async ({ ctx, params }) => s.get(ctx, params.study_id),
     }),
     defineOperation({
-      operationId: 'updateStudy', method: 'PATCH', path: `${B}/{study_id}`, summary: "Rename a study or change its description", description: 'Changes name and/or description (at least one member). Inputs change through PUT .../inputs/{kind}.', tags, status: 'live', access: write,
+      operationId: 'updateStudy',
+      method: 'PATCH',
+      path: `${B}/{study_id}`,
+      summary: 'Rename a study or change its description',
+      description: 'Changes name and/or description (at least one member). Inputs change through PUT .../inputs/{kind}.',
+      tags,
+      status: 'live',
+      access: write,
       schema: {
         params: StudyParams,
-        body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) }, { additionalProperties: false, minProperties: 1 }),
+        body: Type.Object(
+          { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
         response: { 200: Study, 404: ErrorBody },
       },
       handler: async ({ ctx, params, body }) => s.update(ctx, params.study_id, body),
     }),
     defineOperation({
-      operationId: 'deleteStudy', method: 'DELETE', path: `${B}/{study_id}`, summary: 'Delete a study with its inputs and runs', description: 'Deletes the study, every input version and every run, in one transaction.', tags, status: 'live', access: write, successStatus: 204,
+      operationId: 'deleteStudy',
+      method: 'DELETE',
+      path: `${B}/{study_id}`,
+      summary: 'Delete a study with its inputs and runs',
+      description: 'Deletes the study, every input version and every run, in one transaction.',
+      tags,
+      status: 'live',
+      access: write,
+      successStatus: 204,
       schema: { params: StudyParams, response: { 204: Type.Null({ description: 'Deleted' }), 404: ErrorBody } },
       handler: async ({ ctx, params, reply }) => {
         await s.remove(ctx, params.study_id);
@@ -143,20 +248,44 @@ export function studyOperations(s: Studies) {
       },
     }),
     defineOperation({
-      operationId: 'getStudyInput', method: 'GET', path: `${B}/{study_id}/inputs/{kind}`, summary: 'The current version of an input', description: 'The current version of the input: the CSV as sent and its parsed rows.', tags, status: 'live', access: read,
+      operationId: 'getStudyInput',
+      method: 'GET',
+      path: `${B}/{study_id}/inputs/{kind}`,
+      summary: 'The current version of an input',
+      description: 'The current version of the input: the CSV as sent and its parsed rows.',
+      tags,
+      status: 'live',
+      access: read,
       schema: { params: InputParams, response: { 200: Input, 404: ErrorBody } },
       handler: async ({ ctx, params }) => s.getInput(ctx, params.study_id, params.kind as Kind),
     }),
     defineOperation({
-      operationId: 'putStudyInput', method: 'PUT', path: `${B}/{study_id}/inputs/{kind}`,
+      operationId: 'putStudyInput',
+      method: 'PUT',
+      path: `${B}/{study_id}/inputs/{kind}`,
       summary: 'Store a new version of an input from CSV',
-      description: 'The CSV must have the template\'s header row. Every bad row is named in the 422 (`msg` "line N, column C: ..."; line 1 is the header). Nothing is stored unless every row is good.',
-      tags, status: 'live', access: write,
-      schema: { params: InputParams, body: Type.Object({ csv: Type.String({ minLength: 1, maxLength: 2_000_000, description: 'CSV text' }) }, { additionalProperties: false }), response: { 200: Input, 404: ErrorBody } },
+      description:
+        'The CSV must have the template\'s header row. Every bad row is named in the 422 (`msg` "line N, column C: ..."; line 1 is the header). Nothing is stored unless every row is good.',
+      tags,
+      status: 'live',
+      access: write,
+      schema: {
+        params: InputParams,
+        body: Type.Object({ csv: Type.String({ minLength: 1, maxLength: 2_000_000, description: 'CSV text' }) }, { additionalProperties: false }),
+        response: { 200: Input, 404: ErrorBody },
+      },
       handler: async ({ ctx, params, body }) => s.putInput(ctx, params.study_id, params.kind as Kind, body.csv),
     }),
     defineOperation({
-      operationId: 'deleteStudyInput', method: 'DELETE', path: `${B}/{study_id}/inputs/{kind}`, summary: 'Remove an input (past versions stay for the runs that read them)', description: 'The kind is no longer current (a new run needs it again); past versions stay so earlier runs stay reproducible.', tags, status: 'live', access: write, successStatus: 204,
+      operationId: 'deleteStudyInput',
+      method: 'DELETE',
+      path: `${B}/{study_id}/inputs/{kind}`,
+      summary: 'Remove an input (past versions stay for the runs that read them)',
+      description: 'The kind is no longer current (a new run needs it again); past versions stay so earlier runs stay reproducible.',
+      tags,
+      status: 'live',
+      access: write,
+      successStatus: 204,
       schema: { params: InputParams, response: { 204: Type.Null({ description: 'Removed' }), 404: ErrorBody } },
       handler: async ({ ctx, params, reply }) => {
         await s.deleteInput(ctx, params.study_id, params.kind as Kind);
@@ -165,29 +294,60 @@ export function studyOperations(s: Studies) {
       },
     }),
     defineOperation({
-      operationId: 'listStudyRuns', method: 'GET', path: `${B}/{study_id}/runs`, summary: "A study's runs, newest first", description: "Cursor page of the study's runs, newest first, with state, progress, input versions and results.", tags, status: 'live', access: read,
+      operationId: 'listStudyRuns',
+      method: 'GET',
+      path: `${B}/{study_id}/runs`,
+      summary: "A study's runs, newest first",
+      description: "Cursor page of the study's runs, newest first, with state, progress, input versions and results.",
+      tags,
+      status: 'live',
+      access: read,
       dataBasis: { basis: 'calculated', method: MODEL_METHOD },
-      schema: { params: StudyParams, query: Type.Object({ limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) }), response: { 200: Page('runs', Run), 404: ErrorBody } },
+      schema: {
+        params: StudyParams,
+        query: Type.Object({ limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) }),
+        response: { 200: Page('runs', Run), 404: ErrorBody },
+      },
       handler: async ({ ctx, params, query }) => s.listRuns(ctx, params.study_id, query),
     }),
     defineOperation({
-      operationId: 'startStudyRun', method: 'POST', path: `${B}/{study_id}/runs`,
+      operationId: 'startStudyRun',
+      method: 'POST',
+      path: `${B}/{study_id}/runs`,
       summary: 'Start a run: a background job (queued → running → succeeded or failed)',
       description: 'The run records the current version of each input it needs; the answer is the queued run. Poll GET .../runs/{run_id} for progress.',
-      tags, status: 'live', access: write, successStatus: 202,
+      tags,
+      status: 'live',
+      access: write,
+      successStatus: 202,
       schema: { params: StudyParams, response: { 202: Run, 404: ErrorBody, 409: ErrorBody } },
       handler: async ({ ctx, params }) => s.startRun(ctx, params.study_id),
     }),
     defineOperation({
-      operationId: 'getStudyRun', method: 'GET', path: `${B}/{study_id}/runs/{run_id}`, summary: 'A run: its state, progress, input versions and results', description: 'The run: state (queued, running, succeeded, failed), progress, attempts, the input versions it read and, once succeeded, the results with label MODELLED and the display_label.', tags, status: 'live', access: read,
+      operationId: 'getStudyRun',
+      method: 'GET',
+      path: `${B}/{study_id}/runs/{run_id}`,
+      summary: 'A run: its state, progress, input versions and results',
+      description:
+        'The run: state (queued, running, succeeded, failed), progress, attempts, the input versions it read and, once succeeded, the results with label MODELLED and the display_label.',
+      tags,
+      status: 'live',
+      access: read,
       dataBasis: { basis: 'calculated', method: MODEL_METHOD },
       schema: { params: RunParams, response: { 200: Run, 404: ErrorBody } },
       handler: async ({ ctx, params }) => s.getRun(ctx, params.study_id, params.run_id),
     }),
     defineOperation({
-      operationId: 'getStudyRunReport', method: 'GET', path: `${B}/{study_id}/runs/{run_id}/report`,
-      summary: "A succeeded run's report as one printable HTML page (server-side SVG chart, no external assets)", description: 'One HTML page with the figures table, an SVG chart rendered on the server, assumptions and input versions; printable, no external assets. 409 until the run has succeeded.',
-      tags, status: 'live', access: read, produces: 'text/html',
+      operationId: 'getStudyRunReport',
+      method: 'GET',
+      path: `${B}/{study_id}/runs/{run_id}/report`,
+      summary: "A succeeded run's report as one printable HTML page (server-side SVG chart, no external assets)",
+      description:
+        'One HTML page with the figures table, an SVG chart rendered on the server, assumptions and input versions; printable, no external assets. 409 until the run has succeeded.',
+      tags,
+      status: 'live',
+      access: read,
+      produces: 'text/html',
       dataBasis: { basis: 'calculated', method: MODEL_METHOD },
       schema: { params: RunParams, response: { 200: Type.String({ description: 'HTML' }), 404: ErrorBody, 409: ErrorBody } },
       handler: async ({ ctx, params, reply }) => {
@@ -198,11 +358,21 @@ export function studyOperations(s: Studies) {
       },
     }),
     defineOperation({
-      operationId: 'getStudyProposalPack', method: 'GET', path: `${B}/{study_id}/runs/{run_id}/proposal-pack`,
-      summary: 'The proposal pack: a ZIP of the report, a covering letter and a manifest of SHA-256s (sends nothing)', description: 'A ZIP of report.html, covering-letter.txt and manifest.json (each other file with its size and SHA-256). Built on request and sent nowhere. 409 until the run has succeeded.',
-      tags, status: 'live', access: read, produces: 'application/zip',
+      operationId: 'getStudyProposalPack',
+      method: 'GET',
+      path: `${B}/{study_id}/runs/{run_id}/proposal-pack`,
+      summary: 'The proposal pack: a ZIP of the report, a covering letter and a manifest of SHA-256s (sends nothing)',
+      description:
+        'A ZIP of report.html, covering-letter.txt and manifest.json (each other file with its size and SHA-256). Built on request and sent nowhere. 409 until the run has succeeded.',
+      tags,
+      status: 'live',
+      access: read,
+      produces: 'application/zip',
       dataBasis: { basis: 'calculated', method: MODEL_METHOD },
-      schema: { params: RunParams, response: { 200: Type.String({ description: 'ZIP: report.html, covering-letter.txt, manifest.json' }), 404: ErrorBody, 409: ErrorBody } },
+      schema: {
+        params: RunParams,
+        response: { 200: Type.String({ description: 'ZIP: report.html, covering-letter.txt, manifest.json' }), 404: ErrorBody, 409: ErrorBody },
+      },
       handler: async ({ ctx, params, reply }) => {
         const zip = await s.pack(ctx, params.study_id, params.run_id);
         reply.type('application/zip');

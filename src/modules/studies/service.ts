@@ -72,7 +72,11 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
           title: t.title,
           description: t.description,
           display_label: t.display_label,
-          inputs: t.kinds.map((kind) => ({ kind, description: KIND_SPECS[kind].description, columns: KIND_SPECS[kind].columns.map((c) => ({ name: c.name, description: c.description })) })),
+          inputs: t.kinds.map((kind) => ({
+            kind,
+            description: KIND_SPECS[kind].description,
+            columns: KIND_SPECS[kind].columns.map((c) => ({ name: c.name, description: c.description })),
+          })),
         })),
       };
     },
@@ -85,7 +89,17 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
       const id = randomUUID();
       const now = clock.now();
       await db.tx(async (q) => {
-        await store.insertStudy(q, ctx.orgId, { study_id: id, study_type: type, name: `Sample: ${STUDY_TYPES[type].title}`, description: 'Filled with the sample inputs (docs/studies.md works them through).' }, now);
+        await store.insertStudy(
+          q,
+          ctx.orgId,
+          {
+            study_id: id,
+            study_type: type,
+            name: `Sample: ${STUDY_TYPES[type].title}`,
+            description: 'Filled with the sample inputs (docs/studies.md works them through).',
+          },
+          now,
+        );
         for (const kind of STUDY_TYPES[type].kinds) {
           const csv = sample(type, kind);
           await store.putInput(q, ctx.orgId, id, kind, validateCsv(kind, csv).rows, csv, now);
@@ -105,7 +119,12 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
     },
     async create(ctx: RequestContext, body: { study_type: StudyType; name: string; description?: string | null }) {
       const id = randomUUID();
-      await store.insertStudy(db, ctx.orgId, { study_id: id, study_type: body.study_type, name: body.name, description: body.description ?? null }, clock.now());
+      await store.insertStudy(
+        db,
+        ctx.orgId,
+        { study_id: id, study_type: body.study_type, name: body.name, description: body.description ?? null },
+        clock.now(),
+      );
       return view(ctx.orgId, (await store.study(db, ctx.orgId, id))!);
     },
     async get(ctx: RequestContext, id: string) {
@@ -159,7 +178,13 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
       await db.tx(async (q) => {
         await ensureJobRoom(q, ctx.orgId, { kinds: [RUN_KIND], limit: deps.maxQueuedRuns ?? 5, what: 'study runs', itemKey: 'run_id' });
         await store.insertRun(q, ctx.orgId, id, runId, versions, now);
-        await deps.jobs.enqueue(q, { kind: RUN_KIND, orgId: ctx.orgId, runAt: now, payload: { study_id: id, run_id: runId }, dedupeKey: `${RUN_KIND}:${runId}` });
+        await deps.jobs.enqueue(q, {
+          kind: RUN_KIND,
+          orgId: ctx.orgId,
+          runAt: now,
+          payload: { study_id: id, run_id: runId },
+          dedupeKey: `${RUN_KIND}:${runId}`,
+        });
       });
       return runView((await store.run(db, ctx.orgId, id, runId))!);
     },
@@ -201,7 +226,14 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
         // The queue retries what was not the inputs' fault, a few times; then the run says it
         // failed (never the store's text) instead of staying 'running' for ever (decision 0285).
         if (job.attempts < 5) throw e;
-        await store.finishRun(bg, orgId, study_id, run_id, { status: 'failed', results: null, error: 'The study could not be run; request a new run' }, clock.now());
+        await store.finishRun(
+          bg,
+          orgId,
+          study_id,
+          run_id,
+          { status: 'failed', results: null, error: 'The study could not be run; request a new run' },
+          clock.now(),
+        );
       }
     },
   };
@@ -216,7 +248,14 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
     for (const kind of kinds) {
       const i = await store.inputVersion(bg, orgId, study_id, kind, versions[kind]!);
       if (!i) {
-        await store.finishRun(bg, orgId, study_id, run_id, { status: 'failed', results: null, error: `input ${kind} version ${versions[kind]} is gone` }, clock.now());
+        await store.finishRun(
+          bg,
+          orgId,
+          study_id,
+          run_id,
+          { status: 'failed', results: null, error: `input ${kind} version ${versions[kind]} is gone` },
+          clock.now(),
+        );
         return;
       }
       inputs[kind] = i.rows;

@@ -1,11 +1,34 @@
 // Plan studies' SQL: studies, input versions and runs. Every query filters on org_id.
 import type { Queryable } from '../../infra/db/index.ts';
 
-export interface StudyRow { study_id: string; study_type: string; name: string; description: string | null; created_at: string; updated_at: string }
-export interface InputRow { kind: string; version: number; rows: Record<string, string>[]; csv: string; row_count: number; created_at: string }
+export interface StudyRow {
+  study_id: string;
+  study_type: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export interface InputRow {
+  kind: string;
+  version: number;
+  rows: Record<string, string>[];
+  csv: string;
+  row_count: number;
+  created_at: string;
+}
 export interface RunRow {
-  run_id: string; study_id: string; status: string; progress: number; input_versions: Record<string, number>;
-  results: unknown; error: string | null; attempts: number; created_at: string; started_at: string | null; finished_at: string | null;
+  run_id: string;
+  study_id: string;
+  status: string;
+  progress: number;
+  input_versions: Record<string, number>;
+  results: unknown;
+  error: string | null;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
 }
 
 const POS = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
@@ -14,7 +37,14 @@ const R_COLS = 'run_id, study_id, status, progress, input_versions, results, err
 
 export const studyStore = {
   async insertStudy(q: Queryable, orgId: string, s: { study_id: string; study_type: string; name: string; description: string | null }, now: Date) {
-    await q.query(`insert into studies (org_id, study_id, study_type, name, description, created_at, updated_at) values ($1,$2,$3,$4,$5,$6,$6)`, [orgId, s.study_id, s.study_type, s.name, s.description, now]);
+    await q.query(`insert into studies (org_id, study_id, study_type, name, description, created_at, updated_at) values ($1,$2,$3,$4,$5,$6,$6)`, [
+      orgId,
+      s.study_id,
+      s.study_type,
+      s.name,
+      s.description,
+      now,
+    ]);
   },
   async study(q: Queryable, orgId: string, id: string): Promise<StudyRow | undefined> {
     return (await q.query<StudyRow>(`select ${S_COLS} from studies where org_id=$1 and study_id=$2`, [orgId, id])).rows[0];
@@ -42,16 +72,33 @@ export const studyStore = {
     return (await q.query('delete from studies where org_id=$1 and study_id=$2', [orgId, id])).rowCount ?? 0;
   },
   async currentInputs(q: Queryable, orgId: string, id: string): Promise<InputRow[]> {
-    return (await q.query<InputRow>(`select kind, version, rows, csv, row_count, created_at from study_inputs where org_id=$1 and study_id=$2 and current order by kind`, [orgId, id])).rows;
+    return (
+      await q.query<InputRow>(
+        `select kind, version, rows, csv, row_count, created_at from study_inputs where org_id=$1 and study_id=$2 and current order by kind`,
+        [orgId, id],
+      )
+    ).rows;
   },
   async inputVersion(q: Queryable, orgId: string, id: string, kind: string, version: number): Promise<InputRow | undefined> {
-    return (await q.query<InputRow>(`select kind, version, rows, csv, row_count, created_at from study_inputs where org_id=$1 and study_id=$2 and kind=$3 and version=$4`, [orgId, id, kind, version])).rows[0];
+    return (
+      await q.query<InputRow>(
+        `select kind, version, rows, csv, row_count, created_at from study_inputs where org_id=$1 and study_id=$2 and kind=$3 and version=$4`,
+        [orgId, id, kind, version],
+      )
+    ).rows[0];
   },
   async putInput(q: Queryable, orgId: string, id: string, kind: string, rows: unknown[], csv: string, now: Date): Promise<number> {
-    const v = await q.query<{ v: number }>(`select coalesce(max(version),0)::int as v from study_inputs where org_id=$1 and study_id=$2 and kind=$3`, [orgId, id, kind]);
+    const v = await q.query<{ v: number }>(`select coalesce(max(version),0)::int as v from study_inputs where org_id=$1 and study_id=$2 and kind=$3`, [
+      orgId,
+      id,
+      kind,
+    ]);
     const version = v.rows[0]!.v + 1;
     await q.query('update study_inputs set current=false where org_id=$1 and study_id=$2 and kind=$3', [orgId, id, kind]);
-    await q.query(`insert into study_inputs (org_id, study_id, kind, version, rows, csv, row_count, current, created_at) values ($1,$2,$3,$4,$5,$6,$7,true,$8)`, [orgId, id, kind, version, JSON.stringify(rows), csv, rows.length, now]);
+    await q.query(
+      `insert into study_inputs (org_id, study_id, kind, version, rows, csv, row_count, current, created_at) values ($1,$2,$3,$4,$5,$6,$7,true,$8)`,
+      [orgId, id, kind, version, JSON.stringify(rows), csv, rows.length, now],
+    );
     return version;
   },
   async deleteInput(q: Queryable, orgId: string, id: string, kind: string) {
@@ -59,7 +106,13 @@ export const studyStore = {
     return (await q.query('update study_inputs set current=false where org_id=$1 and study_id=$2 and kind=$3 and current', [orgId, id, kind])).rowCount ?? 0;
   },
   async insertRun(q: Queryable, orgId: string, studyId: string, runId: string, versions: Record<string, number>, now: Date) {
-    await q.query(`insert into study_runs (org_id, study_id, run_id, status, progress, input_versions, created_at) values ($1,$2,$3,'queued',0,$4,$5)`, [orgId, studyId, runId, JSON.stringify(versions), now]);
+    await q.query(`insert into study_runs (org_id, study_id, run_id, status, progress, input_versions, created_at) values ($1,$2,$3,'queued',0,$4,$5)`, [
+      orgId,
+      studyId,
+      runId,
+      JSON.stringify(versions),
+      now,
+    ]);
   },
   async run(q: Queryable, orgId: string, studyId: string, runId: string): Promise<RunRow | undefined> {
     return (await q.query<RunRow>(`select ${R_COLS} from study_runs where org_id=$1 and study_id=$2 and run_id=$3`, [orgId, studyId, runId])).rows[0];
@@ -74,12 +127,22 @@ export const studyStore = {
     ).rows;
   },
   async startRun(q: Queryable, orgId: string, studyId: string, runId: string, now: Date) {
-    await q.query(`update study_runs set status='running', progress=10, attempts=attempts+1, started_at=coalesce(started_at,$4) where org_id=$1 and study_id=$2 and run_id=$3`, [orgId, studyId, runId, now]);
+    await q.query(
+      `update study_runs set status='running', progress=10, attempts=attempts+1, started_at=coalesce(started_at,$4) where org_id=$1 and study_id=$2 and run_id=$3`,
+      [orgId, studyId, runId, now],
+    );
   },
   async progress(q: Queryable, orgId: string, studyId: string, runId: string, progress: number) {
     await q.query(`update study_runs set progress=$4 where org_id=$1 and study_id=$2 and run_id=$3`, [orgId, studyId, runId, progress]);
   },
-  async finishRun(q: Queryable, orgId: string, studyId: string, runId: string, f: { status: 'succeeded' | 'failed'; results: unknown; error: string | null }, now: Date) {
+  async finishRun(
+    q: Queryable,
+    orgId: string,
+    studyId: string,
+    runId: string,
+    f: { status: 'succeeded' | 'failed'; results: unknown; error: string | null },
+    now: Date,
+  ) {
     await q.query(
       `update study_runs set status=$4, progress=case when $4='succeeded' then 100 else progress end, results=$5, error=$6, finished_at=$7 where org_id=$1 and study_id=$2 and run_id=$3`,
       [orgId, studyId, runId, f.status, f.results === null ? null : JSON.stringify(f.results), f.error, now],

@@ -60,7 +60,8 @@ export const telemetryModule: ModuleFactory = (deps) => {
     retentionDays: sectionOf(deps.config, telemetryConfig).retentionDays,
   });
   return {
-    name: 'telemetry', tags: { telemetry: 'Telemetry ingestion, live events and history.' },
+    name: 'telemetry',
+    tags: { telemetry: 'Telemetry ingestion, live events and history.' },
     operations: telemetryOperations(service, deps.config),
     start: () => maintenance.start(),
     stop: () => maintenance.stop(),

@@ -45,7 +45,20 @@ export function recordsJson(rows: readonly CanonicalRow[]): string {
 
 /** Characters of a live record's JSON outside its values: keys, quotes around them, colons, commas, braces. */
 const KEYS_CHARS = (() => {
-  const keys: (keyof LiveRecord)[] = ['asset_id', 'ts', 'power_kw', 'soc_pct', 'voltage', 'current', 'temp_c', 'status', 'run_id', 'intent_id', 'anomalies', 'raw'];
+  const keys: (keyof LiveRecord)[] = [
+    'asset_id',
+    'ts',
+    'power_kw',
+    'soc_pct',
+    'voltage',
+    'current',
+    'temp_c',
+    'status',
+    'run_id',
+    'intent_id',
+    'anomalies',
+    'raw',
+  ];
   return keys.reduce((n, k) => n + k.length + 3, 0) + (keys.length - 1) + 2;
 })();
 
@@ -59,10 +72,13 @@ export function rawJsonBound(rows: readonly CanonicalRow[], json: string): numbe
   for (const r of rows) {
     others +=
       KEYS_CHARS +
-      r.asset_id.length + 2 +
-      r.ts.length + 2 +
+      r.asset_id.length +
+      2 +
+      r.ts.length +
+      2 +
       5 +
-      r.status.length + 2 +
+      r.status.length +
+      2 +
       (r.run_id === null ? 4 : r.run_id.length + 2) +
       (r.intent_id === null ? 4 : r.intent_id.length + 2) +
       2;

@@ -51,7 +51,12 @@ export function createPartitionMaintenance(deps: { db: Db; units: JobUnits; cloc
     // The organisations' days a step could not seal, once sealing is past them: each resealed whole.
     const horizon = (await store.horizon()) ?? -Infinity;
     const due = (await deps.units.failing(SEAL_KIND)).filter((u) => Date.parse(`${u.key}T00:00:00Z`) + DAY_MS <= horizon);
-    await deps.units.each(SEAL_KIND, due, (u) => u, (u) => store.resealOrgDay(u.orgId, u.key));
+    await deps.units.each(
+      SEAL_KIND,
+      due,
+      (u) => u,
+      (u) => store.resealOrgDay(u.orgId, u.key),
+    );
   }
 
   const failed = (what: string) => (err: unknown) => deps.log.warn({ err }, `telemetry: ${what} failed; retrying next interval`);

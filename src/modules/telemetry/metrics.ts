@@ -26,18 +26,19 @@ const register = (...keys: string[]): Source[] => keys.map((k) => ({ raw: k, cou
 
 export const ASSET_METRICS: Record<string, MetricDef[]> = {
   solar: [
-    { id: 0, metric: 'generation',
+    {
+      id: 0,
+      metric: 'generation',
       unit: 'kW',
       sources: [{ column: 'power_kw', sign: 'negative' }, ...raw('solar_generation_kw', 'generation_kw', 'production_kw', 'production_w')],
     },
   ],
   battery: [
     { id: 1, metric: 'soc', unit: '%', sources: [{ column: 'soc_pct' }, ...raw('battery_soc', 'soc')] },
-    { id: 2, metric: 'charge',
-      unit: 'kW',
-      sources: [...raw('charge_kw', 'charging_kw', 'battery_charge_kw'), { column: 'power_kw', sign: 'positive' }],
-    },
-    { id: 3, metric: 'discharge',
+    { id: 2, metric: 'charge', unit: 'kW', sources: [...raw('charge_kw', 'charging_kw', 'battery_charge_kw'), { column: 'power_kw', sign: 'positive' }] },
+    {
+      id: 3,
+      metric: 'discharge',
       unit: 'kW',
       sources: [...raw('discharge_kw', 'discharging_kw', 'battery_discharge_kw'), { column: 'power_kw', sign: 'negative' }],
     },

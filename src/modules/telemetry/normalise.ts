@@ -27,12 +27,7 @@ export interface RecordProblem {
 }
 
 /** Anomaly reasons: the spec's three plus two for timestamps (decision 0042). Extensible. */
-export type AnomalyReason =
-  | 'soc_out_of_range'
-  | 'power_out_of_range'
-  | 'voltage_out_of_range'
-  | 'ts_without_offset'
-  | 'ts_in_future';
+export type AnomalyReason = 'soc_out_of_range' | 'power_out_of_range' | 'voltage_out_of_range' | 'ts_without_offset' | 'ts_in_future';
 
 export interface CanonicalRow {
   asset_id: string;
@@ -76,8 +71,7 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 // Timestamps: ISO 8601 / RFC 3339 date-time. An explicit offset is correct; no offset is read as
 // UTC and flagged; anything else (other text, Unix epoch numbers) is refused.
 
-const TS =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+const TS = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
 export interface ParsedTs {
   /** The same instant as text PostgreSQL reads without a session time zone. */
@@ -107,7 +101,15 @@ function two(s: string, i: number): number {
  */
 function parseCanonicalTs(value: string): ParsedTs | null | undefined {
   const n = value.length;
-  if (n < 20 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) return undefined;
+  if (
+    n < 20 ||
+    value.charCodeAt(4) !== 45 ||
+    value.charCodeAt(7) !== 45 ||
+    value.charCodeAt(10) !== 84 ||
+    value.charCodeAt(13) !== 58 ||
+    value.charCodeAt(16) !== 58
+  )
+    return undefined;
   const yHi = two(value, 0);
   const yLo = two(value, 2);
   const month = two(value, 5);
@@ -270,13 +272,9 @@ export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays
   if (tsVal === undefined || tsVal === null || tsVal === '') {
     problems.push(problem('ts', 'missing_ts', 'No ts: every record needs an ISO 8601 timestamp with an offset'));
   } else if (typeof tsVal === 'number') {
-    problems.push(
-      problem('ts', 'epoch_ts_not_accepted', 'Unix epoch numbers are not accepted: send ISO 8601 with an offset, e.g. 2026-01-01T00:00:00Z'),
-    );
+    problems.push(problem('ts', 'epoch_ts_not_accepted', 'Unix epoch numbers are not accepted: send ISO 8601 with an offset, e.g. 2026-01-01T00:00:00Z'));
   } else if (typeof tsVal !== 'string' || !(ts = parseTs(tsVal))) {
-    problems.push(
-      problem('ts', 'unparseable_ts', 'ts is not an ISO 8601 date-time: send e.g. 2026-01-01T00:00:00Z or 2026-01-01T01:00:00+01:00'),
-    );
+    problems.push(problem('ts', 'unparseable_ts', 'ts is not an ISO 8601 date-time: send e.g. 2026-01-01T00:00:00Z or 2026-01-01T01:00:00+01:00'));
   } else if (opts.retentionDays && ts.ms < now - opts.retentionDays * DAY_MS) {
     problems.push(
       problem(
@@ -364,10 +362,19 @@ const UNITS: Readonly<Record<Measurement, string>> = { power_kw: 'kW', soc_pct: 
  * difference of two bounded registers stays exact to a tenth of a kWh and far inside a double.
  */
 export const ENERGY_COUNTER_KEYS = [
-  'import_kwh', 'energy_import_kwh', 'import_energy_kwh',
-  'export_kwh', 'energy_export_kwh', 'export_energy_kwh',
-  'generation_kwh', 'pv_energy_kwh', 'energy_kwh',
-  'charge_kwh', 'charge_energy_kwh', 'discharge_kwh', 'discharge_energy_kwh',
+  'import_kwh',
+  'energy_import_kwh',
+  'import_energy_kwh',
+  'export_kwh',
+  'energy_export_kwh',
+  'export_energy_kwh',
+  'generation_kwh',
+  'pv_energy_kwh',
+  'energy_kwh',
+  'charge_kwh',
+  'charge_energy_kwh',
+  'discharge_kwh',
+  'discharge_energy_kwh',
   'consumption_kwh',
 ] as const;
 export type EnergyCounterKey = (typeof ENERGY_COUNTER_KEYS)[number];
@@ -402,7 +409,11 @@ function measurement(rec: Record<string, unknown>, k: Measurement, problems: Rec
   const bound = MEASUREMENT_BOUNDS[k];
   if (v > bound || v < -bound || tooSmall(v)) {
     problems.push(
-      problem(k, 'beyond_bound', `${k} must be 0 or of magnitude from 1e-100 to ${boundText(bound)} ${UNITS[k]} (what the store's energy and aggregate figures are sized for), got ${v}`),
+      problem(
+        k,
+        'beyond_bound',
+        `${k} must be 0 or of magnitude from 1e-100 to ${boundText(bound)} ${UNITS[k]} (what the store's energy and aggregate figures are sized for), got ${v}`,
+      ),
     );
     return null;
   }

@@ -102,12 +102,15 @@ const countMembers = {
   anomalies: Type.Array(AnomalyEntry, { description: 'Stored records carrying anomaly flags' }),
 };
 
-export const IngestResult = Component('IngestionResult', Type.Object({
-  ...countMembers,
-  results: Type.Optional(
-    Type.Array(ResultEntry, { description: 'One entry per record, in request order. Present with 207 (and with 422 all_records_rejected).' }),
-  ),
-}));
+export const IngestResult = Component(
+  'IngestionResult',
+  Type.Object({
+    ...countMembers,
+    results: Type.Optional(
+      Type.Array(ResultEntry, { description: 'One entry per record, in request order. Present with 207 (and with 422 all_records_rejected).' }),
+    ),
+  }),
+);
 
 const FieldErrorList = Type.Array(
   Type.Object({ type: Type.String(), loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), input: Type.Unknown() }),
@@ -116,7 +119,8 @@ const FieldErrorList = Type.Array(
 export const IngestRejected = Type.Object(
   {
     detail: Type.Union([Type.Literal('all_records_rejected'), FieldErrorList], {
-      description: '`all_records_rejected` (every record rejected, nothing stored, counts and results beside it), or a list of field errors when the body is not an object or array',
+      description:
+        '`all_records_rejected` (every record rejected, nothing stored, counts and results beside it), or a list of field errors when the body is not an object or array',
     }),
     count: Type.Optional(countMembers.count),
     stored: Type.Optional(countMembers.stored),
@@ -166,22 +170,25 @@ export const LiveEventsQuery = Type.Object({
   asset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Only this asset' })),
 });
 
-const LiveEvent = Component('TelemetryRecord', Type.Object({
-  id: Type.Integer({ description: 'Row identifier; ascends in array order within a batch' }),
-  asset_id: Type.String(),
-  ts: Type.String({ format: 'date-time', description: 'ISO 8601 UTC' }),
-  received_at: Type.String({ format: 'date-time', description: 'When the service received the batch, ISO 8601 UTC' }),
-  power_kw: Nullable(Type.Number()),
-  soc_pct: Nullable(Type.Number()),
-  voltage: Nullable(Type.Number()),
-  current: Nullable(Type.Number()),
-  temp_c: Nullable(Type.Number()),
-  status: Type.String(),
-  run_id: Nullable(Type.String()),
-  intent_id: Nullable(Type.String()),
-  anomalies: Type.Array(Type.String()),
-  raw: OpenObject('The record as sent'),
-}));
+const LiveEvent = Component(
+  'TelemetryRecord',
+  Type.Object({
+    id: Type.Integer({ description: 'Row identifier; ascends in array order within a batch' }),
+    asset_id: Type.String(),
+    ts: Type.String({ format: 'date-time', description: 'ISO 8601 UTC' }),
+    received_at: Type.String({ format: 'date-time', description: 'When the service received the batch, ISO 8601 UTC' }),
+    power_kw: Nullable(Type.Number()),
+    soc_pct: Nullable(Type.Number()),
+    voltage: Nullable(Type.Number()),
+    current: Nullable(Type.Number()),
+    temp_c: Nullable(Type.Number()),
+    status: Type.String(),
+    run_id: Nullable(Type.String()),
+    intent_id: Nullable(Type.String()),
+    anomalies: Type.Array(Type.String()),
+    raw: OpenObject('The record as sent'),
+  }),
+);
 
 export const LiveEventsResult = Type.Object({
   events: Type.Array(LiveEvent, { description: 'Stored records, newest received first' }),
@@ -225,7 +232,10 @@ export const HistoryResult = Type.Object({
   from: Type.String({ format: 'date-time', description: 'Window start, ISO 8601 UTC' }),
   to: Type.String({ format: 'date-time', description: 'Window end (now), ISO 8601 UTC' }),
   series: Type.Array(
-    Type.Object({ t: Type.String({ format: 'date-time', description: 'Bucket start, ISO 8601 UTC' }), v: Type.Number({ description: 'Mean of the bucket samples' }) }),
+    Type.Object({
+      t: Type.String({ format: 'date-time', description: 'Bucket start, ISO 8601 UTC' }),
+      v: Type.Number({ description: 'Mean of the bucket samples' }),
+    }),
     { description: 'Sparse: buckets without samples are omitted' },
   ),
   summary: Type.Object({

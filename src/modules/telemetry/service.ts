@@ -329,5 +329,4 @@ function fillStored(results: ResultEntry[]): void {
 
 const rawJson = (row: CanonicalRow) => (row.rawJson ??= JSON.stringify(row.raw));
 
-
 export type TelemetryService = ReturnType<typeof createTelemetryService>;

@@ -67,7 +67,10 @@ function registerRollupSql(rows: string, keys: string[]): string {
   const each = COUNTER_METRICS.map(({ id: i }) => {
     // Every branch of the union lists every metric's columns in one order: its own, null for the others.
     const own = [
-      'min(ts)', '(array_agg(c order by ts, id))[1]', 'max(ts)', '(array_agg(c order by ts desc, id desc))[1]',
+      'min(ts)',
+      '(array_agg(c order by ts, id))[1]',
+      'max(ts)',
+      '(array_agg(c order by ts desc, id desc))[1]',
       `sum(${registerLinkSql('pt', 'pv', 'ts', 'c')})`,
     ];
     const values = COUNTER_METRICS.flatMap((d) =>
@@ -98,7 +101,6 @@ export function metricValueSql(def: MetricDef): string {
   return parts.length === 1 ? parts[0] : `coalesce(${parts.join(', ')})`;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Daily rollups (decision 0046): slot i of telemetry_rollup_daily holds metric id i.
 
@@ -115,7 +117,9 @@ const ROLLUP_COLUMNS = ALL_METRICS.map(({ id }) => `n${id}, s${id}, mn${id}, mx$
 /** Each metric's value of a row (columns power_kw, soc_pct, temp_c, raw in scope). */
 const METRIC_VALUES = ALL_METRICS.map((d) => `${metricValueSql(d)} as m${d.id}`).join(',\n             ');
 const ROLLUP_AGGREGATES = ALL_METRICS.map(({ id }) => `count(m${id})::int, sum(m${id}), min(m${id}), max(m${id})`).join(',\n         ');
-const ROLLUP_NAMED = ALL_METRICS.map(({ id }) => `count(m${id})::int as n${id}, sum(m${id}) as s${id}, min(m${id}) as mn${id}, max(m${id}) as mx${id}`).join(',\n         ');
+const ROLLUP_NAMED = ALL_METRICS.map(({ id }) => `count(m${id})::int as n${id}, sum(m${id}) as s${id}, min(m${id}) as mn${id}, max(m${id}) as mx${id}`).join(
+  ',\n         ',
+);
 // Register metrics (decision 0323): each slot also keeps the day's first and last reading and the
 // energy between its readings. Sealing steps go forward through a day, so a step's part follows
 // what the row holds: the parts join with the energy from the row's last reading to the step's first.
@@ -523,7 +527,14 @@ export function createTelemetryStore(db: Queryable) {
    * neighbours. Exact decimals to the end; the summary is over the buckets.
    */
   async function registerHistory(
-    orgId: string, assetId: string, def: MetricDef, range: RangeDef, from: Date, to: Date, sealedFrom: Date, sealedTo: Date,
+    orgId: string,
+    assetId: string,
+    def: MetricDef,
+    range: RangeDef,
+    from: Date,
+    to: Date,
+    sealedFrom: Date,
+    sealedTo: Date,
   ): Promise<HistoryRows> {
     const i = def.id;
     if (sealedTo > sealedFrom) {
@@ -643,7 +654,15 @@ export function createTelemetryStore(db: Queryable) {
      * from the samples; every bucket is still the mean of its samples (sum / count). The latest
      * sample is a backward index scan that stops at the first sample carrying the metric.
      */
-    async history(orgId: string, assetId: string, def: MetricDef, range: RangeDef, from: Date, to: Date, unsealed: readonly string[] = []): Promise<HistoryRows> {
+    async history(
+      orgId: string,
+      assetId: string,
+      def: MetricDef,
+      range: RangeDef,
+      from: Date,
+      to: Date,
+      unsealed: readonly string[] = [],
+    ): Promise<HistoryRows> {
       const samples = (lo: string, hi: string) =>
         `select ts, ${metricValueSql(def)} as v from telemetry
          where org_id = $1 and asset_id = $2 and ts >= ${lo} and ts ${hi} and ${trustedTsSql()}`;
@@ -689,10 +708,12 @@ export function createTelemetryStore(db: Queryable) {
          order by g.total, g.t`,
         params,
       );
-      const latest = await db.query<{ v: number }>(
-        `select v from (${samples('$3', '<= $4')}) s where v is not null order by ts desc limit 1`,
-        [orgId, assetId, from, to],
-      );
+      const latest = await db.query<{ v: number }>(`select v from (${samples('$3', '<= $4')}) s where v is not null order by ts desc limit 1`, [
+        orgId,
+        assetId,
+        from,
+        to,
+      ]);
       const total = r.rows.find((x) => x.total);
       return {
         series: r.rows.filter((x) => !x.total).map((x) => ({ t: x.t!, v: x.a! })),
@@ -808,10 +829,7 @@ export function createPartitionStore(db: Db) {
         let hours = 1;
         if (known !== null && dayEnd! <= lastDayEnd) {
           const left = Math.round((dayEnd! - known) / SEAL_STEP_MS);
-          const c = await db.query<{ n: number }>('select count(*)::int as n from telemetry where ts >= $1 and ts < $2', [
-            new Date(known),
-            new Date(dayEnd!),
-          ]);
+          const c = await db.query<{ n: number }>('select count(*)::int as n from telemetry where ts >= $1 and ts < $2', [new Date(known), new Date(dayEnd!)]);
           hours = Math.max(1, Math.min(left, Math.floor((SEAL_STEP_ROWS * left) / Math.max(1, c.rows[0].n))));
         }
         hours = Math.min(hours, maxHours - sealed);
@@ -1043,7 +1061,10 @@ export function createEnergyReads(db: Queryable) {
       return r.rows.map((x) => ({ ...x, id: Number(x.id) }));
     },
     /** The newest record of each asset (telemetry_latest). */
-    async latest(orgId: string, assetIds: string[]): Promise<{ asset_id: string; ts: string; power_kw: number | null; soc_pct: number | null; raw: Record<string, unknown> }[]> {
+    async latest(
+      orgId: string,
+      assetIds: string[],
+    ): Promise<{ asset_id: string; ts: string; power_kw: number | null; soc_pct: number | null; raw: Record<string, unknown> }[]> {
       if (!assetIds.length) return [];
       const r = await db.query<{ asset_id: string; ts: string; power_kw: number | null; soc_pct: number | null; raw: Record<string, unknown> }>(
         `select asset_id, ${iso('ts')} as ts, power_kw, soc_pct, raw from telemetry_latest where org_id = $1 and asset_id = any($2::text[]) order by asset_id`,
@@ -1061,14 +1082,28 @@ import { iso as isoSql, sqlExportable } from '../../platform/exportable.ts';
 /** Stored records in (received_at, id) order, each written as JSON text by the database (decision 0206). */
 export const telemetryExportable = sqlExportable({
   name: 'telemetry.readings',
-  description: 'Every stored telemetry record of the organisation: asset, timestamps, power, state of charge, voltage, current, temperature, status, anomalies and the raw record.',
+  description:
+    'Every stored telemetry record of the organisation: asset, timestamps, power, state of charge, voltage, current, temperature, status, anomalies and the raw record.',
   table: 'telemetry',
   members: [
-    ['id', 'telemetry.id::text'], ['asset_id', 'telemetry.asset_id'], ['ts', isoSql('telemetry.ts')], ['received_at', isoSql('telemetry.received_at')],
-    ['power_kw', 'telemetry.power_kw'], ['soc_pct', 'telemetry.soc_pct'], ['voltage', 'telemetry.voltage'], ['current', 'telemetry."current"'],
-    ['temp_c', 'telemetry.temp_c'], ['status', 'telemetry.status'], ['run_id', 'telemetry.run_id'], ['intent_id', 'telemetry.intent_id'],
-    ['anomalies', 'telemetry.anomalies'], ['raw', 'telemetry.raw'],
+    ['id', 'telemetry.id::text'],
+    ['asset_id', 'telemetry.asset_id'],
+    ['ts', isoSql('telemetry.ts')],
+    ['received_at', isoSql('telemetry.received_at')],
+    ['power_kw', 'telemetry.power_kw'],
+    ['soc_pct', 'telemetry.soc_pct'],
+    ['voltage', 'telemetry.voltage'],
+    ['current', 'telemetry."current"'],
+    ['temp_c', 'telemetry.temp_c'],
+    ['status', 'telemetry.status'],
+    ['run_id', 'telemetry.run_id'],
+    ['intent_id', 'telemetry.intent_id'],
+    ['anomalies', 'telemetry.anomalies'],
+    ['raw', 'telemetry.raw'],
   ],
   period: ['ts', 'telemetry.ts'],
-  key: [['telemetry.received_at', 'timestamptz'], ['telemetry.id', 'bigint']],
+  key: [
+    ['telemetry.received_at', 'timestamptz'],
+    ['telemetry.id', 'bigint'],
+  ],
 });

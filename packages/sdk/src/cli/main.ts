@@ -93,7 +93,11 @@ function describe(e: unknown): Record<string, unknown> {
 function table(rows: Record<string, unknown>[], columns: string[]): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 
@@ -144,7 +148,10 @@ program
     const platform = new Platform({ baseUrl, credentials: { email: opts.email, password, organisationId: opts.organisation } });
     const session = await platform.signIn();
     saveSession({ baseUrl, email: opts.email, session });
-    emit({ signed_in: true, organisation_id: session.organisationId, config: join(configDir(), 'session.json') }, () => `Signed in to ${baseUrl} as ${opts.email} (organisation ${session.organisationId}).`);
+    emit(
+      { signed_in: true, organisation_id: session.organisationId, config: join(configDir(), 'session.json') },
+      () => `Signed in to ${baseUrl} as ${opts.email} (organisation ${session.organisationId}).`,
+    );
   });
 
 program
@@ -152,7 +159,10 @@ program
   .description('revoke the session and forget it')
   .action(async () => {
     const stored = readSession();
-    if (stored) await client().signOut().catch(() => {});
+    if (stored)
+      await client()
+        .signOut()
+        .catch(() => {});
     clearSession();
     emit({ signed_out: true }, () => 'Signed out.');
   });
@@ -207,8 +217,19 @@ program
       }
     }
     const state: Checkpoint = cp ?? {
-      version: 1, file: path, size: st.size, mtimeMs: st.mtimeMs, format, map: opts.map ?? '', batchSize: opts.batchSize,
-      rowsDone: 0, stored: 0, rejected: 0, duplicates: 0, rejectionsByReason: {}, updatedAt: new Date().toISOString(),
+      version: 1,
+      file: path,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      format,
+      map: opts.map ?? '',
+      batchSize: opts.batchSize,
+      rowsDone: 0,
+      stored: 0,
+      rejected: 0,
+      duplicates: 0,
+      rejectionsByReason: {},
+      updatedAt: new Date().toISOString(),
     };
     const resumedAt = state.rowsDone;
     if (resumedAt > 0) note(`Resuming ${file} after record ${resumedAt} (checkpoint ${cpPath}).`);
@@ -235,7 +256,10 @@ program
     let sent = 0;
     async function* fromCheckpoint() {
       let n = 0;
-      for await (const r of readRecords(path, format, map, (b) => { bytes = b; })) if (n++ >= resumedAt) yield r;
+      for await (const r of readRecords(path, format, map, (b) => {
+        bytes = b;
+      }))
+        if (n++ >= resumedAt) yield r;
     }
     const update = () =>
       progress?.update(Math.min(bytes, st.size), {
@@ -284,7 +308,14 @@ program
         `${summary.complete ? 'Done' : 'Interrupted'}: ${state.rowsDone} records read, ${state.stored} stored, ${state.rejected} rejected, ${state.duplicates} duplicates (${summary.records_per_second} records/s this run).`,
       ];
       const reasons = Object.entries(state.rejectionsByReason).sort((a, b) => b[1] - a[1]);
-      if (reasons.length) lines.push('Rejections by reason:', table(reasons.map(([reason, count]) => ({ reason, count })), ['reason', 'count']));
+      if (reasons.length)
+        lines.push(
+          'Rejections by reason:',
+          table(
+            reasons.map(([reason, count]) => ({ reason, count })),
+            ['reason', 'count'],
+          ),
+        );
       if (!summary.complete) lines.push(`Run the same command again to resume after record ${state.rowsDone}.`);
       return lines.join('\n');
     });
@@ -309,12 +340,24 @@ program
     const done = () => opts.count !== undefined && shown >= opts.count;
     // Records shown from the stored window are not shown again when the stream repeats them.
     const shownKeys = new Set<string>();
-    const record = (r: { asset_id: string; ts: string; received_at?: string; power_kw?: number | null; soc_pct?: number | null; status?: string | null; anomalies?: string[] }) => {
+    const record = (r: {
+      asset_id: string;
+      ts: string;
+      received_at?: string;
+      power_kw?: number | null;
+      soc_pct?: number | null;
+      status?: string | null;
+      anomalies?: string[];
+    }) => {
       const key = `${r.asset_id}|${r.ts}`;
       if ((opts.asset && r.asset_id !== opts.asset) || shownKeys.has(key) || done()) return;
       shownKeys.add(key);
       if (shownKeys.size > 5000) shownKeys.delete(shownKeys.values().next().value!);
-      emit(r, () => `${r.received_at ?? ''}  ${r.asset_id}  ${r.ts}  power_kw=${r.power_kw ?? ''} soc_pct=${r.soc_pct ?? ''} status=${r.status ?? ''}${r.anomalies?.length ? `  anomalies=${r.anomalies.join(',')}` : ''}`);
+      emit(
+        r,
+        () =>
+          `${r.received_at ?? ''}  ${r.asset_id}  ${r.ts}  power_kw=${r.power_kw ?? ''} soc_pct=${r.soc_pct ?? ''} status=${r.status ?? ''}${r.anomalies?.length ? `  anomalies=${r.anomalies.join(',')}` : ''}`,
+      );
       shown++;
     };
     const stream = platform.telemetry.stream({ signal: stop.signal })[Symbol.asyncIterator]();
@@ -351,10 +394,13 @@ program
   .argument('<asset_type>', 'solar, battery, ev, heat-pump, smart-meter, cost-savings')
   .argument('<asset_id>')
   .option('--range <range>', 'live, hourly, daily, weekly, historical', 'hourly')
-  .option('--metric <metric>', 'metric (default: the asset type\'s first)')
+  .option('--metric <metric>', "metric (default: the asset type's first)")
   .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv']).default('table'))
   .action(async (assetType: string, assetId: string, opts: { range: string; metric?: string; format: string }) => {
-    const h = await client().telemetry.history(assetType as never, assetId, { range: opts.range as never, ...(opts.metric && { metric: opts.metric as never }) });
+    const h = await client().telemetry.history(assetType as never, assetId, {
+      range: opts.range as never,
+      ...(opts.metric && { metric: opts.metric as never }),
+    });
     if (globals().json) {
       out(JSON.stringify(h));
       return;
@@ -364,8 +410,15 @@ program
       return;
     }
     out(`${h.asset_type} ${h.asset_id} ${h.metric} (${h.unit}), ${h.range}: ${h.from} to ${h.to}, buckets of ${h.bucket}`);
-    out(table(h.series.map((p) => ({ t: p.t, [`v (${h.unit})`]: p.v })), ['t', `v (${h.unit})`]));
-    out(`count ${h.summary.count}  min ${h.summary.min ?? ''}  max ${h.summary.max ?? ''}  avg ${h.summary.avg ?? ''}  latest ${h.summary.latest ?? ''}  source ${h.source}`);
+    out(
+      table(
+        h.series.map((p) => ({ t: p.t, [`v (${h.unit})`]: p.v })),
+        ['t', `v (${h.unit})`],
+      ),
+    );
+    out(
+      `count ${h.summary.count}  min ${h.summary.min ?? ''}  max ${h.summary.max ?? ''}  avg ${h.summary.avg ?? ''}  latest ${h.summary.latest ?? ''}  source ${h.source}`,
+    );
   });
 
 // ---------------------------------------------------------------------------------------------
@@ -375,7 +428,9 @@ keys
   .addOption(new Option('--environment <env>').choices(['live', 'sandbox']))
   .action(async (opts: { environment?: 'live' | 'sandbox' }) => {
     const r = await client().keys.list(opts.environment ? { environment: opts.environment } : {});
-    emit(r.api_keys, () => table(r.api_keys as unknown as Record<string, unknown>[], ['id', 'name', 'environment', 'scopes', 'prefix', 'expires_at', 'revoked_at']));
+    emit(r.api_keys, () =>
+      table(r.api_keys as unknown as Record<string, unknown>[], ['id', 'name', 'environment', 'scopes', 'prefix', 'expires_at', 'revoked_at']),
+    );
   });
 keys
   .command('create')
@@ -390,14 +445,20 @@ keys
     );
     emit(k, () => `Created key ${k.id}. Secret (shown once, keep it safe):\n${k.secret}`);
   });
-keys.command('rotate').argument('<key_id>').action(async (id: string) => {
-  const k = await client().keys.rotate(id);
-  emit(k, () => `Rotated. New secret (shown once):\n${(k as { secret: string }).secret}`);
-});
-keys.command('revoke').argument('<key_id>').action(async (id: string) => {
-  const k = await client().keys.revoke(id);
-  emit(k, () => `Revoked ${id}.`);
-});
+keys
+  .command('rotate')
+  .argument('<key_id>')
+  .action(async (id: string) => {
+    const k = await client().keys.rotate(id);
+    emit(k, () => `Rotated. New secret (shown once):\n${(k as { secret: string }).secret}`);
+  });
+keys
+  .command('revoke')
+  .argument('<key_id>')
+  .action(async (id: string) => {
+    const k = await client().keys.revoke(id);
+    emit(k, () => `Revoked ${id}.`);
+  });
 
 const hooks = program.command('webhooks').description('webhook endpoints (organisation administrators)');
 hooks.command('list').action(async () => {
@@ -412,7 +473,11 @@ hooks
   .addOption(new Option('--environment <env>').choices(['live', 'sandbox']))
   .action(async (url: string, opts: { events?: string; description?: string; environment?: 'live' | 'sandbox' }) => {
     const e = await client().webhooks.create(
-      { url, ...(opts.events && { event_types: opts.events.split(',').map((s) => s.trim()) as never }), ...(opts.description && { description: opts.description }) },
+      {
+        url,
+        ...(opts.events && { event_types: opts.events.split(',').map((s) => s.trim()) as never }),
+        ...(opts.description && { description: opts.description }),
+      },
       opts.environment ? { environment: opts.environment } : {},
     );
     emit(e, () => `Registered ${e.id}. Signing secret (shown once):\n${e.secret}`);
@@ -434,18 +499,27 @@ hooks
     });
     emit(e, () => `Updated ${id}.`);
   });
-hooks.command('delete').argument('<endpoint_id>').action(async (id: string) => {
-  await client().webhooks.remove(id);
-  emit({ deleted: id }, () => `Deleted ${id}.`);
-});
-hooks.command('rotate-secret').argument('<endpoint_id>').action(async (id: string) => {
-  const e = await client().webhooks.rotateSecret(id);
-  emit(e, () => `New signing secret (shown once):\n${(e as { secret: string }).secret}`);
-});
-hooks.command('test').argument('<endpoint_id>').action(async (id: string) => {
-  const r = await client().webhooks.test(id);
-  emit(r, () => `Test event queued for ${id}.`);
-});
+hooks
+  .command('delete')
+  .argument('<endpoint_id>')
+  .action(async (id: string) => {
+    await client().webhooks.remove(id);
+    emit({ deleted: id }, () => `Deleted ${id}.`);
+  });
+hooks
+  .command('rotate-secret')
+  .argument('<endpoint_id>')
+  .action(async (id: string) => {
+    const e = await client().webhooks.rotateSecret(id);
+    emit(e, () => `New signing secret (shown once):\n${(e as { secret: string }).secret}`);
+  });
+hooks
+  .command('test')
+  .argument('<endpoint_id>')
+  .action(async (id: string) => {
+    const r = await client().webhooks.test(id);
+    emit(r, () => `Test event queued for ${id}.`);
+  });
 
 // ---------------------------------------------------------------------------------------------
 program
@@ -494,7 +568,9 @@ try {
     process.exitCode = e.exitCode === 0 ? 0 : EXIT.usage;
   } else {
     if (globals().json) out(JSON.stringify(describe(e)));
-    note(`energy-platform: ${e instanceof ApiError ? `${e.message}${e.requestId ? ` (request id ${e.requestId})` : ''}` : e instanceof Error ? e.message : String(e)}`);
+    note(
+      `energy-platform: ${e instanceof ApiError ? `${e.message}${e.requestId ? ` (request id ${e.requestId})` : ''}` : e instanceof Error ? e.message : String(e)}`,
+    );
     process.exitCode = exitCodeOf(e);
   }
 }

@@ -9,37 +9,45 @@ import { Component } from '../../../platform/schema-kit.ts';
 /** A scope a key may hold: one the modules declare (AppDeps.scopes), with what each allows. */
 export function scopeSchema(scopes: Readonly<Record<string, string>>) {
   const names = Object.keys(scopes).sort();
-  return Type.Union(names.map((s) => Type.Literal(s)), {
-    description: names.map((s) => `\`${s}\`: ${scopes[s]}`).join('; '),
-  });
+  return Type.Union(
+    names.map((s) => Type.Literal(s)),
+    {
+      description: names.map((s) => `\`${s}\`: ${scopes[s]}`).join('; '),
+    },
+  );
 }
 
 const apiKeySchemas = (scopes: Readonly<Record<string, string>>) => {
-const Scope = scopeSchema(scopes);
-const ApiKey = Component('ApiKey', Type.Object({
-  id: Type.String({ description: 'Key id (non-secret; embedded in the key itself)' }),
-  name: Type.String(),
-  environment: EnvironmentSchema,
-  scopes: Type.Array(Scope),
-  key_hint: Type.String({ description: 'The key with its secret elided: prefix, environment, id and the last four characters' }),
-  status: Type.Union(['active', 'rotating', 'rotated', 'revoked', 'expired'].map((s) => Type.Literal(s)), {
-    description:
-      '`active`; `rotating` (replaced, still accepted until `overlap_until`); `rotated` (replaced, refused); `revoked`; `expired`',
-  }),
-  created_at: Timestamp,
-  expires_at: Timestamp,
-  revoked_at: Nullable(Timestamp),
-  rotated_at: Nullable(Timestamp),
-  replaced_by: Nullable(Type.String({ description: 'Id of the key that replaced this one' })),
-  overlap_until: Nullable(Timestamp),
-  last_used_at: Nullable(Type.String({ format: 'date-time', description: 'Last successful authentication (updated at most once a minute)' })),
-}));
+  const Scope = scopeSchema(scopes);
+  const ApiKey = Component(
+    'ApiKey',
+    Type.Object({
+      id: Type.String({ description: 'Key id (non-secret; embedded in the key itself)' }),
+      name: Type.String(),
+      environment: EnvironmentSchema,
+      scopes: Type.Array(Scope),
+      key_hint: Type.String({ description: 'The key with its secret elided: prefix, environment, id and the last four characters' }),
+      status: Type.Union(
+        ['active', 'rotating', 'rotated', 'revoked', 'expired'].map((s) => Type.Literal(s)),
+        {
+          description: '`active`; `rotating` (replaced, still accepted until `overlap_until`); `rotated` (replaced, refused); `revoked`; `expired`',
+        },
+      ),
+      created_at: Timestamp,
+      expires_at: Timestamp,
+      revoked_at: Nullable(Timestamp),
+      rotated_at: Nullable(Timestamp),
+      replaced_by: Nullable(Type.String({ description: 'Id of the key that replaced this one' })),
+      overlap_until: Nullable(Timestamp),
+      last_used_at: Nullable(Type.String({ format: 'date-time', description: 'Last successful authentication (updated at most once a minute)' })),
+    }),
+  );
 
-const Secret = Type.String({
-  description: 'The whole API key, `<prefix>_<environment>_<id>_<secret>`. Shown once: only a hash is stored.',
-});
-const IssuedKey = Type.Object({ ...ApiKey.properties, secret: Secret });
-return { Scope, ApiKey, IssuedKey, count: Object.keys(scopes).length };
+  const Secret = Type.String({
+    description: 'The whole API key, `<prefix>_<environment>_<id>_<secret>`. Shown once: only a hash is stored.',
+  });
+  const IssuedKey = Type.Object({ ...ApiKey.properties, secret: Secret });
+  return { Scope, ApiKey, IssuedKey, count: Object.keys(scopes).length };
 };
 
 const KeyId = Type.Object({ key_id: IdParam });

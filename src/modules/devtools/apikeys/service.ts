@@ -196,7 +196,12 @@ export function createKeyService(deps: KeyDeps) {
     /** Every organisation's key alerts, each organisation its own unit (decision 0285). */
     async syncAllAlerts() {
       const now = clock.now();
-      await deps.units.each(KEY_ALERTS_KIND, await keyStore.orgsWithKeys(db), (orgId) => ({ orgId }), (orgId) => db.tx((q) => keyAlerts.sync(q, orgId, now)));
+      await deps.units.each(
+        KEY_ALERTS_KIND,
+        await keyStore.orgsWithKeys(db),
+        (orgId) => ({ orgId }),
+        (orgId) => db.tx((q) => keyAlerts.sync(q, orgId, now)),
+      );
     },
 
     authenticator: {

@@ -52,7 +52,6 @@ export const keyStore = {
     return r.rows;
   },
 
-
   async countValid(q: Queryable, orgId: string, now: Date): Promise<number> {
     const r = await q.query<{ n: number }>(`select count(*)::int as n from api_keys where org_id = $1 and ${VALID_AT('$2')}`, [orgId, now]);
     return r.rows[0].n;
@@ -63,10 +62,11 @@ export const keyStore = {
   },
 
   async revoke(q: Queryable, orgId: string, id: string, now: Date): Promise<KeyRow | null> {
-    const r = await q.query<KeyRow>(
-      `update api_keys set revoked_at = coalesce(revoked_at, $3) where org_id = $1 and id = $2 returning ${COLS}`,
-      [orgId, id, now],
-    );
+    const r = await q.query<KeyRow>(`update api_keys set revoked_at = coalesce(revoked_at, $3) where org_id = $1 and id = $2 returning ${COLS}`, [
+      orgId,
+      id,
+      now,
+    ]);
     return r.rows[0] ?? null;
   },
 
@@ -99,11 +99,7 @@ export const keyStore = {
   },
 
   async touch(q: Queryable, orgId: string, id: string, now: Date): Promise<void> {
-    await q.query('update api_keys set last_used_at = $3 where org_id = $1 and id = $2 and (last_used_at is null or last_used_at < $3)', [
-      orgId,
-      id,
-      now,
-    ]);
+    await q.query('update api_keys set last_used_at = $3 where org_id = $1 and id = $2 and (last_used_at is null or last_used_at < $3)', [orgId, id, now]);
   },
 
   /** Credential lookup by the key's embedded id. Not organisation-filtered: the row names it. */

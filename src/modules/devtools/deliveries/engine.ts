@@ -137,15 +137,25 @@ export function createDeliveryEngine(deps: EngineDeps) {
       severity: 'critical',
       title: `Webhook endpoint ${ep.url} was disabled after 72 hours of failed deliveries`,
       subject: { type: 'webhook_endpoint', id: ep.id },
-      details: { endpoint_id: ep.id, url: ep.url, environment: ep.environment, failing_since: new Date(state.failing_since).toISOString(), cancelled_deliveries: cancelled },
+      details: {
+        endpoint_id: ep.id,
+        url: ep.url,
+        environment: ep.environment,
+        failing_since: new Date(state.failing_since).toISOString(),
+        cancelled_deliveries: cancelled,
+      },
       dedupeKey: disabledAlertKey(ep.id),
     });
-    await audit.record(q, { orgId: ep.org_id, actorType: 'system', actorId: 'webhook-delivery' }, {
-      action: 'webhook.disable',
-      targetType: 'webhook_endpoint',
-      targetId: ep.id,
-      details: { reason: 'failing', failing_since: new Date(state.failing_since).toISOString() },
-    });
+    await audit.record(
+      q,
+      { orgId: ep.org_id, actorType: 'system', actorId: 'webhook-delivery' },
+      {
+        action: 'webhook.disable',
+        targetType: 'webhook_endpoint',
+        targetId: ep.id,
+        details: { reason: 'failing', failing_since: new Date(state.failing_since).toISOString() },
+      },
+    );
     return true;
   }
 

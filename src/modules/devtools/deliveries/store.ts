@@ -56,10 +56,7 @@ export const deliveryStore = {
   },
 
   async getEvent(q: Queryable, orgId: string, id: string): Promise<EventRow | null> {
-    const r = await q.query<EventRow>('select id, org_id, environment, type, body, created_at from webhook_events where org_id = $1 and id = $2', [
-      orgId,
-      id,
-    ]);
+    const r = await q.query<EventRow>('select id, org_id, environment, type, body, created_at from webhook_events where org_id = $1 and id = $2', [orgId, id]);
     return r.rows[0] ?? null;
   },
 

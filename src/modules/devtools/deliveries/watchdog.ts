@@ -43,7 +43,11 @@ export function createOfflineWatchdog(deps: WatchdogDeps) {
       const ts = latest.get(r.asset_id);
       return ts !== undefined && new Date(ts).getTime() > new Date(r.last_ts).getTime();
     });
-    await deliveryStore.forgetOffline(q, orgId, recovered.map((r) => r.asset_id));
+    await deliveryStore.forgetOffline(
+      q,
+      orgId,
+      recovered.map((r) => r.asset_id),
+    );
   }
 
   /**
@@ -57,7 +61,15 @@ export function createOfflineWatchdog(deps: WatchdogDeps) {
     while (found.length < limit) {
       const batch = await telemetry.newestBetween(q, orgId, { notBefore, before: silentBefore, after, limit });
       if (batch.length === 0) break;
-      const reported = new Map((await deliveryStore.offlineSince(q, orgId, batch.map((b) => b.asset_id))).map((s) => [s.asset_id, s.last_ts]));
+      const reported = new Map(
+        (
+          await deliveryStore.offlineSince(
+            q,
+            orgId,
+            batch.map((b) => b.asset_id),
+          )
+        ).map((s) => [s.asset_id, s.last_ts]),
+      );
       for (const d of batch) {
         const last = reported.get(d.asset_id);
         if (last === undefined || new Date(last).getTime() < new Date(d.ts).getTime()) found.push(d);
@@ -76,35 +88,40 @@ export function createOfflineWatchdog(deps: WatchdogDeps) {
   return async function scan(): Promise<number> {
     const now = clock.now();
     let reported = 0;
-    await deps.units.each(WATCHDOG_KIND, await endpointStore.orgsListening(db, 'device.offline'), (orgId) => ({ orgId }), async (orgId) => {
-      await clearRecovered(db, orgId);
-      const silent = await newlySilent(db, orgId, new Date(now.getTime() - OFFLINE_AFTER_MS), new Date(now.getTime() - LOOKBACK_MS), PER_SCAN);
-      for (const d of silent) {
-        await db.tx(async (q) => {
-          if (!(await deliveryStore.markSilent(q, orgId, d.asset_id, d.ts, now))) return;
-          const last = new Date(d.ts);
-          await engine.queueEvent(q, {
-            orgId,
-            environment: 'live',
-            type: 'device.offline',
-            envelopeOrgId: orgId,
-            data: {
-              device: {
-                asset_id: d.asset_id,
-                site_id: d.site_id,
-                type: d.type,
-                name: d.name,
-                last_reported_at: last.toISOString(),
-                last_reported_source: 'telemetry',
+    await deps.units.each(
+      WATCHDOG_KIND,
+      await endpointStore.orgsListening(db, 'device.offline'),
+      (orgId) => ({ orgId }),
+      async (orgId) => {
+        await clearRecovered(db, orgId);
+        const silent = await newlySilent(db, orgId, new Date(now.getTime() - OFFLINE_AFTER_MS), new Date(now.getTime() - LOOKBACK_MS), PER_SCAN);
+        for (const d of silent) {
+          await db.tx(async (q) => {
+            if (!(await deliveryStore.markSilent(q, orgId, d.asset_id, d.ts, now))) return;
+            const last = new Date(d.ts);
+            await engine.queueEvent(q, {
+              orgId,
+              environment: 'live',
+              type: 'device.offline',
+              envelopeOrgId: orgId,
+              data: {
+                device: {
+                  asset_id: d.asset_id,
+                  site_id: d.site_id,
+                  type: d.type,
+                  name: d.name,
+                  last_reported_at: last.toISOString(),
+                  last_reported_source: 'telemetry',
+                },
+                silent_seconds: Math.floor((now.getTime() - last.getTime()) / 1000),
+                threshold_seconds: OFFLINE_AFTER_MS / 1000,
               },
-              silent_seconds: Math.floor((now.getTime() - last.getTime()) / 1000),
-              threshold_seconds: OFFLINE_AFTER_MS / 1000,
-            },
+            });
+            reported++;
           });
-          reported++;
-        });
-      }
-    });
+        }
+      },
+    );
     return reported;
   };
 }

@@ -11,50 +11,63 @@ import type { SandboxService } from '../sandbox/service.ts';
 import { Component } from '../../../platform/schema-kit.ts';
 
 const common = { tags: ['partner'], status: 'live' as const, sandbox: true };
-const Canonical = Type.Union(CANONICAL_STATUSES.map((s) => Type.Literal(s)), { description: CANONICAL_STATUSES.join(', ') });
+const Canonical = Type.Union(
+  CANONICAL_STATUSES.map((s) => Type.Literal(s)),
+  { description: CANONICAL_STATUSES.join(', ') },
+);
 const Subject = Nullable(Type.Object({ type: Type.String(), id: Type.String() }));
 
-const Alert = Component('Alert', Type.Object({
-  id: Type.String(),
-  type: Type.String({ description: 'e.g. partner_webhook_disabled, partner_api_key_expiring, partner_api_operation_deprecated' }),
-  source: Type.String(),
-  severity: Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')]),
-  status: Type.Union([Type.Literal('open'), Type.Literal('resolved')]),
-  subject: Subject,
-  title: Type.String(),
-  details: Type.Object({}, { additionalProperties: true }),
-  raised_at: Timestamp,
-  resolved_at: Nullable(Timestamp),
-  resolution: Nullable(Type.String()),
-}));
-
-const Device = Component('PartnerDevice', Type.Object({
-  asset_id: Type.String(),
-  site_id: Type.String(),
-  type: Type.String(),
-  name: Type.String(),
-  created_at: Timestamp,
-  last_reported_at: Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 UTC (Z) of the newest stored record; null when none' })),
-  last_reported_source: Nullable(Type.String({ description: 'ocpp_heartbeat, provider_reading, telemetry or provider_api; null when none' })),
-  status_canonical: Canonical,
-}));
-
-const Reading = Component('TelemetryReading', Type.Object({
-  id: Type.String(),
-  asset_id: Type.String(),
-  site_id: Nullable(Type.String()),
-  ts: Timestamp,
-  power_kw: Nullable(Type.Number({ description: 'kW, signed: positive = import or charge; negative = export, generation or discharge' })),
-  soc_pct: Nullable(Type.Number()),
-  voltage: Nullable(Type.Number()),
-  current: Nullable(Type.Number()),
-  temp_c: Nullable(Type.Number()),
-  status: Type.String({
-    deprecated: true,
-    description: 'The stored value, in whichever vocabulary its source used. Deprecated: switches to the canonical set on or after 2027-04-15; read status_canonical.',
+const Alert = Component(
+  'Alert',
+  Type.Object({
+    id: Type.String(),
+    type: Type.String({ description: 'e.g. partner_webhook_disabled, partner_api_key_expiring, partner_api_operation_deprecated' }),
+    source: Type.String(),
+    severity: Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')]),
+    status: Type.Union([Type.Literal('open'), Type.Literal('resolved')]),
+    subject: Subject,
+    title: Type.String(),
+    details: Type.Object({}, { additionalProperties: true }),
+    raised_at: Timestamp,
+    resolved_at: Nullable(Timestamp),
+    resolution: Nullable(Type.String()),
   }),
-  status_canonical: Canonical,
-}));
+);
+
+const Device = Component(
+  'PartnerDevice',
+  Type.Object({
+    asset_id: Type.String(),
+    site_id: Type.String(),
+    type: Type.String(),
+    name: Type.String(),
+    created_at: Timestamp,
+    last_reported_at: Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 UTC (Z) of the newest stored record; null when none' })),
+    last_reported_source: Nullable(Type.String({ description: 'ocpp_heartbeat, provider_reading, telemetry or provider_api; null when none' })),
+    status_canonical: Canonical,
+  }),
+);
+
+const Reading = Component(
+  'TelemetryReading',
+  Type.Object({
+    id: Type.String(),
+    asset_id: Type.String(),
+    site_id: Nullable(Type.String()),
+    ts: Timestamp,
+    power_kw: Nullable(Type.Number({ description: 'kW, signed: positive = import or charge; negative = export, generation or discharge' })),
+    soc_pct: Nullable(Type.Number()),
+    voltage: Nullable(Type.Number()),
+    current: Nullable(Type.Number()),
+    temp_c: Nullable(Type.Number()),
+    status: Type.String({
+      deprecated: true,
+      description:
+        'The stored value, in whichever vocabulary its source used. Deprecated: switches to the canonical set on or after 2027-04-15; read status_canonical.',
+    }),
+    status_canonical: Canonical,
+  }),
+);
 
 const Paging = { limit: Type.Optional(LimitParam), cursor: Type.Optional(CursorParam) };
 
@@ -109,7 +122,8 @@ export function partnerOperations(partner: PartnerService, sandbox: SandboxServi
       method: 'GET',
       path: '/api/devtools/partner/v1/devices',
       summary: 'Registered devices with last-reported fields',
-      description: 'Assets of the registry, newest registration first (ties by asset_id), each with its newest stored record time. A sandbox key reads the generated sandbox organisation (simulated data).',
+      description:
+        'Assets of the registry, newest registration first (ties by asset_id), each with its newest stored record time. A sandbox key reads the generated sandbox organisation (simulated data).',
       access: { kind: 'key', scope: 'devices:read' },
       dataBasis: { basis: 'stored' },
       schema: {
@@ -177,18 +191,16 @@ export function partnerOperations(partner: PartnerService, sandbox: SandboxServi
       access: { kind: 'key', scope: 'any' },
       successStatus: 202,
       responseHeaders: {
-        'Idempotent-Replayed': { description: '`true` when this answer replays the first answer to the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+        'Idempotent-Replayed': {
+          description: '`true` when this answer replays the first answer to the same Idempotency-Key.',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
       schema: {
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' })),
         }),
-        body: optionalBody(
-          Type.Object(
-            { event_type: Type.Optional(EventTypeSchema), endpoint_id: Type.Optional(IdParam) },
-            { additionalProperties: false },
-          ),
-        ),
+        body: optionalBody(Type.Object({ event_type: Type.Optional(EventTypeSchema), endpoint_id: Type.Optional(IdParam) }, { additionalProperties: false })),
         response: {
           202: Type.Object({
             event_id: Type.String(),

@@ -54,7 +54,19 @@ export function createPartnerService(deps: PartnerDeps) {
   const readOrg = (ctx: RequestContext) => (keyOf(ctx).environment === 'sandbox' ? sandbox.orgOf(ctx.orgId) : ctx.orgId);
   const binding = (op: string, ctx: RequestContext, filters: object = {}) => ({ op, orgId: readOrg(ctx), filters });
 
-  function reading(r: { id: string | number; asset_id: string; site_id: string | null; ts: string; power_kw: number | null; soc_pct: number | null; voltage: number | null; current: number | null; temp_c: number | null; status: string; asset_type: string | null }) {
+  function reading(r: {
+    id: string | number;
+    asset_id: string;
+    site_id: string | null;
+    ts: string;
+    power_kw: number | null;
+    soc_pct: number | null;
+    voltage: number | null;
+    current: number | null;
+    temp_c: number | null;
+    status: string;
+    asset_type: string | null;
+  }) {
     return {
       id: String(r.id),
       asset_id: r.asset_id,
@@ -164,16 +176,25 @@ export function createPartnerService(deps: PartnerDeps) {
         if (before && (!Number.isSafeInteger(before.slotMs) || !Number.isInteger(before.index))) throw invalidCursor();
         const rows = sandbox.readings(ctx.orgId, { windowStartMs, now, before, limit: limit + 1 });
         const page = toPage(rows, limit, (r) => ({ t: r.ts, id: packWindow(r.index, windowStartMs) }), cursors, b);
-        return { readings: page.items.map((r) => reading(r)), window_start: new Date(windowStartMs).toISOString(), next_cursor: page.next_cursor, has_more: page.has_more };
+        return {
+          readings: page.items.map((r) => reading(r)),
+          window_start: new Date(windowStartMs).toISOString(),
+          next_cursor: page.next_cursor,
+          has_more: page.has_more,
+        };
       }
       const before = pos ? { t: pos.t, id: Number(win!.id) } : null;
       if (before && !Number.isSafeInteger(before.id)) throw invalidCursor();
       const rows = await telemetry.readingsPage(db, ctx.orgId, { from: new Date(windowStartMs), until: pos ? null : now }, before, limit + 1);
       const page = toPage(rows, limit, (r) => ({ t: r.ts_key, id: packWindow(r.id, windowStartMs) }), cursors, b);
       // Site and type of the page's assets (null for a device the registry does not know).
-      const assets = new Map((await registry.records(db, ctx.orgId, { assetIds: [...new Set(page.items.map((r) => r.asset_id))] })).map((a) => [a.asset_id, a]));
+      const assets = new Map(
+        (await registry.records(db, ctx.orgId, { assetIds: [...new Set(page.items.map((r) => r.asset_id))] })).map((a) => [a.asset_id, a]),
+      );
       return {
-        readings: page.items.map((r) => reading({ ...r, ts: iso(r.ts)!, site_id: assets.get(r.asset_id)?.site_id ?? null, asset_type: assets.get(r.asset_id)?.type ?? null })),
+        readings: page.items.map((r) =>
+          reading({ ...r, ts: iso(r.ts)!, site_id: assets.get(r.asset_id)?.site_id ?? null, asset_type: assets.get(r.asset_id)?.type ?? null }),
+        ),
         window_start: new Date(windowStartMs).toISOString(),
         next_cursor: page.next_cursor,
         has_more: page.has_more,

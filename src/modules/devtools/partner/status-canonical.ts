@@ -2,18 +2,7 @@
 // fixed set, mapped from whatever free text the source used; where the text says nothing, the
 // sign of power_kw decides (positive = import or charge, negative = export, generation or
 // discharge), refined by the asset type when it is known.
-export const CANONICAL_STATUSES = [
-  'charging',
-  'discharging',
-  'producing',
-  'importing',
-  'exporting',
-  'idle',
-  'online',
-  'offline',
-  'fault',
-  'unknown',
-] as const;
+export const CANONICAL_STATUSES = ['charging', 'discharging', 'producing', 'importing', 'exporting', 'idle', 'online', 'offline', 'fault', 'unknown'] as const;
 export type CanonicalStatus = (typeof CANONICAL_STATUSES)[number];
 
 const WORDS: [RegExp, CanonicalStatus][] = [

@@ -63,7 +63,10 @@ export interface SimReading {
 
 export function createSandboxData(config: Pick<Config, 'jwtSecret'>) {
   const seedOf = (orgId: string, ...parts: (string | number)[]) =>
-    createHmac('sha256', config.jwtSecret).update(['sandbox-seed', orgId, ...parts].join(':')).digest().readUInt32BE(0);
+    createHmac('sha256', config.jwtSecret)
+      .update(['sandbox-seed', orgId, ...parts].join(':'))
+      .digest()
+      .readUInt32BE(0);
 
   function reading(orgId: string, index: number, slotMs: number): SimReading {
     const a = ASSETS[index];
@@ -77,16 +80,37 @@ export function createSandboxData(config: Pick<Config, 'jwtSecret'>) {
     const battery = (charging ? 2.5 : -2.5) * (0.8 + 0.2 * rnd());
     const evOn = hour >= 18 && hour < 23;
     const hp = 1 + 2 * rnd();
-    const base = { id: `sbx-${slotMs / 1000}-${index}`, asset_id: a.asset_id, site_id: a.site_id, asset_type: a.type, ts: new Date(slotMs).toISOString(), index };
+    const base = {
+      id: `sbx-${slotMs / 1000}-${index}`,
+      asset_id: a.asset_id,
+      site_id: a.site_id,
+      asset_type: a.type,
+      ts: new Date(slotMs).toISOString(),
+      index,
+    };
     const volts = round(228 + 6 * rnd(), 1);
     const common = { voltage: volts, temp_c: round(12 + 10 * daylight + 2 * rnd(), 1) };
     switch (a.type) {
       case 'solar':
         return { ...base, ...common, power_kw: round(-pv), soc_pct: null, current: round((pv * 1000) / volts, 2), status: pv > 0.05 ? 'Producing' : 'Standby' };
       case 'battery':
-        return { ...base, ...common, power_kw: round(battery), soc_pct: round(50 + 40 * socWave, 1), current: round((Math.abs(battery) * 1000) / volts, 2), status: charging ? 'CHARGING' : 'DISCHARGING' };
+        return {
+          ...base,
+          ...common,
+          power_kw: round(battery),
+          soc_pct: round(50 + 40 * socWave, 1),
+          current: round((Math.abs(battery) * 1000) / volts, 2),
+          status: charging ? 'CHARGING' : 'DISCHARGING',
+        };
       case 'charger':
-        return { ...base, ...common, power_kw: evOn ? round(7 + 0.4 * rnd()) : 0, soc_pct: evOn ? round(20 + 60 * ((hour - 18) / 5), 1) : null, current: evOn ? 32 : 0, status: evOn ? 'Charging' : 'Available' };
+        return {
+          ...base,
+          ...common,
+          power_kw: evOn ? round(7 + 0.4 * rnd()) : 0,
+          soc_pct: evOn ? round(20 + 60 * ((hour - 18) / 5), 1) : null,
+          current: evOn ? 32 : 0,
+          status: evOn ? 'Charging' : 'Available',
+        };
       case 'heat-pump':
         return { ...base, ...common, power_kw: round(hp), soc_pct: null, current: round((hp * 1000) / volts, 2), status: 'Running' };
       default: {

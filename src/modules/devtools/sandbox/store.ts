@@ -11,12 +11,7 @@ export interface IdempotencyRow {
 export const idempotencyStore = {
   /** Claims the key in the caller's transaction: true when this request is the first (blocks behind a concurrent first). */
   async claim(q: Queryable, orgId: string, operation: string, key: string, hash: string, now: Date, expiredBefore: Date): Promise<boolean> {
-    await q.query('delete from idempotency_keys where org_id = $1 and operation = $2 and key = $3 and created_at < $4', [
-      orgId,
-      operation,
-      key,
-      expiredBefore,
-    ]);
+    await q.query('delete from idempotency_keys where org_id = $1 and operation = $2 and key = $3 and created_at < $4', [orgId, operation, key, expiredBefore]);
     const r = await q.query(
       `insert into idempotency_keys (org_id, operation, key, request_hash, created_at) values ($1, $2, $3, $4, $5)
        on conflict do nothing`,

@@ -18,26 +18,36 @@ import {
 import { DEFAULT_SECRET_OVERLAP_SECONDS, type WebhookService } from './service.ts';
 import { Component } from '../../../platform/schema-kit.ts';
 
-export const EventTypeSchema = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: EVENT_TYPES.join(', ') });
+export const EventTypeSchema = Type.Union(
+  EVENT_TYPES.map((t) => Type.Literal(t)),
+  { description: EVENT_TYPES.join(', ') },
+);
 
-const Endpoint = Component('WebhookEndpoint', Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  description: Type.String(),
-  environment: EnvironmentSchema,
-  event_types: Type.Array(EventTypeSchema, { description: 'Event types delivered to this endpoint' }),
-  enabled: Type.Boolean(),
-  disabled_reason: Nullable(Type.Union([Type.Literal('manual'), Type.Literal('failing')], {
-    description: '`manual` (PATCH enabled=false) or `failing` (72 hours of continuous delivery failure)',
-  })),
-  disabled_at: Nullable(Timestamp),
-  failing_since: Nullable(Type.String({ description: 'Start of the current run of failed attempts; null after a success' })),
-  last_success_at: Nullable(Timestamp),
-  last_failure_at: Nullable(Timestamp),
-  previous_secret_valid_until: Nullable(Type.String({ description: 'During a secret rotation window: until when the previous secret also signs (a second v1=)' })),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}));
+const Endpoint = Component(
+  'WebhookEndpoint',
+  Type.Object({
+    id: Type.String(),
+    url: Type.String(),
+    description: Type.String(),
+    environment: EnvironmentSchema,
+    event_types: Type.Array(EventTypeSchema, { description: 'Event types delivered to this endpoint' }),
+    enabled: Type.Boolean(),
+    disabled_reason: Nullable(
+      Type.Union([Type.Literal('manual'), Type.Literal('failing')], {
+        description: '`manual` (PATCH enabled=false) or `failing` (72 hours of continuous delivery failure)',
+      }),
+    ),
+    disabled_at: Nullable(Timestamp),
+    failing_since: Nullable(Type.String({ description: 'Start of the current run of failed attempts; null after a success' })),
+    last_success_at: Nullable(Timestamp),
+    last_failure_at: Nullable(Timestamp),
+    previous_secret_valid_until: Nullable(
+      Type.String({ description: 'During a secret rotation window: until when the previous secret also signs (a second v1=)' }),
+    ),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
 const WithSecret = Type.Object({
   ...Endpoint.properties,
   secret: Type.String({ description: 'Signing secret `whsec_<base64>`, shown once; the HMAC key is the base64-decoded part' }),
@@ -51,20 +61,23 @@ const Attempt = Type.Object({
   error: Nullable(Type.String()),
   duration_ms: Type.Integer(),
 });
-const Delivery = Component('WebhookDelivery', Type.Object({
-  id: Type.String(),
-  event_id: Type.String(),
-  event_type: Type.String(),
-  status: Type.Union(['pending', 'succeeded', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
-  replay: Type.Boolean(),
-  attempt_count: Type.Integer(),
-  next_attempt_at: Nullable(Timestamp),
-  last_status_code: Nullable(Type.Integer()),
-  last_error: Nullable(Type.String()),
-  created_at: Timestamp,
-  completed_at: Nullable(Timestamp),
-  attempts: Type.Array(Attempt, { description: 'Every attempt, oldest first' }),
-}));
+const Delivery = Component(
+  'WebhookDelivery',
+  Type.Object({
+    id: Type.String(),
+    event_id: Type.String(),
+    event_type: Type.String(),
+    status: Type.Union(['pending', 'succeeded', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
+    replay: Type.Boolean(),
+    attempt_count: Type.Integer(),
+    next_attempt_at: Nullable(Timestamp),
+    last_status_code: Nullable(Type.Integer()),
+    last_error: Nullable(Type.String()),
+    created_at: Timestamp,
+    completed_at: Nullable(Timestamp),
+    attempts: Type.Array(Attempt, { description: 'Every attempt, oldest first' }),
+  }),
+);
 export const Queued = Type.Object({
   event_id: Type.String(),
   event_type: EventTypeSchema,
@@ -167,13 +180,10 @@ export function webhookOperations(hooks: WebhookService) {
       access: admin,
       schema: {
         params: EndpointId,
-        body: optionalBody(
-          Type.Object({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })) }, { additionalProperties: false }),
-        ),
+        body: optionalBody(Type.Object({ overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })) }, { additionalProperties: false })),
         response: { 200: WithSecret },
       },
-      handler: async ({ ctx, params, body }) =>
-        hooks.rotateSecret(ctx, params.endpoint_id, body?.overlap_seconds ?? DEFAULT_SECRET_OVERLAP_SECONDS),
+      handler: async ({ ctx, params, body }) => hooks.rotateSecret(ctx, params.endpoint_id, body?.overlap_seconds ?? DEFAULT_SECRET_OVERLAP_SECONDS),
     }),
     defineOperation({
       ...common,

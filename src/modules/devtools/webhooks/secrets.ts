@@ -11,9 +11,7 @@ export function secretKeyBytes(secret: string): Buffer {
 
 /** Platform-Signature value: t=<unix seconds>,v1=<base64 HMAC-SHA256 of "<t>.<raw body>"> (one v1 per secret). */
 export function signatureHeader(body: string, unixSeconds: number, secrets: string[]): string {
-  const sigs = secrets.map(
-    (s) => `v1=${createHmac('sha256', secretKeyBytes(s)).update(`${unixSeconds}.${body}`, 'utf8').digest('base64')}`,
-  );
+  const sigs = secrets.map((s) => `v1=${createHmac('sha256', secretKeyBytes(s)).update(`${unixSeconds}.${body}`, 'utf8').digest('base64')}`);
   return [`t=${unixSeconds}`, ...sigs].join(',');
 }
 

@@ -191,9 +191,18 @@ export function createWebhookService(deps: WebhookDeps) {
       const pos = cursor ? cursors.decode(cursor, binding) : null;
       const rows = await deliveryStore.page(db, ctx.orgId, id, pos ? { t: pos.t, seq: Number(pos.id) } : null, limit + 1);
       const page = toPage(rows, limit, (r) => ({ t: r.created_key, id: r.seq }), cursors, binding);
-      const attempts = await deliveryStore.attemptsOf(db, ctx.orgId, page.items.map((d) => d.id));
+      const attempts = await deliveryStore.attemptsOf(
+        db,
+        ctx.orgId,
+        page.items.map((d) => d.id),
+      );
       return {
-        deliveries: page.items.map((d) => deliveryView(d, attempts.filter((a) => a.delivery_id === d.id))),
+        deliveries: page.items.map((d) =>
+          deliveryView(
+            d,
+            attempts.filter((a) => a.delivery_id === d.id),
+          ),
+        ),
         next_cursor: page.next_cursor,
         has_more: page.has_more,
       };
@@ -218,7 +227,12 @@ export function createWebhookService(deps: WebhookDeps) {
           endpointIds: [id],
           maxPending: ep.environment === 'sandbox' ? deps.sandboxMaxPendingDeliveries : undefined,
         });
-        await audit.record(q, ctx, { action: 'webhook.test', targetType: 'webhook_endpoint', targetId: id, details: { event_type: type, event_id: queued.event_id } });
+        await audit.record(q, ctx, {
+          action: 'webhook.test',
+          targetType: 'webhook_endpoint',
+          targetId: id,
+          details: { event_type: type, event_id: queued.event_id },
+        });
         return { event_id: queued.event_id, event_type: type, delivery_id: queued.deliveries[0].delivery_id, endpoint_id: id };
       });
     },
@@ -232,7 +246,12 @@ export function createWebhookService(deps: WebhookDeps) {
         if (!ev || ev.environment !== ep.environment) throw devtoolsErrors.eventNotFound();
         if (!ep.enabled) throw devtoolsErrors.endpointDisabled();
         const d = await engine.replay(q, ctx.orgId, id, eventId);
-        await audit.record(q, ctx, { action: 'webhook.replay', targetType: 'webhook_endpoint', targetId: id, details: { event_id: eventId, delivery_id: d.delivery_id } });
+        await audit.record(q, ctx, {
+          action: 'webhook.replay',
+          targetType: 'webhook_endpoint',
+          targetId: id,
+          details: { event_id: eventId, delivery_id: d.delivery_id },
+        });
         return { event_id: eventId, event_type: ev.type, delivery_id: d.delivery_id, endpoint_id: id };
       });
     },

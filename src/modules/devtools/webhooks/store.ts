@@ -41,10 +41,7 @@ export const endpointStore = {
   },
 
   async get(q: Queryable, orgId: string, id: string, forUpdate = false): Promise<EndpointRow | null> {
-    const r = await q.query<EndpointRow>(
-      `select ${COLS} from webhook_endpoints where org_id = $1 and id = $2${forUpdate ? ' for update' : ''}`,
-      [orgId, id],
-    );
+    const r = await q.query<EndpointRow>(`select ${COLS} from webhook_endpoints where org_id = $1 and id = $2${forUpdate ? ' for update' : ''}`, [orgId, id]);
     return r.rows[0] ?? null;
   },
 
@@ -56,7 +53,6 @@ export const endpointStore = {
     );
     return r.rows;
   },
-
 
   async count(q: Queryable, orgId: string): Promise<number> {
     return (await q.query<{ n: number }>('select count(*)::int as n from webhook_endpoints where org_id = $1', [orgId])).rows[0].n;
@@ -78,14 +74,29 @@ export const endpointStore = {
     q: Queryable,
     orgId: string,
     id: string,
-    set: Partial<Pick<EndpointRow, 'url' | 'description' | 'event_types' | 'enabled' | 'disabled_reason' | 'disabled_at' | 'failing_since' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_until'>> & { updated_at: Date },
+    set: Partial<
+      Pick<
+        EndpointRow,
+        | 'url'
+        | 'description'
+        | 'event_types'
+        | 'enabled'
+        | 'disabled_reason'
+        | 'disabled_at'
+        | 'failing_since'
+        | 'secret_enc'
+        | 'previous_secret_enc'
+        | 'previous_secret_until'
+      >
+    > & { updated_at: Date },
   ): Promise<EndpointRow | null> {
     const keys = Object.keys(set) as (keyof typeof set)[];
     const assigns = keys.map((k, i) => `${k} = $${i + 3}`).join(', ');
-    const r = await q.query<EndpointRow>(
-      `update webhook_endpoints set ${assigns} where org_id = $1 and id = $2 returning ${COLS}`,
-      [orgId, id, ...keys.map((k) => set[k])],
-    );
+    const r = await q.query<EndpointRow>(`update webhook_endpoints set ${assigns} where org_id = $1 and id = $2 returning ${COLS}`, [
+      orgId,
+      id,
+      ...keys.map((k) => set[k]),
+    ]);
     return r.rows[0] ?? null;
   },
 

@@ -12,12 +12,14 @@ import { CAUSE_DEFINITIONS, REPORT_METHOD, type Reporting } from './service.ts';
 
 const tags = ['ems-reporting'];
 const read = { kind: 'bearer', roles: CAN_READ } as const;
-const SiteId = Type.String({ minLength: 1, maxLength: 128, description: 'The site (a site id of the organisation\'s registered assets)' });
+const SiteId = Type.String({ minLength: 1, maxLength: 128, description: "The site (a site id of the organisation's registered assets)" });
 const SiteQuery = { site_id: SiteId, ...S.DayQuery };
 const OptSiteQuery = { site_id: Type.Optional(SiteId), ...S.DayQuery };
 const Window = { from: S.Timestamp, to: S.Timestamp };
 const GBP = (d: string) => S.Nullable(S.Money(`${d}, pounds (decimal text; null when the tariff is not set)`));
-const Value = Type.Union([Type.String(), Type.Number(), Type.Null()], { description: 'kWh and GBP as decimal text, kW and ratios as numbers, null when unavailable' });
+const Value = Type.Union([Type.String(), Type.Number(), Type.Null()], {
+  description: 'kWh and GBP as decimal text, kW and ratios as numbers, null when unavailable',
+});
 const WINDOW_NOTE = 'Window: `date` (one UK day) or `from`..`to` (UK days, inclusive), default the last 30 UK days ending yesterday; at most 366 days.';
 
 const Figure = Type.Object({
@@ -25,7 +27,9 @@ const Figure = Type.Object({
   label: Type.String(),
   value: Value,
   unit: Type.String({ description: 'kWh | kW | ratio | GBP' }),
-  basis: Type.String({ description: 'Data basis of this figure: measured (every half hour complete and metered by counters) or calculated; simulated in a demo organisation' }),
+  basis: Type.String({
+    description: 'Data basis of this figure: measured (every half hour complete and metered by counters) or calculated; simulated in a demo organisation',
+  }),
   method: Type.String({ description: 'The formula the figure is computed by' }),
   unavailable_reason: S.Nullable(Type.String()),
   inputs: Type.Object({
@@ -45,7 +49,9 @@ const Calibration = Type.Object({
   days_used: Type.Integer(),
   factor: Type.String({ description: 'Measured / clear-sky model energy over the days used (four places)' }),
   previous_factor: S.Nullable(Type.String()),
-  days: Type.Array(Type.Object({ date: Type.String(), actual_kwh: S.Kwh(), clear_sky_kwh: S.Kwh(), ratio: S.Nullable(Type.Number()), correlation: Type.Number() })),
+  days: Type.Array(
+    Type.Object({ date: Type.String(), actual_kwh: S.Kwh(), clear_sky_kwh: S.Kwh(), ratio: S.Nullable(Type.Number()), correlation: Type.Number() }),
+  ),
   candidates: Type.Integer({ description: 'Days in the window' }),
   rejected: Type.Record(Type.String(), Type.Integer(), { description: 'Days left out, by reason: incomplete, no_generation, not_clear_sky, too_low' }),
   created_by: S.Nullable(Type.String()),
@@ -69,14 +75,20 @@ const IntervalRow = Type.Object({
   gap: Type.Boolean({ description: 'Not every expected asset reported over the whole half hour (no row at all: every figure null)' }),
   coverage: Type.Number(),
   consumption_method: S.Nullable(Type.String()),
-  basis_import: S.BasisName, basis_export: S.BasisName, basis_generation: S.BasisName, basis_consumption: S.BasisName, basis_charge: S.BasisName, basis_discharge: S.BasisName,
+  basis_import: S.BasisName,
+  basis_export: S.BasisName,
+  basis_generation: S.BasisName,
+  basis_consumption: S.BasisName,
+  basis_charge: S.BasisName,
+  basis_discharge: S.BasisName,
 });
 
 const EXPORT_DESC =
   'One row per site and half hour of the window (UK local settlement periods: 46 rows a site on the spring clock-change day, 50 on the autumn one), sites in id order, half hours in time order. ' +
   'A half hour the rollup has no row for is still a row, with null figures, `gap` true and every basis `missing`. Streamed from the database in batches, never built whole. ' +
   '`site_id` limits it to one site (404 when the organisation has no asset there); without it every site. ';
-const INTERVAL_METHOD = 'Half-hour energy per site and flow from the energy rollup: counters where every contributing asset has one (measured), otherwise power integrated over time (calculated); each row carries its own basis per flow.';
+const INTERVAL_METHOD =
+  'Half-hour energy per site and flow from the energy rollup: counters where every contributing asset has one (measured), otherwise power integrated over time (calculated); each row carries its own basis per flow.';
 
 export function reportingOperations(rep: Reporting): Operation[] {
   return operations(rep);
@@ -90,9 +102,10 @@ function operations(rep: Reporting): Operation[] {
       path: '/api/hardware/ems/report',
       summary: 'EMS report of a site: every figure with its method, basis and lineage',
       description:
-        'The site\'s energy figures over a window (import, export, generation, consumption, self-consumption, completeness, peak demand and capacity use, import cost and export income, PV expected yield and performance, out-of-hours consumption). ' +
+        "The site's energy figures over a window (import, export, generation, consumption, self-consumption, completeness, peak demand and capacity use, import cost and export income, PV expected yield and performance, out-of-hours consumption). " +
         'Every figure states its formula, its data basis, the rollup columns and settings it used, and `lineage_url`: GET /api/hardware/ems/lineage for the rows it came from. ' +
-        'A figure whose settings are not set is null with `unavailable_reason`. ' + WINDOW_NOTE,
+        'A figure whose settings are not set is null with `unavailable_reason`. ' +
+        WINDOW_NOTE,
       tags,
       status: 'live',
       access: read,
@@ -101,9 +114,14 @@ function operations(rep: Reporting): Operation[] {
         query: Type.Object(SiteQuery),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window, days: Type.Integer(), half_hours: Type.Integer({ description: 'Half hours in the window (UK local days)' }),
-            data_basis: Type.String(), method: Type.String(),
-            settings_configured: Type.Boolean(), settings_updated_at: S.Nullable(S.Timestamp),
+            site_id: Type.String(),
+            ...Window,
+            days: Type.Integer(),
+            half_hours: Type.Integer({ description: 'Half hours in the window (UK local days)' }),
+            data_basis: Type.String(),
+            method: Type.String(),
+            settings_configured: Type.Boolean(),
+            settings_updated_at: S.Nullable(S.Timestamp),
             calibration: S.Nullable(Type.Object({ calibration_id: Type.String(), factor: Type.String(), created_at: S.Timestamp })),
             figures: Type.Array(Figure),
           }),
@@ -120,7 +138,10 @@ function operations(rep: Reporting): Operation[] {
       description:
         'For one `figure` of the report over the same window: the figure as the report gives it, its formula, the settings used (value, source, when set) and the rollup rows it was computed from. ' +
         'A window of more than one day lists its UK days (energy_site_days: the input columns, half hours with data, complete and measured), each with the one-day lineage URL; a one-day window lists its half hours (energy_site_halfhours: inputs, basis, gap), each with `reading_url` to GET /api/hardware/ems/lineage/reading. ' +
-        'Figures: ' + FIGURE_KEYS.join(', ') + '. ' + WINDOW_NOTE,
+        'Figures: ' +
+        FIGURE_KEYS.join(', ') +
+        '. ' +
+        WINDOW_NOTE,
       tags,
       status: 'live',
       access: read,
@@ -129,20 +150,40 @@ function operations(rep: Reporting): Operation[] {
         query: Type.Object({ ...SiteQuery, figure: LiteralUnion(FIGURE_KEYS, { description: 'A figure key of the report' }) }),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window, figure: Figure, formula: Type.String(),
+            site_id: Type.String(),
+            ...Window,
+            figure: Figure,
+            formula: Type.String(),
             settings: Type.Array(Type.Object({ name: Type.String(), value: Type.Unknown(), source: Type.String(), updated_at: S.Nullable(S.Timestamp) })),
             calibration: S.Nullable(Type.Object({ calibration_id: Type.String(), factor: Type.String(), created_at: S.Timestamp })),
             level: Type.String({ description: 'day (window longer than a day) or half_hour' }),
-            days: Type.Array(Type.Object({
-              date: Type.String(), rollup: Type.String(), present: Type.Boolean(), inputs: Type.Record(Type.String(), Type.Unknown()),
-              half_hours: Type.Integer(), half_hours_with_data: Type.Integer(), complete_half_hours: Type.Integer(), measured_half_hours: Type.Integer(),
-              lineage_url: Type.String(),
-            })),
-            half_hours: Type.Array(Type.Object({
-              period_start: S.Timestamp, period_end: S.Timestamp, settlement_date: Type.String(), settlement_period: Type.Integer(),
-              rollup: Type.String(), present: Type.Boolean(), gap: Type.Boolean(), basis: S.Nullable(S.FlowBasis),
-              inputs: Type.Record(Type.String(), Type.Unknown()), reading_url: Type.String(),
-            })),
+            days: Type.Array(
+              Type.Object({
+                date: Type.String(),
+                rollup: Type.String(),
+                present: Type.Boolean(),
+                inputs: Type.Record(Type.String(), Type.Unknown()),
+                half_hours: Type.Integer(),
+                half_hours_with_data: Type.Integer(),
+                complete_half_hours: Type.Integer(),
+                measured_half_hours: Type.Integer(),
+                lineage_url: Type.String(),
+              }),
+            ),
+            half_hours: Type.Array(
+              Type.Object({
+                period_start: S.Timestamp,
+                period_end: S.Timestamp,
+                settlement_date: Type.String(),
+                settlement_period: Type.Integer(),
+                rollup: Type.String(),
+                present: Type.Boolean(),
+                gap: Type.Boolean(),
+                basis: S.Nullable(S.FlowBasis),
+                inputs: Type.Record(Type.String(), Type.Unknown()),
+                reading_url: Type.String(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
         },
@@ -155,7 +196,7 @@ function operations(rep: Reporting): Operation[] {
       path: '/api/hardware/ems/lineage/reading',
       summary: 'The asset flows and stored readings behind one half hour of a site',
       description:
-        'For the half hour starting at `period_start` (ISO 8601 with an offset, on a half-hour boundary): the site\'s half hour as the ledger holds it, and for each asset feeding a flow (or only `asset_id`) the flows it contributed (kWh, basis, source `counter:<key>` or `power_kw`, coverage, samples, counter resets) and the stored readings they were computed from: those inside the half hour (at most 500) and the neighbour before and after it that the integration pairs with (reading id, time, time received, power, counter values, anomalies).',
+        "For the half hour starting at `period_start` (ISO 8601 with an offset, on a half-hour boundary): the site's half hour as the ledger holds it, and for each asset feeding a flow (or only `asset_id`) the flows it contributed (kWh, basis, source `counter:<key>` or `power_kw`, coverage, samples, counter resets) and the stored readings they were computed from: those inside the half hour (at most 500) and the neighbour before and after it that the integration pairs with (reading id, time, time received, power, counter values, anomalies).",
       tags,
       status: 'live',
       access: read,
@@ -168,18 +209,40 @@ function operations(rep: Reporting): Operation[] {
         }),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...S.HalfHour.properties, method: Type.String(),
-            assets: Type.Array(Type.Object({
-              asset_id: Type.String(), asset_class: Type.String(), role: Type.String(),
-              flows: Type.Array(Type.Object({
-                flow: Type.String(), kwh: S.Kwh(), basis: Type.String(), source: Type.String(), coverage: Type.Number(), samples: Type.Integer(), counter_resets: Type.Integer(),
-              })),
-              readings: Type.Array(Type.Object({
-                reading_id: Type.String(), ts: S.Timestamp, received_at: S.Timestamp, position: Type.String({ description: 'before | inside | after the half hour' }),
-                power_kw: S.Nullable(Type.Number()), counters: Type.Record(Type.String(), Type.Number()), anomalies: Type.Array(Type.String()),
-              })),
-              readings_inside: Type.Integer(), truncated: Type.Boolean(),
-            })),
+            site_id: Type.String(),
+            ...S.HalfHour.properties,
+            method: Type.String(),
+            assets: Type.Array(
+              Type.Object({
+                asset_id: Type.String(),
+                asset_class: Type.String(),
+                role: Type.String(),
+                flows: Type.Array(
+                  Type.Object({
+                    flow: Type.String(),
+                    kwh: S.Kwh(),
+                    basis: Type.String(),
+                    source: Type.String(),
+                    coverage: Type.Number(),
+                    samples: Type.Integer(),
+                    counter_resets: Type.Integer(),
+                  }),
+                ),
+                readings: Type.Array(
+                  Type.Object({
+                    reading_id: Type.String(),
+                    ts: S.Timestamp,
+                    received_at: S.Timestamp,
+                    position: Type.String({ description: 'before | inside | after the half hour' }),
+                    power_kw: S.Nullable(Type.Number()),
+                    counters: Type.Record(Type.String(), Type.Number()),
+                    anomalies: Type.Array(Type.String()),
+                  }),
+                ),
+                readings_inside: Type.Integer(),
+                truncated: Type.Boolean(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
         },
@@ -192,8 +255,11 @@ function operations(rep: Reporting): Operation[] {
       path: '/api/hardware/ems/exports/interval.csv',
       summary: 'Half-hourly interval data as CSV',
       description:
-        EXPORT_DESC + '`text/csv` per RFC 4180 (CRLF, header row); a text field a spreadsheet would run as a formula gets a leading apostrophe. Columns: ' +
-        Object.keys(IntervalRow.properties).join(', ') + '. ' + WINDOW_NOTE,
+        EXPORT_DESC +
+        '`text/csv` per RFC 4180 (CRLF, header row); a text field a spreadsheet would run as a formula gets a leading apostrophe. Columns: ' +
+        Object.keys(IntervalRow.properties).join(', ') +
+        '. ' +
+        WINDOW_NOTE,
       tags,
       status: 'live',
       access: read,
@@ -251,21 +317,36 @@ function operations(rep: Reporting): Operation[] {
       path: '/api/hardware/ems/exports/energy-summary',
       summary: 'Energy totals per site over a window',
       description:
-        'One entry per site (or `site_id` only): each flow\'s total, generation used on site, peak half-hour demand, data completeness and the basis (measured when every half hour is complete and counter-metered). Read from the daily rollup. ' + WINDOW_NOTE,
+        "One entry per site (or `site_id` only): each flow's total, generation used on site, peak half-hour demand, data completeness and the basis (measured when every half hour is complete and counter-metered). Read from the daily rollup. " +
+        WINDOW_NOTE,
       tags,
       status: 'live',
       access: read,
-      dataBasis: { basis: 'calculated', method: 'Sums of each site\'s UK days from the daily rollup (itself the sum of its half hours); peak demand = largest half-hour import × 2.' },
+      dataBasis: {
+        basis: 'calculated',
+        method: "Sums of each site's UK days from the daily rollup (itself the sum of its half hours); peak demand = largest half-hour import × 2.",
+      },
       schema: {
         query: Type.Object(OptSiteQuery),
         response: {
           200: Type.Object({
-            ...Window, days: Type.Integer(), half_hours: Type.Integer(),
-            sites: Type.Array(Type.Object({
-              site_id: Type.String(), ...S.FlowFigures, residual_kwh: S.Kwh(), self_consumed_kwh: S.Kwh(), peak_demand_kw: S.Nullable(Type.Number()),
-              half_hours_with_data: Type.Integer(), complete_half_hours: Type.Integer(), measured_half_hours: Type.Integer(),
-              data_completeness: S.Ratio('complete half hours / half hours in the window'), basis: Type.String(),
-            })),
+            ...Window,
+            days: Type.Integer(),
+            half_hours: Type.Integer(),
+            sites: Type.Array(
+              Type.Object({
+                site_id: Type.String(),
+                ...S.FlowFigures,
+                residual_kwh: S.Kwh(),
+                self_consumed_kwh: S.Kwh(),
+                peak_demand_kw: S.Nullable(Type.Number()),
+                half_hours_with_data: Type.Integer(),
+                complete_half_hours: Type.Integer(),
+                measured_half_hours: Type.Integer(),
+                data_completeness: S.Ratio('complete half hours / half hours in the window'),
+                basis: Type.String(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
         },
@@ -278,24 +359,51 @@ function operations(rep: Reporting): Operation[] {
       path: '/api/hardware/ems/underperformance',
       summary: 'PV generation against expected yield, the shortfall priced in pounds',
       description:
-        'Each UK day\'s expected PV energy (pv_kwp × expected_yield_kwh_per_kwp × the month\'s share of a UK year ÷ days in the month × the calibration factor) against the generation measured, the shortfall (expected - actual where positive) and its value: the self-consumed share at the import unit rate, the exported share at the export rate. ' +
-        'Needs pv_kwp and expected_yield_kwh_per_kwp in the site settings (409). ' + WINDOW_NOTE,
+        "Each UK day's expected PV energy (pv_kwp × expected_yield_kwh_per_kwp × the month's share of a UK year ÷ days in the month × the calibration factor) against the generation measured, the shortfall (expected - actual where positive) and its value: the self-consumed share at the import unit rate, the exported share at the export rate. " +
+        'Needs pv_kwp and expected_yield_kwh_per_kwp in the site settings (409). ' +
+        WINDOW_NOTE,
       tags,
       status: 'live',
       access: read,
-      dataBasis: { basis: 'calculated', method: 'Expected yield from the site settings and calibration spread over months by a UK profile, compared with generation from the daily rollup; shortfall valued at the tariff as the window\'s generation was used.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          "Expected yield from the site settings and calibration spread over months by a UK profile, compared with generation from the daily rollup; shortfall valued at the tariff as the window's generation was used.",
+      },
       schema: {
         query: Type.Object(SiteQuery),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window, pv_kwp: Type.Number(), expected_yield_kwh_per_kwp: Type.Number(), calibration_factor: Type.String(), calibration_id: S.Nullable(Type.String()),
-            expected_kwh: S.Kwh(), actual_kwh: S.Kwh(), shortfall_kwh: S.Kwh(), performance_ratio: S.Ratio('actual / expected'), value_gbp: GBP('Value of the shortfall'),
+            site_id: Type.String(),
+            ...Window,
+            pv_kwp: Type.Number(),
+            expected_yield_kwh_per_kwp: Type.Number(),
+            calibration_factor: Type.String(),
+            calibration_id: S.Nullable(Type.String()),
+            expected_kwh: S.Kwh(),
+            actual_kwh: S.Kwh(),
+            shortfall_kwh: S.Kwh(),
+            performance_ratio: S.Ratio('actual / expected'),
+            value_gbp: GBP('Value of the shortfall'),
             underperforming_days: Type.Integer(),
-            pricing: Type.Object({ import_p_per_kwh: S.Nullable(Type.String()), export_p_per_kwh: S.Nullable(Type.String()), self_consumption_share: S.Nullable(Type.Number()), method: Type.String() }),
-            days: Type.Array(Type.Object({
-              date: Type.String(), expected_kwh: S.Kwh(), actual_kwh: S.Kwh(), shortfall_kwh: S.Kwh(), performance_ratio: S.Ratio('actual / expected'),
-              value_gbp: GBP('Value of the day\'s shortfall'), complete: Type.Boolean(), complete_half_hours: Type.Integer(),
-            })),
+            pricing: Type.Object({
+              import_p_per_kwh: S.Nullable(Type.String()),
+              export_p_per_kwh: S.Nullable(Type.String()),
+              self_consumption_share: S.Nullable(Type.Number()),
+              method: Type.String(),
+            }),
+            days: Type.Array(
+              Type.Object({
+                date: Type.String(),
+                expected_kwh: S.Kwh(),
+                actual_kwh: S.Kwh(),
+                shortfall_kwh: S.Kwh(),
+                performance_ratio: S.Ratio('actual / expected'),
+                value_gbp: GBP("Value of the day's shortfall"),
+                complete: Type.Boolean(),
+                complete_half_hours: Type.Integer(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
           409: S.ErrorBody,
@@ -309,24 +417,55 @@ function operations(rep: Reporting): Operation[] {
       path: '/api/hardware/ems/underperformance/attribution',
       summary: 'The PV shortfall split by cause',
       description:
-        'Each UK day\'s shortfall split, in this order and each capped by what is left, into: ' +
-        Object.entries(CAUSE_DEFINITIONS).map(([k, v]) => `\`${k}\` (${v})`).join('; ') +
-        ' Expected energy is spread over the day\'s half hours by the clear-sky shape. Causes sum to the shortfall; each is valued as in GET underperformance. At most 92 days. ' + WINDOW_NOTE.replace('at most 366 days', 'at most 92 days'),
+        "Each UK day's shortfall split, in this order and each capped by what is left, into: " +
+        Object.entries(CAUSE_DEFINITIONS)
+          .map(([k, v]) => `\`${k}\` (${v})`)
+          .join('; ') +
+        " Expected energy is spread over the day's half hours by the clear-sky shape. Causes sum to the shortfall; each is valued as in GET underperformance. At most 92 days. " +
+        WINDOW_NOTE.replace('at most 366 days', 'at most 92 days'),
       tags,
       status: 'live',
       access: read,
-      dataBasis: { basis: 'calculated', method: 'Half-hour generation from the rollup against the expected yield shaped by a clear-sky model; the shortfall assigned to causes by the stated rules in order.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Half-hour generation from the rollup against the expected yield shaped by a clear-sky model; the shortfall assigned to causes by the stated rules in order.',
+      },
       schema: {
         query: Type.Object(SiteQuery),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window, calibration_factor: Type.String(), shortfall_kwh: S.Kwh(), value_gbp: GBP('Value of the shortfall'),
-            causes: Type.Array(Type.Object({ cause: Type.String(), kwh: S.Kwh(), share: S.Ratio('cause / shortfall'), value_gbp: GBP('Value of this cause'), days: Type.Integer(), definition: Type.String() })),
-            pricing: Type.Object({ import_p_per_kwh: S.Nullable(Type.String()), export_p_per_kwh: S.Nullable(Type.String()), self_consumption_share: S.Nullable(Type.Number()), method: Type.String() }),
-            days: Type.Array(Type.Object({
-              date: Type.String(), expected_kwh: S.Kwh(), actual_kwh: S.Kwh(), shortfall_kwh: S.Kwh(), main_cause: S.Nullable(Type.String()),
-              causes: Type.Record(Type.String(), S.Kwh()),
-            })),
+            site_id: Type.String(),
+            ...Window,
+            calibration_factor: Type.String(),
+            shortfall_kwh: S.Kwh(),
+            value_gbp: GBP('Value of the shortfall'),
+            causes: Type.Array(
+              Type.Object({
+                cause: Type.String(),
+                kwh: S.Kwh(),
+                share: S.Ratio('cause / shortfall'),
+                value_gbp: GBP('Value of this cause'),
+                days: Type.Integer(),
+                definition: Type.String(),
+              }),
+            ),
+            pricing: Type.Object({
+              import_p_per_kwh: S.Nullable(Type.String()),
+              export_p_per_kwh: S.Nullable(Type.String()),
+              self_consumption_share: S.Nullable(Type.Number()),
+              method: Type.String(),
+            }),
+            days: Type.Array(
+              Type.Object({
+                date: Type.String(),
+                expected_kwh: S.Kwh(),
+                actual_kwh: S.Kwh(),
+                shortfall_kwh: S.Kwh(),
+                main_cause: S.Nullable(Type.String()),
+                causes: Type.Record(Type.String(), S.Kwh()),
+              }),
+            ),
           }),
           404: S.ErrorBody,
           409: S.ErrorBody,
@@ -338,25 +477,46 @@ function operations(rep: Reporting): Operation[] {
       operationId: 'getOutOfHoursConsumption',
       method: 'GET',
       path: '/api/hardware/ems/out-of-hours',
-      summary: 'Consumption outside the site\'s operating hours',
+      summary: "Consumption outside the site's operating hours",
       description:
-        'Consumption in and out of the operating hours of the site settings (a half hour is in hours when its UK local start falls in a rule for its UK weekday), per UK day and in total, with the import out of hours and its cost at the import unit rate. Needs operating_hours (409). ' + WINDOW_NOTE,
+        'Consumption in and out of the operating hours of the site settings (a half hour is in hours when its UK local start falls in a rule for its UK weekday), per UK day and in total, with the import out of hours and its cost at the import unit rate. Needs operating_hours (409). ' +
+        WINDOW_NOTE,
       tags,
       status: 'live',
       access: read,
-      dataBasis: { basis: 'calculated', method: 'Half-hour consumption and import from the rollup split by the configured operating hours in UK local time; cost = out-of-hours import × import unit rate, rounded to the penny once.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Half-hour consumption and import from the rollup split by the configured operating hours in UK local time; cost = out-of-hours import × import unit rate, rounded to the penny once.',
+      },
       schema: {
         query: Type.Object(SiteQuery),
         response: {
           200: Type.Object({
-            site_id: Type.String(), ...Window, operating_hours: Type.Array(Type.Object({ days: Type.Array(Type.String()), start: Type.String(), end: Type.String() })),
-            in_hours_kwh: S.Kwh(), out_of_hours_kwh: S.Kwh(), out_of_hours_share: S.Ratio('out of hours / all consumption'), out_of_hours_import_kwh: S.Kwh(),
-            out_of_hours_import_cost_gbp: GBP('Out-of-hours import at the import unit rate'), import_p_per_kwh: S.Nullable(Type.String()),
-            half_hours: Type.Integer(), complete_half_hours: Type.Integer(),
-            days: Type.Array(Type.Object({
-              date: Type.String(), weekday: Type.String(), in_hours_kwh: S.Kwh(), out_of_hours_kwh: S.Kwh(), out_of_hours_import_kwh: S.Kwh(),
-              out_of_hours_share: S.Ratio(''), out_of_hours_import_cost_gbp: GBP('The day\'s out-of-hours import cost'), half_hours: Type.Integer(), complete_half_hours: Type.Integer(),
-            })),
+            site_id: Type.String(),
+            ...Window,
+            operating_hours: Type.Array(Type.Object({ days: Type.Array(Type.String()), start: Type.String(), end: Type.String() })),
+            in_hours_kwh: S.Kwh(),
+            out_of_hours_kwh: S.Kwh(),
+            out_of_hours_share: S.Ratio('out of hours / all consumption'),
+            out_of_hours_import_kwh: S.Kwh(),
+            out_of_hours_import_cost_gbp: GBP('Out-of-hours import at the import unit rate'),
+            import_p_per_kwh: S.Nullable(Type.String()),
+            half_hours: Type.Integer(),
+            complete_half_hours: Type.Integer(),
+            days: Type.Array(
+              Type.Object({
+                date: Type.String(),
+                weekday: Type.String(),
+                in_hours_kwh: S.Kwh(),
+                out_of_hours_kwh: S.Kwh(),
+                out_of_hours_import_kwh: S.Kwh(),
+                out_of_hours_share: S.Ratio(''),
+                out_of_hours_import_cost_gbp: GBP("The day's out-of-hours import cost"),
+                half_hours: Type.Integer(),
+                complete_half_hours: Type.Integer(),
+              }),
+            ),
           }),
           404: S.ErrorBody,
           409: S.ErrorBody,
@@ -378,8 +538,13 @@ function operations(rep: Reporting): Operation[] {
         query: Type.Object({ site_id: SiteId }),
         response: {
           200: Type.Object({
-            site_id: Type.String(), factor: Type.String(), calibrated: Type.Boolean(), pv_kwp: S.Nullable(Type.Number()), expected_yield_kwh_per_kwp: S.Nullable(Type.Number()),
-            current: S.Nullable(Calibration), history: Type.Array(Calibration),
+            site_id: Type.String(),
+            factor: Type.String(),
+            calibrated: Type.Boolean(),
+            pv_kwp: S.Nullable(Type.Number()),
+            expected_yield_kwh_per_kwp: S.Nullable(Type.Number()),
+            current: S.Nullable(Calibration),
+            history: Type.Array(Calibration),
           }),
           404: S.ErrorBody,
         },
@@ -392,12 +557,16 @@ function operations(rep: Reporting): Operation[] {
       path: '/api/hardware/ems/pv-calibration',
       summary: 'Fit the expected PV yield to clear-sky measured days',
       description:
-        'Finds the clear-sky days of the window (`from`..`to`, default the last 90 UK days, at most 366): every half hour complete with generation reported, the day\'s half-hour generation correlating 0.98 or more with the clear-sky model and reaching at least half of it. ' +
-        'The factor is their generation ÷ the model\'s energy (four places); it multiplies the expected yield from then on. Kept as history; the newest is in force. 409 when no day qualifies or the PV settings are not set. Audited (`ems.pv_calibration.create`).',
+        "Finds the clear-sky days of the window (`from`..`to`, default the last 90 UK days, at most 366): every half hour complete with generation reported, the day's half-hour generation correlating 0.98 or more with the clear-sky model and reaching at least half of it. " +
+        "The factor is their generation ÷ the model's energy (four places); it multiplies the expected yield from then on. Kept as history; the newest is in force. 409 when no day qualifies or the PV settings are not set. Audited (`ems.pv_calibration.create`).",
       tags,
       status: 'live',
       access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      dataBasis: { basis: 'calculated', method: 'Measured half-hour generation on clear-sky days against a clear-sky model (Haurwitz irradiance at a central-England reference point, performance ratio 0.85); factor = Σ measured / Σ model.' },
+      dataBasis: {
+        basis: 'calculated',
+        method:
+          'Measured half-hour generation on clear-sky days against a clear-sky model (Haurwitz irradiance at a central-England reference point, performance ratio 0.85); factor = Σ measured / Σ model.',
+      },
       successStatus: 201,
       schema: {
         body: Type.Object(

@@ -67,16 +67,24 @@ export function lostValuePence(lostWh: number, selfWh: number, genWh: number, im
 const CAUSES = ['data_gap', 'outage', 'clipping', 'shading', 'soiling', 'unexplained'] as const;
 type Cause = (typeof CAUSES)[number];
 export const CAUSE_DEFINITIONS: Record<Cause, string> = {
-  data_gap: 'Shortfall of the half hours with expected energy in which the site did not report completely (generation missing or partial): unknown, not necessarily lost.',
+  data_gap:
+    'Shortfall of the half hours with expected energy in which the site did not report completely (generation missing or partial): unknown, not necessarily lost.',
   outage: 'Expected energy of half hours with complete data and zero generation.',
-  clipping: 'A flat top (three or more half hours within 2% of the day\'s largest while the clear-sky shape rises or falls by 5% or more): the calibrated clear-sky energy above what was generated in them.',
-  shading: 'One half of the day (before or after solar noon) performing below 60% of the other\'s ratio to expected: the energy the low half lacks to match the high half.',
+  clipping:
+    "A flat top (three or more half hours within 2% of the day's largest while the clear-sky shape rises or falls by 5% or more): the calibrated clear-sky energy above what was generated in them.",
+  shading:
+    "One half of the day (before or after solar noon) performing below 60% of the other's ratio to expected: the energy the low half lacks to match the high half.",
   soiling: 'A remaining loss on a day whose profile follows the expected shape (correlation 0.97 or more): a uniform loss such as soiling or degradation.',
   unexplained: 'The rest: weather (the expected yield is an average, not a forecast) or a cause the data does not show.',
 };
 
 /** The window of a query, dates limited to 2000-01-01..2099-12-31 (beyond them UK time rules are not known). */
-function reportWindow(q: { date?: string; from?: string; to?: string }, now: number, opts: { defaultDays: number; maxDays: number }, loc: 'query' | 'body' = 'query'): DayWindow {
+function reportWindow(
+  q: { date?: string; from?: string; to?: string },
+  now: number,
+  opts: { defaultDays: number; maxDays: number },
+  loc: 'query' | 'body' = 'query',
+): DayWindow {
   for (const k of ['date', 'from', 'to'] as const) {
     const v = q[k];
     if (v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && (v < FIRST_SERVICE_DATE || v > LAST_SERVICE_DATE)) {
@@ -170,20 +178,30 @@ export function createReporting(deps: {
       data_completeness: { value: ratio(t?.complete_half_hours ?? 0, expectedHh) },
       peak_demand_kw: peakKw === null ? { value: null, unavailable: 'no half hours in the window' } : { value: peakKw },
       capacity_utilisation:
-        s.agreed_capacity_kw === null ? { value: null, unavailable: 'agreed_capacity_kw not set' }
-        : peakKw === null ? { value: null, unavailable: 'no half hours in the window' }
-        : { value: Math.round((peakKw / s.agreed_capacity_kw) * 10_000) / 10_000 },
-      import_cost_gbp: s.tariff ? { value: poundsText(linePence(wh('import_kwh'), s.tariff.import_p_per_kwh)) } : { value: null, unavailable: 'tariff not set' },
+        s.agreed_capacity_kw === null
+          ? { value: null, unavailable: 'agreed_capacity_kw not set' }
+          : peakKw === null
+            ? { value: null, unavailable: 'no half hours in the window' }
+            : { value: Math.round((peakKw / s.agreed_capacity_kw) * 10_000) / 10_000 },
+      import_cost_gbp: s.tariff
+        ? { value: poundsText(linePence(wh('import_kwh'), s.tariff.import_p_per_kwh)) }
+        : { value: null, unavailable: 'tariff not set' },
       export_income_gbp: s.tariff?.export_p_per_kwh
         ? { value: poundsText(linePence(wh('export_kwh'), s.tariff.export_p_per_kwh)) }
         : { value: null, unavailable: 'tariff.export_p_per_kwh not set' },
       pv_expected_kwh: expectedWh === null ? { value: null, unavailable: 'pv_kwp or expected_yield_kwh_per_kwp not set' } : { value: kwhText(expectedWh) },
       pv_performance_ratio:
-        expectedWh === null ? { value: null, unavailable: 'pv_kwp or expected_yield_kwh_per_kwp not set' }
-        : expectedWh === 0 ? { value: null, unavailable: 'no expected yield in the window' }
-        : { value: ratio(gen, expectedWh) },
+        expectedWh === null
+          ? { value: null, unavailable: 'pv_kwp or expected_yield_kwh_per_kwp not set' }
+          : expectedWh === 0
+            ? { value: null, unavailable: 'no expected yield in the window' }
+            : { value: ratio(gen, expectedWh) },
       out_of_hours_consumption_kwh: rules.length ? { value: kwhText(oohWh) } : { value: null, unavailable: 'operating_hours not set' },
-      out_of_hours_share: !rules.length ? { value: null, unavailable: 'operating_hours not set' } : cons ? { value: ratio(oohWh, cons) } : { value: null, unavailable: 'no consumption in the window' },
+      out_of_hours_share: !rules.length
+        ? { value: null, unavailable: 'operating_hours not set' }
+        : cons
+          ? { value: ratio(oohWh, cons) }
+          : { value: null, unavailable: 'no consumption in the window' },
     };
     const settingValue = (name: string): unknown => {
       if (name === 'calibration.factor') return cal ? cal.factor : '1.0000';
@@ -308,8 +326,16 @@ export function createReporting(deps: {
       }
       if (expHh) inputs.expected_kwh = kwhText(expHh.get(t) ?? 0);
       hh.push({
-        period_start: v.period_start, period_end: v.period_end, settlement_date: v.settlement_date, settlement_period: v.settlement_period,
-        rollup: 'energy_site_halfhours', present: !!row, gap: v.gap, basis: v.basis, inputs, reading_url: readingUrl(q.site_id, t),
+        period_start: v.period_start,
+        period_end: v.period_end,
+        settlement_date: v.settlement_date,
+        settlement_period: v.settlement_period,
+        rollup: 'energy_site_halfhours',
+        present: !!row,
+        gap: v.gap,
+        basis: v.basis,
+        inputs,
+        reading_url: readingUrl(q.site_id, t),
       });
     }
     return { ...base, level: 'half_hour', days: [], half_hours: hh };
@@ -350,9 +376,17 @@ export function createReporting(deps: {
         asset_id: id,
         asset_class: ra.asset.asset_class,
         role: ra.role,
-        flows: flows.filter((f) => f.asset_id === id).map((f) => ({
-          flow: f.flow, kwh: kwhText(toWh(f.kwh)), basis: basisShown(ctx.orgId)(f.basis), source: f.source, coverage: f.coverage, samples: f.samples, counter_resets: f.resets,
-        })),
+        flows: flows
+          .filter((f) => f.asset_id === id)
+          .map((f) => ({
+            flow: f.flow,
+            kwh: kwhText(toWh(f.kwh)),
+            basis: basisShown(ctx.orgId)(f.basis),
+            source: f.source,
+            coverage: f.coverage,
+            samples: f.samples,
+            counter_resets: f.resets,
+          })),
         readings: picked.map((x) => ({
           reading_id: String(x.id),
           ts: isoTime(x.ts),
@@ -371,16 +405,35 @@ export function createReporting(deps: {
       site_id: q.site_id,
       ...v,
       method:
-        'A counter\'s advance between the reading before (or at) the half hour\'s start and the one after its end is spread over time; power is integrated (trapezoidal) between consecutive samples; the readings outside the half hour are the neighbours the integration pairs with.',
+        "A counter's advance between the reading before (or at) the half hour's start and the one after its end is spread over time; power is integrated (trapezoidal) between consecutive samples; the readings outside the half hour are the neighbours the integration pairs with.",
       assets,
     };
   }
 
   // ---- Interval exports ------------------------------------------------------------------------
   const COLUMNS = [
-    'site_id', 'settlement_date', 'settlement_period', 'period_start', 'period_end', 'period_start_local', 'import_kwh', 'export_kwh',
-    'generation_kwh', 'consumption_kwh', 'charge_kwh', 'discharge_kwh', 'residual_kwh', 'gap', 'coverage', 'consumption_method',
-    'basis_import', 'basis_export', 'basis_generation', 'basis_consumption', 'basis_charge', 'basis_discharge',
+    'site_id',
+    'settlement_date',
+    'settlement_period',
+    'period_start',
+    'period_end',
+    'period_start_local',
+    'import_kwh',
+    'export_kwh',
+    'generation_kwh',
+    'consumption_kwh',
+    'charge_kwh',
+    'discharge_kwh',
+    'residual_kwh',
+    'gap',
+    'coverage',
+    'consumption_method',
+    'basis_import',
+    'basis_export',
+    'basis_generation',
+    'basis_consumption',
+    'basis_charge',
+    'basis_discharge',
   ] as const;
 
   /** Resolves the sites and window of an export before anything is streamed (refusals answer whole). */
@@ -468,7 +521,7 @@ export function createReporting(deps: {
       export_p_per_kwh: p.tariff?.export_p_per_kwh ?? null,
       self_consumption_share: p.genWh ? ratio(p.selfWh, p.genWh) : null,
       method: p.tariff
-        ? 'Lost energy valued as the window\'s generation was used: the self-consumed share at the import unit rate (import avoided), the exported share at the export rate (none if unset); integer pence, rounded half away from zero once per figure.'
+        ? "Lost energy valued as the window's generation was used: the self-consumed share at the import unit rate (import avoided), the exported share at the export rate (none if unset); integer pence, rounded half away from zero once per figure."
         : 'No tariff in the site settings: money figures are null.',
     };
   }
@@ -540,10 +593,16 @@ export function createReporting(deps: {
       left -= v;
     };
     const loss = (x: { e: number; a: number }) => Math.max(x.e - x.a, 0);
-    take('data_gap', slots.filter((x) => x.gap && x.daylight).reduce((s, x) => s + loss(x), 0));
+    take(
+      'data_gap',
+      slots.filter((x) => x.gap && x.daylight).reduce((s, x) => s + loss(x), 0),
+    );
     const ok = slots.filter((x) => !x.gap && x.daylight);
     const outage = ok.filter((x) => x.a === 0);
-    take('outage', outage.reduce((s, x) => s + x.e, 0));
+    take(
+      'outage',
+      outage.reduce((s, x) => s + x.e, 0),
+    );
     const live = ok.filter((x) => x.a > 0);
     if (live.length >= 3) {
       const max = Math.max(...live.map((x) => x.a));
@@ -558,7 +617,10 @@ export function createReporting(deps: {
       }
       const csTop = top.map((x) => x.cs);
       if (top.length >= 3 && Math.min(...csTop) > 0 && Math.max(...csTop) / Math.min(...csTop) >= 1.05) {
-        take('clipping', top.reduce((s, x) => s + Math.max(x.cs - x.a, 0), 0));
+        take(
+          'clipping',
+          top.reduce((s, x) => s + Math.max(x.cs - x.a, 0), 0),
+        );
       }
       const noon = hh.reduce((b, x, i) => (x.wh > hh[b].wh ? i : b), 0);
       const morning = live.filter((x) => x.slot < hh[noon].slot);
@@ -571,9 +633,15 @@ export function createReporting(deps: {
       const ra = r(afternoon);
       if (rm !== null && ra !== null && Math.min(rm, ra) < 0.6 * Math.max(rm, ra)) {
         const [low, hi] = rm < ra ? [morning, ra] : [afternoon, rm];
-        take('shading', low.reduce((s, x) => s + Math.max(hi * x.e - x.a, 0), 0));
+        take(
+          'shading',
+          low.reduce((s, x) => s + Math.max(hi * x.e - x.a, 0), 0),
+        );
       }
-      const corr = correlation(live.map((x) => x.a), live.map((x) => x.e));
+      const corr = correlation(
+        live.map((x) => x.a),
+        live.map((x) => x.e),
+      );
       if (left > 0) take(corr !== null && corr >= 0.97 ? 'soiling' : 'unexplained', left);
     }
     if (left > 0) take('unexplained', left);
@@ -690,7 +758,13 @@ export function createReporting(deps: {
   }
 
   /** A clear-sky day a calibration used, as stored in its details. */
-  interface CalibrationDay { date: string; actual_kwh: string; clear_sky_kwh: string; ratio: number | null; correlation: number }
+  interface CalibrationDay {
+    date: string;
+    actual_kwh: string;
+    clear_sky_kwh: string;
+    ratio: number | null;
+    correlation: number;
+  }
 
   function calibrationView(c: CalibrationRow) {
     const d = c.details as { days?: CalibrationDay[]; candidates?: number; rejected?: Record<string, number> };
@@ -731,7 +805,8 @@ export function createReporting(deps: {
       if (v !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(v) || addDays(v, 0) !== v)) throw energyErrors.body([k], 'Input should be a date YYYY-MM-DD', v);
     }
     if (body.from && body.to && body.to < body.from) throw energyErrors.body(['to'], 'to must not be before from', body.to);
-    if (body.from && body.to && Math.round((Date.parse(body.to) - Date.parse(body.from)) / 86_400_000) + 1 > 366) throw energyErrors.body(['to'], 'At most 366 days', body.to);
+    if (body.from && body.to && Math.round((Date.parse(body.to) - Date.parse(body.from)) / 86_400_000) + 1 > 366)
+      throw energyErrors.body(['to'], 'At most 366 days', body.to);
     const w = reportWindow({ from: body.from, to: body.to }, now(), { defaultDays: 90, maxDays: 366 }, 'body');
     const set = await deps.settings.read(ctx.orgId, body.site_id);
     const pv = pvSettings(set.settings);
@@ -756,7 +831,10 @@ export function createReporting(deps: {
         continue;
       }
       const daylight = day.map((x, i) => ({ cs: x.cs, a: a[i] })).filter((x) => x.cs > 0);
-      const r = correlation(daylight.map((x) => x.a), daylight.map((x) => x.cs));
+      const r = correlation(
+        daylight.map((x) => x.a),
+        daylight.map((x) => x.cs),
+      );
       const CS = Math.round(cs.reduce((s, x) => s + x.wh, 0));
       if (r === null || r < 0.98) {
         rejected.not_clear_sky++;
@@ -828,8 +906,18 @@ export function createReporting(deps: {
   }
 
   return {
-    report, lineage, readingLineage, exportScope, intervalText, underperformance, attribution, outOfHours,
-    calibrations, calibrate, energySummary, COLUMNS,
+    report,
+    lineage,
+    readingLineage,
+    exportScope,
+    intervalText,
+    underperformance,
+    attribution,
+    outOfHours,
+    calibrations,
+    calibrate,
+    energySummary,
+    COLUMNS,
   };
 }
 
