@@ -246,3 +246,21 @@ export function loadConfig(env: Env = process.env, sections: readonly ConfigSect
   const { secret, source } = jwtSecretOf(env, nodeEnv, dataDir);
   return { ...config, jwtSecret: secret, jwtSecretSource: source };
 }
+
+/**
+ * The names of every setting the loader reads (the service's own and each module section's), in
+ * order: what `npm start -- --help` lists. Found by loading an embedded, in-memory configuration
+ * through an environment that records each name asked for.
+ */
+export function settingNames(): string[] {
+  const seen = new Set<string>();
+  const base: Env = { DATA_DIR: ':memory:' };
+  const env = new Proxy(base, {
+    get(target, key) {
+      if (typeof key === 'string') seen.add(key);
+      return target[key as string];
+    },
+  });
+  loadConfig(env);
+  return [...seen].sort();
+}

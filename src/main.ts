@@ -1,12 +1,36 @@
 // Process entry: configuration, the service, listen, graceful shutdown on SIGTERM/SIGINT.
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfig, ConfigError, settingNames } from './config.ts';
 import { describeSecretSource, startService } from './server.ts';
 import { StoreLockedError } from './infra/db/lock.ts';
 import { createProvisioning } from './modules/provisioning/service.ts';
 import { existsSync } from 'node:fs';
 import { CONSOLE_DIST } from './platform/console-ui.ts';
 
+/** `npm start -- --help`: what the service reads, then exit without starting anything. */
+function printHelp() {
+  console.log(
+    [
+      'Energy Platform Service',
+      '',
+      'Usage: npm start            (node src/main.ts)',
+      '',
+      'Runs the service. With no settings it runs on the embedded store (PGlite in ./data), an',
+      'in-memory cache and an in-process bus, on http://127.0.0.1:8080. Every setting is an',
+      'environment variable; docs/configuration.md says what each means and its default.',
+      '',
+      'Settings read:',
+      ...settingNames().map((n) => `  ${n}`),
+      '',
+      'Provisioning (organisations, users, migrations): npm run cli -- --help',
+    ].join('\n'),
+  );
+}
+
 async function main() {
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    printHelp();
+    return;
+  }
   let config;
   try {
     config = loadConfig();

@@ -31,6 +31,11 @@ export function renderError(err: AppError, req: FastifyRequest, reply: FastifyRe
   let detail = err.detail;
   if (err.status === 422 && Array.isArray(detail)) detail = (detail as FieldError[]).map(safeInput);
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  // RFC 9110 §15.5.2: a 401 says how to authenticate; RFC 6750 §3: with a credential that was sent
+  // and refused, error="invalid_token" (never more: the detail says what, the header only how).
+  if (err.status === 401 && !reply.hasHeader('www-authenticate')) {
+    reply.header('WWW-Authenticate', `Bearer realm="energy-platform"${req.headers.authorization ? ', error="invalid_token"' : ''}`);
+  }
   reply.code(err.status);
   if (!opts.envelope) {
     reply.type('application/json; charset=utf-8').send({ ...err.members, detail });

@@ -38,6 +38,20 @@ test('no credential: 401 Authorization header missing', async () => {
   assert.deepEqual(await call({}), { status: 401, detail: 'Authorization header missing' });
 });
 
+test('a 401 says how to authenticate: WWW-Authenticate Bearer, with error="invalid_token" when a credential was sent and refused', async () => {
+  const none = await svc.request({ method: 'GET', url: URL_ });
+  assert.equal(none.statusCode, 401);
+  assert.equal(none.headers['www-authenticate'], 'Bearer realm="energy-platform"');
+  const bad = await svc.request({ method: 'GET', url: URL_, headers: { authorization: 'Bearer not-a-token' } });
+  assert.equal(bad.statusCode, 401);
+  assert.equal(bad.headers['www-authenticate'], 'Bearer realm="energy-platform", error="invalid_token"');
+  // Not on other refusals.
+  const token = await svc.token({ orgId: 'plain', roles: ['VIEWER'] });
+  const forbidden = await svc.request({ method: 'GET', url: URL_, headers: { authorization: `Bearer ${token}` } });
+  assert.equal(forbidden.statusCode, 403);
+  assert.equal(forbidden.headers['www-authenticate'], undefined);
+});
+
 test('not "Bearer <token>": 401 Invalid authorization header', async () => {
   for (const h of ['Basic abc', 'Bearer', 'Bearer a b', 'token']) {
     assert.deepEqual(await call({ authorization: h }), { status: 401, detail: 'Invalid authorization header' }, h);

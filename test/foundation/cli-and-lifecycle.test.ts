@@ -203,3 +203,15 @@ test('--help answers for every command, each group and the whole CLI, without op
   assert.equal(unknown.status, 2);
   assert.equal(JSON.parse(unknown.stderr.split('\n')[0]).error, 'unknown command "frobnicate"');
 });
+
+test('npm start -- --help prints the settings the service reads and exits 0 without starting anything', () => {
+  const r = spawnSync(process.execPath, ['src/main.ts', '--help'], { env: { ...baseEnv, PORT: '1' }, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^Energy Platform Service\n/);
+  const listed = r.stdout
+    .split('\n')
+    .filter((l) => /^ {2}[A-Z][A-Z0-9_]+$/.test(l))
+    .map((l) => l.trim());
+  for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'JWT_SECRET', 'HUB_OCPP_PUBLIC_URL', 'LIVE_STREAMS_PER_USER']) assert.ok(listed.includes(name), name);
+  assert.doesNotMatch(r.stdout, /listening/i, 'no server was started (PORT 1 would have failed to bind)');
+});
