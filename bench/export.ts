@@ -111,6 +111,7 @@ async function main() {
   const child = await startChild(
     {
       NODE_ENV: 'production',
+      HUB_OCPP_PUBLIC_URL: 'wss://hub.bench.invalid',
       JWT_SECRET,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_USER_PER_MIN: '10000000',
@@ -151,7 +152,7 @@ async function main() {
     j = (await call('GET', new URL(`/api/organisations/export/jobs/${job.body.job_id}`, base), token)).body;
   }
   const writeS = (performance.now() - t) / 1000;
-  if (j.status !== 'completed' || j.progress.rows_written !== ROWS) throw new Error(`job ended ${j.status} with ${j.progress.rows_written} rows`);
+  if (j.status !== 'completed' || j.progress.done !== ROWS) throw new Error(`job ended ${j.status} with ${j.progress.done} rows`);
   log(
     `job (count, queue, write ${fmt(ROWS)} rows in chunks): ${fmt(writeS, 1)} s, ${fmt(ROWS / writeS)} rows/s; ${await cpuPhase()}; peak RSS growth so far ${mib((await peak()) - ready.rss)}`,
   );

@@ -15,6 +15,8 @@
 //   npm run bench:ingest -- --store=pglite    # embedded PGlite (file-backed), memory cache/bus
 //   options: --records=1000000 --rate-records=500000 --batch=500 --clients=16 --rate-fraction=0.7
 //            --rate=<records/s> --mix=gateways|interleaved --bus=memory --no-copy --no-design --no-direct --keep --late
+//   --otlp: tracing on (issue 42): the service exports its spans over OTLP/HTTP to a sink on loopback
+//   in this process, which counts the requests and bytes it receives; compare with a run without.
 //   --mix=gateways (default): each batch is one gateway's 50 assets x 10 readings, consecutive
 //   batches from different gateways; --mix=interleaved: every batch spans all 1,000 assets, so
 //   concurrent batches contend for the same telemetry_latest rows (worst case).
@@ -43,6 +45,7 @@ import { batchBody, makeRecord, type Mix } from './lib/records.ts';
 import { copyFrom, copyText } from './lib/copy-in.ts';
 import { fmt, machine, mib, pinSelf, summary } from './lib/stats.ts';
 import { startChild } from './lib/child.ts';
+import { pgCpu, pgCpuUsPerRecord, type CpuSnapshot } from './lib/pg-cpu.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -234,7 +237,11 @@ const DESIGN_STEPS: { name: string; ddl: (t: string) => string[]; alone?: boolea
   },
 ];
 /** Each design as its own table; two rounds over all of them, the better of each kept (a shared machine is noisy). */
-async function designPhase(client: pg.Client, records: number, rounds = 2): Promise<{ name: string; rate: number; runs: number[] }[]> {
+async function designPhase(
+  client: pg.Client,
+  records: number,
+  rounds = 2,
+): Promise<{ name: string; rate: number; runs: number[]; pgCpuUs: (number | null)[] }[]> {
   const tables = DESIGN_STEPS.map((_, i) => `t_design_${i}`);
   for (let i = 0; i < tables.length; i++) {
     const t = tables[i];
@@ -246,17 +253,20 @@ async function designPhase(client: pg.Client, records: number, rounds = 2): Prom
     else for (let j = 1; j <= i; j++) for (const d of DESIGN_STEPS[j].ddl(t)) await client.query(d);
   }
   const runs: number[][] = tables.map(() => []);
+  const cpu: (number | null)[][] = tables.map(() => []);
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < tables.length; i++) {
       await client.query(`truncate ${tables[i]}`);
+      const c0 = await pgCpu(client);
       runs[i].push(await copyPhase(client, records, tables[i]));
+      cpu[i].push(pgCpuUsPerRecord(c0, await pgCpu(client), records));
     }
   }
   for (let i = 0; i < tables.length; i++) {
     await client.query(`drop table ${tables[i]}`);
     if (i > 0) await client.query(`drop sequence ${tables[i]}_seq`);
   }
-  return DESIGN_STEPS.map((st, i) => ({ name: st.name, rate: Math.max(...runs[i]), runs: runs[i] }));
+  return DESIGN_STEPS.map((st, i) => ({ name: st.name, rate: Math.max(...runs[i]), runs: runs[i], pgCpuUs: cpu[i] }));
 }
 
 function prepareBatches(records: number): { raw: unknown[]; rows: CanonicalRow[] }[] {
@@ -345,6 +355,24 @@ async function main() {
     log(`store: embedded PGlite (file-backed, ${dataDir}), memory cache, in-process bus`);
   }
 
+  let otlp: { requests: number; bytes: number; close: () => Promise<void> } | undefined;
+  if (args.otlp !== undefined) {
+    const sink = { requests: 0, bytes: 0 };
+    const server = http.createServer((req, res) => {
+      sink.requests++;
+      req.on('data', (c: Buffer) => {
+        sink.bytes += c.length;
+      });
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    otlp = Object.assign(sink, { close: () => new Promise<void>((r) => server.close(() => r())) });
+    log(`tracing: on, spans exported over OTLP/HTTP to a sink at ${env.OTEL_EXPORTER_OTLP_ENDPOINT}`);
+  } else {
+    log('tracing: off (OTEL_EXPORTER_OTLP_ENDPOINT not set)');
+  }
+
   const child = await startChild(env, log);
   const sql = <T = Record<string, unknown>>(text: string) =>
     STORE === 'pg' ? admin!.query(text).then((r) => r.rows as T[]) : child.request<{ rows: T[] }>({ type: 'sql', sql: text }, 'sql').then((r) => r.rows);
@@ -397,10 +425,20 @@ async function main() {
   };
 
   const satBatches = Math.ceil(RECORDS / BATCH);
+  // PostgreSQL's CPU per stored record in a phase (its backends of this database: bench/lib/pg-cpu.ts).
+  const noPg: CpuSnapshot = new Map();
+  const pgSnap = () => (admin ? pgCpu(admin) : Promise.resolve(noPg));
+  const pgPerRecord = (name: string, from: CpuSnapshot, to: CpuSnapshot, stored: number) => {
+    const us = pgCpuUsPerRecord(from, to, stored);
+    if (us !== null) log(`  PostgreSQL CPU in the phase: ${fmt(us, 1)} µs per stored record (${name}; backends of this database)`);
+    return us;
+  };
   let cpu0 = await cpuMs();
+  let pg0 = await pgSnap();
   const gcSat = gcAt;
   const sat = await saturate(url, token, satBatches, 0);
   const satCpu = (await cpuMs()) - cpu0;
+  const satPg = pgPerRecord('saturation', pg0, await pgSnap(), sat.stored);
   results.saturation = report(`API at saturation (${CLIENTS} clients)`, sat, satBatches * BATCH);
   results.saturationCpuUsPerRecord = cpuPerRecord('saturation', satCpu, sat.stored);
   results.saturationFullGcs = await gcSince(gcSat);
@@ -412,9 +450,11 @@ async function main() {
   const rateBatches = Math.ceil(RATE_RECORDS / BATCH);
   await child.request({ type: 'reset-loop-delay' }, 'reset-loop-delay');
   cpu0 = await cpuMs();
+  pg0 = await pgSnap();
   const gcFixed = gcAt;
   const fixed = await fixedRate(url, token, rateBatches, 0, rate);
   const fixedCpu = (await cpuMs()) - cpu0;
+  results.fixedRatePostgresCpuUsPerRecord = pgPerRecord('fixed rate', pg0, await pgSnap(), fixed.stored);
   results.fixedRate = { targetRecordsPerSecond: rate, ...report(`API at a fixed ${fmt(rate)} records/s`, fixed, rateBatches * BATCH) };
   results.fixedRateCpuUsPerRecord = cpuPerRecord('fixed rate', fixedCpu, fixed.stored);
   results.fixedRateFullGcs = await gcSince(gcFixed);
@@ -429,11 +469,18 @@ async function main() {
       `p50 ${fmt(stats.loopDelayMs.p50, 1)} ms, p99 ${fmt(stats.loopDelayMs.p99, 1)} ms, max ${fmt(stats.loopDelayMs.max, 1)} ms`,
   );
   await child.stop();
+  if (otlp) {
+    results.otlp = { requests: otlp.requests, bytes: otlp.bytes };
+    log(`tracing: the sink received ${fmt(otlp.requests)} OTLP requests, ${mib(otlp.bytes)} of spans`);
+    await otlp.close();
+  }
 
   if (STORE === 'pg') {
     const api = sat.stored / sat.seconds;
     if (args['no-copy'] === undefined) {
+      const pgCopy0 = await pgSnap();
       const copyRate = await copyPhase(admin!, satBatches * BATCH);
+      const copyPg = pgCpuUsPerRecord(pgCopy0, await pgSnap(), satBatches * BATCH);
       results.copy = Math.round(copyRate);
       log(`COPY FROM STDIN (one connection, text format, same rows, same table): ${fmt(copyRate)} records/s; API / COPY = ${fmt(api / copyRate, 2)}`);
       await truncate();
@@ -447,6 +494,16 @@ async function main() {
         log(
           `  ${'the API at saturation (HTTP, rules, one transaction per batch, newest-reading upsert, live stream)'.padEnd(72)} ${fmt(api).padStart(9)} records/s  ${fmt(api / ref, 2)} (target >= 0.5)`,
         );
+        const refPg = steps[0].pgCpuUs.filter((x): x is number => x !== null);
+        if (refPg.length && satPg !== null) {
+          const refUs = Math.min(...refPg);
+          log(
+            `\nPostgreSQL CPU per record: API at saturation ${fmt(satPg, 1)} µs, COPY into the telemetry table ${fmt(copyPg ?? 0, 1)} µs, ` +
+              `the plain-table reference ${fmt(refUs, 1)} µs (runs ${refPg.map((x) => fmt(x, 1)).join(', ')}); API / reference ${fmt(satPg / refUs, 2)} (target <= 1.5); ` +
+              `by PostgreSQL's CPU the API reaches ${fmt(refUs / satPg, 2)} of the reference`,
+          );
+          results.postgresCpuUsPerRecord = { api: satPg, reference: refUs, telemetryCopy: copyPg };
+        }
         results.design = {
           reference: Math.round(ref),
           steps: steps.map((st) => ({ name: st.name, rate: Math.round(st.rate), ratio: st.rate / ref })),

@@ -11,7 +11,7 @@ import { machine, summary, fmt } from './lib/stats.ts';
 import { libraryAt, priceHalfHours, type LibRate, type LibSchedule, type SupplyPoint } from '../src/modules/pricing/engine.ts';
 import { billTariff, compileVersions } from '../src/modules/pricing/billing.ts';
 import type { VersionTerms } from '../src/modules/pricing/terms.ts';
-import { slotsInDay, ukMidnight } from '../src/modules/market/index.ts';
+import { slotsInDay, ukMidnight } from '../src/kit/uk-time.ts';
 import { startTestService } from '../test/helpers/service.ts';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));

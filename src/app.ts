@@ -1,5 +1,7 @@
 // buildApp: platform plugins, then every module's declared operations. No I/O at import time.
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { context, isSpanContextValid, trace, type Span } from '@opentelemetry/api';
+import { endRequestSpan, startRequestSpan } from './platform/tracing.ts';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppError, errors, STATUS_TITLES } from './platform/errors.ts';
 import { renderError } from './platform/render-error.ts';
@@ -12,7 +14,7 @@ import type { Operation } from './platform/operation.ts';
 import { createErrorSurface } from './platform/surface.ts';
 import { isReadScope } from './platform/roles.ts';
 import type { AppDeps, ModuleFactory, ModuleInstance } from './platform/module.ts';
-import type { ApiKeyAuthenticator, SessionChecker } from './platform/auth.ts';
+import type { ApiKeyAuthenticator, DeviceAuthenticator, SessionChecker } from './platform/auth.ts';
 import { registerDocs } from './platform/docs-ui.ts';
 import { registerConsole } from './platform/console-ui.ts';
 import { errorPage, PLATFORM_ERRORS } from './platform/error-docs.ts';
@@ -52,6 +54,9 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   };
   const app = Fastify({
     loggerInstance: deps.log,
+    // One line per request, written on completion below (Fastify's own pair is off); every line a
+    // request writes carries its id as request_id.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     frameworkErrors,
     bodyLimit: config.bodyLimitBytes,
     // Echo a well-formed X-Request-Id, otherwise make one; logs carry the same id.
@@ -82,7 +87,10 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
   registerJsonParser(app);
   registerCsvParser(app);
 
-  const provided = modules.reduce<{ apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker }>((acc, m) => ({ ...acc, ...m.provides }), {});
+  const provided = modules.reduce<{ apiKeys?: ApiKeyAuthenticator; devices?: DeviceAuthenticator; sessions?: SessionChecker }>(
+    (acc, m) => ({ ...acc, ...m.provides }),
+    {},
+  );
   const orgStore = createOrgStore(deps.db);
   const orgs: OrgDirectory = { gatesOf: (id) => orgStore.gatesOf(id), realmOf: realmForId };
   const openapi = buildOpenApi(operations, {
@@ -121,10 +129,31 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
 
   registerLoadShedding(app, { maxInFlight: config.maxInflightRequests, gauge: deps.metrics.inFlight });
 
+  // A server span per request (decision 0386), entered for the request's whole life so that its
+  // statements, cache calls and publishes are its children; ended with what the log line says.
+  const spans = new WeakMap<FastifyRequest, Span>();
+  if (deps.tracing.enabled) {
+    app.addHook('onRequest', async (req) => {
+      const span = startRequestSpan(deps.tracing, req.method, req.headers);
+      if (span) spans.set(req, span);
+    });
+  }
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
+    const span = spans.get(req);
+    if (span) {
+      const line = requestLine(req, route, reply.statusCode, reply.elapsedTime);
+      endRequestSpan(span, {
+        method: req.method,
+        route,
+        status: reply.statusCode,
+        orgId: line.org_id as string | undefined,
+        principal: (line.user_id ?? line.key_id) as string | undefined,
+      });
+    }
     deps.metrics.requests.inc({ method: req.method, route, status: String(reply.statusCode) });
     deps.metrics.latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+    req.log.info(requestLine(req, route, reply.statusCode, reply.elapsedTime), 'request');
   });
 
   app.get('/openapi.json', async () => openapi);
@@ -146,6 +175,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
       apiKeyPrefix: config.apiKeyPrefix,
       clock: deps.clock,
       apiKeys,
+      devices: provided.devices,
       sessions,
       readScopes: Object.keys(deps.scopes).filter(isReadScope).sort(),
     },
@@ -198,4 +228,30 @@ function checkDeclarations(operations: readonly Operation[], scopes: Readonly<Re
       throw new Error(`operation ${op.operationId} is gated on module ${op.module}, which is not in the organisations' module catalogue`);
     }
   }
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * The one log line of a request (issue 42): what was asked, of which route, by whom, with what
+ * outcome and how long it took. Never the query string, a header value or a body: those may hold
+ * secrets or personal data. The principal is named by its id only.
+ */
+export function requestLine(req: FastifyRequest, route: string, status: number, elapsedMs: number): Record<string, unknown> {
+  const ctx = req.ctx as FastifyRequest['ctx'] | undefined;
+  const actor = ctx?.actor;
+  const traceparent = req.headers.traceparent;
+  // The trace this request is part of: its own span's when tracing is on, else the caller's.
+  const active = trace.getSpan(context.active())?.spanContext();
+  const own = active && isSpanContextValid(active) ? active.traceId : undefined;
+  const traceId = own ?? (typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent)?.[1] : undefined);
+  return {
+    method: req.method,
+    route,
+    status,
+    duration_ms: Math.round(elapsedMs * 10) / 10,
+    ...(ctx?.orgId ? { org_id: ctx.orgId } : {}),
+    ...(actor?.kind === 'user' ? { user_id: actor.userId } : actor?.kind === 'key' ? { key_id: actor.keyId } : {}),
+    ...(traceId && traceId !== '0'.repeat(32) ? { trace_id: traceId } : {}),
+  };
 }

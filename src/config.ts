@@ -78,6 +78,12 @@ function jwtSecretOf(env: Env, nodeEnv: string, dataDir: string): { secret: stri
   return { secret: file.secret, source: { kind: 'data-dir', path: file.path, created: file.created } };
 }
 
+function sentinelName(env: Env): string {
+  const name = str(env, 'REDIS_SENTINEL_NAME', 'mymaster');
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new ConfigError('REDIS_SENTINEL_NAME must be 1-64 letters, digits, ".", "_" or "-"');
+  return name;
+}
+
 function str(env: Env, name: string, def: string): string {
   const v = env[name];
   return v === undefined || v === '' ? def : v;
@@ -113,6 +119,40 @@ function url(env: Env, name: string, protocols: string[], def?: string): string 
     throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got ${u.protocol})`);
   }
   return raw;
+}
+
+/** A comma-separated list of URLs (servers of one cluster); each must parse and use one of `protocols`. */
+function urls(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  for (const one of raw.split(',')) url({ [name]: one.trim() }, name, protocols);
+  if (raw.split(',').some((one) => one.trim() === '')) throw new ConfigError(`${name} has an empty entry in its list`);
+  return raw;
+}
+
+/** A comma-separated list of `host:port` (e.g. Redis Sentinels). */
+function hostPorts(env: Env, name: string): { host: string; port: number }[] | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  return raw.split(',').map((entry) => {
+    const m = /^\s*\[?([A-Za-z0-9.:_-]+?)\]?:(\d{1,5})\s*$/.exec(entry);
+    const port = m ? Number(m[2]) : 0;
+    if (!m || port < 1 || port > 65535) throw new ConfigError(`${name} must be host:port entries separated by commas (got "${entry.trim()}")`);
+    return { host: m[1], port };
+  });
+}
+
+/**
+ * Where this service answers when no public origin is configured: its own listen address and port
+ * (loopback and wildcard addresses as `localhost`), so error `type` links and the OpenAPI contact
+ * point at the running service, not at a fixed port.
+ */
+function listenOrigin(env: Env): string {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = str(env, 'HOST', '127.0.0.1');
+  const local = ['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost', ''].includes(host);
+  const name = local ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host;
+  return `http://${name}${port === 0 || port === 80 ? '' : `:${port}`}`;
 }
 
 function pattern(env: Env, name: string, def: string, re: RegExp, what: string): string {
@@ -207,14 +247,22 @@ export function loadConfig(env: Env = process.env, sections: readonly ConfigSect
     host: str(env, 'HOST', '127.0.0.1'),
     dataDir,
     pgliteWorker: bool(env, 'PGLITE_WORKER', true),
+    pgliteSharedBuffersMb: int(env, 'PGLITE_SHARED_BUFFERS_MB', 128, 1, 4096),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseReadUrl: url(env, 'DATABASE_READ_URL', ['postgres:', 'postgresql:']),
     databaseReadMaxLagSeconds: int(env, 'DATABASE_READ_MAX_LAG_SECONDS', 30, 1, 86_400),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
+    redisSentinels: hostPorts(env, 'REDIS_SENTINELS'),
+    redisSentinelName: sentinelName(env),
+    natsUrl: urls(env, 'NATS_URL', ['nats:', 'tls:']),
+    natsStreamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
     apiKeyPrefix,
-    publicDocsOrigin: url(env, 'PUBLIC_DOCS_ORIGIN', ['http:', 'https:'], 'http://localhost:8080')!.replace(/\/$/, ''),
+    publicDocsOrigin: url(env, 'PUBLIC_DOCS_ORIGIN', ['http:', 'https:'], listenOrigin(env))!.replace(/\/$/, ''),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    tracing: {
+      endpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+      serviceName: pattern(env, 'OTEL_SERVICE_NAME', 'energy-platform', /^[A-Za-z0-9._-]{1,64}$/, '1-64 letters, digits, dots, dashes or underscores'),
+    },
     namespace,
     limits: {
       authPerMinutePerIp: int(env, 'RATE_LIMIT_AUTH_PER_MIN', 5, 1, 1_000_000),

@@ -2,7 +2,7 @@
 import { loadConfig, ConfigError, settingNames } from './config.ts';
 import { describeSecretSource, startService } from './server.ts';
 import { StoreLockedError } from './infra/db/lock.ts';
-import { createProvisioning } from './modules/provisioning/service.ts';
+import { createProvisioning } from './cli/provisioning.ts';
 import { existsSync } from 'node:fs';
 import { CONSOLE_DIST } from './platform/console-ui.ts';
 

@@ -1,6 +1,7 @@
 // Starts a whole service from configuration: infrastructure, app, background work. Used by
 // main.ts, and by tests and benchmarks that need a real listening server.
-import { pino } from 'pino';
+import { createReadinessReports } from './platform/readiness.ts';
+import { pino, type DestinationStream } from 'pino';
 import type { Config } from './core/config.ts';
 import { openInfra, type Infra, type OpenOptions } from './infra/open.ts';
 import { primaryOnly } from './infra/db/read-replica.ts';
@@ -14,12 +15,13 @@ import { setOutboundPolicy } from './infra/outbound/http-client.ts';
 import { budgeted } from './infra/cache/budget.ts';
 import { moduleMigrations, moduleList } from './modules/index.ts';
 import { createServiceRegistry } from './platform/services.ts';
-import { declaredScopes, provideServices } from './platform/module.ts';
+import { declaredExportables, declaredScopes, provideServices } from './platform/module.ts';
 import { createEntryGuard } from './platform/entry-guard.ts';
 import { createFailedAuthLimit } from './platform/auth-failures.ts';
 import { reportingBus } from './infra/bus/index.ts';
 import { createPlatformJobs, jobQueueMetrics, registerBackground } from './platform/jobs.ts';
 import { createJobUnits } from './platform/job-units.ts';
+import { startTracing, tracedBus, tracedCache, tracedDb } from './platform/tracing.ts';
 
 export interface Service extends BuiltApp {
   deps: AppDeps;
@@ -45,6 +47,8 @@ export async function startService(
     defaultMetrics?: boolean;
     /** Run on another service's store, cache and bus (a second instance in one process); not closed here. */
     sharedInfra?: Pick<Infra, 'db' | 'cache' | 'bus'> & Partial<Pick<Infra, 'background' | 'read'>>;
+    /** Where log lines go (tests read them); standard output otherwise. */
+    logDestination?: DestinationStream;
   } = {},
 ): Promise<Service> {
   setOutboundPolicy({ loopbackOnly: config.outboundLoopbackOnly });
@@ -52,23 +56,27 @@ export async function startService(
   const infra: Infra = opts.sharedInfra
     ? { background: opts.sharedInfra.db, read: primaryOnly(opts.sharedInfra.db), ...opts.sharedInfra, close: async () => {} }
     : await openInfra(config, { holder: 'server', migrations: moduleMigrations, ...opts, now: () => clock.now().getTime() });
-  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] });
+  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secret'] }, opts.logDestination);
   log.info({ jwt_secret_source: describeSecretSource(config) }, 'access-token secret source');
+  // Traces (decision 0386): a span per statement, cache call and publish inside a traced request or job.
+  const tracing = await startTracing(config.tracing);
+  if (tracing.enabled) log.info({ endpoint: config.tracing.endpoint }, 'traces exported over OTLP/HTTP');
+  const store = { db: tracedDb(tracing, infra.db), background: tracedDb(tracing, infra.background), read: tracedDb(tracing, infra.read) };
   const services = createServiceRegistry();
-  const jobs = createPlatformJobs({ db: infra.db, backgroundDb: infra.background, clock, log, config });
+  const jobs = createPlatformJobs({ db: store.db, backgroundDb: store.background, clock, log, config });
   const metrics = createMetrics({ defaults: opts.defaultMetrics });
   const entries = createEntryGuard({ log, metrics });
-  const limiter = createRateLimiter({ cache: infra.cache, clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs });
+  const limiter = createRateLimiter({ cache: tracedCache(tracing, infra.cache), clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs });
   // Cache calls on a request's path are bounded by the limiter's budget (reliability plan T-8).
-  const cache = budgeted(infra.cache, config.limits.limiterBudgetMs);
+  const cache = budgeted(tracedCache(tracing, infra.cache), config.limits.limiterBudgetMs);
   const deps: AppDeps = {
     config,
-    db: infra.db,
-    backgroundDb: infra.background,
-    readDb: infra.read,
+    db: store.db,
+    backgroundDb: store.background,
+    readDb: store.read,
     cache,
     // A subscriber's failure is logged and counted; it never ends the process nor the subscription.
-    bus: reportingBus(infra.bus, (subject, err) => entries.failed('bus', err, { subject })),
+    bus: reportingBus(tracedBus(tracing, infra.bus), (subject, err) => entries.failed('bus', err, { subject })),
     clock,
     metrics,
     limiter,
@@ -78,8 +86,11 @@ export async function startService(
     cursors: createCursorCodec(config.jwtSecret),
     services,
     jobs,
-    jobUnits: createJobUnits({ db: infra.background, clock, metrics, log }),
+    jobUnits: createJobUnits({ db: store.background, clock, metrics, log }),
+    tracing,
     scopes: declaredScopes(moduleList),
+    exportables: declaredExportables(moduleList),
+    readiness: createReadinessReports(),
   };
   // Every module's services, providers before the modules that depend on them, before any factory.
   provideServices(moduleList, deps);
@@ -108,6 +119,7 @@ export async function startService(
         await jobs.stop().catch(() => {});
         for (const m of built.modules) await m.stop?.().catch(() => {});
         await deps.limiter.close();
+        await tracing.flush().catch(() => {});
         await infra.close();
       })();
       return stopping;

@@ -106,7 +106,6 @@ describe('refresh rotation and reuse: a model against the real API', () => {
   after(() => svc?.stop());
 
   test('random sequences of refresh, replay, logout and use match the allowlist model', async () => {
-    type Step = { kind: 'refresh'; which: number } | { kind: 'use'; which: number } | { kind: 'logout'; which: number };
     const step = fc.oneof(
       fc.record({ kind: fc.constant('refresh' as const), which: fc.nat(5) }),
       fc.record({ kind: fc.constant('use' as const), which: fc.nat(5) }),

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import canonicalize from 'canonicalize';
 import { canonicalize as jsonCanonicalize } from 'json-canonicalize';
 import { startTestService, json, type TestService } from '../test/helpers/service.ts';
-import { canonicalJson } from '../src/modules/esg/index.ts';
+import { canonicalJson } from '../src/kit/canonical-json.ts';
 import { fuzzEnv, settlementIssueBody } from './helpers/world.ts';
 
 const N = Number(process.env.T29_RECEIPTS ?? 10_000);

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const RUNS = ['ingest-crash', 'postgres-faults', 'redis-partner', 'redis-latency', 'nats-faults', 'webhook-restart', 'slow-clients'];
+const RUNS = ['ingest-crash', 'postgres-faults', 'redis-partner', 'redis-latency', 'nats-faults', 'webhook-restart', 'slow-clients', 'cluster-loss'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = chosen.filter((c) => !RUNS.includes(c));
 if (unknown.length) {

@@ -5,7 +5,7 @@
 import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.ts';
 import { startService } from '../../src/server.ts';
-import { createProvisioning } from '../../src/modules/provisioning/service.ts';
+import { createProvisioning } from '../../src/cli/provisioning.ts';
 
 const config = loadConfig(process.env);
 const svc = await startService(config, { schema: process.env.BENCH_SCHEMA || undefined, ephemeralBus: true });

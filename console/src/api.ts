@@ -1,38 +1,45 @@
-// The console's only way to the API. The session (access and refresh tokens) lives in this
-// module's memory and nowhere else: no localStorage, sessionStorage or cookie a script could read
-// (decision 0230). Access tokens are refreshed before they expire, one refresh at a time (the
-// service revokes a whole sign-in when a refresh token is used twice); sign-out revokes it.
+// The console's only way to the API: the generated SDK (packages/sdk), whose client is typed from
+// the service's OpenAPI document (openapi-fetch) and whose transport sends every request: request
+// ids, one refresh and replay on 401, retries of 429/503 honouring Retry-After, typed errors. The
+// console declares no request or response type of its own: `Read<path>` and `Schemas[name]` are the
+// generated ones (test/foundation/console-sdk-types.test.ts holds that).
+//
+// The access token lives in this module's memory and nowhere else: no localStorage,
+// sessionStorage or cookie a script could read (decision 0230). The refresh token is the service's
+// HttpOnly cookie on /api/auth (decision 0365: sign-in, refresh and sign-out send
+// `X-Refresh-Cookie: 1`), so a reload restores the session with one refresh (`restoreSession`)
+// while no script ever sees a refresh token. The SDK refreshes an access token before it expires,
+// one refresh at a time (the service revokes a whole sign-in when a refresh token is used twice); a
+// refused refresh signs the console out; sign-out revokes the sign-in and clears the cookie.
+import type { Client } from 'openapi-fetch';
+import { Platform } from '../../packages/sdk/src/client.ts';
+import { ApiError, ConnectionError } from '../../packages/sdk/src/errors.ts';
+import type { components, paths } from '../../packages/sdk/src/generated/openapi.ts';
+
+export { ApiError, ConnectionError };
+export type { LiveStreamEvent, LiveTelemetryRecord } from '../../packages/sdk/src/live.ts';
+
+/** The OpenAPI document's named schemas. */
+export type Schemas = components['schemas'];
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON answer (200) of `GET path`, as the OpenAPI document declares it. */
+export type Read<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? JsonOf<R> : never;
+/** The JSON answer of `POST path` with the given status. */
+export type Written<P extends keyof paths, S extends number = 200> = paths[P] extends { post: { responses: { [K in S]: infer R } } } ? JsonOf<R> : never;
+/** The JSON body of `POST path`. */
+export type Sent<P extends keyof paths> = paths[P] extends { post: { requestBody?: { content: { 'application/json': infer B } } } } ? B : never;
+/** The parameters (path, query) of `GET path`. */
+export type Params<P extends keyof paths> = paths[P] extends { get: { parameters: infer Q } } ? Q : never;
+type LoginAnswer = Written<'/api/auth/login'>;
 
 export interface Session {
   organisationId: string;
-  roles: string[];
+  roles: LoginAnswer['roles'];
   email: string;
 }
 
-interface Tokens {
-  access: string;
-  refresh: string;
-  expiresAt: number;
-}
-
-export class ApiError extends Error {
-  status: number;
-  requestId: string;
-  fields: Array<{ loc: string[]; msg: string }>;
-  retryAfter: string | null;
-  constructor(status: number, message: string, requestId: string, fields: Array<{ loc: string[]; msg: string }> = [], retryAfter: string | null = null) {
-    super(message);
-    this.status = status;
-    this.requestId = requestId;
-    this.fields = fields;
-    this.retryAfter = retryAfter;
-  }
-}
-
-let tokens: Tokens | null = null;
+let platform: Platform | null = null;
 let session: Session | null = null;
-let refreshing: Promise<void> | null = null;
-let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 const listeners = new Set<(s: Session | null) => void>();
 
 export const currentSession = () => session;
@@ -45,66 +52,99 @@ function setSession(s: Session | null) {
   for (const l of listeners) l(s);
 }
 
-const newRequestId = () => `console-${crypto.randomUUID()}`;
+/** The header that asks the service for the refresh cookie (decision 0365). */
+const COOKIE_HEADER = { 'x-refresh-cookie': '1' };
 
-/** The problem a refusal carries, in words: `{detail}` or the developer envelope `{error}`. */
-async function toError(res: Response, requestId: string): Promise<ApiError> {
-  let body: any = null;
-  try {
-    body = await res.json();
-  } catch {
-    /* not JSON */
-  }
-  const rid = res.headers.get('x-request-id') ?? body?.error?.request_id ?? requestId;
-  const retryAfter = res.headers.get('retry-after');
-  let message = `The service answered ${res.status}`;
-  let fields: Array<{ loc: string[]; msg: string }> = [];
-  const detail = body?.error?.message ?? body?.detail;
-  if (typeof detail === 'string') message = detail;
-  else if (Array.isArray(detail)) {
-    fields = detail.map((d: any) => ({ loc: d.loc ?? [], msg: String(d.msg ?? '') }));
-    message = fields.map((f) => `${f.loc.slice(1).join('.') || 'request'}: ${f.msg}`).join('; ');
-  } else if (Array.isArray(body?.error?.details)) {
-    message = body.error.details.map((d: any) => d.msg ?? d.message).join('; ');
-  }
-  return new ApiError(res.status, message, rid, fields, retryAfter);
+/**
+ * The SDK's options for this page: this origin, the refresh cookie, no HTTP cache, `console-`
+ * request ids. Cookies go only with the sign-in, refresh and sign-out calls (the opt-in header);
+ * every other request omits them.
+ */
+function options() {
+  return {
+    baseUrl: location.origin,
+    requestId: () => `console-${crypto.randomUUID()}`,
+    refreshCookie: true,
+    // A person is waiting: retry a refused read briefly, then say so (the screens offer "Try again").
+    retry: { retries: 2, maxDelayMs: 5_000 },
+    fetch: async (req: Request) => {
+      const res = await fetch(req, { credentials: req.headers.get('x-refresh-cookie') === '1' ? 'same-origin' : 'omit', cache: 'no-store' });
+      // The service refused the refresh token (expired, revoked, or used twice): the sign-in is over.
+      if (res.status === 401 && new URL(req.url).pathname === '/api/auth/token/refresh') queueMicrotask(end);
+      return res;
+    },
+  };
+}
+/** Signed-out calls (sign-in). */
+const anonymous = new Platform(options());
+
+/** The data of a typed call (the SDK's transport has already turned every refusal into an ApiError). */
+export async function data<T>(call: Promise<{ data?: T; response: Response }>): Promise<T> {
+  return (await call).data as T;
 }
 
-async function send(method: string, path: string, body: unknown, auth: string | null): Promise<Response> {
-  const requestId = newRequestId();
-  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (auth) headers.authorization = `Bearer ${auth}`;
-  let res: Response;
-  try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
-  } catch {
-    throw new ApiError(0, 'The service could not be reached. Check the connection and try again.', requestId);
-  }
-  if (!res.ok) throw await toError(res, requestId);
-  return res;
+/** The typed client of the signed-in session: `api().GET('/api/...', { params })`. */
+export function api(): Client<paths> {
+  if (!platform) throw new ApiError({ status: 401, detail: 'Signed out', body: null, method: 'GET', url: location.href });
+  return platform.api;
 }
-
-function take(t: { access_token: string; refresh_token: string; expires_in: number }) {
-  tokens = { access: t.access_token, refresh: t.refresh_token, expiresAt: Date.now() + t.expires_in * 1000 };
-  clearTimeout(refreshTimer);
-  // Refresh a minute before the access token ends (or at half its life if that is shorter).
-  const inMs = Math.max(5_000, Math.min(t.expires_in * 1000 - 60_000, (t.expires_in * 1000) / 2));
-  refreshTimer = setTimeout(() => void refresh().catch(() => undefined), inMs);
+/** The SDK of the signed-in session (the live stream). */
+export function sdk(): Platform {
+  api();
+  return platform!;
 }
 
 export async function signIn(email: string, password: string, organisationId?: string): Promise<Session> {
-  const res = await send('POST', '/api/auth/login', { email, password, ...(organisationId && { organisation_id: organisationId }) }, null);
-  const t = await res.json();
-  take(t);
+  const t = await data(
+    anonymous.api.POST('/api/auth/login', {
+      body: { email, password, ...(organisationId && { organisation_id: organisationId }) },
+      headers: COOKIE_HEADER,
+    }),
+  );
+  platform = new Platform({
+    ...options(),
+    credentials: {
+      session: {
+        accessToken: t.access_token,
+        // "" with the cookie: the refresh token is in the service's HttpOnly cookie.
+        refreshToken: t.refresh_token,
+        accessExpiresAt: new Date(Date.now() + t.expires_in * 1000).toISOString(),
+        organisationId: t.organisation_id,
+      },
+    },
+  });
   const s = { organisationId: t.organisation_id, roles: t.roles, email };
   setSession(s);
   return s;
 }
 
+/**
+ * After a reload: one refresh by the cookie restores the session (then `GET /api/auth/me` for the
+ * email); null when there is no cookie or the service refuses it (the sign-in form shows).
+ */
+export async function restoreSession(): Promise<Session | null> {
+  const p = new Platform(options());
+  try {
+    await p.transport.refresh();
+    const me = await data(p.api.GET('/api/auth/me'));
+    platform = p;
+    const s = { organisationId: me.organisation_id, roles: me.roles, email: me.email ?? me.user_id };
+    setSession(s);
+    return s;
+  } catch {
+    return null;
+  }
+}
+
+/** The refusal's `detail` in words (a 422's field list as `field: message; …`). */
+export function detailText(e: ApiError): string {
+  if (typeof e.detail === 'string') return e.detail;
+  return e.detail.map((f) => `${f.loc.slice(1).join('.') || 'request'}: ${f.msg}`).join('; ');
+}
+
 /** The organisations a multi-organisation account may choose, from the service's 422 answer. */
 export function organisationChoices(err: ApiError): string[] | null {
-  const f = err.fields.find((x) => x.loc.join('.') === 'body.organisation_id');
+  const f = err.fieldErrors.find((x) => x.loc.join('.') === 'body.organisation_id');
   const m = f?.msg.match(/\(([^)]*)\)/);
   return m
     ? m[1]
@@ -114,70 +154,29 @@ export function organisationChoices(err: ApiError): string[] | null {
     : null;
 }
 
-/** One refresh at a time: concurrent callers share it. */
-function refresh(): Promise<void> {
-  if (!tokens) return Promise.reject(new ApiError(401, 'Signed out', ''));
-  refreshing ??= (async () => {
-    try {
-      const res = await send('POST', '/api/auth/token/refresh', { refresh_token: tokens!.refresh }, null);
-      take(await res.json());
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 401) end();
-      throw err;
-    } finally {
-      refreshing = null;
-    }
-  })();
-  return refreshing;
-}
-
 function end() {
-  tokens = null;
-  clearTimeout(refreshTimer);
-  setSession(null);
+  platform = null;
+  if (session) setSession(null);
 }
 
 export async function signOut(): Promise<void> {
-  const t = tokens;
-  if (t) {
-    try {
-      await send('POST', '/api/auth/logout', { refresh_token: t.refresh }, t.access);
-    } finally {
-      end();
-    }
-  }
-}
-
-/** The access token for a call, refreshed first when it is about to end. */
-export async function accessToken(): Promise<string> {
-  if (!tokens) throw new ApiError(401, 'Signed out', '');
-  if (tokens.expiresAt - Date.now() < 30_000) await refresh();
-  return tokens!.access;
-}
-
-/** A call with the session's token: on 401 one refresh and one retry, as the service asks. */
-export async function call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  let res: Response;
   try {
-    res = await send(method, path, body, await accessToken());
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 401 || !tokens) throw err;
-    await refresh();
-    res = await send(method, path, body, tokens!.access);
+    await platform?.signOut();
+  } finally {
+    end();
   }
-  if (res.status === 204) return undefined as T;
-  return (await res.json()) as T;
 }
-
-export const get = <T = any>(path: string) => call<T>('GET', path);
-export const post = <T = any>(path: string, body?: unknown) => call<T>('POST', path, body);
 
 /** Operations the service declares, from its OpenAPI document: screens appear only for those that exist. */
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, unknown> };
+}
 let operations: Promise<Set<string>> | null = null;
-let documentP: Promise<any> | null = null;
-export function openapiDocument(): Promise<any> {
+let documentP: Promise<OpenApiDocument> | null = null;
+export function openapiDocument(): Promise<OpenApiDocument> {
   documentP ??= fetch('/openapi.json', { credentials: 'omit' })
-    .then((r) => r.json())
+    .then((r) => r.json() as Promise<OpenApiDocument>)
     .catch(() => ({}));
   return documentP;
 }
@@ -185,9 +184,21 @@ export function declaredOperations(): Promise<Set<string>> {
   operations ??= openapiDocument()
     .then((doc) => {
       const set = new Set<string>();
-      for (const [p, item] of Object.entries<any>(doc.paths ?? {})) for (const m of Object.keys(item)) set.add(`${m.toUpperCase()} ${p}`);
+      for (const [p, item] of Object.entries(doc.paths ?? {})) for (const m of Object.keys(item)) set.add(`${m.toUpperCase()} ${p}`);
       return set;
     })
     .catch(() => new Set<string>());
   return operations;
+}
+
+/** How an answer's figures were come by: the service's `x-platform-data-basis` and `x-platform-method` headers. */
+export interface Basis {
+  basis: string;
+  method: string | null;
+}
+/** The data of a typed call with its data basis (null where the operation declares none). */
+export async function dataWithBasis<T>(call: Promise<{ data?: T; response: Response }>): Promise<{ data: T; basis: Basis | null }> {
+  const r = await call;
+  const basis = r.response.headers.get('x-platform-data-basis');
+  return { data: r.data as T, basis: basis ? { basis, method: r.response.headers.get('x-platform-method') } : null };
 }

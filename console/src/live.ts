@@ -1,21 +1,15 @@
-// The organisation's live stream (GET /api/live/events, server-sent events) read with fetch, so
-// the token goes in the Authorization header rather than the address. Reconnects with backoff
-// while signed in; the screens read current state from the API and then follow the stream.
-import { accessToken, currentSession, onSession } from './api.ts';
+// The organisation's live stream (GET /api/live/events, server-sent events) through the SDK
+// (`telemetry.stream`: fetch, so the token goes in the Authorization header rather than the
+// address, and eventsource-parser). Reconnects with backoff while signed in; the screens read
+// current state from the API and then follow the stream.
+import { currentSession, onSession, sdk, type LiveStreamEvent, type LiveTelemetryRecord } from './api.ts';
 
-export interface LiveTelemetry {
-  received_at: string;
-  records: Array<{ asset_id: string; ts: string; power_kw: number | null; soc_pct: number | null; status: string | null }>;
-}
-export interface LiveAlert {
-  transition: 'raised' | 'resolved';
-  alert: { id: string; title: string; severity: string; status: string };
-}
-type Handler = (event: string, data: any) => void;
+export type { LiveStreamEvent, LiveTelemetryRecord };
+type Handler = (event: LiveStreamEvent) => void;
 
 const handlers = new Set<Handler>();
 /** The newest live sample of each asset seen since sign-in, so a screen opened later shows it too. */
-export const latestByAsset = new Map<string, LiveTelemetry['records'][number]>();
+export const latestByAsset = new Map<string, LiveTelemetryRecord>();
 let state: 'off' | 'connecting' | 'live' | 'retrying' = 'off';
 const stateListeners = new Set<(s: typeof state) => void>();
 let controller: AbortController | null = null;
@@ -35,32 +29,15 @@ export function subscribe(fn: Handler): () => void {
   return () => handlers.delete(fn);
 }
 
-function dispatch(block: string) {
-  let event = 'message';
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue;
-    const i = line.indexOf(':');
-    const field = i < 0 ? line : line.slice(0, i);
-    const value = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '');
-    if (field === 'event') event = value;
-    else if (field === 'data') data.push(value);
-  }
-  if (!data.length) return;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data.join('\n'));
-  } catch {
-    return;
-  }
-  if (event === 'ready') setState('live');
-  if (event === 'telemetry') {
-    for (const r of (parsed as LiveTelemetry).records) {
+function dispatch(e: LiveStreamEvent) {
+  if (e.event === 'ready') setState('live');
+  if (e.event === 'telemetry') {
+    for (const r of e.data.records) {
       const had = latestByAsset.get(r.asset_id);
       if (!had || had.ts <= r.ts) latestByAsset.set(r.asset_id, r);
     }
   }
-  for (const h of handlers) h(event, parsed);
+  for (const h of handlers) h(e);
 }
 
 async function run(signal: AbortSignal) {
@@ -68,25 +45,9 @@ async function run(signal: AbortSignal) {
   while (!signal.aborted && currentSession()) {
     setState('connecting');
     try {
-      const res = await fetch('/api/live/events', {
-        headers: { authorization: `Bearer ${await accessToken()}`, accept: 'text/event-stream' },
-        signal,
-        credentials: 'omit',
-        cache: 'no-store',
-      });
-      if (!res.ok || !res.body) throw new Error(String(res.status));
-      delay = 1000;
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value.replace(/\r\n?/g, '\n');
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          dispatch(buffer.slice(0, cut));
-          buffer = buffer.slice(cut + 2);
-        }
+      for await (const e of sdk().telemetry.stream({ signal })) {
+        delay = 1000;
+        dispatch(e);
       }
     } catch {
       if (signal.aborted) break;

@@ -1,7 +1,8 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './style.css';
-import { currentSession, declaredOperations, onSession, signOut, type Session } from './api.ts';
+import { currentSession, declaredOperations, onSession, restoreSession, signOut, type Session } from './api.ts';
+import { msg } from './messages.ts';
 import { liveState, onLiveState } from './live.ts';
 import { SignIn } from './screens/SignIn.tsx';
 import { Sites } from './screens/Sites.tsx';
@@ -9,7 +10,20 @@ import { Energy } from './screens/Energy.tsx';
 import { Alerts } from './screens/Alerts.tsx';
 import { Developer } from './screens/Developer.tsx';
 import { Settlement } from './screens/Settlement.tsx';
+import { Hub } from './screens/Hub.tsx';
+import { Field } from './screens/Field.tsx';
+import { Exports } from './screens/Exports.tsx';
+import { Studies } from './screens/Studies.tsx';
 import { zoneName } from './format.ts';
+import { forgetAll, queryClient } from './query.ts';
+import { useRoute } from './route.ts';
+import { ThemeSwitch } from './ui.tsx';
+
+// Reads refetch when the tab regains focus or the network returns; signing out forgets every answer.
+queryClient.mount();
+onSession((s) => s || forgetAll());
+// A reload keeps the session: the refresh cookie (decision 0365) is traded once for an access token.
+const restoring = restoreSession();
 
 interface Screen {
   path: string;
@@ -20,28 +34,29 @@ interface Screen {
 }
 
 const SCREENS: Screen[] = [
-  { path: 'sites', title: 'Sites and assets', needs: 'GET /api/twin/registry/sites', view: () => <Sites /> },
-  { path: 'energy', title: 'Energy', needs: 'GET /api/telemetry/sites/{site_id}/ledger', view: () => <Energy /> },
-  { path: 'alerts', title: 'Alerts', needs: 'GET /api/hardware/ems/alerts', view: () => <Alerts /> },
-  { path: 'developer', title: 'Developer settings', needs: 'GET /api/devtools/apikeys', view: () => <Developer /> },
-  { path: 'settlement', title: 'Settlement receipts', needs: 'GET /api/vpp/vpp/settle/receipts', view: () => <Settlement /> },
+  { path: 'sites', title: msg.app.screens.sites, needs: 'GET /api/twin/registry/sites', view: () => <Sites /> },
+  { path: 'energy', title: msg.app.screens.energy, needs: 'GET /api/telemetry/sites/{site_id}/ledger', view: () => <Energy /> },
+  { path: 'hub', title: msg.app.screens.hub, needs: 'GET /api/csms/api/hub/sites', view: () => <Hub /> },
+  { path: 'alerts', title: msg.app.screens.alerts, needs: 'GET /api/hardware/ems/alerts', view: () => <Alerts /> },
+  { path: 'field', title: msg.app.screens.field, needs: 'GET /api/hardware/field/work-orders', view: () => <Field /> },
+  { path: 'exports', title: msg.app.screens.exports, needs: 'POST /api/organisations/export', view: () => <Exports /> },
+  { path: 'studies', title: msg.app.screens.studies, needs: 'GET /api/notifications/studies', view: () => <Studies /> },
+  { path: 'developer', title: msg.app.screens.developer, needs: 'GET /api/devtools/apikeys', view: () => <Developer /> },
+  { path: 'settlement', title: msg.app.screens.settlement, needs: 'GET /api/vpp/vpp/settle/receipts', view: () => <Settlement /> },
 ];
-
-function useHash() {
-  const [hash, setHash] = useState(location.hash.replace(/^#\/?/, ''));
-  useEffect(() => {
-    const on = () => setHash(location.hash.replace(/^#\/?/, ''));
-    addEventListener('hashchange', on);
-    return () => removeEventListener('hashchange', on);
-  }, []);
-  return hash;
-}
 
 function App() {
   const [session, setSession] = useState<Session | null>(currentSession());
   const [ops, setOps] = useState<Set<string> | null>(null);
+  const [restored, setRestored] = useState(false);
+  useEffect(() => {
+    void restoring.finally(() => {
+      setSession(currentSession());
+      setRestored(true);
+    });
+  }, []);
   const [live, setLive] = useState(liveState());
-  const hash = useHash();
+  const { screen: hash } = useRoute();
   useEffect(() => onSession(setSession), []);
   useEffect(() => onLiveState(setLive), []);
   useEffect(() => {
@@ -50,7 +65,7 @@ function App() {
   const screens = SCREENS.filter((s) => !ops || ops.has(s.needs));
   const current = screens.find((s) => s.path === hash) ?? screens[0];
   useEffect(() => {
-    document.title = session && current ? `${current.title} · Energy Platform console` : 'Sign in · Energy Platform console';
+    document.title = msg.app.documentTitle(session && current ? current.title : null);
     document.getElementById('main')?.focus();
   }, [session, current?.path]);
 
@@ -58,10 +73,19 @@ function App() {
     return (
       <>
         <header class="top">
-          <span class="brand">Energy Platform</span>
+          <span class="brand">{msg.app.brand}</span>
+          <div class="who">
+            <ThemeSwitch />
+          </div>
         </header>
         <main id="main" tabIndex={-1}>
-          <SignIn />
+          {restored ? (
+            <SignIn />
+          ) : (
+            <p class="loading" role="status" aria-live="polite">
+              {msg.session.restoring}
+            </p>
+          )}
         </main>
       </>
     );
@@ -76,11 +100,11 @@ function App() {
           document.getElementById('main')?.focus();
         }}
       >
-        Skip to content
+        {msg.app.skip}
       </a>
       <header class="top">
-        <span class="brand">Energy Platform</span>
-        <nav aria-label="Main">
+        <span class="brand">{msg.app.brand}</span>
+        <nav aria-label={msg.app.nav}>
           <ul>
             {screens.map((s) => (
               <li key={s.path}>
@@ -95,18 +119,19 @@ function App() {
           <span class="small">
             {session.email} · {session.organisationId} · {session.roles.join(', ')}
           </span>
-          <span class={`live live-${live}`} role="status" aria-label={`Live updates: ${live}`}>
-            {live === 'live' ? '● Live' : live === 'off' ? '○ Offline' : '◌ Connecting'}
+          <span class={`live live-${live}`} role="status" aria-label={msg.app.liveLabel(live)}>
+            {msg.app.live[live] ?? msg.app.live.connecting}
           </span>
+          <ThemeSwitch />
           <button type="button" onClick={() => void signOut()}>
-            Sign out
+            {msg.app.signOut}
           </button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {ops === null ? <p role="status">Loading…</p> : current ? current.view() : <p>No screens are available for this service.</p>}
+        {ops === null ? <p role="status">{msg.app.loading}</p> : current ? current.view() : <p>{msg.app.noScreens}</p>}
       </main>
-      <footer class="small">Times are shown in your local time ({zoneName()}); UK settlement days follow Europe/London.</footer>
+      <footer class="small">{msg.app.footer(zoneName())}</footer>
     </>
   );
 }

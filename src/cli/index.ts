@@ -14,7 +14,7 @@ import { openDb } from '../infra/open.ts';
 import { migrate } from '../infra/db/migrate.ts';
 import { moduleMigrations } from '../modules/index.ts';
 import { StoreLockedError } from '../infra/db/lock.ts';
-import { createProvisioning, ProvisioningError } from '../modules/provisioning/service.ts';
+import { createProvisioning, ProvisioningError } from './provisioning.ts';
 import { createOrgStore } from '../modules/orgs/index.ts';
 import { listUnits, releaseUnits } from '../platform/job-units.ts';
 

@@ -8,13 +8,22 @@ export interface Config {
   dataDir: string;
   /** The embedded store's engine in a worker thread (true) or in the event loop's thread (decision 0034). */
   pgliteWorker: boolean;
+  /** The embedded store's PostgreSQL shared_buffers, in MB (PostgreSQL's default 128; decision 0388). */
+  pgliteSharedBuffersMb: number;
   databaseUrl?: string;
   /** A PostgreSQL hot standby for reads that tolerate a little lag (decision 0250); used with databaseUrl only. */
   databaseReadUrl?: string;
   /** Past this replay lag (seconds) the standby is skipped and its reads go to the primary. */
   databaseReadMaxLagSeconds: number;
+  /** Redis: the server itself, or with redisSentinels the credentials and database of the primary they name. */
   redisUrl?: string;
+  /** Redis Sentinels (host:port) that name the current primary of redisSentinelName; the client follows failovers. */
+  redisSentinels?: { host: string; port: number }[];
+  redisSentinelName: string;
+  /** One NATS server's URL, or a comma-separated list of a cluster's servers. */
   natsUrl?: string;
+  /** Replicas of the service's JetStream stream (3 on a three-node cluster). */
+  natsStreamReplicas: number;
   /** HS256 key of access tokens; also derives cursor, sandbox and webhook-secret keys. */
   jwtSecret: string;
   /** Where jwtSecret came from: logged at start (never the secret itself). */
@@ -22,6 +31,8 @@ export interface Config {
   apiKeyPrefix: string;
   publicDocsOrigin: string;
   logLevel: string;
+  /** OpenTelemetry traces over OTLP/HTTP (decision 0386): off without an endpoint. */
+  tracing: { endpoint?: string; serviceName: string };
   /** Prefix for cache keys and bus subjects, so several deployments (or test runs) can share servers. */
   namespace: string;
   limits: {

@@ -56,14 +56,16 @@ export const IN_MEMORY = ':memory:';
 
 export async function openDb(config: Config, opts: OpenOptions): Promise<{ db: Db; release: () => void }> {
   if (config.databaseUrl) {
-    return { db: await openPostgres({ url: config.databaseUrl, schema: opts.schema }), release: () => {} };
+    return { db: await openPostgres({ url: config.databaseUrl, schema: opts.schema, requirePrimary: true }), release: () => {} };
   }
   const worker = config.pgliteWorker;
-  if (config.dataDir === IN_MEMORY) return { db: await openPglite(undefined, { loadDataDir: opts.pgliteTemplate, worker }), release: () => {} };
+  const sharedBuffersMb = config.pgliteSharedBuffersMb;
+  if (config.dataDir === IN_MEMORY)
+    return { db: await openPglite(undefined, { loadDataDir: opts.pgliteTemplate, worker, sharedBuffersMb }), release: () => {} };
   const dir = resolve(config.dataDir);
   const release = acquireStoreLock(dir, opts.holder);
   try {
-    return { db: await openPglite(dir, { worker }), release };
+    return { db: await openPglite(dir, { worker, sharedBuffersMb }), release };
   } catch (e) {
     release();
     throw e;
@@ -112,19 +114,27 @@ export async function openInfra(config: Config, opts: OpenOptions): Promise<Infr
     release();
     throw e;
   }
-  const cache = config.redisUrl
-    ? await openRedisCache({
-        url: config.redisUrl,
-        // Only decides when a silent connection is replaced (request paths are bounded by the
-        // budget, decision 0013). ioredis's timer runs before the socket is read, so a limit
-        // shorter than the event loop's worst lag under load replaced healthy connections and
-        // made readiness report the cache down: one second, well above that lag.
-        commandTimeoutMs: Math.max(config.limits.limiterBudgetMs * 20, 1000),
-        windowClock: opts.cacheWindowClock,
-      })
-    : createMemoryCache(opts.now);
+  const cache =
+    config.redisUrl || config.redisSentinels
+      ? await openRedisCache({
+          url: config.redisUrl,
+          sentinels: config.redisSentinels,
+          sentinelName: config.redisSentinelName,
+          // Only decides when a silent connection is replaced (request paths are bounded by the
+          // budget, decision 0013). ioredis's timer runs before the socket is read, so a limit
+          // shorter than the event loop's worst lag under load replaced healthy connections and
+          // made readiness report the cache down: one second, well above that lag.
+          commandTimeoutMs: Math.max(config.limits.limiterBudgetMs * 20, 1000),
+          windowClock: opts.cacheWindowClock,
+        })
+      : createMemoryCache(opts.now);
   const bus = config.natsUrl
-    ? await openNatsBus({ url: config.natsUrl, namespace: config.namespace, deleteStreamOnClose: opts.ephemeralBus })
+    ? await openNatsBus({
+        url: config.natsUrl,
+        namespace: config.namespace,
+        replicas: config.natsStreamReplicas,
+        deleteStreamOnClose: opts.ephemeralBus,
+      })
     : createMemoryBus();
   return {
     db,

@@ -32,6 +32,7 @@ import { studiesDefinition } from './studies/index.ts';
 import { fleetDefinition } from './fleet/index.ts';
 import { statusDefinition } from './status/index.ts';
 import { liveDefinition } from './livestream/index.ts';
+import { deviceCredentialsDefinition } from './device-credentials/index.ts';
 
 export const moduleList: readonly ModuleDefinition[] = [
   orgsDefinition,
@@ -65,6 +66,7 @@ export const moduleList: readonly ModuleDefinition[] = [
   fleetDefinition,
   statusDefinition,
   liveDefinition,
+  deviceCredentialsDefinition,
 ];
 
 /**

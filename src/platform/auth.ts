@@ -3,8 +3,8 @@
 import { jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
-import type { Operation, RequestContext, Actor } from './operation.ts';
-import { isRole, isReadScope, type Role, type Scope } from './roles.ts';
+import type { Operation, RequestContext, Actor, DeviceRefusal } from './operation.ts';
+import { isRole, isReadScope, type DeviceScope, type Role, type Scope } from './roles.ts';
 import type { Clock } from './clock.ts';
 
 export interface KeyPrincipal {
@@ -17,6 +17,22 @@ export interface KeyPrincipal {
 /** Provided by the developer-tools module; until then every API key is refused. */
 export interface ApiKeyAuthenticator {
   authenticate(presented: string): Promise<KeyPrincipal | null>;
+}
+
+export interface DevicePrincipal {
+  credentialId: string;
+  orgId: string;
+  siteId: string;
+  deviceIds: readonly string[] | null;
+  scopes: DeviceScope[];
+  refusals(assetIds: readonly string[]): Promise<Map<string, DeviceRefusal>>;
+}
+
+/** Provided by the device-credentials module; until then every device credential is refused. */
+export interface DeviceAuthenticator {
+  /** The credential text's prefix (`<API key prefix>dev`), without the underscore. */
+  readonly prefix: string;
+  authenticate(presented: string): Promise<DevicePrincipal | null>;
 }
 
 /** Provided by the identity module: sessions revoked by logout or refresh-token reuse. */
@@ -40,6 +56,7 @@ export interface AuthDeps {
   apiKeyPrefix: string;
   clock: Clock;
   apiKeys?: ApiKeyAuthenticator;
+  devices?: DeviceAuthenticator;
   sessions?: SessionChecker;
   /** The declared read scopes, in the order a refusal names them. */
   readScopes: readonly string[];
@@ -121,6 +138,9 @@ export async function authenticate(req: FastifyRequest, op: Operation, deps: Aut
   if (token.startsWith(`${deps.apiKeyPrefix}_`)) {
     return { ...base, ...(await authenticateKey(token, op, deps, tenantHeader)) };
   }
+  if (deps.devices && token.startsWith(`${deps.devices.prefix}_`)) {
+    return { ...base, ...(await authenticateDevice(token, op, deps.devices, req, tenantHeader)) };
+  }
   if (op.access.kind === 'key' && !op.access.bearerRoles) {
     throw unauthorized('This operation requires an API key', 'api_key_required');
   }
@@ -194,5 +214,38 @@ async function authenticateKey(
   return {
     orgId: principal.orgId,
     actor: { kind: 'key', keyId: principal.keyId, scopes: principal.scopes, environment: principal.environment },
+  };
+}
+
+/**
+ * A device credential (decision 0375): accepted only by operations that declare a device scope, for
+ * the credential's own site. Refusals: 401 `device_credential_not_accepted` elsewhere, 401
+ * `invalid_device_credential` when unknown, revoked, expired or rotated out; 403
+ * `insufficient_scope` without the operation's scope, 403 `device_site_mismatch` for another site.
+ */
+async function authenticateDevice(
+  presented: string,
+  op: Operation,
+  devices: DeviceAuthenticator,
+  req: FastifyRequest,
+  tenantHeader: string | undefined,
+): Promise<Pick<RequestContext, 'orgId' | 'actor'>> {
+  const admits = op.access.kind === 'bearer' ? op.access.device : undefined;
+  if (!admits) throw unauthorized('Device credentials are not accepted by this operation', 'device_credential_not_accepted');
+  const p = await devices.authenticate(presented);
+  if (!p) throw unauthorized('Invalid, revoked or expired device credential', 'invalid_device_credential');
+  if (tenantHeader !== undefined && tenantHeader !== p.orgId) throw forbidden('Tenant mismatch', 'tenant_mismatch');
+  if (!p.scopes.includes(admits.scope)) {
+    throw forbidden(`Missing scope: ${admits.scope}`, 'insufficient_scope', { required_scope: admits.scope });
+  }
+  if (admits.siteParam) {
+    const params = (req.params ?? {}) as Record<string, unknown>;
+    if (params[admits.siteParam] !== p.siteId) {
+      throw forbidden('This device credential is bound to another site', 'device_site_mismatch');
+    }
+  }
+  return {
+    orgId: p.orgId,
+    actor: { kind: 'device', credentialId: p.credentialId, siteId: p.siteId, deviceIds: p.deviceIds, scopes: p.scopes, refusals: p.refusals },
   };
 }

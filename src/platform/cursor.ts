@@ -3,6 +3,7 @@
 // were made with. Anything else is 400 invalid_cursor.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from './errors.ts';
+import { canonicalJson } from '../kit/canonical-json.ts';
 
 export interface Position {
   /** ISO timestamp (or any sortable text) of the last row on the page. */
@@ -19,17 +20,6 @@ export interface Page<T> {
 
 export const invalidCursor = () => new AppError(400, 'invalid_cursor', { code: 'invalid_cursor', message: 'The cursor is not valid for this request' });
 
-function canonical(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  const o = v as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .filter((k) => o[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-    .join(',')}}`;
-}
-
 export function createCursorCodec(secret: string) {
   const key = createHmac('sha256', secret).update('cursor-v1').digest();
   const mac = (s: string) => createHmac('sha256', key).update(s).digest();
@@ -37,7 +27,7 @@ export function createCursorCodec(secret: string) {
     /** binding: operation id, organisation and filters; a cursor only works with the same. */
     encode(binding: { op: string; orgId: string; filters?: object }, pos: Position): string {
       const payload = Buffer.from(JSON.stringify({ t: pos.t, i: pos.id })).toString('base64url');
-      const sig = mac(`${payload}.${canonical(binding)}`)
+      const sig = mac(`${payload}.${canonicalJson(binding)}`)
         .subarray(0, 16)
         .toString('base64url');
       return `${payload}.${sig}`;
@@ -45,7 +35,7 @@ export function createCursorCodec(secret: string) {
     decode(cursor: string, binding: { op: string; orgId: string; filters?: object }): Position {
       const [payload, sig, extra] = cursor.split('.');
       if (!payload || !sig || extra !== undefined || cursor.length > 512) throw invalidCursor();
-      const expected = mac(`${payload}.${canonical(binding)}`).subarray(0, 16);
+      const expected = mac(`${payload}.${canonicalJson(binding)}`).subarray(0, 16);
       const given = Buffer.from(sig, 'base64url');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor();
       try {

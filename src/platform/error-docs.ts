@@ -1,11 +1,56 @@
 // The page every error `type` URI points at (`/docs/errors#<code>`): one entry per stable code,
 // the platform's here and each module's from its own declaration (ModuleInstance.errors). The
 // contract fuzzer checks that every code it meets on the developer-tools surface is listed.
-
+import { escapeHtml as esc } from '../kit/html.ts';
+import { AppError } from './errors.ts';
 export interface ErrorDoc {
   code: string;
   status: number;
   description: string;
+}
+
+/**
+ * One error, declared once: its status, the spec's `detail` (a text, or made from the factory's
+ * arguments), its stable `code` (by default the status's), where it has them the `members` sent
+ * beside `detail` (made from the same arguments) and fixed `headers`, and, where it has its own
+ * entry on the error page, the `doc` that describes it. An entry with a `doc` and no `detail` is
+ * documented here but raised by another module's service (it makes no factory).
+ */
+export type ErrorDeclaration =
+  | ({
+      status: number;
+      detail: string | ((...args: never[]) => string);
+      members?: (...args: never[]) => Record<string, unknown>;
+      headers?: Record<string, string>;
+    } & ({ code: string; doc?: string } | { code?: undefined; doc?: undefined }))
+  | { status: number; code: string; doc: string; detail?: undefined };
+
+type ErrorFactories<T extends Record<string, ErrorDeclaration>> = {
+  [K in keyof T as T[K]['detail'] extends undefined ? never : K]: T[K]['detail'] extends (...args: infer A) => string
+    ? (...args: A) => AppError
+    : () => AppError;
+};
+
+/**
+ * A module's errors from their declarations: `errors` has a factory per name (a fresh AppError
+ * each call), `docs` the error-page entries of those with a `doc`, in the order declared.
+ */
+export function declareErrors<T extends Record<string, ErrorDeclaration>>(declarations: T): { errors: ErrorFactories<T>; docs: ErrorDoc[] } {
+  const errors: Record<string, (...args: never[]) => AppError> = {};
+  const docs: ErrorDoc[] = [];
+  for (const [name, d] of Object.entries(declarations)) {
+    if (d.detail !== undefined) {
+      const { status, detail, code, members, headers } = d;
+      errors[name] = (...args) =>
+        new AppError(status, typeof detail === 'string' ? detail : detail(...args), {
+          ...(code !== undefined && { code }),
+          ...(members && { members: members(...args) }),
+          ...(headers && { headers }),
+        });
+    }
+    if (d.code !== undefined && d.doc !== undefined) docs.push({ code: d.code, status: d.status, description: d.doc });
+  }
+  return { errors: errors as ErrorFactories<T>, docs };
 }
 
 export const PLATFORM_ERRORS: readonly ErrorDoc[] = [
@@ -28,6 +73,12 @@ export const PLATFORM_ERRORS: readonly ErrorDoc[] = [
   { code: 'api_key_not_accepted', status: 401, description: 'This operation does not accept API keys; sign in as a user.' },
   { code: 'invalid_api_key', status: 401, description: 'The API key is unknown, revoked, replaced or expired.' },
   {
+    code: 'device_credential_not_accepted',
+    status: 401,
+    description: 'This operation does not accept device credentials: they serve heartbeat, buffer replay and ingestion only (docs/devices.md).',
+  },
+  { code: 'invalid_device_credential', status: 401, description: 'The device credential is unknown, revoked, rotated out or expired.' },
+  {
     code: 'plan_limit_exceeded',
     status: 402,
     description: "The organisation's plan allows no more of this resource; `detail.metric` and `detail.limit` say which.",
@@ -36,7 +87,8 @@ export const PLATFORM_ERRORS: readonly ErrorDoc[] = [
   { code: 'insufficient_permissions', status: 403, description: "The caller's role does not allow this operation." },
   { code: 'roles_missing', status: 403, description: 'The token carries no roles.' },
   { code: 'tenant_mismatch', status: 403, description: '`X-Tenant-ID` disagrees with the credential.' },
-  { code: 'insufficient_scope', status: 403, description: 'The API key lacks the scope this operation needs; `required_scope` names it.' },
+  { code: 'insufficient_scope', status: 403, description: 'The API key or device credential lacks the scope this operation needs; `required_scope` names it.' },
+  { code: 'device_site_mismatch', status: 403, description: 'The device credential is bound to another site than the one in the path.' },
   { code: 'sandbox_not_allowed', status: 403, description: 'A sandbox key may call only the operations marked `x-platform-sandbox`.' },
   { code: 'module_not_enabled', status: 403, description: 'The module this operation belongs to is not enabled for the organisation.' },
   { code: 'demo_realm_only', status: 403, description: 'The operation acts only in demo organisations.' },
@@ -68,7 +120,6 @@ export const PLATFORM_ERRORS: readonly ErrorDoc[] = [
   { code: 'overloaded', status: 503, description: 'The instance is at its limit of requests in flight; retry after `Retry-After` seconds.' },
 ];
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const code = (s: string) => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** The error reference as one HTML page, an anchor per code. */

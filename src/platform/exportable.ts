@@ -65,7 +65,7 @@ export interface SqlExportableSpec {
   table: string;
   /** A derived relation (a subquery with the alias `table`) when the rows are not a table's own. */
   from?: string;
-  /** Each member and the SQL expression over the table that gives it (JSON-ready: see iso/day/decimal). */
+  /** Each member and the SQL expression over the table that gives it (JSON-ready: see iso/day/decimalText). */
   members: readonly (readonly [string, string])[];
   /** The member named as the period column, and the SQL expression the period filters on. */
   period: readonly [string, string];
@@ -78,7 +78,7 @@ export const iso = (expr: string) => `to_char((${expr}) at time zone 'UTC', 'YYY
 /** A calendar date as `YYYY-MM-DD`. */
 export const day = (expr: string) => `to_char(${expr}, 'YYYY-MM-DD')`;
 /** A decimal (money, energy) as its exact text, never a float. */
-export const decimal = (expr: string) => `(${expr})::text`;
+export const decimalText = (expr: string) => `(${expr})::text`;
 
 const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
@@ -169,6 +169,6 @@ export function columnsOf(table: string, names: readonly string[]): [string, str
   return names.map((spec) => {
     const [n, kind] = spec.split(':');
     const col = `${table}.${ident(n)}`;
-    return [n, kind === 'iso' ? iso(col) : kind === 'day' ? day(col) : kind === 'text' ? decimal(col) : col];
+    return [n, kind === 'iso' ? iso(col) : kind === 'day' ? day(col) : kind === 'text' ? decimalText(col) : col];
   });
 }

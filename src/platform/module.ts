@@ -1,6 +1,7 @@
 // What a module is: a factory over narrow dependencies that returns its declared operations,
 // and optionally what it provides to the platform (key and session checks) and background work.
 import { fileURLToPath } from 'node:url';
+import type { Tracing } from './tracing.ts';
 import type { Server as HttpServer } from 'node:http';
 import type { Config } from '../core/config.ts';
 import type { ConfigSection } from '../core/config-section.ts';
@@ -13,7 +14,7 @@ import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Operation } from './operation.ts';
-import type { ApiKeyAuthenticator, SessionChecker } from './auth.ts';
+import type { ApiKeyAuthenticator, DeviceAuthenticator, SessionChecker } from './auth.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CursorCodec } from './cursor.ts';
 import type { ErrorDoc } from './error-docs.ts';
@@ -22,6 +23,8 @@ import type { JobQueue, ModuleBackground } from './jobs.ts';
 import type { JobUnits } from './job-units.ts';
 import type { EntryGuard } from './entry-guard.ts';
 import type { FailedAuthLimit } from './auth-failures.ts';
+import type { ExportableCollection } from './exportable.ts';
+import type { ReadinessReports } from './readiness.ts';
 
 export interface AppDeps {
   config: Config;
@@ -69,8 +72,17 @@ export interface AppDeps {
    * organisation's failure is retried, then quarantined, while the others proceed.
    */
   jobUnits: JobUnits;
+  /** Traces (decision 0386): the platform's request spans; off unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing: Tracing;
   /** Every API key scope the modules declare (ModuleDefinition.scopes), with what each allows. */
   scopes: Readonly<Record<string, string>>;
+  /**
+   * Every collection the modules offer to the organisation's data export (ModuleDefinition.exportable),
+   * in module-list order (decision 0355): the export module reads them here and names no module.
+   */
+  exportables: readonly ExportableCollection[];
+  /** Informational members of the readiness answer that modules report (decision 0441); none sets `degraded`. */
+  readiness: ReadinessReports;
 }
 
 /**
@@ -89,7 +101,7 @@ export interface LimitClass {
 export interface ModuleInstance {
   name: string;
   operations: Operation[];
-  provides?: { apiKeys?: ApiKeyAuthenticator; sessions?: SessionChecker };
+  provides?: { apiKeys?: ApiKeyAuthenticator; devices?: DeviceAuthenticator; sessions?: SessionChecker };
   /** OpenAPI tags this module's operations use, each with its description. */
   tags?: Record<string, string>;
   /** The stable error codes this module answers with (the error reference page lists them). */
@@ -147,6 +159,13 @@ export interface ModuleDefinition {
    */
   config?: ConfigSection<unknown>;
   /**
+   * This module's data offered to the organisation's data export (decisions 0203, 0206, 0355): its
+   * collections, each named `<module>.<collection>` and built from its store's declaration (most
+   * with `sqlExportable`). The platform gathers them into `AppDeps.exportables`; a new module
+   * declares its own here and edits no other module.
+   */
+  exportable?: readonly ExportableCollection[];
+  /**
    * Services this module provides to others, registered before any module's factory runs, in
    * dependency order: a provider may `registry.get` the services of the modules it depends on.
    */
@@ -203,6 +222,24 @@ export function declaredScopes(defs: readonly ModuleDefinition[]): Record<string
     for (const [name, description] of Object.entries(d.scopes ?? {})) {
       if (out[name] !== undefined) throw new Error(`scope ${name} is declared by two modules`);
       out[name] = description;
+    }
+  }
+  return out;
+}
+
+/**
+ * Every module's exportable collections, in module-list order (each module's in its own order). A
+ * name not prefixed `<module>.` or declared twice stops the start.
+ */
+export function declaredExportables(defs: readonly ModuleDefinition[]): ExportableCollection[] {
+  const out: ExportableCollection[] = [];
+  const seen = new Set<string>();
+  for (const d of defs) {
+    for (const c of d.exportable ?? []) {
+      if (!c.name.startsWith(`${d.name}.`)) throw new Error(`module ${d.name} offers export collection ${c.name}: name it ${d.name}.<collection>`);
+      if (seen.has(c.name)) throw new Error(`export collection ${c.name} is declared twice`);
+      seen.add(c.name);
+      out.push(c);
     }
   }
   return out;

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the operation declarations and nothing else.
 import type { TSchema } from 'typebox';
 import { bodyMayBeAbsent, type Operation } from './operation.ts';
-import { COMPONENT } from './schema-kit.ts';
+import { COMPONENT, PLATFORM_ERROR } from './schema-kit.ts';
 
 export const API_VERSION = '2026-10-15';
 
@@ -51,6 +51,8 @@ const legacyError = {
       anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#/components/schemas/FieldError' } }, { type: 'object' }],
     },
   },
+  // An error may carry members of its own beside detail (a refused transition's from, to and allowed), as the envelope may.
+  additionalProperties: true,
 };
 
 const errorEnvelope = {
@@ -116,7 +118,7 @@ function security(op: Operation) {
     case 'public':
       return [];
     case 'bearer':
-      return [{ bearerAuth: [] }];
+      return op.access.device ? [{ bearerAuth: [] }, { deviceCredential: [] }] : [{ bearerAuth: [] }];
     case 'key':
       return op.access.bearerRoles ? [{ apiKey: [] }, { bearerAuth: [] }] : [{ apiKey: [] }];
   }
@@ -147,8 +149,12 @@ function responseHeaders(op: Operation, status: number, requestId: boolean): Rec
       schema: str,
     };
   if (status === 429 || status === 503) h['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: int };
-  if (op.access.kind === 'key' && (status < 400 || status === 429)) {
-    h['RateLimit-Limit'] = { description: 'Requests allowed in the window for this key.', schema: int };
+  if (!op.probe && (status < 400 || status === 429)) {
+    // Every limited operation (all but the probes) says where the caller stands: for an API key its
+    // per-key limit; otherwise the tightest of the limits that applied (per user, per organisation's
+    // class, per address).
+    const whose = op.access.kind === 'key' ? 'for this key' : 'of the tightest limit that applied to this request';
+    h['RateLimit-Limit'] = { description: `Requests allowed in the window ${whose}.`, schema: int };
     h['RateLimit-Remaining'] = { description: 'Requests left in the current window.', schema: int };
     h['RateLimit-Reset'] = { description: 'Seconds until the window resets.', schema: int };
     h['RateLimit-Policy'] = { description: 'The policy, e.g. `600;w=60`.', schema: str };
@@ -159,6 +165,8 @@ function responseHeaders(op: Operation, status: number, requestId: boolean): Rec
     h.Link = { description: 'The deprecation notice: `<docs>#deprecation; rel="deprecation"`.', schema: str };
   }
   if (status < 400) for (const [name, spec] of Object.entries(op.responseHeaders ?? {})) h[name] = spec;
+  if (op.locates && (status === 201 || status === 202))
+    h.Location = { description: `Where to follow what this queued or created: \`${op.locates}\`.`, schema: str };
   return h;
 }
 
@@ -183,8 +191,20 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
     const requestId = envelope || op.requestIdHeader === true;
     const errRef = envelope ? '#/components/schemas/ErrorEnvelope' : '#/components/schemas/Error';
     const responses: Record<string, unknown> = {};
+    /** An error answer as the renderer gives it: `Error`, or the envelope and problem+json on its surface. */
+    const errorAnswer = (code: number) => {
+      const content: Record<string, unknown> = { 'application/json': { schema: { $ref: errRef } } };
+      if (envelope) content['application/problem+json'] = { schema: { $ref: '#/components/schemas/Problem' } };
+      const headers = responseHeaders(op, code, requestId);
+      return { description: ERROR_DESCRIPTIONS[code] ?? 'Error', ...(Object.keys(headers).length && { headers }), content };
+    };
     for (const [code, schema] of Object.entries(op.schema.response)) {
       const n = Number(code);
+      // The shared error-response schema (schema-kit ErrorResponse) is the platform's error answer.
+      if (n >= 400 && (schema as Record<string, unknown>)[PLATFORM_ERROR] === true) {
+        responses[code] = errorAnswer(n);
+        continue;
+      }
       const media = n < 400 && op.produces ? op.produces : 'application/json';
       const headers = responseHeaders(op, n, requestId);
       responses[code] = {
@@ -193,12 +213,7 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
         content: { [media]: { schema: schemaOf(schema) } },
       };
     }
-    for (const code of errorStatuses(op)) {
-      const content: Record<string, unknown> = { 'application/json': { schema: { $ref: errRef } } };
-      if (envelope) content['application/problem+json'] = { schema: { $ref: '#/components/schemas/Problem' } };
-      const headers = responseHeaders(op, code, requestId);
-      responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', ...(Object.keys(headers).length && { headers }), content };
-    }
+    for (const code of errorStatuses(op)) responses[String(code)] = errorAnswer(code);
     const entry: Record<string, unknown> = {
       operationId: op.operationId,
       summary: op.summary,
@@ -263,6 +278,15 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
           type: 'http',
           scheme: 'bearer',
           description: `API key (${opts.apiKeyPrefix}_...) sent as Authorization: Bearer <key>`,
+        },
+        deviceCredential: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            `Device credential (${opts.apiKeyPrefix}dev_<credential_id>_<secret>) sent as Authorization: Bearer <credential>. An extension beside ` +
+            "the spec's user sign-in for gateways (decision 0375, docs/devices.md): issued by POST /api/hardware/device-credentials, bound to one site " +
+            'and optionally some device ids, with scopes among telemetry:write, gateway:heartbeat and buffer:replay. Accepted only by the operations ' +
+            'listing it (heartbeat, buffer replay, ingestion), for its own site.',
         },
       },
       schemas: {

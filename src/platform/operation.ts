@@ -3,7 +3,7 @@
 // spec/operations.json) derives from what is declared here.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import type { Role, Scope } from './roles.ts';
+import { ADMIN_ONLY, ANY_ROLE, CAN_CONFIGURE, CAN_INGEST, CAN_READ, type DeviceScope, type Role, type Scope } from './roles.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type StatusLabel = 'live' | 'awaiting-migration' | 'partner-gated' | 'demo-realm';
@@ -13,13 +13,35 @@ export type ModuleGate = string;
 
 export type Access =
   | { kind: 'public' }
-  /** A user's bearer access token with one of these roles. */
-  | { kind: 'bearer'; roles: readonly Role[] }
+  /**
+   * A user's bearer access token with one of these roles. With `device`, a device credential holding
+   * that scope is admitted too (decision 0375); `siteParam` names the path parameter that must be
+   * the credential's site.
+   */
+  | { kind: 'bearer'; roles: readonly Role[]; device?: { scope: DeviceScope; siteParam?: string } }
   /**
    * An API key holding `scope` ('any' = any key; 'read' = any read scope). Where the spec lets
    * people call the same operation, `bearerRoles` admits bearer tokens with those roles too.
    */
   | { kind: 'key'; scope: Scope | 'any' | 'read'; bearerRoles?: readonly Role[] };
+
+/**
+ * A user's bearer token with one of the role sets of roles.ts, declared once so an operation says
+ * `access: BEARER.read` (issue 37: one way). An access with more (a device scope) spreads one:
+ * `{ ...BEARER.ingest, device: { scope } }`.
+ */
+export const BEARER = {
+  /** Every role. */
+  read: { kind: 'bearer', roles: CAN_READ },
+  /** Every role but VIEWER. */
+  ingest: { kind: 'bearer', roles: CAN_INGEST },
+  /** ORG_ADMIN and OPERATOR. */
+  configure: { kind: 'bearer', roles: CAN_CONFIGURE },
+  /** ORG_ADMIN only. */
+  admin: { kind: 'bearer', roles: ADMIN_ONLY },
+  /** Any role (the same set as read, named for operations that are not reads: signing out, one's own profile). */
+  anyRole: { kind: 'bearer', roles: ANY_ROLE },
+} as const satisfies Record<string, Access>;
 
 export type Actor =
   | {
@@ -34,7 +56,23 @@ export type Actor =
       expiresAt?: Date;
     }
   | { kind: 'key'; keyId: string; scopes: Scope[]; environment: 'live' | 'sandbox' }
+  | {
+      kind: 'device';
+      credentialId: string;
+      siteId: string;
+      /** The device ids the credential is limited to; null: any device of its site. */
+      deviceIds: readonly string[] | null;
+      scopes: DeviceScope[];
+      /** Of these asset ids, those the credential may not write, each with the reason (decision 0375). */
+      refusals(assetIds: readonly string[]): Promise<Map<string, DeviceRefusal>>;
+    }
   | { kind: 'anonymous' };
+
+/** Why a device credential may not write an asset's readings. */
+export interface DeviceRefusal {
+  reason: 'device_on_another_site' | 'device_not_in_credential' | 'device_not_in_topic';
+  message: string;
+}
 
 export interface RequestContext {
   /** The organisation from the verified credential; '' on public operations. */
@@ -127,8 +165,18 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
   csvBody?: { member: string; description: string };
   /** Media type of successful answers when not JSON (e.g. 'text/csv'); the OpenAPI document says so. */
   produces?: string;
-  /** Status of a successful answer when the handler does not set one. */
+  /**
+   * Status of a successful answer when the handler does not set one. Left out, it is the one 2xx
+   * status the response schemas declare when that is not 200 (`response: { 201: X }` answers 201,
+   * `{ 204: ... }` 204 with no body), else 200: see successStatusOf.
+   */
   successStatus?: number;
+  /**
+   * Where a 201/202 answer's resource (the job, run or delivery it queued) is read: a path template
+   * whose `{name}`s come from the answer's members, else the request's path parameters. The answer
+   * carries it as `Location`, and the OpenAPI document says so.
+   */
+  locates?: string;
   /**
    * The body as clients should send it, for the OpenAPI document only, where the validation schema
    * is looser on purpose (ingestion judges each record itself and answers per record).
@@ -160,12 +208,24 @@ export function bodyMayBeAbsent(op: Pick<Operation, 'schema'>): boolean {
   return bodyIsOptional(op) || (Array.isArray(type) && type.includes('null'));
 }
 
+/**
+ * The status of a successful answer when the handler sets none: the declared `successStatus`, else
+ * the response schemas' only 2xx status when it is not 200, else none (200).
+ */
+export function successStatusOf(op: Pick<Operation, 'successStatus' | 'schema'>): number | undefined {
+  if (op.successStatus !== undefined) return op.successStatus;
+  const ok = Object.keys(op.schema.response)
+    .map(Number)
+    .filter((s) => s >= 200 && s < 300);
+  return ok.length === 1 && ok[0] !== 200 ? ok[0] : undefined;
+}
+
 export function defineOperation<S extends OpSchemas>(def: OperationDef<S>): Operation {
   return def as unknown as Operation;
 }
 
-/** Members a module may fix for all its operations. */
-type Shared = Pick<OperationDef, 'tags' | 'status' | 'module'>;
+/** Members a module may fix for all its operations (each operation may still say otherwise). */
+type Shared = Pick<OperationDef, 'tags' | 'status' | 'module' | 'access' | 'dataBasis'>;
 
 /**
  * `defineOperation` with members a module shares across its operations (tags, status label, module

@@ -5,14 +5,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
 import { AppError, errors } from './errors.ts';
 import { authenticate, ipOf, type AuthDeps } from './auth.ts';
-import { bodyIsOptional, type Operation, type RequestContext } from './operation.ts';
+import { bodyIsOptional, successStatusOf, type Operation, type RequestContext } from './operation.ts';
 import type { ErrorSurface } from './surface.ts';
 import type { LimitClass } from './module.ts';
 import type { RateLimiter, LimitResult } from './rate-limit.ts';
 import type { FailedAuthLimit } from './auth-failures.ts';
 import type { Config } from '../core/config.ts';
 import { runInOrgScope } from '../infra/db/scope.ts';
-import { findIllFormedText, findMalformedQuery, illFormedTextError } from './text-guard.ts';
+import { findMalformedQuery, illFormedTextError } from './text-guard.ts';
+import { findIllFormedText } from '../kit/text.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -69,11 +70,20 @@ export function wantsRequestIdHeader(surface: ErrorSurface, op: Operation | unde
   return surface.envelope(op?.path ?? url) || op?.requestIdHeader === true;
 }
 
-function rateHeaders(reply: FastifyReply, r: LimitResult, windowSeconds: number) {
-  reply.header('RateLimit-Limit', String(r.limit));
-  reply.header('RateLimit-Remaining', String(r.remaining));
-  reply.header('RateLimit-Reset', String(r.resetSeconds));
-  reply.header('RateLimit-Policy', `${r.limit};w=${windowSeconds}`);
+/**
+ * Counts the request against one limit: the answer carries `RateLimit-*` for the tightest limit
+ * that applied so far (the fewest requests left), so a client sees a limit coming before a 429,
+ * on every limited operation (issue 42); over the limit it is refused.
+ */
+function spend(reply: FastifyReply, deps: RegisterDeps, policy: string, r: LimitResult, windowMs: number): void {
+  const shown = reply.getHeader('RateLimit-Remaining');
+  if (shown === undefined || r.remaining < Number(shown)) {
+    reply.header('RateLimit-Limit', String(r.limit));
+    reply.header('RateLimit-Remaining', String(r.remaining));
+    reply.header('RateLimit-Reset', String(r.resetSeconds));
+    reply.header('RateLimit-Policy', `${r.limit};w=${Math.round(windowMs / 1000)}`);
+  }
+  refuseIfLimited(deps, policy, r);
 }
 
 function deprecationHeaders(reply: FastifyReply, op: Operation, docsOrigin: string) {
@@ -96,18 +106,22 @@ async function applyLimits(req: FastifyRequest, reply: FastifyReply, op: Operati
     if (!r.shared && isWrite) {
       throw errors.serviceUnavailable('service_unavailable', 30, 'service_unavailable');
     }
-    rateHeaders(reply, r, 60);
-    refuseIfLimited(deps, 'partner', r);
+    spend(reply, deps, 'partner', r, MINUTE);
     return;
   }
   if (ctx.actor.kind === 'user') {
     const r = await deps.limiter.check({ name: 'user', limit: limits.userPerMinute, windowMs: MINUTE }, ctx.actor.userId);
-    refuseIfLimited(deps, 'user', r);
+    spend(reply, deps, 'user', r, MINUTE);
+  }
+  // A device credential is limited on its own (decision 0375): a device that floods does not use up its organisation's share.
+  if (ctx.actor.kind === 'device') {
+    const r = await deps.limiter.check({ name: 'device', limit: limits.userPerMinute, windowMs: MINUTE }, ctx.actor.credentialId);
+    refuseIfLimited(deps, 'device', r);
   }
   const cls = op.rateLimit && op.rateLimit !== 'auth' ? deps.limitClasses[op.rateLimit] : undefined;
   if (cls && cls.per !== 'address') {
     const r = await deps.limiter.check({ name: cls.policy, limit: cls.limit, windowMs: cls.windowMs }, ctx.orgId);
-    refuseIfLimited(deps, cls.policy, r);
+    spend(reply, deps, cls.policy, r, cls.windowMs);
   }
 }
 
@@ -211,6 +225,7 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
   const docsOrigin = deps.config.publicDocsOrigin;
   const url = toFastifyPath(op.path);
   const bases = answerBases(op);
+  const successStatus = successStatusOf(op);
   const optionalBody = bodyIsOptional(op);
   app.route({
     method: op.method,
@@ -229,15 +244,15 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       // Limits that apply before any credential or body is looked at.
       if (op.rateLimit === 'auth') {
         const r = await deps.limiter.check({ name: 'auth', limit: deps.config.limits.authPerMinutePerIp, windowMs: MINUTE }, ipOf(req));
-        refuseIfLimited(deps, 'auth', r);
+        spend(reply, deps, 'auth', r, MINUTE);
       } else if (op.access.kind === 'public' && !op.probe) {
         const r = await deps.limiter.check({ name: 'anon', limit: deps.config.limits.anonPerMinutePerIp, windowMs: MINUTE }, ipOf(req));
-        refuseIfLimited(deps, 'anon', r);
+        spend(reply, deps, 'anon', r, MINUTE);
       }
       const perAddress = op.rateLimit && op.rateLimit !== 'auth' ? deps.limitClasses[op.rateLimit] : undefined;
       if (perAddress?.per === 'address') {
         const r = await deps.limiter.check({ name: perAddress.policy, limit: perAddress.limit, windowMs: perAddress.windowMs }, ipOf(req));
-        refuseIfLimited(deps, perAddress.policy, r);
+        spend(reply, deps, perAddress.policy, r, perAddress.windowMs);
       }
       req.ctx = await authenticateCounted(req, op, deps);
       await applyGates(req.ctx, op, deps);
@@ -271,11 +286,27 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       if (reply.sent) return reply;
       // A success carries its figures' basis as the operation declares it (a refusal carries none).
       for (const [name, value] of answerBasis(bases, req.ctx, deps.orgs)) reply.header(name, value);
-      if (op.successStatus && reply.statusCode === 200) reply.code(op.successStatus);
+      if (successStatus && reply.statusCode === 200) reply.code(successStatus);
+      if (op.locates && (reply.statusCode === 201 || reply.statusCode === 202)) {
+        const where = locationOf(op.locates, result, req.params);
+        if (where) reply.header('Location', where);
+      }
       return result ?? (reply.statusCode === 204 ? undefined : {});
     },
   });
   if (op.sandbox) registerPreflight(app, op, docsOrigin);
+}
+
+/** The `locates` template filled from the answer's members, else the path parameters; undefined if one is missing. */
+export function locationOf(template: string, answer: unknown, params: unknown): string | undefined {
+  const from = (name: string): unknown => (answer as Record<string, unknown> | null)?.[name] ?? (params as Record<string, unknown> | null)?.[name];
+  let missing = false;
+  const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const v = from(name);
+    if (typeof v !== 'string' && typeof v !== 'number') missing = true;
+    return encodeURIComponent(String(v));
+  });
+  return missing ? undefined : path;
 }
 
 function routeSchema(op: Operation) {

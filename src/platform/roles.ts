@@ -24,6 +24,13 @@ export function isReadScope(scope: string): boolean {
   return scope.endsWith(':read');
 }
 
+/**
+ * A device credential scope (decision 0375). The device-credentials module declares which exist
+ * (DEVICE_SCOPES there); an operation admits device credentials only when it names one
+ * (Access.device), and every other operation refuses them.
+ */
+export type DeviceScope = string;
+
 export function isRole(v: unknown): v is Role {
   return typeof v === 'string' && (ROLES as readonly string[]).includes(v);
 }

@@ -31,6 +31,18 @@ export function isoTime(t: Date | number | string): string {
 /** Like isoTime, for a value that may be absent. */
 export const isoTimeOrNull = (t: Date | number | string | null | undefined): string | null => (t === null || t === undefined ? null : isoTime(t));
 
+/** A long job's progress (src/kit/progress.ts, decision 0451): the one shape every job answers. */
+export const JobProgressSchema = (unit: string, of: string) =>
+  Type.Object(
+    {
+      done: Type.Integer({ minimum: 0, description: `${unit[0].toUpperCase()}${unit.slice(1)} done so far` }),
+      total: Nullable(Type.Integer({ minimum: 0 }), `${unit[0].toUpperCase()}${unit.slice(1)} in the job (${of}); null while not known`),
+      unit: Type.String({ description: `What is counted: \`${unit}\`` }),
+      percent: Nullable(Type.Integer({ minimum: 0, maximum: 100 }), 'floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known'),
+    },
+    { description: 'Progress: the same shape on every long job (decision 0451)' },
+  );
+
 /** Money as a decimal string (never binary floating point): pounds or pence as the member says. */
 export const Money = (description: string) => Type.String({ pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$', description });
 
@@ -72,3 +84,14 @@ export function Component<T extends TSchema>(name: string, schema: T): T {
 
 /** The annotation `Component` sets. */
 export const COMPONENT = 'x-component';
+
+/** Marks a declared response as the platform's error answer: openapi.ts documents it as the error renderer's `Error` (or the envelope). */
+export const PLATFORM_ERROR = 'x-platform-error';
+
+/**
+ * The one error-response schema an operation declares for an error status it answers (decision
+ * 0355): the error renderer's body passed through as rendered (`detail`, a message, the 422 list or
+ * an object, and any members the error carries), documented as the `Error` component (the
+ * `ErrorEnvelope` and `Problem` on the envelope surface), as every status the platform adds is.
+ */
+export const ErrorResponse = Type.Object({ detail: Type.Unknown() }, { additionalProperties: true, [PLATFORM_ERROR]: true });

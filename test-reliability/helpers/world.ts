@@ -48,7 +48,7 @@ export async function prepareCredentials(svc: TestService, doc: any): Promise<Cr
     orgId: FUZZ_ORG,
     adminToken,
     apiKey,
-    headersFor(op) {
+    headersFor(op): Record<string, string> {
       const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
       if (schemes.length === 0) return {};
       if (schemes.includes('apiKey') && apiKey) return { authorization: `Bearer ${apiKey}` };

@@ -3,7 +3,6 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
 import { bearer, clockOf, startService } from '../identity/support.ts';
-import { csvField, csvRecord } from '../../src/modules/audit/csv.ts';
 import { AUDIT_LOG } from '../../src/modules/audit/index.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 
@@ -130,17 +129,6 @@ test('CSV export: text/csv, header row, RFC 4180 quoting, formulas defused, filt
   assert.equal(filtered.body.split('\r\n').filter(Boolean).length, 1 + 10);
   // The export itself is recorded.
   assert.equal(json(await page('?action=audit.export')).entries.length, 2);
-});
-
-test('csvField quotes per RFC 4180', () => {
-  assert.equal(csvField('plain'), 'plain');
-  assert.equal(csvField('a,b'), '"a,b"');
-  assert.equal(csvField('say "hi"'), '"say ""hi"""');
-  assert.equal(csvField('line\nbreak'), '"line\nbreak"');
-  assert.equal(csvField('-1+1'), "'-1+1");
-  assert.equal(csvField(null), '');
-  assert.equal(csvField(42), '42');
-  assert.equal(csvRecord(['a', 'b,c']), 'a,"b,c"\r\n');
 });
 
 test('a large export streams every entry once, across batches and equal timestamps', async () => {

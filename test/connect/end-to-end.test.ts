@@ -153,6 +153,7 @@ test('template → site → unmapped devices → proposal → confirm → clock 
   );
   const status = json(await call(svc, admin, 'GET', `/api/hardware/ems/buffer/${SITE}/status`));
   assert.deepEqual([status.stored, status.duplicates, status.remaining, status.progress_pct], [10, 6, 0, 100]);
+  assert.deepEqual(status.progress, { done: 10, total: 10, unit: 'readings', percent: 100 });
 });
 
 test('two retries of the same replay racing store each reading once (the (device, sequence) key decides)', {

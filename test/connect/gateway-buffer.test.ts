@@ -179,6 +179,7 @@ test('replay: per-record outcomes (207), anomalies kept, gaps reported; 422 when
   assert.deepEqual([status.stored, status.rejected, status.remaining, status.remaining_source], [4, 2, 20, 'replay'], 'an all-rejected replay records nothing');
   // 4 stored of 4 + 20 remaining = 16.7 %.
   assert.equal(status.progress_pct, 16.7);
+  assert.equal(status.progress.percent, 16, 'the whole per cent, rounded down');
   assert.deepEqual(
     status.devices.map((d: { device_id: string; rows: number; missing: number }) => [d.device_id, d.rows, d.missing]),
     [

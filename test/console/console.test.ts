@@ -14,9 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { json, startTestService, type TestService } from '../helpers/service.ts';
 import { assertRefused } from '../helpers/refusal.ts';
-import { bounded } from '../helpers/signal.ts';
+import { openStream } from '../helpers/sse.ts';
 import { call, ok, seedScenario, startAt, tokenFor, clockOf } from '../ems-alerts/helpers.ts';
 import { CONSOLE_DIST } from '../../src/platform/console-ui.ts';
+import { CHROMIUM_ARGS } from './browser.ts';
 
 // Globals of the page, for the functions page.evaluate runs there (this file type-checks without the DOM library).
 declare const document: any, window: any, localStorage: any, sessionStorage: any;
@@ -96,45 +97,6 @@ after(async () => {
   await second?.stop();
   await svc?.stop();
 });
-
-/** An open event stream: its events as they arrive, and a way to wait for one that matches. */
-async function openStream(url: string, token: string) {
-  const controller = new AbortController();
-  const res = await fetch(`${url}/api/live/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-  const events: Array<{ event: string; data: any }> = [];
-  const waiters: Array<() => void> = [];
-  const done = (async () => {
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buf += value;
-        let cut;
-        while ((cut = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, cut);
-          buf = buf.slice(cut + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) });
-          for (const w of waiters.splice(0)) w();
-        }
-      }
-    } catch {
-      /* aborted */
-    }
-  })();
-  async function next(what: string, match: (e: { event: string; data: any }) => boolean) {
-    for (;;) {
-      const found = events.find(match);
-      if (found) return found;
-      await bounded(new Promise<void>((r) => waiters.push(r)), `${what} on the live stream`);
-    }
-  }
-  await next('ready', (e) => e.event === 'ready');
-  return { res, events, next, close: async () => (controller.abort(), await done) };
-}
 
 test('the live stream refuses a request without a token, and is declared in the OpenAPI document as an event stream', async () => {
   const res = await svc.request({ method: 'GET', url: '/api/live/events' });
@@ -244,16 +206,7 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 900 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
@@ -321,7 +274,13 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
       await page.getByRole('heading', { name: 'Sites' }).waitFor();
       assert.equal(loginBody?.organisation_id, ORG);
       const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
-      assert.equal(stored.includes(loginBody.access_token) || stored.includes(loginBody.refresh_token), false, 'no token in storage a script can read');
+      // The console signs in with the refresh cookie (decision 0365): no refresh token in the body, the
+      // access token in memory only, the refresh token in an HttpOnly cookie no script reads.
+      assert.equal(loginBody.refresh_token, '', 'the refresh token travels in the HttpOnly cookie, not the body');
+      assert.equal(stored.includes(loginBody.access_token), false, 'no token in storage a script can read');
+      const cookie = (await context.cookies()).find((c) => c.name === '__Secure-ep_refresh');
+      assert.ok(cookie && cookie.httpOnly && cookie.secure && cookie.sameSite === 'Strict' && cookie.path === '/api/auth', 'the refresh cookie, HttpOnly');
+      assert.equal(stored.includes(cookie.value), false, 'the refresh token is not readable by script');
     });
 
     await step('sites: the asset tree, a history chart drawn from the ingested data, and live telemetry without reloading', async () => {
@@ -330,11 +289,14 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
       await page.getByRole('button', { name: /Battery/ }).click();
       await page.getByRole('heading', { name: 'Battery: history' }).waitFor();
       await page.getByRole('button', { name: '24 hours' }).click();
-      const chart = page.locator('.chart [role=img]').first();
+      const chart = page.locator('section', { has: page.getByRole('heading', { name: 'Battery: history' }) }).locator('.chart [role=img]');
       await chart.waitFor();
       // 24 hourly buckets of the seeded half-hourly records (the service's clock is at the last one).
       assert.ok(Number(await chart.getAttribute('data-points')) >= 23, 'the chart has the seeded buckets');
-      assert.match((await chart.getAttribute('aria-label')) ?? '', /^soc per 1 hour\. \d+ points; min 80 %, max 8\d %/);
+      assert.match(
+        (await chart.getAttribute('aria-label')) ?? '',
+        /^Charge, Discharge, State of charge per 1 hour\. \d+ points; .*State of charge \(%\): min 80 %, max 8\d %/,
+      );
       assert.equal((await page.locator('.chart canvas').count()) >= 1, true, 'uPlot drew on a canvas');
       await page.getByText('● Live').waitFor();
       const ts = clockOf(svc).now().toISOString();
@@ -360,7 +322,7 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
       await page.getByLabel('UK day').fill('2026-11-23');
       // 1.5 kW for six hours is 9 kWh imported; 2 kW of PV for six hours is 12 kWh generated.
       await page.getByText(/Day totals: import 9 kWh · export 3 kWh · generation 12 kWh/).waitFor();
-      await page.locator('figcaption', { hasText: 'Half-hourly energy at home on 2026-11-23' }).waitFor();
+      await page.locator('figcaption', { hasText: 'Half-hourly energy at home on 23/11/2026' }).waitFor();
       await axe('energy');
       await shot('energy');
     });
@@ -449,9 +411,16 @@ test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowle
     });
 
     await step('sign out: back to sign in, and the session’s refresh token is revoked by the service', async () => {
+      const refresh = (await context.cookies()).find((c) => c.name === '__Secure-ep_refresh')?.value;
+      assert.ok(refresh, 'the session holds its refresh cookie until sign-out');
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-      const res = await svc.request({ method: 'POST', url: '/api/auth/token/refresh', payload: { refresh_token: loginBody.refresh_token } });
+      assert.equal(
+        (await context.cookies()).find((c) => c.name === '__Secure-ep_refresh'),
+        undefined,
+        'sign-out clears the cookie',
+      );
+      const res = await svc.request({ method: 'POST', url: '/api/auth/token/refresh', payload: { refresh_token: refresh } });
       assertRefused(res, 401, 'Invalid or expired refresh token');
       assert.deepEqual(foreign, [], 'no request left this service');
       assert.deepEqual(failures, [], 'no script errors in the page');

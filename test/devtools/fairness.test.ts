@@ -94,7 +94,9 @@ async function scenario(all: TestService[]) {
       const at = new Date(t0 + m * 60_000).toISOString();
       clockOf(svc).set(at);
       kick(all);
-      await eventually(async () => (await checkedAt()).every((t) => t === at), `health check ${m} at ${at}`);
+      // 30 s of wall time: A's deliveries hang on the dead receiver far longer than that, so a check
+      // starved behind them still fails; CI's two suites side by side made one take over 10 s.
+      await eventually(async () => (await checkedAt()).every((t) => t === at), `health check ${m} at ${at}`, 30_000);
     }
     const s = await status(svc);
     for (const c of s.components) assert.equal(c.availability.last_24h.checks, 4, c.name);

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { rankAlerts, totalPence, poundsOf, penceOf, pencePerDay } from '../../src/modules/ems-alerts/index.ts';
+import { rankAlerts, totalPence, pencePerDay } from '../../src/modules/ems-alerts/index.ts';
+import { poundsText as poundsOf, penceOf } from '../../src/kit/decimal.ts';
 
 const alertArb = fc.record({
   id: fc.uuid(),

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
-import { canonicalJson } from '../../src/modules/esg/index.ts';
+import { canonicalJson } from '../../src/kit/canonical-json.ts';
 import type { Role } from '../../src/platform/roles.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 

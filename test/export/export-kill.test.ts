@@ -69,15 +69,15 @@ test('a job killed mid-step in another process is finished by a second instance 
   await new Promise((r) => child!.proc.once('exit', r));
   const killed = json(await svc.request({ method: 'GET', url: `${BASE}/jobs/${jobId}`, headers: { authorization: `Bearer ${token}` } }));
   assert.equal(killed.status, 'running');
-  assert.ok(killed.progress.rows_written > 0 && killed.progress.rows_written < ROWS, `killed at ${killed.progress.rows_written} of ${ROWS}`);
+  assert.ok(killed.progress.done > 0 && killed.progress.done < ROWS, `killed at ${killed.progress.done} of ${ROWS}`);
   // The step's job is still held under the dead child's lease: not due for the survivor until the lease passes.
   const held = await svc.deps.db.query<{ n: number }>(`select count(*)::int as n from jobs where kind = 'export.write' and locked_until > now()`);
   assert.equal(held.rows[0].n, 1);
   clock.set(new Date(Date.now() + LEASE_MS / 2));
   await svc.runDue();
   assert.equal(
-    json(await svc.request({ method: 'GET', url: `${BASE}/jobs/${jobId}`, headers: { authorization: `Bearer ${token}` } })).progress.rows_written,
-    killed.progress.rows_written,
+    json(await svc.request({ method: 'GET', url: `${BASE}/jobs/${jobId}`, headers: { authorization: `Bearer ${token}` } })).progress.done,
+    killed.progress.done,
   );
   // Past the lease, the survivor takes the step over and carries on from the last chunk written.
   let end: any;
@@ -88,7 +88,7 @@ test('a job killed mid-step in another process is finished by a second instance 
     if (end.status !== 'running' && end.status !== 'queued') break;
   }
   assert.equal(end.status, 'completed');
-  assert.equal(end.progress.rows_written, ROWS);
+  assert.equal(end.progress.done, ROWS);
   const dl = await svc.request({ method: 'GET', url: `${BASE}/jobs/${jobId}/download`, headers: { authorization: `Bearer ${token}` } });
   assert.equal(dl.statusCode, 200);
   const got = dl.body

@@ -109,17 +109,18 @@ test('an export job is queued, written in chunks with progress, and downloaded w
   assert.equal(res.statusCode, 202, res.body);
   const j = json(res);
   assert.equal(j.status, 'queued');
-  assert.deepEqual(j.progress, { rows_written: 0, rows_expected: 41, percent: 0, collections_done: 0 });
+  assert.deepEqual(j.progress, { done: 0, total: 41, unit: 'rows', percent: 0 });
+  assert.equal(j.collections_done, 0);
   // One step: 2 chunks of 7 rows.
   clock.advance(1);
   await svc.runDue();
   const mid = json(await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}`));
   assert.equal(mid.status, 'running');
-  assert.deepEqual([mid.progress.rows_written, mid.progress.percent], [14, 34]);
+  assert.deepEqual([mid.progress.done, mid.progress.percent], [14, 34]);
   assertRefused(await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/download`), 409, 'Export is running: files are available once it is completed');
   done = await runToEnd(svc, admin, j.job_id);
   assert.equal(done.status, 'completed');
-  assert.deepEqual([done.progress.rows_written, done.progress.percent], [41, 100]);
+  assert.deepEqual([done.progress.done, done.progress.percent], [41, 100]);
   assert.equal(done.expires_at, new Date(Date.parse(done.completed_at) + 24 * 3_600_000).toISOString());
   const dl = await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/download`);
   assert.equal(dl.statusCode, 200);
@@ -190,9 +191,9 @@ test('a period limits the rows; the other organisation’s export holds only its
   const j = json(
     await call(svc, admin, 'POST', BASE, { collections: ['telemetry.readings'], from: '2026-11-19T00:10:00Z', to: '2026-11-19T00:20:00Z', format: 'csv' }),
   );
-  assert.equal(j.progress.rows_expected, 10);
+  assert.equal(j.progress.total, 10);
   const end = await runToEnd(svc, admin, j.job_id);
-  assert.equal(end.progress.rows_written, 10);
+  assert.equal(end.progress.done, 10);
   const csv = parseCsv((await call(svc, admin, 'GET', `${BASE}/jobs/${j.job_id}/collections/telemetry.readings`)).body);
   assert.equal(csv.length, 11);
   const y = json(await call(svc, other, 'POST', BASE, {}));
@@ -305,8 +306,8 @@ test('every collection exported, re-imported and compared row for row with each 
     .filter(Boolean)
     .map((l: string) => JSON.parse(l));
   // Counted when the job was made; rows the organisation gained meanwhile (its ledger, its audit log) are written too.
-  assert.equal(end.progress.rows_written, lines.length);
-  assert.ok(end.progress.rows_written >= end.progress.rows_expected);
+  assert.equal(end.progress.done, lines.length);
+  assert.ok(end.progress.done >= end.progress.total);
   const counts = Object.fromEntries(json(await call(svc, admin, 'GET', `${BASE}/manifest`)).collections.map((c: any) => [c.name, c.row_count]));
   for (const c of m.collections) {
     const spec = STORED[c.name];
@@ -371,9 +372,9 @@ test('a job whose instance stops midway is finished by another instance: no row 
     await b.stop();
   }
   const mid = json(await call(svc, admin, 'GET', `${BASE}/jobs/${jobId!}`));
-  assert.equal(mid.progress.rows_written, 14);
+  assert.equal(mid.progress.done, 14);
   const end = await runToEnd(svc, admin, jobId!);
-  assert.equal(end.progress.rows_written, 41);
+  assert.equal(end.progress.done, 41);
   const lines = (await call(svc, admin, 'GET', `${BASE}/jobs/${jobId!}/download`)).body
     .split('\n')
     .filter(Boolean)

@@ -455,7 +455,7 @@ test('a backtest longer than 28 days runs as a job: 202 with Location, progress 
   const job = json(res);
   assert.equal(res.headers.location, `${BASE}/synth/backtest/${job.backtest_id}`);
   assert.equal(job.status, 'queued');
-  assert.deepEqual(job.progress, { days_done: 0, days_total: 34, percent: 0 });
+  assert.deepEqual(job.progress, { done: 0, total: 34, unit: 'days', percent: 0 });
   assert.deepEqual(job.methods, ['persistence', 'seasonal', 'blend']);
   assert.equal(job.result, null);
   const read = async () => {
@@ -467,7 +467,7 @@ test('a backtest longer than 28 days runs as a job: 202 with Location, progress 
   await svc.runDue();
   const one = await read();
   assert.equal(one.status, 'running');
-  assert.deepEqual(one.progress, { days_done: 7, days_total: 34, percent: 20 });
+  assert.deepEqual(one.progress, { done: 7, total: 34, unit: 'days', percent: 20 });
   assert.equal(one.result, null);
   assert.equal(one.started_at, iso(NOW).replace('.000Z', 'Z'));
   // Each next step is queued 1 ms after the last: move the service clock, never sleep.
@@ -475,7 +475,7 @@ test('a backtest longer than 28 days runs as a job: 202 with Location, progress 
   for (let i = 0; i < 10 && seen.at(-1)! < 34; i++) {
     clock.advance(1);
     await svc.runDue();
-    seen.push((await read()).progress.days_done);
+    seen.push((await read()).progress.done);
   }
   assert.deepEqual(seen, [7, 14, 21, 28, 34]);
   const done = await read();

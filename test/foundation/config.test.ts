@@ -25,6 +25,29 @@ test('defaults run on the embedded store', () => {
   assert.equal(loadConfig({ JWT_SECRET: STRONG }).dataDir, './data');
 });
 
+test('clustered servers: NATS as a list of URLs with the stream replicas, Redis through its Sentinels', () => {
+  const c = loadConfig({
+    JWT_SECRET: STRONG,
+    NATS_URL: 'nats://127.0.0.1:4231, nats://127.0.0.1:4232,nats://127.0.0.1:4233',
+    NATS_STREAM_REPLICAS: '3',
+    REDIS_SENTINELS: '127.0.0.1:26391, sentinel-b:26392,[::1]:26393',
+    REDIS_SENTINEL_NAME: 'eps-cache',
+  });
+  assert.equal(c.natsUrl, 'nats://127.0.0.1:4231, nats://127.0.0.1:4232,nats://127.0.0.1:4233');
+  assert.equal(c.natsStreamReplicas, 3);
+  assert.deepEqual(c.redisSentinels, [
+    { host: '127.0.0.1', port: 26391 },
+    { host: 'sentinel-b', port: 26392 },
+    { host: '::1', port: 26393 },
+  ]);
+  assert.equal(c.redisSentinelName, 'eps-cache');
+  assert.equal(c.redisUrl, undefined);
+  const plain = loadConfig({ JWT_SECRET: STRONG });
+  assert.equal(plain.natsStreamReplicas, 1);
+  assert.equal(plain.redisSentinels, undefined);
+  assert.equal(plain.redisSentinelName, 'mymaster');
+});
+
 test('a bad variable fails at start with a message naming it', () => {
   const cases: [Record<string, string>, RegExp][] = [
     [{ PORT: 'abc' }, /PORT/],
@@ -32,6 +55,12 @@ test('a bad variable fails at start with a message naming it', () => {
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ REDIS_URL: 'not a url' }, /REDIS_URL/],
     [{ NATS_URL: 'http://x' }, /NATS_URL/],
+    [{ NATS_URL: 'nats://a:4222,http://b:4222' }, /NATS_URL/],
+    [{ NATS_URL: 'nats://a:4222,' }, /NATS_URL/],
+    [{ NATS_STREAM_REPLICAS: '0' }, /NATS_STREAM_REPLICAS/],
+    [{ REDIS_SENTINELS: 'a:26379,b' }, /REDIS_SENTINELS/],
+    [{ REDIS_SENTINELS: 'a:70000' }, /REDIS_SENTINELS/],
+    [{ REDIS_SENTINEL_NAME: 'my master' }, /REDIS_SENTINEL_NAME/],
     [{ API_KEY_PREFIX: 'Bad_Prefix' }, /API_KEY_PREFIX/],
     [{ ALLOW_PRIVATE_OUTBOUND: 'maybe' }, /ALLOW_PRIVATE_OUTBOUND/],
     [{ RATE_LIMIT_USER_PER_MIN: '0' }, /RATE_LIMIT_USER_PER_MIN/],

@@ -1014,6 +1014,7 @@ const PORTS: Record<number, { why: string; file: string }> = {
   6379: { why: 'Redis', file: '.ci/run' },
   4222: { why: 'NATS', file: '.ci/run' },
   465: { why: 'SMTP with implicit TLS (SMTP_SECURE)', file: 'src/modules/ems-alerts/config.ts' },
+  1884: { why: "the project's Mosquitto for device MQTT", file: 'ops/mosquitto.sh' },
 };
 
 test('every port the docs name is the service default or a documented infrastructure port', () => {

@@ -19,8 +19,9 @@ const REVIEWED: Record<string, Record<string, string>> = {
   'src/infra/db/read-replica.ts': { 'setInterval(() => void check()': 'check() turns every failure into an unavailable state' },
   'src/modules/fleet/service.ts': { 'void errs.push(': 'an array push, not a promise' },
   'src/modules/pricing/calc.ts': { 'void errs.push(': 'an array push, not a promise' },
-  'src/modules/control/index.ts': { 'void c.replayers.set(': 'a Map set, not a promise' },
+  'src/modules/control/index.ts': { 'void decisions.replayers.set(': 'a Map set, not a promise' },
   'src/main.ts': { 'void shutdown(': 'shutdown catches its own failures and ends in process.exit' },
+  'src/platform/group-commit.ts': { 'if (!running) void drain()': "drain() catches every write's failure and hands it to that write's callers" },
 };
 
 function sources(dir: string): string[] {

@@ -285,3 +285,29 @@ test('a field error about a value that was not sent says input null (every entry
     input: null,
   });
 });
+
+test('error type links and the OpenAPI contact point at where the service listens, or at the configured public origin', async () => {
+  const seen: Record<string, [string, string]> = {};
+  for (const [name, env] of Object.entries<Record<string, string>>({
+    port: { PORT: '9090' },
+    host: { HOST: '10.1.2.3', PORT: '8443' },
+    configured: { PORT: '9090', PUBLIC_DOCS_ORIGIN: 'https://api.example.org/' },
+  })) {
+    const one = await startTestService({ extraModules: [fixtureModule], env });
+    try {
+      await one.createOrg(ORG);
+      const t = await one.token({ orgId: ORG, roles: ['ORG_ADMIN'] });
+      const res = await one.request({ method: 'POST', url: '/api/devtools/test-fixture/echo', headers: { authorization: `Bearer ${t}` }, payload: {} });
+      assert.equal(res.statusCode, 422);
+      const doc = json(await one.request({ method: 'GET', url: '/openapi.json' }));
+      seen[name] = [json(res).type, doc.info.contact.url];
+    } finally {
+      await one.stop();
+    }
+  }
+  assert.deepEqual(seen, {
+    port: ['http://localhost:9090/docs/errors#validation_error', 'http://localhost:9090/docs'],
+    host: ['http://10.1.2.3:8443/docs/errors#validation_error', 'http://10.1.2.3:8443/docs'],
+    configured: ['https://api.example.org/docs/errors#validation_error', 'https://api.example.org/docs'],
+  });
+});

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { assertRefused } from '../helpers/refusal.ts';
+import { COMMANDS } from '../../src/modules/hub/services/commands.ts';
 
 // The catalogue is kept in the repository (spec/operations.json), so a fresh clone tests alone; it
 // is a copy of the contract's, and a test below checks the two agree wherever ../shared is present.
@@ -31,7 +32,26 @@ const EXTENSIONS: Record<string, string> = {
   'POST /api/devtools/webhooks/{endpoint_id}/replay': 'replays retained events (concepts.md 6.5: "events retained 30 days for replay")',
   'GET /api/optimiser/forecasting/sites/{site_id}/backtest/{backtest_id}':
     'progress and result of a forecast backtest longer than 28 days, run as a background job (issue 19, decision 0196)',
+  'GET /api/hardware/device-credentials': "lists the organisation's device credentials (issue 40, decision 0375)",
+  'POST /api/hardware/device-credentials': "issues a device credential for one site, beside the spec's user sign-in for gateways (issue 40, decision 0375)",
+  'POST /api/hardware/device-credentials/{credential_id}/rotate': 'rotates a device credential with a bounded overlap (issue 40, decision 0375)',
+  'POST /api/hardware/device-credentials/{credential_id}/revoke': 'revokes a device credential at once (issue 40, decision 0375)',
   'GET /api/live/events': "the organisation's live telemetry and alerts as server-sent events, for the console and integrators (issue 24, decision 0231)",
+  'GET /api/csms/api/hub/id-tokens': "lists the organisation's id tokens chargers are answered from (issue 39, decision 0410)",
+  'POST /api/csms/api/hub/id-tokens': 'adds an id token (issue 39, decision 0410)',
+  'GET /api/csms/api/hub/id-tokens/{id_token}': 'reads an id token (issue 39, decision 0410)',
+  'PATCH /api/csms/api/hub/id-tokens/{id_token}': 'blocks, expires or regroups an id token (issue 39, decision 0410)',
+  'DELETE /api/csms/api/hub/id-tokens/{id_token}': 'removes an id token (issue 39, decision 0410)',
+  'GET /api/csms/api/hub/charge-points/{charge_point_id}/commands': "lists a charger's commands and their results (issue 39, decision 0411)",
+  'GET /api/csms/api/hub/commands/{command_id}': 'reads one command and its result (issue 39, decision 0411)',
+  'PUT /api/csms/api/hub/charge-points/{charge_point_id}/security-profile':
+    'sets the OCPP security profile a charger must connect at (issue 39, decision 0430)',
+  'GET /api/csms/api/hub/charger-ca': "reads the organisation's charger CA certificates for security profile 3 (issue 39, decision 0431)",
+  'PUT /api/csms/api/hub/charger-ca': "sets the organisation's charger CA certificates for security profile 3 (issue 39, decision 0431)",
+  'DELETE /api/csms/api/hub/charger-ca': "removes the organisation's charger CA certificates (issue 39, decision 0431)",
+  ...Object.fromEntries(
+    COMMANDS.map((e) => [`POST /api/csms/api/hub/charge-points/{charge_point_id}/commands/${e.name}`, `${e.summary.toLowerCase()} (issue 39, decision 0411)`]),
+  ),
 };
 
 let svc: TestService;

@@ -33,3 +33,33 @@ test('every metric named in ops/ (dashboard, alert rules) is exposed by the serv
   }
   assert.ok(named > 10);
 });
+
+test('every alert rule has a description, a runbook section in docs/operating.md and a unit test that makes it fire', () => {
+  const rules = readFileSync('ops/prometheus/alerts.yml', 'utf8');
+  const tests = readFileSync('ops/prometheus/alerts.test.yml', 'utf8');
+  const operating = readFileSync('docs/operating.md', 'utf8');
+  const anchors = new Set(
+    [...operating.matchAll(/^#{2,4} (.+)$/gm)].map((m) =>
+      m[1]
+        .trim()
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+  const blocks = rules.split(/^\s+- alert: /m).slice(1);
+  assert.equal(blocks.length, [...rules.matchAll(/- alert: /g)].length);
+  const problems: string[] = [];
+  for (const block of blocks) {
+    const name = block.split('\n')[0].trim();
+    if (!/^\s+description: "[^"]{20,}"$/m.test(block)) problems.push(`${name}: no description`);
+    const url = /^\s+runbook_url: "docs\/operating\.md#([a-z0-9-]+)"$/m.exec(block)?.[1];
+    if (url !== name.toLowerCase()) problems.push(`${name}: runbook_url is not docs/operating.md#${name.toLowerCase()}`);
+    else if (!anchors.has(url)) problems.push(`${name}: docs/operating.md has no section ${name}`);
+    // A firing test: an expected alert of this name with a non-empty exp_alerts list.
+    const firing = new RegExp(`alertname: ${name}\\n\\s+exp_alerts:\\n\\s+- exp_labels`).test(tests);
+    if (!firing) problems.push(`${name}: no unit test in alerts.test.yml makes it fire`);
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(blocks.length >= 17);
+});

@@ -20,6 +20,8 @@ describe('probes with every dependency up', () => {
     const body = json(res);
     assert.equal(body.status, 'ready');
     assert.deepEqual(body.checks, { bus: true, cache: true, database: true });
+    // Device MQTT is off without MQTT_URL (decision 0441): said, never degraded.
+    assert.deepEqual(body.mqtt, { configured: false, connected: false });
   });
 
   test('metrics expose telemetry_readiness, telemetry_ingest_total and per-route request metrics', async () => {
@@ -79,5 +81,21 @@ describe('probes with only the bus down', () => {
     assert.equal(res.statusCode, 503);
     assert.equal(json(res).checks.bus, false);
     assert.equal(json(res).checks.cache, true);
+  });
+});
+
+describe('probes with device MQTT configured and its broker away', () => {
+  let svc: TestService;
+  after(() => svc?.stop());
+
+  test('readyz says MQTT is configured but not connected, and stays ready: HTTP ingestion goes on', async () => {
+    // Nothing listens on this port: a broker that is down.
+    svc = await startTestService({ env: { MQTT_URL: 'mqtt://127.0.0.1:1899', MQTT_ADMIN_PASSWORD: 'x', MQTT_CLIENT_ID: 'eps-probe-test' } });
+    const res = await svc.request({ method: 'GET', url: '/api/telemetry/readyz' });
+    assert.equal(res.statusCode, 200);
+    const body = json(res);
+    assert.equal(body.status, 'ready');
+    assert.deepEqual(body.checks, { bus: true, cache: true, database: true });
+    assert.deepEqual(body.mqtt, { configured: true, connected: false });
   });
 });

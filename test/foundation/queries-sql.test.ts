@@ -1,34 +1,36 @@
-// SQL you can review (decision 0331): each module's store statements are checked in as
-// src/modules/<m>/queries.sql, so a change of SQL shows in the diff. This fails while a checked-in
-// file differs from what the store files give; `npm run queries` writes them.
+// SQL you can review (decisions 0331, 0425): each module's store statements are checked in as
+// generated/queries/<m>.sql, so a change of SQL shows in the diff. This fails while a checked-in
+// file differs from what the store files give, or one is left at the former place
+// (src/modules/<m>/queries.sql); `npm run queries` writes them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { MODULES, modules, queriesOf, statementsOf } from '../helpers/queries-sql.ts';
+import { formerPath, modules, orphanSnapshots, queriesOf, snapshotPath, statementsOf } from '../helpers/queries-sql.ts';
 
-test("every module's queries.sql is what its store files give (npm run queries writes them)", () => {
+test("every module's query snapshot is what its store files give (npm run queries writes them)", () => {
   const stale: string[] = [];
+  for (const f of orphanSnapshots()) stale.push(`generated/queries/${f}: names no module`);
   for (const m of modules()) {
-    const path = join(MODULES, m, 'queries.sql');
+    if (existsSync(formerPath(m))) stale.push(`src/modules/${m}/queries.sql: snapshots live in generated/queries/ now (decision 0425)`);
+    const path = snapshotPath(m);
     const fresh = queriesOf(m);
     const committed = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
     if (fresh === committed) continue;
     if (fresh === undefined) {
-      stale.push(`src/modules/${m}/queries.sql: the module has no store SQL any more`);
+      stale.push(`generated/queries/${m}.sql: the module has no store SQL any more`);
       continue;
     }
     if (committed === undefined) {
-      stale.push(`src/modules/${m}/queries.sql: missing`);
+      stale.push(`generated/queries/${m}.sql: missing`);
       continue;
     }
     const a = committed.split('\n');
     const b = fresh.split('\n');
     let at = 0;
     while (a[at] === b[at]) at++;
-    stale.push(`src/modules/${m}/queries.sql: line ${at + 1} is ${JSON.stringify(a[at] ?? '(end)')}, the store gives ${JSON.stringify(b[at] ?? '(end)')}`);
+    stale.push(`generated/queries/${m}.sql: line ${at + 1} is ${JSON.stringify(a[at] ?? '(end)')}, the store gives ${JSON.stringify(b[at] ?? '(end)')}`);
   }
-  assert.deepEqual(stale, [], "a store's SQL changed: run npm run queries and commit the queries.sql files");
+  assert.deepEqual(stale, [], "a store's SQL changed: run npm run queries and commit the files under generated/queries/");
 });
 
 test('the scanner takes the first argument of .query( and only that, whatever the text around it', () => {

@@ -155,15 +155,22 @@ describe('general limits through HTTP', () => {
     await svc.createOrg('acme');
     const t = await svc.token({ orgId: 'acme', roles: ['VIEWER'], userId: 'u-limited' });
     const statuses = [];
+    const remaining = [];
     for (let i = 0; i < 4; i++) {
       const res = await svc.request({ method: 'GET', url: '/api/test-fixture/awaiting', headers: { authorization: `Bearer ${t}` } });
       statuses.push(res.statusCode);
+      // Every answer says where the caller stands, so a client can slow down before the 429.
+      remaining.push(res.headers['ratelimit-remaining']);
+      assert.equal(res.headers['ratelimit-limit'], '3');
+      assert.equal(res.headers['ratelimit-policy'], '3;w=60');
+      assert.ok(Number(res.headers['ratelimit-reset']) >= 1 && Number(res.headers['ratelimit-reset']) <= 60);
       if (res.statusCode === 429) {
         assert.ok(Number(res.headers['retry-after']) >= 1);
         assert.equal(json(res).detail, 'Rate limit exceeded');
       }
     }
     assert.deepEqual(statuses, [200, 200, 200, 429]);
+    assert.deepEqual(remaining, ['2', '1', '0', '0']);
     // Another user is counted separately.
     const other = await svc.token({ orgId: 'acme', roles: ['VIEWER'], userId: 'u-other' });
     const res = await svc.request({ method: 'GET', url: '/api/test-fixture/awaiting', headers: { authorization: `Bearer ${other}` } });
@@ -181,6 +188,14 @@ describe('general limits through HTTP', () => {
       );
       assertRefused(answers[2], 429, 'Rate limit exceeded');
       assert.ok(Number(answers[2].headers['retry-after']) >= 1);
+      assert.deepEqual(
+        answers.map((r) => [r.headers['ratelimit-limit'], r.headers['ratelimit-remaining']]),
+        [
+          ['2', '1'],
+          ['2', '0'],
+          ['2', '0'],
+        ],
+      );
     } finally {
       await svc2.stop();
     }

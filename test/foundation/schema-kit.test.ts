@@ -51,7 +51,7 @@ const OWN_INSTANT_FORMATS = new Set<string>([
   'energy/range.ts', // calendar months and dates of a statement period
   'energy/reporting/service.ts', // the interval export's UK local start time column, with its offset
   'control/grid.ts', // checks that an agreement's date is a real calendar date
-  'crm/service.ts', // calendar dates (a deal's expected close, a task's due date)
+  'crm/records.ts', // calendar dates (a deal's expected close, a task's due date)
 ]);
 
 test('no module writes instants in a format of its own (milliseconds dropped, offsets)', () => {

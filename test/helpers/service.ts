@@ -10,7 +10,7 @@ import { startService, type Service } from '../../src/server.ts';
 import { ManualClock, type Clock } from '../../src/platform/clock.ts';
 import { defaultModules } from '../../src/modules/index.ts';
 import type { ModuleFactory } from '../../src/platform/module.ts';
-import { createProvisioning } from '../../src/modules/provisioning/service.ts';
+import { createProvisioning } from '../../src/cli/provisioning.ts';
 import type { Role } from '../../src/platform/roles.ts';
 import { clonePostgresTemplate, pgliteTemplate } from './template.ts';
 import { replayed } from './replica.ts';
@@ -37,6 +37,8 @@ export interface TestServiceOptions {
    * for that). test/helpers/replica.ts.
    */
   readUrl?: (database: string) => string;
+  /** Where the service's log lines go (with env LOG_LEVEL set to see them). */
+  logDestination?: import('pino').DestinationStream;
 }
 
 export interface TestService extends Service {
@@ -91,6 +93,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     // and bus, as two servers would on one PostgreSQL, Redis and NATS.
     sharedInfra: shared && !realServers.database ? { db: shared.deps.db, cache: shared.deps.cache, bus: shared.deps.bus } : undefined,
     modules: [...defaultModules, ...(opts.extraModules ?? [])],
+    logDestination: opts.logDestination,
   });
   const key = new TextEncoder().encode(config.jwtSecret);
   const provisioning = createProvisioning(service.deps.db);

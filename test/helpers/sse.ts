@@ -1,6 +1,8 @@
 // A server-sent event stream read through a real socket (fetch): its events as they arrive, a way
 // to wait for one that matches, and whether the server ended it. A refusal comes back as it is
-// (status and JSON body), without waiting for anything.
+// (status and JSON body), without waiting for anything. Parsed by eventsource-parser, as the SDK
+// and the console parse it (one SSE parser).
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { bounded } from './signal.ts';
 
 export interface SseEvent {
@@ -34,22 +36,13 @@ export async function openStream(base: string, token: string, path = '/api/live/
     res.status !== 200
       ? Promise.resolve()
       : (async () => {
-          const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-          let buf = '';
+          const reader = res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
           try {
             for (;;) {
               const { value, done } = await reader.read();
               if (done) return;
-              buf += value;
-              let cut;
-              while ((cut = buf.indexOf('\n\n')) >= 0) {
-                const block = buf.slice(0, cut);
-                buf = buf.slice(cut + 2);
-                const event = /^event: (.*)$/m.exec(block)?.[1];
-                const data = /^data: (.*)$/m.exec(block)?.[1];
-                if (event && data) events.push({ event, data: JSON.parse(data) });
-                wake();
-              }
+              if (value.event && value.data) events.push({ event: value.event, data: JSON.parse(value.data) });
+              wake();
             }
           } catch {
             /* aborted */

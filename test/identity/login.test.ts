@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, type TestService } from '../helpers/service.ts';
-import { createProvisioning } from '../../src/modules/provisioning/service.ts';
+import { createProvisioning } from '../../src/cli/provisioning.ts';
 import { auditEntries, bearer, claims, login, PASSWORD, signIn, startService } from './support.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 

@@ -109,6 +109,9 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
     await me.ok('PATCH', `/api/twin/registry/assets/${cp}`, { parent_asset_id: METER });
   }
 
+  // The vans' cards, as the hub answers Authorize from the organisation's id tokens.
+  await me.ok('POST', `${H}/id-tokens`, { id_token: 'VAN-0007', note: 'Van 7' }, 201);
+
   // ---- 2. Real chargers, real sessions.
   const a = await connect('CP-A', cpA.password);
   const b = await connect('CP-B', cpB.password);

@@ -248,6 +248,23 @@ test('prices: a row with a missing number is garbage (502); a next link off the 
   assert.equal(fake.server.requests.length, 1, 'the foreign next link was not followed, not even on the configured host');
 });
 
+test('prices: a provider answer holding a NUL character or an unpaired surrogate is garbage (502), cached nowhere', async () => {
+  for (const bad of ['DIRECT_DEBIT\u0000', 'x\ud800']) {
+    fake.override = (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const row = { value_exc_vat: 20, value_inc_vat: 21, valid_from: '2026-04-12T00:00:00Z', valid_to: '2026-04-12T00:30:00Z', payment_method: bad };
+      // JSON.stringify writes the lone surrogate as its \ud800 escape: valid JSON text.
+      res.end(JSON.stringify({ count: 1, next: null, previous: null, results: [row] }));
+    };
+    const r = await get('/api/trading/prices/provider-agile?region=K&period_from=2026-04-12T00:00:00Z&period_to=2026-04-12T00:30:00Z');
+    assertRefused(r, 502, 'Tariff provider API error');
+  }
+  // The provider mends its answer: served, nothing of the bad one was kept.
+  fake.override = null;
+  const ok = await get('/api/trading/prices/provider-agile?region=K&period_from=2026-04-12T00:00:00Z&period_to=2026-04-12T00:30:00Z');
+  assert.equal(ok.statusCode, 200, ok.body);
+});
+
 test('prices: a provider error is retried with backoff on idempotent reads, and calls are counted in metrics', async () => {
   const f = await startFakeTariff();
   const s = await startService({ TARIFF_API_BASE_URL: f.url, UPSTREAM_RETRIES: '2' });

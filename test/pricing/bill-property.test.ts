@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { billTariff, compileVersions, type Bill, type StoredVersion } from '../../src/modules/pricing/billing.ts';
 import type { VersionTerms } from '../../src/modules/pricing/terms.ts';
 import { ukMidnightOf } from './helpers.ts';
-import { parseScaled } from '../../src/modules/market/index.ts';
+import { parseScaled } from '../../src/kit/decimal.ts';
 
 const HH = 1800_000;
 const dec = (max: number, dp: number, min = 0) => fc.integer({ min: min * 10 ** dp, max: max * 10 ** dp }).map((n) => (n / 10 ** dp).toFixed(dp));

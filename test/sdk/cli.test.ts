@@ -118,6 +118,7 @@ test('ingest: a 100,000-row CSV with mapping and a progress bar, interrupted by 
   assert.ok(cp.rowsDone >= 20_000 && cp.rowsDone < N, `stopped at ${cp.rowsDone}`);
   assert.equal(cp.rowsDone % 2000, 0, 'whole batches');
   assert.match(stopped.stderr, /ingest \[[█░]*\] \d+% \| \d+ records \| \d+ rec\/s \| \d+ rejected/, 'a progress bar with records per second');
+  assert.doesNotMatch(stopped.stderr, /\{\w+\}/, 'no frame shows a placeholder, the first one included');
 
   const second = await run(args);
   const seconds = (Date.now() - started) / 1000;
@@ -282,6 +283,50 @@ test('export: starts the job, follows it with a progress bar, writes the JSON Li
   assert.equal(new Set(lines.map((l) => l.row.ts)).size, 599);
   assert.equal(summary.bytes, readFileSync(output).length);
   assert.match(done.stderr, /export \[[█░]*\] \d+% \| \d+\/\d+ rows/);
+  assert.doesNotMatch(done.stderr, /\{\w+\}/, 'no frame shows a placeholder');
+
+  // The same rows as CSV (RFC 4180, a header row), the format the API offers per collection.
+  const follow = async (args: string[]) => {
+    const child = start(args);
+    let ended = false;
+    void child.done.then(() => {
+      ended = true;
+    });
+    while (!ended) {
+      await svc.runDue();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return child;
+  };
+  const csvFile = join(dir, 'readings.csv');
+  const csvRun = await (
+    await follow(['export', '--format', 'csv', '--collections', 'telemetry.readings', '--from', from, '--to', to, '-o', csvFile, '--interval', '100', '--json'])
+  ).done;
+  assert.equal(csvRun.code, 0, csvRun.stderr);
+  assert.equal(lastJson(csvRun.stdout).format, 'csv');
+  const csvLines = readFileSync(csvFile, 'utf8').trimEnd().split('\r\n');
+  assert.equal(csvLines.length, 1 + 599, 'a header and one line a row');
+  assert.match(csvLines[0], /(^|,)asset_id(,|$)/);
+  assert.equal(csvLines.slice(1).filter((l) => /cli-dev-\d+/.test(l)).length, 599);
+  // Several collections as CSV need a directory: refused before any job starts.
+  const several = await run(['export', '--format', 'csv', '-o', join(dir, 'one-file.csv'), '--json']);
+  assert.equal(several.code, 2, several.stderr);
+  assert.match(several.stderr, /CSV is one file per collection/);
+
+  // A reader that stops early (`| head -c 100`) ends the output: exit 0, no stack trace.
+  const piped = start(['export', '--collections', 'telemetry.readings', '--from', from, '--to', to, '-o', '-', '--interval', '100', '--no-progress']);
+  piped.child.stdout!.once('data', () => piped.child.stdout!.destroy());
+  let pipedEnded = false;
+  void piped.done.then(() => {
+    pipedEnded = true;
+  });
+  while (!pipedEnded) {
+    await svc.runDue();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const headed = await piped.done;
+  assert.equal(headed.code, 0, headed.stderr);
+  assert.doesNotMatch(headed.stderr, /EPIPE|Error|\n\s+at /);
 
   assert.equal((await run(['logout'])).code, 0);
   assert.ok(!existsSync(join(configDir, 'session.json')));

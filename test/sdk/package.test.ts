@@ -90,6 +90,14 @@ test('npm pack ships compiled JavaScript and declarations; installed offline int
     'no TypeScript source',
   );
 
+  // Nothing in the tarball runs at install time (a `prepare` there would call tsc on sources that are not shipped).
+  const shipped = JSON.parse(execFileSync('tar', ['-xOzf', join(dir, packed[0].filename), 'package/package.json'], { encoding: 'utf8' }));
+  assert.deepEqual(
+    Object.keys(shipped.scripts ?? {}).filter((s) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(s)),
+    [],
+    'no install-time scripts in the published package.json',
+  );
+
   // The empty project gets the tarball and its dependencies as the repository installed them, packed
   // from node_modules: the install needs no registry and no network (npm install --offline).
   const project = join(dir, 'consumer');

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
-import { canonicalJson } from '../../src/modules/esg/index.ts';
+import { canonicalJson } from '../../src/kit/canonical-json.ts';
 import { BASE, client, issueBody } from './client.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 

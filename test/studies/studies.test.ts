@@ -151,6 +151,7 @@ describe('a depot savings audit end to end', () => {
     const run = await req('POST', `${B}/${study.study_id}/runs`, admin);
     assert.equal(run.statusCode, 202, run.body);
     const r0 = json(run);
+    assert.equal(run.headers.location, `${B}/${study.study_id}/runs/${r0.run_id}`, 'the 202 names the run to follow');
     assert.equal(r0.status, 'queued');
     assert.deepEqual(r0.input_versions, { half_hourly_load: 1, tariff: 1 });
     assertRefused(await req('POST', `${B}/${study.study_id}/runs`, other), 404, 'Study not found');
@@ -162,7 +163,7 @@ describe('a depot savings audit end to end', () => {
     assert.equal(done.statusCode, 200);
     const r1 = json(done);
     assert.equal(r1.status, 'succeeded', r1.error);
-    assert.equal(r1.progress, 100);
+    assert.deepEqual(r1.progress, { done: 100, total: 100, unit: 'percent', percent: 100 });
     assert.equal(r1.attempts, 1);
     // concepts.md section 1: `simulated` is for sandbox and demo only; a study in a production
     // organisation is derived from the caller's own inputs, so `calculated` (decision 0262).
@@ -301,7 +302,7 @@ describe('a depot savings audit end to end', () => {
     await studyStore.startRun(svc.deps.db, ORG, c.study_id, r0.run_id, deadAt);
     await studyStore.progress(svc.deps.db, ORG, c.study_id, r0.run_id, 40);
     const mid = json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer));
-    assert.deepEqual([mid.status, mid.progress, mid.attempts], ['running', 40, 1]);
+    assert.deepEqual([mid.status, mid.progress.percent, mid.attempts], ['running', 40, 1]);
     assertRefused(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}/report`, viewer), 409, 'Run has not succeeded (status running)');
 
     // Under the dead instance's lease nobody takes it.
@@ -312,7 +313,7 @@ describe('a depot savings audit end to end', () => {
     clock.advance(svc.config.jobs.leaseMs);
     await svc.runDue();
     const done = json(await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}`, viewer));
-    assert.deepEqual([done.status, done.progress, done.attempts, done.error], ['succeeded', 100, 2, null]);
+    assert.deepEqual([done.status, done.progress.percent, done.attempts, done.error], ['succeeded', 100, 2, null]);
     assert.equal(done.started_at, deadAt.toISOString(), 'the first start is kept');
     const rep = await req('GET', `${B}/${c.study_id}/runs/${r0.run_id}/report`, viewer);
     assert.equal(rep.statusCode, 200);

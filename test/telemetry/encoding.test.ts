@@ -1,5 +1,5 @@
 // Values that need care on the way to the store (decision 0254: the batch travels to PostgreSQL as
-// one JSON text decoded by json_to_recordset, and the live-stream message wraps the same text):
+// one JSON text decoded by jsonb_to_recordset (0370), and the live-stream message wraps the same text):
 // quotes, backslashes, commas and braces, words an array literal treats specially, non-ASCII text,
 // nulls, and numbers at the edges of double precision are stored and read back exactly through
 // HTTP, and published to the live stream as sent. The measurement columns take values up to their

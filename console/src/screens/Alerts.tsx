@@ -1,33 +1,49 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, declaredOperations, get, post } from '../api.ts';
+import { ApiError, api, data, declaredOperations, type Read } from '../api.ts';
 import { subscribe } from '../live.ts';
 import { pounds, when } from '../format.ts';
-import { Empty, ErrorNote, Loading, Section, useLoad } from '../ui.tsx';
+import { Empty, ErrorNote, Loading, Section } from '../ui.tsx';
+import { queryClient, refetchSoon, useRead } from '../query.ts';
+import { msg } from '../messages.ts';
 
-interface EmsAlert {
-  id: string;
-  source: string;
-  severity: string;
-  status: string;
-  title: string;
-  site_id: string | null;
-  asset_id: string | null;
-  raised_at: string;
-  impact_gbp_per_day: string;
-  impact_method: string;
-  acknowledged_at: string | null;
-  acknowledged_by: string | null;
-  assigned_to: string | null;
-}
+const al = msg.alerts;
+
+type AlertList = Read<'/api/hardware/ems/alerts'>;
+type EmsAlert = AlertList['alerts'][number];
+type Act = (what: string, call: () => Promise<unknown>) => Promise<void>;
 
 export function Alerts() {
-  const list = useLoad(() => get<{ alerts: EmsAlert[]; total_impact_gbp_per_day: string; ranked_by: string }>('/api/hardware/ems/alerts'), []);
-  const me = useLoad(() => get<{ user_id: string }>('/api/auth/me'), []);
+  const list = useRead(['alerts'], () => data(api().GET('/api/hardware/ems/alerts')));
+  const me = useRead(['me'], () => data(api().GET('/api/auth/me')), { staleTime: Infinity });
+  const field = useRead(['field-on'], fieldOn, { staleTime: Number.POSITIVE_INFINITY });
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   // The newest action started: an earlier one answering later must not overwrite its note or error.
   const latest = useRef(0);
-  useEffect(() => subscribe((event) => event === 'alert' && list.reload()), [list.reload]);
+  // An alert acknowledged or assigned in any console changes this one's list from the event itself;
+  // raised or resolved anywhere, the ranked list is fetched again, at most every few seconds.
+  useEffect(
+    () =>
+      subscribe((e) => {
+        if (e.event !== 'alert') return;
+        const { transition, alert } = e.data;
+        if (transition === 'acknowledged' || transition === 'assigned')
+          queryClient.setQueryData<AlertList>(['alerts'], (old) =>
+            old
+              ? {
+                  ...old,
+                  alerts: old.alerts.map((a) =>
+                    a.id === alert.id
+                      ? { ...a, acknowledged_at: alert.acknowledged_at ?? a.acknowledged_at, assigned_to: alert.assigned_to ?? a.assigned_to }
+                      : a,
+                  ),
+                }
+              : old,
+          );
+        refetchSoon(['alerts']);
+      }),
+    [],
+  );
 
   async function run(action: () => Promise<string>) {
     const mine = ++latest.current;
@@ -41,27 +57,27 @@ export function Alerts() {
       if (mine === latest.current) setError(err);
     }
   }
-  const act = (what: string, path: string, body: unknown) =>
+  const act: Act = (what, call) =>
     run(async () => {
-      await post(path, body);
+      await call();
       return what;
     });
   const evaluate = () =>
     run(async () => {
-      const r = await post<{ raised: unknown[]; resolved: unknown[] }>('/api/hardware/ems/alerts/evaluate');
-      return `Evaluated: ${r.raised.length} raised, ${r.resolved?.length ?? 0} resolved.`;
+      const r = await data(api().POST('/api/hardware/ems/alerts/evaluate'));
+      return al.evaluated(r.raised.length, r.resolved?.length ?? 0);
     });
 
   return (
     <>
-      <Section title="Alerts by pound impact" id="alerts-title">
+      <Section title={al.title} id="alerts-title">
         <div class="toolbar">
           <button type="button" onClick={evaluate}>
-            Evaluate now
+            {al.evaluate}
           </button>
           {list.data && (
             <span>
-              Open impact: <strong>{pounds(list.data.total_impact_gbp_per_day, ' a day')}</strong>
+              {al.openImpact} <strong>{pounds(list.data.total_impact_gbp_per_day, al.perDay)}</strong>
             </span>
           )}
         </div>
@@ -69,102 +85,100 @@ export function Alerts() {
           {note}
         </p>
         <ErrorNote error={error} />
-        {list.loading && !list.data && <Loading what="alerts" />}
+        {list.loading && !list.data && <Loading what={al.loading} />}
         <ErrorNote error={list.error} retry={list.reload} />
-        {list.data && list.data.alerts.length === 0 && <Empty>No open alerts.</Empty>}
+        {list.data && list.data.alerts.length === 0 && <Empty>{al.empty}</Empty>}
         {list.data && list.data.alerts.length > 0 && (
           <ol class="alerts">
             {list.data.alerts.map((a) => (
-              <AlertItem key={a.id} a={a} me={me.data?.user_id ?? null} act={act} />
+              <AlertItem key={a.id} a={a} me={me.data?.user_id ?? null} act={act} dispatch={field.data === true} />
             ))}
           </ol>
         )}
       </Section>
-      <WorkOrders />
     </>
   );
 }
 
-function AlertItem({ a, me, act }: { a: EmsAlert; me: string | null; act: (what: string, path: string, body: unknown) => Promise<void> }) {
+function AlertItem({ a, me, act, dispatch }: { a: EmsAlert; me: string | null; act: Act; dispatch: boolean }) {
   const [reason, setReason] = useState('');
   const [assignee, setAssignee] = useState('');
-  const base = `/api/hardware/admin/alerts-history/${encodeURIComponent(a.id)}`;
+  const path = { params: { path: { alert_id: a.id } } };
   return (
     <li class={`alert sev-${a.severity}`}>
       <div class="alert-head">
-        <strong class="impact">{pounds(a.impact_gbp_per_day, ' a day')}</strong>
+        <strong class="impact">{pounds(a.impact_gbp_per_day, al.perDay)}</strong>
         <span class={`badge sev-${a.severity}`}>{a.severity}</span>
         <span>{a.title}</span>
       </div>
       <p class="small">
-        {a.source} · {a.site_id ?? 'no site'}
-        {a.asset_id ? ` / ${a.asset_id}` : ''} · raised {when(a.raised_at)}
-        {a.acknowledged_at ? ` · acknowledged ${when(a.acknowledged_at)}` : ' · not acknowledged'}
-        {a.assigned_to ? ` · assigned to ${a.assigned_to}` : ''}
+        {a.source} · {a.site_id ?? al.noSite}
+        {a.asset_id ? ` / ${a.asset_id}` : ''} · {al.raised(when(a.raised_at))}
+        {a.acknowledged_at ? al.acknowledgedAt(when(a.acknowledged_at)) : al.notAcknowledged}
+        {a.assigned_to ? al.assignedTo(a.assigned_to === me ? null : a.assigned_to) : al.unassigned}
       </p>
       <p class="small">{a.impact_method}</p>
       <div class="actions">
-        <button type="button" disabled={!!a.acknowledged_at} onClick={() => act(`Acknowledged “${a.title}”.`, `${base}/acknowledge`, {})}>
-          {a.acknowledged_at ? 'Acknowledged' : 'Acknowledge'}
+        <button
+          type="button"
+          disabled={!!a.acknowledged_at}
+          onClick={() => act(al.didAcknowledge(a.title), () => api().POST('/api/hardware/admin/alerts-history/{alert_id}/acknowledge', { ...path, body: {} }))}
+        >
+          {a.acknowledged_at ? al.acknowledged : al.acknowledge}
         </button>
         <label>
-          <span class="sr-only">Assign {a.title} to user id</span>
-          <input placeholder="user id" value={assignee} onInput={(e) => setAssignee(e.currentTarget.value)} />
+          <span class="sr-only">{al.assignLabel(a.title)}</span>
+          <input placeholder={al.userId} value={assignee} onInput={(e) => setAssignee(e.currentTarget.value)} />
         </label>
-        <button type="button" onClick={() => act(`Assigned “${a.title}”.`, `${base}/assign`, { user_id: assignee || me })} disabled={!assignee && !me}>
-          {assignee ? 'Assign' : 'Assign to me'}
+        <button
+          type="button"
+          onClick={() =>
+            act(al.didAssign(a.title), () =>
+              api().POST('/api/hardware/admin/alerts-history/{alert_id}/assign', { ...path, body: { user_id: assignee || me! } }),
+            )
+          }
+          disabled={!assignee && !me}
+        >
+          {assignee ? al.assign : al.assignToMe}
         </button>
         <label>
-          <span class="sr-only">Reason for resolving {a.title}</span>
-          <input placeholder="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+          <span class="sr-only">{al.reasonLabel(a.title)}</span>
+          <input placeholder={al.reason} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
         </label>
-        <button type="button" disabled={!reason.trim()} onClick={() => act(`Resolved “${a.title}”.`, `${base}/resolve`, { reason })}>
-          Resolve
+        <button
+          type="button"
+          disabled={!reason.trim()}
+          onClick={() => act(al.didResolve(a.title), () => api().POST('/api/hardware/admin/alerts-history/{alert_id}/resolve', { ...path, body: { reason } }))}
+        >
+          {al.resolve}
         </button>
+        {dispatch && (
+          <button
+            type="button"
+            onClick={() =>
+              act(al.didCreateOrder(a.title), async () => {
+                await api().POST('/api/hardware/field/work-orders/from-alert/{alert_id}', path);
+                void queryClient.invalidateQueries({ queryKey: ['work-orders'] });
+              })
+            }
+          >
+            {al.createOrder}
+          </button>
+        )}
       </div>
     </li>
   );
 }
 
-interface WorkOrder {
-  id: string;
-  title: string;
-  status: string;
-  priority: string;
-  due_at?: string | null;
-  created_at: string;
-}
-
-function WorkOrders() {
-  const orders = useLoad(async () => {
-    const ops = await declaredOperations();
-    if (!ops.has('GET /api/hardware/field/work-orders')) return { absent: true as const };
-    try {
-      return { list: await get<{ work_orders?: WorkOrder[]; items?: WorkOrder[] }>('/api/hardware/field/work-orders') };
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 403 && /Module not enabled/.test(err.message)) return { disabled: true as const };
-      throw err;
-    }
-  }, []);
-  const d = orders.data as any;
-  if (!d || d.absent || d.disabled) return orders.error ? <ErrorNote error={orders.error} /> : null;
-  const items: WorkOrder[] = d.list.work_orders ?? d.list.items ?? [];
-  return (
-    <Section title="Work orders" id="wo-title">
-      {items.length === 0 ? (
-        <Empty>No work orders.</Empty>
-      ) : (
-        <ul class="list">
-          {items.map((w) => (
-            <li key={w.id}>
-              <strong>{w.title}</strong> <span class="badge">{w.status}</span>{' '}
-              <span class="small">
-                priority {w.priority} · created {when(w.created_at)}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
-    </Section>
-  );
+/** Whether the organisation has the field module (work orders): its list answers rather than 403 Module not enabled. */
+async function fieldOn(): Promise<boolean> {
+  const ops = await declaredOperations();
+  if (!ops.has('POST /api/hardware/field/work-orders/from-alert/{alert_id}')) return false;
+  try {
+    await data(api().GET('/api/hardware/field/work-orders', { params: { query: { limit: 1 } } }));
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403) return false;
+    throw err;
+  }
 }

@@ -1,44 +1,33 @@
 import { useState } from 'preact/hooks';
-import { get } from '../api.ts';
+import { api, data, type Read } from '../api.ts';
 import { num, when } from '../format.ts';
-import { Empty, ErrorNote, Loading, Section, useLoad } from '../ui.tsx';
+import { Empty, ErrorNote, Loading, Section } from '../ui.tsx';
+import { useRead } from '../query.ts';
+import { msg } from '../messages.ts';
 
-interface Receipt {
-  receipt_id: string;
-  seq: number;
-  site_id: string;
-  asset_id: string;
-  period_start: string;
-  period_end: string;
-  direction: string;
-  delivered_kwh: string;
-  issued_at: string;
-  receipt_hash: string;
-  shared: boolean;
-}
-interface Check {
-  valid: boolean;
-  problems: Array<{ code?: string; message?: string } | string>;
-}
+const t = msg.receipts;
+
+type Receipt = Read<'/api/vpp/vpp/settle/receipts'>['receipts'][number];
+type Check = Read<'/api/vpp/vpp/settle/receipts/{receipt_id}/verify'>;
 
 export function Settlement() {
-  const list = useLoad(() => get<{ receipts: Receipt[]; has_more: boolean }>('/api/vpp/vpp/settle/receipts?limit=50'), []);
+  const list = useRead(['receipts'], () => data(api().GET('/api/vpp/vpp/settle/receipts', { params: { query: { limit: 50 } } })));
   return (
-    <Section title="Settlement receipts" id="receipts-title">
-      {list.loading && !list.data && <Loading what="receipts" />}
+    <Section title={t.title} id="receipts-title">
+      {list.loading && !list.data && <Loading what={t.loading} />}
       <ErrorNote error={list.error} retry={list.reload} />
-      {list.data && list.data.receipts.length === 0 && <Empty>No receipts issued yet.</Empty>}
+      {list.data && list.data.receipts.length === 0 && <Empty>{t.empty}</Empty>}
       {list.data && list.data.receipts.length > 0 && (
         <table>
-          <caption class="sr-only">Settlement receipts</caption>
+          <caption class="sr-only">{t.title}</caption>
           <thead>
             <tr>
-              <th scope="col">No.</th>
-              <th scope="col">Site / asset</th>
-              <th scope="col">Period</th>
-              <th scope="col">Energy</th>
-              <th scope="col">Issued</th>
-              <th scope="col">Verification</th>
+              <th scope="col">{t.col.seq}</th>
+              <th scope="col">{t.col.site}</th>
+              <th scope="col">{t.col.period}</th>
+              <th scope="col">{t.col.energy}</th>
+              <th scope="col">{t.col.issued}</th>
+              <th scope="col">{t.col.verification}</th>
             </tr>
           </thead>
           <tbody>
@@ -58,7 +47,7 @@ function ReceiptRow({ r }: { r: Receipt }) {
   async function verify() {
     setError(null);
     try {
-      setCheck(await get<Check>(`/api/vpp/vpp/settle/receipts/${encodeURIComponent(r.receipt_id)}/verify`));
+      setCheck(await data(api().GET('/api/vpp/vpp/settle/receipts/{receipt_id}/verify', { params: { path: { receipt_id: r.receipt_id } } })));
     } catch (err) {
       setError(err);
     }
@@ -69,9 +58,7 @@ function ReceiptRow({ r }: { r: Receipt }) {
       <td>
         {r.site_id} / {r.asset_id}
       </td>
-      <td>
-        {when(r.period_start)} to {when(r.period_end)}
-      </td>
+      <td>{t.period(when(r.period_start), when(r.period_end))}</td>
       <td>
         {r.direction} {num(r.delivered_kwh, 'kWh', 3)}
       </td>
@@ -79,11 +66,11 @@ function ReceiptRow({ r }: { r: Receipt }) {
       <td>
         {check ? (
           <span role="status" class={check.valid ? 'ok' : 'bad'}>
-            {check.valid ? '✓ Signature and chain valid' : `✗ ${check.problems.map((p) => (typeof p === 'string' ? p : (p.message ?? p.code))).join('; ')}`}
+            {check.valid ? t.valid : t.invalid(check.problems.map((p) => (typeof p === 'string' ? p : (p.message ?? p.code))))}
           </span>
         ) : (
-          <button type="button" onClick={verify} aria-label={`Verify receipt ${r.seq}`}>
-            Verify
+          <button type="button" onClick={verify} aria-label={t.verifyLabel(r.seq)}>
+            {t.verify}
           </button>
         )}
         <ErrorNote error={error} />

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, organisationChoices, signIn } from '../api.ts';
 import { ErrorNote } from '../ui.tsx';
+import { msg } from '../messages.ts';
 
 export function SignIn() {
   const [email, setEmail] = useState('');
@@ -30,17 +31,17 @@ export function SignIn() {
 
   return (
     <section class="card signin" aria-labelledby="signin-title">
-      <h1 id="signin-title">Sign in</h1>
+      <h1 id="signin-title">{msg.signIn.title}</h1>
       <form onSubmit={submit}>
-        <label for="email">Email</label>
+        <label for="email">{msg.signIn.email}</label>
         <input id="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-        <label for="password">Password</label>
+        <label for="password">{msg.signIn.password}</label>
         <input id="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
         {orgs && (
           <>
-            <label for="org">Organisation</label>
+            <label for="org">{msg.signIn.organisation}</label>
             <p class="small" id="org-help">
-              This account belongs to several organisations: choose one.
+              {msg.signIn.several}
             </p>
             <select id="org" aria-describedby="org-help" value={org} onChange={(e) => setOrg(e.currentTarget.value)}>
               {orgs.map((o) => (
@@ -52,11 +53,11 @@ export function SignIn() {
           </>
         )}
         <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? msg.signIn.busy : msg.signIn.button}
         </button>
       </form>
       <ErrorNote error={error} />
-      <p class="small">Your session is kept in this tab's memory only: reloading the page signs you out.</p>
+      <p class="small">{msg.session.kept}</p>
     </section>
   );
 }

@@ -160,6 +160,16 @@ export class Platform {
       const res = await this.transport.send(new Request(`${this.transport.baseUrl}/api/organisations/export/jobs/${encodeURIComponent(jobId)}/download`));
       return res.body!;
     },
+    /** One collection of a completed export, as JSON Lines or CSV (the job's format by default), as a stream of bytes. */
+    downloadCollection: async (jobId: string, collection: string, format?: 'jsonl' | 'csv'): Promise<ReadableStream<Uint8Array>> => {
+      const query = format ? `?format=${format}` : '';
+      const res = await this.transport.send(
+        new Request(
+          `${this.transport.baseUrl}/api/organisations/export/jobs/${encodeURIComponent(jobId)}/collections/${encodeURIComponent(collection)}${query}`,
+        ),
+      );
+      return res.body!;
+    },
   };
 }
 

@@ -25,6 +25,10 @@ export interface LiveAlert {
   subject: unknown;
   raised_at: string;
   resolved_at: string | null;
+  /** On `acknowledged` and `assigned` transitions. */
+  acknowledged_at?: string | null;
+  /** On `acknowledged` and `assigned` transitions. */
+  assigned_to?: string | null;
 }
 
 export type LiveStreamEvent =
@@ -37,7 +41,7 @@ export type LiveStreamEvent =
         records: LiveTelemetryRecord[];
       };
     }
-  | { event: 'alert'; data: { transition: 'raised' | 'resolved'; alert: LiveAlert } }
+  | { event: 'alert'; data: { transition: 'raised' | 'resolved' | 'acknowledged' | 'assigned'; alert: LiveAlert } }
   | { event: 'dropped'; data: { dropped: number } };
 
 export async function* liveStream(transport: Transport, signal?: AbortSignal): AsyncGenerator<LiveStreamEvent> {

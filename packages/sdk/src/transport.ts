@@ -1,7 +1,7 @@
 // The one place requests are sent: credentials (an API key, or a session with transparent refresh
 // rotation), request ids, retries with backoff and jitter, and typed errors. openapi-fetch calls
-// `send` for every typed call (its `fetch` option).
-import { randomUUID } from 'node:crypto';
+// `send` for every typed call (its `fetch` option). Web platform APIs only (fetch, crypto), so the
+// operators' console runs the same client in the browser.
 import { ApiError, ConnectionError, errorFrom, parseRetryAfter } from './errors.ts';
 
 /** A signed-in session: keep it (e.g. in a file) to resume without the password. */
@@ -39,6 +39,15 @@ export interface TransportOptions {
   /** Refresh the access token this long before it expires (default 30 s). */
   refreshSkewMs?: number;
   userAgent?: string;
+  /** A new request id (X-Request-Id) for a request that has none (default a random UUID). */
+  requestId?: () => string;
+  /**
+   * A browser page on the service's own origin (the console): the refresh token travels in the
+   * service's HttpOnly cookie instead of the body (decision 0365). Sign-in, refresh and sign-out send
+   * `X-Refresh-Cookie: 1` with same-origin credentials and no body token; the session's
+   * `refreshToken` is `""`; `refresh()` works without a session (it restores one after a reload).
+   */
+  refreshCookie?: boolean;
 }
 
 export interface SendOptions {
@@ -116,10 +125,10 @@ export class Transport {
   /** Trades the refresh token for a new pair (the old refresh token is revoked by the service). */
   async refresh(): Promise<Session> {
     const current = this.session;
-    if (!current) throw new Error('no session to refresh');
+    if (!current && !this.opts.refreshCookie) throw new Error('no session to refresh');
     return this.single(async () => {
       try {
-        return this.adopt(await this.postJson('/api/auth/token/refresh', { refresh_token: current.refreshToken }));
+        return this.adopt(await this.postJson('/api/auth/token/refresh', this.opts.refreshCookie ? {} : { refresh_token: current!.refreshToken }));
       } catch (e) {
         // A refused refresh token ends the session; with a password we can sign in again.
         if (e instanceof ApiError && e.status === 401 && this.credentials && 'password' in this.credentials) {
@@ -137,8 +146,8 @@ export class Transport {
     await this.send(
       new Request(`${this.baseUrl}/api/auth/logout`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ refresh_token: s.refreshToken }),
+        ...this.cookieInit({ 'content-type': 'application/json' }),
+        body: JSON.stringify(this.opts.refreshCookie ? {} : { refresh_token: s.refreshToken }),
       }),
     );
     this.session = undefined;
@@ -171,9 +180,14 @@ export class Transport {
     return session;
   }
 
+  /** Headers (and credentials) of the auth calls: with `refreshCookie`, the opt-in header and same-origin cookies. */
+  private cookieInit(headers: Record<string, string>): { headers: Record<string, string>; credentials?: RequestInit['credentials'] } {
+    return this.opts.refreshCookie ? { headers: { ...headers, 'x-refresh-cookie': '1' }, credentials: 'same-origin' } : { headers };
+  }
+
   private async postJson(path: string, payload: unknown): Promise<any> {
     const res = await this.send(
-      new Request(`${this.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }),
+      new Request(`${this.baseUrl}${path}`, { method: 'POST', ...this.cookieInit({ 'content-type': 'application/json' }), body: JSON.stringify(payload) }),
       { anonymous: true, retryRateLimitedWrites: true },
     );
     return res.json();
@@ -182,10 +196,11 @@ export class Transport {
   /** The access token to send, signing in or refreshing first when needed. */
   private async bearer(): Promise<string | undefined> {
     const c = this.credentials;
-    if (!c) return undefined;
-    if ('apiKey' in c) return c.apiKey;
+    if (c && 'apiKey' in c) return c.apiKey;
+    // With the refresh cookie a session may come from `refresh()` alone (restored after a reload).
+    if (!c && !this.opts.refreshCookie) return undefined;
     if (this.pending) await this.pending.catch(() => {});
-    if (!this.session) return (await this.signIn()).accessToken;
+    if (!this.session) return c ? (await this.signIn()).accessToken : undefined;
     const exp = this.session.accessExpiresAt ? Date.parse(this.session.accessExpiresAt) : NaN;
     if (!Number.isNaN(exp) && exp - Date.now() < (this.opts.refreshSkewMs ?? 30_000)) return (await this.refresh()).accessToken;
     return this.session.accessToken;
@@ -198,7 +213,7 @@ export class Transport {
    */
   async send(request: Request, opts: SendOptions = {}): Promise<Response> {
     const method = request.method.toUpperCase();
-    const requestId = request.headers.get('x-request-id') ?? randomUUID();
+    const requestId = request.headers.get('x-request-id') ?? (this.opts.requestId ?? (() => globalThis.crypto.randomUUID()))();
     const canRetry = IDEMPOTENT.has(method) || request.headers.has('idempotency-key');
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {

@@ -1,11 +1,14 @@
-import { connect, DeliverPolicy, Events, JSONCodec, RetentionPolicy, DiscardPolicy, nanos } from 'nats';
-import type { NatsConnection, JetStreamClient } from 'nats';
+import { connect, ConsumerEvents, DeliverPolicy, Events, JSONCodec, RetentionPolicy, DiscardPolicy, nanos } from 'nats';
+import type { ConsumerMessages, NatsConnection, JetStreamClient } from 'nats';
 import type { Bus } from './index.ts';
 import { BusUnavailableError, payloadBytes } from './index.ts';
 import { withTimeout } from '../../core/timeout.ts';
 
 export interface NatsBusOptions {
+  /** One server's URL, or a comma-separated list of a cluster's servers (the client moves between them). */
   url: string;
+  /** Replicas of the stream: 3 on a three-node cluster, so losing one node loses nothing (issue 43). */
+  replicas?: number;
   /** Subject prefix and stream name; deployments sharing a server use different ones. */
   namespace: string;
   /** Remove the stream on close (tests). */
@@ -30,7 +33,11 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
   let connected = false;
   let connecting: Promise<void> | undefined;
 
-  const servers = opts.url.replace(/^nats:\/\//, '');
+  const servers = opts.url
+    .split(',')
+    .map((u) => u.trim().replace(/^nats:\/\//, ''))
+    .filter(Boolean);
+  const replicas = opts.replicas ?? 1;
   const ensureStream = async (conn: NatsConnection) => {
     const jsm = await conn.jetstreamManager({ timeout: 2000 });
     const cfg = {
@@ -40,12 +47,17 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
       discard: DiscardPolicy.Old,
       max_age: nanos(60 * 60 * 1000), // the live stream is a recency window: one hour
       max_bytes: 512 * 1024 * 1024,
+      num_replicas: replicas,
     };
+    let info;
     try {
-      await jsm.streams.info(stream);
+      info = await jsm.streams.info(stream);
     } catch {
       await jsm.streams.add(cfg);
+      return;
     }
+    // A stream made before the cluster grew (or with another setting) is brought to the replicas asked.
+    if (info.config.num_replicas !== replicas) await jsm.streams.update(stream, { ...info.config, num_replicas: replicas });
   };
   const tryConnect = async () => {
     if (closed || nc) return;
@@ -103,22 +115,60 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
     },
     async subscribe(subject, handler) {
       if (!ready()) throw new BusUnavailableError('bus not connected');
-      const consumer = await js!.consumers.get(stream, {
-        filterSubjects: prefix + subject,
-        deliver_policy: DeliverPolicy.New,
-      });
-      const messages = await consumer.consume();
-      (async () => {
-        for await (const m of messages) {
-          try {
-            await handler(codec.decode(m.data), m.subject.slice(prefix.length));
-          } catch {
-            /* a subscriber's failure does not stop the stream */
+      // The stream sequence of the last message handed over: a consumer made again resumes after it.
+      let lastSeq = 0;
+      let stopped = false;
+      let current: ConsumerMessages | undefined;
+      const open = async () => {
+        const consumer = await js!.consumers.get(
+          stream,
+          lastSeq
+            ? { filterSubjects: prefix + subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: lastSeq + 1 }
+            : { filterSubjects: prefix + subject, deliver_policy: DeliverPolicy.New },
+        );
+        // Pull requests that expire every 5 s (heartbeats every 2.5 s), so a consumer lost with its
+        // node is noticed within seconds.
+        const messages = await consumer.consume({ expires: 5000 });
+        current = messages;
+        (async () => {
+          for await (const m of messages) {
+            lastSeq = m.seq;
+            try {
+              await handler(codec.decode(m.data), m.subject.slice(prefix.length));
+            } catch {
+              /* a subscriber's failure does not stop the stream */
+            }
           }
-        }
-      })().catch(() => {});
+        })().catch(() => {});
+        // On a cluster, the node holding this (ephemeral, one-replica) consumer can die with it; the
+        // client did not always recover by itself (test/infra/ha-failover.test.ts: the subscriber
+        // stalled for good). Missed heartbeats or a consumer gone: it is made again after lastSeq.
+        (async () => {
+          for await (const st of await messages.status()) {
+            const lost =
+              (st.type === ConsumerEvents.HeartbeatsMissed && Number(st.data) >= 2) ||
+              st.type === ConsumerEvents.ConsumerDeleted ||
+              st.type === ConsumerEvents.ConsumerNotFound;
+            if (!lost) continue;
+            // Made again first: closing a consumer whose node is gone can wait for ever.
+            reopen();
+            messages.close().catch(() => {});
+            return;
+          }
+        })().catch(() => {});
+      };
+      const reopen = () => {
+        if (stopped || closed) return;
+        const t = setTimeout(() => {
+          if (stopped || closed || !js) return reopen();
+          open().catch(() => reopen());
+        }, 500);
+        t.unref();
+      };
+      await open();
       return async () => {
-        await messages.close().catch(() => {});
+        stopped = true;
+        await current?.close().catch(() => {});
       };
     },
     async ping(timeoutMs = 1000) {

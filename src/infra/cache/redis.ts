@@ -27,7 +27,14 @@ return {c, wend - now}`;
 const TIMED_OUT = 'Command timed out';
 
 export interface RedisCacheOptions {
-  url: string;
+  /** The server; with `sentinels`, only its credentials and database number are used. */
+  url?: string;
+  /**
+   * Redis Sentinels naming the primary of `sentinelName`: the client asks them where the primary is
+   * at every (re)connection and moves to a new one after a failover (issue 43).
+   */
+  sentinels?: { host: string; port: number }[];
+  sentinelName?: string;
   /** Every command gives up after this many ms (the limiter's budget). */
   commandTimeoutMs?: number;
   /**
@@ -40,15 +47,26 @@ export interface RedisCacheOptions {
 }
 
 export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
-  const client = new Redis(opts.url, {
+  const options = {
     lazyConnect: true,
     // Fail fast while disconnected instead of queueing: callers take the degraded path.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: opts.commandTimeoutMs ?? 200,
     connectTimeout: 2000,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
+    retryStrategy: (times: number) => Math.min(times * 200, 2000),
+    // A server that became a replica under this connection (the old primary back after a failover)
+    // refuses writes with READONLY: connect again, which asks the Sentinels for the primary.
+    reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
+    ...(opts.sentinels && {
+      sentinels: opts.sentinels,
+      name: opts.sentinelName ?? 'mymaster',
+      sentinelRetryStrategy: (times: number) => Math.min(times * 200, 2000),
+      // Sentinel's +switch-master is followed at once instead of at the next connection error.
+      failoverDetector: true,
+    }),
+  };
+  const client = opts.url ? new Redis(opts.url, options) : new Redis(options);
   // Connection errors are reported through ping/readiness, not as crashes.
   client.on('error', () => {});
   if (opts.onConnectionChange) {

@@ -14,6 +14,13 @@ export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs fn inside one transaction; commits when it resolves, rolls back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * A read whose columns are all text, answered as each field's UTF-8 bytes (null for NULL), never
+   * decoded into JavaScript strings: for bulk downloads, whose bytes then stay outside the V8 heap
+   * (decision 0475). PostgreSQL: `COPY (sql) TO STDOUT` in binary format, the parameters (strings
+   * and numbers) written into it as literals; the embedded store: the query, its fields encoded.
+   */
+  queryBytes(sql: string, params?: unknown[]): Promise<(Buffer | null)[][]>;
   /** Runs several parameterless statements (migrations). */
   exec(sql: string): Promise<void>;
   /** True when the store answers within timeoutMs. */

@@ -60,6 +60,7 @@ interface Pending {
 export async function openWorkerEngine(opts: {
   dataDir?: string;
   loadDataDir?: Blob;
+  sharedBuffersMb?: number;
   onEvent?: (e: 'stopped' | 'restart-scheduled' | 'restarted') => void;
 }): Promise<PgliteEngine> {
   const wasm = await wasmModules();
@@ -82,6 +83,7 @@ export async function openWorkerEngine(opts: {
       pgliteWasmModule: wasm.pglite,
       initdbWasmModule: wasm.initdb,
       heartbeat,
+      sharedBuffersMb: opts.sharedBuffersMb,
     };
     const w = new Worker(new URL('./pglite-worker.ts', import.meta.url), { workerData: init, name: 'pglite' });
     return new Promise<void>((resolve, reject) => {

@@ -2,11 +2,21 @@
 // between the store's client (pglite-client.ts, on the service's thread) and the worker thread that
 // owns the PGlite instance (pglite-worker.ts). Values cross by structured clone, which keeps what
 // PGlite's parsers make (Date, Uint8Array, bigint, parsed JSON, arrays).
-import { messages, type PGliteOptions } from '@electric-sql/pglite';
+import { messages, PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import type { Queryable, QueryResult } from './index.ts';
 
 /** A compiled WebAssembly module (the project's libraries carry no WebAssembly types). */
 export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
+/**
+ * PGlite's start options for a shared_buffers other than PostgreSQL's default (PGlite's own start
+ * parameters kept). Its buffers are memory inside the WASM engine: 128 MB of them were about 100 MB
+ * of an idle embedded instance's resident memory (decision 0388).
+ */
+export function startOptions(sharedBuffersMb: number | undefined): Pick<PGliteOptions, 'startParams'> {
+  if (sharedBuffersMb === undefined || sharedBuffersMb === 128) return {};
+  return { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`] };
+}
+
 /** The global WebAssembly object, the parts used here. */
 export const Wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule>; RuntimeError: ErrorConstructor } }).WebAssembly;
 
@@ -24,6 +34,8 @@ export interface WorkerInit {
    * this says how long it has been at it (see WorkerEngine.ping).
    */
   heartbeat: SharedArrayBuffer;
+  /** PostgreSQL's shared_buffers in MB (see startOptions). */
+  sharedBuffersMb?: number;
 }
 
 export type Request =

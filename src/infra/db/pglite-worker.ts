@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { scopeStatement } from './scope.ts';
-import { toWire, type Hello, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts';
+import { startOptions, toWire, type Hello, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts';
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
@@ -126,6 +126,7 @@ try {
     ...(init.loadDataDir && { loadDataDir: init.loadDataDir }),
     ...(init.pgliteWasmModule && { pgliteWasmModule: init.pgliteWasmModule }),
     ...(init.initdbWasmModule && { initdbWasmModule: init.initdbWasmModule }),
+    ...startOptions(init.sharedBuffersMb),
   });
   port.on('message', (m: Request) => void onMessage(m));
   beat();

@@ -6,7 +6,7 @@ import type { Db, Queryable, QueryResult } from './index.ts';
 import { withTimeout } from './index.ts';
 import { currentOrgScope, scopeStatement } from './scope.ts';
 import { openWorkerEngine } from './pglite-client.ts';
-import type { PgliteEngine } from './pglite-protocol.ts';
+import { startOptions, type PgliteEngine } from './pglite-protocol.ts';
 
 const engines = new WeakMap<Db, PgliteEngine>();
 
@@ -15,6 +15,8 @@ export interface PgliteOptions {
   loadDataDir?: Blob;
   /** Run the engine in a worker thread (default) or in this one. */
   worker?: boolean;
+  /** PostgreSQL's shared_buffers in MB (default PostgreSQL's 128; decision 0388). */
+  sharedBuffersMb?: number;
   /** Worker only: told when the worker stops, when a restart is scheduled and when one is running (tests). */
   onWorkerEvent?: (event: WorkerEvent) => void;
 }
@@ -25,11 +27,15 @@ export type WorkerEvent = 'stopped' | 'restart-scheduled' | 'restarted';
 export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
   const engine =
     opts.worker === false
-      ? await openInlineEngine(dataDir, opts.loadDataDir)
-      : await openWorkerEngine({ dataDir, loadDataDir: opts.loadDataDir, onEvent: opts.onWorkerEvent });
+      ? await openInlineEngine(dataDir, opts.loadDataDir, opts.sharedBuffersMb)
+      : await openWorkerEngine({ dataDir, loadDataDir: opts.loadDataDir, sharedBuffersMb: opts.sharedBuffersMb, onEvent: opts.onWorkerEvent });
   const db: Db = {
     kind: 'pglite',
     query: (sql, params) => engine.query(sql, params, currentOrgScope() || undefined),
+    queryBytes: async (sql, params) =>
+      (await engine.query<Record<string, unknown>>(sql, params, currentOrgScope() || undefined)).rows.map((r) =>
+        Object.values(r).map((v) => (v === null || v === undefined ? null : Buffer.from(String(v)))),
+      ),
     tx: (fn) => engine.transaction(currentOrgScope() || undefined, fn),
     exec: (sql) => engine.exec(sql),
     ping: (timeoutMs = 1000) => engine.ping(timeoutMs),
@@ -54,8 +60,8 @@ export async function terminatePgliteWorker(db: Db): Promise<void> {
 }
 
 /** PGlite in this thread: a long statement holds the event loop for its whole length. */
-async function openInlineEngine(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<PgliteEngine> {
-  const pg = await PGlite.create({ ...(dataDir && { dataDir }), ...(loadDataDir && { loadDataDir }) });
+async function openInlineEngine(dataDir: string | undefined, loadDataDir: Blob | undefined, sharedBuffersMb?: number): Promise<PgliteEngine> {
+  const pg = await PGlite.create({ ...(dataDir && { dataDir }), ...(loadDataDir && { loadDataDir }), ...startOptions(sharedBuffersMb) });
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
       const r = await q.query<T>(sql, params as unknown[]);

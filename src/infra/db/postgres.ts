@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Db, QueryResult } from './index.ts';
 import { StoreUnavailableError, withTimeout } from './index.ts';
 import { currentOrgScope, scopeStatement } from './scope.ts';
+import { CopyOutRows } from './copy-out.ts';
 
 // int8 (counts, sums of integers) as JS numbers, as PGlite returns them.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -23,18 +24,38 @@ export interface PostgresOptions {
   connectTimeoutMs?: number;
   /** Shown in pg_stat_activity, so request and background connections can be told apart. */
   applicationName?: string;
+  /**
+   * This pool is for writes: ping answers true only from a primary (not in recovery), so readiness
+   * reports the store unavailable while a failover has left no primary (a standby still answers).
+   */
+  requirePrimary?: boolean;
 }
 
 /** An error of the connection itself (socket, timeout), not one PostgreSQL answered. */
 const isConnectionError = (err: unknown) => err instanceof Error && !('severity' in err);
 
+const sqlState = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+};
+
+/**
+ * Answers that say this connection's server is not (or no longer) a primary: shutting down or
+ * starting up (57P01-57P03, a server stopped, restarted or demoted by a failover) and a write
+ * refused as read-only (25006: the server was demoted to a standby under a live connection, or the
+ * entry sent it to a standby). The connection is discarded, so the next checkout connects again
+ * through the cluster's entry and finds the new primary.
+ */
+const isNotPrimaryError = (err: unknown) => /^57P0[123]$/.test(sqlState(err)) || sqlState(err) === '25006';
+
 /**
  * Answers of PostgreSQL that say "not now" rather than "not this": connection exceptions (08),
- * statement timeout or cancel (57014), shutdown or start-up (57P01-57P03), too many connections (53300).
+ * statement timeout or cancel (57014), too many connections (53300), and a server that is not a
+ * primary (see isNotPrimaryError): during a failover every one of them is a 503 with Retry-After.
  */
 const isTransientServerError = (err: unknown) => {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && (code.startsWith('08') || code === '57014' || /^57P0[123]$/.test(code) || code === '53300');
+  const code = sqlState(err);
+  return code.startsWith('08') || code === '57014' || code === '53300' || isNotPrimaryError(err);
 };
 
 /** The error callers see: transient failures become StoreUnavailableError, the rest pass as they are. */
@@ -70,6 +91,7 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
   /** A checked-out connection; `dead` once one of its queries failed at the connection level. */
   interface Checkout {
     query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+    queryBytes(sql: string, params?: unknown[]): Promise<(Buffer | null)[][]>;
     dead?: Error;
   }
   async function withClient<T>(fn: (c: Checkout) => Promise<T>): Promise<T> {
@@ -86,7 +108,19 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
           const r = await client.query(sql, params as unknown[]);
           return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
         } catch (err) {
-          if (isConnectionError(err)) c.dead = err as Error;
+          if (isConnectionError(err) || isNotPrimaryError(err)) c.dead = err as Error;
+          throw surfaced(err);
+        }
+      },
+      async queryBytes(sql, params) {
+        try {
+          return await new Promise<(Buffer | null)[][]>((resolve, reject) => {
+            const q = new CopyOutRows(sql, params);
+            q.callback = (err, rows) => (err ? reject(err) : resolve(rows!));
+            client.query(q as unknown as pg.QueryConfig);
+          });
+        } catch (err) {
+          if (isConnectionError(err) || isNotPrimaryError(err)) c.dead = err as Error;
           throw surfaced(err);
         }
       },
@@ -109,6 +143,7 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
   return {
     kind: 'postgres',
     query: (sql, params) => withClient((c) => c.query(sql, params)),
+    queryBytes: (sql, params) => withClient((c) => c.queryBytes(sql, params)),
     tx: (fn) =>
       withClient(async (c) => {
         await c.query('BEGIN');
@@ -132,7 +167,12 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
     ping: async (timeoutMs = 1000) =>
       !closed &&
       withTimeout(
-        pool.query({ text: 'select 1', query_timeout: Math.max(2 * timeoutMs, 5000) } as pg.QueryConfig).then(() => true),
+        pool
+          .query<{ ok: boolean }>({
+            text: opts.requirePrimary ? 'select not pg_is_in_recovery() as ok' : 'select true as ok',
+            query_timeout: Math.max(2 * timeoutMs, 5000),
+          } as pg.QueryConfig)
+          .then((r) => r.rows[0]?.ok === true),
         timeoutMs,
         false,
       ),

@@ -142,6 +142,11 @@ export function readReplica(opts: ReadReplicaOptions): ReadDb {
         () => replica.query<T>(sql, params),
         () => primary.query<T>(sql, params),
       ),
+    queryBytes: (sql: string, params?: unknown[]) =>
+      route(
+        () => replica.queryBytes(sql, params),
+        () => primary.queryBytes(sql, params),
+      ),
     // Read-only work only (a standby refuses anything else); re-run whole on the primary.
     tx: <T>(fn: (q: Queryable) => Promise<T>) =>
       route(

@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/index.ts';
 import type { Clock } from '../../core/clock.ts';
+import { continueTrace, currentTraceparent } from '../../core/trace.ts';
 import { claimFair, waitingAge, type ClaimedRow } from './claim.ts';
 
 export interface Job<P = Record<string, unknown>> {
@@ -50,6 +51,24 @@ export interface EnqueueInput {
   maxAttempts?: number;
 }
 
+/**
+ * The member of a job's stored payload that carries the trace of the request that queued it
+ * (decision 0386): added only while tracing is on, taken off before the handler sees the payload.
+ */
+const TRACE_MEMBER = '_traceparent';
+
+function withTrace(payload: unknown): unknown {
+  const traceparent = currentTraceparent();
+  if (!traceparent || typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload;
+  return { ...payload, [TRACE_MEMBER]: traceparent };
+}
+
+function withoutTrace(payload: unknown): { payload: unknown; traceparent?: string } {
+  if (typeof payload !== 'object' || payload === null || !(TRACE_MEMBER in payload)) return { payload };
+  const { [TRACE_MEMBER]: traceparent, ...rest } = payload as Record<string, unknown>;
+  return { payload: rest, traceparent: typeof traceparent === 'string' ? traceparent : undefined };
+}
+
 /** Adds a job in the caller's transaction. Returns its id, or null when the dedupe key is taken. */
 export async function enqueue(q: Queryable, now: Date, input: EnqueueInput): Promise<number | null> {
   const r = await q.query<{ id: number }>(
@@ -57,7 +76,7 @@ export async function enqueue(q: Queryable, now: Date, input: EnqueueInput): Pro
      values ($1, $2, $3, $4, $5, $6, $7)
      on conflict (dedupe_key) where dedupe_key is not null do nothing
      returning id`,
-    [input.kind, JSON.stringify(input.payload ?? {}), input.runAt, input.orgId ?? null, input.dedupeKey ?? null, input.maxAttempts ?? 25, now],
+    [input.kind, JSON.stringify(withTrace(input.payload ?? {})), input.runAt, input.orgId ?? null, input.dedupeKey ?? null, input.maxAttempts ?? 25, now],
   );
   return r.rows[0]?.id ?? null;
 }
@@ -70,7 +89,7 @@ export async function publish(q: Queryable, now: Date, topic: string, payload: R
   const r = await q.query(
     `insert into jobs (kind, payload, run_at, org_id, created_at)
      select s.kind, $2::jsonb, $3, $4, $3 from job_subscriptions s where s.topic = $1`,
-    [topic, JSON.stringify({ ...payload, topic }), now, orgId ?? null],
+    [topic, JSON.stringify(withTrace({ ...payload, topic })), now, orgId ?? null],
   );
   return r.rowCount;
 }
@@ -181,14 +200,18 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     const handler = handlers.get(row.kind);
     if (!handler) return;
     try {
-      const outcome = await handler.run({
-        id: row.id,
-        kind: row.kind,
-        payload: row.payload,
-        attempts: row.attempts,
-        runAt: row.run_at,
-        orgId: row.org_id,
-      });
+      const { payload, traceparent } = withoutTrace(row.payload);
+      // The run continues the trace of the request that queued it (a root span for scheduled work).
+      const outcome = await continueTrace(traceparent, `job ${row.kind}`, { 'eps.job.kind': row.kind, 'eps.job.attempt': row.attempts }, () =>
+        handler.run({
+          id: row.id,
+          kind: row.kind,
+          payload: payload as ClaimedRow['payload'],
+          attempts: row.attempts,
+          runAt: row.run_at,
+          orgId: row.org_id,
+        }),
+      );
       await settle(row, token, outcome);
     } catch (err) {
       if (err instanceof LeaseLostError) return;

@@ -2,6 +2,7 @@
 // market-data providers). Guards against SSRF: the scheme is checked, the host's addresses are
 // checked when the socket connects (so DNS rebinding cannot slip a private address in), redirects
 // are never followed, and time and response size are bounded.
+import { currentTraceparent, inSpan } from '../../core/trace.ts';
 import http from 'node:http';
 import https from 'node:https';
 import dns from 'node:dns';
@@ -131,6 +132,18 @@ function guardedLookup(opts: OutboundOptions): LookupFunction {
 
 export async function outboundRequest(raw: string, req: OutboundRequest = {}, opts: OutboundOptions = {}): Promise<OutboundResponse> {
   const url = checkUrl(raw, opts);
+  // A client span inside a traced request or job, and the trace handed on in `traceparent` (decision 0386).
+  return inSpan(
+    `${req.method ?? 'GET'}`,
+    { 'http.request.method': req.method ?? 'GET', 'server.address': url.hostname, 'url.scheme': url.protocol.replace(':', '') },
+    () => {
+      const traceparent = currentTraceparent();
+      return send(url, traceparent ? { ...req, headers: { ...req.headers, traceparent } } : req, opts);
+    },
+  );
+}
+
+function send(url: URL, req: OutboundRequest, opts: OutboundOptions): Promise<OutboundResponse> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const max = opts.maxResponseBytes ?? 5 * 1024 * 1024;
   const lib = url.protocol === 'https:' ? https : http;

@@ -6,6 +6,7 @@ export interface UpstreamMetrics {
   upstreamCalls: { inc(labels: { provider: string; outcome: string }): void };
   upstreamLatency: { observe(labels: { provider: string }, seconds: number): void };
 }
+import { findIllFormedText } from '../../kit/text.ts';
 import { outboundRequest, OutboundFailedError, OutboundRefusedError, type OutboundResponse } from '../outbound/http-client.ts';
 
 export type UpstreamFailure = 'timeout' | 'network' | 'status' | 'refused' | 'bad_response';
@@ -73,13 +74,19 @@ export interface UpstreamClient {
   call<T>(call: UpstreamCall<T>): Promise<T>;
 }
 
-/** Parses a JSON body; a body that is not JSON is a bad response. */
+/**
+ * Parses a JSON body; a body that is not JSON, or holds text no store can hold (a NUL character or
+ * an unpaired surrogate, which would fail the statement that caches it), is a bad response.
+ */
 export function jsonBody(res: OutboundResponse): unknown {
+  let v: unknown;
   try {
-    return res.json();
+    v = res.json();
   } catch {
     throw new BadResponseError('body is not JSON');
   }
+  if (findIllFormedText(v, [])) throw new BadResponseError('body holds text no store can hold (a NUL character or an unpaired surrogate)');
+  return v;
 }
 
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {

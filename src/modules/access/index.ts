@@ -3,13 +3,14 @@ import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../
 import { createSiteAccess } from './service.ts';
 import { accessOperations } from './routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { MEMBERS } from '../identity/index.ts';
 
 export { PERSONAS, PERMISSIONS, type Persona, type Permission } from './personas.ts';
 
 export const accessModule: ModuleFactory = (deps) => ({
   name: 'access',
   tags: { access: 'Site access personas and who may see which sites.' },
-  operations: accessOperations(createSiteAccess({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG) })),
+  operations: accessOperations(createSiteAccess({ db: deps.db, clock: deps.clock, audit: deps.services.get(AUDIT_LOG), members: deps.services.get(MEMBERS) })),
 });
 
 /** This module as the module list names it. */

@@ -1,7 +1,6 @@
 // Site access operations: the persona catalogue, grants per site and user, and the caller's own.
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
-import { ADMIN_ONLY, CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
 import { PERMISSIONS, PERSONAS, PERSONA_IDS } from './personas.ts';
 import type { SiteAccess } from './service.ts';
 import { Nullable } from '../../platform/schema-kit.ts';
@@ -26,9 +25,11 @@ const Grant = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
 });
 
+const op = withDefaults({ tags, status: 'live' });
+
 export function accessOperations(access: SiteAccess) {
   return [
-    defineOperation({
+    op({
       operationId: 'listSitePersonas',
       method: 'GET',
       path: '/api/hardware/ems/access/personas',
@@ -36,9 +37,7 @@ export function accessOperations(access: SiteAccess) {
       description:
         'The personas a site membership can grant (decision 0026), each with the permissions it carries. ' +
         'The same for every organisation; readable by every role.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       dataBasis: { basis: 'configured' },
       schema: {
         response: {
@@ -53,15 +52,13 @@ export function accessOperations(access: SiteAccess) {
         permissions: Object.entries(PERMISSIONS).map(([id, description]) => ({ id, description })),
       }),
     }),
-    defineOperation({
+    op({
       operationId: 'listSiteMemberships',
       method: 'GET',
       path: '/api/hardware/ems/access/memberships',
       summary: "Who holds which persona at the organisation's sites",
       description: 'Organisation administrators and operators. Optional filters `site_id` and `user_id`; the whole set, unpaginated.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       dataBasis: { basis: 'configured' },
       schema: {
         query: Type.Object({ site_id: Type.Optional(SiteId), user_id: Type.Optional(UserId) }),
@@ -69,7 +66,7 @@ export function accessOperations(access: SiteAccess) {
       },
       handler: async ({ query, ctx }) => ({ memberships: await access.list(ctx, query) }),
     }),
-    defineOperation({
+    op({
       operationId: 'setSiteMembership',
       method: 'PUT',
       path: '/api/hardware/ems/access/memberships',
@@ -77,9 +74,7 @@ export function accessOperations(access: SiteAccess) {
       description:
         'Organisation administrators only. Names the user by `user_id` or `email` (exactly one); the user must be ' +
         'a member of the organisation (422 otherwise). Creates the grant or replaces the persona.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
+      access: BEARER.admin,
       schema: {
         body: Type.Object(
           {
@@ -94,35 +89,28 @@ export function accessOperations(access: SiteAccess) {
       },
       handler: async ({ body, ctx }) => access.set(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'deleteSiteMembership',
       method: 'DELETE',
       path: '/api/hardware/ems/access/memberships',
       summary: "Remove a member's access to a site",
       description: 'Organisation administrators only. 404 when the user holds no persona at the site.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      successStatus: 204,
+      access: BEARER.admin,
       schema: {
         query: Type.Object({ site_id: SiteId, user_id: UserId }),
         response: { 204: Type.Null({ description: 'Removed' }) },
       },
-      handler: async ({ query, ctx, reply }) => {
+      handler: async ({ query, ctx }) => {
         await access.remove(ctx, query.site_id, query.user_id);
-        reply.code(204);
-        return null;
       },
     }),
-    defineOperation({
+    op({
       operationId: 'getMySiteAccess',
       method: 'GET',
       path: '/api/hardware/ems/access/me',
       summary: "The caller's personas per site",
       description: 'The sites where the signed-in user holds a site membership, with the persona and permissions at each.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       dataBasis: { basis: 'configured' },
       schema: {
         response: {

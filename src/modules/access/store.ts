@@ -1,26 +1,26 @@
 // Site access grants: one persona per user and site, within one organisation.
 import type { Queryable } from '../../infra/db/index.ts';
 
+/** A grant as stored; the member's email comes from the identity module (decision 0356). */
 export interface SiteAccessRow {
   site_id: string;
   user_id: string;
-  email: string;
   persona: string;
   granted_by: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-// The join to memberships keeps every answer inside the organisation.
-const SELECT = `select a.site_id, a.user_id, u.email, a.persona, a.granted_by, a.created_at, a.updated_at
-  from site_access a join users u on u.id = a.user_id`;
+// A grant's membership is its foreign key (removing the membership removes the grant), so every
+// answer stays inside the organisation.
+const SELECT = 'select a.site_id, a.user_id, a.persona, a.granted_by, a.created_at, a.updated_at from site_access a';
 
 export function createSiteAccessStore(db: Queryable) {
   return {
     async list(orgId: string, f: { siteId?: string; userId?: string }): Promise<SiteAccessRow[]> {
       const r = await db.query<SiteAccessRow>(
         `${SELECT} where a.org_id = $1 and ($2::text is null or a.site_id = $2) and ($3::text is null or a.user_id = $3)
-         order by a.site_id, u.email`,
+         order by a.site_id, a.user_id`,
         [orgId, f.siteId ?? null, f.userId ?? null],
       );
       return r.rows;

@@ -3,10 +3,9 @@
 // event `alert.raised` / `alert.resolved` (src/infra/jobs publish), which webhooks deliver.
 import { migrationsDir, type ModuleDefinition } from '../../platform/module.ts';
 import { serviceKey } from '../../platform/services.ts';
-import type { ExportableCollection } from '../../platform/exportable.ts';
 import { alertsExportables } from './store.ts';
 import { createAlertStream, type AlertStream } from './service.ts';
-export { alertView, dedupeKeyOf, ALERT_RAISED, ALERT_RESOLVED } from './service.ts';
+export { alertView, dedupeKeyOf, ALERT_RAISED, ALERT_RESOLVED, ALERT_CHANGED } from './service.ts';
 export type { AlertStream, AlertView, RaiseAlert } from './service.ts';
 export type { AlertRow, Severity } from './store.ts';
 
@@ -20,17 +19,14 @@ export const PARTNER_ALERTS = {
 /** The organisation alert stream: `deps.services.get(ALERT_STREAM).raise(q, orgId, {...})`. */
 export const ALERT_STREAM = serviceKey<AlertStream>('alerts.stream');
 
-/** The organisation's alerts for its data export (the export module's collection shape). */
-export const ALERTS_EXPORTABLE = serviceKey<ExportableCollection[]>('alerts.exportable');
-
 /** This module as the module list names it. */
 export const alertsDefinition: ModuleDefinition = {
   name: 'alerts',
   dependsOn: ['orgs'],
   migrations: migrationsDir(import.meta.url),
   scopes: { 'alerts:read': "read the organisation's alert stream" },
+  exportable: alertsExportables,
   provides: (deps, registry) => {
     registry.provide(ALERT_STREAM, createAlertStream({ clock: deps.clock }));
-    registry.provide(ALERTS_EXPORTABLE, alertsExportables);
   },
 };

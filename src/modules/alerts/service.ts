@@ -9,6 +9,12 @@ import { alertStore, type AlertRow, type Severity } from './store.ts';
 
 export const ALERT_RAISED = 'alert.raised';
 export const ALERT_RESOLVED = 'alert.resolved';
+/**
+ * A person acknowledged or assigned an open alert (published by the alert admin in its transaction,
+ * payload `{org_id, transition: 'acknowledged'|'assigned', alert}`): the live stream relays it so
+ * every open console shows the change (decision 0363). Not a webhook event type.
+ */
+export const ALERT_CHANGED = 'alert.changed';
 
 export interface RaiseAlert {
   type: string;

@@ -138,7 +138,7 @@ export const alertStore = {
   },
 };
 
-// ---- Export (the export module asks through ALERTS_EXPORTABLE) ----------
+// ---- Export (the module declares them in its manifest: ModuleDefinition.exportable) ----------
 /** The organisation's alerts for its export (decision 0206): rows as JSON text from the database. */
 export const alertsExportables: ExportableCollection[] = [
   sqlExportable({

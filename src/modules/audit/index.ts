@@ -2,8 +2,6 @@
 // (lockout, token reuse) and every configuration write in any module. Record inside the same
 // transaction as the write (pass the transaction's Queryable) so the log never disagrees.
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
-import { serviceKey } from '../../platform/services.ts';
-import type { ExportableCollection } from '../../platform/exportable.ts';
 import { auditExportables } from './store.ts';
 import { auditOperations } from './routes.ts';
 import { AUDIT_LOG, createAuditLog } from './log.ts';
@@ -11,7 +9,6 @@ import { AUDIT_LOG, createAuditLog } from './log.ts';
 export { AUDIT_LOG, actorOf, createAuditLog, type AuditActor, type AuditEntry, type AuditLog, type Redactor } from './log.ts';
 export { AUDIT_ACTIONS, type AuditActionInfo } from './actions.ts';
 /** The one CSV writer (RFC 4180, formula defusing) for every CSV export. */
-export { csvField, csvRecord } from './csv.ts';
 
 /** The audit log reads (page, action catalogue, CSV export) as a module. */
 export const auditModule: ModuleFactory = (deps) => ({
@@ -22,16 +19,13 @@ export const auditModule: ModuleFactory = (deps) => ({
   operations: auditOperations(deps),
 });
 
-/** The organisation's audit log for its data export (the export module's collection shape). */
-export const AUDIT_EXPORTABLE = serviceKey<ExportableCollection[]>('audit.exportable');
-
 export const auditDefinition: ModuleDefinition = {
   name: 'audit',
   dependsOn: ['orgs'],
   migrations: migrationsDir(import.meta.url),
+  exportable: auditExportables,
   provides: (deps, registry) => {
     registry.provide(AUDIT_LOG, createAuditLog(deps.clock));
-    registry.provide(AUDIT_EXPORTABLE, auditExportables);
   },
   create: auditModule,
 };

@@ -16,7 +16,7 @@ export interface AuditEntry {
 /** Who acted, when there is no request context (CLI, jobs). */
 export interface AuditActor {
   orgId: string | null;
-  actorType: 'user' | 'api_key' | 'system' | 'anonymous';
+  actorType: 'user' | 'api_key' | 'device' | 'system' | 'anonymous';
   actorId: string | null;
   requestId?: string | null;
   ip?: string | null;
@@ -26,8 +26,8 @@ export function actorOf(ctx: RequestContext): AuditActor {
   const a = ctx.actor;
   return {
     orgId: ctx.orgId || null,
-    actorType: a.kind === 'user' ? 'user' : a.kind === 'key' ? 'api_key' : 'anonymous',
-    actorId: a.kind === 'user' ? a.userId : a.kind === 'key' ? a.keyId : null,
+    actorType: a.kind === 'user' ? 'user' : a.kind === 'key' ? 'api_key' : a.kind === 'device' ? 'device' : 'anonymous',
+    actorId: a.kind === 'user' ? a.userId : a.kind === 'key' ? a.keyId : a.kind === 'device' ? a.credentialId : null,
     requestId: ctx.requestId,
     ip: ctx.ip,
   };

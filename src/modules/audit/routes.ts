@@ -2,14 +2,13 @@
 // actions, and a streamed CSV export. Each reads only the caller's organisation.
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
-import { ADMIN_ONLY } from '../../platform/roles.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
 import type { AppDeps } from '../../platform/module.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import { toPage } from '../../platform/cursor.ts';
 import { createAuditReadStore, type AuditFilters, type AuditRow } from './store.ts';
 import { AUDIT_ACTIONS } from './actions.ts';
-import { csvRecord } from './csv.ts';
+import { csvRecord } from '../../kit/csv.ts';
 import { AUDIT_LOG } from './log.ts';
 import { Nullable } from '../../platform/schema-kit.ts';
 
@@ -58,13 +57,15 @@ const entryOf = (r: AuditRow) => ({
   source_ip: r.source_ip,
 });
 
+const op = withDefaults({ tags, status: 'live', access: BEARER.admin, dataBasis: { basis: 'stored' } });
+
 export function auditOperations(deps: AppDeps) {
   const { db, cursors } = deps;
   const audit = deps.services.get(AUDIT_LOG);
   const store = createAuditReadStore(db);
 
   return [
-    defineOperation({
+    op({
       operationId: 'listAuditLog',
       method: 'GET',
       path: '/api/hardware/admin/audit-log',
@@ -72,10 +73,6 @@ export function auditOperations(deps: AppDeps) {
       description:
         'Organisation administrators only. Filters: `action`, `actor`, `since`, `until`. Follow `next_cursor` ' +
         'until null; a cursor works only with the filters it was made with (otherwise 400 `invalid_cursor`).',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      dataBasis: { basis: 'stored' },
       schema: {
         query: Type.Object({
           ...FilterProps,
@@ -96,7 +93,7 @@ export function auditOperations(deps: AppDeps) {
         return { entries: page.items.map(entryOf), next_cursor: page.next_cursor, has_more: page.has_more };
       },
     }),
-    defineOperation({
+    op({
       operationId: 'listAuditActions',
       method: 'GET',
       path: '/api/hardware/admin/audit-log/actions',
@@ -104,10 +101,6 @@ export function auditOperations(deps: AppDeps) {
       description:
         'Organisation administrators only. Every action the service records, with a description, plus any other ' +
         "action present in the organisation's log; `count` and `last_recorded_at` are for this organisation.",
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      dataBasis: { basis: 'stored' },
       schema: {
         response: {
           200: Type.Object({
@@ -136,7 +129,7 @@ export function auditOperations(deps: AppDeps) {
         };
       },
     }),
-    defineOperation({
+    op({
       operationId: 'exportAuditLogCsv',
       method: 'GET',
       path: '/api/hardware/admin/audit-log/export.csv',
@@ -145,10 +138,6 @@ export function auditOperations(deps: AppDeps) {
         'Organisation administrators only. Streamed `text/csv` (RFC 4180, CRLF line ends, header row), newest ' +
         'first, with the same filters as the page. `details` is a JSON text column. Text that a spreadsheet would ' +
         'run as a formula is prefixed with an apostrophe. The export itself is audited (`audit.export`).',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      dataBasis: { basis: 'stored' },
       produces: 'text/csv',
       schema: {
         query: Type.Object(FilterProps),

@@ -66,7 +66,7 @@ export function createAuditReadStore(db: Queryable) {
   };
 }
 
-// ---- Export (the export module asks through AUDIT_EXPORTABLE) ----------
+// ---- Export (the module declares them in its manifest: ModuleDefinition.exportable) ----------
 /** The organisation's audit log for its export (decision 0206): rows as JSON text from the database. */
 export const auditExportables: ExportableCollection[] = [
   sqlExportable({

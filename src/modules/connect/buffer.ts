@@ -14,7 +14,9 @@ import type { CursorCodec } from '../../platform/cursor.ts';
 import { toPage } from '../../platform/cursor.ts';
 import { AppError, errors } from '../../platform/errors.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
-import { canonicalJson, type TelemetryWriter } from '../telemetry/index.ts';
+import { canonicalJson } from '../../kit/canonical-json.ts';
+import { jobProgress } from '../../kit/progress.ts';
+import type { TelemetryWriter } from '../telemetry/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
 import { connectErrors } from './errors.ts';
 import { bufferStore, gatewayStore } from './store.ts';
@@ -66,6 +68,8 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
     const elsewhere = new Map(
       (ids.length ? await registry.assets(db, orgId, { assetIds: ids }) : []).filter((a) => a.site_id !== siteId).map((a) => [a.asset_id, a.site_id]),
     );
+    // A device credential limited to some devices replays only theirs (decision 0375).
+    const notTheirs = ctx.actor.kind === 'device' && ids.length ? await ctx.actor.refusals(ids) : undefined;
     const results: ReplayResult[] = new Array(body.records.length);
     const accepted: { index: number; device_id: string; sequence: number; hash: string; judged: Extract<(typeof judged)[number], { ok: true }> }[] = [];
     const inBatch = new Map<string, { index: number; hash: string }>();
@@ -88,6 +92,11 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
           reason: 'device_on_another_site',
           message: `${j.asset_id} is registered to site ${site}, not ${siteId}`,
         };
+        continue;
+      }
+      const refusal = notTheirs?.get(j.asset_id);
+      if (refusal) {
+        results[j.index] = { index: j.index, status: 'rejected', device_id: j.asset_id, sequence, field: 'device_id', ...refusal };
         continue;
       }
       if (sequence === null) {
@@ -245,6 +254,7 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
         remaining,
         remaining_source: remainingFrom,
         remaining_reported_at: isoTimeOrNull(remainingAt),
+        progress: jobProgress(stored, remaining === null ? null : stored + remaining, 'readings'),
         progress_pct: remaining === null ? null : stored + remaining === 0 ? 100 : Math.round((stored / (stored + remaining)) * 1000) / 10,
         first_replay_at: isoTimeOrNull(s?.first_replay_at),
         last_replay_at: isoTimeOrNull(s?.last_replay_at),

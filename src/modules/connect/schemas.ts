@@ -1,10 +1,9 @@
 // Request and response schemas of the connect operations.
 import { Type } from 'typebox';
-import { Nullable, Timestamp, Component, PageMembers, LimitParam, CursorParam } from '../../platform/schema-kit.ts';
+import { Nullable, Timestamp, Component, PageMembers, LimitParam, CursorParam, JobProgressSchema } from '../../platform/schema-kit.ts';
 import { ASSET_CLASSES, ASSET_ID_PATTERN, SiteId } from '../registry/index.ts';
 import { MEASUREMENTS, SIGNS } from './units.ts';
 
-export const ErrorBody = Type.Object({ detail: Type.String() });
 export const SiteParams = Type.Object({ site_id: SiteId });
 const AssetClass = Type.Enum([...ASSET_CLASSES], { description: 'Registry asset class' });
 const DeviceId = Type.String({ pattern: ASSET_ID_PATTERN, description: 'The id the device reports telemetry with (asset_id/device_id)' });
@@ -290,7 +289,11 @@ export const BufferStatus = Type.Object({
   remaining: Nullable(Type.Integer(), "Readings still buffered: the newer of the last replay's `remaining` and the heartbeat's buffer_depth"),
   remaining_source: Nullable(Type.Enum(['replay', 'heartbeat'])),
   remaining_reported_at: Nullable(Timestamp),
-  progress_pct: Nullable(Type.Number(), 'stored / (stored + remaining) × 100, one decimal; null when remaining is unknown'),
+  progress: JobProgressSchema('readings', 'stored + remaining'),
+  progress_pct: Nullable(
+    Type.Number(),
+    'stored / (stored + remaining) × 100, one decimal; null when remaining is unknown. Kept for clients of this live operation; new clients read `progress`, the shape every long job answers (decision 0451)',
+  ),
   first_replay_at: Nullable(Timestamp),
   last_replay_at: Nullable(Timestamp),
   devices: Type.Array(

@@ -6,12 +6,14 @@ import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
-import { FIRST_SERVICE_DATE, isServiceDate, LAST_SERVICE_DATE, slotsInDay, ukClock, ukMidnight, SLOT_MS } from '../market/index.ts';
+import { FIRST_SERVICE_DATE, isServiceDate, LAST_SERVICE_DATE, slotsInDay, ukClock, ukMidnight, SLOT_MS } from '../../kit/uk-time.ts';
 import type { RegistrySites } from '../registry/index.ts';
 import type { TelemetryReads } from '../telemetry/index.ts';
 import { controlErrors } from './errors.ts';
 import { CONTROLLABLE, evaluateGuardrails, guardrailsOf, measure, round3, step, type Category, type Connection } from './model.ts';
-import { actorId, RULES, type Control } from './service.ts';
+import { actorId, RULES, type DecisionLogService } from './decisions.ts';
+import type { DemoModel } from './demo-model.ts';
+import type { Sites } from './sites.ts';
 
 export const CAPACITY_WINDOW_DAYS = 28;
 export const CAPACITY_METHOD =
@@ -119,11 +121,19 @@ export function readAgreement(fields: Record<string, string | number>) {
   };
 }
 
-export function createGrid(deps: { db: Db; clock: Clock; control: Control; registry: RegistrySites; telemetry: TelemetryReads }) {
-  const { db, clock, control, registry, telemetry } = deps;
+export function createGrid(deps: {
+  db: Db;
+  clock: Clock;
+  sites: Sites;
+  demoModel: DemoModel;
+  decisions: DecisionLogService;
+  registry: RegistrySites;
+  telemetry: TelemetryReads;
+}) {
+  const { db, clock, sites, demoModel, decisions, registry, telemetry } = deps;
 
   async function connectionOf(orgId: string, siteId: string): Promise<Connection | null> {
-    return (await control.configOf(db, orgId, siteId))?.connection ?? null;
+    return (await sites.configOf(db, orgId, siteId))?.connection ?? null;
   }
 
   /** Measured peak import per wall-clock half hour over the window. */
@@ -131,7 +141,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     const now = clock.now().getTime();
     const assets = await registry.assets(db, orgId, { siteId });
     const meters = new Set(assets.filter((a) => a.asset_class === 'site_meter' || a.asset_class === 'smart_meter').map((a) => a.asset_id));
-    const model = await control.modelOf(db, orgId, siteId);
+    const model = await demoModel.modelOf(db, orgId, siteId);
     const modelMeter = model?.devices.find((d) => d.kind === 'meter');
     if (modelMeter) meters.add(modelMeter.device_id);
     const from = now - CAPACITY_WINDOW_DAYS * 86_400_000;
@@ -152,7 +162,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
 
   return {
     async guardrails(ctx: RequestContext, siteId: string) {
-      await control.requireSite(db, ctx.orgId, siteId);
+      await sites.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       return {
         site_id: siteId,
@@ -175,7 +185,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     ) {
       if ((body.intervals === undefined) === (body.setpoint === undefined))
         throw controlErrors.field(['body'], 'Send exactly one of intervals or setpoint', null);
-      await control.requireSite(db, ctx.orgId, siteId);
+      await sites.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       if (!c) throw controlErrors.noAgreement();
       let intervals: { label: string; boundary_kw: number; generation_kw: number | null }[];
@@ -183,7 +193,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
       if (body.setpoint) {
         subject = 'setpoint';
         const sp = body.setpoint;
-        const model = await control.modelOf(db, ctx.orgId, siteId);
+        const model = await demoModel.modelOf(db, ctx.orgId, siteId);
         if (!model)
           throw controlErrors.field(['body', 'setpoint'], "A setpoint is evaluated on the site's device model (demo realm); send intervals instead", sp);
         const t = clock.now().getTime();
@@ -211,7 +221,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
       const inputs = { guardrails: guardrailsOf(c), intervals };
       const result = evaluateGuardrails(inputs);
       const decision_id = await db.tx((q) =>
-        control.recordDecision(q, ctx.orgId, {
+        decisions.recordDecision(q, ctx.orgId, {
           site_id: siteId,
           kind: 'guardrail',
           rule: RULES.guardrail,
@@ -238,7 +248,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
       ctx: RequestContext,
       body: { site_id: string; import_limit_kw: number; export_limit_kw: number; category: Category; phases?: 1 | 3; reference?: string | null },
     ) {
-      await control.requireSite(db, ctx.orgId, body.site_id);
+      await sites.requireSite(db, ctx.orgId, body.site_id);
       const current = await connectionOf(ctx.orgId, body.site_id);
       const would: Connection = {
         import_limit_kw: body.import_limit_kw,
@@ -256,7 +266,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
         warnings.push(
           `G98 allows at most ${g98} kW of generation on ${would.phases} phase(s); the export limit ${would.export_limit_kw} kW exceeds it (a G99 agreement is needed).`,
         );
-      const cfg = await control.configOf(db, ctx.orgId, body.site_id);
+      const cfg = await sites.configOf(db, ctx.orgId, body.site_id);
       if (cfg?.export_limit_kw != null && cfg.export_limit_kw > would.export_limit_kw)
         warnings.push(`The site's export limitation limit ${cfg.export_limit_kw} kW is above this agreement's export limit; lower it before storing.`);
       return {
@@ -272,7 +282,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     },
 
     async capacity(ctx: RequestContext, siteId: string) {
-      await control.requireSite(db, ctx.orgId, siteId);
+      await sites.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       const p = await profile(ctx.orgId, siteId);
       const limit = c?.import_limit_kw ?? null;
@@ -302,7 +312,7 @@ export function createGrid(deps: { db: Db; clock: Clock; control: Control; regis
     async plan(ctx: RequestContext, siteId: string, body: { date: string; added_kw: number; from?: string; to?: string }) {
       if (!isServiceDate(body.date))
         throw controlErrors.field(['body', 'date'], `Input should be a calendar date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`, body.date);
-      await control.requireSite(db, ctx.orgId, siteId);
+      await sites.requireSite(db, ctx.orgId, siteId);
       const c = await connectionOf(ctx.orgId, siteId);
       if (!c) throw controlErrors.noAgreement();
       const p = await profile(ctx.orgId, siteId);

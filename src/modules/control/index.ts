@@ -2,23 +2,24 @@
 // 30-second export limitation loop on the platform job queue (demo-realm sites only, once per tick
 // across instances), overrides, grid connection guardrails and capacity, and the decision log with
 // replay (concepts.md section 1, demo realm rules 1-3, 5, 6; endpoints.md 4.6 and 4.10).
+// One service a sub-domain, each in its own file; this file wires them:
+//   decisions.ts (decision log, replay) · sites.ts (sites under control, configuration) ·
+//   demo-model.ts (synthetic devices, scenario, behaviour) · overrides.ts · setpoints.ts (the verified
+//   write) · export-limit.ts (the 30 s loop, events) · grid.ts (guardrails, agreement reading,
+//   capacity, plans) · model.ts (the pure rules and constants) · store.ts (SQL).
 import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { TELEMETRY_READS, TELEMETRY_WRITER } from '../telemetry/index.ts';
-import {
-  createControl,
-  LOOP_EVERY_MS,
-  LOOP_KIND,
-  onRecordedInputs,
-  type Control,
-  type DecisionEntry,
-  type Replayer,
-  type SetpointInput,
-  type SetpointResult,
-} from './service.ts';
+import { createDecisionLog, onRecordedInputs, type DecisionEntry, type Replayer } from './decisions.ts';
+import { createDemoModel } from './demo-model.ts';
+import { createExportLimitation } from './export-limit.ts';
 import { createGrid } from './grid.ts';
-import { controlOperations } from './routes.ts';
+import { LOOP_EVERY_MS, LOOP_KIND } from './model.ts';
+import { createOverrides } from './overrides.ts';
+import { createSetpoints, type SetpointInput, type SetpointResult } from './setpoints.ts';
+import { createSites } from './sites.ts';
+import { controlOperations, type ControlServices } from './routes.ts';
 import { CONTROL_ERROR_DOCS } from './errors.ts';
 import { controlConfig } from './config.ts';
 import { sectionOf } from '../../core/config-section.ts';
@@ -45,8 +46,8 @@ export const DECISION_LOG = serviceKey<DecisionLog>('control.decisions');
 
 export type { SetpointInput, SetpointResult, DecisionEntry, Replayer };
 
-/** The module's own instance, shared between what it provides and its operations. */
-const CONTROL = serviceKey<Control>('control.instance');
+/** The module's own services, shared between what it provides and its operations. */
+const CONTROL = serviceKey<ControlServices>('control.services');
 
 export const controlModule: ModuleFactory = (deps) => {
   const c = deps.services.get(CONTROL);
@@ -54,7 +55,9 @@ export const controlModule: ModuleFactory = (deps) => {
   const g = createGrid({
     db: deps.db,
     clock: deps.clock,
-    control: c,
+    sites: c.sites,
+    demoModel: c.model,
+    decisions: c.decisions,
     registry: deps.services.get(REGISTRY_SITES),
     telemetry: deps.services.get(TELEMETRY_READS),
   });
@@ -69,9 +72,9 @@ export const controlModule: ModuleFactory = (deps) => {
     operations: controlOperations(c, g),
     background: {
       schedules: [
-        { kind: LOOP_KIND, everyMs: LOOP_EVERY_MS, run: async () => void (await c.tick()) },
+        { kind: LOOP_KIND, everyMs: LOOP_EVERY_MS, run: async () => void (await c.exportLimit.tick()) },
         // The loop writes an iteration every 30 s per site: idle ones are not kept for ever (decision 0186).
-        { kind: 'control.retention', everyMs: 3_600_000, run: async () => void (await c.purgeIdleTicks(settings.idleTickRetentionDays)) },
+        { kind: 'control.retention', everyMs: 3_600_000, run: async () => void (await c.exportLimit.purgeIdleTicks(settings.idleTickRetentionDays)) },
       ],
     },
   };
@@ -84,24 +87,33 @@ export const controlDefinition: ModuleDefinition = {
   migrations: migrationsDir(import.meta.url),
   config: controlConfig,
   provides: (deps, registry) => {
-    const c = createControl({
-      db: deps.db,
+    const { db, clock, cursors } = deps;
+    const sitesOfRegistry = registry.get(REGISTRY_SITES);
+    const decisions = createDecisionLog({ db, clock, cursors });
+    const sites = createSites({ db, clock, registry: sitesOfRegistry });
+    const model = createDemoModel({ db, clock, registry: sitesOfRegistry });
+    const overrides = createOverrides({ db, clock, cursors, registry: sitesOfRegistry, sites });
+    const setpoints = createSetpoints({ db, clock, cursors, decisions, model, overrides });
+    const exportLimit = createExportLimitation({
+      db,
       work: deps.backgroundDb,
-      clock: deps.clock,
-      cursors: deps.cursors,
-      registry: registry.get(REGISTRY_SITES),
-      writer: registry.get(TELEMETRY_WRITER),
+      clock,
+      cursors,
       units: deps.jobUnits,
-      log: deps.log,
+      writer: registry.get(TELEMETRY_WRITER),
+      sites,
+      model,
+      overrides,
+      setpoints,
     });
-    registry.provide(CONTROL, c);
+    registry.provide(CONTROL, { decisions, sites, model, overrides, setpoints, exportLimit });
     registry.provide(CONTROL_SETPOINTS, {
-      write: (q, orgId, input, actor) => c.writeSetpoint(q, orgId, input, actor),
-      overrides: (q, orgId, siteId) => c.overridesOn(q, orgId, siteId, deps.clock.now()),
+      write: (q, orgId, input, actor) => setpoints.writeSetpoint(q, orgId, input, actor),
+      overrides: (q, orgId, siteId) => overrides.overridesOn(q, orgId, siteId, clock.now()),
     });
     registry.provide(DECISION_LOG, {
-      record: (q, orgId, entry) => c.recordDecision(q, orgId, entry),
-      registerReplayer: (kind, replay) => void c.replayers.set(kind, onRecordedInputs(replay)),
+      record: (q, orgId, entry) => decisions.recordDecision(q, orgId, entry),
+      registerReplayer: (kind, replay) => void decisions.replayers.set(kind, onRecordedInputs(replay)),
     });
   },
   create: controlModule,

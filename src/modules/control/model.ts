@@ -15,6 +15,17 @@ export type Behaviour = (typeof BEHAVIOURS)[number];
 export const VERDICTS = ['verified', 'readback_mismatch', 'unconfirmed', 'rejected'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/** The export limitation loop runs this often on the job queue (a unit per site), under this schedule kind. */
+export const LOOP_EVERY_MS = 30_000;
+export const LOOP_KIND = 'control.export-limit';
+export const DEADBAND_KW = 0.3;
+/** A site's configuration until it saves its own: the read-back wait and the margin under the export limit. */
+export const DEFAULT_SETTLE_SECONDS = 5;
+export const DEFAULT_MARGIN_KW = 0.2;
+export const LOOP_DESCRIPTION =
+  "Export limitation runs every 30 seconds on the service's job queue for demo-realm sites only. It is cloud hosted, not type tested and not G100 certified: " +
+  'it is not a substitute for a certified on-site export limitation scheme.';
+
 /** A `slow` device applies an accepted command this long after it (a `normal` one at once). */
 export const SLOW_APPLY_SECONDS = 60;
 /** Read-back agrees with what the command calls for within this many kW. */

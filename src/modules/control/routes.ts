@@ -1,9 +1,13 @@
 // Control, grid connection and decision-log operations, and the five demo-realm control operations
 // (endpoints.md 4.6 and 4.10).
-import { defineOperation, type Operation } from '../../platform/operation.ts';
-import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
-import type { Control } from './service.ts';
-import { LOOP_DESCRIPTION } from './service.ts';
+import { BEARER, withDefaults, type Operation } from '../../platform/operation.ts';
+import type { DecisionLogService } from './decisions.ts';
+import type { DemoModel } from './demo-model.ts';
+import type { ExportLimitation } from './export-limit.ts';
+import { LOOP_DESCRIPTION } from './model.ts';
+import type { Overrides } from './overrides.ts';
+import type { Setpoints } from './setpoints.ts';
+import type { Sites } from './sites.ts';
 import type { Grid } from './grid.ts';
 import { CAPACITY_METHOD, PLAN_METHOD } from './grid.ts';
 import * as S from './schemas.ts';
@@ -15,10 +19,22 @@ const demo = ['demo'];
 const live = 'live' as const;
 const DEMO_ONLY = 'Demo realm only: production organisations get 403 `Demo realm only` and nothing is recorded.';
 
-export function controlOperations(c: Control, g: Grid): Operation[] {
+/** Control's services, one a sub-domain (index.ts wires them). */
+export interface ControlServices {
+  decisions: DecisionLogService;
+  sites: Sites;
+  model: DemoModel;
+  overrides: Overrides;
+  setpoints: Setpoints;
+  exportLimit: ExportLimitation;
+}
+
+const op = withDefaults({ tags: control, status: live, access: BEARER.read });
+
+export function controlOperations(c: ControlServices, g: Grid): Operation[] {
   return [
     // ---- Demo realm -----------------------------------------------------------------------------
-    defineOperation({
+    op({
       operationId: 'writeVerifiedSetpoint',
       method: 'POST',
       path: '/api/hardware/ems/control/setpoints',
@@ -29,16 +45,16 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
         'It acts on the synthetic device model only; there is no real-device adapter behind it. 404 for an unknown device, 422 for a device that takes no setpoint or a value out of its range.',
       tags: demo,
       status: 'demo-realm',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       dataBasis: {
         basis: 'simulated',
         method:
           'The device model is stepped to the service time; read-back evaluates the model at commanded_at + settle_seconds against the model with the command applied, within 0.05 kW.',
       },
       schema: { body: S.SetpointBody, response: { 200: S.SetpointResult } },
-      handler: async ({ ctx, body }) => c.setpoint(ctx, body),
+      handler: async ({ ctx, body }) => c.setpoints.setpoint(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'setDemoDeviceBehaviour',
       method: 'POST',
       path: '/api/hardware/ems/control/demo/devices/{device_id}/behaviour',
@@ -46,12 +62,12 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       description: `${DEMO_ONLY} normal (applies a command at once), ignores (accepts, does not apply), unreachable (does not answer), rejects (refuses), slow (applies 60 s after accepting). 404 for an unknown device.`,
       tags: demo,
       status: 'demo-realm',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       dataBasis: { basis: 'simulated', method: "The device's behaviour in the synthetic model; its measured power now is shown." },
       schema: { params: S.DeviceParams, body: S.BehaviourBody, response: { 200: S.BehaviourResponse } },
-      handler: async ({ ctx, params, body }) => c.behaviour(ctx, params.device_id, body.behaviour),
+      handler: async ({ ctx, params, body }) => c.model.behaviour(ctx, params.device_id, body.behaviour),
     }),
-    defineOperation({
+    op({
       operationId: 'getSiteBalance',
       method: 'GET',
       path: '/api/hardware/ems/control/sites/{site_id}/balance',
@@ -59,15 +75,14 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       description: `${DEMO_ONLY} Each synthetic device's measured power now and the boundary meter: load + battery charge + EV - PV - battery discharge. 404 when the site has no model (POST its scenario first).`,
       tags: demo,
       status: 'demo-realm',
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: {
         basis: 'simulated',
         method: 'The synthetic model stepped to the service time (battery state of charge integrated); the boundary is the sum of device powers.',
       },
       schema: { params: S.SiteParams, response: { 200: S.Balance } },
-      handler: async ({ ctx, params }) => c.balance(ctx, params.site_id),
+      handler: async ({ ctx, params }) => c.model.balance(ctx, params.site_id),
     }),
-    defineOperation({
+    op({
       operationId: 'setDemoSiteScenario',
       method: 'POST',
       path: '/api/hardware/ems/control/demo/sites/{site_id}/scenario',
@@ -77,12 +92,12 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
         'battery, charger and meter) and sets load and available PV from now on. Answers the balance.',
       tags: demo,
       status: 'demo-realm',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       dataBasis: { basis: 'simulated', method: 'The model is stepped to now under the old scenario, then the new one applies.' },
       schema: { params: S.SiteParams, body: S.ScenarioBody, response: { 200: S.Balance } },
-      handler: async ({ ctx, params, body }) => c.scenario(ctx, params.site_id, body),
+      handler: async ({ ctx, params, body }) => c.model.scenario(ctx, params.site_id, body),
     }),
-    defineOperation({
+    op({
       operationId: 'runExportLimit',
       method: 'POST',
       path: '/api/hardware/ems/export-limit/{site_id}/run',
@@ -93,95 +108,78 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
         `404 without a device model; 409 \`Export limitation not configured for this site\` without a limit. ${LOOP_DESCRIPTION}`,
       tags: demo,
       status: 'demo-realm',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       dataBasis: { basis: 'simulated', method: 'Boundary measured on the synthetic model at the service time, before and after the commands.' },
       schema: { params: S.SiteParams, response: { 200: S.ExportEvent } },
-      handler: async ({ ctx, params }) => c.run(ctx, params.site_id),
+      handler: async ({ ctx, params }) => c.exportLimit.run(ctx, params.site_id),
     }),
 
     // ---- EMS control ------------------------------------------------------------------------------
-    defineOperation({
+    op({
       operationId: 'listControlSites',
       method: 'GET',
       path: '/api/hardware/ems/control/sites',
       summary: 'Sites under control',
       description:
         'Sites with a device model or a control configuration: export limitation, connection agreement, active overrides, last setpoint and last loop event.',
-      tags: control,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'stored' },
       schema: { response: { 200: S.ControlSites } },
-      handler: async ({ ctx }) => c.sites(ctx),
+      handler: async ({ ctx }) => c.sites.sites(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'listControlSetpoints',
       method: 'GET',
       path: '/api/hardware/ems/control/setpoints',
       summary: 'Setpoint history',
       description: 'Every verified write, newest first, with its verdict; filter by site, device or verdict.',
-      tags: control,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'stored' },
       schema: { query: S.SetpointsQuery, response: { 200: S.SetpointsPage } },
-      handler: async ({ ctx, query }) => c.setpoints(ctx, query),
+      handler: async ({ ctx, query }) => c.setpoints.setpoints(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'getControlSiteConfig',
       method: 'GET',
       path: '/api/hardware/ems/control/sites/{site_id}/config',
       summary: "A site's control configuration",
       description:
         'Export limitation (limit, margin), settle time of the verified write, the grid connection agreement, and whether the loop runs here. Defaults with configured=false before any PUT. 404 for an unknown site.',
-      tags: control,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'configured' },
       schema: { params: S.SiteParams, response: { 200: S.SiteConfig } },
-      handler: async ({ ctx, params }) => c.config(ctx, params.site_id),
+      handler: async ({ ctx, params }) => c.sites.config(ctx, params.site_id),
     }),
-    defineOperation({
+    op({
       operationId: 'putControlSiteConfig',
       method: 'PUT',
       path: '/api/hardware/ems/control/sites/{site_id}/config',
       summary: "Set a site's control configuration",
       description:
         "Members left out keep their value. The export limit must not exceed the connection agreement's export limit (422). Production organisations: recorded, no loop runs. 404 for an unknown site.",
-      tags: control,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       dataBasis: { basis: 'configured' },
       schema: { params: S.SiteParams, body: S.ConfigBody, response: { 200: S.SiteConfig } },
-      handler: async ({ ctx, params, body }) => c.putConfig(ctx, params.site_id, body),
+      handler: async ({ ctx, params, body }) => c.sites.putConfig(ctx, params.site_id, body),
     }),
-    defineOperation({
+    op({
       operationId: 'listExportLimitEvents',
       method: 'GET',
       path: '/api/hardware/ems/export-limit/{site_id}/events',
       summary: 'Export limitation actions and outcomes',
       description: `Each iteration (scheduled or on demand), newest first: boundary before and after, the commands and their verdicts, the outcome. ${LOOP_DESCRIPTION} 404 for an unknown site.`,
-      tags: control,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'stored' },
       schema: { params: S.SiteParams, query: S.PageOnly, response: { 200: S.EventsPage } },
-      handler: async ({ ctx, params, query }) => c.events(ctx, params.site_id, query),
+      handler: async ({ ctx, params, query }) => c.exportLimit.events(ctx, params.site_id, query),
     }),
-    defineOperation({
+    op({
       operationId: 'listOverrides',
       method: 'GET',
       path: '/api/hardware/ems/overrides',
       summary: 'Overrides',
       description: 'Newest first; status active, revoked or expired (an override expires by itself at expires_at).',
-      tags: control,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'stored' },
       schema: { query: S.OverridesQuery, response: { 200: S.OverridesPage } },
-      handler: async ({ ctx, query }) => c.overrides(ctx, query),
+      handler: async ({ ctx, query }) => c.overrides.overrides(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'createOverride',
       method: 'POST',
       path: '/api/hardware/ems/overrides',
@@ -189,28 +187,23 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       description:
         'Holds a site (or one device) against automatic control until it expires or is revoked: while active, the export limitation loop and optimiser dispatch send it nothing ' +
         '(a manual verified write still acts). Carries a reason, an authority and an expiry (in the future, at most 7 days ahead). 404 for an unknown site.',
-      tags: control,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      successStatus: 201,
+      access: BEARER.configure,
       schema: { body: S.OverrideBody, response: { 201: S.Override } },
-      handler: async ({ ctx, body }) => c.createOverride(ctx, body),
+      handler: async ({ ctx, body }) => c.overrides.createOverride(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'revokeOverride',
       method: 'POST',
       path: '/api/hardware/ems/overrides/{override_id}/revoke',
       summary: 'Revoke an override',
       description: 'Records who revoked it and why. 409 `Override not active: <status>` when already revoked or expired; 404 for an unknown override.',
-      tags: control,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       schema: { params: S.OverrideParams, body: S.RevokeBody, response: { 200: S.Override } },
-      handler: async ({ ctx, params, body }) => c.revokeOverride(ctx, params.override_id, body.reason),
+      handler: async ({ ctx, params, body }) => c.overrides.revokeOverride(ctx, params.override_id, body.reason),
     }),
 
     // ---- Grid connection ----------------------------------------------------------------------------
-    defineOperation({
+    op({
       operationId: 'getGridGuardrails',
       method: 'GET',
       path: '/api/hardware/ems/grid/sites/{site_id}/guardrails',
@@ -218,13 +211,11 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       description:
         "From the connection agreement in the site's control configuration: import limit, export limit and, for G98, the 16 A per phase generation limit. Sends no device command. 404 for an unknown site.",
       tags: grid,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'configured' },
       schema: { params: S.SiteParams, response: { 200: S.Guardrails } },
       handler: async ({ ctx, params }) => g.guardrails(ctx, params.site_id),
     }),
-    defineOperation({
+    op({
       operationId: 'evaluateGridGuardrails',
       method: 'POST',
       path: '/api/hardware/ems/grid/sites/{site_id}/guardrails/evaluate',
@@ -233,8 +224,6 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
         'A plan (intervals of boundary power and generation) or a setpoint (projected on the demo device model) checked against each guardrail; recorded as a guardrail decision. ' +
         'Sends no device command. 409 `No grid connection agreement for this site` without an agreement; 404 for an unknown site.',
       tags: grid,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: {
         basis: 'calculated',
         method: 'Import = max(0, boundary), export = max(0, -boundary) and generation compared with each limit; excess = value - limit.',
@@ -242,7 +231,7 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       schema: { params: S.SiteParams, body: S.EvaluateBody, response: { 200: S.Evaluation } },
       handler: async ({ ctx, params, body }) => g.evaluate(ctx, params.site_id, body),
     }),
-    defineOperation({
+    op({
       operationId: 'readGridAgreement',
       method: 'POST',
       path: '/api/hardware/ems/grid/agreements/read',
@@ -250,13 +239,11 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       description:
         'Reads import and export limits, G98/G99 category, phases and reference from the fields as stated, showing which field gave each value and which were not used. Stores nothing.',
       tags: grid,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'calculated', method: "Field-name matching and unit conversion as the answer's method member says." },
       schema: { body: S.ReadBody, response: { 200: S.ReadResult } },
       handler: async ({ body }) => g.read(body),
     }),
-    defineOperation({
+    op({
       operationId: 'confirmGridAgreement',
       method: 'POST',
       path: '/api/hardware/ems/grid/agreements/confirm',
@@ -264,8 +251,6 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       description:
         'Returns the connection that would be stored for the site, what changes against the current one, its guardrails and warnings. Not saved (stored=false); store it with PUT .../control/sites/{site_id}/config. 404 for an unknown site.',
       tags: grid,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: {
         basis: 'calculated',
         method: 'The connection as sent, compared member by member with the stored one; guardrails derived as GET .../guardrails does. Nothing is saved.',
@@ -273,20 +258,18 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       schema: { body: S.ConfirmBody, response: { 200: S.ConfirmResult } },
       handler: async ({ ctx, body }) => g.confirm(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'getGridCapacity',
       method: 'GET',
       path: '/api/hardware/ems/grid/sites/{site_id}/capacity',
       summary: 'Import capacity and headroom by half hour',
       description: "Measured peak import per UK wall-clock half hour over the last 28 days against the agreement's import limit. 404 for an unknown site.",
       tags: grid,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'measured', method: CAPACITY_METHOD },
       schema: { params: S.SiteParams, response: { 200: S.Capacity } },
       handler: async ({ ctx, params }) => g.capacity(ctx, params.site_id),
     }),
-    defineOperation({
+    op({
       operationId: 'planGridCapacity',
       method: 'POST',
       path: '/api/hardware/ems/grid/sites/{site_id}/capacity/plan',
@@ -294,41 +277,35 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       description:
         'Headroom by settlement period of a UK date with load added in a wall-clock window, from the measured peaks. 409 without a connection agreement; 404 for an unknown site.',
       tags: grid,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'calculated', method: PLAN_METHOD },
       schema: { params: S.SiteParams, body: S.PlanBody, response: { 200: S.CapacityPlan } },
       handler: async ({ ctx, params, body }) => g.plan(ctx, params.site_id, body),
     }),
 
     // ---- Decision log -------------------------------------------------------------------------------
-    defineOperation({
+    op({
       operationId: 'listDecisions',
       method: 'GET',
       path: '/api/hardware/ems/decisions',
       summary: 'Decision log',
       description: 'Every control, optimisation and guardrail decision, newest first, with its inputs, the rule that produced it and its outcome.',
       tags: decisions,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'stored' },
       schema: { query: S.DecisionsQuery, response: { 200: S.DecisionsPage } },
-      handler: async ({ ctx, query }) => c.decisions(ctx, query),
+      handler: async ({ ctx, query }) => c.decisions.decisions(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'getDecision',
       method: 'GET',
       path: '/api/hardware/ems/decisions/{decision_id}',
       summary: 'One decision',
       description: '404 for an unknown decision.',
       tags: decisions,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'stored' },
       schema: { params: S.DecisionParams, response: { 200: S.Decision } },
-      handler: async ({ ctx, params }) => c.decision(ctx, params.decision_id),
+      handler: async ({ ctx, params }) => c.decisions.decision(ctx, params.decision_id),
     }),
-    defineOperation({
+    op({
       operationId: 'replayDecision',
       method: 'POST',
       path: '/api/hardware/ems/decisions/{decision_id}/replay',
@@ -336,11 +313,9 @@ export function controlOperations(c: Control, g: Grid): Operation[] {
       description:
         "Re-runs the rule on the recorded inputs with today's code and shows whether it decides the same, and where it differs. Records nothing and sends nothing. 404 for an unknown decision.",
       tags: decisions,
-      status: live,
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'calculated', method: 'The recorded inputs through the current rule; outputs compared member by member.' },
       schema: { params: S.DecisionParams, response: { 200: S.Replay } },
-      handler: async ({ ctx, params }) => c.replay(ctx, params.decision_id),
+      handler: async ({ ctx, params }) => c.decisions.replay(ctx, params.decision_id),
     }),
   ];
 }

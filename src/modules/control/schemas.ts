@@ -4,7 +4,6 @@ import { Nullable, Timestamp, Component, PageMembers, LimitParam, CursorParam } 
 import { ASSET_ID_PATTERN, SiteId } from '../registry/index.ts';
 import { BEHAVIOURS, CATEGORIES, DEVICE_KINDS, VERDICTS } from './model.ts';
 
-export const ErrorBody = Type.Object({ detail: Type.String() });
 export const SiteParams = Type.Object({ site_id: SiteId });
 const DeviceId = Type.String({ pattern: ASSET_ID_PATTERN, description: "A device of the site's synthetic model (see the balance)" });
 export const DeviceParams = Type.Object({ device_id: DeviceId });

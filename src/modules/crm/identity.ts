@@ -3,6 +3,8 @@
 // names as whole words, case-insensitively. `identityMatcher` replaces every occurrence in a text
 // with `[erased]` and never touches a word it merely overlaps ("Ann" leaves "Annual" and "Joann").
 
+import { createHmac } from 'node:crypto';
+
 export const ERASED = '[erased]';
 
 /** An e-mail address as stored and compared: NFC, trimmed, lower-cased. */
@@ -40,6 +42,24 @@ export function e164(p: string): string | null {
 export function legacyPhoneKey(p: string): string {
   const digits = p.replace(/[^0-9]/g, '');
   return digits.startsWith('0') ? `44${digits.slice(1)}` : digits;
+}
+
+/**
+ * Suppression keys of addresses and numbers, HMAC-SHA256 under the organisation's salt:
+ * `email:<normalised>` and `phone:<E.164 digits>`, plus the earlier phone key where it differs
+ * (decision 0221's digits; still on older lists).
+ */
+export function suppressionKeys(salt: string, c: { email?: string | null; phone?: string | null; emails?: string[]; phones?: string[] }): string[] {
+  const h = (v: string) => createHmac('sha256', salt).update(v).digest('hex');
+  const out = new Set<string>();
+  for (const e of [c.email, ...(c.emails ?? [])]) if (e) out.add(h(`email:${normaliseEmail(e)}`));
+  for (const p of [c.phone, ...(c.phones ?? [])]) {
+    if (!p) continue;
+    const n = e164(p);
+    if (n) out.add(h(`phone:${n.slice(1)}`));
+    if (legacyPhoneKey(p)) out.add(h(`phone:${legacyPhoneKey(p)}`));
+  }
+  return [...out];
 }
 
 /** Every value a person held: names as written, e-mail addresses and numbers as written or normalised. */

@@ -6,10 +6,11 @@ import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
-import { isCalendarDay } from '../market/index.ts';
+import { isCalendarDay } from '../../kit/uk-time.ts';
 import { crmErrors } from './errors.ts';
-import type { Crm } from './service.ts';
-import * as store from './store.ts';
+import type { Contacts } from './contacts.ts';
+import type { CrmSettings } from './settings.ts';
+import { crmStore } from './store.ts';
 
 export const TRACKER_COLUMNS = [
   'company',
@@ -38,8 +39,8 @@ export interface LineError {
   message: string;
 }
 
-export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLog; crm: Crm }) {
-  const { db, clock, audit, crm } = deps;
+export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLog; settings: CrmSettings; contacts: Contacts }) {
+  const { db, clock, audit, settings, contacts } = deps;
 
   function check(row: Line, line: number, stages: string[]): LineError[] {
     const errs: LineError[] = [];
@@ -94,7 +95,7 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
 
     // Read before the transaction: the embedded store runs one connection (a read outside the
     // transaction would wait for it).
-    const stages = (await crm.getSettings(ctx)).stages.map((s) => s.name);
+    const stages = (await settings.getSettings(ctx)).stages.map((s) => s.name);
     return db.tx(async (q: Queryable) => {
       const errors: LineError[] = [];
       const created = { accounts: 0, contacts: 0, deals: 0 };
@@ -112,10 +113,10 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
         imported++;
         if (body.dry_run) continue;
         const now = clock.now();
-        let account = await store.findByText(q, 'account', ctx.orgId, 'name', row.company!);
+        let account = await crmStore.findByText(q, 'account', ctx.orgId, 'name', row.company!);
         if (account) matched.accounts++;
         else {
-          account = await store.insert(q, 'account', ctx.orgId, {
+          account = await crmStore.insert(q, 'account', ctx.orgId, {
             id: `acc_${randomUUID()}`,
             name: row.company,
             domain: row.domain || null,
@@ -129,13 +130,13 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
         let contactId: string | null = null;
         if (row.contact_name) {
           const existing = row.email
-            ? await store.findByText(q, 'contact', ctx.orgId, 'email', row.email)
-            : await store.findByText(q, 'contact', ctx.orgId, 'name', row.contact_name, account.id);
+            ? await crmStore.findByText(q, 'contact', ctx.orgId, 'email', row.email)
+            : await crmStore.findByText(q, 'contact', ctx.orgId, 'name', row.contact_name, account.id);
           if (existing) {
             matched.contacts++;
             contactId = existing.id;
           } else {
-            const c = await crm.createContact(
+            const c = await contacts.createContact(
               ctx,
               {
                 name: row.contact_name,
@@ -152,10 +153,10 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
           }
         }
         if (row.deal_title) {
-          if (await store.findByText(q, 'deal', ctx.orgId, 'title', row.deal_title, account.id)) matched.deals++;
+          if (await crmStore.findByText(q, 'deal', ctx.orgId, 'title', row.deal_title, account.id)) matched.deals++;
           else {
             const stage = (row.stage || stages[0]!).toLowerCase();
-            const deal = await store.insert(q, 'deal', ctx.orgId, {
+            const deal = await crmStore.insert(q, 'deal', ctx.orgId, {
               id: `deal_${randomUUID()}`,
               account_id: account.id,
               contact_id: contactId,
@@ -167,7 +168,7 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
               created_at: now,
               updated_at: now,
             });
-            await store.addMove(q, ctx.orgId, {
+            await crmStore.addMove(q, ctx.orgId, {
               id: `mv_${randomUUID()}`,
               deal_id: deal.id,
               from_stage: null,
@@ -186,3 +187,5 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
     });
   };
 }
+
+export type TrackerImport = ReturnType<typeof createTrackerImport>;

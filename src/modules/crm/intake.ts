@@ -1,6 +1,7 @@
 // Public lead intake (endpoints.md 4.8): a depot capacity study request becomes an account, a
 // contact and a task in the one organisation the deployment names (decision 0222).
 import { randomUUID } from 'node:crypto';
+import type { Db } from '../../infra/db/index.ts';
 import { Type } from 'typebox';
 import { AppError } from '../../platform/errors.ts';
 import { defineOperation } from '../../platform/operation.ts';
@@ -8,7 +9,10 @@ import type { LimitClass } from '../../platform/module.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CrmConfig } from './config.ts';
 import { crmErrors } from './errors.ts';
-import type { Crm } from './service.ts';
+import type { AuditLog } from '../audit/index.ts';
+import type { Contacts } from './contacts.ts';
+import type { Tasks } from './tasks.ts';
+import { crmStore } from './store.ts';
 import { Email, Phone } from './schemas.ts';
 
 const HOUR = 3_600_000;
@@ -37,7 +41,50 @@ export const intakeLimitClass = (config: CrmConfig): LimitClass => ({
   per: 'address',
 });
 
-export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Clock }) {
+export interface Lead {
+  company: string;
+  notes: string;
+  name: string;
+  email: string;
+  phone?: string;
+  due: Date;
+  reference: string;
+}
+
+/** A public lead: account, contact and a call-back task in one transaction, written by the system. */
+export function createLeadIntake(deps: { db: Db; clock: Clock; audit: AuditLog; contacts: Contacts; tasks: Tasks }) {
+  const { db, clock, audit, contacts, tasks } = deps;
+  return async function intake(orgId: string, lead: Lead) {
+    return db.tx(async (q) => {
+      const now = clock.now();
+      const sys = { orgId, system: true as const };
+      const account = await crmStore.insert(q, 'account', orgId, {
+        id: `acc_${randomUUID()}`,
+        name: lead.company,
+        domain: null,
+        kind: 'prospect',
+        notes: lead.notes,
+        created_at: now,
+        updated_at: now,
+      });
+      const contact = await contacts.createContact(sys, { name: lead.name, email: lead.email, phone: lead.phone, account_id: account.id }, q);
+      await tasks.createTask(
+        sys,
+        { title: `Call back about capacity study request ${lead.reference}`, due_at: lead.due.toISOString(), account_id: account.id, contact_id: contact.id },
+        q,
+      );
+      await audit.record(
+        q,
+        { orgId, actorType: 'anonymous', actorId: null },
+        { action: 'crm.intake.lead', targetType: 'crm_account', targetId: account.id, details: { reference: lead.reference } },
+      );
+      return { account_id: account.id, contact_id: contact.id };
+    });
+  };
+}
+export type LeadIntake = ReturnType<typeof createLeadIntake>;
+
+export function intakeOperation(intake: LeadIntake, deps: { config: CrmConfig; clock: Clock }) {
   return defineOperation({
     operationId: 'requestCapacityCheck',
     method: 'POST',
@@ -50,7 +97,6 @@ export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Cloc
     status: 'awaiting-migration',
     access: { kind: 'public' },
     rateLimit: INTAKE_LIMIT,
-    successStatus: 202,
     schema: {
       body: IntakeBody,
       response: {
@@ -61,10 +107,9 @@ export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Cloc
         }),
       },
     },
-    handler: async ({ body, reply }) => {
+    handler: async ({ body }) => {
       const orgId = deps.config.intakeOrgId;
       if (!orgId) throw crmErrors.intakeUnconfigured();
-      reply.code(202);
       const answer = { received: true as const, reference: `req_${randomUUID()}`, detail: 'Thank you: we will be in touch about your depot capacity study' };
       // A filled honeypot: the same answer, nothing written.
       if (body.website) return answer;
@@ -78,7 +123,7 @@ export function intakeOperation(crm: Crm, deps: { config: CrmConfig; clock: Cloc
         .filter(Boolean)
         .join('\n');
       try {
-        await crm.intake(orgId, {
+        await intake(orgId, {
           company: body.company,
           notes,
           name: body.name,

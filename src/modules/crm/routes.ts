@@ -1,21 +1,37 @@
 // CRM operations (endpoints.md 4.8, module `crm`, all awaiting-migration), base /api/notifications/crm.
 import { Type } from 'typebox';
-import { withDefaults } from '../../platform/operation.ts';
-import { CAN_CONFIGURE, CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
 import { CursorParam, LimitParam, Money, Page, Timestamp } from '../../platform/schema-kit.ts';
-import type { Crm } from './service.ts';
-import { TRACKER_COLUMNS, type createTrackerImport } from './import.ts';
+import type { Accounts } from './accounts.ts';
+import type { Activities } from './activities.ts';
+import type { Contacts } from './contacts.ts';
+import type { Deals } from './deals.ts';
+import type { Forecast } from './forecast.ts';
+import { TRACKER_COLUMNS, type TrackerImport } from './import.ts';
+import type { Privacy } from './privacy.ts';
+import type { CrmSettings } from './settings.ts';
+import type { Tasks } from './tasks.ts';
 import * as S from './schemas.ts';
 
 const BASE = '/api/notifications/crm';
 const tags = ['crm'];
-const read = { kind: 'bearer' as const, roles: CAN_READ };
-const write = { kind: 'bearer' as const, roles: CAN_INGEST };
-const configure = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
 const paging = { limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) };
 const idParam = (name: string) => Type.Object({ [name]: S.Id });
 
-export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createTrackerImport>) {
+/** The CRM's services, one a sub-domain (index.ts wires them). */
+export interface CrmServices {
+  settings: CrmSettings;
+  accounts: Accounts;
+  contacts: Contacts;
+  privacy: Privacy;
+  deals: Deals;
+  forecast: Forecast;
+  activities: Activities;
+  tasks: Tasks;
+  importTracker: TrackerImport;
+}
+
+export function crmOperations(crm: CrmServices) {
   const op = withDefaults({ tags, status: 'awaiting-migration', module: 'crm' });
   const noContent = { 204: Type.Null({ description: 'Deleted' }) };
   return [
@@ -25,10 +41,10 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/settings`,
       summary: 'Pipeline stages, retention period and outreach templates',
       description: 'The defaults (updated_at null) until the organisation saves its own.',
-      access: read,
+      access: BEARER.read,
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: S.Settings } },
-      handler: async ({ ctx }) => crm.getSettings(ctx),
+      handler: async ({ ctx }) => crm.settings.getSettings(ctx),
     }),
     op({
       operationId: 'updateCrmSettings',
@@ -36,9 +52,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/settings`,
       summary: 'Replace the pipeline stages, retention period and outreach templates',
       description: 'Open stages in order with their win probability (won and lost are always there). A stage deals are still in cannot be removed (409).',
-      access: configure,
+      access: BEARER.configure,
       schema: { body: S.SettingsBody, response: { 200: S.Settings } },
-      handler: async ({ ctx, body }) => crm.putSettings(ctx, body),
+      handler: async ({ ctx, body }) => crm.settings.putSettings(ctx, body),
     }),
     op({
       operationId: 'getCrmForecast',
@@ -47,7 +63,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       summary: 'Weighted pipeline by expected close month and stage',
       description:
         'Open deals only; `weighted` is value x stage probability. Deals without an expected close date fall under month `unscheduled`. One row per currency.',
-      access: read,
+      access: BEARER.read,
       dataBasis: {
         basis: 'calculated',
         method: 'Weighted value = sum over open deals of value × stage probability ÷ 100, rounded half up to the penny per stage and month; exact decimals.',
@@ -72,7 +88,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
           }),
         },
       },
-      handler: async ({ ctx }) => crm.forecast(ctx),
+      handler: async ({ ctx }) => crm.forecast.forecast(ctx),
     }),
     // Accounts
     op({
@@ -81,9 +97,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/accounts`,
       summary: 'Accounts, newest first',
       description: 'Filter by kind; cursor paging (limit, cursor).',
-      access: read,
+      access: BEARER.read,
       schema: { query: Type.Object({ kind: Type.Optional(S.AccountKind), ...paging }), response: { 200: Page('accounts', S.Account) } },
-      handler: async ({ ctx, query }) => crm.listAccounts(ctx, query),
+      handler: async ({ ctx, query }) => crm.accounts.listAccounts(ctx, query),
     }),
     op({
       operationId: 'createCrmAccount',
@@ -91,10 +107,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/accounts`,
       summary: 'Create an account',
       description: 'A new account is a prospect unless kind says otherwise; contacts of prospects fall under retention.',
-      access: write,
-      successStatus: 201,
+      access: BEARER.ingest,
       schema: { body: S.AccountBody, response: { 201: S.Account } },
-      handler: async ({ ctx, body }) => crm.createAccount(ctx, body),
+      handler: async ({ ctx, body }) => crm.accounts.createAccount(ctx, body),
     }),
     op({
       operationId: 'getCrmAccount',
@@ -102,9 +117,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/accounts/{account_id}`,
       summary: 'One account',
       description: "404 for another organisation's account.",
-      access: read,
+      access: BEARER.read,
       schema: { params: idParam('account_id'), response: { 200: S.Account } },
-      handler: async ({ ctx, params }) => crm.getAccount(ctx, params.account_id),
+      handler: async ({ ctx, params }) => crm.accounts.getAccount(ctx, params.account_id),
     }),
     op({
       operationId: 'updateCrmAccount',
@@ -112,9 +127,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/accounts/{account_id}`,
       summary: 'Change an account',
       description: 'Only the members given change.',
-      access: write,
+      access: BEARER.ingest,
       schema: { params: idParam('account_id'), body: S.AccountPatch, response: { 200: S.Account } },
-      handler: async ({ ctx, params, body }) => crm.patchAccount(ctx, params.account_id, body),
+      handler: async ({ ctx, params, body }) => crm.accounts.patchAccount(ctx, params.account_id, body),
     }),
     op({
       operationId: 'deleteCrmAccount',
@@ -122,13 +137,10 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/accounts/{account_id}`,
       summary: 'Delete an account without contacts or deals',
       description: '409 while contacts or deals name it.',
-      access: configure,
-      successStatus: 204,
+      access: BEARER.configure,
       schema: { params: idParam('account_id'), response: noContent },
-      handler: async ({ ctx, params, reply }) => {
-        await crm.deleteAccount(ctx, params.account_id);
-        reply.code(204);
-        return null;
+      handler: async ({ ctx, params }) => {
+        await crm.accounts.deleteAccount(ctx, params.account_id);
       },
     }),
     // Contacts
@@ -138,12 +150,12 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/contacts`,
       summary: 'Contacts (personal data), newest first',
       description: 'Erased contacts are left out unless include_erased=true (they then show no personal field).',
-      access: read,
+      access: BEARER.read,
       schema: {
         query: Type.Object({ account_id: Type.Optional(S.Id), include_erased: Type.Optional(Type.Boolean()), ...paging }),
         response: { 200: Page('contacts', S.Contact) },
       },
-      handler: async ({ ctx, query }) => crm.listContacts(ctx, query),
+      handler: async ({ ctx, query }) => crm.contacts.listContacts(ctx, query),
     }),
     op({
       operationId: 'createCrmContact',
@@ -152,10 +164,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       summary: 'Create a contact',
       description:
         'An email address or phone number on the suppression list makes the contact opted out from the start: nothing re-subscribes a suppressed person.',
-      access: write,
-      successStatus: 201,
+      access: BEARER.ingest,
       schema: { body: S.ContactBody, response: { 201: S.Contact } },
-      handler: async ({ ctx, body }) => crm.createContact(ctx, body),
+      handler: async ({ ctx, body }) => crm.contacts.createContact(ctx, body),
     }),
     op({
       operationId: 'getCrmContact',
@@ -163,9 +174,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/contacts/{contact_id}`,
       summary: 'One contact',
       description: 'An erased contact shows erased: true and no personal field.',
-      access: read,
+      access: BEARER.read,
       schema: { params: idParam('contact_id'), response: { 200: S.Contact } },
-      handler: async ({ ctx, params }) => crm.getContact(ctx, params.contact_id),
+      handler: async ({ ctx, params }) => crm.contacts.getContact(ctx, params.contact_id),
     }),
     op({
       operationId: 'updateCrmContact',
@@ -173,9 +184,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/contacts/{contact_id}`,
       summary: 'Change a contact',
       description: 'Opt-out cannot be undone here. An erased contact cannot be changed (409).',
-      access: write,
+      access: BEARER.ingest,
       schema: { params: idParam('contact_id'), body: S.ContactPatch, response: { 200: S.Contact } },
-      handler: async ({ ctx, params, body }) => crm.patchContact(ctx, params.contact_id, body),
+      handler: async ({ ctx, params, body }) => crm.contacts.patchContact(ctx, params.contact_id, body),
     }),
     op({
       operationId: 'optOutCrmContact',
@@ -183,9 +194,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/contacts/{contact_id}/opt-out`,
       summary: 'Opt a contact out of outreach, at once and for good',
       description: 'Adds the address and number to the suppression list (salted hashes). Idempotent.',
-      access: write,
+      access: BEARER.ingest,
       schema: { params: idParam('contact_id'), response: { 200: S.Contact } },
-      handler: async ({ ctx, params }) => crm.optOut(ctx, params.contact_id),
+      handler: async ({ ctx, params }) => crm.privacy.optOut(ctx, params.contact_id),
     }),
     op({
       operationId: 'eraseCrmContact',
@@ -194,9 +205,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       summary: "Erase a person's data everywhere it lives",
       description:
         "Clears the contact's name, email, phone and job title, the notes of activities with them, every mention of the name, address or number in other CRM texts and in the audit log's details; keeps only salted hashes so they stay suppressed. Answers what was erased.",
-      access: configure,
+      access: BEARER.configure,
       schema: { params: idParam('contact_id'), response: { 200: S.Erasure } },
-      handler: async ({ ctx, params }) => crm.erase(ctx, params.contact_id),
+      handler: async ({ ctx, params }) => crm.privacy.erase(ctx, params.contact_id),
     }),
     op({
       operationId: 'draftCrmOutreach',
@@ -204,7 +215,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/contacts/{contact_id}/outreach-draft`,
       summary: 'Draft a message from a template (sends nothing)',
       description: 'Refuses a contact who opted out or whose address is suppressed (409), and an erased one.',
-      access: write,
+      access: BEARER.ingest,
       schema: {
         params: idParam('contact_id'),
         body: Type.Object({ template: S.StageName, deal_id: Type.Optional(S.Id) }, { additionalProperties: false }),
@@ -219,7 +230,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
           }),
         },
       },
-      handler: async ({ ctx, params, body }) => crm.outreachDraft(ctx, params.contact_id, body),
+      handler: async ({ ctx, params, body }) => crm.privacy.outreachDraft(ctx, params.contact_id, body),
     }),
     // Deals
     op({
@@ -228,12 +239,12 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/deals`,
       summary: 'Deals, newest first',
       description: 'Filter by account or stage; cursor paging.',
-      access: read,
+      access: BEARER.read,
       schema: {
         query: Type.Object({ account_id: Type.Optional(S.Id), stage: Type.Optional(S.StageName), ...paging }),
         response: { 200: Page('deals', S.Deal) },
       },
-      handler: async ({ ctx, query }) => crm.listDeals(ctx, query),
+      handler: async ({ ctx, query }) => crm.deals.listDeals(ctx, query),
     }),
     op({
       operationId: 'createCrmDeal',
@@ -241,10 +252,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/deals`,
       summary: 'Create a deal',
       description: 'Starts in the first open stage unless `stage` names another open one.',
-      access: write,
-      successStatus: 201,
+      access: BEARER.ingest,
       schema: { body: S.DealBody, response: { 201: S.DealWithMoves } },
-      handler: async ({ ctx, body }) => crm.createDeal(ctx, body),
+      handler: async ({ ctx, body }) => crm.deals.createDeal(ctx, body),
     }),
     op({
       operationId: 'getCrmDeal',
@@ -252,9 +262,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/deals/{deal_id}`,
       summary: 'One deal with its stage moves',
       description: 'With every stage move, oldest first.',
-      access: read,
+      access: BEARER.read,
       schema: { params: idParam('deal_id'), response: { 200: S.DealWithMoves } },
-      handler: async ({ ctx, params }) => crm.getDeal(ctx, params.deal_id),
+      handler: async ({ ctx, params }) => crm.deals.getDeal(ctx, params.deal_id),
     }),
     op({
       operationId: 'updateCrmDeal',
@@ -262,9 +272,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/deals/{deal_id}`,
       summary: 'Change a deal (not its stage: see deals/{deal_id}/stage)',
       description: 'Title, value, contact and expected close; the stage moves only through deals/{deal_id}/stage.',
-      access: write,
+      access: BEARER.ingest,
       schema: { params: idParam('deal_id'), body: S.DealPatch, response: { 200: S.DealWithMoves } },
-      handler: async ({ ctx, params, body }) => crm.patchDeal(ctx, params.deal_id, body),
+      handler: async ({ ctx, params, body }) => crm.deals.patchDeal(ctx, params.deal_id, body),
     }),
     op({
       operationId: 'deleteCrmDeal',
@@ -272,13 +282,10 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/deals/{deal_id}`,
       summary: 'Delete a deal',
       description: 'Removes the deal and its stage moves.',
-      access: configure,
-      successStatus: 204,
+      access: BEARER.configure,
       schema: { params: idParam('deal_id'), response: noContent },
-      handler: async ({ ctx, params, reply }) => {
-        await crm.deleteDeal(ctx, params.deal_id);
-        reply.code(204);
-        return null;
+      handler: async ({ ctx, params }) => {
+        await crm.deals.deleteDeal(ctx, params.deal_id);
       },
     }),
     op({
@@ -287,13 +294,13 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/deals/{deal_id}/stage`,
       summary: 'Move a deal to another stage',
       description: 'Open stages move to any stage; won and lost are final (409). Each move is recorded.',
-      access: write,
+      access: BEARER.ingest,
       schema: {
         params: idParam('deal_id'),
         body: Type.Object({ stage: S.StageName, reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false }),
         response: { 200: S.DealWithMoves },
       },
-      handler: async ({ ctx, params, body }) => crm.moveStage(ctx, params.deal_id, body),
+      handler: async ({ ctx, params, body }) => crm.deals.moveStage(ctx, params.deal_id, body),
     }),
     // Activities
     op({
@@ -302,7 +309,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/activities`,
       summary: 'Activities, newest first',
       description: 'Filter by account, contact, deal or kind; newest occurred_at first; cursor paging.',
-      access: read,
+      access: BEARER.read,
       schema: {
         query: Type.Object({
           account_id: Type.Optional(S.Id),
@@ -313,7 +320,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
         }),
         response: { 200: Page('activities', S.Activity) },
       },
-      handler: async ({ ctx, query }) => crm.listActivities(ctx, query),
+      handler: async ({ ctx, query }) => crm.activities.listActivities(ctx, query),
     }),
     op({
       operationId: 'createCrmActivity',
@@ -321,10 +328,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/activities`,
       summary: 'Record a call, email, meeting or note',
       description: 'Names at least one of account, contact, deal. Counts as engagement of the contact (retention).',
-      access: write,
-      successStatus: 201,
+      access: BEARER.ingest,
       schema: { body: S.ActivityBody, response: { 201: S.Activity } },
-      handler: async ({ ctx, body }) => crm.createActivity(ctx, body),
+      handler: async ({ ctx, body }) => crm.activities.createActivity(ctx, body),
     }),
     op({
       operationId: 'deleteCrmActivity',
@@ -332,13 +338,10 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/activities/{activity_id}`,
       summary: 'Delete an activity',
       description: 'Removes one activity.',
-      access: write,
-      successStatus: 204,
+      access: BEARER.ingest,
       schema: { params: idParam('activity_id'), response: noContent },
-      handler: async ({ ctx, params, reply }) => {
-        await crm.deleteActivity(ctx, params.activity_id);
-        reply.code(204);
-        return null;
+      handler: async ({ ctx, params }) => {
+        await crm.activities.deleteActivity(ctx, params.activity_id);
       },
     }),
     // Tasks
@@ -348,7 +351,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/tasks`,
       summary: 'Tasks, newest first',
       description: 'Filter by account, deal, assignee or done; cursor paging.',
-      access: read,
+      access: BEARER.read,
       schema: {
         query: Type.Object({
           account_id: Type.Optional(S.Id),
@@ -359,7 +362,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
         }),
         response: { 200: Page('tasks', S.Task) },
       },
-      handler: async ({ ctx, query }) => crm.listTasks(ctx, query),
+      handler: async ({ ctx, query }) => crm.tasks.listTasks(ctx, query),
     }),
     op({
       operationId: 'createCrmTask',
@@ -367,10 +370,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/tasks`,
       summary: 'Create a task',
       description: 'A task may name an account, a contact and a deal of the organisation.',
-      access: write,
-      successStatus: 201,
+      access: BEARER.ingest,
       schema: { body: S.TaskBody, response: { 201: S.Task } },
-      handler: async ({ ctx, body }) => crm.createTask(ctx, body),
+      handler: async ({ ctx, body }) => crm.tasks.createTask(ctx, body),
     }),
     op({
       operationId: 'listCrmTasksDue',
@@ -378,14 +380,14 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/tasks/due`,
       summary: 'Open tasks due within a window (overdue included), soonest first',
       description: 'Overdue tasks carry overdue: true; done tasks are left out.',
-      access: read,
+      access: BEARER.read,
       schema: {
         query: Type.Object({ within_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 24 * 90, description: 'Window from now, hours; default 24' })) }),
         response: {
           200: Type.Object({ as_of: Timestamp, until: Timestamp, tasks: Type.Array(Type.Object({ ...S.Task.properties, overdue: Type.Boolean() })) }),
         },
       },
-      handler: async ({ ctx, query }) => crm.dueTasks(ctx, query),
+      handler: async ({ ctx, query }) => crm.tasks.dueTasks(ctx, query),
     }),
     op({
       operationId: 'updateCrmTask',
@@ -393,9 +395,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/tasks/{task_id}`,
       summary: 'Change a task or mark it done',
       description: 'done: true closes the task (done_at kept on a repeat); done: false reopens it.',
-      access: write,
+      access: BEARER.ingest,
       schema: { params: idParam('task_id'), body: S.TaskPatch, response: { 200: S.Task } },
-      handler: async ({ ctx, params, body }) => crm.patchTask(ctx, params.task_id, body),
+      handler: async ({ ctx, params, body }) => crm.tasks.patchTask(ctx, params.task_id, body),
     }),
     op({
       operationId: 'importCrmTracker',
@@ -406,7 +408,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
         `CSV (RFC 4180) with a header line; columns (any order, case-insensitive): ${TRACKER_COLUMNS.join(', ')}. ` +
         'Rows match existing records (account by name, contact by email else by name within the account, deal by title within the account), so importing the same file again creates nothing. ' +
         'A line with errors is skipped and listed by line number; the others are imported (dry_run checks without writing). A suppressed address comes in opted out.',
-      access: write,
+      access: BEARER.ingest,
       schema: {
         body: Type.Object(
           {
@@ -436,7 +438,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
           }),
         },
       },
-      handler: async ({ ctx, body }) => importTracker(ctx, body),
+      handler: async ({ ctx, body }) => crm.importTracker(ctx, body),
     }),
     // Retention
     op({
@@ -445,7 +447,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/retention/preview`,
       summary: 'Prospects retention/run would erase now',
       description: 'Contacts of prospect accounts (or of none), with no deal won, whose last engagement (else creation) is older than the retention period.',
-      access: read,
+      access: BEARER.read,
       schema: {
         response: {
           200: Type.Object({
@@ -463,7 +465,7 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
           }),
         },
       },
-      handler: async ({ ctx }) => crm.retentionPreview(ctx),
+      handler: async ({ ctx }) => crm.privacy.retentionPreview(ctx),
     }),
     op({
       operationId: 'runCrmRetention',
@@ -471,9 +473,9 @@ export function crmOperations(crm: Crm, importTracker: ReturnType<typeof createT
       path: `${BASE}/retention/run`,
       summary: 'Erase the prospects past the retention period',
       description: 'Erases each contact the preview lists, in one transaction, and records the run in the audit log.',
-      access: configure,
+      access: BEARER.configure,
       schema: { response: { 200: Type.Object({ as_of: Timestamp, retention_days: Type.Integer(), cutoff: Timestamp, erased: Type.Array(S.Erasure) }) } },
-      handler: async ({ ctx }) => crm.retentionRun(ctx),
+      handler: async ({ ctx }) => crm.privacy.retentionRun(ctx),
     }),
   ];
 }

@@ -1,6 +1,5 @@
 // Device listings, source priority and data integrity under /api/hardware/.
-import { defineOperation, type Operation } from '../../platform/operation.ts';
-import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
+import { BEARER, withDefaults, type Operation } from '../../platform/operation.ts';
 import { FRESHNESS_METHOD } from '../registry/index.ts';
 import type { DevicesService } from './service.ts';
 import type { Listing } from './readings.ts';
@@ -24,7 +23,6 @@ import {
 } from './schemas.ts';
 
 const tags = ['devices'];
-const read = { kind: 'bearer' as const, roles: CAN_READ };
 const LAST_REPORTED =
   'Every row carries `last_reported_at` (the measurement time of the newest stored record, ISO 8601 UTC with Z) and ' +
   '`last_reported_source` (ocpp_heartbeat, provider_reading, telemetry or provider_api); both are null when nothing is ' +
@@ -40,17 +38,16 @@ const LISTINGS: { listing: Listing; path: string; operationId: string; summary: 
   { listing: 'appliances', path: '/api/hardware/appliances', operationId: 'listAppliances', summary: 'Appliances with readings' },
 ];
 
+const op = withDefaults({ tags, status: 'live', access: BEARER.read });
+
 export function deviceOperations(service: DevicesService): Operation[] {
   const listings = LISTINGS.map((l) =>
-    defineOperation({
+    op({
       operationId: l.operationId,
       method: 'GET',
       path: l.path,
       summary: l.summary,
       description: `Registered devices of the listing's classes (see docs/registry.md), each with readings from its newest stored record. ${LAST_REPORTED}`,
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: { basis: 'measured' },
       schema: { query: SiteQuery, response: { 200: listingResponse(l.listing) } },
       handler: async ({ ctx, query }) => service.listing(ctx, l.listing, query.site_id),
@@ -58,33 +55,27 @@ export function deviceOperations(service: DevicesService): Operation[] {
   );
   return [
     ...listings,
-    defineOperation({
+    op({
       operationId: 'listDeviceHealth',
       method: 'GET',
       path: '/api/hardware/devices/health',
       summary: 'Connectivity and freshness of every connected device',
       description: `Every registered asset, optionally one site or one connectivity state. ${LAST_REPORTED}`,
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: { basis: 'calculated', method: FRESHNESS_METHOD },
       schema: { query: HealthQuery, response: { 200: HealthResponse } },
       handler: async ({ ctx, query }) => service.health(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'listVehicleTelemetry',
       method: 'GET',
       path: '/api/hardware/vehicles/telemetry/all',
       summary: 'Every vehicle with its newest stored record in full',
       description: `The vehicles listing plus the newest record with its raw object. ${LAST_REPORTED}`,
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: { basis: 'measured' },
       schema: { query: SiteQuery, response: { 200: VehiclesTelemetryResponse } },
       handler: async ({ ctx, query }) => service.vehiclesTelemetry(ctx, query.site_id),
     }),
-    defineOperation({
+    op({
       operationId: 'listFleetTelematicsVehicles',
       method: 'GET',
       path: '/api/hardware/fleet/telematics/vehicles',
@@ -93,27 +84,21 @@ export function deviceOperations(service: DevicesService): Operation[] {
         'Position from the newest record of the last 30 days carrying raw `lat`/`latitude` and `lon`/`lng`/`longitude` ' +
         'numbers in range; ignition from the newest record of the last 30 days carrying raw `ignition` or `ignition_on` ' +
         `(true/false/on/off). Each with its own measurement time. ${LAST_REPORTED}`,
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: { basis: 'measured' },
       schema: { query: SiteQuery, response: { 200: TelematicsResponse } },
       handler: async ({ ctx, query }) => service.telematics(ctx, query.site_id),
     }),
-    defineOperation({
+    op({
       operationId: 'getSourcePriority',
       method: 'GET',
       path: '/api/hardware/source-priority',
       summary: 'Per-asset source priority',
       description: 'Configured source orders per asset and measurement, the four source names and the default order used where nothing is configured.',
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: { basis: 'configured' },
       schema: { query: PriorityQuery, response: { 200: PriorityResponse } },
       handler: async ({ ctx, query }) => service.priorities(ctx, query.asset_id),
     }),
-    defineOperation({
+    op({
       operationId: 'setSourcePriority',
       method: 'PUT',
       path: '/api/hardware/source-priority',
@@ -121,14 +106,12 @@ export function deviceOperations(service: DevicesService): Operation[] {
       description:
         'Body `asset_id` (a registered asset; 422 otherwise) and `priorities`, one entry per measurement with its sources ' +
         'in order. Replaces the whole configuration of the asset; measurements left out use the default order.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       dataBasis: { basis: 'configured' },
       schema: { body: PriorityBody, response: { 200: PriorityResponse } },
       handler: async ({ ctx, body }) => service.setPriorities(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'resolveSourcePriority',
       method: 'GET',
       path: '/api/hardware/source-priority/resolve',
@@ -138,14 +121,11 @@ export function deviceOperations(service: DevicesService): Operation[] {
         "the window, and the one chosen by the priority. A record's source is its raw `source` when that names one of " +
         'the four, else telemetry. Where only telemetry exists, `only_telemetry` is true and `note` says so. 404 when ' +
         '`asset_id` names no registered asset.',
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: { basis: 'measured' },
       schema: { query: ResolveQuery, response: { 200: ResolveResponse } },
       handler: async ({ ctx, query }) => service.resolve(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'listAssetDataIntegrity',
       method: 'GET',
       path: '/api/hardware/data-integrity/assets',
@@ -153,9 +133,6 @@ export function deviceOperations(service: DevicesService): Operation[] {
       description:
         'For each registered asset over a window: stored records, gaps, duplicate, future and late timestamps, anomaly ' +
         'counts by reason. Rejected records are not stored and so are not counted here (ingestion reports them per request).',
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: {
         basis: 'calculated',
         method:
@@ -164,20 +141,17 @@ export function deviceOperations(service: DevicesService): Operation[] {
       schema: { query: IntegrityQuery, response: { 200: IntegrityResponse } },
       handler: async ({ ctx, query }) => service.integrity(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'getLatestCommissioningRun',
       method: 'GET',
       path: '/api/hardware/data-integrity/commissioning',
       summary: 'Latest commissioning run of a site',
       description: 'Query `site_id` (required). 404 when the site has no run.',
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: { basis: 'stored' },
       schema: { query: CommissioningQuery, response: { 200: CommissioningRun } },
       handler: async ({ ctx, query }) => service.latestCommissioning(ctx, query.site_id),
     }),
-    defineOperation({
+    op({
       operationId: 'runCommissioning',
       method: 'POST',
       path: '/api/hardware/data-integrity/commissioning/run',
@@ -187,10 +161,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
         '(soc 0 to 100, |power| up to 5000 kW, voltage not negative; warnings for temperature, a positive inverter power, ' +
         "a fault status); the topology without error findings; devices reporting with the site's site_ref but unregistered. " +
         'Outcome `fail` when any check fails, `pass_with_warnings` when any warns, else `pass`. 404 for an unknown site.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
-      successStatus: 201,
+      access: BEARER.configure,
       dataBasis: {
         basis: 'calculated',
         method: 'Each check compares the stored registry and the newest stored record of each asset with fixed thresholds at the time of the run.',

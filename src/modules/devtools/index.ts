@@ -8,10 +8,10 @@ import { ALERT_STREAM, ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
 import { DAY_MS } from './common.ts';
 import { createKeyAlerts } from './apikeys/alerts.ts';
 import { createKeyService, KEY_ALERTS_KIND } from './apikeys/service.ts';
-import { apiKeyOperations } from './apikeys/routes.ts';
+import { apiKeyOperations } from './routes/apikeys.ts';
 import { createSecretBox } from './webhooks/secrets.ts';
 import { createWebhookService } from './webhooks/service.ts';
-import { webhookOperations } from './webhooks/routes.ts';
+import { webhookOperations } from './routes/webhooks.ts';
 import { createDeliveryEngine, DELIVER_JOB, FANOUT_JOB } from './deliveries/engine.ts';
 import { deliveryStore } from './deliveries/store.ts';
 import { createOfflineWatchdog, WATCHDOG_EVERY_MS, WATCHDOG_KIND } from './deliveries/watchdog.ts';
@@ -19,11 +19,11 @@ import { createSandboxData } from './sandbox/generator.ts';
 import { createSandboxService, IDEMPOTENCY_TTL_MS } from './sandbox/service.ts';
 import { idempotencyStore } from './sandbox/store.ts';
 import { createPartnerService } from './partner/service.ts';
-import { partnerOperations } from './partner/routes.ts';
+import { partnerOperations } from './routes/partner.ts';
 import { createStatusService, readStatus, CHECK_EVERY_MS, COMPONENTS } from './status/service.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { healthStore } from './status/store.ts';
-import { statusOperations } from './status/routes.ts';
+import { statusOperations } from './routes/status.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { ORG_DIRECTORY } from '../orgs/index.ts';
 import { REGISTRY_READS } from '../registry/index.ts';
@@ -31,6 +31,7 @@ import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { devtoolsMetrics } from './metrics.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { devtoolsConfig } from './config.ts';
+import { DEVTOOLS_ERROR_DOCS } from './errors.ts';
 
 /** Signing for other modules' signed webhooks (concepts.md section 6): the same scheme and secret sealing. */
 export { signatureHeader, createSecretBox, secretKeyBytes, type SecretBox } from './webhooks/secrets.ts';
@@ -114,14 +115,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
       devtools: 'API keys, webhook endpoints and their delivery logs, and the public API status.',
       partner: 'The Partner API (API keys): telemetry, devices, alerts and the sandbox.',
     },
-    errors: [
-      { code: 'api_key_not_active', status: 409, description: 'Only an active API key can be rotated.' },
-      { code: 'webhook_endpoint_disabled', status: 409, description: 'The webhook endpoint is disabled; re-enable it first.' },
-      { code: 'sandbox_only_event_type', status: 400, description: 'Event types other than webhook.test are sent from the sandbox only.' },
-      { code: 'event_not_found', status: 404, description: 'No retained event with this id for the endpoint.' },
-      { code: 'idempotency_conflict', status: 409, description: 'The Idempotency-Key was already used with a different request.' },
-      { code: 'idempotency_in_progress', status: 409, description: 'A request with this Idempotency-Key is still being processed.' },
-    ],
+    errors: DEVTOOLS_ERROR_DOCS,
     operations: [
       ...apiKeyOperations(keys, deps.scopes),
       ...webhookOperations(hooks),

@@ -9,7 +9,8 @@ import { errors } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { AuditLog } from '../audit/index.ts';
-import { alertView, type AlertStream, type AlertView } from '../alerts/index.ts';
+import { ALERT_CHANGED, alertView, type AlertStream, type AlertView } from '../alerts/index.ts';
+import { publish } from '../../infra/jobs/queue.ts';
 import type { Members } from '../identity/index.ts';
 import type { NotificationService } from '../notifications/index.ts';
 import { emsErrors } from './errors.ts';
@@ -72,7 +73,17 @@ export function createAdmin(deps: {
         targetId: id,
         details: { ...(opts.details ?? {}), ...(opts.note ? { note: opts.note } : {}) },
       });
-      return detail(q, ctx.orgId, (await alerts.get(q, ctx.orgId, id))!);
+      const done = await detail(q, ctx.orgId, (await alerts.get(q, ctx.orgId, id))!);
+      // Every open console follows acknowledgements and assignments (the live stream relays this).
+      if (action === 'acknowledge' || action === 'assign')
+        await publish(
+          q,
+          at,
+          ALERT_CHANGED,
+          { org_id: ctx.orgId, transition: action === 'acknowledge' ? 'acknowledged' : 'assigned', alert: { ...done, history: undefined } },
+          ctx.orgId,
+        );
+      return done;
     });
   }
 

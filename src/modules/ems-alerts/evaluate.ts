@@ -9,9 +9,9 @@ import type { AlertStream, AlertView } from '../alerts/index.ts';
 import { classOfType, type RegistryReads } from '../registry/index.ts';
 import type { TelemetryReads } from '../telemetry/index.ts';
 import type { EnergyFigures, Flow } from '../energy/index.ts';
-import { SLOT_MS } from '../market/index.ts';
+import { SLOT_MS } from '../../kit/uk-time.ts';
 import { emsErrors } from './errors.ts';
-import { penceOf, poundsOf } from './money.ts';
+import { penceOf, poundsText } from '../../kit/decimal.ts';
 import { DEFAULT_POLICY, effectivePolicy, severityOf, type AlertPolicy } from './policy.ts';
 import { rankAlerts, totalPence } from './ranking.ts';
 import { evaluateSources, IMPACT_METHODS, type EvalAsset, type FlowSlot, type Slot, type Source } from './sources.ts';
@@ -127,7 +127,7 @@ export function createEvaluation(deps: {
       return {
         alerts: ranked,
         count: ranked.length,
-        total_impact_gbp_per_day: poundsOf(totalPence(ranked)),
+        total_impact_gbp_per_day: poundsText(totalPence(ranked)),
         ranked_by: 'impact_gbp_per_day, highest first; equal impacts by raised_at, oldest first, then id',
       };
     },
@@ -160,7 +160,7 @@ export function createEvaluation(deps: {
             site_id: f.site_id,
             asset_id: f.asset_id,
             since: f.since.toISOString(),
-            impact_gbp_per_day: poundsOf(f.impact_pence),
+            impact_gbp_per_day: poundsText(f.impact_pence),
             impact_method: IMPACT_METHODS[f.source],
             evidence: f.evidence,
           };
@@ -211,7 +211,7 @@ export function createEvaluation(deps: {
         updated: result.updated,
         resolved: result.resolved,
         open_count: open.length,
-        total_impact_gbp_per_day: poundsOf(totalPence(open)),
+        total_impact_gbp_per_day: poundsText(totalPence(open)),
         newly: result.newly,
       };
     },

@@ -21,7 +21,7 @@ import { emsAlertOperations } from './routes.ts';
 import { createRouting } from './routing.ts';
 
 export { rankAlerts, totalPence, compareRank, type Rankable } from './ranking.ts';
-export { poundsOf, penceOf, pencePerDay } from './money.ts';
+export { pencePerDay } from './sources.ts';
 
 export const emsAlertsModule: ModuleFactory = (deps) => {
   const { db, clock, config, cursors } = deps;

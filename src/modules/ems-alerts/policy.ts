@@ -1,7 +1,7 @@
 // The EMS alert policy: severity thresholds on impact, the evaluation window, each source's
 // settings, and the prices impacts are valued at (organisation-wide, with per-site overrides).
 // No stored policy = these defaults (decision 0131).
-import { penceOf } from './money.ts';
+import { penceOf } from '../../kit/decimal.ts';
 
 export interface SitePolicy {
   import_p_per_kwh?: string;

@@ -1,28 +1,14 @@
 // EMS alerts, EMS alert routing (module ems/routing) and alert admin (endpoints.md 4.5).
 import { Type } from 'typebox';
-import { defineOperation, type RequestContext } from '../../platform/operation.ts';
-import { CAN_CONFIGURE, CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
-import { CursorParam, LimitParam, Page, Timestamp } from '../../platform/schema-kit.ts';
+import { BEARER, withDefaults, type RequestContext } from '../../platform/operation.ts';
+import { CursorParam, LimitParam, Page, Timestamp, ErrorResponse } from '../../platform/schema-kit.ts';
 import type { OrgDirectory } from '../orgs/index.ts';
 import type { Db } from '../../infra/db/index.ts';
 import type { Admin } from './admin.ts';
 import type { Evaluation } from './evaluate.ts';
 import type { Routing } from './routing.ts';
 import { IMPACT_METHODS, SOURCES } from './sources.ts';
-import {
-  AdminAlert,
-  Delivery,
-  EmsAlert,
-  ErrorBody,
-  PolicyBody,
-  PolicyOut,
-  Rule,
-  RuleBody,
-  RoutingResult,
-  SeverityName,
-  SourceName,
-  StaffAlert,
-} from './schemas.ts';
+import { AdminAlert, Delivery, EmsAlert, PolicyBody, PolicyOut, Rule, RuleBody, RoutingResult, SeverityName, SourceName, StaffAlert } from './schemas.ts';
 import type { AlertPolicy } from './policy.ts';
 
 const EVAL_METHOD =
@@ -36,11 +22,12 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
   const routingEnabled = (ctx: RequestContext) => orgs.hasModule(ctx.orgId, 'ems/routing');
   const emsTags = ['ems-alerts'];
   const routingTags = ['ems-routing'];
+  const op = withDefaults({ tags: routingTags, status: 'live', access: BEARER.configure });
   const adminTags = ['alerts'];
 
   return [
     // ---- EMS alerts
-    defineOperation({
+    op({
       operationId: 'listEmsAlerts',
       method: 'GET',
       path: '/api/hardware/ems/alerts',
@@ -50,8 +37,7 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
         'Alerts are raised only by `POST /api/hardware/ems/alerts/evaluate`. Sources: ' +
         SOURCES.map((s) => `\`${s}\`: ${IMPACT_METHODS[s]}`).join(' '),
       tags: emsTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       dataBasis: { basis: 'calculated', method: EVAL_METHOD },
       schema: {
         query: Type.Object({
@@ -71,7 +57,7 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       },
       handler: async ({ ctx, query }) => evaluation.list(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'evaluateEmsAlerts',
       method: 'POST',
       path: '/api/hardware/ems/alerts/evaluate',
@@ -81,8 +67,6 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
         'alerts whose condition cleared, and, when the `ems/routing` module is enabled, routes the newly raised alerts through the routing rules ' +
         '(concepts.md 1, demo realm rule 7). No scheduler calls it.',
       tags: emsTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       dataBasis: { basis: 'calculated', method: EVAL_METHOD },
       schema: {
         response: {
@@ -111,7 +95,7 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
         return { ...result, routing: routed };
       },
     }),
-    defineOperation({
+    op({
       operationId: 'getEmsAlertPolicy',
       method: 'GET',
       path: '/api/hardware/ems/alerts/policy',
@@ -119,55 +103,48 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       description:
         'The stored policy over the defaults (`is_default` true when nothing is stored). Severity follows impact: at or above `critical_gbp_per_day` critical, at or above `warning_gbp_per_day` warning, else info.',
       tags: emsTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: PolicyOut } },
       handler: async ({ ctx }) => evaluation.getPolicy(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'putEmsAlertPolicy',
       method: 'PUT',
       path: '/api/hardware/ems/alerts/policy',
       summary: 'Set the EMS alert policy',
       description: 'The whole policy: members left out take their defaults. Takes effect at the next evaluation. Audited.',
       tags: emsTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       dataBasis: { basis: 'configured' },
-      schema: { body: PolicyBody, response: { 200: PolicyOut, 422: ErrorBody } },
+      schema: { body: PolicyBody, response: { 200: PolicyOut, 422: ErrorResponse } },
       handler: async ({ ctx, body }) => evaluation.putPolicy(ctx, body as Partial<AlertPolicy>),
     }),
-    defineOperation({
+    op({
       operationId: 'resetEmsAlertPolicy',
       method: 'DELETE',
       path: '/api/hardware/ems/alerts/policy',
       summary: 'Reset the EMS alert policy to the defaults',
       description: 'Removes the stored policy; the defaults apply from the next evaluation. Answers the defaults. Audited.',
       tags: emsTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: PolicyOut } },
       handler: async ({ ctx }) => evaluation.resetPolicy(ctx),
     }),
 
     // ---- routing (module ems/routing)
-    defineOperation({
+    op({
       operationId: 'listRoutingRules',
       method: 'GET',
       path: '/api/hardware/ems/routing/rules',
       summary: 'Routing rules, oldest first',
       description: 'Channel secrets (webhook secrets, team-chat URLs) are never shown.',
-      tags: routingTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       module: 'ems/routing',
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: Type.Object({ rules: Type.Array(Rule) }) } },
       handler: async ({ ctx }) => routing.listRules(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'createRoutingRule',
       method: 'POST',
       path: '/api/hardware/ems/routing/rules',
@@ -176,60 +153,45 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
         'Matches on severities, sources, site ids and minimum impact; names channels (email, team_chat, webhook, user) and optionally escalation ' +
         'channels used when an alert stays unacknowledged `after_minutes` after it was raised. Addresses are checked by the outbound address policy. ' +
         'A webhook channel needs `secret` (`whsec_` + base64 of at least 24 random bytes), write-only.',
-      tags: routingTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       module: 'ems/routing',
-      successStatus: 201,
-      schema: { body: RuleBody, response: { 201: Rule, 409: ErrorBody, 422: ErrorBody } },
+      schema: { body: RuleBody, response: { 201: Rule, 409: ErrorResponse, 422: ErrorResponse } },
       handler: async ({ ctx, body }) => routing.createRule(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'updateRoutingRule',
       method: 'PUT',
       path: '/api/hardware/ems/routing/rules/{rule_id}',
       summary: 'Replace a routing rule',
       description:
         'The whole rule. A webhook channel with `secret` rotates it; without, the stored secret of the same URL is kept. Team-chat URLs are sent again in full.',
-      tags: routingTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       module: 'ems/routing',
       schema: {
         params: Type.Object({ rule_id: Type.String({ minLength: 1, maxLength: 100 }) }),
         body: RuleBody,
-        response: { 200: Rule, 404: ErrorBody, 422: ErrorBody },
+        response: { 200: Rule, 404: ErrorResponse, 422: ErrorResponse },
       },
       handler: async ({ ctx, params, body }) => routing.updateRule(ctx, params.rule_id, body),
     }),
-    defineOperation({
+    op({
       operationId: 'deleteRoutingRule',
       method: 'DELETE',
       path: '/api/hardware/ems/routing/rules/{rule_id}',
       summary: 'Delete a routing rule',
       description: 'Its delivery log entries are kept.',
-      tags: routingTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       module: 'ems/routing',
-      successStatus: 204,
-      schema: { params: Type.Object({ rule_id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 204: Type.Null(), 404: ErrorBody } },
-      handler: async ({ ctx, params, reply }) => {
+      schema: { params: Type.Object({ rule_id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 204: Type.Null(), 404: ErrorResponse } },
+      handler: async ({ ctx, params }) => {
         await routing.deleteRule(ctx, params.rule_id);
-        reply.code(204);
-        return undefined;
       },
     }),
-    defineOperation({
+    op({
       operationId: 'listRoutingChannels',
       method: 'GET',
       path: '/api/hardware/ems/routing/channels',
       summary: 'Channel types, the email server status and the channels the rules name',
       description:
         'The channel types (email, team_chat, webhook, user), whether the email server is configured, the webhook delivery terms, and every channel the rules name with the rules naming it. Secrets are never shown.',
-      tags: routingTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       module: 'ems/routing',
       dataBasis: { basis: 'configured' },
       schema: {
@@ -263,7 +225,7 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       },
       handler: async ({ ctx }) => routing.listChannels(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'dispatchEmsAlerts',
       method: 'POST',
       path: '/api/hardware/ems/routing/dispatch',
@@ -271,35 +233,27 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       description:
         'Each matching channel once per alert: a channel the alert already reached (by evaluate or an earlier dispatch, on any instance) is skipped ' +
         'and counted in `already_delivered`. Webhooks: one attempt, 10 s, no retry; non-2xx or no answer is `failed`.',
-      tags: routingTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       module: 'ems/routing',
       schema: { response: { 200: RoutingResult } },
       handler: async ({ ctx }) => routing.route(ctx, await evaluation.openAlerts(db, ctx.orgId), 'dispatch'),
     }),
-    defineOperation({
+    op({
       operationId: 'checkEmsAlertEscalations',
       method: 'POST',
       path: '/api/hardware/ems/routing/escalations/check',
       summary: "Escalate open, unacknowledged EMS alerts past each rule's delay",
       description: 'To the escalation channels of each matching rule whose `after_minutes` since the alert was raised have passed; once per channel and alert.',
-      tags: routingTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       module: 'ems/routing',
       schema: { response: { 200: Type.Object({ checked_at: Timestamp, ...RoutingResult.properties }) } },
       handler: async ({ ctx }) => routing.escalate(ctx, await evaluation.openAlerts(db, ctx.orgId)),
     }),
-    defineOperation({
+    op({
       operationId: 'listRoutedDeliveries',
       method: 'GET',
       path: '/api/hardware/ems/routing/deliveries',
       summary: 'The routed-delivery log, newest first',
       description: "Every attempt with its outcome (`delivered`, `failed`, `suppressed`), timing and the answer's status.",
-      tags: routingTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       module: 'ems/routing',
       dataBasis: { basis: 'stored' },
       schema: {
@@ -310,21 +264,20 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
           rule_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
           outcome: Type.Optional(Type.Union(['sending', 'delivered', 'failed', 'suppressed'].map((o) => Type.Literal(o)))),
         }),
-        response: { 200: Page('deliveries', Delivery), 400: ErrorBody },
+        response: { 200: Page('deliveries', Delivery), 400: ErrorResponse },
       },
       handler: async ({ ctx, query }) => routing.listDeliveries(ctx, query),
     }),
 
     // ---- alert admin
-    defineOperation({
+    op({
       operationId: 'listAlertsHistory',
       method: 'GET',
       path: '/api/hardware/admin/alerts-history',
       summary: "Every organisation's alerts (platform staff only)",
       description: 'Newest first, cursor pages; filters organisation_id, status, source, since. Organisation tokens without platform staff get 403.',
       tags: adminTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       audience: 'platform-staff',
       dataBasis: { basis: 'stored' },
       schema: {
@@ -336,74 +289,66 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
           source: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
           since: Type.Optional(Type.String({ format: 'date-time' })),
         }),
-        response: { 200: Page('alerts', StaffAlert), 400: ErrorBody, 403: ErrorBody },
+        response: { 200: Page('alerts', StaffAlert), 400: ErrorResponse, 403: ErrorResponse },
       },
       handler: async ({ ctx, query }) => admin.list(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'acknowledgeAlert',
       method: 'POST',
       path: '/api/hardware/admin/alerts-history/{alert_id}/acknowledge',
       summary: 'Acknowledge an open alert of the organisation',
       description: 'Stamps who and when (the first acknowledgement stands); stops escalation. Audited.',
       tags: adminTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       schema: {
         params: AlertIdParams,
         body: Type.Union([Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false }), Type.Null()], {
           description: 'Optional: `{note}`, or no body',
         }),
-        response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody },
+        response: { 200: AdminAlert, 404: ErrorResponse, 409: ErrorResponse },
       },
       handler: async ({ ctx, params, body }) => admin.acknowledge(ctx, params.alert_id, body ?? {}),
     }),
-    defineOperation({
+    op({
       operationId: 'assignAlert',
       method: 'POST',
       path: '/api/hardware/admin/alerts-history/{alert_id}/assign',
       summary: 'Give an open alert an owner',
       description: 'The owner must be a member of the organisation; they get an `alert_assigned` notification. Audited.',
       tags: adminTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       schema: {
         params: AlertIdParams,
         body: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 128 }), note: Type.Optional(Note) }, { additionalProperties: false }),
-        response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+        response: { 200: AdminAlert, 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
       },
       handler: async ({ ctx, params, body }) => admin.assign(ctx, params.alert_id, body),
     }),
-    defineOperation({
+    op({
       operationId: 'resolveAlert',
       method: 'POST',
       path: '/api/hardware/admin/alerts-history/{alert_id}/resolve',
       summary: 'Resolve an open alert, saying why',
       description: 'Records who and why; publishes `alert.resolved`. An EMS alert whose condition still holds is raised again by the next evaluation. Audited.',
       tags: adminTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
       schema: {
         params: AlertIdParams,
         body: Type.Object({ reason: Note }, { additionalProperties: false }),
-        response: { 200: AdminAlert, 404: ErrorBody, 409: ErrorBody },
+        response: { 200: AdminAlert, 404: ErrorResponse, 409: ErrorResponse },
       },
       handler: async ({ ctx, params, body }) => admin.resolve(ctx, params.alert_id, body),
     }),
-    defineOperation({
+    op({
       operationId: 'commentOnAlert',
       method: 'POST',
       path: '/api/hardware/admin/alerts-history/{alert_id}/comment',
       summary: "Add a comment to an alert's history",
       description: 'Open or resolved alerts. Stamped who and when. Audited.',
       tags: adminTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_INGEST },
-      successStatus: 201,
-      schema: { params: AlertIdParams, body: Type.Object({ text: Note }, { additionalProperties: false }), response: { 201: AdminAlert, 404: ErrorBody } },
+      access: BEARER.ingest,
+      schema: { params: AlertIdParams, body: Type.Object({ text: Note }, { additionalProperties: false }), response: { 201: AdminAlert, 404: ErrorResponse } },
       handler: async ({ ctx, params, body }) => admin.comment(ctx, params.alert_id, body),
     }),
-    defineOperation({
+    op({
       operationId: 'getAlertStats',
       method: 'GET',
       path: '/api/hardware/admin/alerts-history/stats',
@@ -411,8 +356,7 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       description:
         "Scoped to the caller's organisation: open alerts by severity, acknowledged, unacknowledged and unassigned; alerts raised and resolved in the window; mean minutes to first acknowledgement and to resolution.",
       tags: adminTags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       dataBasis: {
         basis: 'calculated',
         method:

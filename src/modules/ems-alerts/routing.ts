@@ -18,7 +18,7 @@ import type { Members } from '../identity/index.ts';
 import { inQuietHours, type NotificationKind, type NotificationService } from '../notifications/index.ts';
 import { routedEvent, type Attempt, type Channels, type RoutedMessage } from './channels.ts';
 import { emsErrors } from './errors.ts';
-import { penceOf } from './money.ts';
+import { penceOf } from '../../kit/decimal.ts';
 import { emsStore, type DeliveryRow, type RuleRow, type StoredChannel } from './store.ts';
 import type { EmsAlertOut } from './views.ts';
 

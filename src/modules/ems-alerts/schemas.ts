@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { Component, Money, Nullable, SINGLE_LINE, Timestamp } from '../../platform/schema-kit.ts';
 import { SOURCES } from './sources.ts';
 
-export const ErrorBody = Type.Object({ detail: Type.Unknown() });
 const Pounds = Money('Pounds per day, two decimals');
 const PoundsIn = Type.String({ pattern: '^(0|[1-9][0-9]{0,8})(\\.[0-9]{1,2})?$', description: 'Pounds, at most two decimals' });
 const Pence = Type.String({ pattern: '^(0|[1-9][0-9]{0,4})(\\.[0-9]{1,4})?$', description: 'Pence per kWh, at most four decimals' });

@@ -2,10 +2,10 @@
 // the policy (docs/alerts.md). Energies (generation, discharge, import) are the energy ledger's
 // (the energy module owns them: counters measured, power integrated; read through ENERGY_FIGURES,
 // decision 0320); readings (state of charge, power against an export limit in kW) are telemetry's
-// half-hourly means. Impacts are whole pence from exact decimal arithmetic (money.ts).
+// half-hourly means. Impacts are whole pence from exact decimal arithmetic (src/kit/decimal.ts).
 import { freshnessOf, type Freshness } from '../registry/index.ts';
-import { ukClock } from '../market/index.ts';
-import { kwhFigure, kwhMicros, pencePerDay, divRound, parseMicros } from './money.ts';
+import { decimal, fromNumber, pow10, roundDiv, toNumber } from '../../kit/decimal.ts';
+import { ukClock } from '../../kit/uk-time.ts';
 import { sitePrices, type AlertPolicy } from './policy.ts';
 
 export const SOURCES = ['asset_silence', 'pv_underperformance', 'battery_not_cycling', 'peak_import_with_charge', 'export_over_limit'] as const;
@@ -85,11 +85,18 @@ export interface EvalInput {
 }
 
 const HALF_HOUR_H = 0.5;
+/**
+ * Pence per day: energy (millionths of a kWh) over a window of `windowHours`, scaled to 24 hours,
+ * × a price in pence per kWh (decimal text); rounded once, to the penny.
+ */
+export const pencePerDay = (energyMicroKwh: bigint, windowHours: number, priceP: string): bigint =>
+  roundDiv(energyMicroKwh * decimal(priceP, 6) * 24n, pow10(12) * BigInt(windowHours));
+
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null);
 const windowOf = (w: { from: Date; to: Date }) => ({ from: w.from.toISOString(), to: w.to.toISOString() });
 
 /** A ledger half hour's energy in millionths of a kWh. */
-const flowMicros = (s: FlowSlot) => parseMicros(s.kwh);
+const flowMicros = (s: FlowSlot) => decimal(s.kwh, 6);
 const ofFlow = (slots: FlowSlot[] | undefined, flow: string) => (slots ?? []).filter((s) => s.flow === flow);
 const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 const METERS = ['site_meter', 'smart_meter'];
@@ -132,7 +139,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
           freshness: band,
           threshold_minutes: p.silence_after_minutes,
           asset_class: a.cls,
-          energy_before_silence_kwh: kwhFigure(energy),
+          energy_before_silence_kwh: toNumber(energy, 6, 3),
           ledger_pending: values ? input.pending.has(a.asset_id) : false,
           import_p_per_kwh: prices.import_p_per_kwh,
           window: before ? windowOf(before) : null,
@@ -148,8 +155,8 @@ export function evaluateSources(input: EvalInput): Finding[] {
       // The ledger's half hours of the inverter's generation that hold energy measured or integrated.
       const generation = ofFlow(window.energy.get(a.asset_id), 'generation').filter((s) => s.coverage > 0);
       if ((kwp || ownDaily) && generation.length * 2 >= halfHoursInWindow) {
-        const dailyMicros = ownDaily ? kwhMicros(ownDaily) : divRound(kwhMicros(kwp!) * parseMicros(p.pv.expected_kwh_per_kwp_day), 1_000_000n);
-        const expected = divRound(dailyMicros * BigInt(p.window_hours), 24n);
+        const dailyMicros = ownDaily ? fromNumber(ownDaily, 6) : roundDiv(fromNumber(kwp!, 6) * decimal(p.pv.expected_kwh_per_kwp_day, 6), 1_000_000n);
+        const expected = roundDiv(dailyMicros * BigInt(p.window_hours), 24n);
         const measured = sum(generation.map(flowMicros));
         // measured < expected × (1 − pct/100), in integers
         if (measured * 100n < expected * BigInt(100 - p.pv.underperformance_pct)) {
@@ -162,15 +169,15 @@ export function evaluateSources(input: EvalInput): Finding[] {
             asset_id: a.asset_id,
             subject: { type: 'asset', id: a.asset_id },
             since: new Date(first.slot),
-            title: `${a.asset_id} at ${a.site_id} generated ${kwhFigure(measured)} kWh against ${kwhFigure(expected)} kWh expected`,
+            title: `${a.asset_id} at ${a.site_id} generated ${toNumber(measured, 6, 3)} kWh against ${toNumber(expected, 6, 3)} kWh expected`,
             evidence: {
               capacity_kwp: kwp,
               expected_kwh_per_kwp_day: ownDaily ? null : p.pv.expected_kwh_per_kwp_day,
               expected_kwh_per_day: ownDaily ?? null,
-              expected_kwh: kwhFigure(expected),
-              measured_kwh: kwhFigure(measured),
-              shortfall_kwh: kwhFigure(shortfall),
-              shortfall_pct: expected > 0n ? Number(divRound(shortfall * 1000n, expected)) / 10 : 0,
+              expected_kwh: toNumber(expected, 6, 3),
+              measured_kwh: toNumber(measured, 6, 3),
+              shortfall_kwh: toNumber(shortfall, 6, 3),
+              shortfall_pct: expected > 0n ? Number(roundDiv(shortfall * 1000n, expected)) / 10 : 0,
               threshold_pct: p.pv.underperformance_pct,
               half_hours_with_data: generation.length,
               ledger_pending: input.pending.has(a.asset_id),
@@ -190,8 +197,8 @@ export function evaluateSources(input: EvalInput): Finding[] {
         const swing = Math.round((hi - lo) * 1000) / 1000;
         if (swing < p.battery.min_soc_swing_pct) {
           const cap = num(a.details.capacity_kwh);
-          const spread = parseMicros(prices.peak_import_p_per_kwh) - parseMicros(prices.import_p_per_kwh);
-          const impact = cap && spread > 0n ? divRound(kwhMicros(cap) * spread, 1_000_000_000_000n) : 0n;
+          const spread = decimal(prices.peak_import_p_per_kwh, 6) - decimal(prices.import_p_per_kwh, 6);
+          const impact = cap && spread > 0n ? roundDiv(fromNumber(cap, 6) * spread, 1_000_000_000_000n) : 0n;
           out.push({
             source: 'battery_not_cycling',
             dedupe_key: `ems:battery_not_cycling:${a.asset_id}`,
@@ -247,12 +254,12 @@ export function evaluateSources(input: EvalInput): Finding[] {
         asset_id: b.asset_id,
         subject: { type: 'site', id: siteId },
         since: new Date(hits[0].slot),
-        title: `${siteId} imported ${kwhFigure(kwh)} kWh at peak while ${b.asset_id} held charge`,
+        title: `${siteId} imported ${toNumber(kwh, 6, 3)} kWh at peak while ${b.asset_id} held charge`,
         evidence: {
           meter_asset_id: meter.asset_id,
           battery_asset_id: b.asset_id,
           half_hours: hits.map((s) => s.slot),
-          imported_kwh: kwhFigure(kwh),
+          imported_kwh: toNumber(kwh, 6, 3),
           ledger_pending: input.pending.has(meter.asset_id),
           peak_band: p.peak_band,
           charge_held_soc_pct: p.battery.charge_held_soc_pct,
@@ -270,7 +277,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
     if (limit != null) {
       const over = meterSlots.filter((s) => -(s.mean_power_kw as number) > limit);
       if (over.length > 0) {
-        const excess = sum(over.map((s) => kwhMicros((-(s.mean_power_kw as number) - limit) * HALF_HOUR_H)));
+        const excess = sum(over.map((s) => fromNumber((-(s.mean_power_kw as number) - limit) * HALF_HOUR_H, 6)));
         const peak = Math.max(...over.map((s) => -(s.mean_power_kw as number)));
         out.push({
           source: 'export_over_limit',
@@ -285,7 +292,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
             export_limit_kw: limit,
             half_hours_over: over.length,
             max_export_kw: Math.round(peak * 1000) / 1000,
-            excess_kwh: kwhFigure(excess),
+            excess_kwh: toNumber(excess, 6, 3),
             export_p_per_kwh: prices.export_p_per_kwh,
             window: windowOf(window),
           },

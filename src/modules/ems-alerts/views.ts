@@ -1,7 +1,7 @@
 // The shapes EMS alerts and admin answers carry.
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import type { AlertView } from '../alerts/index.ts';
-import { poundsOf } from './money.ts';
+import { poundsText } from '../../kit/decimal.ts';
 import type { AdminStateRow, EmsAlertRow } from './store.ts';
 
 export interface EmsAlertOut {
@@ -39,7 +39,7 @@ export function emsAlertOut(a: AlertView, e: EmsAlertRow, s: AdminStateRow | und
     raised_at: a.raised_at,
     evaluated_at: isoTime(e.evaluated_at),
     evidence: e.evidence,
-    impact_gbp_per_day: poundsOf(impact),
+    impact_gbp_per_day: poundsText(impact),
     impact_method: e.method,
     acknowledged_at: isoTimeOrNull(s?.acknowledged_at),
     acknowledged_by: s?.acknowledged_by ?? null,

@@ -9,19 +9,19 @@ import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { CarbonService } from '../market/index.ts';
-import { addDays, isCalendarDay, settlementPeriod, ukDate, ukMidnight } from '../market/index.ts';
+import { addDays, isCalendarDay, settlementPeriod, ukDate, ukMidnight } from '../../kit/uk-time.ts';
 import { energyErrors } from './errors.ts';
 import type { EnergyModel } from './model.ts';
 import type { FactorVersionRow, MarketFactorRow, SiteDayRow } from './store.ts';
 import { dayWindow, windowOf, type DayWindow } from './range.ts';
-import { divRound, kwhText, scaled, toWh, unscaled } from './wh.ts';
+import { decimal, formatScaled, kwhText, roundDiv, toWh } from '../../kit/decimal.ts';
 
 /** kg CO2e of an energy (Wh) at a factor (kg/kWh, up to 5 places), to the gram (3 places). */
 export function kgOf(wh: number, factor: string): string {
   // Wh (1e-3 kWh) × factor (1e-5 kg/kWh) = 1e-8 kg → grams (1e-3 kg): divide by 1e5.
-  return unscaled(divRound(BigInt(wh) * scaled(factor, 5), 100_000n), 3);
+  return formatScaled(roundDiv(BigInt(wh) * decimal(factor, 5), 100_000n), 3);
 }
-const addKg = (a: string, b: string) => unscaled(scaled(a, 3) + scaled(b, 3), 3);
+const addKg = (a: string, b: string) => formatScaled(decimal(a, 3) + decimal(b, 3), 3);
 
 const LOCATION_METHOD =
   'Location-based: grid import (kWh) × the DESNZ UK electricity generation factor of the calendar year the UK day falls in (kg CO2e/kWh), to the gram. T&D losses are Scope 3 and shown apart where the factor is published.';
@@ -72,14 +72,14 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
       for (let i = 1; i < list.length; i++) {
         const a = list[i - 1];
         const b = list[i];
-        const d = scaled(b.generation_kg_per_kwh, 5) - scaled(a.generation_kg_per_kwh, 5);
+        const d = decimal(b.generation_kg_per_kwh, 5) - decimal(a.generation_kg_per_kwh, 5);
         out.push({
           from_year: a.year,
           to_year: b.year,
           generation_from: a.generation_kg_per_kwh,
           generation_to: b.generation_kg_per_kwh,
-          generation_change: unscaled(d, 5),
-          generation_change_pct: Math.round((Number(d) / Number(scaled(a.generation_kg_per_kwh, 5))) * 10_000) / 100,
+          generation_change: formatScaled(d, 5),
+          generation_change_pct: Math.round((Number(d) / Number(decimal(a.generation_kg_per_kwh, 5))) * 10_000) / 100,
           td_from: a.td_kg_per_kwh,
           td_to: b.td_kg_per_kwh,
           confidence: b.confidence === 'unconfirmed' || a.confidence === 'unconfirmed' ? 'unconfirmed' : 'third-party quotation',
@@ -220,7 +220,7 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
           site_id: query.site_id,
           import_kwh: kwhText(wh),
           weighted_g_per_kwh: weightedWh ? Math.round((Number(gramsX) / weightedWh) * 10) / 10 : null,
-          import_kg: unscaled(divRound(gramsX, 1000n), 3),
+          import_kg: formatScaled(roundDiv(gramsX, 1000n), 3),
         };
       }
       return {

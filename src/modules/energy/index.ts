@@ -9,19 +9,18 @@ import { energyConfig } from './config.ts';
 import { createEnergyModel } from './model.ts';
 import { createEnergyStore } from './store.ts';
 import { ASSETS_CHANGED_KIND, createLedger, REBUILD_KIND, REFRESH_KIND } from './ledger.ts';
-import { ledgerOperations } from './routes-ledger.ts';
+import { ledgerOperations } from './routes/ledger.ts';
 import { ENERGY_ERROR_DOCS } from './errors.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { createSettings } from './settings.ts';
 import { createSiteEnergy } from './site.ts';
-import { siteOperations } from './routes-site.ts';
+import { siteOperations } from './routes/site.ts';
 import { CARBON_INTENSITY } from '../market/index.ts';
 import { createCarbon } from './carbon.ts';
-import { carbonOperations } from './routes-carbon.ts';
+import { carbonOperations } from './routes/carbon.ts';
 import { createReporting } from './reporting/service.ts';
-import { reportingOperations } from './reporting/routes.ts';
+import { reportingOperations } from './routes/reporting.ts';
 import { serviceKey } from '../../platform/services.ts';
-import type { ExportableCollection } from '../../platform/exportable.ts';
 import { energyExportables } from './exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { AssetFlowRow, FactorVersionRow, SiteDayRow, SiteHalfHourRow } from './store.ts';
@@ -124,18 +123,17 @@ export const energyModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-/** The energy ledger's half hours for the organisation's data export (the export module's collection shape). */
-export const ENERGY_EXPORTABLE = serviceKey<ExportableCollection[]>('energy.exportable');
-
 export const energyDefinition: ModuleDefinition = {
   name: 'energy',
   dependsOn: ['orgs', 'audit', 'telemetry', 'registry', 'market'],
   migrations: migrationsDir(import.meta.url),
   config: energyConfig,
-  // Ingestion tells the energy model what each batch touched, in the batch's own transaction.
+  // The ledger's half hours for the organisation's data export.
+  exportable: energyExportables,
+  // Ingestion records what each batch touched for the energy model, in the batch's own statement.
   provides: (deps, registry) => {
     const store = createEnergyStore();
-    registry.get(TELEMETRY_ENERGY).onBatch((q, orgId, touched) => store.markPending(q, orgId, touched));
+    registry.get(TELEMETRY_ENERGY).onBatchStatement(store.pendingFromBatch);
     // The same model the module's refresh runs (stateless over the store), for bringUpToDate.
     const model = createEnergyModel({
       telemetry: registry.get(TELEMETRY_ENERGY),
@@ -155,7 +153,6 @@ export const energyDefinition: ModuleDefinition = {
       },
       factorVersions: (q) => store.factorVersions(q),
     });
-    registry.provide(ENERGY_EXPORTABLE, energyExportables);
   },
   create: energyModule,
 };

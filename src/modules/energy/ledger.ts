@@ -11,12 +11,13 @@ import { isoTime } from '../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../telemetry/index.ts';
 import type { AuditActor, AuditLog } from '../audit/index.ts';
 import type { AssetsChangedPayload } from '../registry/index.ts';
-import { settlementPeriod, SLOT_MS, parseInstant, addDays, ukMidnight, ukDate } from '../market/index.ts';
+import { settlementPeriod, SLOT_MS, parseInstant, addDays, ukMidnight, ukDate } from '../../kit/uk-time.ts';
 import { energyErrors } from './errors.ts';
 import { DAY_MS, type EnergyModel } from './model.ts';
 import type { RebuildRow, SiteHalfHourRow } from './store.ts';
 import { monthWindow, settlementDays, slotsOf, windowOf, type DayWindow } from './range.ts';
-import { kwhText, linePence, poundsText, toWh } from './wh.ts';
+import { costPence, kwhText, poundsText, toWh } from '../../kit/decimal.ts';
+import { jobProgress } from '../../kit/progress.ts';
 import { FLOWS } from './flows.ts';
 import { basisShown, flowBasesShown } from './basis-shown.ts';
 
@@ -117,7 +118,7 @@ export function rebuildView(r: RebuildRow) {
     to: isoTime(r.to_ts),
     days_total: r.days_total,
     days_done: r.days_done,
-    progress: r.days_total ? Math.round((r.days_done / r.days_total) * 10_000) / 10_000 : 1,
+    progress: jobProgress(r.days_done, r.days_total, 'days'),
     requested_at: isoTime(r.requested_at),
     finished_at: r.finished_at ? isoTime(r.finished_at) : null,
     error: r.error,
@@ -394,7 +395,7 @@ export function createLedger(deps: LedgerDeps) {
         const wh = dayRows.reduce((a, r) => a + toWh(r[`${c.flow}_kwh` as const]), 0);
         const measured = dayRows.filter((r) => r.complete && r.basis[c.flow] === 'measured').length;
         const complete = dayRows.filter((r) => r.complete).length;
-        const pence = linePence(wh, c.price_p_per_kwh);
+        const pence = costPence(wh, c.price_p_per_kwh);
         totalPence += pence;
         totalWh += wh;
         lines.push({

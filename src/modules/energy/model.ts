@@ -8,16 +8,14 @@ import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { TelemetryEnergy } from '../telemetry/index.ts';
 import type { RegistrySites, SiteAsset } from '../registry/index.ts';
-import { ukDate, SLOT_MS } from '../market/index.ts';
+import { ceilSlot, floorSlot, ukDate } from '../../kit/uk-time.ts';
 import type { EnergyConfig } from './config.ts';
 import { FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
 import { createEnergyStore, type AssetFlowRow, type SiteHalfHourRow } from './store.ts';
-import { kwhText, toWh } from './wh.ts';
+import { kwhText, toWh } from '../../kit/decimal.ts';
 import { isPlatformFailure } from '../../platform/job-units.ts';
 
 export const DAY_MS = 86_400_000;
-const floorSlot = (t: number) => Math.floor(t / SLOT_MS) * SLOT_MS;
-const ceilSlot = (t: number) => Math.ceil(t / SLOT_MS) * SLOT_MS;
 
 export type FlowBasis = 'measured' | 'calculated' | 'partial' | 'missing' | 'absent';
 

@@ -1,6 +1,6 @@
 // Windows of UK local days: `date` (one day), or `from` and `to` (dates, `to` inclusive), or a
 // month `YYYY-MM`; answered as UTC instants with Z. Settlement periods counted from local midnight.
-import { addDays, FIRST_SERVICE_DATE, isCalendarDay, LAST_SERVICE_DATE, ukDate, ukMidnight, slotsInDay, settlementPeriod, SLOT_MS } from '../market/index.ts';
+import { addDays, FIRST_SERVICE_DATE, isCalendarDay, LAST_SERVICE_DATE, ukDate, ukMidnight, slotsInDay, settlementPeriod, SLOT_MS } from '../../kit/uk-time.ts';
 import { energyErrors } from './errors.ts';
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;

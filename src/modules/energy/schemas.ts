@@ -1,10 +1,9 @@
 // Shapes of the energy module's answers (schema kit members; kWh as decimal text to the watt-hour).
-import { Type, type TSchema } from 'typebox';
-import { Money, Nullable, Timestamp } from '../../platform/schema-kit.ts';
+import { Type, type TProperties, type TSchema } from 'typebox';
+import { JobProgressSchema, Money, Nullable, Timestamp } from '../../platform/schema-kit.ts';
 
 export const Kwh = (description = 'kWh, decimal text to the watt-hour') => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{3}$', description });
 export const Ratio = (description: string) => Nullable(Type.Number(), description);
-export const ErrorBody = Type.Object({ detail: Type.Any() });
 export const BasisName = Type.String({
   description: 'measured | calculated | partial | missing | absent; simulated in a demo organisation where measured or calculated would stand',
 });
@@ -14,6 +13,11 @@ export const DayQuery = {
   from: Type.Optional(Type.String({ description: 'First UK local day, YYYY-MM-DD' })),
   to: Type.Optional(Type.String({ description: 'Last UK local day (inclusive), YYYY-MM-DD' })),
 };
+
+/** The path's site and a window of UK days (`date`, or `from`..`to`). */
+export const SiteDays = { params: SiteParams, query: Type.Object(DayQuery) };
+/** An answer about one site over a window: `site_id`, `from`, `to`, then its own members. */
+export const SiteWindow = <P extends TProperties>(members: P) => Type.Object({ site_id: Type.String(), from: Timestamp, to: Timestamp, ...members });
 
 export const FlowFigures = {
   import_kwh: Kwh('Grid import'),
@@ -76,7 +80,7 @@ export const Rebuild = Type.Object({
   to: Timestamp,
   days_total: Type.Integer(),
   days_done: Type.Integer(),
-  progress: Type.Number({ description: 'days_done / days_total, 0..1' }),
+  progress: JobProgressSchema('days', 'UK days from `from` to `to`'),
   requested_at: Timestamp,
   finished_at: Nullable(Timestamp),
   error: Nullable(Type.String()),

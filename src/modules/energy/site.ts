@@ -6,13 +6,13 @@ import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../telemetry/index.ts';
-import { SLOT_MS, settlementPeriod } from '../market/index.ts';
+import { SLOT_MS, settlementPeriod } from '../../kit/uk-time.ts';
 import { energyErrors } from './errors.ts';
 import type { EnergyModel } from './model.ts';
 import type { SiteSettings } from './settings.ts';
 import { importsAbove, topImports, type SiteDayRow } from './store.ts';
 import { windowOf, type DayWindow } from './range.ts';
-import { kwhText, ratio, toWh } from './wh.ts';
+import { kwhText, ratio, toWh } from '../../kit/decimal.ts';
 import { basisShown } from './basis-shown.ts';
 
 export const LEAGUE_MEASURES = {

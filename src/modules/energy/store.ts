@@ -75,7 +75,13 @@ export function wholeMonths(fromDay: string, toDay: string): { firstMonth: strin
 
 export function createEnergyStore() {
   return {
-    /** Widens each asset's pending span by what a batch touched (ingestion's transaction). */
+    /**
+     * What ingestion runs in each batch's own statement (telemetry's BatchStatement, decision 0476):
+     * a pending span per asset the batch touched, in the batch's transaction.
+     */
+    pendingFromBatch: `insert into energy_pending (org_id, asset_id, from_ts, to_ts) select $1, asset_id, from_ts, to_ts from touched`,
+
+    /** Adds a pending span per asset (a refresh's site that failed keeps its spans this way). */
     async markPending(q: Queryable, orgId: string, touched: TouchedRange[]): Promise<void> {
       await q.query(
         `insert into energy_pending as p (org_id, asset_id, from_ts, to_ts)

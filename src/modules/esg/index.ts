@@ -7,6 +7,7 @@ import { esgOperations } from './routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { esgConfig } from './config.ts';
+import { ESG_ERROR_DOCS } from './errors.ts';
 
 /** The service's receipt keyring from configuration. */
 const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =>
@@ -28,12 +29,11 @@ export const esgModule: ModuleFactory = (deps) => {
     tags: {
       certificates: 'Signed energy receipts and the keys that verify them.',
     },
-    errors: [{ code: 'signing_key_not_configured', status: 503, description: 'No signing key is configured for this environment.' }],
+    errors: ESG_ERROR_DOCS,
     operations: esgOperations(createReceiptService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, keys), keys),
   };
 };
 
-export { canonicalJson } from './canonical.ts';
 // The service's receipt signing keys, shared with settlement receipts (decision 0110).
 export type { Keyring } from './keys.ts';
 export { PublicKey as PublicKeySchema } from './routes.ts';

@@ -4,7 +4,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { generatedSigningKey, insertSigningKey, listSigningKeys } from './store.ts';
+import { signingKeyStore } from './store.ts';
 
 export interface ActiveKey {
   keyId: string;
@@ -29,7 +29,7 @@ export function createKeyring(o: { db: Db; clock: Clock; configuredPem?: string;
       const privateKey = createPrivateKey(o.configuredPem);
       const pub = createPublicKey(privateKey);
       const keyId = keyIdOf(pub);
-      await insertSigningKey(o.db, {
+      await signingKeyStore.insertSigningKey(o.db, {
         key_id: keyId,
         public_key: pub.export({ format: 'pem', type: 'spki' }).toString(),
         private_key: null,
@@ -39,10 +39,10 @@ export function createKeyring(o: { db: Db; clock: Clock; configuredPem?: string;
       return { keyId, privateKey };
     }
     if (o.production) return null;
-    let row = await generatedSigningKey(o.db);
+    let row = await signingKeyStore.generatedSigningKey(o.db);
     if (!row) {
       const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-      await insertSigningKey(o.db, {
+      await signingKeyStore.insertSigningKey(o.db, {
         key_id: keyIdOf(publicKey),
         public_key: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
         private_key: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
@@ -50,7 +50,7 @@ export function createKeyring(o: { db: Db; clock: Clock; configuredPem?: string;
         created_at: o.clock.now(),
       });
       // Another instance may have won the race: everyone uses the one stored.
-      row = await generatedSigningKey(o.db);
+      row = await signingKeyStore.generatedSigningKey(o.db);
     }
     return { keyId: row!.key_id, privateKey: createPrivateKey(row!.private_key!) };
   }
@@ -67,7 +67,7 @@ export function createKeyring(o: { db: Db; clock: Clock; configuredPem?: string;
     /** Every public key that has signed receipts, oldest first, and which one signs now. */
     async published() {
       const active = await this.active();
-      const rows = await listSigningKeys(o.db);
+      const rows = await signingKeyStore.listSigningKeys(o.db);
       return rows.map((r) => {
         const pub = createPublicKey(r.public_key);
         const raw = rawPublicKey(pub);

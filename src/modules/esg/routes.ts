@@ -1,9 +1,9 @@
 // Energy receipts (endpoints.md 4.2, Certificates) and the public keys that verify them.
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
-import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
 import type { Keyring } from './keys.ts';
 import type { createReceiptService } from './service.ts';
+import { ErrorResponse } from '../../platform/schema-kit.ts';
 
 const Receipt = Type.Object({
   receipt_id: Type.String(),
@@ -38,16 +38,15 @@ export const PublicKey = Type.Object({
 
 export function esgOperations(receipts: ReturnType<typeof createReceiptService>, keys: Keyring) {
   const tags = ['certificates'];
+  const op = withDefaults({ tags, status: 'live' });
   return [
-    defineOperation({
+    op({
       operationId: 'listEnergyReceipts',
       method: 'GET',
       path: '/api/esg/',
       summary: 'The organisation’s energy receipts',
       description: 'Every receipt of the organisation, newest first, unpaginated.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       dataBasis: { basis: 'stored' },
       schema: { response: { 200: Type.Object({ count: Type.Integer(), receipts: Type.Array(Receipt) }) } },
       handler: async ({ ctx }) => {
@@ -55,7 +54,7 @@ export function esgOperations(receipts: ReturnType<typeof createReceiptService>,
         return { count: list.length, receipts: list };
       },
     }),
-    defineOperation({
+    op({
       operationId: 'createEnergyReceipt',
       method: 'POST',
       path: '/api/esg/',
@@ -67,26 +66,22 @@ export function esgOperations(receipts: ReturnType<typeof createReceiptService>,
         'Verify with the public key of `key_id` from GET /api/esg/keys over the bytes of `signing_input`, and ' +
         'check its content_hash against the payload. 503 `Signing key not configured` in production without ' +
         'ESG_SIGNING_KEY.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_CONFIGURE },
+      access: BEARER.configure,
       dataBasis: { basis: 'stored' },
       bodyLimit: 256 * 1024,
-      schema: { body: CreateBody, response: { 200: Receipt, 201: Receipt, 503: Type.Object({ detail: Type.String() }) } },
+      schema: { body: CreateBody, response: { 200: Receipt, 201: Receipt, 503: ErrorResponse } },
       handler: async ({ body, ctx, reply }) => {
         const r = await receipts.issue(ctx, body.payload as Record<string, unknown>);
         reply.code(r.created ? 201 : 200);
         return r.receipt;
       },
     }),
-    defineOperation({
+    op({
       operationId: 'listEnergyReceiptKeys',
       method: 'GET',
       path: '/api/esg/keys',
       summary: 'Public keys that verify energy receipts',
       description: 'Every Ed25519 public key that has signed energy receipts, so anyone holding a receipt can verify it. ' + 'Public: no credential needed.',
-      tags,
-      status: 'live',
       access: { kind: 'public' },
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: Type.Object({ keys: Type.Array(PublicKey) }) } },

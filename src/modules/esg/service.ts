@@ -5,13 +5,12 @@
 import { createHash, randomUUID, sign } from 'node:crypto';
 import type { AppDeps } from '../../platform/module.ts';
 import type { RequestContext } from '../../platform/operation.ts';
-import { canonicalJson, CanonicalError } from './canonical.ts';
+import { CANONICAL_MAX_DEPTH, canonicalJson, CanonicalError } from '../../kit/canonical-json.ts';
+import { isoZ } from '../../kit/uk-time.ts';
 import { esgErrors } from './errors.ts';
 import type { Keyring } from './keys.ts';
-import { insertReceipt, listReceipts, receiptByHash, type ReceiptRow } from './store.ts';
+import { receiptStore, type ReceiptRow } from './store.ts';
 import type { AuditLog } from '../audit/index.ts';
-
-const isoZ = (d: Date) => new Date(d).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function receiptView(r: ReceiptRow) {
   return {
@@ -31,20 +30,20 @@ export function createReceiptService(deps: Pick<AppDeps, 'db' | 'clock'> & { aud
   const { db, clock, audit } = deps;
   return {
     async list(ctx: RequestContext) {
-      return (await listReceipts(db, ctx.orgId)).map(receiptView);
+      return (await receiptStore.listReceipts(db, ctx.orgId)).map(receiptView);
     },
 
     /** { created, receipt }: created is false when this payload already has a receipt. */
     async issue(ctx: RequestContext, payload: Record<string, unknown>) {
       let canonical: string;
       try {
-        canonical = canonicalJson(payload);
+        canonical = canonicalJson(payload, { maxDepth: CANONICAL_MAX_DEPTH });
       } catch (e) {
         if (e instanceof CanonicalError) throw esgErrors.payloadTooDeep(e.message);
         throw e;
       }
       const contentHash = createHash('sha256').update(canonical).digest('hex');
-      const existing = await receiptByHash(db, ctx.orgId, contentHash);
+      const existing = await receiptStore.receiptByHash(db, ctx.orgId, contentHash);
       if (existing) return { created: false, receipt: receiptView(existing) };
       const key = await keys.active();
       if (!key) throw esgErrors.signingKeyNotConfigured();
@@ -61,7 +60,7 @@ export function createReceiptService(deps: Pick<AppDeps, 'db' | 'clock'> & { aud
       });
       const signature = sign(null, Buffer.from(signingInput, 'utf8'), key.privateKey).toString('base64');
       return db.tx(async (q) => {
-        const row = await insertReceipt(q, ctx.orgId, {
+        const row = await receiptStore.insertReceipt(q, ctx.orgId, {
           receipt_id: receiptId,
           content_hash: contentHash,
           payload_canonical: canonical,
@@ -71,7 +70,7 @@ export function createReceiptService(deps: Pick<AppDeps, 'db' | 'clock'> & { aud
           issued_at: issuedAt,
           issued_by: ctx.actor.kind === 'user' ? ctx.actor.userId : null,
         });
-        if (!row) return { created: false, receipt: receiptView((await receiptByHash(q, ctx.orgId, contentHash))!) };
+        if (!row) return { created: false, receipt: receiptView((await receiptStore.receiptByHash(q, ctx.orgId, contentHash))!) };
         await audit.record(q, ctx, {
           action: 'esg.receipt.create',
           targetType: 'energy_receipt',

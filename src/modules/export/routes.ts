@@ -1,30 +1,29 @@
 // Data export (endpoints.md 4.7): manifest, jobs, progress and streamed downloads.
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
-import { ADMIN_ONLY, CAN_READ } from '../../platform/roles.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
 import type { ExportService } from './service.ts';
 import { CollectionParams, CollectionQuery, CreateBody, ExportJob, JobParams, Manifest } from './schemas.ts';
 
 const BASE = '/api/organisations/export';
 const tags = ['export'];
 
+const op = withDefaults({ tags, status: 'live', access: BEARER.admin });
+
 export function exportOperations(svc: ExportService) {
   return [
-    defineOperation({
+    op({
       operationId: 'getExportManifest',
       method: 'GET',
       path: `${BASE}/manifest`,
       summary: 'The collections an export can hold, with row counts and what each holds',
       description: 'Each collection is offered by the module that owns the data; counts are your organisation’s rows now.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
+      access: BEARER.read,
       dataBasis: { basis: 'stored' },
       schema: { response: { 200: Manifest } },
       handler: async ({ ctx }) => svc.manifest(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'createExport',
       method: 'POST',
       path: BASE,
@@ -32,27 +31,21 @@ export function exportOperations(svc: ExportService) {
       description:
         'Queues a job that copies the chosen collections (all when none are named), optionally limited to a period, from the store ' +
         'a chunk at a time. Answers 202 with the job; follow its progress at GET /jobs/{job_id}. Organisation administrators only.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      successStatus: 202,
+      locates: `${BASE}/jobs/{job_id}`,
       schema: { body: CreateBody, response: { 202: ExportJob } },
       handler: async ({ body, ctx }) => svc.create(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'getExportJob',
       method: 'GET',
       path: `${BASE}/jobs/{job_id}`,
       summary: 'An export job’s state and progress',
       description: 'Rows written of rows expected, the collections done, when the files expire.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
       dataBasis: { basis: 'stored' },
       schema: { params: JobParams, response: { 200: ExportJob } },
       handler: async ({ params, ctx }) => svc.job(ctx, params.job_id),
     }),
-    defineOperation({
+    op({
       operationId: 'downloadExport',
       method: 'GET',
       path: `${BASE}/jobs/{job_id}/download`,
@@ -60,9 +53,6 @@ export function exportOperations(svc: ExportService) {
       description:
         'One line a row: `{"collection": "<name>", "row": {…}}`, collections in the order asked. Streamed from the store a chunk at a ' +
         'time. 409 before the job completes, 410 once its files expired.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
       dataBasis: { basis: 'stored' },
       produces: 'application/x-ndjson',
       schema: { params: JobParams, response: { 200: Type.String({ description: 'JSON Lines' }) } },
@@ -73,7 +63,7 @@ export function exportOperations(svc: ExportService) {
         return Readable.from(stream, { objectMode: false });
       },
     }),
-    defineOperation({
+    op({
       operationId: 'downloadExportCollection',
       method: 'GET',
       path: `${BASE}/jobs/{job_id}/collections/{collection}`,
@@ -81,9 +71,6 @@ export function exportOperations(svc: ExportService) {
       description:
         'JSON Lines (the rows themselves) or CSV (RFC 4180, CRLF, header row; a cell starting with = + - @ or a tab is prefixed with a ' +
         'quote, as the audit CSV does; objects are JSON text). `format` defaults to the job’s. Streamed a chunk at a time.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
       dataBasis: { basis: 'stored' },
       produces: 'application/x-ndjson',
       schema: { params: CollectionParams, query: CollectionQuery, response: { 200: Type.String({ description: 'JSON Lines or CSV' }) } },

@@ -1,6 +1,6 @@
 // TypeBox schemas of the data export operations.
 import { Type } from 'typebox';
-import { Nullable } from '../../platform/schema-kit.ts';
+import { JobProgressSchema, Nullable } from '../../platform/schema-kit.ts';
 
 const Name = Type.String({
   minLength: 1,
@@ -55,12 +55,8 @@ export const ExportJob = Type.Object({
   from: Nullable(Type.String({ format: 'date-time' })),
   to: Nullable(Type.String({ format: 'date-time' })),
   format: Format,
-  progress: Type.Object({
-    rows_written: Type.Integer(),
-    rows_expected: Type.Integer({ description: 'Rows counted when the job was created' }),
-    percent: Type.Integer({ minimum: 0, maximum: 100 }),
-    collections_done: Type.Integer(),
-  }),
+  progress: JobProgressSchema('rows', 'counted when the job was created; rows the organisation gains meanwhile are written too, so done may pass total'),
+  collections_done: Type.Integer({ minimum: 0, description: 'Collections written whole so far' }),
   created_at: Type.String({ format: 'date-time' }),
   started_at: Nullable(Type.String({ format: 'date-time' })),
   completed_at: Nullable(Type.String({ format: 'date-time' })),

@@ -7,11 +7,13 @@ import { ensureJobRoom } from '../../platform/job-caps.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../platform/module.ts';
 import type { RequestContext } from '../../platform/operation.ts';
-import { AppError, errors, fieldError } from '../../platform/errors.ts';
+import { errors, fieldError } from '../../platform/errors.ts';
+import { declareErrors } from '../../platform/error-docs.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { runInOrgScope } from '../../infra/db/scope.ts';
 import type { Job, JobOutcome } from '../../platform/jobs.ts';
-import { csvRecord } from '../audit/index.ts';
+import { csvField, csvRecord } from '../../kit/csv.ts';
+import { jobProgress } from '../../kit/progress.ts';
 import type { ExportableCollection, ExportPeriod } from './collections.ts';
 import type { ExportConfig } from './config.ts';
 import * as store from './store.ts';
@@ -22,16 +24,27 @@ const STEP_WALL_MS = 15_000;
 
 const actorId = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
 
-export const exportErrors = {
-  notReady: (status: string) => new AppError(409, `Export is ${status}: files are available once it is completed`, { code: 'export_not_ready' }),
-  expired: () => new AppError(410, 'Export expired: its files were deleted', { code: 'export_expired' }),
-};
+const declared = declareErrors({
+  notReady: {
+    status: 409,
+    detail: (status: string) => `Export is ${status}: files are available once it is completed`,
+    code: 'export_not_ready',
+    doc: 'The export job has not completed yet.',
+  },
+  expired: {
+    status: 410,
+    detail: 'Export expired: its files were deleted',
+    code: 'export_expired',
+    doc: 'The export’s files passed their expiry and were deleted.',
+  },
+});
 
-const NEEDS_QUOTES = /[",\r\n]/;
-const FORMULA_START = /^[=+\-@\t\r]/;
+export const exportErrors = declared.errors;
+export const EXPORT_ERROR_DOCS = declared.docs;
 
 /** A chunk's JSON Lines as CSV records (csvField's rules: formula-safe text, RFC 4180 quoting), one array join a chunk. */
-function csvChunk(body: string, columns: readonly string[]): string {
+function csvChunk(bytes: Buffer, columns: readonly string[]): string {
+  const body = bytes.toString();
   const out: string[] = [];
   const last = columns.length - 1;
   let at = 0;
@@ -39,14 +52,7 @@ function csvChunk(body: string, columns: readonly string[]): string {
     const row = JSON.parse(body.slice(at, nl)) as Record<string, unknown>;
     let rec = '';
     for (let i = 0; i <= last; i++) {
-      const v = row[columns[i]];
-      let cell: string;
-      if (v === null || v === undefined) cell = '';
-      else if (typeof v === 'number') cell = String(v);
-      else {
-        cell = typeof v === 'string' ? (FORMULA_START.test(v) ? `'${v}` : v) : typeof v === 'object' ? JSON.stringify(v) : String(v);
-        if (NEEDS_QUOTES.test(cell)) cell = `"${cell.replace(/"/g, '""')}"`;
-      }
+      const cell = csvField(row[columns[i]]);
       rec += i === last ? `${cell}\r\n` : `${cell},`;
     }
     out.push(rec);
@@ -64,12 +70,8 @@ function jobView(j: store.JobRow) {
     from: j.period_from ? isoTime(j.period_from) : null,
     to: j.period_to ? isoTime(j.period_to) : null,
     format: j.format,
-    progress: {
-      rows_written: written,
-      rows_expected: expected,
-      percent: expected === 0 ? (j.status === 'completed' ? 100 : 0) : Math.min(100, Math.floor((written * 100) / expected)),
-      collections_done: Math.min(j.position.c, j.collections.length),
-    },
+    progress: jobProgress(written, expected, 'rows'),
+    collections_done: Math.min(j.position.c, j.collections.length),
     created_at: isoTime(j.created_at),
     started_at: j.started_at ? isoTime(j.started_at) : null,
     completed_at: j.completed_at ? isoTime(j.completed_at) : null,

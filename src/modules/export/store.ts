@@ -1,6 +1,6 @@
 // SQL of the export module: its jobs and the chunks they write. Every query filters on org_id,
 // except the expiry sweep (the platform's own work across organisations).
-import type { Queryable } from '../../infra/db/index.ts';
+import type { Db, Queryable } from '../../infra/db/index.ts';
 
 export interface Position {
   /** Index of the collection being written. */
@@ -119,16 +119,18 @@ const WRAPPED_BODY = `'{"collection":' || to_json(collection)::text || ',"row":'
 export interface Part {
   seq: number;
   part: number;
-  body: string;
+  /** The part's JSON Lines as UTF-8 bytes (never a JavaScript string: decision 0475). */
+  body: Buffer;
 }
 
 /**
  * The next parts after (seq, part) (of one collection when named), a few at a time: each part a
  * few hundred rows, so memory stays flat. `wrapped`: lines as the whole export writes them, wrapped
- * by the database as it reads them (decision 0257).
+ * by the database as it reads them (decision 0257). Read as bytes (Db.queryBytes), so a download's
+ * text never enters the V8 heap.
  */
 export async function nextParts(
-  q: Queryable,
+  db: Db,
   orgId: string,
   jobId: string,
   after: { seq: number; part: number },
@@ -136,13 +138,14 @@ export async function nextParts(
 ): Promise<Part[]> {
   const params: unknown[] = [orgId, jobId, after.seq, after.part, opts.limit];
   if (opts.collection) params.push(opts.collection);
-  const r = await q.query<Part>(
-    `select seq, part, ${opts.wrapped ? WRAPPED_BODY : 'body'} as body from export_chunks
+  const rows = await db.queryBytes(
+    // Output names unlike the columns: ORDER BY seq, part must sort the integers, not their text.
+    `select seq::text as s, part::text as p, ${opts.wrapped ? WRAPPED_BODY : 'body'} as body from export_chunks
      where org_id = $1 and job_id = $2 and (seq, part) > ($3, $4) ${opts.collection ? 'and collection = $6' : ''}
      order by seq, part limit $5`,
     params,
   );
-  return r.rows;
+  return rows.map(([seq, part, body]) => ({ seq: Number(seq!.toString()), part: Number(part!.toString()), body: body ?? Buffer.alloc(0) }));
 }
 
 /** Expiry sweep: deletes the chunks of every export past its expiry and marks it expired. */

@@ -1,7 +1,7 @@
 // The SLA calendar (decision 0161, docs/field.md): calendar hours are elapsed time; business hours
 // are the policy's business day (UK local time, Europe/London, clock changes included) on Monday to
 // Friday, except the bank holidays of England and Wales in the stated table below.
-import { addDays, ukDate, ukOffsetFast } from '../market/index.ts';
+import { addDays, ukDate, ukOffsetFast } from '../../kit/uk-time.ts';
 import type { Measure } from './vocabulary.ts';
 
 /**

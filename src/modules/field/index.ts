@@ -9,8 +9,6 @@ import { REGISTRY_READS, REGISTRY_SITES } from '../registry/index.ts';
 import { FIELD_ERROR_DOCS } from './errors.ts';
 import { fieldOperations } from './routes.ts';
 import { createField } from './service.ts';
-import { serviceKey } from '../../platform/services.ts';
-import type { ExportableCollection } from '../../platform/exportable.ts';
 import { fieldExportables } from './store.ts';
 
 export const fieldModule: ModuleFactory = (deps) => {
@@ -36,13 +34,10 @@ export const fieldModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-/** This module's data for the organisation's data export (the export module's collection shape). */
-export const FIELD_EXPORTABLE = serviceKey<ExportableCollection[]>('field.exportable');
-
 export const fieldDefinition: ModuleDefinition = {
   name: 'field',
   dependsOn: ['orgs', 'identity', 'audit', 'telemetry', 'registry', 'alerts', 'notifications', 'market'],
   migrations: migrationsDir(import.meta.url),
-  provides: (_deps, registry) => registry.provide(FIELD_EXPORTABLE, fieldExportables),
+  exportable: fieldExportables,
   create: fieldModule,
 };

@@ -1,15 +1,13 @@
 // Field operations (endpoints.md 4.5, module `field`), base /api/hardware/field.
 import { Type } from 'typebox';
-import { withDefaults } from '../../platform/operation.ts';
-import { CAN_CONFIGURE, CAN_INGEST, CAN_READ } from '../../platform/roles.ts';
-import { CursorParam, LimitParam, Page, Timestamp } from '../../platform/schema-kit.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
+import { CursorParam, LimitParam, Page, Timestamp, ErrorResponse } from '../../platform/schema-kit.ts';
 import { BANK_HOLIDAYS, CALENDAR_YEARS } from './calendar.ts';
 import type { Field } from './service.ts';
 import {
   AttachmentBody,
   Attachment,
   CreateBody,
-  ErrorBody,
   FieldAlert,
   FieldAsset,
   KindName,
@@ -41,9 +39,9 @@ import {
 const BASE = '/api/hardware/field';
 const tags = ['field'];
 const access = {
-  read: { kind: 'bearer' as const, roles: CAN_READ },
-  work: { kind: 'bearer' as const, roles: CAN_INGEST },
-  configure: { kind: 'bearer' as const, roles: CAN_CONFIGURE },
+  read: BEARER.read,
+  work: BEARER.ingest,
+  configure: BEARER.configure,
 };
 const SLA_METHOD =
   "Each work order's response clock runs from creation to its first move to in_progress, its resolution clock to completed, in the policy's measure " +
@@ -160,7 +158,7 @@ export function fieldOperations(field: Field) {
         'Applies to work orders created, or moved to this priority, afterwards: each work order keeps the policy it took (decision 0161). ' +
         'response_minutes may not exceed resolution_minutes; the business day starts at 02:00 or later and lasts at least an hour.',
       access: access.configure,
-      schema: { params: PriorityParams, body: SlaPolicyBody, response: { 200: SlaPolicy, 422: ErrorBody } },
+      schema: { params: PriorityParams, body: SlaPolicyBody, response: { 200: SlaPolicy, 422: ErrorResponse } },
       handler: async ({ ctx, params, body }) => field.putPolicy(ctx, params.priority, body),
     }),
     op({
@@ -192,7 +190,7 @@ export function fieldOperations(field: Field) {
           limit: Type.Optional(LimitParam({ default: 50, max: 200 })),
           cursor: Type.Optional(CursorParam),
         }),
-        response: { 200: Page('work_orders', WorkOrderSummary), 400: ErrorBody },
+        response: { 200: Page('work_orders', WorkOrderSummary), 400: ErrorResponse },
       },
       handler: async ({ ctx, query }) => field.list(ctx, query),
     }),
@@ -203,9 +201,8 @@ export function fieldOperations(field: Field) {
       summary: 'Raise a work order',
       description: "Status new, unassigned; both SLA clocks start now under the priority's policy.",
       access: access.work,
-      successStatus: 201,
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
-      schema: { body: CreateBody, response: { 201: WorkOrder, 422: ErrorBody } },
+      schema: { body: CreateBody, response: { 201: WorkOrder, 422: ErrorResponse } },
       handler: async ({ ctx, body }) => field.create(ctx, body),
     }),
     op({
@@ -245,7 +242,7 @@ export function fieldOperations(field: Field) {
           from: Type.Optional(Type.String({ format: 'date-time', description: 'Start (inclusive), ISO 8601' })),
           to: Type.Optional(Type.String({ format: 'date-time', description: 'End (exclusive), ISO 8601; default now' })),
         }),
-        response: { 200: SlaReport, 422: ErrorBody },
+        response: { 200: SlaReport, 422: ErrorResponse },
       },
       handler: async ({ ctx, query }) => field.report(ctx, query),
     }),
@@ -261,7 +258,7 @@ export function fieldOperations(field: Field) {
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
       schema: {
         params: Type.Object({ alert_id: Type.String({ minLength: 1, maxLength: 100 }) }),
-        response: { 200: WorkOrder, 201: WorkOrder, 404: ErrorBody, 409: ErrorBody },
+        response: { 200: WorkOrder, 201: WorkOrder, 404: ErrorResponse, 409: ErrorResponse },
       },
       handler: async ({ ctx, params, reply }) => {
         const r = await field.fromAlert(ctx, params.alert_id);
@@ -281,7 +278,7 @@ export function fieldOperations(field: Field) {
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
       schema: {
         params: Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 128 }) }),
-        response: { 200: WorkOrder, 201: WorkOrder, 404: ErrorBody, 409: ErrorBody },
+        response: { 200: WorkOrder, 201: WorkOrder, 404: ErrorResponse, 409: ErrorResponse },
       },
       handler: async ({ ctx, params, reply }) => {
         const r = await field.fromStaleFeed(ctx, params.device_id);
@@ -297,7 +294,7 @@ export function fieldOperations(field: Field) {
       description: 'Clock figures are at the time of the request; `sla.clocks_computed_at` is when the stored clocks were last computed.',
       access: access.read,
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
-      schema: { params: WorkOrderId, response: { 200: WorkOrder, 404: ErrorBody } },
+      schema: { params: WorkOrderId, response: { 200: WorkOrder, 404: ErrorResponse } },
       handler: async ({ ctx, params }) => field.get(ctx, params.work_order_id),
     }),
     op({
@@ -314,7 +311,7 @@ export function fieldOperations(field: Field) {
           { user_id: Type.String({ minLength: 1, maxLength: 128, description: 'A member of the organisation' }) },
           { additionalProperties: false },
         ),
-        response: { 200: WorkOrder, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+        response: { 200: WorkOrder, 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
       },
       handler: async ({ ctx, params, body }) => field.assign(ctx, params.work_order_id, body.user_id),
     }),
@@ -326,7 +323,7 @@ export function fieldOperations(field: Field) {
       description: 'Only the moves of the vocabulary; any other is 409 naming the allowed ones. The SLA clocks are recomputed.',
       access: access.work,
       dataBasis: { basis: 'calculated', method: SLA_METHOD },
-      schema: { params: WorkOrderId, body: TransitionBody, response: { 200: WorkOrder, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
+      schema: { params: WorkOrderId, body: TransitionBody, response: { 200: WorkOrder, 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse } },
       handler: async ({ ctx, params, body }) => field.transition(ctx, params.work_order_id, body),
     }),
     op({
@@ -341,7 +338,7 @@ export function fieldOperations(field: Field) {
       schema: {
         params: WorkOrderId,
         body: Type.Object({ priority: PriorityName, reason: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })) }, { additionalProperties: false }),
-        response: { 200: WorkOrder, 404: ErrorBody, 409: ErrorBody },
+        response: { 200: WorkOrder, 404: ErrorResponse, 409: ErrorResponse },
       },
       handler: async ({ ctx, params, body }) => field.changePriority(ctx, params.work_order_id, body),
     }),
@@ -352,11 +349,10 @@ export function fieldOperations(field: Field) {
       summary: 'Add a note',
       description: 'Notes are kept in order in the history; any status.',
       access: access.work,
-      successStatus: 201,
       schema: {
         params: WorkOrderId,
         body: Type.Object({ text: Type.String({ minLength: 1, maxLength: 4000 }) }, { additionalProperties: false }),
-        response: { 201: Note, 404: ErrorBody, 409: ErrorBody },
+        response: { 201: Note, 404: ErrorResponse, 409: ErrorResponse },
       },
       handler: async ({ ctx, params, body }) => field.addNote(ctx, params.work_order_id, body.text),
     }),
@@ -367,8 +363,7 @@ export function fieldOperations(field: Field) {
       summary: "Record an attachment's metadata (no file is stored)",
       description: 'Name, media type, size, SHA-256 and an external reference to where the file is kept; the reference is never fetched.',
       access: access.work,
-      successStatus: 201,
-      schema: { params: WorkOrderId, body: AttachmentBody, response: { 201: Attachment, 404: ErrorBody, 409: ErrorBody } },
+      schema: { params: WorkOrderId, body: AttachmentBody, response: { 201: Attachment, 404: ErrorResponse, 409: ErrorResponse } },
       handler: async ({ ctx, params, body }) => field.addAttachment(ctx, params.work_order_id, body),
     }),
   ];

@@ -19,7 +19,6 @@ export const RiskName = lit(
 );
 const hhmm = (description: string) => Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description });
 const HHMM = hhmm('HH:MM, UK local time');
-export const ErrorBody = Type.Object({ detail: Type.Unknown() }, { additionalProperties: true });
 
 export const WorkOrderId = Type.Object({ work_order_id: Type.String({ minLength: 1, maxLength: 100, description: 'Work order id (wo_...)' }) });
 export const PriorityParams = Type.Object({ priority: PriorityName });

@@ -425,7 +425,7 @@ export function createField(deps: FieldDeps) {
       return db.tx(async (q) => {
         const row = await load(q, ctx.orgId, id);
         const events = await fieldStore.events(q, ctx.orgId, row.id);
-        if (events.filter((e) => e.type === 'note').length >= MAX_NOTES) throw fieldErrors.tooMany('notes', MAX_NOTES);
+        if (events.filter((e) => e.type === 'note').length >= MAX_NOTES) throw fieldErrors.tooManyNotes(MAX_NOTES);
         const e = await fieldStore.addEvent(q, ctx.orgId, {
           id: newId('won'),
           workOrderId: id,
@@ -447,7 +447,7 @@ export function createField(deps: FieldDeps) {
       return db.tx(async (q) => {
         const row = await load(q, ctx.orgId, id);
         const events = await fieldStore.events(q, ctx.orgId, row.id);
-        if (events.filter((e) => e.type === 'attachment').length >= MAX_ATTACHMENTS) throw fieldErrors.tooMany('attachments', MAX_ATTACHMENTS);
+        if (events.filter((e) => e.type === 'attachment').length >= MAX_ATTACHMENTS) throw fieldErrors.tooManyAttachments(MAX_ATTACHMENTS);
         const data = {
           name: body.name,
           content_type: body.content_type,

@@ -312,7 +312,7 @@ function timelineJson(t: TimelineEntry[]): string {
   return JSON.stringify(t.map((e) => ({ at: new Date(e.at).toISOString(), status: e.status })));
 }
 
-// ---- Export (the export module asks through FIELD_EXPORTABLE) ----------
+// ---- Export (the module declares them in its manifest: ModuleDefinition.exportable) ----------
 /** Field work orders for the organisation's export (decision 0206): rows as JSON text from the database. */
 export const fieldExportables: ExportableCollection[] = [
   sqlExportable({

@@ -4,7 +4,7 @@
 // By construction no slot has more vehicles charging than chargers, no vehicle above its charger's
 // or its own limit, and the slot's total never above the connection's (test/fleet property test).
 
-import { ukClock } from '../market/index.ts';
+import { ukClock } from '../../kit/uk-time.ts';
 
 export interface Charger {
   charger_id: string;

@@ -1,14 +1,10 @@
 // Fleet readiness (endpoints.md 4.5): depot, constraints, shift schedule, requirements, readiness.
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
-import { CAN_CONFIGURE, CAN_READ } from '../../platform/roles.ts';
-import { Nullable, Timestamp } from '../../platform/schema-kit.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
+import { Nullable, Timestamp, ErrorResponse } from '../../platform/schema-kit.ts';
 import type { Fleet } from './service.ts';
 
 const tags = ['fleet'];
-const read = { kind: 'bearer' as const, roles: CAN_READ };
-const write = { kind: 'bearer' as const, roles: CAN_CONFIGURE };
-const ErrorBody = Type.Object({ detail: Type.Unknown() });
 const Kw = (d: string) => Type.Number({ minimum: 0, maximum: 100_000, description: d });
 const HHMM = (d: string) => Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: `${d}, HH:MM UK local time` });
 const VehicleId = Type.String({ minLength: 1, maxLength: 64, description: 'Fleet number or registration' });
@@ -43,18 +39,17 @@ const Vehicle = Type.Object({
   max_charge_kw: Type.Number(),
 });
 
+const op = withDefaults({ tags, status: 'live', access: BEARER.read });
+
 export function fleetOperations(f: Fleet) {
   return [
-    defineOperation({
+    op({
       operationId: 'getFleetDepot',
       method: 'GET',
       path: '/api/fleet/depot',
       summary: 'The depot: chargers, connection capacity, vehicles and shifts held',
       description:
         'Summary of the depot: whether its constraints are set, connection and available kW, chargers, vehicle counts by powertrain, shifts held and when requirements were imported.',
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: {
         basis: 'calculated',
         method:
@@ -76,67 +71,55 @@ export function fleetOperations(f: Fleet) {
       },
       handler: async ({ ctx }) => f.depot(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'getFleetDepotConstraints',
       method: 'GET',
       path: '/api/fleet/depot/constraints',
       summary: "The depot's connection, base load, reserve and chargers",
       description: "The depot's constraints. 404 until set.",
-      tags,
-      status: 'live',
-      access: read,
-      schema: { response: { 200: ConstraintsOut, 404: ErrorBody } },
+      schema: { response: { 200: ConstraintsOut, 404: ErrorResponse } },
       handler: async ({ ctx }) => f.getConstraints(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'putFleetDepotConstraints',
       method: 'PUT',
       path: '/api/fleet/depot/constraints',
       summary: "Set the depot's connection, base load, reserve and chargers",
       description: 'Replaces the constraints. Charger ids must be unique; base_load_kw must not exceed connection_kw.',
-      tags,
-      status: 'live',
-      access: write,
+      access: BEARER.configure,
       schema: { body: ConstraintsBody, response: { 200: ConstraintsOut } },
       handler: async ({ ctx, body }) => f.putConstraints(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'getFleetShiftSchedule',
       method: 'GET',
       path: '/api/fleet/shift-schedule',
       summary: 'The daily shift schedule: when each vehicle leaves and returns',
       description: 'The daily shift schedule; empty with updated_at null until set.',
-      tags,
-      status: 'live',
-      access: read,
       schema: { response: { 200: Type.Object({ shifts: Type.Array(Shift), updated_at: Nullable(Timestamp) }) } },
       handler: async ({ ctx }) => f.getShifts(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'putFleetShiftSchedule',
       method: 'PUT',
       path: '/api/fleet/shift-schedule',
       summary: 'Replace the daily shift schedule',
       description: 'Replaces the schedule: one shift per vehicle, depart and return in UK local time, not equal.',
-      tags,
-      status: 'live',
-      access: write,
+      access: BEARER.configure,
       schema: {
         body: Type.Object({ shifts: Type.Array(Shift, { maxItems: 2000 }) }, { additionalProperties: false }),
         response: { 200: Type.Object({ shifts: Type.Array(Shift), updated_at: Nullable(Timestamp) }) },
       },
       handler: async ({ ctx, body }) => f.putShifts(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'importFleetRequirements',
       method: 'POST',
       path: '/api/fleet/requirements/import',
       summary: 'Replace the vehicle requirements from CSV',
       description:
         'Header `vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw`; powertrain `ev` or `ice` (for an `ice` vehicle, battery and charge power are those of its electric replacement). Every bad row is named in the 422 ("line N, column C: ..."; line 1 is the header); nothing is stored unless every row is good. Send the file as it is (`Content-Type: text/csv`, UTF-8) or as JSON `{"csv": "..."}`.',
-      tags,
-      status: 'live',
-      access: write,
+      access: BEARER.configure,
       csvBody: { member: 'csv', description: 'The requirements file, UTF-8 (a byte order mark is dropped), LF or CRLF line ends; line 1 the header.' },
       schema: {
         body: Type.Object({ csv: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'CSV text' }) }, { additionalProperties: false }),
@@ -144,16 +127,13 @@ export function fleetOperations(f: Fleet) {
       },
       handler: async ({ ctx, body }) => f.importRequirements(ctx, body.csv),
     }),
-    defineOperation({
+    op({
       operationId: 'getFleetReadiness',
       method: 'GET',
       path: '/api/fleet/readiness',
       summary: 'Will each electric vehicle have enough charge for its next departure, and the charging plan that gets it there',
       description:
         "For each electric vehicle in the requirements: arrival and target energy, the half-hourly charging plan, departure energy and time, ready or the shortfall and why; and the depot's load per slot. 409 until the depot constraints are set.",
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: { basis: 'calculated', method: PLAN_METHOD },
       schema: {
         response: {
@@ -178,21 +158,18 @@ export function fleetOperations(f: Fleet) {
             ),
             slots: Type.Array(Type.Object({ start: Timestamp, total_kw: Type.Number(), charging: Type.Integer() })),
           }),
-          409: ErrorBody,
+          409: ErrorResponse,
         },
       },
       handler: async ({ ctx }) => f.readiness(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'getFleetElectrification',
       method: 'GET',
       path: '/api/fleet/readiness/electrification',
       summary: 'Which vehicles could be electric today given their duty cycles, and what the depot would need',
       description:
         "For every vehicle (ICE with the figures of its electric replacement): could it be electric on its duty cycle, is it ready with today's depot; and the connection and chargers the depot would need for all feasible vehicles. 409 until the depot constraints are set.",
-      tags,
-      status: 'live',
-      access: read,
       dataBasis: {
         basis: 'calculated',
         method:
@@ -218,7 +195,7 @@ export function fleetOperations(f: Fleet) {
               additional_chargers: Type.Integer(),
             }),
           }),
-          409: ErrorBody,
+          409: ErrorResponse,
         },
       },
       handler: async ({ ctx }) => f.electrification(ctx),

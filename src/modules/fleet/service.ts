@@ -3,23 +3,25 @@
 import { parse } from 'csv-parse/sync';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { AppError, errors, fieldError } from '../../platform/errors.ts';
+import { errors, fieldError } from '../../platform/errors.ts';
+import { declareErrors } from '../../platform/error-docs.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { plan, type Constraints, type Shift, type Vehicle } from './planner.ts';
 import { fleetStore as store } from './store.ts';
 
-export const fleetErrors = {
-  noConstraints: () => new AppError(409, 'Depot constraints are not set', { code: 'fleet_depot_not_set' }),
-  constraintsNotFound: () => new AppError(404, 'Depot constraints are not set', { code: 'fleet_depot_not_set' }),
-};
-export const FLEET_ERROR_DOCS = [
-  {
-    code: 'fleet_depot_not_set',
+const declared = declareErrors({
+  noConstraints: {
     status: 409,
-    description: 'Readiness and electrification need the depot constraints (PUT /api/fleet/depot/constraints); GET of them answers 404 until then.',
+    detail: 'Depot constraints are not set',
+    code: 'fleet_depot_not_set',
+    doc: 'Readiness and electrification need the depot constraints (PUT /api/fleet/depot/constraints); GET of them answers 404 until then.',
   },
-] as const;
+  constraintsNotFound: { status: 404, detail: 'Depot constraints are not set', code: 'fleet_depot_not_set' },
+});
+
+export const fleetErrors = declared.errors;
+export const FLEET_ERROR_DOCS = declared.docs;
 
 const COLUMNS = ['vehicle_id', 'powertrain', 'battery_kwh', 'kwh_per_shift', 'max_charge_kw'];
 const DEC = /^(0|[1-9][0-9]{0,5})(\.[0-9]{1,3})?$/;

@@ -11,10 +11,10 @@ import { flexConfig } from './config.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import { createUpstreamCache, createUpstreamClient, UpstreamError, type Served, type UpstreamCache } from '../../infra/upstream/index.ts';
-import { parseInstant } from '../market/index.ts';
+import { parseInstant } from '../../kit/uk-time.ts';
 import { createPlatformClient, type BallotAnswer, type Contract, type PlatformClient, type Tender } from './platform-client.ts';
 import { flexErrors } from './errors.ts';
-import { insertOffer, platformRefs, recordAnswer, type OfferInterval, type OfferStatus } from './offers-store.ts';
+import { offerStore, type OfferInterval, type OfferStatus } from './offers-store.ts';
 import type { AuditLog } from '../audit/index.ts';
 
 const RETAIN_MS = 24 * 3600_000;
@@ -98,7 +98,7 @@ export function createFlexService(deps: FlexDeps) {
     const op = operator(dno);
     const p = platform(op);
     const served = await cached(op, 'contracts', () => p.contracts());
-    const mine = await platformRefs(db, ctx.orgId, op.id);
+    const mine = await offerStore.platformRefs(db, ctx.orgId, op.id);
     const value = served.value.filter((c) => (c.bid_id !== null && mine.bids.has(c.bid_id)) || (c.ballot_id !== null && mine.ballots.has(c.ballot_id)));
     return { ...served, value };
   }
@@ -136,7 +136,7 @@ export function createFlexService(deps: FlexDeps) {
     const createdAt = clock.now();
     const submittedBy = ctx.actor.kind === 'user' ? ctx.actor.userId : null;
     await db.tx(async (q) => {
-      await insertOffer(q, ctx.orgId, {
+      await offerStore.insertOffer(q, ctx.orgId, {
         offerId,
         dno: op.id,
         reserveObjectId: body.reserve_object_id,
@@ -176,7 +176,7 @@ export function createFlexService(deps: FlexDeps) {
     const status: OfferStatus = answer ? (answer.accepted ? 'submitted' : 'rejected') : failure!.kind === 'timeout' ? 'unknown' : 'failed';
     const answeredAt = clock.now();
     await db.tx(async (q) => {
-      await recordAnswer(q, ctx.orgId, offerId, {
+      await offerStore.recordAnswer(q, ctx.orgId, offerId, {
         status,
         platformReference: answer?.accepted ? answer.ballotId : null,
         bidIds: answer?.accepted ? answer.bidIds : [],

@@ -5,9 +5,10 @@ import { MARKET_DATA } from '../market/index.ts';
 import { createFlexService } from './flex-service.ts';
 import { flexConfig } from './config.ts';
 import { createVppService } from './vpp-service.ts';
-import { flexOperations } from './routes.ts';
-import { vppOperations } from './vpp-routes.ts';
+import { flexOperations } from './routes/flexibility.ts';
+import { vppOperations } from './routes/vpp.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
+import { FLEX_ERROR_DOCS } from './errors.ts';
 
 export const flexModule: ModuleFactory = (deps) => ({
   name: 'flex',
@@ -15,7 +16,7 @@ export const flexModule: ModuleFactory = (deps) => ({
     flex: 'DNO flexibility tenders, contracts and priced offers.',
     vpp: "Enrolment in the service's virtual power plant and its signal.",
   },
-  errors: [{ code: 'credentials_not_configured', status: 503, description: 'The flexibility platform is not wired for this environment; not transient.' }],
+  errors: FLEX_ERROR_DOCS,
   operations: [
     ...flexOperations(deps, createFlexService({ ...deps, audit: deps.services.get(AUDIT_LOG) })),
     ...vppOperations(createVppService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, deps.services.get(MARKET_DATA))),

@@ -8,7 +8,7 @@
 import { isoTime } from '../../platform/schema-kit.ts';
 import { BadResponseError, jsonBody, UpstreamError, type UpstreamClient } from '../../infra/upstream/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { parseInstant, isoZ } from '../market/index.ts';
+import { parseInstant, isoZ } from '../../kit/uk-time.ts';
 
 export interface Tender {
   /** The tender's (competition's) id on the platform. */
@@ -53,7 +53,7 @@ const obj = (v: unknown): Record<string, unknown> | null => (v && typeof v === '
 const first = (o: Record<string, unknown>, ...keys: string[]) => keys.map((k) => o[k]).find((v) => v !== undefined && v !== null);
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 
-function decimal(v: unknown, what: string): number | null {
+function decimalNumber(v: unknown, what: string): number | null {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v);
@@ -88,7 +88,7 @@ function decodeTender(raw: unknown): Tender {
     product: text(first(o, 'product', 'service', 'service_type')),
     status: text(o.status),
     bidding_closes_at: time(first(o, 'bidding_closes_at', 'bidding_deadline', 'closes_at')),
-    capacity_required_mw: decimal(first(o, 'capacity_required', 'capacity_required_mw', 'required_capacity'), 'capacity_required'),
+    capacity_required_mw: decimalNumber(first(o, 'capacity_required', 'capacity_required_mw', 'required_capacity'), 'capacity_required'),
     service_windows: Array.isArray(windows)
       ? windows.flatMap((w) => {
           const wo = obj(w);
@@ -105,7 +105,7 @@ function decodeContract(raw: unknown): Contract {
   const o = obj(raw);
   const id = o && text(o.id);
   if (!o || !id) throw new BadResponseError('an obligation has no id');
-  const quantity = decimal(first(o, 'capacity', 'quantity', 'capacity_mw'), 'capacity');
+  const quantity = decimalNumber(first(o, 'capacity', 'quantity', 'capacity_mw'), 'capacity');
   if (quantity === null) throw new BadResponseError('an obligation has no capacity');
   const rates = Array.isArray(o.rates) ? o.rates.map(obj).filter((r): r is Record<string, unknown> => r !== null) : [];
   const rate = rates.find((r) => r.type === 'utilisation') ?? rates[0];
@@ -118,7 +118,7 @@ function decodeContract(raw: unknown): Contract {
     start_utc: time(first(o, 'start', 'start_date', 'starts_at')),
     end_utc: time(first(o, 'end', 'end_date', 'ends_at')),
     quantity_mw: quantity,
-    clearing_price_gbp_per_mwh: rate ? decimal(rate.value, 'rate') : decimal(first(o, 'clearing_price', 'price'), 'clearing_price'),
+    clearing_price_gbp_per_mwh: rate ? decimalNumber(rate.value, 'rate') : decimalNumber(first(o, 'clearing_price', 'price'), 'clearing_price'),
     price_type: rate ? text(rate.type) : null,
     status: text(o.status) ?? 'awarded',
   };

@@ -2,8 +2,6 @@ import { Type } from 'typebox';
 import { REGION_LETTERS } from '../market/index.ts';
 import { Nullable } from '../../platform/schema-kit.ts';
 
-export const ErrorDetail = Type.Object({ detail: Type.String() });
-
 const Z = (description: string) => Type.String({ format: 'date-time', description });
 
 const Freshness = {

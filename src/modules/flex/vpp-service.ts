@@ -4,9 +4,10 @@
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { AppDeps } from '../../platform/module.ts';
 import type { RequestContext } from '../../platform/operation.ts';
-import { addDays, ukDate, ukMidnight, type MarketData } from '../market/index.ts';
+import type { MarketData } from '../market/index.ts';
+import { addDays, ukDate, ukMidnight } from '../../kit/uk-time.ts';
 import { flexErrors } from './errors.ts';
-import { getEnrolment, upsertEnrolment, withdrawEnrolment, type EnrolmentRow } from './vpp-store.ts';
+import { enrolmentStore, type EnrolmentRow } from './vpp-store.ts';
 import { deriveSignal, SIGNAL_METHOD } from './signal.ts';
 import type { AuditLog } from '../audit/index.ts';
 
@@ -31,14 +32,14 @@ export function createVppService(deps: VppDeps, market: MarketData) {
 
   return {
     async get(ctx: RequestContext, siteId: string) {
-      return view(siteId, await getEnrolment(db, ctx.orgId, siteId));
+      return view(siteId, await enrolmentStore.getEnrolment(db, ctx.orgId, siteId));
     },
 
     /** Enrols the site; `created` is false when it was already enrolled (its region may change). */
     async enrol(ctx: RequestContext, siteId: string, region: string) {
       return db.tx(async (q) => {
-        const before = await getEnrolment(q, ctx.orgId, siteId, true);
-        const row = await upsertEnrolment(q, ctx.orgId, siteId, region, by(ctx), clock.now());
+        const before = await enrolmentStore.getEnrolment(q, ctx.orgId, siteId, true);
+        const row = await enrolmentStore.upsertEnrolment(q, ctx.orgId, siteId, region, by(ctx), clock.now());
         const created = before?.status !== 'enrolled';
         await audit.record(q, ctx, {
           action: created ? 'vpp.enrollment.create' : 'vpp.enrollment.update',
@@ -52,7 +53,7 @@ export function createVppService(deps: VppDeps, market: MarketData) {
 
     async withdraw(ctx: RequestContext, siteId: string) {
       return db.tx(async (q) => {
-        const row = await withdrawEnrolment(q, ctx.orgId, siteId, by(ctx), clock.now());
+        const row = await enrolmentStore.withdrawEnrolment(q, ctx.orgId, siteId, by(ctx), clock.now());
         if (!row) throw flexErrors.notEnrolled();
         await audit.record(q, ctx, { action: 'vpp.enrollment.withdraw', targetType: 'site', targetId: siteId, details: { region: row.region } });
         return view(siteId, row);
@@ -60,7 +61,7 @@ export function createVppService(deps: VppDeps, market: MarketData) {
     },
 
     async signal(ctx: RequestContext, siteId: string, hours: number) {
-      const row = await getEnrolment(db, ctx.orgId, siteId);
+      const row = await enrolmentStore.getEnrolment(db, ctx.orgId, siteId);
       if (!row || row.status !== 'enrolled') throw flexErrors.notEnrolled();
       const now = clock.now().getTime();
       const today = ukDate(now);

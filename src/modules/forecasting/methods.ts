@@ -1,6 +1,6 @@
 // Forecast methods and accuracy metrics (pure: the tests and the optimiser call them too).
 // A series is a map from UTC half-hour slot start (ms) to kWh; a missing slot has no value.
-import { ukOffsetFast as ukClockOffset } from '../market/index.ts';
+import { ukOffsetFast as ukClockOffset } from '../../kit/uk-time.ts';
 export type Method = 'persistence' | 'seasonal' | 'blend';
 export const METHODS: readonly Method[] = ['persistence', 'seasonal', 'blend'];
 

@@ -1,6 +1,6 @@
 // Request and response shapes of the forecasting operations.
 import { Type } from 'typebox';
-import { Nullable, Timestamp } from '../../platform/schema-kit.ts';
+import { JobProgressSchema, Nullable, Timestamp } from '../../platform/schema-kit.ts';
 import { SiteId } from '../registry/index.ts';
 
 const MethodT = Type.Union([Type.Literal('persistence'), Type.Literal('seasonal'), Type.Literal('blend')], {
@@ -155,11 +155,7 @@ export const BacktestJob = Type.Object({
   from: Type.String({ description: 'First day tested' }),
   to: Type.String({ description: 'Day after the last day tested' }),
   methods: Type.Array(MethodT, { description: 'Methods compared' }),
-  progress: Type.Object({
-    days_done: Type.Integer({ description: 'UK days of the period backtested so far' }),
-    days_total: Type.Integer({ description: 'UK days in the period' }),
-    percent: Type.Integer({ description: 'days_done ÷ days_total, whole percent rounded down' }),
-  }),
+  progress: JobProgressSchema('days', 'UK days in the period, backtested a week at a time'),
   created_at: Timestamp,
   started_at: Nullable(Timestamp, 'When the first chunk was computed'),
   completed_at: Nullable(Timestamp, 'When it completed or failed'),

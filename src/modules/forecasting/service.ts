@@ -8,7 +8,8 @@ import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { RegistrySites, SiteAsset } from '../registry/index.ts';
 import type { EnergyFigures } from '../energy/index.ts';
-import { addDays, floorSlot, FIRST_SERVICE_DATE, isServiceDate, LAST_SERVICE_DATE, settlementPeriod, SLOT_MS, ukDate, ukMidnight } from '../market/index.ts';
+import { addDays, floorSlot, FIRST_SERVICE_DATE, isServiceDate, LAST_SERVICE_DATE, settlementPeriod, SLOT_MS, ukDate, ukMidnight } from '../../kit/uk-time.ts';
+import { jobProgress } from '../../kit/progress.ts';
 import { forecastErrors } from './errors.ts';
 import { randomUUID } from 'node:crypto';
 import { runInOrgScope } from '../../infra/db/scope.ts';
@@ -27,7 +28,6 @@ export const MAX_BACKTEST_JOB_DAYS = 366;
 /** UK days a background backtest computes in one step (one transaction with its progress). */
 export const BACKTEST_STEP_DAYS = 7;
 export const BACKTEST_KIND = 'forecasting.backtest';
-const BACKTEST_PATH = '/api/optimiser/forecasting/sites';
 
 type BacktestSums = { seasonal_weight: number; by: Record<string, { load: MetricSums; generation: MetricSums }> };
 
@@ -39,7 +39,7 @@ function backtestView(r: BacktestRow) {
     from: r.from_date,
     to: r.to_date,
     methods: r.methods,
-    progress: { days_done: r.days_done, days_total: r.days_total, percent: r.days_total === 0 ? 100 : Math.floor((r.days_done * 100) / r.days_total) },
+    progress: jobProgress(r.days_done, r.days_total, 'days'),
     created_at: r.created_at,
     started_at: r.started_at,
     completed_at: r.completed_at,
@@ -47,7 +47,6 @@ function backtestView(r: BacktestRow) {
     result: (r.result ?? null) as BacktestResult | null,
   };
 }
-export const backtestLocation = (siteId: string, id: string) => `${BACKTEST_PATH}/${encodeURIComponent(siteId)}/backtest/${id}`;
 /** History read before a forecast origin: three weeks and a day covers the day and week look-back, with one step further for a wall-clock half hour a spring clock-change day lacks. */
 const LOOKBACK = 22 * DAY;
 
@@ -172,6 +171,19 @@ export function createForecasting(deps: {
     return { from, to };
   }
 
+  /** Forecast against actual over the query's window by its method (else the site's): the answer's head and each half hour. */
+  async function comparison(ctx: RequestContext, siteId: string, query: { from?: string; to?: string; method?: Method }) {
+    const { from, to } = window(query);
+    return db.tx(async (q) => {
+      await mustExist(q, ctx.orgId, siteId);
+      const cfg = await configOf(q, ctx.orgId, siteId);
+      const method = query.method ?? cfg.method;
+      const s = await series(q, ctx.orgId, siteId, ukMidnight(ukDate(from)) - LOOKBACK, to);
+      const rows = compare(s, from, to, method, cfg.seasonal_weight);
+      return { head: { site_id: siteId, method, from: isoTime(from), to: isoTime(to) }, rows };
+    });
+  }
+
   return {
     /** For the optimiser: the site's forecast over n half hours from `origin` by its configured method. */
     async forecastSeries(q: Queryable, orgId: string, siteId: string, origin: number, n: number) {
@@ -272,46 +284,22 @@ export function createForecasting(deps: {
     },
 
     async forecastVsActual(ctx: RequestContext, siteId: string, query: { from?: string; to?: string; method?: Method }) {
-      const { from, to } = window(query);
-      return db.tx(async (q) => {
-        await mustExist(q, ctx.orgId, siteId);
-        const cfg = await configOf(q, ctx.orgId, siteId);
-        const method = query.method ?? cfg.method;
-        const s = await series(q, ctx.orgId, siteId, ukMidnight(ukDate(from)) - LOOKBACK, to);
-        const rows = compare(s, from, to, method, cfg.seasonal_weight);
-        return {
-          site_id: siteId,
-          method,
-          from: isoTime(from),
-          to: isoTime(to),
-          half_hours: rows.map((r) => ({
-            ...slotView(r.t),
-            load_forecast_kwh: r3(r.load.forecast),
-            load_actual_kwh: r3(r.load.actual),
-            generation_forecast_kwh: r3(r.generation.forecast),
-            generation_actual_kwh: r3(r.generation.actual),
-          })),
-        };
-      });
+      const c = await comparison(ctx, siteId, query);
+      return {
+        ...c.head,
+        half_hours: c.rows.map((r) => ({
+          ...slotView(r.t),
+          load_forecast_kwh: r3(r.load.forecast),
+          load_actual_kwh: r3(r.load.actual),
+          generation_forecast_kwh: r3(r.generation.forecast),
+          generation_actual_kwh: r3(r.generation.actual),
+        })),
+      };
     },
 
     async metrics(ctx: RequestContext, siteId: string, query: { from?: string; to?: string; method?: Method }) {
-      const { from, to } = window(query);
-      return db.tx(async (q) => {
-        await mustExist(q, ctx.orgId, siteId);
-        const cfg = await configOf(q, ctx.orgId, siteId);
-        const method = query.method ?? cfg.method;
-        const s = await series(q, ctx.orgId, siteId, ukMidnight(ukDate(from)) - LOOKBACK, to);
-        const rows = compare(s, from, to, method, cfg.seasonal_weight);
-        return {
-          site_id: siteId,
-          method,
-          from: isoTime(from),
-          to: isoTime(to),
-          load: metricsOf(rows.map((r) => r.load)),
-          generation: metricsOf(rows.map((r) => r.generation)),
-        };
-      });
+      const c = await comparison(ctx, siteId, query);
+      return { ...c.head, load: metricsOf(c.rows.map((r) => r.load)), generation: metricsOf(c.rows.map((r) => r.generation)) };
     },
 
     /**

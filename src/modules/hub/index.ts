@@ -12,9 +12,10 @@ import { createOcppGateway } from './ocpp.ts';
 import { createHubService } from './service.ts';
 import { hubOperations } from './routes.ts';
 import { HUB_ERROR_DOCS } from './errors.ts';
-import { serviceKey } from '../../platform/services.ts';
-import type { ExportableCollection } from '../../platform/exportable.ts';
 import { hubExportables } from './store.ts';
+import { failStaleCommands } from './services/commands.ts';
+
+const STALE_COMMANDS_KIND = 'hub.stale-commands';
 
 const listenHost = (h: string) => (h === '0.0.0.0' || h === '::' || h === '' ? 'localhost' : h.includes(':') ? `[${h}]` : h);
 
@@ -31,6 +32,8 @@ export const hubModule: ModuleFactory = (deps) => {
     failedAuth: deps.failedAuth,
     metrics: deps.metrics,
     trustProxy: deps.config.trustProxy,
+    tls: settings.tls,
+    host: deps.config.host,
   });
   const service = createHubService({
     db: deps.db,
@@ -41,8 +44,12 @@ export const hubModule: ModuleFactory = (deps) => {
     audit: deps.services.get(AUDIT_LOG),
     gateway,
     // Never a request's Host (issue 35, finding 10): the configured URL (required in production),
-    // else where this instance listens, else where it is configured to listen.
-    publicUrl: () => settings.ocppPublicUrl ?? gateway.listeningUrl() ?? `ws://${listenHost(deps.config.host)}:${deps.config.port}`,
+    // else where this instance listens (its TLS listener's wss:// when there is one), else where it
+    // is configured to listen.
+    publicUrl: () =>
+      settings.ocppPublicUrl ??
+      gateway.listeningUrl() ??
+      (settings.tls ? `wss://${listenHost(deps.config.host)}:${settings.tls.port}` : `ws://${listenHost(deps.config.host)}:${deps.config.port}`),
   });
   return {
     name: 'hub',
@@ -52,6 +59,20 @@ export const hubModule: ModuleFactory = (deps) => {
     errors: HUB_ERROR_DOCS,
     operations: hubOperations(service),
     start: async ({ server }) => gateway.start(server),
+    background: {
+      // A command whose outcome an instance could not record (it stopped, or its store failed,
+      // after the CALL left) is failed with its reason once overdue (decision 0437).
+      schedules: [
+        {
+          kind: STALE_COMMANDS_KIND,
+          everyMs: 60_000,
+          run: async () => {
+            const n = await failStaleCommands(deps.backgroundDb, deps.clock.now(), settings.commandTimeoutMs);
+            if (n) deps.log.warn({ commands: n }, 'hub: commands whose outcome was never recorded are stored as failed');
+          },
+        },
+      ],
+    },
     closing: () => gateway.closing(),
     stop: () => gateway.stop(),
   };
@@ -61,14 +82,11 @@ export const hubModule: ModuleFactory = (deps) => {
 export { createOcppGateway, OCPP_PATH, SUBPROTOCOLS } from './ocpp.ts';
 
 /** This module as the module list names it. */
-/** This module's data for the organisation's data export (the export module's collection shape). */
-export const HUB_EXPORTABLE = serviceKey<ExportableCollection[]>('hub.exportable');
-
 export const hubDefinition: ModuleDefinition = {
   name: 'hub',
   dependsOn: ['orgs', 'audit', 'telemetry', 'registry', 'market'],
   migrations: migrationsDir(import.meta.url),
-  provides: (_deps, registry) => registry.provide(HUB_EXPORTABLE, hubExportables),
+  exportable: hubExportables,
   config: hubConfig,
   create: hubModule,
 };

@@ -3,7 +3,7 @@
 // the compliance findings for a site's charge points.
 import type { ChargePointRow, SiteRow, StatusRow } from './store.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
-import { ukDate } from '../market/index.ts';
+import { ukDate } from '../../kit/uk-time.ts';
 
 export const RAPID_KW = 50;
 export const RELIABILITY_TARGET = 99;

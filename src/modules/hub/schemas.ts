@@ -41,6 +41,12 @@ const SiteFields = {
   payment_roaming: Type.Optional(
     Nullable(Type.Boolean({ description: 'Whether the site can be paid for through at least one roaming provider (PCPR 2023 reg 6); null when not known' })),
   ),
+  free_vend: Type.Optional(
+    Type.Boolean({
+      description:
+        "Free vend: the site's chargers accept every id token (and sessions without one) without checking the organisation's id tokens; each session records it. Default false",
+    }),
+  ),
 };
 export const SiteCreateBody = Type.Object({ site_id: Type.Optional(Id('Site id (made when absent)')), ...SiteFields }, { additionalProperties: false });
 export const SitePutBody = Type.Object(SiteFields, { additionalProperties: false, description: 'The whole site: members left out become null' });
@@ -51,6 +57,11 @@ const ConnectorState = Type.Object({
   ocpi_status: Type.String({ description: 'That status in OCPI EVSE terms (AVAILABLE, CHARGING, RESERVED, INOPERATIVE, OUTOFORDER, UNKNOWN)' }),
   since: Timestamp,
 });
+const SecurityProfileSchema = (d: string) =>
+  Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], {
+    description: `${d}. 1: HTTP Basic (ws:// or wss://); 2: HTTP Basic over TLS (wss://); 3: TLS with a client certificate from the organisation's charger CA, its CN the charge point id (no password). A charger is refused below it`,
+  });
+
 export const ChargePointView = Component(
   'HubChargePoint',
   Type.Object({
@@ -67,6 +78,27 @@ export const ChargePointView = Component(
     firmware: Nullable(Type.String()),
     last_boot_at: Nullable(Timestamp),
     last_heartbeat_at: Nullable(Timestamp),
+    local_list_version: Type.Integer({
+      description: 'The local authorisation list version the charger last accepted (SendLocalList) or reported (GetLocalListVersion); 0: none',
+    }),
+    security_profile: SecurityProfileSchema('The OCPP security profile the charger must connect at'),
+    password_change_pending: Type.Boolean({
+      description: 'A new password was sent (rotate-password) and the charger has not yet confirmed it: the old one is still valid',
+    }),
+    firmware_status: Nullable(
+      Type.Object(
+        { status: Type.String(), at: Timestamp },
+        { description: 'The last FirmwareStatusNotification (Downloading, Installed, InstallationFailed, ...) and when it arrived' },
+      ),
+    ),
+    diagnostics_status: Nullable(
+      Type.Object(
+        { status: Type.String(), at: Timestamp },
+        {
+          description: 'The last 1.6 DiagnosticsStatusNotification or 2.0.1 LogStatusNotification (Uploading, Uploaded, UploadFailed, ...) and when it arrived',
+        },
+      ),
+    ),
     connector_status: Type.Array(ConnectorState),
   }),
 );
@@ -82,6 +114,7 @@ export const Site = Component(
     helpline_24_7: Nullable(Type.Boolean()),
     open_data_url: Nullable(Type.String()),
     payment_roaming: Nullable(Type.Boolean()),
+    free_vend: Type.Boolean({ description: 'Whether every id token is accepted at the site (no check)' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
@@ -100,9 +133,41 @@ export const ChargePointBody = Type.Object(
     max_power_kw: Type.Number({ exclusiveMinimum: 0, maximum: 1000, description: 'Rated output, kW (50 and above is rapid)' }),
     connectors: Type.Optional(Type.Integer({ minimum: 1, maximum: 8, description: 'Connectors (1.6) or EVSEs (2.0.1), default 1' })),
     contactless: Type.Optional(Nullable(Type.Boolean({ description: 'Whether it takes contactless card payment (PCPR 2023 reg 5); null when not known' }))),
+    security_profile: Type.Optional(
+      SecurityProfileSchema('The OCPP security profile it must connect at (default 1); 3 needs the charger CA (409 `no_charger_ca` without)'),
+    ),
   },
   { additionalProperties: false },
 );
+export const SecurityProfileBody = Type.Object(
+  { security_profile: SecurityProfileSchema('The OCPP security profile the charger must connect at from its next connection') },
+  { additionalProperties: false },
+);
+export const SecurityProfileSet = Type.Object({ charge_point_id: Type.String(), security_profile: SecurityProfileSchema('The profile now registered') });
+export const ChargerCaBody = Type.Object(
+  {
+    certificate_pem: Type.String({
+      minLength: 1,
+      maxLength: 65_536,
+      description:
+        "PEM: one or more CA certificates (at most 5; e.g. the CA and its successor) that issue the organisation's charger certificates. Certificates only: a private key is refused",
+    }),
+  },
+  { additionalProperties: false },
+);
+export const ChargerCas = Type.Object({
+  certificates: Type.Array(
+    Type.Object({
+      fingerprint_sha256: Type.String({ description: 'SHA-256 of the DER certificate, hex' }),
+      subject: Type.String(),
+      not_before: Timestamp,
+      not_after: Timestamp,
+      certificate_pem: Type.String(),
+      created_at: Timestamp,
+    }),
+    { description: "The CA certificates a profile 3 charger's client certificate must be issued by (directly); empty: none" },
+  ),
+});
 export const ChargePointCreated = Type.Object({
   charge_point_id: Type.String(),
   site_id: Type.String(),
@@ -110,8 +175,10 @@ export const ChargePointCreated = Type.Object({
   ocpp_endpoint: Type.String({ description: "The charger's central system URL (OCPP: the charge point id is appended to it)" }),
   ocpp_url: Type.String({ description: 'The full connection URL: endpoint and charge point id' }),
   subprotocols: Type.Array(Type.String(), { description: 'Sec-WebSocket-Protocol values served' }),
-  security_profile: Type.Literal(1, { description: 'OCPP security profile 1: HTTP Basic authentication (use TLS in front: wss)' }),
-  password: Type.String({ description: 'HTTP Basic password (username: the charge point id). Shown once: only its hash is kept' }),
+  security_profile: SecurityProfileSchema('The OCPP security profile registered'),
+  password: Type.String({
+    description: 'HTTP Basic password (username: the charge point id; profiles 1 and 2, and 3 if it is lowered). Shown once: only its hash is kept',
+  }),
 });
 
 // ---- price schedules ----------------------------------------------------------------------------
@@ -233,6 +300,18 @@ export const Transaction = Component(
     energy_kwh: Type.String({ description: 'Energy so far (open) or delivered (stopped), kWh' }),
     stop_reason: Nullable(Type.String()),
     schedule_version: Nullable(Type.Integer({ description: 'Price schedule in force when it started' })),
+    authorisation: Nullable(
+      Type.Union([Type.Literal('id_token'), Type.Literal('free_vend'), Type.Literal('none')], {
+        description:
+          "What authorised the session: id_token (checked against the organisation's id tokens), free_vend (the site accepts every token), none (no token; a 2.0.1 session begun without one takes the first token a later event carries); null for sessions before id tokens existed",
+      }),
+    ),
+    id_token_status: Nullable(
+      Type.String({
+        description:
+          "The status the hub answered for the session's token, in the OCPP version's terms (Accepted, Blocked, Expired, Invalid; 2.0.1 also Unknown)",
+      }),
+    ),
     meter_anomalies: MeterAnomalies,
   }),
 );
@@ -327,3 +406,101 @@ export const LoadSharing = Type.Object({
   ),
   data_basis: DataBasis,
 });
+
+// ---- id tokens ----------------------------------------------------------------------------------
+const TokenValue = (d: string) =>
+  Type.String({
+    pattern: '^[A-Za-z0-9._:-]{1,36}$',
+    description: `${d}: 1 to 36 of A-Z a-z 0-9 . _ : - (OCPP 1.6 chargers present at most 20), matched case-insensitively`,
+  });
+export const ID_TOKEN_TYPES = ['Central', 'eMAID', 'ISO14443', 'ISO15693', 'KeyCode', 'Local', 'MacAddress', 'NoAuthorization'] as const;
+const TokenMembers = {
+  type: Type.Union(
+    ID_TOKEN_TYPES.map((t) => Type.Literal(t)),
+    {
+      description:
+        'The kind of token (OCPP 2.0.1 IdTokenEnumType): ISO14443 for RFID cards, eMAID for ISO 15118 contract ids, Central for app ids. Default ISO14443',
+    },
+  ),
+  status: Type.Union([Type.Literal('accepted'), Type.Literal('blocked'), Type.Literal('expired'), Type.Literal('invalid')], {
+    description: 'accepted: may charge (until expires_at); blocked, expired, invalid: refused with that status. Default accepted',
+  }),
+  expires_at: Nullable(Type.String({ format: 'date-time', description: 'After this instant an accepted token is answered Expired; null: no expiry' })),
+  group_id: Nullable(
+    Type.String({
+      pattern: '^[A-Za-z0-9._:-]{1,20}$',
+      description: "The token's group (1.6 parentIdTag, 2.0.1 groupIdToken), up to 20 characters; null: none",
+    }),
+  ),
+  note: Nullable(Type.String({ maxLength: 200, description: "Operator's note (whose card, which fleet)" })),
+};
+export const IdTokenParam = Type.Object({ id_token: TokenValue('Id token') });
+export const IdTokenCreateBody = Type.Object(
+  {
+    id_token: TokenValue('Id token (an RFID UID in hex, an eMAID, an app id)'),
+    type: Type.Optional(TokenMembers.type),
+    status: Type.Optional(TokenMembers.status),
+    expires_at: Type.Optional(TokenMembers.expires_at),
+    group_id: Type.Optional(TokenMembers.group_id),
+    note: Type.Optional(TokenMembers.note),
+  },
+  { additionalProperties: false },
+);
+export const IdTokenPatchBody = Type.Object(
+  {
+    type: Type.Optional(TokenMembers.type),
+    status: Type.Optional(TokenMembers.status),
+    expires_at: Type.Optional(TokenMembers.expires_at),
+    group_id: Type.Optional(TokenMembers.group_id),
+    note: Type.Optional(TokenMembers.note),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'The members to change; those left out stay as they are' },
+);
+export const IdToken = Component(
+  'HubIdToken',
+  Type.Object({
+    id_token: Type.String(),
+    ...TokenMembers,
+    expires_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
+export const IdTokensQuery = Type.Object(
+  { limit: Type.Optional(LimitParam({ default: 100, max: 500 })), cursor: Type.Optional(CursorParam) },
+  { additionalProperties: false },
+);
+export const IdTokensPage = Page('id_tokens', IdToken);
+
+// ---- commands -----------------------------------------------------------------------------------
+export const CpIdParam = Type.Object({ charge_point_id: Id('Charge point id') });
+export const CommandIdParam = Type.Object({ command_id: Type.String({ format: 'uuid', description: 'Command id (as sending it answered)' }) });
+export const Command = Component(
+  'HubCommand',
+  Type.Object({
+    command_id: Type.String({ format: 'uuid' }),
+    charge_point_id: Type.String(),
+    action: Type.String({
+      description:
+        'The command: remote-start, remote-stop, reset, unlock-connector, change-availability, trigger-message, get-configuration, change-configuration, clear-cache, send-local-list, get-local-list-version, reserve-now, cancel-reservation, update-firmware, get-diagnostics, rotate-password',
+    }),
+    parameters: Type.Record(Type.String(), Type.Unknown(), { description: 'The parameters as the command was sent to the API' }),
+    status: Type.Union(
+      [Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('rejected'), Type.Literal('timeout'), Type.Literal('offline'), Type.Literal('failed')],
+      {
+        description:
+          "pending: sent, no answer yet; accepted / rejected: the charger's answer; timeout: no answer within HUB_COMMAND_TIMEOUT_MS; offline: the charger was not connected (not sent); failed: the charger answered a CALLERROR or an answer the hub refuses, or its outcome was never recorded (the instance stopped or its store failed after the CALL left; set a minute after the answer was due) (`error` says which)",
+      },
+    ),
+    ocpp_version: Nullable(Type.String({ description: 'The OCPP version the charger speaks' })),
+    ocpp_action: Nullable(Type.String({ description: 'The OCPP CALL sent (e.g. RemoteStartTransaction); null when none could be made' })),
+    request: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "The CALL's payload as sent" })),
+    response: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "The charger's CALLRESULT payload (configuration values are here)" })),
+    error: Nullable(Type.String({ description: 'Why there is no answer (timeout, CALLERROR code)' })),
+    requested_by: Nullable(Type.String({ description: 'The user or API key that sent it' })),
+    created_at: Timestamp,
+    completed_at: Nullable(Timestamp),
+  }),
+);
+export const CommandsQuery = SitesQuery;
+export const CommandsPage = Page('commands', Command);

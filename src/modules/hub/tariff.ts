@@ -2,7 +2,8 @@
 // the schedule's p/kWh, or a time-of-day band's (UK local time), a per-minute fee over the whole
 // session, a connection fee, and an overstay fee per minute after the energy stopped rising beyond
 // a grace period. Every line ex VAT in pence; the totals in pounds to the penny with VAT shown.
-import { parseScaled, formatScaled, roundDiv, ukClock, ukOffsetFast } from '../market/index.ts';
+import { parseScaled, formatScaled, pow10, roundDiv } from '../../kit/decimal.ts';
+import { ukClock, ukOffsetFast } from '../../kit/uk-time.ts';
 
 export const Q = 6; // rates and quantities at 10^-6
 const MIN_MS = 60_000;
@@ -276,7 +277,7 @@ export function costSession(s: Schedule, samples: readonly Sample[], startMs: nu
     });
   }
   // Pence at 10^-12 -> pounds to the penny: pounds at 10^-2 = pence at 10^0.
-  const netPence = roundDiv(netP12, 10n ** 12n);
+  const netPence = roundDiv(netP12, pow10(12));
   const vatPence = roundDiv(netPence * q(s.vat_percent), 100n * 1_000_000n);
   return {
     schedule_version: s.version,

@@ -17,13 +17,24 @@ import type { Queryable } from '../../infra/db/index.ts';
 import type { Role } from '../../platform/roles.ts';
 import { createUserStore } from './users-store.ts';
 import { runUnscoped } from '../../infra/db/scope.ts';
+import { IDENTITY_ERROR_DOCS } from './errors.ts';
 
-/** Who belongs to an organisation, for modules that address people (alert routing, notifications). */
+/**
+ * Who belongs to an organisation, for modules that address people (alert routing, notifications,
+ * site access). Identity owns the users and memberships tables (decision 0356): no other module's
+ * SQL names them.
+ */
 export interface Members {
   /** The member's id, email and role in this organisation; null when not a member (or disabled). */
   member(q: Queryable, orgId: string, userId: string): Promise<{ id: string; email: string; role: Role } | null>;
   /** Active members holding this role (e.g. the administrators to tell about an expiring key). */
   withRole(q: Queryable, orgId: string, role: Role): Promise<{ id: string; email: string; role: Role }[]>;
+  /** A member by email (any case), the account disabled or not; null when not a member of this organisation. */
+  memberByEmail(q: Queryable, orgId: string, email: string): Promise<{ id: string; email: string; role: Role } | null>;
+  /** Whether the user holds a membership of this organisation, the account disabled or not. */
+  isMember(q: Queryable, orgId: string, userId: string): Promise<boolean>;
+  /** The email of each of these users that exists, ordered by email as the store collates it. */
+  emails(q: Queryable, userIds: readonly string[]): Promise<{ id: string; email: string }[]>;
 }
 export const MEMBERS = serviceKey<Members>('identity.members');
 
@@ -64,14 +75,7 @@ export const identityModule: ModuleFactory = (deps) => {
     tags: {
       auth: 'Sign-in, tokens, logout, single sign-on with an identity provider, invitations and the signed-in user.',
     },
-    errors: [
-      { code: 'invalid_credentials', status: 401, description: 'Wrong email or password (unknown emails are answered the same way).' },
-      { code: 'account_locked', status: 423, description: 'Five consecutive failed sign-ins lock the account for 15 minutes.' },
-      { code: 'invalid_refresh_token', status: 401, description: 'The refresh token is unknown, used, revoked or expired.' },
-      { code: 'invalid_invitation', status: 401, description: 'The invitation token is unknown, used, withdrawn or expired.' },
-      { code: 'no_membership', status: 403, description: 'The account belongs to no organisation.' },
-      { code: 'not_a_member', status: 403, description: 'The account is not a member of the organisation asked for.' },
-    ],
+    errors: IDENTITY_ERROR_DOCS,
     operations: [...authOperations({ db, login, sessions }), ...invitationOperations(invitations), ...ssoOperations(sso)],
     provides: { sessions: revocations },
   };
@@ -86,6 +90,9 @@ export const identityDefinition: ModuleDefinition = {
     registry.provide(MEMBERS, {
       member: (q, orgId, userId) => createUserStore(q).memberById(orgId, userId),
       withRole: (q, orgId, role) => createUserStore(q).membersWithRole(orgId, role),
+      memberByEmail: (q, orgId, email) => createUserStore(q).memberByEmail(orgId, email),
+      isMember: async (q, orgId, userId) => (await createUserStore(q).membershipIn(orgId, userId)) !== null,
+      emails: (q, userIds) => createUserStore(q).emails(userIds),
     });
     // Filtered on the organisation it is given, whichever request or background work asks.
     registry.provide(SESSION_ACCESS, { state: (orgId, sessionId) => runUnscoped(() => sessionState(deps.db, orgId, sessionId)) });

@@ -1,5 +1,7 @@
 // Users and their memberships. A user may belong to several organisations with one role in each;
-// platform staff and platform administrators are flags on the user, not organisation roles.
+// platform staff and platform administrators are flags on the user, not organisation roles. The
+// identity module owns both tables (decision 0356; the orgs module's first migration made them):
+// other modules reach them through the MEMBERS service.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { Role } from '../../platform/roles.ts';
@@ -90,6 +92,12 @@ export function createUserStore(db: Queryable) {
          where m.org_id = $1 and m.role = $2 and not u.disabled order by u.email`,
         [orgId, role],
       );
+      return r.rows;
+    },
+    /** The email of each of these users that exists, ordered by email. */
+    async emails(ids: readonly string[]): Promise<{ id: string; email: string }[]> {
+      if (ids.length === 0) return [];
+      const r = await db.query<{ id: string; email: string }>('select id, email from users where id = any($1::text[]) order by email, id', [ids]);
       return r.rows;
     },
     async organisationName(orgId: string): Promise<string | null> {

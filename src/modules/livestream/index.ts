@@ -1,6 +1,6 @@
 // The organisation's live stream as server-sent events (our addition to the API, decision 0231):
 // telemetry batches as ingestion streams them (bus subject `telemetry.<org>`) and alert
-// transitions (the durable `alert.raised` / `alert.resolved` events, re-published on the bus as
+// transitions (the durable `alert.raised` / `alert.resolved` / `alert.changed` events, re-published on the bus as
 // `live.alerts.<org>` by whichever instance runs the job), so every instance's subscribers see
 // both. One bus subscription per organisation per instance, shared by its subscribers; each
 // subscriber has a bounded buffer (a slow reader loses the oldest events and is told how many).
@@ -11,7 +11,7 @@ import { sectionOf } from '../../core/config-section.ts';
 import { SESSION_ACCESS } from '../identity/index.ts';
 import { liveConfig } from './config.ts';
 import { createStreamRegistry, SESSION_CHECK_SUBJECT, type EndReason } from './streams.ts';
-import { ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
+import { ALERT_CHANGED, ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
 import { liveRoutes } from './routes.ts';
 import { createLiveHub, ALERT_SUBJECT } from './hub.ts';
 
@@ -47,12 +47,14 @@ export const liveModule: ModuleFactory = (deps) => {
       jobs: [
         {
           kind: RELAY_JOB,
-          handler: async (job: { payload: { org_id?: string; alert?: Record<string, unknown> } }) => {
+          handler: async (job: { payload: { org_id?: string; transition?: string; alert?: Record<string, unknown> } }) => {
             const orgId = job.payload.org_id;
             if (!orgId || !job.payload.alert) return;
             const a = job.payload.alert;
+            // alert.changed names its transition (a person acknowledged or assigned it, decision 0363).
+            const changed = job.payload.transition === 'acknowledged' || job.payload.transition === 'assigned';
             await deps.bus.publish(ALERT_SUBJECT(orgId), {
-              transition: a.status === 'resolved' ? 'resolved' : 'raised',
+              transition: changed ? job.payload.transition : a.status === 'resolved' ? 'resolved' : 'raised',
               alert: {
                 id: a.id,
                 type: a.type,
@@ -63,6 +65,7 @@ export const liveModule: ModuleFactory = (deps) => {
                 subject: a.subject ?? null,
                 raised_at: a.raised_at,
                 resolved_at: a.resolved_at ?? null,
+                ...(changed && { acknowledged_at: a.acknowledged_at ?? null, assigned_to: a.assigned_to ?? null }),
               },
             });
           },
@@ -79,6 +82,7 @@ export const liveModule: ModuleFactory = (deps) => {
       subscriptions: [
         { topic: ALERT_RAISED, kind: RELAY_JOB },
         { topic: ALERT_RESOLVED, kind: RELAY_JOB },
+        { topic: ALERT_CHANGED, kind: RELAY_JOB },
       ],
     },
     closing: async () => {

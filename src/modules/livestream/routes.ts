@@ -1,8 +1,7 @@
 // GET /api/live/events: the organisation's live stream as server-sent events (decision 0231).
 import { Type } from 'typebox';
 import type { ServerResponse } from 'node:http';
-import { defineOperation, type Operation } from '../../platform/operation.ts';
-import { CAN_READ } from '../../platform/roles.ts';
+import { BEARER, defineOperation, type Operation } from '../../platform/operation.ts';
 import { errors } from '../../platform/errors.ts';
 import { answerBasisHeaders } from '../../platform/register.ts';
 import { realmForId } from '../orgs/index.ts';
@@ -20,7 +19,7 @@ const DESCRIPTION = [
   '',
   '- `ready`: first, `{"organisation_id", "buffer", "data_basis"}` once the stream is subscribed; `data_basis` is `simulated` for a demo organisation (its devices and readings are synthetic), else `stored` (records as written), as the `x-platform-data-basis` header says.',
   '- `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.',
-  '- `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.',
+  '- `alert`: an alert raised, resolved, acknowledged or assigned, `{"transition": "raised"|"resolved"|"acknowledged"|"assigned", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`; an `acknowledged` or `assigned` alert also carries `"acknowledged_at"` and `"assigned_to"`.',
   '- `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most ' +
     SUBSCRIBER_BUFFER +
     ' unread events).',
@@ -40,7 +39,7 @@ export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () 
     description: DESCRIPTION,
     tags: ['live'],
     status: 'live',
-    access: { kind: 'bearer', roles: CAN_READ },
+    access: BEARER.read,
     produces: 'text/event-stream',
     stream: true,
     requestIdHeader: true,

@@ -2,7 +2,7 @@
 // seconds (2025-05-13T20:00Z); gCO2/kWh; `actual` is null until estimated; `index` is one of five
 // lower-case bands. GET /intensity (current half hour), GET /intensity/{from}/fw48h.
 import { BadResponseError, jsonBody, type UpstreamClient } from '../../infra/upstream/index.ts';
-import { parseInstant } from './uk-time.ts';
+import { parseInstant } from '../../kit/uk-time.ts';
 
 export const CARBON_PROVIDER = 'Carbon Intensity';
 export const INDEX_BANDS = ['very low', 'low', 'moderate', 'high', 'very high'] as const;

@@ -6,7 +6,7 @@ import { UpstreamError, type UpstreamCache, type Served } from '../../infra/upst
 import type { Clock } from '../../platform/clock.ts';
 import { errors } from '../../platform/errors.ts';
 import { CARBON_PROVIDER, type CarbonProvider, type IntensityRow } from './carbon-provider.ts';
-import { floorSlot, SLOT_MS } from './uk-time.ts';
+import { floorSlot, SLOT_MS } from '../../kit/uk-time.ts';
 
 const RETAIN_MS = 6 * 3600_000;
 

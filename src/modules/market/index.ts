@@ -1,5 +1,5 @@
 // Market data module: tariff prices, GSP regions, carbon intensity. Other modules use
-// MARKET_DATA (prices and carbon through the same cache, one instance) and the UK time helpers.
+// MARKET_DATA (prices and carbon through the same cache, one instance). UK time is in src/kit/uk-time.ts.
 import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
 import { createMarketData, type MarketData } from './service.ts';
 import { serviceKey } from '../../platform/services.ts';
@@ -28,26 +28,6 @@ export type { RateRow } from './tariff-provider.ts';
 export type { IntensityRow, IndexBand } from './carbon-provider.ts';
 export { TARIFF_PROVIDER } from './tariff-provider.ts';
 export { CARBON_PROVIDER } from './carbon-provider.ts';
-export {
-  parseInstant,
-  isoZ,
-  floorSlot,
-  SLOT_MS,
-  ukDate,
-  ukMidnight,
-  addDays,
-  isCalendarDay,
-  isServiceDate,
-  FIRST_SERVICE_DATE,
-  LAST_SERVICE_DATE,
-  settlementPeriod,
-  slotsInDay,
-  ukClock,
-  ukOffsetFast,
-  type UkClock,
-} from './uk-time.ts';
-/** Exact decimal arithmetic for money and rates (never binary floating point summed). */
-export { parseScaled, rescale, formatScaled, roundDiv, withVat, toMicros } from './decimal.ts';
 
 /** This module as the module list names it. */
 export const marketDefinition: ModuleDefinition = {

@@ -8,8 +8,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import { errors } from '../../platform/errors.ts';
 import { TARIFF_PROVIDER, type RateRow, type TariffProvider } from './tariff-provider.ts';
-import { addDays, datesCovering, slotsInDay, ukDate, ukMidnight, SLOT_MS } from './uk-time.ts';
-import { meanOf } from './decimal.ts';
+import { fromNumber, meanOf } from '../../kit/decimal.ts';
+import { addDays, datesCovering, slotsInDay, ukDate, ukMidnight, SLOT_MS } from '../../kit/uk-time.ts';
 
 /** Days of prices kept to serve stale while the provider is down. */
 const RETAIN_MS = 14 * 24 * 3600_000;
@@ -119,7 +119,7 @@ export function nextCheapWindow(rows: RateRow[], now: number, slots: number): Ch
   for (let i = 0; i + slots <= usable.length; i++) {
     const run = usable.slice(i, i + slots);
     if (run.some((r, k) => k > 0 && run[k - 1].to !== r.from)) continue;
-    const sum = run.reduce((s, r) => s + BigInt(Math.round(r.inc * 1e6)), 0n);
+    const sum = run.reduce((s, r) => s + fromNumber(r.inc, 6), 0n);
     if (!best || sum < best.sum) best = { i, sum };
   }
   if (!best) return null;

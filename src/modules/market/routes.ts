@@ -1,7 +1,6 @@
 // Market data: tariff prices, GSP regions, GB carbon intensity (endpoints.md 4.2, Market data).
-import { isoTime } from '../../platform/schema-kit.ts';
-import { defineOperation } from '../../platform/operation.ts';
-import { CAN_READ } from '../../platform/roles.ts';
+import { isoTime, ErrorResponse } from '../../platform/schema-kit.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import type { AppDeps } from '../../platform/module.ts';
 import type { MarketData } from './service.ts';
@@ -10,7 +9,7 @@ import { nextCheapWindow } from './prices.ts';
 import type { RateRow } from './tariff-provider.ts';
 import type { IntensityRow } from './carbon-provider.ts';
 import { VAT_PERCENT } from './tariff-provider.ts';
-import { addDays, ceilSlot, days, floorSlot, parseInstant, settlementPeriod, ukDate, ukMidnight, SLOT_MS } from './uk-time.ts';
+import { addDays, ceilSlot, days, floorSlot, parseInstant, settlementPeriod, ukDate, ukMidnight, SLOT_MS } from '../../kit/uk-time.ts';
 import {
   CurrentIntensityResponse,
   CurrentQuery,
@@ -20,7 +19,6 @@ import {
   PricesQuery,
   PricesResponse,
   RegionsResponse,
-  ErrorDetail,
 } from './schemas.ts';
 
 const MAX_RANGE_DAYS = 31;
@@ -83,8 +81,9 @@ function period(query: { period_from?: string; period_to?: string }, now: number
 export function marketOperations(deps: AppDeps, market: MarketData) {
   const { clock } = deps;
   const tags = ['market'];
+  const op = withDefaults({ tags, status: 'live', access: BEARER.read });
   return [
-    defineOperation({
+    op({
       operationId: 'getAgilePrices',
       method: 'GET',
       path: '/api/trading/prices/provider-agile',
@@ -95,14 +94,11 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
         'autumn one). The next day is published at about 16:00 UK time: before that its half hours are absent, ' +
         '`complete` is false, and that is not an error. Provider failure without usable cached figures: 502 ' +
         '`Tariff provider API error`; cached figures past their lifetime are served with `stale: true`.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: {
         basis: 'stored',
         method: 'Unit rates as the tariff provider publishes them, relayed unchanged and cached; nothing is estimated.',
       },
-      schema: { query: PricesQuery, response: { 200: PricesResponse, 502: ErrorDetail } },
+      schema: { query: PricesQuery, response: { 200: PricesResponse, 502: ErrorResponse } },
       handler: async ({ query }) => {
         const region = regionOf(query.region ?? 'C')!;
         const { from, to } = period(query, clock.now().getTime());
@@ -127,7 +123,7 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
         };
       },
     }),
-    defineOperation({
+    op({
       operationId: 'getCurrentPrice',
       method: 'GET',
       path: '/api/trading/prices/current',
@@ -137,16 +133,13 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
         'consecutive published half hours that start no earlier than the current half hour, within the published ' +
         'horizon (today and tomorrow, UK time), the run with the lowest mean VAT-inclusive price; the earliest wins ' +
         'a tie. Null when fewer half hours than the window are published.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: {
         basis: 'calculated',
         method:
           'The current half hour is the published price; the cheap window is the run of consecutive published half ' +
           'hours of the asked length, from the current one on, with the lowest mean VAT-inclusive price.',
       },
-      schema: { query: CurrentQuery, response: { 200: CurrentResponse, 502: ErrorDetail } },
+      schema: { query: CurrentQuery, response: { 200: CurrentResponse, 502: ErrorResponse } },
       handler: async ({ query }) => {
         const region = regionOf(query.region ?? 'C')!;
         const now = clock.now().getTime();
@@ -179,20 +172,17 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
         };
       },
     }),
-    defineOperation({
+    op({
       operationId: 'listPriceRegions',
       method: 'GET',
       path: '/api/trading/prices/regions',
       summary: 'The 14 GSP regions',
       description: 'GSP group letters A to P (no I or O) with region name, distribution operator and identifiers.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: RegionsResponse } },
       handler: async () => ({ count: REGIONS.length, regions: [...REGIONS] }),
     }),
-    defineOperation({
+    op({
       operationId: 'getCarbonIntensity',
       method: 'GET',
       path: '/api/trading/carbon-intensity',
@@ -200,33 +190,27 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
       description:
         'gCO2/kWh for the current half-hour settlement period: the forecast, the actual once estimated (null before), ' +
         'and the index band. Provider failure without usable cached figures: 502 `Carbon Intensity API error`.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: {
         basis: 'forecast',
         method: 'The national carbon intensity forecast for the current half hour, with the provider’s estimated actual once published.',
       },
-      schema: { response: { 200: CurrentIntensityResponse, 502: ErrorDetail } },
+      schema: { response: { 200: CurrentIntensityResponse, 502: ErrorResponse } },
       handler: async () => {
         const s = await market.carbon.current();
         return { region: 'GB' as const, unit: 'gCO2/kWh' as const, ...intensity(s.value), stale: s.stale, cached_at: isoTime(s.fetchedAt) };
       },
     }),
-    defineOperation({
+    op({
       operationId: 'getCarbonIntensityForecast',
       method: 'GET',
       path: '/api/trading/carbon-intensity/forecast',
       summary: 'GB grid carbon intensity forecast',
       description: 'Half-hourly forecast from the current half hour for `hours` hours (1 to 48, default 24).',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: CAN_READ },
       dataBasis: {
         basis: 'forecast',
         method: 'The national 48-hour carbon intensity forecast, half hour by half hour, cut to the hours asked for.',
       },
-      schema: { query: ForecastQuery, response: { 200: ForecastResponse, 502: ErrorDetail } },
+      schema: { query: ForecastQuery, response: { 200: ForecastResponse, 502: ErrorResponse } },
       handler: async ({ query }) => {
         const hours = query.hours ?? 24;
         const s = await market.carbon.forward(hours);

@@ -2,8 +2,6 @@ import { Type } from 'typebox';
 import { DEFAULT_REGION, REGION_LETTERS } from './regions.ts';
 import { INDEX_BANDS } from './carbon-provider.ts';
 
-export const ErrorDetail = Type.Object({ detail: Type.String() });
-
 const Z = (description: string) => Type.String({ format: 'date-time', description });
 
 export const RegionQuery = Type.Enum(REGION_LETTERS, {

@@ -2,8 +2,8 @@
 // GET /v1/products/{product}/electricity-tariffs/E-1R-{product}-{region}/standard-unit-rates/
 // ?period_from&period_to&page_size, answered newest first, paged with an opaque absolute `next`.
 import { BadResponseError, jsonBody, UpstreamError, type UpstreamClient } from '../../infra/upstream/index.ts';
-import { withVat } from './decimal.ts';
-import { isoZ, parseInstant, SLOT_MS } from './uk-time.ts';
+import { withVat } from '../../kit/decimal.ts';
+import { isoZ, parseInstant, SLOT_MS } from '../../kit/uk-time.ts';
 
 export const TARIFF_PROVIDER = 'Tariff provider';
 export const VAT_PERCENT = 5;

@@ -1,12 +1,10 @@
 // Notifications: the calling user's own (endpoints.md 4.5).
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
-import { CAN_READ } from '../../platform/roles.ts';
-import { Component, CursorParam, LimitParam, Nullable, Page, Timestamp } from '../../platform/schema-kit.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
+import { Component, CursorParam, LimitParam, Nullable, Page, Timestamp, ErrorResponse } from '../../platform/schema-kit.ts';
 import { HHMM, KIND_NAMES, NOTIFICATION_KINDS, type NotificationService } from './service.ts';
 
 const tags = ['notifications'];
-const ErrorBody = Type.Object({ detail: Type.Unknown() });
 
 const kindList = KIND_NAMES.map((k) => `\`${k}\` (${NOTIFICATION_KINDS[k]})`).join('; ');
 
@@ -63,18 +61,16 @@ const PreferencesBody = Type.Object(
   { additionalProperties: false },
 );
 
+const op = withDefaults({ tags, status: 'live', access: BEARER.read });
+
 export function notificationOperations(service: NotificationService) {
-  const access = { kind: 'bearer', roles: CAN_READ } as const;
   return [
-    defineOperation({
+    op({
       operationId: 'listNotifications',
       method: 'GET',
       path: '/api/notifications/',
       summary: "The calling user's notifications, newest first",
       description: "Only the calling user's own, in the organisation of the token. Cursor pages; `unread_only=true` and `kind` filter.",
-      tags,
-      status: 'live',
-      access,
       dataBasis: { basis: 'stored' },
       schema: {
         query: Type.Object({
@@ -83,63 +79,51 @@ export function notificationOperations(service: NotificationService) {
           unread_only: Type.Optional(Type.Boolean()),
           kind: Type.Optional(Type.Union(KIND_NAMES.map((k) => Type.Literal(k)))),
         }),
-        response: { 200: Page('notifications', Notification), 400: ErrorBody },
+        response: { 200: Page('notifications', Notification), 400: ErrorResponse },
       },
       handler: async ({ ctx, query }) => service.list(ctx, query),
     }),
-    defineOperation({
+    op({
       operationId: 'countUnreadNotifications',
       method: 'GET',
       path: '/api/notifications/unread-count',
       summary: "How many of the calling user's notifications are unread",
       description: "The calling user's unread notifications in the organisation of the token.",
-      tags,
-      status: 'live',
-      access,
       dataBasis: { basis: 'stored' },
       schema: { response: { 200: Type.Object({ unread: Type.Integer({ minimum: 0 }) }) } },
       handler: async ({ ctx }) => service.unreadCount(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'markNotificationRead',
       method: 'POST',
       path: '/api/notifications/{notification_id}/read',
       summary: 'Mark one notification read',
       description: "Idempotent: the first read time is kept. Another user's notification is 404.",
-      tags,
-      status: 'live',
-      access,
-      schema: { params: Type.Object({ notification_id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: Notification, 404: ErrorBody } },
+      schema: { params: Type.Object({ notification_id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: Notification, 404: ErrorResponse } },
       handler: async ({ ctx, params }) => service.markRead(ctx, params.notification_id),
     }),
-    defineOperation({
+    op({
       operationId: 'markAllNotificationsRead',
       method: 'POST',
       path: '/api/notifications/read-all',
       summary: 'Mark every unread notification of the calling user read',
       description: 'Every notification of the calling user that is unread becomes read now; `marked` says how many.',
-      tags,
-      status: 'live',
-      access,
       schema: {
         response: { 200: Type.Object({ marked: Type.Integer({ minimum: 0, description: 'How many were unread' }), unread: Type.Integer({ minimum: 0 }) }) },
       },
       handler: async ({ ctx }) => service.markAllRead(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'getNotificationPreferences',
       method: 'GET',
       path: '/api/notifications/preferences',
       summary: "The calling user's notification preferences",
       description: 'Defaults until saved: every kind on, in-app on, email off, no quiet hours.',
-      tags,
-      status: 'live',
-      access,
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: Preferences } },
       handler: async ({ ctx }) => service.getPreferences(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'putNotificationPreferences',
       method: 'PUT',
       path: '/api/notifications/preferences',
@@ -147,11 +131,8 @@ export function notificationOperations(service: NotificationService) {
       description:
         'The whole set: members left out take their defaults. Alert routing honours them: a kind switched off is not sent to the user; ' +
         'email reaches the user only when `channels.email` is on and not during quiet hours (held and sent by a later dispatch).',
-      tags,
-      status: 'live',
-      access,
       dataBasis: { basis: 'configured' },
-      schema: { body: PreferencesBody, response: { 200: Preferences, 422: ErrorBody } },
+      schema: { body: PreferencesBody, response: { 200: Preferences, 422: ErrorResponse } },
       handler: async ({ ctx, body }) => service.putPreferences(ctx, body),
     }),
   ];

@@ -7,7 +7,7 @@ import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { RegistrySites } from '../registry/index.ts';
 import type { MarketData } from '../market/index.ts';
-import { floorSlot, SLOT_MS } from '../market/index.ts';
+import { floorSlot, SLOT_MS } from '../../kit/uk-time.ts';
 import type { SiteForecast } from '../forecasting/index.ts';
 import { optErrors } from './errors.ts';
 import { optStore } from './store.ts';

@@ -9,10 +9,10 @@ import { CONTROL_SETPOINTS, DECISION_LOG } from '../control/index.ts';
 import { SITE_FORECAST } from '../forecasting/index.ts';
 import { RETAIL_TARIFFS } from '../pricing/index.ts';
 import { createOptimisation } from './service.ts';
-import { optimisationOperations } from './routes.ts';
+import { optimisationOperations } from './routes/optimisation.ts';
 import { OPT_ERROR_DOCS } from './errors.ts';
 import { createAwareness } from './awareness.ts';
-import { awarenessOperations } from './routes-awareness.ts';
+import { awarenessOperations } from './routes/awareness.ts';
 
 export const optimisationModule: ModuleFactory = (deps) => {
   const o = createOptimisation({

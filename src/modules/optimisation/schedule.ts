@@ -1,6 +1,7 @@
 // Tariff-schedule and import-limit planning around the LP: the problem from the request, the site
 // forecast and the warranty; the two baselines (do nothing, and the simple rule); the plan's view.
-import { formatScaled, rescale, settlementPeriod, SLOT_MS, toMicros, ukDate } from '../market/index.ts';
+import { formatScaled, fromNumber, rescale } from '../../kit/decimal.ts';
+import { settlementPeriod, SLOT_MS, ukDate } from '../../kit/uk-time.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { DT_H, solve, type BatterySpec, type Problem, type Solution } from './lp.ts';
 
@@ -53,15 +54,14 @@ const GBP_SCALE = 4;
 
 /** kWh rounded to the watt-hour, half away from zero, as integer Wh. */
 export function whOf(kwh: number): bigint {
-  const v = Math.round(Math.abs(kwh) * 1000);
-  return BigInt(kwh < 0 ? -v : v);
+  return fromNumber(kwh, 3);
 }
 
 /** Each half hour's cost in £ at 4 decimals (integers of £0.0001): Wh × µp is 1e-9 p = 1e-11 £. */
 export function costLines(net: number[], import_p: number[], export_p: number[]): bigint[] {
   return net.map((x, i) => {
     const wh = whOf(x);
-    const price = toMicros(wh > 0n ? import_p[i] : export_p[i]);
+    const price = fromNumber(wh > 0n ? import_p[i] : export_p[i], 6);
     return rescale(wh * price, 11, GBP_SCALE);
   });
 }

@@ -10,7 +10,7 @@ import { toPage } from '../../platform/cursor.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { RegistrySites, SiteAsset } from '../registry/index.ts';
 import type { MarketData } from '../market/index.ts';
-import { floorSlot, SLOT_MS } from '../market/index.ts';
+import { floorSlot, SLOT_MS } from '../../kit/uk-time.ts';
 import { realmForId } from '../orgs/index.ts';
 import type { ControlSetpoints, DecisionLog } from '../control/index.ts';
 import type { SiteForecast } from '../forecasting/index.ts';

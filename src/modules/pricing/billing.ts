@@ -5,9 +5,10 @@
 // the total is the lines plus VAT. So the lines always add up to the totals exactly.
 import { isoTime } from '../../platform/schema-kit.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
-import { ukClock, slotsInDay, addDays, SLOT_MS, ukMidnight } from '../market/index.ts';
+import { ukClock, slotsInDay, addDays, SLOT_MS, ukMidnight } from '../../kit/uk-time.ts';
 import { bandAt, checkSchedule } from './bands.ts';
-import { Q, P, q, plain, rescale, roundDiv, text } from './money.ts';
+import { pow10, rescale, roundDiv, formatScaled } from '../../kit/decimal.ts';
+import { Q, P, q, plain } from './money.ts';
 import type { HalfHourIn } from './engine.ts';
 import type { CompiledVersion, VersionTerms } from './terms.ts';
 
@@ -86,7 +87,7 @@ const PENCE_TO_GBP = 2;
 /** An amount in pence at `scale` decimals, as pounds rounded to the penny (scale 2). */
 const poundsRounded = (pence: bigint, scale: number) => rescale(pence, scale + PENCE_TO_GBP, 2);
 /** Inclusive rate from the exact exclusive one: rate × (100 + vat) / 100, exact. */
-const incVat = (rate: bigint, vat: bigint) => plain(rate * (100n * 10n ** BigInt(Q) + vat), Q + Q + 2);
+const incVat = (rate: bigint, vat: bigint) => plain(rate * (100n * pow10(Q) + vat), Q + Q + 2);
 
 export function billTariff(input: {
   tariff: { tariff_id: string; name: string };
@@ -201,14 +202,14 @@ export function billTariff(input: {
         rate_p: plain(sc),
         rate_p_inc_vat: incVat(sc, vat),
         average_rate_p: null,
-        amount_gbp: text(scAmount, 2, 2),
+        amount_gbp: formatScaled(scAmount, 2, 2),
       },
       scAmount,
     );
     const ur = t.unit_rates;
     if (ur.type === 'dynamic') {
       const amount = poundsRounded(a.dynCost, P);
-      const avg = a.dynKwh === 0n ? null : text(roundDiv(a.dynCost, a.dynKwh), Q, 4);
+      const avg = a.dynKwh === 0n ? null : formatScaled(roundDiv(a.dynCost, a.dynKwh), Q, 4);
       push(
         {
           kind: 'unit',
@@ -219,7 +220,7 @@ export function billTariff(input: {
           rate_p: null,
           rate_p_inc_vat: null,
           average_rate_p: avg,
-          amount_gbp: text(amount, 2, 2),
+          amount_gbp: formatScaled(amount, 2, 2),
         },
         amount,
       );
@@ -239,7 +240,7 @@ export function billTariff(input: {
             rate_p: plain(rate),
             rate_p_inc_vat: incVat(rate, vat),
             average_rate_p: null,
-            amount_gbp: text(amount, 2, 2),
+            amount_gbp: formatScaled(amount, 2, 2),
           },
           amount,
         );
@@ -247,11 +248,11 @@ export function billTariff(input: {
     }
   }
   let net = 0n;
-  for (const l of lines) net += q(l.amount_gbp) / 10n ** BigInt(Q - 2);
+  for (const l of lines) net += q(l.amount_gbp) / pow10(Q - 2);
   const vatLines = [...vatNet].map(([rate, n]) => {
     // n: pounds at 2 dp; rate: percent at Q; n × rate / 100 at 2 + Q + 2 decimals.
     const v = rescale(n * q(rate), 2 + Q + 2, 2);
-    return { rate_percent: rate, net_gbp: text(n, 2, 2), vat: v };
+    return { rate_percent: rate, net_gbp: formatScaled(n, 2, 2), vat: v };
   });
   const vatTotal = vatLines.reduce((s, x) => s + x.vat, 0n);
   const expected = days.reduce((s, d) => s + slotsInDay(d), 0);
@@ -268,10 +269,10 @@ export function billTariff(input: {
     lines,
     totals: {
       kwh: plain(totalKwh),
-      net_gbp: text(net, 2, 2),
-      vat: vatLines.map((x) => ({ rate_percent: x.rate_percent, net_gbp: x.net_gbp, vat_gbp: text(x.vat, 2, 2) })),
-      vat_gbp: text(vatTotal, 2, 2),
-      total_gbp: text(net + vatTotal, 2, 2),
+      net_gbp: formatScaled(net, 2, 2),
+      vat: vatLines.map((x) => ({ rate_percent: x.rate_percent, net_gbp: x.net_gbp, vat_gbp: formatScaled(x.vat, 2, 2) })),
+      vat_gbp: formatScaled(vatTotal, 2, 2),
+      total_gbp: formatScaled(net + vatTotal, 2, 2),
     },
     coverage: {
       half_hours_expected: expected,

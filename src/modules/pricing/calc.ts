@@ -2,15 +2,16 @@
 // cost-plus (wholesale + charges + margin -> a tariff version, with every input listed).
 import { isoTime } from '../../platform/schema-kit.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
-import { ukClock, parseInstant, parseScaled, SLOT_MS, ukMidnight, addDays } from '../market/index.ts';
+import { parseScaled, pow10, rescale, roundDiv, formatScaled } from '../../kit/decimal.ts';
+import { ukClock, parseInstant, SLOT_MS, ukMidnight, addDays } from '../../kit/uk-time.ts';
 import { checkSchedule, clockOf, type BandPeriod } from './bands.ts';
 import { pricingErrors } from './errors.ts';
 import { libraryAt, priceHalfHours, parseRate, type HalfHourIn } from './engine.ts';
 import type { Library } from './library.ts';
 import { mpanView, parseHalfHours, validDate } from './library.ts';
-import { Q, P, q, plain, rescale, roundDiv, text } from './money.ts';
+import { Q, P, q, plain } from './money.ts';
 import type { RequestContext } from '../../platform/operation.ts';
-import { slotsInDay } from '../market/index.ts';
+import { slotsInDay } from '../../kit/uk-time.ts';
 
 // ---- Smart bands -------------------------------------------------------------------------------
 
@@ -131,14 +132,14 @@ export function smartBands(body: { series: { start: string; value: string | numb
     return {
       band: nameOf(c),
       half_hours: slots.length,
-      hours: plain(BigInt(slots.length) * 5n * 10n ** BigInt(Q - 1)),
-      mean: text(roundDiv(sum, BigInt(slots.length)), Q, 4),
-      min: text(
+      hours: plain(BigInt(slots.length) * 5n * pow10(Q - 1)),
+      mean: formatScaled(roundDiv(sum, BigInt(slots.length)), Q, 4),
+      min: formatScaled(
         slots.reduce((a, s) => (means[s] < a ? means[s] : a), means[slots[0]]),
         Q,
         4,
       ),
-      max: text(
+      max: formatScaled(
         slots.reduce((a, s) => (means[s] > a ? means[s] : a), means[slots[0]]),
         Q,
         4,
@@ -153,7 +154,7 @@ export function smartBands(body: { series: { start: string; value: string | numb
     half_hours: seen.size,
     bands,
     periods,
-    slot_means: means.map((m, s) => ({ from: clockOf(s), to: clockOf(s + 1), mean: text(m, Q, 4), values: counts[s], band: nameOf(bandOf[s]) })),
+    slot_means: means.map((m, s) => ({ from: clockOf(s), to: clockOf(s + 1), mean: formatScaled(m, Q, 4), values: counts[s], band: nameOf(bandOf[s]) })),
     data_basis: { basis: 'calculated' as const, method: SMART_BANDS_METHOD },
   };
 }
@@ -259,11 +260,11 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
   const chargesKwhCost = perKwh.reduce((s, c) => s + q(c.cost_p), 0n); // Q
   const dailyCost = daily.reduce((s, c) => s + q(c.cost_p), 0n); // Q
   // unit = (wholesale (P) + charges (Q -> P)) / kWh (Q) -> Q, + margin; rounded to 4 dp
-  const variable = wholesaleCost + chargesKwhCost * 10n ** BigInt(P - Q);
+  const variable = wholesaleCost + chargesKwhCost * pow10(P - Q);
   const unitRate = rescale(roundDiv(variable, totalKwh) + mu!, Q, 4);
   const standing = rescale(roundDiv(dailyCost, BigInt(days)) + ms!, Q, 4);
   const vatRate = priced.vat_rates.length === 1 ? priced.vat_rates[0] : null;
-  const inc = (v: bigint) => (vatRate ? plain(v * (100n * 10n ** BigInt(Q) + parseRate(vatRate.rate_percent)), 4 + Q + 2) : null);
+  const inc = (v: bigint) => (vatRate ? plain(v * (100n * pow10(Q) + parseRate(vatRate.rate_percent)), 4 + Q + 2) : null);
   const rateInputs = (component: string) =>
     priced.rates_used
       .filter((r) => r.component === component)
@@ -284,12 +285,12 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
       consumption: { kwh: plain(totalKwh), half_hours: consumption.length },
       wholesale:
         flat !== null
-          ? { type: 'flat' as const, rate_p_per_kwh: plain(flat), cost_p: text(wholesaleCost, P, 4) }
+          ? { type: 'flat' as const, rate_p_per_kwh: plain(flat), cost_p: formatScaled(wholesaleCost, P, 4) }
           : {
               type: 'half_hourly' as const,
               prices: consumption.length,
-              average_p_per_kwh: text(roundDiv(wholesaleCost, totalKwh), Q, 4),
-              cost_p: text(wholesaleCost, P, 4),
+              average_p_per_kwh: formatScaled(roundDiv(wholesaleCost, totalKwh), Q, 4),
+              cost_p: formatScaled(wholesaleCost, P, 4),
             },
       charges: [...perKwh, ...daily].map((c) => ({
         component: c.component,
@@ -304,13 +305,13 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
     },
     unpriced: priced.unpriced,
     workings: [
-      `variable cost = wholesale ${text(wholesaleCost, P, 4)}p + per-kWh charges ${plain(chargesKwhCost)}p = ${text(variable, P, 4)}p over ${plain(totalKwh)} kWh`,
-      `unit rate = ${text(roundDiv(variable, totalKwh), Q, 6)}p/kWh + margin ${plain(mu!)}p = ${text(unitRate, 4, 4)}p/kWh (rounded to 0.0001p)`,
-      `standing charge = fixed charges ${plain(dailyCost)}p over ${days} days = ${text(roundDiv(dailyCost, BigInt(days)), Q, 6)}p/day + margin ${plain(ms!)}p = ${text(standing, 4, 4)}p/day (rounded to 0.0001p)`,
+      `variable cost = wholesale ${formatScaled(wholesaleCost, P, 4)}p + per-kWh charges ${plain(chargesKwhCost)}p = ${formatScaled(variable, P, 4)}p over ${plain(totalKwh)} kWh`,
+      `unit rate = ${formatScaled(roundDiv(variable, totalKwh), Q, 6)}p/kWh + margin ${plain(mu!)}p = ${formatScaled(unitRate, 4, 4)}p/kWh (rounded to 0.0001p)`,
+      `standing charge = fixed charges ${plain(dailyCost)}p over ${days} days = ${formatScaled(roundDiv(dailyCost, BigInt(days)), Q, 6)}p/day + margin ${plain(ms!)}p = ${formatScaled(standing, 4, 4)}p/day (rounded to 0.0001p)`,
     ],
     proposal: {
-      unit_rate_p_per_kwh: text(unitRate, 4, 4),
-      standing_charge_p_per_day: text(standing, 4, 4),
+      unit_rate_p_per_kwh: formatScaled(unitRate, 4, 4),
+      standing_charge_p_per_day: formatScaled(standing, 4, 4),
       vat_rate_percent: vatRate ? vatRate.rate_percent : null,
       unit_rate_p_per_kwh_inc_vat: inc(unitRate),
       standing_charge_p_per_day_inc_vat: inc(standing),
@@ -319,8 +320,8 @@ export async function costPlus(library: Library, ctx: RequestContext, body: Cost
             effective_from: body.from,
             effective_to: null,
             vat_rate_percent: vatRate.rate_percent,
-            standing_charge_p_per_day: text(standing, 4, 4),
-            unit_rates: { type: 'flat' as const, rate_p_per_kwh: text(unitRate, 4, 4) },
+            standing_charge_p_per_day: formatScaled(standing, 4, 4),
+            unit_rates: { type: 'flat' as const, rate_p_per_kwh: formatScaled(unitRate, 4, 4) },
           }
         : null,
     },

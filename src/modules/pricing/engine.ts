@@ -4,10 +4,11 @@
 // zero to 1/10 000 of a penny; each day's fixed charges likewise; totals are exact sums of those
 // rounded lines, so the lines always add up to the totals. Figures exclude VAT.
 import { isoTime } from '../../platform/schema-kit.ts';
-import { ukClock } from '../market/index.ts';
+import { ukClock } from '../../kit/uk-time.ts';
 import { bandAt, checkSchedule, type CompiledSchedule, type BandPeriod } from './bands.ts';
 import { COMPONENTS, componentInfo, type ComponentInfo } from './components.ts';
-import { Q, P, q, roundDiv, text, plain } from './money.ts';
+import { pow10, roundDiv, formatScaled } from '../../kit/decimal.ts';
+import { Q, P, q, plain } from './money.ts';
 
 export const LINE_DP = 4; // pence
 
@@ -215,7 +216,7 @@ export function priceHalfHours(
   const compQty = new Array<bigint>(COMPONENTS.length).fill(0n);
   const compCost = new Array<bigint>(COMPONENTS.length).fill(0n);
   const compSeen = new Array<boolean>(COMPONENTS.length).fill(false);
-  const step = 10n ** BigInt(P - LINE_DP);
+  const step = pow10(P - LINE_DP);
   const half = step / 2n;
 
   for (const h of halfHours) {
@@ -237,7 +238,7 @@ export function priceHalfHours(
       compQty[x.ci] += h.kwh;
       compCost[x.ci] += cost;
       compSeen[x.ci] = true;
-      if (opts.detail) charges[x.component] = text(cost, LINE_DP, LINE_DP);
+      if (opts.detail) charges[x.component] = formatScaled(cost, LINE_DP, LINE_DP);
     }
     if (band !== null) {
       const b = bandTotals.get(band) ?? { kwh: 0n, cost: 0n };
@@ -257,7 +258,7 @@ export function priceHalfHours(
         band,
         kwh: plain(h.kwh),
         charges,
-        total_p: text(hhTotal, LINE_DP, LINE_DP),
+        total_p: formatScaled(hhTotal, LINE_DP, LINE_DP),
       });
     }
   }
@@ -288,19 +289,19 @@ export function priceHalfHours(
         }
         const kva = parseRate(m.agreed_capacity_kva);
         // rate (Q) × kVA (Q) × n / of  -> P, rounded to LINE_DP
-        cost = roundDiv(hit.v * kva * BigInt(n), BigInt(of) * 10n ** BigInt(P - LINE_DP));
+        cost = roundDiv(hit.v * kva * BigInt(n), BigInt(of) * pow10(P - LINE_DP));
         qty = roundDiv(kva * BigInt(n), BigInt(of));
       } else {
-        cost = roundDiv(hit.v * BigInt(n), BigInt(of) * 10n ** BigInt(Q - LINE_DP));
-        qty = roundDiv(10n ** BigInt(Q) * BigInt(n), BigInt(of));
+        cost = roundDiv(hit.v * BigInt(n), BigInt(of) * pow10(Q - LINE_DP));
+        qty = roundDiv(pow10(Q) * BigInt(n), BigInt(of));
       }
       used.set(hit.rate.rate_id, hit.rate);
-      charges[info.component] = text(cost, LINE_DP, LINE_DP);
+      charges[info.component] = formatScaled(cost, LINE_DP, LINE_DP);
       dayTotal += cost;
       addComp(info.component, qty, cost);
     }
     total += dayTotal;
-    daysOut.push({ date, half_hours: n, half_hours_in_day: of, charges, total_p: text(dayTotal, LINE_DP, LINE_DP) });
+    daysOut.push({ date, half_hours: n, half_hours_in_day: of, charges, total_p: formatScaled(dayTotal, LINE_DP, LINE_DP) });
   }
 
   const vat = new Map<string, LibRate>();
@@ -318,12 +319,12 @@ export function priceHalfHours(
         component: c.component,
         unit: c.unit,
         quantity: plain(compTotals.get(c.component)!.qty),
-        cost_p: text(compTotals.get(c.component)!.cost, LINE_DP, LINE_DP),
+        cost_p: formatScaled(compTotals.get(c.component)!.cost, LINE_DP, LINE_DP),
       })),
-      by_band: [...bandTotals].map(([band, b]) => ({ band, kwh: plain(b.kwh), cost_p: text(b.cost, LINE_DP, LINE_DP) })),
-      total_p: text(total, LINE_DP, LINE_DP),
+      by_band: [...bandTotals].map(([band, b]) => ({ band, kwh: plain(b.kwh), cost_p: formatScaled(b.cost, LINE_DP, LINE_DP) })),
+      total_p: formatScaled(total, LINE_DP, LINE_DP),
       // pence at 4 places / 100 = pounds at 6 places, exactly
-      total_gbp: text(total, LINE_DP + 2, LINE_DP + 2),
+      total_gbp: formatScaled(total, LINE_DP + 2, LINE_DP + 2),
     },
     rates_used: [...used.values()].map((r) => ({ ...r, unit: (componentInfo(r.component) as ComponentInfo).unit })),
     schedules_used: [...schedulesUsed],

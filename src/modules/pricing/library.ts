@@ -9,7 +9,8 @@ import { toPage } from '../../platform/cursor.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
-import { parseInstant, slotsInDay, SLOT_MS, parseScaled } from '../market/index.ts';
+import { parseScaled, pow10, rescale } from '../../kit/decimal.ts';
+import { parseInstant, slotsInDay, SLOT_MS } from '../../kit/uk-time.ts';
 import { checkSchedule, type BandPeriod } from './bands.ts';
 import { COMPONENTS, componentInfo } from './components.ts';
 import { distributorOf } from './distributors.ts';
@@ -27,7 +28,7 @@ import {
 } from './engine.ts';
 import { pricingErrors } from './errors.ts';
 import { parseMpanCore } from './mpan.ts';
-import { Q, q, plain, rescale } from './money.ts';
+import { Q, q, plain } from './money.ts';
 import { PUBLISHED_RATES } from './published.ts';
 import { libraryStore, mpanStore, type MpanRow, type RateRow, type ScheduleRow } from './store.ts';
 
@@ -174,7 +175,7 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
         );
       const rate = parseScaled(body.rate, Q);
       if (rate === null) errs.push(fieldError(['body', 'rate'], 'rate must be decimal text with at most 6 decimal places', body.rate));
-      else if (info?.basis === 'vat' && (rate < 0n || rate > 100n * 10n ** BigInt(Q)))
+      else if (info?.basis === 'vat' && (rate < 0n || rate > 100n * pow10(Q)))
         errs.push(fieldError(['body', 'rate'], 'a VAT rate is a percentage, 0 to 100', body.rate));
       const dist = body.distributor_id ?? null;
       if (dist !== null && !distributorOf(dist))

@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { LiteralUnion, Nullable, Timestamp, Component, PageMembers, LimitParam, CursorParam, Money } from '../../platform/schema-kit.ts';
 import { COMPONENT_NAMES } from './components.ts';
 
-export const ErrorBody = Type.Object({ detail: Type.String() });
 const Dec = (description: string) => Type.String({ pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$', description });
 const Date_ = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
 const DecIn = (description: string) => Type.Union([Dec(description), Type.Number({ description })]);

@@ -1,34 +1,20 @@
 // Pricing SQL. Every function takes the organisation id first and filters on it. Dates come back
 // as YYYY-MM-DD text and numerics as text (never through binary floating point).
 import type { Queryable } from '../../infra/db/index.ts';
-import type { BandPeriod } from './bands.ts';
+import type { LibRate, LibSchedule } from './engine.ts';
 
 // ---- Charge library ------------------------------------------------------------------------------
 
-export interface RateRow {
-  rate_id: string;
-  component: string;
-  rate: string;
-  distributor_id: string | null;
-  line_loss_class: string | null;
-  supply_type: string | null;
-  band: string | null;
-  valid_from: string;
-  valid_to: string | null;
-  source: string;
+/** A charge-library rate as stored (the engine's LibRate, without its origin). */
+export interface RateRow extends Omit<LibRate, 'origin'> {
   created_at: Date | null;
 }
 
 const RATE_COLS = `rate_id, component, rate::text as rate, distributor_id, line_loss_class, supply_type, band,
   valid_from::text as valid_from, valid_to::text as valid_to, source, created_at`;
 
-export interface ScheduleRow {
-  schedule_id: string;
-  distributor_id: string;
-  valid_from: string;
-  valid_to: string | null;
-  periods: BandPeriod[];
-  source: string;
+/** A time-band schedule as stored (the engine's LibSchedule). */
+export interface ScheduleRow extends LibSchedule {
   created_at: Date;
 }
 

@@ -11,11 +11,12 @@ import { toPage } from '../../platform/cursor.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
-import { parseInstant, parseScaled, SLOT_MS } from '../market/index.ts';
+import { parseScaled, formatScaled } from '../../kit/decimal.ts';
+import { parseInstant, SLOT_MS } from '../../kit/uk-time.ts';
 import { billTariff, compileVersions, BillProblems, type Bill, type StoredVersion } from './billing.ts';
 import { pricingErrors } from './errors.ts';
 import { actorId, parseHalfHours, validDate } from './library.ts';
-import { Q, q, text } from './money.ts';
+import { Q, q } from './money.ts';
 import { tariffStore, type TariffRow, type VersionRow } from './store.ts';
 import { checkVersion, type VersionTerms } from './terms.ts';
 
@@ -294,7 +295,7 @@ export function compareBills(bills: Bill[]) {
   const best = sorted[0];
   let rank = 0;
   let prev: bigint | null = null;
-  const gbp = (v: bigint) => text(v, Q, 2);
+  const gbp = (v: bigint) => formatScaled(v, Q, 2);
   const ranked = sorted.map((b, i) => {
     const total = q(b.totals.total_gbp);
     if (prev === null || total !== prev) rank = i + 1;

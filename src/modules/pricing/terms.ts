@@ -1,7 +1,7 @@
 // A retail tariff version's terms and their check. Every rate is stated; none is defaulted: a
 // missing rate is an error naming it (concepts.md section 2).
 import { fieldError, type FieldError } from '../../platform/errors.ts';
-import { parseScaled } from '../market/index.ts';
+import { parseScaled, pow10 } from '../../kit/decimal.ts';
 import { checkSchedule, type BandPeriod, type CompiledSchedule } from './bands.ts';
 import { Q } from './money.ts';
 import { validDate } from './library.ts';
@@ -24,7 +24,7 @@ const STATED = 'every rate must be stated; none is defaulted';
 
 type Loc = (string | number)[];
 
-function decimal(v: unknown, loc: Loc, what: string, errs: FieldError[], opts: { min?: bigint; max?: bigint } = {}): string | null {
+function decimalField(v: unknown, loc: Loc, what: string, errs: FieldError[], opts: { min?: bigint; max?: bigint } = {}): string | null {
   if (v === undefined || v === null) {
     errs.push(fieldError(loc, `${what} missing: ${STATED}`, v ?? null, 'missing'));
     return null;
@@ -35,12 +35,12 @@ function decimal(v: unknown, loc: Loc, what: string, errs: FieldError[], opts: {
     errs.push(fieldError(loc, `${what} must be decimal text with at most 6 decimal places`, v));
     return null;
   }
-  if (opts.min !== undefined && n < opts.min) errs.push(fieldError(loc, `${what} must not be below ${opts.min / 10n ** BigInt(Q)}`, v));
-  if (opts.max !== undefined && n > opts.max) errs.push(fieldError(loc, `${what} must not be above ${opts.max / 10n ** BigInt(Q)}`, v));
+  if (opts.min !== undefined && n < opts.min) errs.push(fieldError(loc, `${what} must not be below ${opts.min / pow10(Q)}`, v));
+  if (opts.max !== undefined && n > opts.max) errs.push(fieldError(loc, `${what} must not be above ${opts.max / pow10(Q)}`, v));
   return text as string;
 }
 
-const unit = 10n ** BigInt(Q);
+const unit = pow10(Q);
 const VERSION_KEYS = ['effective_from', 'effective_to', 'vat_rate_percent', 'standing_charge_p_per_day', 'unit_rates'];
 
 /** The field errors of a version's terms (empty when valid), and the terms when valid. */
@@ -58,8 +58,8 @@ export function checkVersion(v: unknown, loc: Loc): { errors: FieldError[]; term
     errs.push(fieldError([...loc, 'effective_to'], 'effective_to must be a date, YYYY-MM-DD (the first day no longer in force), or null', to));
   else if (to !== null && isDate(o.effective_from) && to <= o.effective_from)
     errs.push(fieldError([...loc, 'effective_to'], 'effective_to must be after effective_from (it is the first day no longer in force)', to));
-  const vat = decimal(o.vat_rate_percent, [...loc, 'vat_rate_percent'], 'vat_rate_percent', errs, { min: 0n, max: 100n * unit });
-  const standing = decimal(o.standing_charge_p_per_day, [...loc, 'standing_charge_p_per_day'], 'standing_charge_p_per_day', errs, { min: 0n });
+  const vat = decimalField(o.vat_rate_percent, [...loc, 'vat_rate_percent'], 'vat_rate_percent', errs, { min: 0n, max: 100n * unit });
+  const standing = decimalField(o.standing_charge_p_per_day, [...loc, 'standing_charge_p_per_day'], 'standing_charge_p_per_day', errs, { min: 0n });
   let unitRates: UnitRates | null = null;
   const ur = o.unit_rates;
   const uloc = [...loc, 'unit_rates'];
@@ -74,7 +74,7 @@ export function checkVersion(v: unknown, loc: Loc): { errors: FieldError[]; term
     };
     if (u.type === 'flat') {
       allowed(['type', 'rate_p_per_kwh']);
-      const r = decimal(u.rate_p_per_kwh, [...uloc, 'rate_p_per_kwh'], 'unit rate rate_p_per_kwh', errs);
+      const r = decimalField(u.rate_p_per_kwh, [...uloc, 'rate_p_per_kwh'], 'unit rate rate_p_per_kwh', errs);
       if (r !== null) unitRates = { type: 'flat', rate_p_per_kwh: r };
     } else if (u.type === 'time_of_use') {
       allowed(['type', 'rates', 'periods']);
@@ -125,7 +125,7 @@ export function checkVersion(v: unknown, loc: Loc): { errors: FieldError[]; term
             errs.push(fieldError([...uloc, 'rates', b], `rate missing for band ${b}: ${STATED}`, null, 'missing'));
             ok = false;
           } else {
-            const r = decimal(rates[b], [...uloc, 'rates', b], `rate for band ${b}`, errs);
+            const r = decimalField(rates[b], [...uloc, 'rates', b], `rate for band ${b}`, errs);
             if (r === null) ok = false;
             else out[b] = r;
           }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
+import { withDefaults } from '../../platform/operation.ts';
 import type { AppDeps } from '../../platform/module.ts';
 
 const Checks = Type.Object({ bus: Type.Boolean(), cache: Type.Boolean(), database: Type.Boolean() });
@@ -17,12 +17,26 @@ const Readiness = Type.Object(
         { description: 'Present when DATABASE_READ_URL is set. The standby being away does not make the service degraded: its reads go to the primary.' },
       ),
     ),
+    mqtt: Type.Optional(
+      Type.Object(
+        {
+          configured: Type.Boolean({ description: 'true when MQTT_URL is set; false: device MQTT is off and devices use HTTP' }),
+          connected: Type.Boolean({ description: "true while this instance's consumer is connected to the broker (false when not configured)" }),
+        },
+        {
+          description:
+            "Device MQTT (docs/devices.md, decision 0441). A broker away does not make the service degraded: HTTP ingestion goes on and the broker keeps the devices' messages for the consumer's session.",
+        },
+      ),
+    ),
     stores: Type.Optional(
       Type.Object({ database: Type.String(), cache: Type.String(), bus: Type.String() }, { description: 'Which adapter backs each dependency' }),
     ),
   },
   { additionalProperties: true },
 );
+
+const op = withDefaults({ tags: ['probes'], status: 'live', access: { kind: 'public' } });
 
 export function probeOperations(deps: AppDeps) {
   const { db, readDb, cache, bus, metrics } = deps;
@@ -50,20 +64,17 @@ export function probeOperations(deps: AppDeps) {
   }
 
   return [
-    defineOperation({
+    op({
       operationId: 'getHealthz',
       method: 'GET',
       path: '/api/telemetry/healthz',
       summary: 'Liveness: the process is running',
       description: 'Checks no dependency. 200 while the process runs.',
-      tags: ['probes'],
       probe: true,
-      status: 'live',
-      access: { kind: 'public' },
       schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
       handler: async () => ({ status: 'ok' as const }),
     }),
-    defineOperation({
+    op({
       operationId: 'getReadyz',
       method: 'GET',
       path: '/api/telemetry/readyz',
@@ -72,11 +83,9 @@ export function probeOperations(deps: AppDeps) {
         '200 `ready` or 503 `degraded`. `checks` holds booleans `bus`, `cache` and `database`. A false `bus` or ' +
         '`cache` gives 503 (writes fail). A false `database` does not set degraded: data is accepted and streamed ' +
         'but not stored. With a read replica configured, `read_replica` says whether lag-tolerant reads go to it ' +
-        '(`in_use`), its replay lag and, when they are on the primary, why; its absence does not set degraded.',
-      tags: ['probes'],
+        '(`in_use`), its replay lag and, when they are on the primary, why; its absence does not set degraded. ' +
+        '`mqtt` says whether device MQTT is configured and whether this instance is connected to the broker; a broker away does not set degraded.',
       probe: true,
-      status: 'live',
-      access: { kind: 'public' },
       dataBasis: { basis: 'measured', method: 'Each check pings the dependency with a one-second timeout.' },
       schema: { response: { 200: Readiness, 503: Readiness } },
       handler: async ({ reply }) => {
@@ -86,11 +95,12 @@ export function probeOperations(deps: AppDeps) {
           status: ready ? 'ready' : 'degraded',
           checks,
           ...(readReplica ? { read_replica: readReplica } : {}),
+          ...deps.readiness.collect(),
           stores: { database: db.kind, cache: cache.kind, bus: bus.kind },
         };
       },
     }),
-    defineOperation({
+    op({
       operationId: 'getMetrics',
       method: 'GET',
       path: '/api/telemetry/metrics',
@@ -98,10 +108,7 @@ export function probeOperations(deps: AppDeps) {
       description:
         'Text exposition format. Includes `telemetry_ingest_total` (cumulative accepted records), ' +
         '`telemetry_readiness` (1 ready, 0 degraded), request counts and latency histograms by route.',
-      tags: ['probes'],
       probe: true,
-      status: 'live',
-      access: { kind: 'public' },
       produces: 'text/plain; version=0.0.4; charset=utf-8',
       schema: { response: { 200: Type.String({ description: 'Prometheus text exposition' }) } },
       handler: async ({ reply }) => {

@@ -3,14 +3,14 @@
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { createRegistryStore } from './store.ts';
 import { createRegistryService } from './service.ts';
-import { twinOperations } from './routes-twin.ts';
-import { registryOperations } from './routes-registry.ts';
+import { twinOperations } from './routes/twin.ts';
+import { registryOperations } from './routes/registry.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { TELEMETRY_READS } from '../telemetry/index.ts';
 import { createRegistrySites, type RegistrySites } from './sites-service.ts';
 import type { Queryable } from '../../infra/db/index.ts';
-import type { ExportableCollection } from '../../platform/exportable.ts';
+import { REGISTRY_ERROR_DOCS } from './errors.ts';
 import {
   registryExportables,
   priorityStore,
@@ -56,10 +56,7 @@ export const registryModule: ModuleFactory = (deps) => {
     tags: {
       registry: 'The asset registry and digital twin: sites, assets, classes, topology, source priority, data integrity and commissioning.',
     },
-    errors: [
-      { code: 'asset_exists', status: 409, description: 'An asset with this asset_id is already registered in the organisation.' },
-      { code: 'asset_has_children', status: 409, description: 'The asset has child assets; move, re-link or delete them first.' },
-    ],
+    errors: REGISTRY_ERROR_DOCS,
     operations: [...twinOperations(service), ...registryOperations(service)],
   };
 };
@@ -69,16 +66,15 @@ export { ASSETS_CHANGED, type AssetsChangedPayload } from './events.ts';
 export type { AssetRow, AssetWithLatest, AssetFilter, UnregisteredDevice, PriorityRow, RunRow } from './store.ts';
 export { findingsOf, type Finding } from './topology.ts';
 export { registryView, twinView, latestReading, iso } from './service.ts';
-export { ErrorBody, SiteId, SourceSchema, FreshnessSchema } from './schemas.ts';
+export { SiteId, SourceSchema, FreshnessSchema } from './schemas.ts';
 
 /** This module as the module list names it. */
-/** Sites and assets for the organisation's data export (the export module's collection shape). */
-export const REGISTRY_EXPORTABLE = serviceKey<ExportableCollection[]>('registry.exportable');
-
 export const registryDefinition: ModuleDefinition = {
   name: 'registry',
   dependsOn: ['orgs', 'telemetry', 'audit'],
   migrations: migrationsDir(import.meta.url),
+  // Sites and assets for the organisation's data export.
+  exportable: registryExportables,
   provides: (deps, registry) => {
     const store = createRegistryStore(registry.get(TELEMETRY_READS));
     registry.provide(REGISTRY_SITES, createRegistrySites({ clock: deps.clock, store }));
@@ -91,7 +87,6 @@ export const registryDefinition: ModuleDefinition = {
     });
     registry.provide(SOURCE_PRIORITIES, priorityStore);
     registry.provide(COMMISSIONING_RUNS, commissioningStore);
-    registry.provide(REGISTRY_EXPORTABLE, registryExportables);
   },
   create: registryModule,
 };

@@ -3,8 +3,6 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable, Timestamp, Component } from '../../platform/schema-kit.ts';
 import { ASSET_CLASSES, ASSET_ID_PATTERN, FRESHNESS_BANDS, REPORTED_SOURCES } from './vocabulary.ts';
 
-export const ErrorBody = Type.Object({ detail: Type.String() });
-
 export const AssetId = Type.String({
   pattern: ASSET_ID_PATTERN,
   description: 'Unique within the organisation; letters, digits and . _ : @ + - (1 to 128 characters, starting with a letter or digit).',

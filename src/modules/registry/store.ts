@@ -416,7 +416,7 @@ export const commissioningStore = {
   },
 };
 
-// ---- Export (the export module asks through REGISTRY_EXPORTABLE) ----------
+// ---- Export (the module declares them in its manifest: ModuleDefinition.exportable) ----------
 /** Assets and the sites they make up, for the organisation's export (decision 0206): rows as JSON text from the database. */
 export const registryExportables: ExportableCollection[] = [
   sqlExportable({

@@ -1,8 +1,13 @@
-// The settlement module's errors, named once.
-import { AppError, errors, fieldError } from '../../platform/errors.ts';
+// The settlement module's errors, declared once (platform/error-docs.ts declareErrors).
+import { errors, fieldError } from '../../platform/errors.ts';
+import { declareErrors } from '../../platform/error-docs.ts';
+
+const declared = declareErrors({
+  /** Production without ESG_SIGNING_KEY (the service's receipt key): nothing can be signed. Not transient. */
+  signingKeyNotConfigured: { status: 503, detail: 'Signing key not configured', code: 'signing_key_not_configured' },
+});
 
 export const settlementErrors = {
-  /** Production without ESG_SIGNING_KEY (the service's receipt key): nothing can be signed. Not transient. */
-  signingKeyNotConfigured: () => new AppError(503, 'Signing key not configured', { code: 'signing_key_not_configured' }),
+  ...declared.errors,
   invalid: (loc: string[], msg: string, input: unknown) => errors.validation([fieldError(loc, msg, input)]),
 };

@@ -3,7 +3,7 @@
 // SHA-256 in lower-case hex and the next receipt's prev_hash. Anyone holding a receipt and the
 // published keys can check it with an Ed25519 library and any JCS implementation.
 import { createHash, sign, type KeyObject } from 'node:crypto';
-import { canonicalJson } from '../esg/index.ts';
+import { CANONICAL_MAX_DEPTH, canonicalJson } from '../../kit/canonical-json.ts';
 
 export const RECEIPT_TYPE = 'settlement_receipt';
 export const CHECKPOINT_TYPE = 'settlement_checkpoint';
@@ -57,7 +57,7 @@ export const sha256Hex = (text: string) => createHash('sha256').update(text, 'ut
 /** Canonical bytes, their Ed25519 signature (base64url, no padding) and their SHA-256 (any signed
  * record of the service: settlement receipts and checkpoints, fleet savings statements). */
 export function signBody(body: object, privateKey: KeyObject): Signed {
-  const signed_body = canonicalJson(body);
+  const signed_body = canonicalJson(body, { maxDepth: CANONICAL_MAX_DEPTH });
   return {
     signed_body,
     signature: sign(null, Buffer.from(signed_body, 'utf8'), privateKey).toString('base64url'),

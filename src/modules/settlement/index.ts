@@ -3,11 +3,9 @@
 import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
 import { RECEIPT_KEYRING } from '../esg/index.ts';
 import { createSettlementService } from './service.ts';
-import { receiptOperations } from './routes-receipts.ts';
-import { verifyOperations } from './routes-verify.ts';
+import { receiptOperations } from './routes/receipts.ts';
+import { verifyOperations } from './routes/verify.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
-import { serviceKey } from '../../platform/services.ts';
-import type { ExportableCollection } from '../../platform/exportable.ts';
 import { settlementExportables } from './store.ts';
 
 export const settlementModule: ModuleFactory = (deps) => {
@@ -23,14 +21,11 @@ export const settlementModule: ModuleFactory = (deps) => {
 };
 
 /** This module as the module list names it. */
-/** Settlement receipts for the organisation's data export (the export module's collection shape). */
-export const SETTLEMENT_EXPORTABLE = serviceKey<ExportableCollection[]>('settlement.exportable');
-
 export const settlementDefinition: ModuleDefinition = {
   name: 'settlement',
   dependsOn: ['orgs', 'esg', 'audit'],
   migrations: migrationsDir(import.meta.url),
-  provides: (_deps, registry) => registry.provide(SETTLEMENT_EXPORTABLE, settlementExportables),
+  exportable: settlementExportables,
   create: settlementModule,
 };
 

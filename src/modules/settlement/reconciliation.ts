@@ -5,6 +5,7 @@
 // here would be a calculation, not a measurement, so nothing is compared with telemetry.
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { ReconRow } from './store.ts';
+import { kwhText } from '../../kit/decimal.ts';
 
 export const RECONCILIATION_METHOD =
   'Sums, period coverage and overlaps of the organisation’s stored settlement receipts per site, asset and direction ' +
@@ -29,13 +30,6 @@ export interface ReconLine {
   findings: ('overlap' | 'gap')[];
 }
 
-/** Exact kWh text from whole watt-hours held as a BigInt. */
-export function bigWhToKwh(wh: bigint): string {
-  const neg = wh < 0n;
-  const digits = (neg ? -wh : wh).toString().padStart(4, '0');
-  return `${neg ? '-' : ''}${digits.slice(0, -3)}.${digits.slice(-3)}`;
-}
-
 const iso = (ms: number) => isoTime(ms);
 
 /** Rows must come ordered by site, asset, direction and period start. */
@@ -46,7 +40,7 @@ export function reconcile(rows: ReconRow[]): ReconLine[] {
     if (!cur) return;
     const { wh, reach, covered, start, ...line } = cur;
     line.receipted_wh = wh.toString();
-    line.receipted_kwh = bigWhToKwh(wh);
+    line.receipted_kwh = kwhText(wh);
     line.last_period_end = iso(reach);
     line.covered_seconds = covered / 1000;
     line.uncovered_seconds = (reach - start - covered) / 1000;

@@ -9,8 +9,6 @@ const Hash = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', d
 const UTC = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|\\+00:00)$';
 const Ref = (description: string) => Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f]*$', description });
 
-export const ErrorDetail = Type.Object({ detail: Type.String() });
-
 export const ReceiptParams = Type.Object({ receipt_id: Type.String({ minLength: 1, maxLength: 100, description: 'The receipt’s id' }) });
 export const HashParams = Type.Object({ receipt_hash: Hash('The receipt’s hash (lower-case hex SHA-256 of its signed body)') });
 

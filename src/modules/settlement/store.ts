@@ -203,7 +203,7 @@ export async function receiptsInWindow(q: Queryable, orgId: string, from: Date, 
   return r.rows;
 }
 
-// ---- Export (the export module asks through SETTLEMENT_EXPORTABLE) ----------
+// ---- Export (the module declares them in its manifest: ModuleDefinition.exportable) ----------
 /** Settlement receipts for the organisation's export (decision 0206): rows as JSON text from the database. */
 export const settlementExportables: ExportableCollection[] = [
   sqlExportable({

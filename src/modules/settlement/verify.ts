@@ -3,7 +3,7 @@
 // GET /chain/verify) and on a copy someone presents (POST /verify). Problems are reported by the
 // index of the receipt in the order given, first bad index first.
 import { verify, type KeyObject } from 'node:crypto';
-import { canonicalJson } from '../esg/index.ts';
+import { CANONICAL_MAX_DEPTH, canonicalJson } from '../../kit/canonical-json.ts';
 import {
   CHECKPOINT_TYPE,
   DIRECTIONS,
@@ -117,7 +117,7 @@ export function checkSigned<T>(
   let canonical: string | null = null;
   let why = 're-ordered, re-spaced or duplicated members';
   try {
-    canonical = canonicalJson(parsed);
+    canonical = canonicalJson(parsed, { maxDepth: CANONICAL_MAX_DEPTH });
   } catch (e) {
     // Too deep, or text with no canonical form (an unpaired surrogate): no JCS library accepts it.
     why = `it has none: ${(e as Error).message}`;

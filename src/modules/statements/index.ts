@@ -9,11 +9,7 @@ import { REGISTRY_SITES } from '../registry/index.ts';
 import { createStatementService } from './service.ts';
 import { statementOperations } from './routes.ts';
 import { STATEMENT_ERROR_DOCS } from './errors.ts';
-import { serviceKey } from '../../platform/services.ts';
 import { statementExportables } from './store.ts';
-
-/** The module's data for the organisation's export (the export module's collection shape). */
-export const STATEMENTS_EXPORTABLE = serviceKey<typeof statementExportables>('statements.exportable');
 
 export const statementsModule: ModuleFactory = (deps) => {
   const service = createStatementService(
@@ -33,6 +29,6 @@ export const statementsDefinition: ModuleDefinition = {
   name: 'statements',
   dependsOn: ['orgs', 'audit', 'registry', 'esg', 'settlement', 'energy', 'market'],
   migrations: migrationsDir(import.meta.url),
-  provides: (_deps, registry) => registry.provide(STATEMENTS_EXPORTABLE, statementExportables),
+  exportable: statementExportables,
   create: statementsModule,
 };

@@ -1,8 +1,7 @@
 // The printable statement: one self-contained HTML page a person files (figures, method, baseline,
 // signature, verification hash and how to verify). Every value is escaped; no script, no remote asset.
+import { escapeHtml as esc } from '../../kit/html.ts';
 import type { StatementView } from './service.ts';
-
-const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function printStatement(s: StatementView, origin: string): string {
   const row = (k: string, v: unknown) => `<tr><th scope="row">${esc(k)}</th><td>${esc(v)}</td></tr>`;

@@ -147,7 +147,7 @@ export async function statementByHash(q: Queryable, hash: string): Promise<State
   return r.rows[0] ?? null;
 }
 
-// ---- Export (the export module asks through STATEMENTS_EXPORTABLE) -------------------------------
+// ---- Export (the module declares them in its manifest: ModuleDefinition.exportable) -------------------------------
 /** Baselines and statements for the organisation's export, each row JSON text from the database (decision 0206). */
 export const statementExportables = [
   sqlExportable({

@@ -1,10 +1,9 @@
 // Platform status and incidents: /api/hardware/platform (decision 0224).
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { defineOperation } from '../../platform/operation.ts';
-import { ANY_ROLE } from '../../platform/roles.ts';
+import { BEARER, withDefaults } from '../../platform/operation.ts';
 import { Nullable, Timestamp } from '../../platform/schema-kit.ts';
-import { csvRecord } from '../audit/index.ts';
+import { csvRecord } from '../../kit/csv.ts';
 import { IMPACTS, STATES, type StatusService } from './service.ts';
 
 const BASE = '/api/hardware/platform';
@@ -79,9 +78,11 @@ const CSV_COLUMNS = ['id', 'title', 'impact', 'state', 'affected_components', 's
 const ADMIN_NOTE =
   'Platform administrators only (a platform staff token with platform administration); members of organisations read incidents but never write them.';
 
+const op = withDefaults({ tags, status: 'live', access: BEARER.anyRole });
+
 export function statusOperations(svc: StatusService) {
   return [
-    defineOperation({
+    op({
       operationId: 'getPlatformStatus',
       method: 'GET',
       path: `${BASE}/status`,
@@ -90,9 +91,6 @@ export function statusOperations(svc: StatusService) {
         'Every component the scheduled health checks cover (one check a minute each): the state now and the availability ' +
         'observed over 24 hours, 7 days and 30 days, counted only from the recorded checks, with the ids of the open incidents ' +
         'that affect it; and the open incidents in full. Any member of any organisation may read it.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ANY_ROLE },
       dataBasis: {
         basis: 'measured',
         method:
@@ -120,35 +118,28 @@ export function statusOperations(svc: StatusService) {
       },
       handler: async () => svc.status(),
     }),
-    defineOperation({
+    op({
       operationId: 'listPlatformIncidents',
       method: 'GET',
       path: `${BASE}/incidents`,
       summary: 'Platform incidents, newest first',
       description: 'Platform-wide incidents with their updates, newest first. Any member of any organisation may read them.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ANY_ROLE },
       dataBasis: { basis: 'stored' },
       schema: { query: ListQuery, response: { 200: Type.Object({ incidents: Type.Array(Incident) }) } },
       handler: async ({ query }) => ({ incidents: await svc.list(query.state ?? 'all', query.limit ?? 50) }),
     }),
-    defineOperation({
+    op({
       operationId: 'createPlatformIncident',
       method: 'POST',
       path: `${BASE}/incidents`,
       summary: 'Open a platform incident',
       description: `${ADMIN_NOTE} The incident opens as \`investigating\` with the message as its first update. 422 for a component not in the status list.`,
-      tags,
-      status: 'live',
       audience: 'platform-staff',
       platformAdmin: true,
-      access: { kind: 'bearer', roles: ANY_ROLE },
-      successStatus: 201,
       schema: { body: CreateBody, response: { 201: Incident } },
       handler: async ({ body, ctx }) => svc.create(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'addPlatformIncidentUpdate',
       method: 'POST',
       path: `${BASE}/incidents/{incident_id}/updates`,
@@ -157,16 +148,12 @@ export function statusOperations(svc: StatusService) {
         `${ADMIN_NOTE} States move only forward: investigating → identified → monitoring → resolved (skipping is allowed; ` +
         'an update may keep the current state). 409 naming the allowed states for any other move; resolved is final. ' +
         '`impact` changes the incident’s impact when given. 404 for an unknown incident. 201 with the incident.',
-      tags,
-      status: 'live',
       audience: 'platform-staff',
       platformAdmin: true,
-      access: { kind: 'bearer', roles: ANY_ROLE },
-      successStatus: 201,
       schema: { params: IncidentId, body: UpdateBody, response: { 201: Incident } },
       handler: async ({ params, body, ctx }) => svc.addUpdate(ctx, params.incident_id, body),
     }),
-    defineOperation({
+    op({
       operationId: 'exportPlatformIncidentsCsv',
       method: 'GET',
       path: `${BASE}/incidents/export.csv`,
@@ -175,9 +162,6 @@ export function statusOperations(svc: StatusService) {
         '`text/csv` (RFC 4180, CRLF line ends, header row), one row per incident, newest first, with the list’s filters. ' +
         '`affected_components` joined with `;`, `updates` the count, `latest_message` the newest update. Text a spreadsheet ' +
         'would run as a formula is prefixed with an apostrophe. Any member of any organisation may read it.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ANY_ROLE },
       dataBasis: { basis: 'stored' },
       produces: 'text/csv',
       schema: { query: ListQuery, response: { 200: Type.String({ description: 'CSV text with a header row' }) } },

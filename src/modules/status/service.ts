@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
-import { AppError, errors, fieldError } from '../../platform/errors.ts';
+import { errors, fieldError } from '../../platform/errors.ts';
+import { declareErrors } from '../../platform/error-docs.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import type { PlatformHealth } from '../devtools/index.ts';
 import { incidentStore, type IncidentRow, type UpdateRow } from './store.ts';
@@ -21,16 +22,21 @@ export function allowedMoves(from: IncidentState): IncidentState[] {
   return STATES.slice(STATES.indexOf(from)) as IncidentState[];
 }
 
-export const STATUS_ERROR_DOCS = [
-  { code: 'incident_not_found', status: 404, description: 'No incident with this id.' },
-  {
-    code: 'incident_state_not_allowed',
+const declared = declareErrors({
+  notFound: { status: 404, detail: 'Incident not found', code: 'incident_not_found', doc: 'No incident with this id.' },
+  stateNotAllowed: {
     status: 409,
-    description: 'The state move is outside investigating → identified → monitoring → resolved; the detail names the allowed states. Resolved is final.',
+    detail: (from: string, to: string, allowed: readonly string[]) =>
+      allowed.length === 0
+        ? `Incident is resolved; resolved is final and takes no further updates`
+        : `Cannot move an incident from ${from} to ${to}; allowed: ${allowed.join(', ')}`,
+    code: 'incident_state_not_allowed',
+    doc: 'The state move is outside investigating → identified → monitoring → resolved; the detail names the allowed states. Resolved is final.',
   },
-] as const;
+});
 
-const notFound = () => new AppError(404, 'Incident not found', { code: 'incident_not_found' });
+export const STATUS_ERROR_DOCS = declared.docs;
+const { notFound, stateNotAllowed } = declared.errors;
 
 function present(i: IncidentRow, updates: UpdateRow[]) {
   return {
@@ -108,13 +114,7 @@ export function createStatus(deps: { db: Db; clock: Clock; health: PlatformHealt
         const cur = await incidentStore.lockOne(q, id);
         if (!cur) throw notFound();
         const allowed = allowedMoves(cur.state as IncidentState);
-        if (!allowed.includes(body.state)) {
-          const detail =
-            allowed.length === 0
-              ? `Incident is resolved; resolved is final and takes no further updates`
-              : `Cannot move an incident from ${cur.state} to ${body.state}; allowed: ${allowed.join(', ')}`;
-          throw new AppError(409, detail, { code: 'incident_state_not_allowed' });
-        }
+        if (!allowed.includes(body.state)) throw stateNotAllowed(cur.state, body.state, allowed);
         const impact = body.impact ?? (cur.impact as Impact);
         await incidentStore.setState(q, id, body.state, impact, body.state === 'resolved' ? now : null, now);
         await incidentStore.addUpdate(

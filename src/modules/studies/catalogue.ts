@@ -1,5 +1,6 @@
 // Study types, input kinds, their CSV templates and samples, and CSV validation by line and column.
 import { parse } from 'csv-parse/sync';
+import { csvRecord } from '../../kit/csv.ts';
 
 export const KINDS = ['half_hourly_load', 'vehicles_shifts', 'tariff', 'site_constraints'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -22,7 +23,7 @@ export interface KindSpec {
   description: string;
 }
 
-const decimal = (v: string) => (/^(0|[1-9][0-9]{0,8})(\.[0-9]{1,4})?$/.test(v) ? null : 'must be a non-negative decimal number');
+const nonNegativeDecimal = (v: string) => (/^(0|[1-9][0-9]{0,8})(\.[0-9]{1,4})?$/.test(v) ? null : 'must be a non-negative decimal number');
 const hhmm = (v: string) => (/^([01][0-9]|2[0-3]):[0-5][0-9]$/.test(v) ? null : 'must be a time HH:MM');
 const period = (v: string) => (/^[1-9][0-9]?$/.test(v) && Number(v) <= 50 ? null : 'must be a half-hour period 1 to 50');
 const name = (v: string) => (v.length >= 1 && v.length <= 64 ? null : 'must be 1 to 64 characters');
@@ -37,15 +38,15 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
         check: (v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? null : 'must be a date YYYY-MM-DD'),
       },
       { name: 'period', description: 'Half-hour period 1 to 50', check: period },
-      { name: 'kwh', description: 'Energy imported in the half hour, kWh', check: decimal },
+      { name: 'kwh', description: 'Energy imported in the half hour, kWh', check: nonNegativeDecimal },
     ],
   },
   vehicles_shifts: {
     description: 'One row per vehicle: battery, energy used per shift and the shift times.',
     columns: [
       { name: 'vehicle_id', description: 'Fleet number or registration', check: name },
-      { name: 'battery_kwh', description: 'Usable battery capacity of the electric replacement, kWh', check: decimal },
-      { name: 'kwh_per_shift', description: 'Energy used in one shift, kWh', check: decimal },
+      { name: 'battery_kwh', description: 'Usable battery capacity of the electric replacement, kWh', check: nonNegativeDecimal },
+      { name: 'kwh_per_shift', description: 'Energy used in one shift, kWh', check: nonNegativeDecimal },
       { name: 'depart', description: 'Departure time HH:MM', check: hhmm },
       { name: 'return', description: 'Return time HH:MM', check: hhmm },
     ],
@@ -55,7 +56,7 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
     columns: [
       { name: 'from_period', description: 'First period of the band', check: period },
       { name: 'to_period', description: 'Last period of the band', check: period },
-      { name: 'p_per_kwh', description: 'Unit rate in pence per kWh', check: decimal },
+      { name: 'p_per_kwh', description: 'Unit rate in pence per kWh', check: nonNegativeDecimal },
     ],
   },
   site_constraints: {
@@ -67,7 +68,7 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
       '.',
     columns: [
       { name: 'name', description: 'Setting name', check: (v) => (v in CONSTRAINT_KEYS ? null : `must be one of ${Object.keys(CONSTRAINT_KEYS).join(', ')}`) },
-      { name: 'value', description: 'Setting value', check: decimal },
+      { name: 'value', description: 'Setting value', check: nonNegativeDecimal },
     ],
   },
 };
@@ -103,7 +104,7 @@ export type StudyType = keyof typeof STUDY_TYPES;
 export const STUDY_TYPE_NAMES = Object.keys(STUDY_TYPES) as StudyType[];
 
 export function template(kind: Kind): string {
-  return KIND_SPECS[kind].columns.map((c) => c.name).join(',') + '\r\n';
+  return csvRecord(KIND_SPECS[kind].columns.map((c) => c.name));
 }
 
 /** Samples: small, realistic and hand-workable (docs/studies.md works them through). */
@@ -127,7 +128,7 @@ export function sample(type: StudyType, kind: Kind): string {
       else lines.push(['heat_demand_kwh_per_year', '40000'], ['gas_p_per_kwh', '6'], ['boiler_efficiency', '0.8'], ['heat_pump_scop', '3']);
       break;
   }
-  return template(kind) + lines.map((l) => l.join(',')).join('\r\n') + '\r\n';
+  return template(kind) + lines.map((l) => csvRecord(l)).join('');
 }
 
 export interface CsvError {

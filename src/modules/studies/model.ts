@@ -3,7 +3,7 @@
 // carry at most 4 decimals): quantities are integers of 10^-scale units, products and sums exact,
 // quotients rounded half away from zero at 12 decimals, and each figure rounded once, at the end
 // (money to the penny, half away from zero). No binary floating point touches a figure.
-import { formatScaled, parseScaled, rescale, roundDiv } from '../market/index.ts';
+import { formatScaled, parseScaled, pow10, rescale, roundDiv } from '../../kit/decimal.ts';
 import { STUDY_TYPES, type Kind, type StudyType } from './catalogue.ts';
 
 export interface Figure {
@@ -48,7 +48,7 @@ const mul = (...xs: Dec[]): Dec => xs.reduce((a, b) => ({ v: a.v * b.v, s: a.s +
 const div = (a: Dec, b: Dec): Dec => {
   if (b.v === 0n) return { v: 0n, s: DIV_SCALE };
   const e = DIV_SCALE + b.s - a.s; // (a.v / b.v) × 10^(b.s − a.s), wanted at DIV_SCALE decimals
-  return { v: e >= 0 ? roundDiv(a.v * 10n ** BigInt(e), b.v) : roundDiv(a.v, b.v * 10n ** BigInt(-e)), s: DIV_SCALE };
+  return { v: e >= 0 ? roundDiv(a.v * pow10(e), b.v) : roundDiv(a.v, b.v * pow10(-e)), s: DIV_SCALE };
 };
 const cmp = (a: Dec, b: Dec): number => {
   const s = Math.max(a.s, b.s);

@@ -2,10 +2,9 @@
 // assets) and the proposal pack: a ZIP of the report, a covering letter and a manifest of SHA-256s.
 import { createHash } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
-import { ukClock, ukOffsetFast } from '../market/index.ts';
+import { ukClock, ukOffsetFast } from '../../kit/uk-time.ts';
+import { escapeHtml as esc } from '../../kit/html.ts';
 import type { StudyResults } from './model.ts';
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 export interface ReportMeta {
   study_id: string;

@@ -8,6 +8,7 @@ import { toPage } from '../../platform/cursor.ts';
 import type { Job, JobQueue } from '../../platform/jobs.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
+import { jobProgress } from '../../kit/progress.ts';
 import { KIND_SPECS, STUDY_TYPES, sample, template, validateCsv, type Kind, type StudyType } from './catalogue.ts';
 import { studyErrors } from './errors.ts';
 import { ModelError, runModel, type StudyResults } from './model.ts';
@@ -31,7 +32,7 @@ const runView = (r: RunRow) => ({
   run_id: r.run_id,
   study_id: r.study_id,
   status: r.status,
-  progress: r.progress,
+  progress: jobProgress(r.progress, 100, 'percent'),
   input_versions: r.input_versions,
   attempts: r.attempts,
   error: r.error,

@@ -10,12 +10,18 @@ import { createPartitionMaintenance, SEAL_KIND } from './maintenance.ts';
 import { telemetryReads, createEnergyReads, telemetryExportable, type TelemetryReads } from './store.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
-export { createTelemetryService, type TelemetryService, type JudgedRecord, type BatchListener, type TouchedRange } from './service.ts';
+export { createTelemetryService, type TelemetryService, type IngestOutcome, type JudgedRecord, type BatchStatement, type TouchedRange } from './service.ts';
 export type { PowerHalfHour, CounterHalfHour, ReadingRow } from './store.ts';
 export { ASSET_METRICS, defaultMetric } from './metrics.ts';
 /** A record's canonical form (keys sorted at every level): two records are exact copies when these match. */
-export { canonicalJson } from './normalise.ts';
-export { MEASUREMENT_BOUNDS, COUNTER_BOUND_KWH, ENERGY_COUNTER_KEYS, ENERGY_RATE_BOUND_KW, type EnergyCounterKey } from './normalise.ts';
+export {
+  MEASUREMENT_BOUNDS,
+  COUNTER_BOUND_KWH,
+  ENERGY_COUNTER_KEYS,
+  ENERGY_RATE_BOUND_KW,
+  type EnergyCounterKey,
+  type ReadingValues,
+} from './normalise.ts';
 export type { HalfHourRow, LatestReading, StoredReading, IntegrityRow, SourceValueRow, TelemetryReads } from './store.ts';
 
 /**
@@ -33,22 +39,25 @@ export const TELEMETRY_WRITER = serviceKey<TelemetryWriter>('telemetry.writer');
 const TELEMETRY_SERVICE = serviceKey<TelemetryService>('telemetry.service');
 
 /**
- * Energy from stored telemetry, for the energy module (`TELEMETRY_ENERGY`): a listener told of
- * every batch in its transaction, half-hour integrals of power and counter advances computed in
+ * HTTP ingestion's own path for other entries (device MQTT, decision 0377): `ingest(ctx, body)`, and
+ * `ingestMany` for bodies of one organisation that arrived together (one transaction, decision 0480),
+ * with the same rules, duplicates, device refusals, transaction and live stream as
+ * POST /api/telemetry/ingest. The caller runs it in the organisation's scope.
+ */
+export type TelemetryIngest = Pick<TelemetryService, 'ingest' | 'ingestMany'>;
+export const TELEMETRY_INGEST = serviceKey<TelemetryIngest>('telemetry.ingest');
+
+/**
+ * Energy from stored telemetry, for the energy module (`TELEMETRY_ENERGY`): a statement run as
+ * part of every batch's own statement (BatchStatement), half-hour integrals of power and counter advances computed in
  * SQL over the samples, the span of an asset's records, readings by time and the newest readings.
  * Every read takes the store to run on (a request's or the background store) and the organisation.
  */
 export interface TelemetryEnergy {
-  onBatch: TelemetryService['onBatch'];
+  onBatchStatement: TelemetryService['onBatchStatement'];
   reads(q: Queryable): ReturnType<typeof createEnergyReads>;
 }
 export const TELEMETRY_ENERGY = serviceKey<TelemetryEnergy>('telemetry.energy');
-
-/** Stored telemetry records for the organisation's data export (the export module's collection shape). */
-export const TELEMETRY_EXPORTABLE = serviceKey<ReturnType<typeof telemetryExportables>>('telemetry.exportable');
-function telemetryExportables() {
-  return [telemetryExportable];
-}
 
 export const telemetryModule: ModuleFactory = (deps) => {
   const service = deps.services.get(TELEMETRY_SERVICE);
@@ -79,8 +88,9 @@ export const telemetryDefinition: ModuleDefinition = {
     'telemetry:write': 'write telemetry (the home-automation connector)',
   },
   // One ingestion service (and one set of counters) for the module's own operations and for others.
+  // Stored telemetry records for the organisation's data export.
+  exportable: [telemetryExportable],
   provides: (deps, registry) => {
-    registry.provide(TELEMETRY_EXPORTABLE, telemetryExportables());
     // The spec names telemetry_ingest_total, so it keeps its name; the others carry the prefix.
     const ingestTotal = deps.metrics.counter({
       name: 'telemetry_ingest_total',
@@ -105,8 +115,9 @@ export const telemetryDefinition: ModuleDefinition = {
     });
     registry.provide(TELEMETRY_SERVICE, service);
     registry.provide(TELEMETRY_WRITER, service);
+    registry.provide(TELEMETRY_INGEST, service);
     registry.provide(TELEMETRY_READS, telemetryReads);
-    registry.provide(TELEMETRY_ENERGY, { onBatch: (l) => service.onBatch(l), reads: (q) => createEnergyReads(q) });
+    registry.provide(TELEMETRY_ENERGY, { onBatchStatement: (st) => service.onBatchStatement(st), reads: (q) => createEnergyReads(q) });
   },
   create: telemetryModule,
 };

@@ -1,18 +1,12 @@
 // A stored row as the live stream carries it, and a batch of them as JSON text made once
 // (decision 0254): the same text is the insert statement's one parameter (decoded in SQL by
-// json_to_recordset) and, wrapped, the message published after commit. One JSON.stringify per batch
+// jsonb_to_recordset, decision 0370) and, wrapped, the message published after commit. One JSON.stringify per batch
 // instead of a text literal per column and value plus each record's raw JSON on its own.
-import type { CanonicalRow } from './normalise.ts';
+import type { CanonicalRow, ReadingValues } from './normalise.ts';
 
-export interface LiveRecord {
+export interface LiveRecord extends ReadingValues {
   asset_id: string;
   ts: string;
-  power_kw: number | null;
-  soc_pct: number | null;
-  voltage: number | null;
-  current: number | null;
-  temp_c: number | null;
-  status: string;
   run_id: string | null;
   intent_id: string | null;
   anomalies: string[];

@@ -17,7 +17,12 @@ export type RejectReason =
   | 'not_a_string'
   | 'unsupported_value'
   | 'ts_beyond_retention'
-  | 'beyond_bound';
+  | 'beyond_bound'
+  // A device credential's records only (decision 0375): a device registered at another site, or one the credential does not list;
+  // over MQTT a record of another device than its topic's (decision 0377).
+  | 'device_on_another_site'
+  | 'device_not_in_credential'
+  | 'device_not_in_topic';
 
 export interface RecordProblem {
   /** The key of the record the problem is in (null when the record itself is not an object). */
@@ -29,17 +34,21 @@ export interface RecordProblem {
 /** Anomaly reasons: the spec's three plus two for timestamps (decision 0042). Extensible. */
 export type AnomalyReason = 'soc_out_of_range' | 'power_out_of_range' | 'voltage_out_of_range' | 'ts_without_offset' | 'ts_in_future';
 
-export interface CanonicalRow {
-  asset_id: string;
-  /** ISO 8601 with an explicit offset (Z added to a naive ts), fractional seconds as sent. */
-  ts: string;
-  tsMs: number;
+/** The measured members of a reading, as every stored, streamed and served form of it carries them. */
+export interface ReadingValues {
   power_kw: number | null;
   soc_pct: number | null;
   voltage: number | null;
   current: number | null;
   temp_c: number | null;
   status: string;
+}
+
+export interface CanonicalRow extends ReadingValues {
+  asset_id: string;
+  /** ISO 8601 with an explicit offset (Z added to a naive ts), fractional seconds as sent. */
+  ts: string;
+  tsMs: number;
   run_id: string | null;
   intent_id: string | null;
   anomalies: AnomalyReason[];
@@ -240,6 +249,13 @@ function describe(v: unknown): string {
  * the retention period is refused, since retention would delete it (decision 0048). Every problem
  * of the record is reported; the first one is the entry's `field`/`reason`.
  */
+/** The asset a record names, as normaliseRecord picks it (asset_id, else device_id), when it is a string. */
+export function namedAsset(rec: unknown): string | undefined {
+  if (!isPlainObject(rec)) return undefined;
+  const v = rec.asset_id === undefined || rec.asset_id === null ? rec.device_id : rec.asset_id;
+  return typeof v === 'string' ? v : undefined;
+}
+
 export function normaliseRecord(rec: unknown, now: number, opts: { retentionDays?: number } = {}): Normalised {
   if (!isPlainObject(rec)) {
     return { ok: false, problems: [problem(null, 'not_an_object', `A record must be a JSON object, got ${describe(rec)}`)] };
@@ -471,16 +487,4 @@ function text(rec: Record<string, unknown>, k: (typeof STRING_FIELDS)[number], p
     return null;
   }
   return v;
-}
-
-/** Canonical JSON (keys sorted at every level): two records are exact copies when these match. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (isPlainObject(v)) {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }

@@ -70,7 +70,8 @@ const ResultEntry = Type.Object(
       Type.String({
         description:
           'Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, ' +
-          'epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value',
+          'epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value; ' +
+          'with a device credential also device_on_another_site and device_not_in_credential (docs/devices.md)',
       }),
     ),
     message: Type.Optional(Type.String({ description: 'Rejected: the reason in words' })),

@@ -7,7 +7,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
-import { canonicalJson, isPlainObject, normaliseRecord, type CanonicalRow, type RecordProblem } from './normalise.ts';
+import { canonicalJson } from '../../kit/canonical-json.ts';
+import { isPlainObject, namedAsset, normaliseRecord, type CanonicalRow, type RecordProblem } from './normalise.ts';
 import { createTelemetryStore, type LiveEvent } from './store.ts';
 import { liveRecord, rawJsonBound, recordsJson } from './live-records.ts';
 import { JsonText } from '../../infra/bus/index.ts';
@@ -21,6 +22,15 @@ export type { AnomalyEntry, IngestCounts, ResultEntry } from './outcome.ts';
 export type JudgedRecord =
   | { index: number; ok: true; row: CanonicalRow; asset_id: string; ts: string; anomalies: string[] }
   | { index: number; ok: false; field: string | null; reason: string; message: string; errors: RecordProblem[] };
+
+/** One ingestion body judged, before it is stored. */
+interface JudgedBatch {
+  base: { count: number; accepted: number; rejected: number; duplicates: number; anomalies: AnomalyEntry[] };
+  rows: CanonicalRow[];
+  results: ResultEntry[];
+  /** Some records were rejected or duplicated: the answer lists every record's result (207). */
+  partial: boolean;
+}
 
 export interface IngestOutcome extends IngestCounts {
   /** 200 when every record was stored, 207 when some were rejected or duplicated. */
@@ -57,11 +67,14 @@ export interface TouchedRange {
 }
 
 /**
- * Called inside the ingestion transaction, after the batch is written, with what it touched: a
- * derived store kept by another module (the energy rollup) records its pending work in the same
- * transaction, so a stored record is never missed by it. Must be cheap (one statement).
+ * A statement another module runs as part of every batch's own statement (decision 0476): the body
+ * of a data-modifying CTE (an INSERT) over `touched (asset_id text, from_ts timestamptz, to_ts
+ * timestamptz)`, one row an asset the batch touched (its earliest and latest placeable ts), and `$1`,
+ * the organisation. A derived store kept by another module (the energy rollup) records its pending
+ * work in the batch's transaction, so a stored record is never missed by it, and in the batch's own
+ * round trip to the store, so it costs no statement of its own.
  */
-export type BatchListener = (q: Queryable, orgId: string, touched: TouchedRange[]) => Promise<void>;
+export type BatchStatement = string;
 
 /** Per asset, the span of the rows' placeable timestamps (rows flagged ts_in_future are left out). */
 export function touchedRanges(rows: readonly CanonicalRow[]): TouchedRange[] {
@@ -84,15 +97,17 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
   const { db, bus, clock, log } = deps;
   const reads = createTelemetryStore(db);
   const lagTolerant = createTelemetryStore(deps.readDb ?? db);
-  const listeners: BatchListener[] = [];
+  const batchStatements: BatchStatement[] = [];
 
-  /** Writes a batch and tells the listeners, in the caller's transaction. */
+  /** Writes a batch, with the other modules' batch statements, in the caller's transaction. */
   async function writeBatch(q: Queryable, orgId: string, receivedAt: Date, rows: CanonicalRow[], json?: string): Promise<void> {
-    await createTelemetryStore(q).insertBatch(orgId, receivedAt, rows, json);
-    if (listeners.length) {
-      const touched = touchedRanges(rows);
-      if (touched.length) for (const l of listeners) await l(q, orgId, touched);
-    }
+    await createTelemetryStore(q).insertBatch(
+      orgId,
+      receivedAt,
+      rows,
+      json,
+      batchStatements.length ? { statements: batchStatements, touched: touchedRanges(rows) } : undefined,
+    );
   }
 
   /**
@@ -101,15 +116,20 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
    * in one message, that message is `json` wrapped, the same text JSON.stringify would make of it.
    */
   async function stream(orgId: string, receivedAt: Date, rows: CanonicalRow[], stored: boolean, json?: string): Promise<number> {
-    if (rows.length === 0) return 0;
+    return (await streamRanges(orgId, receivedAt, rows, stored, json)).reduce((n, [a, b]) => n + b - a, 0);
+  }
+
+  /** `stream`, telling which rows were published: [start, end) ranges of `rows`. */
+  async function streamRanges(orgId: string, receivedAt: Date, rows: CanonicalRow[], stored: boolean, json?: string): Promise<[number, number][]> {
+    if (rows.length === 0) return [];
     if (json !== undefined && rawJsonBound(rows, json) + 256 * rows.length <= STREAM_CHUNK_BYTES) {
       const head = `{"org_id":${JSON.stringify(orgId)},"received_at":${JSON.stringify(receivedAt.toISOString())},"stored":${stored},"records":`;
       try {
         await bus.publish(`telemetry.${orgId}`, new JsonText(head, json, '}'));
-        return rows.length;
+        return [[0, rows.length]];
       } catch (e) {
         log.warn({ err: e, orgId }, 'telemetry: live stream publish failed');
-        return 0;
+        return [];
       }
     }
     const chunks: CanonicalRow[][] = [];
@@ -137,18 +157,153 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
         }),
       ),
     );
-    let streamed = 0;
+    const streamed: [number, number][] = [];
+    let at = 0;
     settled.forEach((s, i) => {
-      if (s.status === 'fulfilled') streamed += chunks[i].length;
+      if (s.status === 'fulfilled') streamed.push([at, at + chunks[i].length]);
       else log.warn({ err: s.reason, orgId }, 'telemetry: live stream publish failed');
+      at += chunks[i].length;
     });
     return streamed;
   }
 
+  /**
+   * One ingestion body judged by the rules (HTTP's and device MQTT's): its records' results,
+   * anomalies and accepted rows. Throws what HTTP answers for the whole body: an empty list (422),
+   * a record of another organisation (403), every record rejected (422).
+   */
+  async function judgeBatch(ctx: RequestContext, body: unknown, nowMs: number): Promise<JudgedBatch> {
+    const orgId = ctx.orgId;
+    const records: unknown[] = Array.isArray(body) ? body : [body];
+    if (records.length === 0) {
+      throw errors.validation([fieldError(['body'], 'List should have at least 1 item', [], 'too_short')]);
+    }
+    // A record naming another organisation refuses the whole batch before anything is looked at.
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i];
+      if (isPlainObject(r) && r.tenant_id !== undefined && r.tenant_id !== null && r.tenant_id !== orgId) {
+        throw telemetryErrors.crossTenantRecord(i, 'tenant_id');
+      }
+    }
+
+    // A device credential writes only its own site's devices (decision 0375): the others are rejected one by one.
+    const refused = ctx.actor.kind === 'device' ? await ctx.actor.refusals([...new Set(records.flatMap((r) => namedAsset(r) ?? []))]) : undefined;
+
+    const results: ResultEntry[] = new Array(records.length);
+    const anomalies: AnomalyEntry[] = [];
+    const rows: CanonicalRow[] = [];
+    // Exact copies share asset_id and ts text; only those candidates are compared in full. The
+    // first record of each key is kept as its index alone: most batches have no shared key.
+    const firstOfKey = new Map<string, number>();
+    let sharedKeys: Map<string, { index: number; canonical?: string }[]> | undefined;
+    let rejected = 0;
+    let duplicates = 0;
+    for (let i = 0; i < records.length; i++) {
+      const n = normaliseRecord(records[i], nowMs, { retentionDays: deps.retentionDays });
+      const refusal = n.ok ? refused?.get(n.row.asset_id) : undefined;
+      if (refusal) {
+        rejected++;
+        deps.onRejected?.(refusal.reason);
+        const rec = records[i];
+        const field = isPlainObject(rec) && rec.asset_id !== undefined && rec.asset_id !== null ? 'asset_id' : 'device_id';
+        const errors = [{ field, reason: refusal.reason, message: refusal.message }];
+        results[i] = { index: i, status: 'rejected', field, reason: refusal.reason, message: refusal.message, errors };
+        continue;
+      }
+      if (!n.ok) {
+        rejected++;
+        const first = n.problems[0];
+        deps.onRejected?.(first.reason);
+        results[i] = { index: i, status: 'rejected', field: first.field, reason: first.reason, message: first.message, errors: n.problems };
+        continue;
+      }
+      const key = `${n.row.asset_id}\u0000${String(n.row.raw.ts)}`;
+      const first = firstOfKey.get(key);
+      if (first === undefined) firstOfKey.set(key, i);
+      else {
+        sharedKeys ??= new Map();
+        let candidates = sharedKeys.get(key);
+        if (!candidates) sharedKeys.set(key, (candidates = [{ index: first }]));
+        const canonical = canonicalJson(n.row.raw);
+        const copyOf = candidates.find((c) => (c.canonical ??= canonicalJson(records[c.index])) === canonical);
+        if (copyOf) {
+          duplicates++;
+          results[i] = { index: i, status: 'duplicate', duplicate_of: copyOf.index };
+          continue;
+        }
+        candidates.push({ index: i, canonical });
+      }
+      rows.push(n.row);
+      // A plain stored entry is made only when the answer lists results (below).
+      if (n.row.anomalies.length) results[i] = { index: i, status: 'stored', anomalies: n.row.anomalies };
+      if (n.row.anomalies.length) anomalies.push({ index: i, asset_id: n.row.asset_id, reasons: n.row.anomalies, record: n.row.raw });
+    }
+
+    const base = { count: records.length, accepted: rows.length, rejected, duplicates, anomalies };
+    if (rows.length === 0) {
+      throw telemetryErrors.allRecordsRejected({ ...base, stored: 0, streamed: 0, anomalies: [], results });
+    }
+    return { base, rows, results, partial: rejected > 0 || duplicates > 0 };
+  }
+
+  /** A judged body's answer once its rows are stored. */
+  function outcomeOf(p: JudgedBatch, streamed: number): IngestOutcome {
+    if (p.partial) fillStored(p.results);
+    return {
+      ...p.base,
+      stored: p.rows.length,
+      streamed,
+      ...(p.partial && { results: p.results }),
+      httpStatus: p.partial ? 207 : 200,
+    };
+  }
+
+  async function ingestMany(parts: readonly { ctx: RequestContext; body: unknown }[]): Promise<PromiseSettledResult<IngestOutcome>[]> {
+    if (parts.length === 0) return [];
+    const orgId = parts[0].ctx.orgId;
+    if (parts.some((p) => p.ctx.orgId !== orgId)) throw new Error('ingestMany: one organisation per call');
+    const now = clock.now();
+    const judged = await Promise.allSettled(parts.map((p) => judgeBatch(p.ctx, p.body, now.getTime())));
+    const rows: CanonicalRow[] = [];
+    /** Each judged body's rows: [start, end) in `rows`. */
+    const spans = judged.map((j) => {
+      const start = rows.length;
+      if (j.status === 'fulfilled') for (const r of j.value.rows) rows.push(r);
+      return [start, rows.length] as const;
+    });
+    if (rows.length === 0) return judged as PromiseSettledResult<never>[];
+    const json = recordsJson(rows);
+    let writeError: unknown;
+    try {
+      await db.tx((q) => writeBatch(q, orgId, now, rows, json));
+    } catch (e) {
+      writeError = e;
+    }
+    const stored = writeError === undefined;
+    if (!stored && parts.length > 1) {
+      // What the store refused may be one body's: each body alone, so it fails alone and the
+      // others are stored (nothing of this attempt was streamed yet).
+      log.warn({ err: writeError, orgId, bodies: parts.length }, 'telemetry: a batch of several bodies not persisted; each is written alone');
+      const alone: PromiseSettledResult<IngestOutcome>[] = [];
+      for (const p of parts) alone.push((await ingestMany([p]))[0]);
+      return alone;
+    }
+    if (!stored) log.error({ err: writeError, orgId, records: rows.length, bodies: parts.length }, 'telemetry: batch not persisted');
+    else deps.onStored(rows.length);
+    const streamedRanges = await streamRanges(orgId, now, rows, stored, json);
+    const streamedIn = (from: number, to: number) => streamedRanges.reduce((n, [a, b]) => n + Math.max(0, Math.min(b, to) - Math.max(a, from)), 0);
+    return judged.map((j, i): PromiseSettledResult<IngestOutcome> => {
+      if (j.status === 'rejected') return j;
+      const streamed = streamedIn(spans[i][0], spans[i][1]);
+      if (!stored) return { status: 'rejected', reason: telemetryErrors.writerError({ ...j.value.base, stored: 0, streamed }) };
+      return { status: 'fulfilled', value: outcomeOf(j.value, streamed) };
+    });
+  }
+
   return {
-    /** Registers a listener told of every batch written, in its transaction (see BatchListener). */
-    onBatch(listener: BatchListener): void {
-      listeners.push(listener);
+    /** Registers a statement run as part of every batch's own statement (see BatchStatement). */
+    onBatchStatement(statement: BatchStatement): void {
+      batchStatements.push(statement);
     },
 
     /**
@@ -188,92 +343,36 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
     },
 
     async ingest(ctx: RequestContext, body: unknown): Promise<IngestOutcome> {
-      const orgId = ctx.orgId;
-      const records: unknown[] = Array.isArray(body) ? body : [body];
-      if (records.length === 0) {
-        throw errors.validation([fieldError(['body'], 'List should have at least 1 item', [], 'too_short')]);
-      }
-      // A record naming another organisation refuses the whole batch before anything is looked at.
-      for (let i = 0; i < records.length; i++) {
-        const r = records[i];
-        if (isPlainObject(r) && r.tenant_id !== undefined && r.tenant_id !== null && r.tenant_id !== orgId) {
-          throw telemetryErrors.crossTenantRecord(i, 'tenant_id');
-        }
-      }
-
       const now = clock.now();
-      const nowMs = now.getTime();
-      const results: ResultEntry[] = new Array(records.length);
-      const anomalies: AnomalyEntry[] = [];
-      const rows: CanonicalRow[] = [];
-      // Exact copies share asset_id and ts text; only those candidates are compared in full. The
-      // first record of each key is kept as its index alone: most batches have no shared key.
-      const firstOfKey = new Map<string, number>();
-      let sharedKeys: Map<string, { index: number; canonical?: string }[]> | undefined;
-      let rejected = 0;
-      let duplicates = 0;
-      for (let i = 0; i < records.length; i++) {
-        const n = normaliseRecord(records[i], nowMs, { retentionDays: deps.retentionDays });
-        if (!n.ok) {
-          rejected++;
-          const first = n.problems[0];
-          deps.onRejected?.(first.reason);
-          results[i] = { index: i, status: 'rejected', field: first.field, reason: first.reason, message: first.message, errors: n.problems };
-          continue;
-        }
-        const key = `${n.row.asset_id}\u0000${String(n.row.raw.ts)}`;
-        const first = firstOfKey.get(key);
-        if (first === undefined) firstOfKey.set(key, i);
-        else {
-          sharedKeys ??= new Map();
-          let candidates = sharedKeys.get(key);
-          if (!candidates) sharedKeys.set(key, (candidates = [{ index: first }]));
-          const canonical = canonicalJson(n.row.raw);
-          const copyOf = candidates.find((c) => (c.canonical ??= canonicalJson(records[c.index])) === canonical);
-          if (copyOf) {
-            duplicates++;
-            results[i] = { index: i, status: 'duplicate', duplicate_of: copyOf.index };
-            continue;
-          }
-          candidates.push({ index: i, canonical });
-        }
-        rows.push(n.row);
-        // A plain stored entry is made only when the answer lists results (below).
-        if (n.row.anomalies.length) results[i] = { index: i, status: 'stored', anomalies: n.row.anomalies };
-        if (n.row.anomalies.length) anomalies.push({ index: i, asset_id: n.row.asset_id, reasons: n.row.anomalies, record: n.row.raw });
-      }
-
-      const base = { count: records.length, accepted: rows.length, rejected, duplicates, anomalies };
-      if (rows.length === 0) {
-        throw telemetryErrors.allRecordsRejected({ ...base, stored: 0, streamed: 0, anomalies: [], results });
-      }
-
-      const json = recordsJson(rows);
+      const p = await judgeBatch(ctx, body, now.getTime());
+      const json = recordsJson(p.rows);
       let writeError: unknown;
       try {
-        await db.tx((q) => writeBatch(q, orgId, now, rows, json));
+        await db.tx((q) => writeBatch(q, ctx.orgId, now, p.rows, json));
       } catch (e) {
         writeError = e;
       }
       if (writeError !== undefined) {
         // Not stored. The live stream still gets the records (readiness: "accepted and streamed but
         // not stored"), and the sender is told to retry (decision 0043).
-        log.error({ err: writeError, orgId, records: rows.length }, 'telemetry: batch not persisted');
-        const streamed = await stream(orgId, now, rows, false, json);
-        throw telemetryErrors.writerError({ ...base, stored: 0, streamed });
+        log.error({ err: writeError, orgId: ctx.orgId, records: p.rows.length }, 'telemetry: batch not persisted');
+        const streamed = await stream(ctx.orgId, now, p.rows, false, json);
+        throw telemetryErrors.writerError({ ...p.base, stored: 0, streamed });
       }
-      deps.onStored(rows.length);
-      const streamed = await stream(orgId, now, rows, true, json);
-      const partial = rejected > 0 || duplicates > 0;
-      if (partial) fillStored(results);
-      return {
-        ...base,
-        stored: rows.length,
-        streamed,
-        ...(partial && { results }),
-        httpStatus: partial ? 207 : 200,
-      };
+      deps.onStored(p.rows.length);
+      return outcomeOf(p, await stream(ctx.orgId, now, p.rows, true, json));
     },
+
+    /**
+     * Several ingestion bodies of one organisation (device MQTT messages that arrived together,
+     * decision 0480) in one transaction: each body is judged exactly as `ingest` judges it (its own
+     * records, indices, duplicates within it, device refusals by its own actor, its own 403/422),
+     * the accepted rows of all of them are written in one statement and one commit, and each body
+     * gets the outcome `ingest` would have given it, or its error. When the store refuses the
+     * write of several, each body is written alone, so one the store refuses fails alone
+     * (writer_error) and the others are stored. The caller runs it in the organisation's scope.
+     */
+    ingestMany,
 
     async liveEvents(ctx: RequestContext, opts: { limit: number; assetId?: string }): Promise<LiveEvent[]> {
       const since = new Date(clock.now().getTime() - LIVE_WINDOW_HOURS * 3600_000);

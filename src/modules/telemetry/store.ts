@@ -3,7 +3,15 @@
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import { isPlatformFailure } from '../../platform/job-units.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
-import { COUNTER_BOUND_KWH, ENERGY_RATE_BOUND_KW, MAGNITUDE_FLOOR, MEASUREMENT_BOUNDS, RAW_KEY_BOUNDS, type CanonicalRow } from './normalise.ts';
+import {
+  COUNTER_BOUND_KWH,
+  ENERGY_RATE_BOUND_KW,
+  MAGNITUDE_FLOOR,
+  MEASUREMENT_BOUNDS,
+  RAW_KEY_BOUNDS,
+  type CanonicalRow,
+  type ReadingValues,
+} from './normalise.ts';
 import { recordsJson, type LiveRecord } from './live-records.ts';
 import { ALL_METRICS, BUCKET_ORIGIN, COUNTER_GAP_SECONDS, COUNTER_METRICS, isCounter, type MetricDef, type RangeDef, type Source } from './metrics.ts';
 
@@ -163,12 +171,14 @@ const ROLLUP_MERGE = ALL_METRICS.map(
 // lock, so a seal that committed before it is seen), then, only when some rows are for days already
 // sealed, one that adds those rows to their daily rollups.
 // The rows travel as one JSON array of live records ($3, recordsJson: decision 0254), decoded by
-// json_to_recordset into the columns' types from the same text node-pg would have sent per element
-// (numbers as JavaScript prints them, ts as the rules' ISO text, anomalies as an array, raw as the
-// record's JSON); the newest-reading candidates the same way ($4).
+// jsonb_to_recordset into the columns' types (numbers as JavaScript prints them, each kept exactly
+// as a jsonb numeric and read into float8 through its text; ts as the rules' ISO text, anomalies as
+// an array, raw as the record's jsonb value); the newest-reading candidates the same way ($4). The
+// text is parsed once, into jsonb (decision 0370): json_to_recordset checked it as json, parsed it
+// again to walk it and parsed each record's raw JSON a third time into its jsonb column.
 const RECORD_COLUMNS = `asset_id text, ts timestamptz, power_kw float8, soc_pct float8, voltage float8, "current" float8, temp_c float8,
                       status text, run_id text, intent_id text, anomalies text[], raw jsonb`;
-const RECORDS = (param: string) => `rows from (json_to_recordset(${param}::json) as (${RECORD_COLUMNS}))
+const RECORDS = (param: string) => `rows from (jsonb_to_recordset(${param}::jsonb) as (${RECORD_COLUMNS}))
      with ordinality as u(asset_id, ts, power_kw, soc_pct, voltage, "current", temp_c, status, run_id, intent_id, anomalies, raw, ord)`;
 
 // The newest row of each asset into telemetry_latest (0048), from the candidates the service picked
@@ -177,7 +187,7 @@ const RECORDS = (param: string) => `rows from (json_to_recordset(${param}::json)
 // higher id, as before). The stored row is replaced by a record with an equal or newer ts, or,
 // while the stored row's ts is still ahead of this batch's arrival (a clock running fast), by a
 // record measured after the stored one arrived.
-const WRITE_BATCH = `
+const WRITE_BATCH_CTES = `
 with ins as (
   insert into telemetry (org_id, asset_id, ts, received_at, power_kw, soc_pct, voltage, "current", temp_c,
                          status, run_id, intent_id, anomalies, raw)
@@ -195,8 +205,30 @@ with ins as (
     voltage = excluded.voltage, "current" = excluded."current", temp_c = excluded.temp_c, status = excluded.status,
     raw = excluded.raw
   where excluded.ts >= l.ts or (l.ts > excluded.received_at and excluded.ts >= l.received_at)
-)
+)`;
+const WRITE_BATCH_RESULT = `
 select horizon from telemetry_rollup_state`;
+const WRITE_BATCH = `${WRITE_BATCH_CTES}${WRITE_BATCH_RESULT}`;
+
+/**
+ * WRITE_BATCH with other modules' batch statements (service.ts, BatchStatement; decision 0476) as
+ * more data-modifying CTEs of the same statement: `touched` from $5-$7 (per asset, the earliest and
+ * latest placeable ts in epoch ms), then each statement. Built once per list of statements.
+ */
+const withStatements = new Map<string, string>();
+function writeBatchWith(statements: readonly string[]): string {
+  const key = statements.join('\u0000');
+  let sql = withStatements.get(key);
+  if (sql === undefined) {
+    const ctes = statements.map((st, i) => `, batch_statement_${i} as (${st})`).join('');
+    sql = `${WRITE_BATCH_CTES}, touched as (
+  select a as asset_id, to_timestamp(f / 1000.0) as from_ts, to_timestamp(t / 1000.0) as to_ts
+  from unnest($5::text[], $6::float8[], $7::float8[]) as u(a, f, t)
+)${ctes}${WRITE_BATCH_RESULT}`;
+    withStatements.set(key, sql);
+  }
+  return sql;
+}
 
 // Records for days already sealed into rollups are added to them (usually no batch has any): the
 // candidate rows (ts at or before the horizon's millisecond, as one JSON text like the insert's), of
@@ -278,33 +310,21 @@ export async function halfHourly(q: Queryable, orgId: string, assetIds: string[]
 }
 
 /** The newest stored record of an asset (telemetry_latest): what other modules read as "latest". */
-export interface LatestReading {
+export interface LatestReading extends ReadingValues {
   asset_id: string;
   ts: Date;
   received_at: Date;
-  power_kw: number | null;
-  soc_pct: number | null;
-  voltage: number | null;
-  current: number | null;
-  temp_c: number | null;
-  status: string;
   raw: Record<string, unknown>;
   /** raw `site_ref` as text (null when absent): the site a device names before it is registered. */
   site_ref: string | null;
 }
 
 /** One stored record as a page of readings shows it; ts_key is ts to the microsecond (keyset cursors). */
-export interface StoredReading {
+export interface StoredReading extends ReadingValues {
   id: number;
   asset_id: string;
   ts: Date;
   ts_key: string;
-  power_kw: number | null;
-  soc_pct: number | null;
-  voltage: number | null;
-  current: number | null;
-  temp_c: number | null;
-  status: string;
 }
 
 export interface IntegrityRow {
@@ -329,7 +349,9 @@ export interface SourceValueRow {
   ts: Date;
 }
 
-const LATEST_COLS = `l.asset_id, l.ts, l.received_at, l.power_kw, l.soc_pct, l.voltage, l."current" as current, l.temp_c, l.status, l.raw, l.raw->>'site_ref' as site_ref`;
+// site_ref is raw's site_ref as text, a stored column (migration 0207) so that the registry's index
+// on it leaves the row's updates in place (decision 0371).
+const LATEST_COLS = `l.asset_id, l.ts, l.received_at, l.power_kw, l.soc_pct, l.voltage, l."current" as current, l.temp_c, l.status, l.raw, l.site_ref`;
 
 /** SQL: a jsonb number of raw under the first of these keys that holds one. */
 function rawNumber(alias: string, keys: string[]): string {
@@ -359,7 +381,7 @@ export const telemetryReads = {
     }
     if (f.siteRef !== undefined) {
       params.push(f.siteRef);
-      where.push(`l.raw->>'site_ref' = $${params.length}`);
+      where.push(`l.site_ref = $${params.length}`);
     }
     const r = await q.query<LatestReading>(`select ${LATEST_COLS} from telemetry_latest l where ${where.join(' and ')} order by l.asset_id`, params);
     return r.rows;
@@ -371,7 +393,7 @@ export const telemetryReads = {
    */
   async countBySiteRef(q: Queryable, orgId: string, except: readonly string[]): Promise<{ site_ref: string; n: number }[]> {
     const r = await q.query<{ site_ref: string; n: number }>(
-      `select coalesce(l.raw->>'site_ref', '') as site_ref, count(*)::int as n
+      `select coalesce(l.site_ref, '') as site_ref, count(*)::int as n
        from telemetry_latest l
        where l.org_id = $1 and not (l.asset_id = any($2::text[]))
        group by 1 order by 1`,
@@ -601,11 +623,26 @@ export function createTelemetryStore(db: Queryable) {
   return {
     /** Inserts one batch. Must run in the caller's transaction (db.tx). Returns the rows written. */
     /** Writes a batch (see WRITE_BATCH); `json` is recordsJson(rows) when the caller has it already. */
-    async insertBatch(orgId: string, receivedAt: Date, rows: CanonicalRow[], json: string = recordsJson(rows)): Promise<number> {
+    async insertBatch(
+      orgId: string,
+      receivedAt: Date,
+      rows: CanonicalRow[],
+      json: string = recordsJson(rows),
+      batch?: { statements: readonly string[]; touched: readonly { asset_id: string; from: number; to: number }[] },
+    ): Promise<number> {
       const n = rows.length;
       // Sealing a day waits for batches in flight and batches wait for it: see decision 0046.
       await db.query(`select pg_advisory_xact_lock_shared(${ROLLUP_LOCK})`);
-      const h = await db.query<{ horizon: Date | string | null }>(WRITE_BATCH, [orgId, receivedAt, json, recordsJson(newestCandidates(rows))]);
+      const params: unknown[] = [orgId, receivedAt, json, recordsJson(newestCandidates(rows))];
+      // Two calls, so the query snapshot lists WRITE_BATCH itself.
+      const h = batch?.statements.length
+        ? await db.query<{ horizon: Date | string | null }>(writeBatchWith(batch.statements), [
+            ...params,
+            batch.touched.map((t) => t.asset_id),
+            batch.touched.map((t) => t.from),
+            batch.touched.map((t) => t.to),
+          ])
+        : await db.query<{ horizon: Date | string | null }>(WRITE_BATCH, params);
       const horizon = h.rows[0]?.horizon;
       if (horizon !== null && horizon !== undefined) {
         const hMs = new Date(horizon).getTime();
@@ -1075,7 +1112,7 @@ export function createEnergyReads(db: Queryable) {
   };
 }
 
-// ---- Export (the export module asks through TELEMETRY_EXPORTABLE) --------------------------------
+// ---- Export (the module declares them in its manifest: ModuleDefinition.exportable) --------------------------------
 // (Imported here, in the export section, to keep this module's write path untouched.)
 import { iso as isoSql, sqlExportable } from '../../platform/exportable.ts';
 

@@ -42,6 +42,20 @@ interface Globals {
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+// A reader that stops early (`energy-platform history ... | head`) closes the pipe: that ends the
+// output, it is not an error to report with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? Number(process.exitCode) || 0 : 1));
+}
+
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 const program = new Command('energy-platform')
   .description('Command-line tool for the energy platform API')
   .version(VERSION)
@@ -106,14 +120,27 @@ const csvCell = (v: unknown) => {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-function bar(format: string, total: number) {
+/** A progress bar on standard error; `payload` fills the format's own tokens from the first frame on. */
+function bar(format: string, total: number, payload: Record<string, string | number>) {
   if (globals().progress === false) return undefined;
   const b = new cliProgress.SingleBar(
     { format, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 1000, hideCursor: false, etaBuffer: 50, fps: 5 },
     cliProgress.Presets.shades_classic,
   );
-  b.start(total, 0);
+  b.start(total, 0, payload);
   return b;
+}
+
+/** Writes a byte stream to a file, or to standard output for "-", minding back-pressure; answers the bytes written. */
+async function writeOut(body: ReadableStream<Uint8Array>, output: string): Promise<number> {
+  let bytes = 0;
+  const target: NodeJS.WritableStream = output === '-' ? process.stdout : createWriteStream(output);
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    if (!target.write(chunk)) await new Promise<void>((r) => target.once('drain', () => r()));
+  }
+  if (target !== process.stdout) await new Promise<void>((r) => target.end(() => r()));
+  return bytes;
 }
 
 async function readPassword(fromStdin: boolean): Promise<string> {
@@ -251,7 +278,11 @@ program
     process.on('SIGTERM', onSignal);
 
     let bytes = 0;
-    const progress = bar('ingest [{bar}] {percentage}% | {records} records | {rate} rec/s | {rejected} rejected', st.size);
+    const progress = bar('ingest [{bar}] {percentage}% | {records} records | {rate} rec/s | {rejected} rejected', st.size, {
+      records: state.rowsDone,
+      rate: 0,
+      rejected: state.rejected,
+    });
     const started = Date.now();
     let sent = 0;
     async function* fromCheckpoint() {
@@ -524,40 +555,52 @@ hooks
 // ---------------------------------------------------------------------------------------------
 program
   .command('export')
-  .description("export the organisation's data: start a job, follow it with a progress bar, download JSON Lines")
+  .description("export the organisation's data: start a job, follow it with a progress bar, download JSON Lines (one file) or CSV (a file per collection)")
   .option('--collections <names>', 'comma-separated (default: every collection of the manifest)')
   .option('--from <iso>')
   .option('--to <iso>')
-  .requiredOption('-o, --output <file>', 'where to write the JSON Lines ("-" for stdout)')
+  .addOption(new Option('--format <format>', 'jsonl: one JSON Lines file; csv: one CSV file per collection').choices(['jsonl', 'csv']).default('jsonl'))
+  .requiredOption('-o, --output <path>', 'where to write: a file ("-" for stdout); for CSV of several collections a directory, written as <collection>.csv')
   .option('--interval <ms>', 'polling interval', (v) => Number(v), 1000)
-  .action(async (opts: { collections?: string; from?: string; to?: string; output: string; interval: number }) => {
+  .action(async (opts: { collections?: string; from?: string; to?: string; format: 'jsonl' | 'csv'; output: string; interval: number }) => {
     const platform = client();
+    const collections = opts.collections?.split(',').map((s) => s.trim());
+    // CSV is one file per collection: several collections need a directory to write into.
+    const intoDirectory = opts.format === 'csv' && isDirectory(opts.output);
+    if (opts.format === 'csv' && !intoDirectory && collections?.length !== 1) {
+      throw new CliError('CSV is one file per collection: name one with --collections, or give -o an existing directory', EXIT.usage);
+    }
     const job = await platform.exports.start({
-      ...(opts.collections && { collections: opts.collections.split(',').map((s) => s.trim()) }),
+      ...(collections && { collections }),
       ...(opts.from && { from: opts.from }),
       ...(opts.to && { to: opts.to }),
+      format: opts.format,
     });
-    const progress = bar('export [{bar}] {percentage}% | {value}/{total} rows | {status}', Math.max(1, job.progress.rows_expected));
+    const progress = bar('export [{bar}] {percentage}% | {value}/{total} rows | {status}', Math.max(1, job.progress.total ?? 0), { status: job.status });
     const done = await platform.exports.wait(job.job_id, {
       intervalMs: opts.interval,
       onProgress: (j) => {
-        progress?.setTotal(Math.max(1, j.progress.rows_expected));
-        progress?.update(j.progress.rows_written, { status: j.status });
+        progress?.setTotal(Math.max(1, j.progress.total ?? 0));
+        progress?.update(j.progress.done, { status: j.status });
       },
     });
     progress?.stop();
     if (done.status !== 'completed') throw new CliError(`export ${done.job_id} ended ${done.status}`, EXIT.unavailable);
-    const body = await platform.exports.download(done.job_id);
     let bytes = 0;
-    const target: NodeJS.WritableStream = opts.output === '-' ? process.stdout : createWriteStream(opts.output);
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.length;
-      if (!target.write(chunk)) await new Promise<void>((r) => target.once('drain', () => r()));
+    const files: string[] = [];
+    if (opts.format === 'csv') {
+      for (const name of done.collections) {
+        const file = intoDirectory ? join(opts.output, `${name}.csv`) : opts.output;
+        bytes += await writeOut(await platform.exports.downloadCollection(done.job_id, name, 'csv'), file);
+        files.push(file);
+      }
+    } else {
+      bytes = await writeOut(await platform.exports.download(done.job_id), opts.output);
+      files.push(opts.output);
     }
-    if (target !== process.stdout) await new Promise<void>((r) => target.end(() => r()));
-    const summary = { job_id: done.job_id, rows: done.progress.rows_written, bytes, output: opts.output };
+    const summary = { job_id: done.job_id, rows: done.progress.done, bytes, format: opts.format, output: opts.output, files };
     if (opts.output === '-') note(`Exported ${summary.rows} rows (${bytes} bytes).`);
-    else emit(summary, () => `Exported ${summary.rows} rows (${bytes} bytes) to ${opts.output}.`);
+    else emit(summary, () => `Exported ${summary.rows} rows (${bytes} bytes) to ${files.join(', ')}.`);
   });
 
 // ---------------------------------------------------------------------------------------------

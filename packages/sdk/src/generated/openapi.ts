@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Returns an access token (JWT HS256, 60 minutes) and a single-use refresh token (7 days). `organisation_id` is required when the account belongs to several organisations: without it the answer is 422 with a field error at `body.organisation_id`. A wrong password and an unknown email get the same 401 `Invalid email or password`. 5 consecutive failures lock the email for 15 minutes: 423 `Account locked. Try again later.` whatever the password. Limited to 5 requests per minute per source IP across the authentication operations (429 with Retry-After; not counted as a failure).
+         * @description Returns an access token (JWT HS256, 60 minutes) and a single-use refresh token (7 days). `organisation_id` is required when the account belongs to several organisations: without it the answer is 422 with a field error at `body.organisation_id`. A wrong password and an unknown email get the same 401 `Invalid email or password`. 5 consecutive failures lock the email for 15 minutes: 423 `Account locked. Try again later.` whatever the password. Limited to 5 requests per minute per source IP across the authentication operations (429 with Retry-After; not counted as a failure). **Refresh cookie (the console; an extension, decision 0365):** with the request header `X-Refresh-Cookie: 1` the answer's `refresh_token` is `""` and the refresh token is set in the cookie `__Secure-ep_refresh` (HttpOnly; Secure; SameSite=Strict; Path=/api/auth; Max-Age its life). Without the header nothing changes.
          */
         post: operations["login"];
         delete?: never;
@@ -97,7 +97,7 @@ export interface paths {
         put?: never;
         /**
          * End the session of a refresh token
-         * @description Revokes the sign-in the refresh token belongs to (which must be the caller’s own): the refresh token and every access token of that sign-in stop working at once. Repeating it answers 200 again.
+         * @description Revokes the sign-in the refresh token belongs to (which must be the caller’s own): the refresh token and every access token of that sign-in stop working at once. Repeating it answers 200 again. **Refresh cookie (the console; an extension, decision 0365):** with the request header `X-Refresh-Cookie: 1` and `{}` as the body, the refresh token is read from the cookie `__Secure-ep_refresh`, and the answer (200 or 401) clears the cookie. A refresh token in the body wins.
          */
         post: operations["logout"];
         delete?: never;
@@ -245,13 +245,473 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for new access and refresh tokens
-         * @description The presented refresh token is used up: it is valid only while its `jti` is in the allowlist and only once. Presenting a refresh token that was already used revokes every token of the same sign-in (reuse detection; audited as `auth.token.reuse`) and answers 401. Roles are read afresh: a removed membership or a disabled account ends the session.
+         * @description The presented refresh token is used up: it is valid only while its `jti` is in the allowlist and only once. Presenting a refresh token that was already used revokes every token of the same sign-in (reuse detection; audited as `auth.token.reuse`) and answers 401. Roles are read afresh: a removed membership or a disabled account ends the session. **Refresh cookie (the console; an extension, decision 0365):** with the request header `X-Refresh-Cookie: 1` and `{}` as the body, the refresh token is read from the cookie `__Secure-ep_refresh`; the answer's `refresh_token` is `""` and the rotated one is set in the cookie. A refused cookie token answers the same 401 and clears the cookie. A refresh token in the body always wins (the cookie is then ignored); without the header the cookie is never read.
          */
         post: operations["refreshToken"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A charge point's commands
+         * @description Every command sent to the charger (or refused as offline), newest first, with its status and answer; cursor paging.
+         */
+        get: operations["listHubCommands"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/cancel-reservation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a reservation
+         * @description 1.6 and 2.0.1 CancelReservation of a reservation id a reserve-now command sent. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["cancelHubReservation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/change-availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a connector or the whole charger in or out of service
+         * @description 1.6 and 2.0.1 ChangeAvailability. connector_id 0 (or absent) is the whole charger. Accepted also when the charger schedules it (Scheduled). Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["changeHubAvailability"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/change-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change one of a charger's settings
+         * @description 1.6 ChangeConfiguration, 2.0.1 SetVariables (`key` as `Component.Variable`). Accepted when the charger accepts it (also RebootRequired: it applies after a reset). Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["changeHubChargePointConfiguration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/clear-cache": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear a charger's authorisation cache
+         * @description 1.6 and 2.0.1 ClearCache: the charger forgets the id tokens it cached, and asks the hub again. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["clearHubChargePointCache"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/get-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a charger's configuration
+         * @description 1.6 GetConfiguration (every key when `keys` is absent), 2.0.1 GetVariables (`keys` required, each `Component.Variable`). The values are in the stored `response`. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["getHubChargePointConfiguration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/get-diagnostics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Have a charger upload its diagnostics
+         * @description 1.6 GetDiagnostics, 2.0.1 GetLog (DiagnosticsLog, a requestId the hub numbers): the charger uploads to `location`, optionally only from `since` to `until`. Its progress arrives as DiagnosticsStatusNotification / LogStatusNotification and shows as the charge point's diagnostics_status; the file name (1.6 fileName, 2.0.1 filename) is in the stored `response`. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["getHubChargePointDiagnostics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/get-local-list-version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the charger which local list version it holds
+         * @description 1.6 and 2.0.1 GetLocalListVersion. The version the charger reports becomes its local_list_version (0: no list; the next SendLocalList follows on from it). Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["getHubLocalListVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/remote-start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a charging session from the hub
+         * @description 1.6 RemoteStartTransaction, 2.0.1 RequestStartTransaction (idToken of type Central, a remoteStartId the hub numbers). The charger then starts the transaction with that token, which is answered from the id tokens like any other (or accepted at a free vend site). Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["remoteStartHubTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/remote-stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a charging session from the hub
+         * @description 1.6 RemoteStopTransaction, 2.0.1 RequestStopTransaction, of one of this charger's open transactions (the hub's transaction id). 404 when it is not this charger's; 409 when it has stopped. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["remoteStopHubTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/reserve-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reserve a connector for an id token
+         * @description 1.6 and 2.0.1 ReserveNow, until `expires_at`, with a reservation id the hub numbers (in the stored `request`: `reservationId` in 1.6, `id` in 2.0.1; cancel-reservation takes it). connector_id 0 or absent: any connector (1.6 connector 0; 2.0.1 no EVSE). The charger answers Accepted, Occupied, Faulted, Unavailable or Rejected. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["reserveHubConnector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart a charger
+         * @description soft: 1.6 Reset Soft, 2.0.1 Reset OnIdle (after its transactions end); hard: 1.6 Reset Hard, 2.0.1 Reset Immediate. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["resetHubChargePoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/rotate-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a charger's HTTP Basic password over OCPP
+         * @description Makes a new random password and sends it: 1.6 ChangeConfiguration `AuthorizationKey`, 2.0.1 SetVariables `SecurityCtrlr.BasicAuthPassword`. The old password stays valid until the charger confirms (Accepted), then only the new one; until then either is accepted, and a connection with the new one confirms it (so RebootRequired, or an answer lost to a timeout, ends when the charger reconnects with it). Rejected, NotSupported or a CALLERROR: the old one stays, the new one is void. The new password is in the answer (`password`), shown this once (null when refused): only its hash is kept; the stored request shows it as `(redacted)`. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["rotateHubChargePointPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/send-local-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the charger its local authorisation list
+         * @description 1.6 and 2.0.1 SendLocalList, version the charger's last (local_list_version) + 1, which becomes its local_list_version when the charger accepts. full: the organisation's id tokens (or one group's; at most 1000) with their status, expiry and group, so the charger can authorise while the hub cannot be reached; differential: the named tokens only, each with its status now, a token not held being removed from the list. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["sendHubLocalList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/trigger-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a charger to send a message now
+         * @description 1.6 and 2.0.1 TriggerMessage, of one of: BootNotification, Heartbeat, StatusNotification, MeterValues, FirmwareStatusNotification; the message itself arrives as the charger sends it and is handled like any other. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["triggerHubMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/unlock-connector": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a connector's cable lock
+         * @description 1.6 UnlockConnector; 2.0.1 UnlockConnector of the EVSE's connector 1. Accepted when the charger answers Unlocked. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["unlockHubConnector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/commands/update-firmware": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Have a charger fetch and install firmware
+         * @description 1.6 and 2.0.1 UpdateFirmware (2.0.1 with a requestId the hub numbers): the charger fetches the file from `location` at or after `retrieve_at` (default now) and installs it. Its progress arrives as FirmwareStatusNotification and shows as the charge point's firmware_status. 1.6 answers with no status: accepted when answered. Sent over the charger's live connection (through the instance holding it) and answered when the charger answers or after HUB_COMMAND_TIMEOUT_MS (status timeout); stored as a command (GET /commands/{command_id}) and audited. 409 `Charge point not connected` when it has no connection (stored as offline).
+         */
+        post: operations["updateHubChargePointFirmware"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charge-points/{charge_point_id}/security-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the OCPP security profile a charger must connect at
+         * @description 1: HTTP Basic (ws:// or wss://); 2: HTTP Basic over TLS (wss://: the TLS listener, or TLS ended by a proxy in TRUST_PROXY that sends X-Forwarded-Proto https); 3: TLS with a client certificate issued by the organisation's charger CA whose subject CN is the charge point id (no password). A charger connecting below its profile is refused (401) from its next connection on; an open connection is not closed. 409 `no_charger_ca` for 3 when the organisation has no charger CA. Audited.
+         */
+        put: operations["setHubChargePointSecurityProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/charger-ca": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's charger CA certificates
+         * @description The CA certificates whose charger certificates the hub accepts at security profile 3 (empty when none), with their fingerprints and validity.
+         */
+        get: operations["getHubChargerCa"];
+        /**
+         * Set the organisation's charger CA certificates
+         * @description Replaces the CA certificates (PEM, at most 5: e.g. the CA and its successor while chargers move over) that issue the organisation's charger certificates. A profile 3 charger is accepted when its TLS client certificate is signed by one of them, both are within their validity, and its subject CN is the charge point id. Each must be a CA certificate (basicConstraints CA:TRUE) not yet expired; a private key in the PEM is refused (422). The hub never issues certificates: the organisation signs its chargers' CSRs. Audited.
+         */
+        put: operations["putHubChargerCa"];
+        post?: never;
+        /**
+         * Remove the organisation's charger CA certificates
+         * @description From then on no charger certificate is accepted (profile 3 chargers are refused until a CA is set again). 404 when there is none. Audited.
+         */
+        delete: operations["deleteHubChargerCa"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/commands/{command_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One command and its result
+         * @description The command's parameters, the OCPP CALL sent, its status and the charger's answer.
+         */
+        get: operations["getHubCommand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/id-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's id tokens
+         * @description The tokens chargers are answered from in Authorize, StartTransaction (1.6) and TransactionEvent (2.0.1), in token order (case-insensitive), with cursor paging. A token not here is answered Invalid (1.6) or Unknown (2.0.1), except at a free vend site.
+         */
+        get: operations["listHubIdTokens"];
+        put?: never;
+        /**
+         * Add an id token
+         * @description An RFID card, app id or ISO 15118 contract id (eMAID) that may charge at the organisation's sites: status (default accepted), expiry, group (1.6 parentIdTag, 2.0.1 groupIdToken). Matched case-insensitively, as OCPP compares id tokens; 409 when the token exists in any letter case. Audited.
+         */
+        post: operations["createHubIdToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/csms/api/hub/id-tokens/{id_token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One id token
+         * @description Found in any letter case.
+         */
+        get: operations["getHubIdToken"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an id token
+         * @description From then on the token is unknown (answered Invalid in 1.6, Unknown in 2.0.1). Sessions it started keep their record. Audited.
+         */
+        delete: operations["deleteHubIdToken"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an id token
+         * @description Status, expiry, group, type or note; members left out stay as they are, null clears expiry, group or note. The next Authorize or transaction start is answered from it. Audited.
+         */
+        patch: operations["updateHubIdToken"];
         trace?: never;
     };
     "/api/csms/api/hub/regulations": {
@@ -333,7 +793,7 @@ export interface paths {
         put?: never;
         /**
          * Register a charge point at a site
-         * @description Registers the charger (and its asset in the registry: meter values become its telemetry) and answers with its OCPP endpoint, its charge point id and its HTTP Basic password (security profile 1), shown this once: only a hash is kept. The charger connects with subprotocol `ocpp1.6` or `ocpp2.0.1`. 409 when the charge point id (or an asset of that id) exists.
+         * @description Registers the charger (and its asset in the registry: meter values become its telemetry) and answers with its OCPP endpoint, its charge point id and its HTTP Basic password, shown this once: only a hash is kept. The endpoint is wss:// when the OCPP TLS listener is configured. `security_profile` (default 1) is the profile it must connect at (2: TLS and the password; 3: a client certificate from the organisation's charger CA, 409 `no_charger_ca` without one). The charger connects with subprotocol `ocpp1.6` or `ocpp2.0.1`. 409 when the charge point id (or an asset of that id) exists.
          */
         post: operations["registerHubChargePoint"];
         delete?: never;
@@ -1310,6 +1770,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/hardware/device-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List device credentials
+         * @description Every device credential of the organisation, newest first; `site_id` filters. Secrets are never returned.
+         */
+        get: operations["listDeviceCredentials"];
+        put?: never;
+        /**
+         * Issue a device credential
+         * @description A credential for a gateway or device, bound to `site_id` (a known site of the organisation; 422 otherwise) and, with `device_ids`, to those devices (none of them registered at another site; 422 otherwise). `scopes` say which gateway operations it may call. The credential is in `secret`, shown once. Default expiry 365 days, at most 1096. It is accepted by heartbeat, buffer replay and ingestion for its own site and refused everywhere else.
+         */
+        post: operations["issueDeviceCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hardware/device-credentials/{credential_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a device credential
+         * @description Refused from the next request on (and its MQTT connection dropped); a predecessor still in its rotation overlap stops too. Idempotent: revoking a revoked credential answers the same record.
+         */
+        post: operations["revokeDeviceCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hardware/device-credentials/{credential_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a device credential
+         * @description Issues a successor with the same name, site, devices and scopes (secret shown once). The predecessor stops at once, unless `overlap_seconds` (at most 604800, never past its own expiry) asks for a bounded overlap during which both work, so a device can be given its new credential without a gap. Only an `active` credential can be rotated (409 otherwise).
+         */
+        post: operations["rotateDeviceCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/hardware/devices/health": {
         parameters: {
             query?: never;
@@ -1497,7 +2021,7 @@ export interface paths {
         put?: never;
         /**
          * Replay buffered readings as production telemetry, idempotent on (device, sequence) at the site
-         * @description Each record is a telemetry record with `sequence`, judged by the ingestion rules (per-record outcome, anomalies) and stored once per (device, sequence) at the site: a replay retried after a timeout, or sent twice at once, stores nothing twice (those records answer `duplicate`). A stored (device, sequence) sent again with a different record is refused per record (`reason: sequence_conflict`), never a duplicate. A `replay_id` already used at the site with different records is 409 with nothing stored. 200 when nothing was rejected (stored now or before), 207 when some records were rejected, 422 `all_records_rejected` when all were. `gaps` lists missing sequence runs of the devices sent.
+         * @description Each record is a telemetry record with `sequence`, judged by the ingestion rules (per-record outcome, anomalies) and stored once per (device, sequence) at the site: a replay retried after a timeout, or sent twice at once, stores nothing twice (those records answer `duplicate`). A stored (device, sequence) sent again with a different record is refused per record (`reason: sequence_conflict`), never a duplicate. A `replay_id` already used at the site with different records is 409 with nothing stored. 200 when nothing was rejected (stored now or before), 207 when some records were rejected, 422 `all_records_rejected` when all were. `gaps` lists missing sequence runs of the devices sent. A device credential of the site with scope buffer:replay may call it too (decision 0375); one limited to some device ids has the others refused per record (`reason: device_not_in_credential`).
          */
         post: operations["replayGatewayBuffer"];
         delete?: never;
@@ -1577,7 +2101,7 @@ export interface paths {
         put?: never;
         /**
          * Gateway heartbeat: record last contact, firmware and buffer depth
-         * @description Gateways call with a user-style bearer token (no device credential exists). Records the service time as last contact, and firmware, gateway id and buffer depth when sent; `thresholds` sets the site's late and silent thresholds. Production organisations: state is recorded only. Demo realm: a heartbeat resolves an open asset_silence alert. 404 for an unknown site.
+         * @description Gateways call with a user-style bearer token or a device credential of the site with scope gateway:heartbeat (decision 0375, docs/devices.md). Records the service time as last contact, and firmware, gateway id and buffer depth when sent; `thresholds` sets the site's late and silent thresholds. Production organisations: state is recorded only. Demo realm: a heartbeat resolves an open asset_silence alert. 404 for an unknown site.
          */
         post: operations["recordGatewayHeartbeat"];
         delete?: never;
@@ -3251,7 +3775,7 @@ export interface paths {
          *
          *     - `ready`: first, `{"organisation_id", "buffer", "data_basis"}` once the stream is subscribed; `data_basis` is `simulated` for a demo organisation (its devices and readings are synthetic), else `stored` (records as written), as the `x-platform-data-basis` header says.
          *     - `telemetry`: each batch ingestion streamed, `{"received_at", "stored", "records": [{"asset_id", "ts", "power_kw", "soc_pct", "voltage", "current", "temp_c", "status"}]}`.
-         *     - `alert`: an alert raised or resolved, `{"transition": "raised"|"resolved", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`.
+         *     - `alert`: an alert raised, resolved, acknowledged or assigned, `{"transition": "raised"|"resolved"|"acknowledged"|"assigned", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`; an `acknowledged` or `assigned` alert also carries `"acknowledged_at"` and `"assigned_to"`.
          *     - `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most 256 unread events).
          *     - `end`: last, `{"reason"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token's `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member's role is no longer the token's), `service_stopping`. Reconnect with a current token.
          *
@@ -4899,6 +5423,9 @@ export interface paths {
          *     (`index`, `field` locate it); nothing of the batch is stored. 503 `writer_error`: the store did not persist
          *     the batch (`stored` 0; `streamed` says what reached the live stream); retry it. Compare `stored` to `count`.
          *     A batch is one transaction, written in array order, and published to the live stream after commit.
+         *     A device credential with scope telemetry:write may call it too (decision 0375, docs/devices.md): a record of a device
+         *     registered at another site is rejected (`device_on_another_site`), and, when the credential lists device ids, one of
+         *     any other device (`device_not_in_credential`).
          */
         post: operations["ingestTelemetry"];
         delete?: never;
@@ -4996,7 +5523,7 @@ export interface paths {
         };
         /**
          * Readiness of the ingestion dependencies
-         * @description 200 `ready` or 503 `degraded`. `checks` holds booleans `bus`, `cache` and `database`. A false `bus` or `cache` gives 503 (writes fail). A false `database` does not set degraded: data is accepted and streamed but not stored. With a read replica configured, `read_replica` says whether lag-tolerant reads go to it (`in_use`), its replay lag and, when they are on the primary, why; its absence does not set degraded.
+         * @description 200 `ready` or 503 `degraded`. `checks` holds booleans `bus`, `cache` and `database`. A false `bus` or `cache` gives 503 (writes fail). A false `database` does not set degraded: data is accepted and streamed but not stored. With a read replica configured, `read_replica` says whether lag-tolerant reads go to it (`in_use`), its replay lag and, when they are on the primary, why; its absence does not set degraded. `mqtt` says whether device MQTT is configured and whether this instance is connected to the broker; a broker away does not set degraded.
          */
         get: operations["getReadyz"];
         put?: never;
@@ -6715,6 +7242,36 @@ export interface components {
              */
             updated_at: string;
         };
+        DeviceCredential: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description The credential with its secret elided: prefix, id and the last four characters */
+            credential_hint: string;
+            /** @description The devices it may write; null: any device not registered at another site */
+            device_ids: string[] | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+             */
+            expires_at: string;
+            /** @description Credential id (non-secret; embedded in the credential; the MQTT username) */
+            id: string;
+            /** @description Last successful authentication (written at most once a minute) */
+            last_used_at: string | null;
+            name: string;
+            overlap_until: string | null;
+            replaced_by: string | null;
+            revoked_at: string | null;
+            rotated_at: string | null;
+            scopes: ("telemetry:write" | "gateway:heartbeat" | "buffer:replay")[];
+            /** @description The one site the credential acts for */
+            site_id: string;
+            /** @description `active`; `rotating` (replaced, still accepted until `overlap_until`); `rotated` (replaced, refused); `revoked`; `expired` */
+            status: "active" | "rotating" | "rotated" | "revoked" | "expired";
+        };
         EmsAlert: {
             acknowledged_at: string | null;
             acknowledged_by: string | null;
@@ -6843,6 +7400,8 @@ export interface components {
         Error: {
             /** @description A message; for 422 a list of field errors; for 402 and SSO refusals an object. */
             detail: string | components["schemas"]["FieldError"][] | Record<string, never>;
+        } & {
+            [key: string]: unknown;
         };
         ErrorEnvelope: {
             /** @description Stable machine code: the contract. */
@@ -7411,15 +7970,86 @@ export interface components {
             }[];
             connectors: number;
             contactless: boolean | null;
+            diagnostics_status: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                 */
+                at: string;
+                status: string;
+            } | null;
             firmware: string | null;
+            firmware_status: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                 */
+                at: string;
+                status: string;
+            } | null;
             last_boot_at: string | null;
             last_heartbeat_at: string | null;
+            /** @description The local authorisation list version the charger last accepted (SendLocalList) or reported (GetLocalListVersion); 0: none */
+            local_list_version: number;
             max_power_kw: number;
             model: string | null;
             ocpp_version: string | null;
+            /** @description A new password was sent (rotate-password) and the charger has not yet confirmed it: the old one is still valid */
+            password_change_pending: boolean;
             /** @description 50 kW or more (PCPR 2023 "rapid charge point") */
             rapid: boolean;
+            /** @description The OCPP security profile the charger must connect at. 1: HTTP Basic (ws:// or wss://); 2: HTTP Basic over TLS (wss://); 3: TLS with a client certificate from the organisation's charger CA, its CN the charge point id (no password). A charger is refused below it */
+            security_profile: 1 | 2 | 3;
             vendor: string | null;
+        };
+        HubCommand: {
+            /** @description The command: remote-start, remote-stop, reset, unlock-connector, change-availability, trigger-message, get-configuration, change-configuration, clear-cache, send-local-list, get-local-list-version, reserve-now, cancel-reservation, update-firmware, get-diagnostics, rotate-password */
+            action: string;
+            charge_point_id: string;
+            /** Format: uuid */
+            command_id: string;
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+             */
+            created_at: string;
+            error: string | null;
+            ocpp_action: string | null;
+            ocpp_version: string | null;
+            /** @description The parameters as the command was sent to the API */
+            parameters: {
+                [key: string]: unknown;
+            };
+            request: {
+                [key: string]: unknown;
+            } | null;
+            requested_by: string | null;
+            response: {
+                [key: string]: unknown;
+            } | null;
+            /** @description pending: sent, no answer yet; accepted / rejected: the charger's answer; timeout: no answer within HUB_COMMAND_TIMEOUT_MS; offline: the charger was not connected (not sent); failed: the charger answered a CALLERROR or an answer the hub refuses, or its outcome was never recorded (the instance stopped or its store failed after the CALL left; set a minute after the answer was due) (`error` says which) */
+            status: "pending" | "accepted" | "rejected" | "timeout" | "offline" | "failed";
+        };
+        HubIdToken: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+             */
+            created_at: string;
+            expires_at: string | null;
+            group_id: string | null;
+            id_token: string;
+            note: string | null;
+            /** @description accepted: may charge (until expires_at); blocked, expired, invalid: refused with that status. Default accepted */
+            status: "accepted" | "blocked" | "expired" | "invalid";
+            /** @description The kind of token (OCPP 2.0.1 IdTokenEnumType): ISO14443 for RFID cards, eMAID for ISO 15118 contract ids, Central for app ids. Default ISO14443 */
+            type: "Central" | "eMAID" | "ISO14443" | "ISO15693" | "KeyCode" | "Local" | "MacAddress" | "NoAuthorization";
+            /**
+             * Format: date-time
+             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+             */
+            updated_at: string;
         };
         HubPriceSchedule: {
             bands: {
@@ -7458,6 +8088,8 @@ export interface components {
              * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
              */
             created_at: string;
+            /** @description Whether every id token is accepted at the site (no check) */
+            free_vend: boolean;
             helpline_24_7: boolean | null;
             helpline_phone: string | null;
             name: string;
@@ -7472,11 +8104,13 @@ export interface components {
             updated_at: string;
         };
         HubTransaction: {
+            authorisation: ("id_token" | "free_vend" | "none") | null;
             charge_point_id: string;
             connector_id: number;
             /** @description Energy so far (open) or delivered (stopped), kWh */
             energy_kwh: string;
             id_tag: string | null;
+            id_token_status: string | null;
             /** @description Meter samples from the charger that were refused or flagged, by reason (empty when every sample was plausible); none of them is billed or in the energy figure */
             meter_anomalies: {
                 /**
@@ -7547,7 +8181,7 @@ export interface components {
                 index: number;
                 /** @description Rejected: the reason in words */
                 message?: string;
-                /** @description Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value */
+                /** @description Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value; with a device credential also device_on_another_site and device_not_in_credential (docs/devices.md) */
                 reason?: string;
                 status: "stored" | "duplicate" | "rejected";
             }[];
@@ -8310,6 +8944,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8362,6 +9004,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8404,6 +9054,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8475,6 +9133,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8510,6 +9176,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8564,6 +9238,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8605,6 +9287,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8645,6 +9335,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8688,6 +9386,16 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description With `X-Refresh-Cookie: 1` only: the refresh cookie. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8728,6 +9436,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8767,6 +9483,16 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description With `X-Refresh-Cookie: 1` only: the refresh cookie cleared. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8825,6 +9551,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8858,6 +9592,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8911,6 +9653,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -8950,6 +9700,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8990,6 +9748,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9023,6 +9789,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9069,6 +9843,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9110,6 +9892,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9172,6 +9962,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9207,6 +10005,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9261,6 +10067,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9294,6 +10108,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9343,6 +10165,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9388,6 +10218,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9455,6 +10293,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9490,6 +10336,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9557,6 +10411,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9596,6 +10458,16 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description With `X-Refresh-Cookie: 1` and the cookie only: the rotated refresh cookie, or its clearing. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9636,6 +10508,3517 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listHubCommands: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Page size, 1 to 200, default 50 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        commands: components["schemas"]["HubCommand"][];
+                        /** @description True when another page follows */
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelHubReservation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reservation id (from the reserve-now command) */
+                    reservation_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeHubAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description operative: in service; inoperative: out of service */
+                    availability: "operative" | "inoperative";
+                    /** @description Connector (1.6) or EVSE (2.0.1); 0 or absent: the whole charger */
+                    connector_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeHubChargePointConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1.6: the configuration key (up to 50 characters); 2.0.1: `Component.Variable` (each up to 50), e.g. `OCPPCommCtrlr.HeartbeatInterval` */
+                    key: string;
+                    /** @description The new value (1.6 takes at most 500 characters) */
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearHubChargePointCache: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHubChargePointConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The keys to read */
+                    keys?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHubChargePointDiagnostics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where the charger uploads (https, http, ftp, ftps or sftp)
+                     */
+                    location: string;
+                    /**
+                     * Format: date-time
+                     * @description Oldest entries to include
+                     */
+                    since?: string;
+                    /**
+                     * Format: date-time
+                     * @description Newest entries to include
+                     */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHubLocalListVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    remoteStartHubTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Connector (1.6) or EVSE (2.0.1); the charger chooses when absent */
+                    connector_id?: number;
+                    /** @description The id token to start with (1.6 chargers take at most 20 characters) */
+                    id_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    remoteStopHubTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The transaction (as the transactions list gives it)
+                     */
+                    transaction_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reserveHubConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Connector (1.6) or EVSE (2.0.1); 0 or absent: any */
+                    connector_id?: number;
+                    /**
+                     * Format: date-time
+                     * @description When the reservation lapses (in the future)
+                     */
+                    expires_at: string;
+                    /** @description The id token to start with (1.6 chargers take at most 20 characters) */
+                    id_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetHubChargePoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description soft (graceful) or hard (at once) */
+                    type: "soft" | "hard";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateHubChargePointPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The command: remote-start, remote-stop, reset, unlock-connector, change-availability, trigger-message, get-configuration, change-configuration, clear-cache, send-local-list, get-local-list-version, reserve-now, cancel-reservation, update-firmware, get-diagnostics, rotate-password */
+                        action: string;
+                        charge_point_id: string;
+                        /** Format: uuid */
+                        command_id: string;
+                        completed_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                         */
+                        created_at: string;
+                        error: string | null;
+                        ocpp_action: string | null;
+                        ocpp_version: string | null;
+                        /** @description The parameters as the command was sent to the API */
+                        parameters: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The new HTTP Basic password, shown this once (only its hash is kept); null when the charger refused it or the call failed */
+                        password: string | null;
+                        request: {
+                            [key: string]: unknown;
+                        } | null;
+                        requested_by: string | null;
+                        response: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description pending: sent, no answer yet; accepted / rejected: the charger's answer; timeout: no answer within HUB_COMMAND_TIMEOUT_MS; offline: the charger was not connected (not sent); failed: the charger answered a CALLERROR or an answer the hub refuses, or its outcome was never recorded (the instance stopped or its store failed after the CALL left; set a minute after the answer was due) (`error` says which) */
+                        status: "pending" | "accepted" | "rejected" | "timeout" | "offline" | "failed";
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendHubLocalList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description full: only this group's tokens */
+                    group_id?: string;
+                    /** @description differential: the tokens to add, change or remove */
+                    id_tokens?: string[];
+                    /** @description full: replace the list; differential: change the named entries */
+                    update_type: "full" | "differential";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    triggerHubMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Connector (1.6) or EVSE (2.0.1) it concerns, where the message has one */
+                    connector_id?: number;
+                    /** @description The message to send */
+                    message: "BootNotification" | "Heartbeat" | "StatusNotification" | "MeterValues" | "FirmwareStatusNotification";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unlockHubConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Connector (1.6) or EVSE (2.0.1) */
+                    connector_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateHubChargePointFirmware: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where the charger fetches the firmware (https, http, ftp, ftps or sftp)
+                     */
+                    location: string;
+                    /**
+                     * Format: date-time
+                     * @description Not before this instant (default now)
+                     */
+                    retrieve_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setHubChargePointSecurityProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Charge point id: 1 to 36 of A-Z a-z 0-9 . _ - (starting with a letter or digit) */
+                charge_point_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The OCPP security profile the charger must connect at from its next connection. 1: HTTP Basic (ws:// or wss://); 2: HTTP Basic over TLS (wss://); 3: TLS with a client certificate from the organisation's charger CA, its CN the charge point id (no password). A charger is refused below it */
+                    security_profile: 1 | 2 | 3;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        charge_point_id: string;
+                        /** @description The profile now registered. 1: HTTP Basic (ws:// or wss://); 2: HTTP Basic over TLS (wss://); 3: TLS with a client certificate from the organisation's charger CA, its CN the charge point id (no password). A charger is refused below it */
+                        security_profile: 1 | 2 | 3;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHubChargerCa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The CA certificates a profile 3 charger's client certificate must be issued by (directly); empty: none */
+                        certificates: {
+                            certificate_pem: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /** @description SHA-256 of the DER certificate, hex */
+                            fingerprint_sha256: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            not_after: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            not_before: string;
+                            subject: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putHubChargerCa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description PEM: one or more CA certificates (at most 5; e.g. the CA and its successor) that issue the organisation's charger certificates. Certificates only: a private key is refused */
+                    certificate_pem: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The CA certificates a profile 3 charger's client certificate must be issued by (directly); empty: none */
+                        certificates: {
+                            certificate_pem: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /** @description SHA-256 of the DER certificate, hex */
+                            fingerprint_sha256: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            not_after: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                             */
+                            not_before: string;
+                            subject: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteHubChargerCa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHubCommand: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Command id (as sending it answered) */
+                command_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubCommand"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listHubIdTokens: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Page size, 1 to 500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description True when another page follows */
+                        has_more: boolean;
+                        id_tokens: components["schemas"]["HubIdToken"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createHubIdToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    expires_at?: string | null;
+                    group_id?: string | null;
+                    /** @description Id token (an RFID UID in hex, an eMAID, an app id): 1 to 36 of A-Z a-z 0-9 . _ : - (OCPP 1.6 chargers present at most 20), matched case-insensitively */
+                    id_token: string;
+                    note?: string | null;
+                    /** @description accepted: may charge (until expires_at); blocked, expired, invalid: refused with that status. Default accepted */
+                    status?: "accepted" | "blocked" | "expired" | "invalid";
+                    /** @description The kind of token (OCPP 2.0.1 IdTokenEnumType): ISO14443 for RFID cards, eMAID for ISO 15118 contract ids, Central for app ids. Default ISO14443 */
+                    type?: "Central" | "eMAID" | "ISO14443" | "ISO15693" | "KeyCode" | "Local" | "MacAddress" | "NoAuthorization";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubIdToken"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHubIdToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id token: 1 to 36 of A-Z a-z 0-9 . _ : - (OCPP 1.6 chargers present at most 20), matched case-insensitively */
+                id_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubIdToken"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteHubIdToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id token: 1 to 36 of A-Z a-z 0-9 . _ : - (OCPP 1.6 chargers present at most 20), matched case-insensitively */
+                id_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateHubIdToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id token: 1 to 36 of A-Z a-z 0-9 . _ : - (OCPP 1.6 chargers present at most 20), matched case-insensitively */
+                id_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    expires_at?: string | null;
+                    group_id?: string | null;
+                    note?: string | null;
+                    /** @description accepted: may charge (until expires_at); blocked, expired, invalid: refused with that status. Default accepted */
+                    status?: "accepted" | "blocked" | "expired" | "invalid";
+                    /** @description The kind of token (OCPP 2.0.1 IdTokenEnumType): ISO14443 for RFID cards, eMAID for ISO 15118 contract ids, Central for app ids. Default ISO14443 */
+                    type?: "Central" | "eMAID" | "ISO14443" | "ISO15693" | "KeyCode" | "Local" | "MacAddress" | "NoAuthorization";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HubIdToken"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9669,6 +14052,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9720,6 +14111,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9758,6 +14157,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9808,6 +14215,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9841,6 +14256,8 @@ export interface operations {
                 "application/json": {
                     address?: string | null;
                     capacity_kw?: number | null;
+                    /** @description Free vend: the site's chargers accept every id token (and sessions without one) without checking the organisation's id tokens; each session records it. Default false */
+                    free_vend?: boolean;
                     helpline_24_7?: boolean | null;
                     helpline_phone?: string | null;
                     /** @description Site name shown to drivers */
@@ -9857,6 +14274,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9922,6 +14347,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -9958,6 +14391,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9970,6 +14411,8 @@ export interface operations {
                          * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
                          */
                         created_at: string;
+                        /** @description Whether every id token is accepted at the site (no check) */
+                        free_vend: boolean;
                         helpline_24_7: boolean | null;
                         helpline_phone: string | null;
                         name: string;
@@ -10035,6 +14478,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -10071,6 +14522,8 @@ export interface operations {
                 "application/json": {
                     address?: string | null;
                     capacity_kw?: number | null;
+                    /** @description Free vend: the site's chargers accept every id token (and sessions without one) without checking the organisation's id tokens; each session records it. Default false */
+                    free_vend?: boolean;
                     helpline_24_7?: boolean | null;
                     helpline_phone?: string | null;
                     /** @description Site name shown to drivers */
@@ -10085,6 +14538,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10150,6 +14611,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -10191,6 +14660,8 @@ export interface operations {
                     contactless?: boolean | null;
                     /** @description Rated output, kW (50 and above is rapid) */
                     max_power_kw: number;
+                    /** @description The OCPP security profile it must connect at (default 1); 3 needs the charger CA (409 `no_charger_ca` without). 1: HTTP Basic (ws:// or wss://); 2: HTTP Basic over TLS (wss://); 3: TLS with a client certificate from the organisation's charger CA, its CN the charge point id (no password). A charger is refused below it */
+                    security_profile?: 1 | 2 | 3;
                 };
             };
         };
@@ -10198,6 +14669,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10208,13 +14687,10 @@ export interface operations {
                         ocpp_endpoint: string;
                         /** @description The full connection URL: endpoint and charge point id */
                         ocpp_url: string;
-                        /** @description HTTP Basic password (username: the charge point id). Shown once: only its hash is kept */
+                        /** @description HTTP Basic password (username: the charge point id; profiles 1 and 2, and 3 if it is lowered). Shown once: only its hash is kept */
                         password: string;
-                        /**
-                         * @description OCPP security profile 1: HTTP Basic authentication (use TLS in front: wss)
-                         * @constant
-                         */
-                        security_profile: 1;
+                        /** @description The OCPP security profile registered. 1: HTTP Basic (ws:// or wss://); 2: HTTP Basic over TLS (wss://); 3: TLS with a client certificate from the organisation's charger CA, its CN the charge point id (no password). A charger is refused below it */
+                        security_profile: 1 | 2 | 3;
                         site_id: string;
                         /** @description Sec-WebSocket-Protocol values served */
                         subprotocols: string[];
@@ -10291,6 +14767,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -10327,6 +14811,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10412,6 +14904,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -10455,6 +14955,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10552,6 +15060,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -10588,6 +15104,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10648,6 +15172,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -10711,6 +15243,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10776,6 +15316,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -10813,6 +15361,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10880,6 +15436,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -10925,6 +15489,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11030,6 +15602,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -11066,6 +15646,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11168,6 +15756,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -11209,6 +15805,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11270,6 +15874,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -11306,6 +15918,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11425,6 +16045,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -11461,6 +16089,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -11522,6 +16158,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -11576,6 +16220,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -11675,6 +16327,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -11716,6 +16376,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -11787,6 +16455,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -11837,6 +16513,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -11949,6 +16633,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -12774,6 +17466,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -12818,6 +17518,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -12860,6 +17568,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -12921,6 +17637,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -12972,6 +17696,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -13070,6 +17802,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -13111,6 +17851,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -13182,6 +17930,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -13233,6 +17989,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -13316,6 +18080,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -13362,6 +18134,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -13438,6 +18218,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -13485,6 +18273,16 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description Where to follow what this queued or created: `/api/devtools/webhooks/{endpoint_id}/deliveries`. */
+                    Location?: string;
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -13574,6 +18372,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -13621,6 +18427,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -13731,6 +18545,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -13779,6 +18601,16 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description Where to follow what this queued or created: `/api/devtools/webhooks/{endpoint_id}/deliveries`. */
+                    Location?: string;
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -13868,6 +18700,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -13907,6 +18747,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13966,6 +18814,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14008,6 +18864,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14037,6 +18901,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14111,6 +18983,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14127,9 +19007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14146,6 +19024,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14177,6 +19063,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14210,6 +19104,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14263,6 +19165,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14296,6 +19206,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14349,14 +19267,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14406,6 +19330,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14474,6 +19406,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14507,6 +19447,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14584,14 +19532,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14625,6 +19579,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14678,14 +19640,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14727,6 +19695,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14795,6 +19771,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14828,6 +19812,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14874,6 +19866,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -14920,6 +19920,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14984,6 +19992,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15026,6 +20042,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15072,9 +20096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, invalid or expired credential */
@@ -15092,9 +20114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -15109,6 +20129,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15150,6 +20178,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15189,9 +20225,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -15200,9 +20234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -15226,6 +20258,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15268,6 +20308,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15307,9 +20355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -15318,9 +20364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -15338,14 +20382,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15387,6 +20437,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15426,9 +20484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -15452,6 +20508,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15493,6 +20557,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15532,9 +20604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -15543,9 +20613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -15569,6 +20637,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15605,6 +20681,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15679,6 +20763,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15723,6 +20815,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15788,6 +20888,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15821,6 +20929,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15864,6 +20980,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15906,6 +21030,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15951,6 +21083,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -15987,6 +21127,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16077,6 +21225,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -16113,6 +21269,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16201,6 +21365,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -16237,6 +21409,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16327,6 +21507,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -16367,6 +21555,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16482,6 +21678,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -16517,6 +21721,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16590,6 +21802,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -16635,6 +21855,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16717,6 +21945,522 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDeviceCredentials: {
+        parameters: {
+            query?: {
+                /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
+                site_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        device_credentials: components["schemas"]["DeviceCredential"][];
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    issueDeviceCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    device_ids?: string[];
+                    /**
+                     * Format: date-time
+                     * @description Default: 365 days from now; at most 1096 days
+                     */
+                    expires_at?: string;
+                    name: string;
+                    scopes: ("telemetry:write" | "gateway:heartbeat" | "buffer:replay")[];
+                    /** @description The caller's own free-form site identifier (no '/', no control characters such as CR or LF, no leading or trailing space). */
+                    site_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /** @description The credential with its secret elided: prefix, id and the last four characters */
+                        credential_hint: string;
+                        /** @description The devices it may write; null: any device not registered at another site */
+                        device_ids: string[] | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                         */
+                        expires_at: string;
+                        /** @description Credential id (non-secret; embedded in the credential; the MQTT username) */
+                        id: string;
+                        /** @description Last successful authentication (written at most once a minute) */
+                        last_used_at: string | null;
+                        name: string;
+                        overlap_until: string | null;
+                        replaced_by: string | null;
+                        revoked_at: string | null;
+                        rotated_at: string | null;
+                        scopes: ("telemetry:write" | "gateway:heartbeat" | "buffer:replay")[];
+                        /** @description The whole credential, `<prefix>dev_<id>_<secret>`: the device sends it as `Authorization: Bearer` or as its MQTT password. Shown once: only a hash is stored. */
+                        secret: string;
+                        /** @description The one site the credential acts for */
+                        site_id: string;
+                        /** @description `active`; `rotating` (replaced, still accepted until `overlap_until`); `rotated` (replaced, refused); `revoked`; `expired` */
+                        status: "active" | "rotating" | "rotated" | "revoked" | "expired";
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeDeviceCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceCredential"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateDeviceCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    expires_at?: string;
+                    /** @description Default 0: the old credential stops at once */
+                    overlap_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /** @description The credential with its secret elided: prefix, id and the last four characters */
+                        credential_hint: string;
+                        /** @description The devices it may write; null: any device not registered at another site */
+                        device_ids: string[] | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
+                         */
+                        expires_at: string;
+                        /** @description Credential id (non-secret; embedded in the credential; the MQTT username) */
+                        id: string;
+                        /** @description Last successful authentication (written at most once a minute) */
+                        last_used_at: string | null;
+                        name: string;
+                        overlap_until: string | null;
+                        predecessor: components["schemas"]["DeviceCredential"];
+                        replaced_by: string | null;
+                        revoked_at: string | null;
+                        rotated_at: string | null;
+                        scopes: ("telemetry:write" | "gateway:heartbeat" | "buffer:replay")[];
+                        /** @description The whole credential, `<prefix>dev_<id>_<secret>`: the device sends it as `Authorization: Bearer` or as its MQTT password. Shown once: only a hash is stored. */
+                        secret: string;
+                        /** @description The one site the credential acts for */
+                        site_id: string;
+                        /** @description `active`; `rotating` (replaced, still accepted until `overlap_until`); `rotated` (replaced, refused); `revoked`; `expired` */
+                        status: "active" | "rotating" | "rotated" | "revoked" | "expired";
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: role, scope, tenant, module or status label refuses the caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -16754,6 +22498,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16838,6 +22590,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -16871,6 +22631,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16914,6 +22682,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -16951,6 +22727,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17009,6 +22793,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17054,6 +22846,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17119,6 +22919,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17156,6 +22964,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17201,6 +23017,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17234,6 +23058,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17281,6 +23113,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17319,6 +23159,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17369,6 +23217,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17402,6 +23258,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17474,6 +23338,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17507,6 +23379,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17543,6 +23423,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17626,6 +23514,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17674,14 +23570,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17715,6 +23617,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17751,6 +23661,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17796,6 +23714,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17885,6 +23811,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -17934,6 +23868,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -17945,6 +23887,14 @@ export interface operations {
             /** @description Success */
             207: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -18005,9 +23955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -18035,6 +23983,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -18081,6 +24037,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18155,6 +24119,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -18191,6 +24163,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18222,7 +24202,18 @@ export interface operations {
                         }[];
                         gaps_truncated: boolean;
                         last_replay_at: string | null;
-                        /** @description stored / (stored + remaining) × 100, one decimal; null when remaining is unknown */
+                        /** @description Progress: the same shape on every long job (decision 0451) */
+                        progress: {
+                            /** @description Readings done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Readings in the job (stored + remaining); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `readings` */
+                            unit: string;
+                        };
+                        /** @description stored / (stored + remaining) × 100, one decimal; null when remaining is unknown. Kept for clients of this live operation; new clients read `progress`, the shape every long job answers (decision 0451) */
                         progress_pct: number | null;
                         received: number;
                         rejected: number;
@@ -18284,6 +24275,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -18320,6 +24319,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18374,6 +24381,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -18429,6 +24444,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18492,6 +24515,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -18528,6 +24559,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18582,6 +24621,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -18618,6 +24665,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18672,6 +24727,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -18708,6 +24771,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18762,6 +24833,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -18808,6 +24887,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18900,6 +24987,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -18955,6 +25050,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19018,6 +25121,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19061,6 +25172,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19150,6 +25269,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19196,6 +25323,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19250,6 +25385,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19283,6 +25426,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19358,6 +25509,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19394,6 +25553,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19448,6 +25615,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19484,6 +25659,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19538,6 +25721,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19603,6 +25794,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19666,6 +25865,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19707,6 +25914,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19757,6 +25972,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19792,6 +26015,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19846,6 +26077,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19881,6 +26120,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19957,6 +26204,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -19998,6 +26253,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20063,6 +26326,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -20099,6 +26370,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20153,6 +26432,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -20195,6 +26482,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20273,9 +26568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -20290,6 +26583,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -20332,6 +26633,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20426,9 +26735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -20443,6 +26750,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -20485,6 +26800,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20524,9 +26847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -20541,6 +26862,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -20594,6 +26923,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20699,6 +27036,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -20741,6 +27086,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20816,6 +27169,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -20852,6 +27213,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20939,6 +27308,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -20988,6 +27365,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21085,6 +27470,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -21121,6 +27514,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21200,6 +27601,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -21257,6 +27666,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21342,6 +27759,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -21386,6 +27811,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21528,9 +27961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -21545,6 +27976,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -21584,6 +28023,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21704,9 +28151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -21721,6 +28166,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -21763,6 +28216,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21845,9 +28306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -21856,9 +28315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -21873,6 +28330,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -21914,6 +28379,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21964,6 +28437,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22013,6 +28494,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22067,6 +28556,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22108,6 +28605,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22171,6 +28676,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22207,6 +28720,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22318,9 +28839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -22335,6 +28854,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22379,6 +28906,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22450,9 +28985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -22461,9 +28994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -22487,6 +29018,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22529,6 +29068,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22621,9 +29168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -22638,6 +29183,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22671,6 +29224,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22737,6 +29298,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22778,6 +29347,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22795,9 +29372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, invalid or expired credential */
@@ -22830,6 +29405,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22863,6 +29446,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22904,6 +29495,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -22937,6 +29536,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22983,6 +29590,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23016,6 +29631,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23054,6 +29677,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23151,6 +29782,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23190,9 +29829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -23210,14 +29847,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23317,6 +29960,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23356,9 +30007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -23376,14 +30025,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23419,6 +30074,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23458,9 +30121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -23475,6 +30136,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23512,6 +30181,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23605,9 +30282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -23622,6 +30297,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23659,6 +30342,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23744,9 +30435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -23761,6 +30450,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23794,6 +30491,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23842,6 +30547,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23875,6 +30588,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23921,6 +30642,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -23957,6 +30686,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24036,9 +30773,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -24053,6 +30788,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -24067,9 +30810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -24097,6 +30838,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24150,6 +30899,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -24196,6 +30953,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24250,9 +31015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -24276,6 +31039,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -24309,6 +31080,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24386,6 +31165,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -24421,6 +31208,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24498,9 +31293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -24515,6 +31308,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -24587,6 +31388,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24664,9 +31473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -24690,6 +31497,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -24732,6 +31547,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24817,9 +31640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -24828,9 +31649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -24845,6 +31664,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -24887,6 +31714,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24971,9 +31806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -24982,9 +31815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -24999,6 +31830,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25035,6 +31874,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25098,6 +31945,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25135,6 +31990,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25199,6 +32062,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25237,6 +32108,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25379,16 +32258,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25422,6 +32305,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25460,6 +32351,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25518,6 +32417,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25575,16 +32482,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25621,6 +32532,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25675,6 +32594,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25708,6 +32635,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25799,6 +32734,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25846,6 +32789,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25863,11 +32814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, invalid or expired credential */
@@ -25900,6 +32847,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -25953,6 +32908,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26001,16 +32964,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -26047,6 +33014,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26086,11 +33061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -26105,6 +33076,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -26148,6 +33127,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26187,11 +33174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -26200,11 +33183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -26222,16 +33201,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -26283,6 +33266,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26341,11 +33332,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -26354,11 +33341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -26382,6 +33365,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -26424,6 +33415,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26473,11 +33472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -26486,11 +33481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -26514,6 +33505,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -26561,6 +33560,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26600,11 +33607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -26613,11 +33616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -26641,6 +33640,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -26694,6 +33701,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26733,11 +33748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -26746,11 +33757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -26768,16 +33775,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -26814,6 +33825,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26983,6 +34002,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27018,6 +34045,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27027,6 +34062,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27066,11 +34109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -27079,11 +34118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -27098,6 +34133,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27133,6 +34176,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27142,6 +34193,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27181,11 +34240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -27194,11 +34249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -27213,6 +34264,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27249,6 +34308,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27340,6 +34407,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27376,6 +34451,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27468,6 +34551,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27506,6 +34597,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27592,6 +34691,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27638,6 +34745,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27731,6 +34846,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27778,6 +34901,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27880,6 +35011,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27918,6 +35057,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27963,6 +35110,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -27996,6 +35151,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28116,6 +35279,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -28162,6 +35333,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28210,9 +35389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -28236,6 +35413,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -28272,6 +35457,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28346,6 +35539,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -28389,6 +35590,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28437,9 +35646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -28463,6 +35670,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -28503,6 +35718,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28582,6 +35805,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -28615,6 +35846,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28653,6 +35892,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -28711,6 +35958,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28750,9 +36005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -28776,6 +36029,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -28812,6 +36073,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28902,6 +36171,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -28938,6 +36215,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29026,6 +36311,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -29061,6 +36354,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29122,6 +36423,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -29168,6 +36477,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29238,6 +36555,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -29276,6 +36601,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29367,6 +36700,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -29405,6 +36746,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29476,9 +36825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -29493,6 +36840,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -29529,6 +36884,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29619,6 +36982,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -29655,6 +37026,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29770,6 +37149,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -29803,6 +37190,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -29847,6 +37242,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -29891,6 +37294,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -29908,9 +37319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, invalid or expired credential */
@@ -29943,6 +37352,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -29978,6 +37395,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30017,9 +37442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -30034,6 +37457,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30074,6 +37505,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30124,6 +37563,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30169,6 +37616,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30223,6 +37678,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30258,6 +37721,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30312,6 +37783,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30347,6 +37826,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30401,6 +37888,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30448,6 +37943,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30511,6 +38014,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30553,6 +38064,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30603,6 +38122,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30653,6 +38180,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30707,6 +38242,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30742,6 +38285,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30796,6 +38347,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30836,6 +38395,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30886,6 +38453,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -30935,6 +38510,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -30989,6 +38572,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31024,6 +38615,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31078,6 +38677,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31129,6 +38736,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31192,6 +38807,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31227,6 +38850,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31299,6 +38930,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31334,6 +38973,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31388,6 +39035,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31431,6 +39086,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31502,6 +39165,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31543,6 +39214,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31593,6 +39272,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31646,6 +39333,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31735,6 +39430,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31770,6 +39473,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31859,6 +39570,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31894,6 +39613,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -31948,6 +39675,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -31998,6 +39733,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32096,6 +39839,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32139,6 +39890,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32237,6 +39996,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32270,6 +40037,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32340,6 +40115,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32382,6 +40165,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32460,6 +40251,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32493,6 +40292,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32551,6 +40358,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32584,6 +40399,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32651,6 +40474,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32684,6 +40515,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32720,6 +40559,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32773,6 +40620,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32827,6 +40682,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32869,6 +40732,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -32919,6 +40790,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -32965,6 +40844,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33019,6 +40906,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33065,6 +40960,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33128,6 +41031,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33164,6 +41075,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33246,6 +41165,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33307,6 +41234,14 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33340,6 +41275,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33373,6 +41316,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33409,6 +41360,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33478,6 +41437,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33526,14 +41493,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33567,6 +41540,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33607,6 +41588,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33647,6 +41636,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33727,6 +41724,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33769,6 +41774,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33853,6 +41866,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -33889,6 +41910,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33958,9 +41987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -33975,6 +42002,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -34011,6 +42046,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34050,9 +42093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -34067,6 +42108,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -34110,6 +42159,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34179,9 +42236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -34205,6 +42260,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -34243,6 +42306,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34299,9 +42370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -34316,6 +42385,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -34361,6 +42438,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34417,9 +42502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -34443,6 +42526,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -34481,6 +42572,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34520,9 +42619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -34537,6 +42634,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -34578,6 +42683,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34599,8 +42712,17 @@ export interface operations {
                             input_versions: {
                                 [key: string]: number;
                             };
-                            /** @description Per cent done */
-                            progress: number;
+                            /** @description Progress: the same shape on every long job (decision 0451) */
+                            progress: {
+                                /** @description Percent done so far */
+                                done: number;
+                                /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                                percent: number | null;
+                                /** @description Percent in the job (always 100: a run reports its steps as per cent (10 started, up to 70 as inputs are read, 100 succeeded)); null while not known */
+                                total: number | null;
+                                /** @description What is counted: `percent` */
+                                unit: string;
+                            };
                             results: {
                                 assumptions: string[];
                                 chart: {
@@ -34666,9 +42788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -34683,6 +42803,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -34719,6 +42847,16 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description Where to follow what this queued or created: `/api/notifications/studies/{study_id}/runs/{run_id}`. */
+                    Location?: string;
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34736,8 +42874,17 @@ export interface operations {
                         input_versions: {
                             [key: string]: number;
                         };
-                        /** @description Per cent done */
-                        progress: number;
+                        /** @description Progress: the same shape on every long job (decision 0451) */
+                        progress: {
+                            /** @description Percent done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Percent in the job (always 100: a run reports its steps as per cent (10 started, up to 70 as inputs are read, 100 succeeded)); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `percent` */
+                            unit: string;
+                        };
                         results: {
                             assumptions: string[];
                             chart: {
@@ -34802,9 +42949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -34813,9 +42958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -34830,6 +42973,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -34868,6 +43019,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34885,8 +43044,17 @@ export interface operations {
                         input_versions: {
                             [key: string]: number;
                         };
-                        /** @description Per cent done */
-                        progress: number;
+                        /** @description Progress: the same shape on every long job (decision 0451) */
+                        progress: {
+                            /** @description Percent done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Percent in the job (always 100: a run reports its steps as per cent (10 started, up to 70 as inputs are read, 100 succeeded)); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `percent` */
+                            unit: string;
+                        };
                         results: {
                             assumptions: string[];
                             chart: {
@@ -34951,9 +43119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -34968,6 +43134,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35006,6 +43180,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35045,9 +43227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -35056,9 +43236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -35073,6 +43251,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35111,6 +43297,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35150,9 +43344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict */
@@ -35161,9 +43353,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -35178,6 +43368,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35214,6 +43412,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35298,6 +43504,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35336,6 +43550,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35384,14 +43606,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35430,6 +43658,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35478,14 +43714,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35519,6 +43761,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35572,6 +43822,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35605,6 +43863,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35643,6 +43909,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35676,6 +43950,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35728,6 +44010,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -35775,8 +44065,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
-                    /** @description On 202: where to read the backtest job */
-                    Location?: string;
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35832,8 +44128,16 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
-                    /** @description On 202: where to read the backtest job */
+                    /** @description Where to follow what this queued or created: `/api/optimiser/forecasting/sites/{site_id}/backtest/{backtest_id}`. */
                     Location?: string;
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35853,13 +44157,16 @@ export interface operations {
                         from: string;
                         /** @description Methods compared */
                         methods: ("persistence" | "seasonal" | "blend")[];
+                        /** @description Progress: the same shape on every long job (decision 0451) */
                         progress: {
-                            /** @description UK days of the period backtested so far */
-                            days_done: number;
-                            /** @description UK days in the period */
-                            days_total: number;
-                            /** @description days_done ÷ days_total, whole percent rounded down */
-                            percent: number;
+                            /** @description Days done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Days in the job (UK days in the period, backtested a week at a time); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `days` */
+                            unit: string;
                         };
                         /** @description The backtest, once completed (the same shape as a short period answered in the request) */
                         result: {
@@ -35977,6 +44284,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -36015,6 +44330,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36034,13 +44357,16 @@ export interface operations {
                         from: string;
                         /** @description Methods compared */
                         methods: ("persistence" | "seasonal" | "blend")[];
+                        /** @description Progress: the same shape on every long job (decision 0451) */
                         progress: {
-                            /** @description UK days of the period backtested so far */
-                            days_done: number;
-                            /** @description UK days in the period */
-                            days_total: number;
-                            /** @description days_done ÷ days_total, whole percent rounded down */
-                            percent: number;
+                            /** @description Days done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Days in the job (UK days in the period, backtested a week at a time); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `days` */
+                            unit: string;
                         };
                         /** @description The backtest, once completed (the same shape as a short period answered in the request) */
                         result: {
@@ -36149,6 +44475,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -36185,6 +44519,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36254,6 +44596,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -36301,6 +44651,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36379,6 +44737,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -36420,6 +44786,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36513,6 +44887,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -36556,6 +44938,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36650,6 +45040,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -36693,6 +45091,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36786,6 +45192,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -36822,6 +45236,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36905,6 +45327,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -36970,6 +45400,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -37062,6 +45500,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -37112,6 +45558,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -37261,6 +45715,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -37302,6 +45764,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -37398,6 +45868,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -37437,6 +45915,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -37515,6 +46001,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -37605,6 +46099,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -37768,6 +46270,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -37809,6 +46319,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -37904,6 +46422,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -37942,6 +46468,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -38096,6 +46630,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -38132,6 +46674,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -38202,6 +46752,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -38251,6 +46809,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -38326,6 +46892,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -38359,6 +46933,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -38407,6 +46989,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -38443,6 +47033,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -38509,6 +47107,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -38547,6 +47153,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -38608,6 +47222,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -38652,6 +47274,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -38784,6 +47414,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -38817,6 +47455,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -38931,6 +47577,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -38964,6 +47618,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39008,6 +47670,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39043,6 +47713,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39108,6 +47786,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39153,6 +47839,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39173,6 +47867,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39247,6 +47949,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39285,6 +47995,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39387,9 +48105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -39404,6 +48120,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39418,9 +48142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -39450,6 +48172,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39509,9 +48239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -39526,6 +48254,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39578,6 +48314,16 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description Where to follow what this queued or created: `/api/organisations/export/jobs/{job_id}`. */
+                    Location?: string;
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39586,6 +48332,8 @@ export interface operations {
                             [key: string]: string;
                         };
                         collections: string[];
+                        /** @description Collections written whole so far */
+                        collections_done: number;
                         completed_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -39597,12 +48345,16 @@ export interface operations {
                         format: "jsonl" | "csv";
                         from: string | null;
                         job_id: string;
+                        /** @description Progress: the same shape on every long job (decision 0451) */
                         progress: {
-                            collections_done: number;
-                            percent: number;
-                            /** @description Rows counted when the job was created */
-                            rows_expected: number;
-                            rows_written: number;
+                            /** @description Rows done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Rows in the job (counted when the job was created; rows the organisation gains meanwhile are written too, so done may pass total); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `rows` */
+                            unit: string;
                         };
                         started_at: string | null;
                         /** @description queued → running → completed (files ready until expires_at) → expired (files deleted); failed after repeated errors */
@@ -39659,6 +48411,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39695,6 +48455,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39703,6 +48471,8 @@ export interface operations {
                             [key: string]: string;
                         };
                         collections: string[];
+                        /** @description Collections written whole so far */
+                        collections_done: number;
                         completed_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -39714,12 +48484,16 @@ export interface operations {
                         format: "jsonl" | "csv";
                         from: string | null;
                         job_id: string;
+                        /** @description Progress: the same shape on every long job (decision 0451) */
                         progress: {
-                            collections_done: number;
-                            percent: number;
-                            /** @description Rows counted when the job was created */
-                            rows_expected: number;
-                            rows_written: number;
+                            /** @description Rows done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Rows in the job (counted when the job was created; rows the organisation gains meanwhile are written too, so done may pass total); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `rows` */
+                            unit: string;
                         };
                         started_at: string | null;
                         /** @description queued → running → completed (files ready until expires_at) → expired (files deleted); failed after repeated errors */
@@ -39776,6 +48550,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39817,6 +48599,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39871,6 +48661,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39907,6 +48705,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -39961,6 +48767,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -39994,6 +48808,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40045,6 +48867,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -40087,6 +48917,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40179,6 +49017,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -40212,6 +49058,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -40268,6 +49122,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -40308,6 +49170,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -40423,6 +49293,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -40463,6 +49341,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -40550,6 +49436,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -40605,6 +49499,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -40714,9 +49616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -40744,6 +49644,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -40784,6 +49692,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -40899,6 +49815,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -41499,6 +50423,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -41510,6 +50442,14 @@ export interface operations {
             /** @description Success */
             207: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -41622,7 +50562,7 @@ export interface operations {
                             index: number;
                             /** @description Rejected: the reason in words */
                             message?: string;
-                            /** @description Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value */
+                            /** @description Rejected: stable reason code: missing_asset_id, invalid_asset_id, missing_ts, unparseable_ts, epoch_ts_not_accepted, ts_beyond_retention, not_a_number, beyond_bound, not_a_string, not_an_object, unsupported_value; with a device credential also device_on_another_site and device_not_in_credential (docs/devices.md) */
                             reason?: string;
                             status: "stored" | "duplicate" | "rejected";
                         }[];
@@ -41638,6 +50578,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     /** @description The request id: the incoming well-formed value, else one made here. Also in the error envelope and the logs. */
@@ -41709,6 +50657,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -41813,9 +50769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -41830,6 +50784,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -41868,6 +50830,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -41920,6 +50890,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -42004,6 +50982,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -42079,6 +51065,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -42120,6 +51114,13 @@ export interface operations {
                             bus: boolean;
                             cache: boolean;
                             database: boolean;
+                        };
+                        /** @description Device MQTT (docs/devices.md, decision 0441). A broker away does not make the service degraded: HTTP ingestion goes on and the broker keeps the devices' messages for the consumer's session. */
+                        mqtt?: {
+                            /** @description true when MQTT_URL is set; false: device MQTT is off and devices use HTTP */
+                            configured: boolean;
+                            /** @description true while this instance's consumer is connected to the broker (false when not configured) */
+                            connected: boolean;
                         };
                         /** @description Present when DATABASE_READ_URL is set. The standby being away does not make the service degraded: its reads go to the primary. */
                         read_replica?: {
@@ -42167,6 +51168,13 @@ export interface operations {
                             cache: boolean;
                             database: boolean;
                         };
+                        /** @description Device MQTT (docs/devices.md, decision 0441). A broker away does not make the service degraded: HTTP ingestion goes on and the broker keeps the devices' messages for the consumer's session. */
+                        mqtt?: {
+                            /** @description true when MQTT_URL is set; false: device MQTT is off and devices use HTTP */
+                            configured: boolean;
+                            /** @description true while this instance's consumer is connected to the broker (false when not configured) */
+                            connected: boolean;
+                        };
                         /** @description Present when DATABASE_READ_URL is set. The standby being away does not make the service degraded: its reads go to the primary. */
                         read_replica?: {
                             /** @description true: reads that tolerate lag go to the standby; false: they go to the primary */
@@ -42204,6 +51212,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -42294,6 +51310,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -42336,6 +51360,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -42407,9 +51439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -42424,6 +51454,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -42466,6 +51504,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -42537,9 +51583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -42554,6 +51598,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -42599,6 +51651,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -42671,9 +51731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -42688,6 +51746,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -42730,6 +51796,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -42809,8 +51883,17 @@ export interface operations {
                              * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
                              */
                             from: string;
-                            /** @description days_done / days_total, 0..1 */
-                            progress: number;
+                            /** @description Progress: the same shape on every long job (decision 0451) */
+                            progress: {
+                                /** @description Days done so far */
+                                done: number;
+                                /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                                percent: number | null;
+                                /** @description Days in the job (UK days from `from` to `to`); null while not known */
+                                total: number | null;
+                                /** @description What is counted: `days` */
+                                unit: string;
+                            };
                             rebuild_id: string;
                             /**
                              * Format: date-time
@@ -42911,9 +51994,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -42928,6 +52009,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -42970,6 +52059,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -42983,8 +52080,17 @@ export interface operations {
                          * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
                          */
                         from: string;
-                        /** @description days_done / days_total, 0..1 */
-                        progress: number;
+                        /** @description Progress: the same shape on every long job (decision 0451) */
+                        progress: {
+                            /** @description Days done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Days in the job (UK days from `from` to `to`); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `days` */
+                            unit: string;
+                        };
                         rebuild_id: string;
                         /**
                          * Format: date-time
@@ -43005,6 +52111,16 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description Where to follow what this queued or created: `/api/telemetry/sites/{site_id}/ledger`. */
+                    Location?: string;
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -43018,8 +52134,17 @@ export interface operations {
                          * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
                          */
                         from: string;
-                        /** @description days_done / days_total, 0..1 */
-                        progress: number;
+                        /** @description Progress: the same shape on every long job (decision 0451) */
+                        progress: {
+                            /** @description Days done so far */
+                            done: number;
+                            /** @description floor(done × 100 ÷ total); 100 for an empty job; null while the total is not known */
+                            percent: number | null;
+                            /** @description Days in the job (UK days from `from` to `to`); null while not known */
+                            total: number | null;
+                            /** @description What is counted: `days` */
+                            unit: string;
+                        };
                         rebuild_id: string;
                         /**
                          * Format: date-time
@@ -43070,9 +52195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -43096,6 +52219,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -43131,6 +52262,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -43184,9 +52323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -43201,6 +52338,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -43240,6 +52385,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -43325,9 +52478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -43342,6 +52493,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -43384,6 +52543,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -43467,9 +52634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: unknown;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -43484,6 +52649,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -43517,6 +52690,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -43588,6 +52769,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -43602,9 +52791,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -43635,6 +52822,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -43729,6 +52924,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -43743,9 +52946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -43777,6 +52978,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -43832,6 +53041,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -43885,6 +53102,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -43924,9 +53149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -43950,6 +53173,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -44005,6 +53236,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -44044,9 +53283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -44070,6 +53307,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -44110,6 +53355,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -44160,6 +53413,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -44207,6 +53468,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -44246,9 +53515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -44272,6 +53539,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -44320,6 +53595,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -44465,6 +53748,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -44505,6 +53796,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -44605,6 +53904,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -44643,6 +53950,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -44747,6 +54062,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -44761,9 +54084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -44798,6 +54119,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -44896,6 +54225,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -44910,9 +54247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -44940,6 +54275,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -44991,6 +54334,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -45029,6 +54380,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -45091,6 +54450,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -45168,6 +54535,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -45222,6 +54597,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -45257,6 +54640,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -45311,6 +54702,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -45385,6 +54784,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -45433,9 +54840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -45459,6 +54864,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -45513,6 +54926,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -45626,6 +55047,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -45680,6 +55109,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -45767,6 +55204,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -45835,6 +55280,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -45998,6 +55451,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46044,6 +55505,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46135,6 +55604,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46214,6 +55691,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46276,6 +55761,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46309,6 +55802,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46345,6 +55846,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46394,6 +55903,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46433,9 +55950,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -46459,6 +55974,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46504,6 +56027,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46567,6 +56098,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46602,6 +56141,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46656,6 +56203,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46696,6 +56251,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46744,6 +56307,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46799,6 +56370,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46838,9 +56417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Request body too large */
@@ -46864,6 +56441,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46899,6 +56484,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -46953,6 +56546,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -46988,6 +56589,14 @@ export interface operations {
             /** @description Success */
             204: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47036,9 +56645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -47053,6 +56660,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47109,6 +56724,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47172,6 +56795,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47205,6 +56836,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47271,6 +56910,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47313,6 +56960,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47387,6 +57042,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47422,6 +57085,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47507,6 +57178,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47540,6 +57219,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47616,6 +57303,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47652,6 +57347,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47706,6 +57409,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47742,6 +57453,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47796,6 +57515,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47839,6 +57566,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47902,6 +57637,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -47946,6 +57689,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -47990,6 +57741,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48026,6 +57785,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48094,6 +57861,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48130,6 +57905,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48188,6 +57971,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48242,6 +58033,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48305,6 +58104,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48352,6 +58159,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48415,6 +58230,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48455,6 +58278,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48505,6 +58336,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48541,6 +58380,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48595,6 +58442,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48631,6 +58486,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48685,6 +58548,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48721,6 +58592,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48789,6 +58668,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48803,9 +58690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -48816,9 +58701,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -48861,6 +58744,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48903,9 +58794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, invalid or expired credential */
@@ -48947,6 +58836,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -48961,9 +58858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -48974,9 +58869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -48996,6 +58889,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49068,6 +58969,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49082,9 +58991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency is unavailable; retry later */
@@ -49095,9 +59002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -49114,6 +59019,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49189,6 +59102,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49222,6 +59143,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49303,6 +59232,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49336,6 +59273,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49413,6 +59358,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49449,6 +59402,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49499,6 +59460,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49539,6 +59508,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49588,6 +59565,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49626,6 +59611,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49671,6 +59664,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49707,6 +59708,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49761,6 +59770,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49797,6 +59814,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49851,6 +59876,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49887,6 +59920,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49941,6 +59982,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -49977,6 +60026,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -50046,6 +60103,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -50106,6 +60171,14 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -50160,6 +60233,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -50176,9 +60257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -50202,6 +60281,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -50301,6 +60388,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -50341,6 +60436,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -50386,6 +60489,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -50441,6 +60552,14 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -50521,6 +60640,14 @@ export interface operations {
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
+                    /** @description Requests allowed in the window of the tightest limit that applied to this request. */
+                    "RateLimit-Limit"?: number;
+                    /** @description The policy, e.g. `600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;

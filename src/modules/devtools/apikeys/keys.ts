@@ -1,7 +1,9 @@
 // API key material: `<prefix>_<environment>_<id>_<secret>`. The id (16 hex) is the non-secret
 // lookup id; the secret is 256 random bits (43 base64url characters) and only its SHA-256 is kept.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Environment } from '../common.ts';
+import { hashSecret, newLookupId, newSecret } from '../../../platform/secrets.ts';
+
+export { hashSecret, secretMatches } from '../../../platform/secrets.ts';
 
 export interface IssuedKey {
   id: string;
@@ -11,11 +13,9 @@ export interface IssuedKey {
   hint: string;
 }
 
-export const hashSecret = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
-
 export function issueKey(prefix: string, env: Environment): IssuedKey {
-  const id = randomBytes(8).toString('hex');
-  const secret = randomBytes(32).toString('base64url');
+  const id = newLookupId();
+  const secret = newSecret();
   return { id, key: `${prefix}_${env}_${id}_${secret}`, hash: hashSecret(secret), hint: secret.slice(-4) };
 }
 
@@ -23,16 +23,6 @@ export function parseKey(prefix: string, presented: string): { env: Environment;
   const m = /^([a-z][a-z0-9]*)_(live|sandbox)_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/.exec(presented);
   if (!m || m[1] !== prefix) return null;
   return { env: m[2] as Environment, id: m[3], secret: m[4] };
-}
-
-const DUMMY = hashSecret('no-such-key');
-
-/** Constant-time comparison of the presented secret's hash with the stored one. */
-export function secretMatches(secret: string, stored: Uint8Array | null): boolean {
-  const given = hashSecret(secret);
-  const expected = stored ? Buffer.from(stored) : DUMMY;
-  const same = expected.length === given.length && timingSafeEqual(given, expected);
-  return same && stored !== null;
 }
 
 export const displayKey = (prefix: string, env: string, id: string, hint: string) => `${prefix}_${env}_${id}_…${hint}`;

@@ -13,6 +13,7 @@ import type { Config } from '../../../core/config.ts';
 import { DAY_MS, iso, type Environment } from '../common.ts';
 import { devtoolsErrors } from '../errors.ts';
 import { displayKey, issueKey, parseKey, secretMatches } from './keys.ts';
+import { overlapUntil, rotatingStatus as statusOf, successorExpiry } from '../../../platform/rotating-credentials.ts';
 import { keyStore, type KeyRow } from './store.ts';
 import type { KeyAlerts } from './alerts.ts';
 
@@ -21,15 +22,6 @@ export const MAX_LIFETIME_MS = 366 * DAY_MS;
 export const MAX_OVERLAP_SECONDS = 7 * 86_400;
 /** last_used_at is written at most this often per key and instance. */
 const TOUCH_EVERY_MS = 60_000;
-
-export type KeyStatus = 'active' | 'rotating' | 'rotated' | 'revoked' | 'expired';
-
-export function statusOf(k: KeyRow, now: Date): KeyStatus {
-  if (k.revoked_at) return 'revoked';
-  if (k.expires_at <= now) return 'expired';
-  if (k.replaced_by) return k.overlap_until && k.overlap_until > now ? 'rotating' : 'rotated';
-  return 'active';
-}
 
 /** The hourly sync of every organisation's key alerts (a schedule). */
 export const KEY_ALERTS_KIND = 'devtools.key-alerts';
@@ -135,12 +127,8 @@ export function createKeyService(deps: KeyDeps) {
       const overlap = body?.overlap_seconds ?? 0;
       const issued = { value: undefined as ReturnType<typeof issueKey> | undefined };
       const out = await db.tx(async (q) => {
-        const old = await keyStore.get(q, ctx.orgId, id, true);
-        if (!old) throw errors.notFound();
-        const status = statusOf(old, now);
-        if (status !== 'active') throw devtoolsErrors.keyNotActive(status);
-        const lifetime = Math.min(old.expires_at.getTime() - old.created_at.getTime(), MAX_LIFETIME_MS);
-        const expiresAt = body?.expires_at ? new Date(body.expires_at) : new Date(now.getTime() + lifetime);
+        const old = await keyStore.lockForRotation(q, ctx.orgId, id, now, devtoolsErrors.keyNotActive);
+        const expiresAt = successorExpiry(old, now, MAX_LIFETIME_MS, body?.expires_at);
         checkExpiry(expiresAt, now, ['body', 'expires_at']);
         const k = issueKey(prefix, old.environment);
         issued.value = k;
@@ -155,9 +143,7 @@ export function createKeyService(deps: KeyDeps) {
           created_by: createdBy(ctx),
           expires_at: expiresAt,
         });
-        // The predecessor stops at once unless an overlap was asked for; never beyond its own expiry.
-        const until = overlap > 0 ? new Date(Math.min(now.getTime() + overlap * 1000, old.expires_at.getTime())) : null;
-        const prev = await keyStore.markRotated(q, ctx.orgId, old.id, fresh.id, now, until);
+        const prev = await keyStore.markRotated(q, ctx.orgId, old.id, fresh.id, now, overlapUntil(old, now, overlap));
         await audit.record(q, ctx, {
           action: 'apikey.rotate',
           targetType: 'api_key',
@@ -173,12 +159,9 @@ export function createKeyService(deps: KeyDeps) {
     async revoke(ctx: RequestContext, id: string) {
       const now = clock.now();
       const row = await db.tx(async (q) => {
-        const before = await keyStore.get(q, ctx.orgId, id, true);
-        if (!before) throw errors.notFound();
-        const k = await keyStore.revoke(q, ctx.orgId, id, now);
         // A predecessor still inside its rotation overlap stops with its successor (decision 0081).
-        const ended = await keyStore.endPredecessorOverlaps(q, ctx.orgId, id, now);
-        if (!before.revoked_at || ended.length) {
+        const { row: k, ended, changed } = await keyStore.revokeWithPredecessors(q, ctx.orgId, id, now);
+        if (changed) {
           await audit.record(q, ctx, {
             action: 'apikey.revoke',
             targetType: 'api_key',
@@ -187,7 +170,7 @@ export function createKeyService(deps: KeyDeps) {
           });
           await keyAlerts.sync(q, ctx.orgId, now);
         }
-        return k!;
+        return k;
       });
       return view(row, now);
     },

@@ -1,35 +1,25 @@
-// API key SQL. Every function takes the organisation first and filters on it, except the two
-// marked otherwise: the credential lookup (the organisation comes from the key row) and the
-// list of organisations the scheduled alert job walks.
+// API key SQL. Every function takes the organisation first and filters on it, except the list of
+// organisations the scheduled alert job walks; the lifecycle's own (get, revoke, rotate, touch, the
+// credential lookup) is the platform's, shared with device credentials (platform/rotating-credentials.ts).
 import type { Queryable } from '../../../infra/db/index.ts';
+import { rotatingStore, VALID_AT, type RotatingRow } from '../../../platform/rotating-credentials.ts';
 import type { Environment } from '../common.ts';
 
-export interface KeyRow {
-  id: string;
-  org_id: string;
+export interface KeyRow extends RotatingRow {
   name: string;
   environment: Environment;
   scopes: string[];
   secret_hash: Uint8Array;
   secret_hint: string;
-  created_at: Date;
   created_by: string | null;
-  expires_at: Date;
-  revoked_at: Date | null;
-  replaced_by: string | null;
-  rotated_at: Date | null;
-  overlap_until: Date | null;
-  last_used_at: Date | null;
 }
 
 const COLS = `id, org_id, name, environment, scopes, secret_hash, secret_hint, created_at, created_by, expires_at,
   revoked_at, replaced_by, rotated_at, overlap_until, last_used_at`;
 
-/** SQL condition: the key authenticates at $now. */
-export const VALID_AT = (now: string) =>
-  `revoked_at is null and expires_at > ${now} and (replaced_by is null or (overlap_until is not null and overlap_until > ${now}))`;
-
 export const keyStore = {
+  ...rotatingStore<KeyRow>('api_keys', COLS),
+
   async insert(q: Queryable, orgId: string, k: Omit<KeyRow, 'org_id' | 'revoked_at' | 'replaced_by' | 'rotated_at' | 'overlap_until' | 'last_used_at'>) {
     const r = await q.query<KeyRow>(
       `insert into api_keys (id, org_id, name, environment, scopes, secret_hash, secret_hint, created_at, created_by, expires_at)
@@ -37,11 +27,6 @@ export const keyStore = {
       [orgId, k.id, k.name, k.environment, k.scopes, k.secret_hash, k.secret_hint, k.created_at, k.created_by, k.expires_at],
     );
     return r.rows[0];
-  },
-
-  async get(q: Queryable, orgId: string, id: string, forUpdate = false): Promise<KeyRow | null> {
-    const r = await q.query<KeyRow>(`select ${COLS} from api_keys where org_id = $1 and id = $2${forUpdate ? ' for update' : ''}`, [orgId, id]);
-    return r.rows[0] ?? null;
   },
 
   async list(q: Queryable, orgId: string, env?: Environment): Promise<KeyRow[]> {
@@ -52,60 +37,8 @@ export const keyStore = {
     return r.rows;
   },
 
-  async countValid(q: Queryable, orgId: string, now: Date): Promise<number> {
-    const r = await q.query<{ n: number }>(`select count(*)::int as n from api_keys where org_id = $1 and ${VALID_AT('$2')}`, [orgId, now]);
-    return r.rows[0].n;
-  },
-
   async validKeys(q: Queryable, orgId: string, now: Date): Promise<KeyRow[]> {
     return (await q.query<KeyRow>(`select ${COLS} from api_keys where org_id = $1 and ${VALID_AT('$2')}`, [orgId, now])).rows;
-  },
-
-  async revoke(q: Queryable, orgId: string, id: string, now: Date): Promise<KeyRow | null> {
-    const r = await q.query<KeyRow>(`update api_keys set revoked_at = coalesce(revoked_at, $3) where org_id = $1 and id = $2 returning ${COLS}`, [
-      orgId,
-      id,
-      now,
-    ]);
-    return r.rows[0] ?? null;
-  },
-
-  /**
-   * Ends, at `now`, the running overlap of every key `id` replaced, directly or through earlier
-   * rotations: once a successor is revoked none of the keys it replaced works either.
-   */
-  async endPredecessorOverlaps(q: Queryable, orgId: string, id: string, now: Date): Promise<string[]> {
-    const r = await q.query<{ id: string }>(
-      `with recursive chain(id) as (
-         select id from api_keys where org_id = $1 and replaced_by = $2
-         union
-         select k.id from api_keys k join chain c on k.replaced_by = c.id where k.org_id = $1
-       )
-       update api_keys set overlap_until = $3
-       where org_id = $1 and id in (select id from chain) and overlap_until > $3 and revoked_at is null
-       returning id`,
-      [orgId, id, now],
-    );
-    return r.rows.map((x) => x.id).sort();
-  },
-
-  async markRotated(q: Queryable, orgId: string, id: string, successor: string, now: Date, overlapUntil: Date | null) {
-    const r = await q.query<KeyRow>(
-      `update api_keys set replaced_by = $3, rotated_at = $4, overlap_until = $5
-       where org_id = $1 and id = $2 and replaced_by is null returning ${COLS}`,
-      [orgId, id, successor, now, overlapUntil],
-    );
-    return r.rows[0] ?? null;
-  },
-
-  async touch(q: Queryable, orgId: string, id: string, now: Date): Promise<void> {
-    await q.query('update api_keys set last_used_at = $3 where org_id = $1 and id = $2 and (last_used_at is null or last_used_at < $3)', [orgId, id, now]);
-  },
-
-  /** Credential lookup by the key's embedded id. Not organisation-filtered: the row names it. */
-  async byIdForAuth(q: Queryable, id: string): Promise<KeyRow | null> {
-    const r = await q.query<KeyRow>(`select ${COLS} from api_keys where id = $1`, [id]);
-    return r.rows[0] ?? null;
   },
 
   /** Organisations holding any key: what the scheduled alert job walks. Not organisation data. */

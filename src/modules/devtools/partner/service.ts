@@ -14,7 +14,7 @@ import type { KeyService } from '../apikeys/service.ts';
 import type { SandboxData } from '../sandbox/generator.ts';
 import type { OrgDirectory } from '../../orgs/index.ts';
 import { sourceOfRaw, type RegistryReads } from '../../registry/index.ts';
-import type { TelemetryReads } from '../../telemetry/index.ts';
+import type { ReadingValues, TelemetryReads } from '../../telemetry/index.ts';
 import { canonicalStatus } from './status-canonical.ts';
 
 export const DEFAULT_HOURS = 24;
@@ -54,19 +54,7 @@ export function createPartnerService(deps: PartnerDeps) {
   const readOrg = (ctx: RequestContext) => (keyOf(ctx).environment === 'sandbox' ? sandbox.orgOf(ctx.orgId) : ctx.orgId);
   const binding = (op: string, ctx: RequestContext, filters: object = {}) => ({ op, orgId: readOrg(ctx), filters });
 
-  function reading(r: {
-    id: string | number;
-    asset_id: string;
-    site_id: string | null;
-    ts: string;
-    power_kw: number | null;
-    soc_pct: number | null;
-    voltage: number | null;
-    current: number | null;
-    temp_c: number | null;
-    status: string;
-    asset_type: string | null;
-  }) {
+  function reading(r: ReadingValues & { id: string | number; asset_id: string; site_id: string | null; ts: string; asset_type: string | null }) {
     return {
       id: String(r.id),
       asset_id: r.asset_id,

@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { Config } from '../../../core/config.ts';
 import { sandboxOrgId, type EventType } from '../common.ts';
 import type { AlertView } from '../../alerts/index.ts';
+import type { ReadingValues } from '../../telemetry/index.ts';
 
 export const SLOT_MS = 5 * 60_000;
 const ASSETS_CREATED = '2026-01-01T00:00:00.000Z';
@@ -45,18 +46,12 @@ function prng(seed: number) {
 
 const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 
-export interface SimReading {
+export interface SimReading extends ReadingValues {
   id: string;
   asset_id: string;
   site_id: string;
   asset_type: string;
   ts: string;
-  power_kw: number | null;
-  soc_pct: number | null;
-  voltage: number | null;
-  current: number | null;
-  temp_c: number | null;
-  status: string;
   /** Position among the six assets (the tie-breaker within a slot). */
   index: number;
 }

@@ -10,8 +10,9 @@ import type { Clock } from '../../../platform/clock.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { isoTime } from '../../../platform/schema-kit.ts';
 import type { TelemetryEnergy } from '../../telemetry/index.ts';
-import { csvField, type AuditLog } from '../../audit/index.ts';
-import { addDays, FIRST_SERVICE_DATE, LAST_SERVICE_DATE, parseInstant, SLOT_MS, ukClock, ukMidnight, ukOffsetFast, slotsInDay } from '../../market/index.ts';
+import type { AuditLog } from '../../audit/index.ts';
+import { csvField } from '../../../kit/csv.ts';
+import { addDays, FIRST_SERVICE_DATE, LAST_SERVICE_DATE, parseInstant, SLOT_MS, ukClock, ukLocalIso, ukMidnight, slotsInDay } from '../../../kit/uk-time.ts';
 import { energyErrors } from '../errors.ts';
 import type { EnergyConfig } from '../config.ts';
 import type { EnergyModel, SiteContext } from '../model.ts';
@@ -19,7 +20,7 @@ import type { SiteSettings, Settings } from '../settings.ts';
 import { ROLE_FLOWS } from '../flows.ts';
 import type { CalibrationRow, SiteDayRow, SiteHalfHourRow } from '../store.ts';
 import { windowOf, type DayWindow } from '../range.ts';
-import { divRound, kwhText, linePence, poundsText, ratio, scaled, toWh } from '../wh.ts';
+import { costPence, decimal, kwhText, poundsText, ratio, roundDiv, toWh } from '../../../kit/decimal.ts';
 import { halfHourView } from '../ledger.ts';
 import { FIGURES, type FigureKey } from './figures.ts';
 import { consumptionByLocalTime, flowBases, hoursSplit, intervalValues as intervalValuesStore, type OperatingRule } from './store.ts';
@@ -31,13 +32,6 @@ export const REPORT_METHOD =
   'Each figure is computed from the half-hour energy rollup (summed per UK day) and the site settings as set, by the formula it states; its lineage lists the rollup rows and settings it came from.';
 
 export type Query = { site_id: string; date?: string; from?: string; to?: string };
-
-/** UK local wall-clock text of an instant with its offset (2026-10-25T01:00:00+01:00). */
-export function ukLocalIso(t: number): string {
-  const off = ukOffsetFast(t);
-  const local = new Date(t + off).toISOString().slice(0, 19);
-  return `${local}${off ? '+01:00' : '+00:00'}`;
-}
 
 /** Operating hours as rules of ISO weekday and local minutes (24:00 = 1440). */
 export function rulesOf(hours: Settings['operating_hours']): OperatingRule[] {
@@ -57,11 +51,11 @@ export function inHours(slot: number, rules: OperatingRule[]): boolean {
  * generation was (self-consumed at the import rate, exported at the export rate, none where unset).
  */
 export function lostValuePence(lostWh: number, selfWh: number, genWh: number, importP: string, exportP: string | null): bigint {
-  const imp = scaled(importP, 4);
-  const exp = exportP ? scaled(exportP, 4) : 0n;
-  if (genWh <= 0) return divRound(BigInt(lostWh) * imp, 10_000_000n);
+  const imp = decimal(importP, 4);
+  const exp = exportP ? decimal(exportP, 4) : 0n;
+  if (genWh <= 0) return roundDiv(BigInt(lostWh) * imp, 10_000_000n);
   const s = BigInt(Math.max(0, Math.min(selfWh, genWh)));
-  return divRound(BigInt(lostWh) * (s * imp + (BigInt(genWh) - s) * exp), BigInt(genWh) * 10_000_000n);
+  return roundDiv(BigInt(lostWh) * (s * imp + (BigInt(genWh) - s) * exp), BigInt(genWh) * 10_000_000n);
 }
 
 const CAUSES = ['data_gap', 'outage', 'clipping', 'shading', 'soiling', 'unexplained'] as const;
@@ -184,10 +178,10 @@ export function createReporting(deps: {
             ? { value: null, unavailable: 'no half hours in the window' }
             : { value: Math.round((peakKw / s.agreed_capacity_kw) * 10_000) / 10_000 },
       import_cost_gbp: s.tariff
-        ? { value: poundsText(linePence(wh('import_kwh'), s.tariff.import_p_per_kwh)) }
+        ? { value: poundsText(costPence(wh('import_kwh'), s.tariff.import_p_per_kwh)) }
         : { value: null, unavailable: 'tariff not set' },
       export_income_gbp: s.tariff?.export_p_per_kwh
-        ? { value: poundsText(linePence(wh('export_kwh'), s.tariff.export_p_per_kwh)) }
+        ? { value: poundsText(costPence(wh('export_kwh'), s.tariff.export_p_per_kwh)) }
         : { value: null, unavailable: 'tariff.export_p_per_kwh not set' },
       pv_expected_kwh: expectedWh === null ? { value: null, unavailable: 'pv_kwp or expected_yield_kwh_per_kwp not set' } : { value: kwhText(expectedWh) },
       pv_performance_ratio:
@@ -716,7 +710,7 @@ export function createReporting(deps: {
       byDay.set(x.day, e);
     }
     const tariff = set.settings.tariff;
-    const money = (wh: number) => (tariff ? poundsText(linePence(wh, tariff.import_p_per_kwh)) : null);
+    const money = (wh: number) => (tariff ? poundsText(costPence(wh, tariff.import_p_per_kwh)) : null);
     let tin = 0;
     let tout = 0;
     let toutImp = 0;

@@ -3,7 +3,7 @@
 // × the calibration factor) and its shape over the day from a clear-sky model (the sun's position
 // at a central-England reference point, Haurwitz clear-sky irradiance). Pure functions: the tests
 // and the docs' worked examples use them.
-import { addDays, SLOT_MS, ukMidnight, slotsInDay } from '../../market/index.ts';
+import { addDays, SLOT_MS, ukMidnight, slotsInDay } from '../../../kit/uk-time.ts';
 
 /** Reference point for the sun's position (sites carry no coordinates): central England. */
 export const REF_LAT_DEG = 52.5;

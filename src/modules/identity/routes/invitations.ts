@@ -1,15 +1,16 @@
 // Invitations (our addition to the catalogue): create, list, revoke, accept.
 import { Type } from 'typebox';
-import { defineOperation } from '../../../platform/operation.ts';
-import { ADMIN_ONLY } from '../../../platform/roles.ts';
+import { BEARER, withDefaults } from '../../../platform/operation.ts';
 import { AcceptInvitationBody, CreateInvitationBody, CreatedInvitation, IdParams, Invitation, TokenResponse } from '../schemas.ts';
 import type { Invitations } from '../invitations.ts';
 
 const tags = ['auth'];
 
+const op = withDefaults({ tags, status: 'live', access: BEARER.admin });
+
 export function invitationOperations(invitations: Invitations) {
   return [
-    defineOperation({
+    op({
       operationId: 'createInvitation',
       method: 'POST',
       path: '/api/auth/invitations',
@@ -18,43 +19,30 @@ export function invitationOperations(invitations: Invitations) {
         'Organisation administrators only. The answer carries the invitation `token` once; it is stored hashed. ' +
         'No email is sent: pass the token to the invitee, who accepts it with POST /api/auth/invitations/accept ' +
         'within 7 days. 409 when the email is already a member or already has a pending invitation.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      successStatus: 201,
       schema: { body: CreateInvitationBody, response: { 201: CreatedInvitation } },
       handler: async ({ body, ctx }) => invitations.create(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'listInvitations',
       method: 'GET',
       path: '/api/auth/invitations',
       summary: "The organisation's invitations, newest first",
       description: 'Organisation administrators only. Every invitation with its status; tokens are never shown again.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
       schema: { response: { 200: Type.Object({ invitations: Type.Array(Invitation) }) } },
       handler: async ({ ctx }) => ({ invitations: await invitations.list(ctx) }),
     }),
-    defineOperation({
+    op({
       operationId: 'revokeInvitation',
       method: 'DELETE',
       path: '/api/auth/invitations/{invitation_id}',
       summary: 'Revoke an invitation',
       description: 'Organisation administrators only. The token stops working at once. 409 when already accepted.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      successStatus: 204,
       schema: { params: IdParams('invitation_id'), response: { 204: Type.Null({ description: 'Revoked' }) } },
-      handler: async ({ params, ctx, reply }) => {
+      handler: async ({ params, ctx }) => {
         await invitations.revoke(ctx, params.invitation_id);
-        reply.code(204);
-        return null;
       },
     }),
-    defineOperation({
+    op({
       operationId: 'acceptInvitation',
       method: 'POST',
       path: '/api/auth/invitations/accept',
@@ -64,8 +52,6 @@ export function invitationOperations(invitations: Invitations) {
         'characters); someone who already has an account sends that account’s password, under the login lockout ' +
         'rules (401, 423). The token is single use. 401 `Invalid or expired invitation` for an unknown, used, ' +
         'revoked or expired token. Answers with the same token object as login.',
-      tags,
-      status: 'live',
       access: { kind: 'public' },
       rateLimit: 'auth',
       schema: { body: AcceptInvitationBody, response: { 200: TokenResponse } },

@@ -1,15 +1,16 @@
 // Single sign-on: provider configuration, group-to-role mappings, and the id_token exchange.
 import { Type } from 'typebox';
-import { defineOperation } from '../../../platform/operation.ts';
-import { ADMIN_ONLY, ANY_ROLE } from '../../../platform/roles.ts';
+import { BEARER, withDefaults } from '../../../platform/operation.ts';
 import { ExchangeBody, IdParams, Mapping, MappingBody, Provider, ProviderBody, TokenResponse } from '../schemas.ts';
 import type { Sso } from '../sso.ts';
 
 const tags = ['auth'];
 
+const op = withDefaults({ tags, status: 'live', access: BEARER.admin });
+
 export function ssoOperations(sso: Sso) {
   return [
-    defineOperation({
+    op({
       operationId: 'exchangeSsoToken',
       method: 'POST',
       path: '/api/auth/sso/idp/exchange',
@@ -25,27 +26,22 @@ export function ssoOperations(sso: Sso) {
         'fetched. Audited as `auth.sso.login`. While no organisation has a verified claim on the tenant, the first ' +
         'sign-in that passes every check of one pending claim verifies it (`auth.sso.provider.verify`); with several ' +
         'pending claims any other outcome is 404 `tenant_not_configured`.',
-      tags,
-      status: 'live',
       access: { kind: 'public' },
       rateLimit: 'auth',
       schema: { body: ExchangeBody, response: { 200: TokenResponse } },
       handler: async ({ body, ctx }) => sso.exchange(ctx, body.id_token),
     }),
-    defineOperation({
+    op({
       operationId: 'getSsoProvider',
       method: 'GET',
       path: '/api/auth/sso/idp/provider',
       summary: "The organisation's identity provider configuration",
       description: 'Organisation administrators only. `configured: false` until the first PUT.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: Provider } },
       handler: async ({ ctx }) => sso.provider(ctx),
     }),
-    defineOperation({
+    op({
       operationId: 'setSsoProvider',
       method: 'PUT',
       path: '/api/auth/sso/idp/provider',
@@ -56,9 +52,6 @@ export function ssoOperations(sso: Sso) {
         '`enabled` (default true). Naming a tenant id makes a pending claim (`verification: pending`), whatever ' +
         'other organisations have configured: it becomes `verified` when one sign-in from the tenant completes ' +
         'through this configuration, or when a platform administrator approves it. Changing `tid` starts a new claim.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
       schema: { body: ProviderBody, response: { 200: Provider } },
       handler: async ({ body, ctx }) =>
         sso.setProvider(ctx, {
@@ -70,7 +63,7 @@ export function ssoOperations(sso: Sso) {
           enabled: body.enabled ?? true,
         }),
     }),
-    defineOperation({
+    op({
       operationId: 'approveSsoProvider',
       method: 'POST',
       path: '/api/auth/sso/idp/providers/{organisation_id}/approve',
@@ -79,54 +72,39 @@ export function ssoOperations(sso: Sso) {
         'Platform administrators only. The organisation’s configuration becomes the verified one for its `tid`; a ' +
         'verified claim another organisation held on that tenant goes back to pending (audited there as ' +
         '`auth.sso.provider.release`). Idempotent. 404 when the organisation has no provider configuration.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ANY_ROLE },
+      access: BEARER.anyRole,
       platformAdmin: true,
       schema: { params: IdParams('organisation_id'), response: { 200: Provider } },
       handler: async ({ params, ctx }) => sso.approveProvider(ctx, params.organisation_id),
     }),
-    defineOperation({
+    op({
       operationId: 'listSsoMappings',
       method: 'GET',
       path: '/api/auth/sso/idp/mappings',
       summary: 'Group-to-role mappings',
       description: 'Organisation administrators only.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: Type.Object({ mappings: Type.Array(Mapping) }) } },
       handler: async ({ ctx }) => ({ mappings: await sso.mappings(ctx) }),
     }),
-    defineOperation({
+    op({
       operationId: 'createSsoMapping',
       method: 'POST',
       path: '/api/auth/sso/idp/mappings',
       summary: 'Map an identity provider group to a role',
       description: 'Organisation administrators only. A group may map to several roles; 409 for a repeat of the same pair.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      successStatus: 201,
       schema: { body: MappingBody, response: { 201: Mapping } },
       handler: async ({ body, ctx }) => sso.addMapping(ctx, body),
     }),
-    defineOperation({
+    op({
       operationId: 'deleteSsoMapping',
       method: 'DELETE',
       path: '/api/auth/sso/idp/mappings/{mapping_id}',
       summary: 'Remove a group-to-role mapping',
       description: 'Organisation administrators only. Sessions lose the role at their next refresh.',
-      tags,
-      status: 'live',
-      access: { kind: 'bearer', roles: ADMIN_ONLY },
-      successStatus: 204,
       schema: { params: IdParams('mapping_id'), response: { 204: Type.Null({ description: 'Removed' }) } },
-      handler: async ({ params, ctx, reply }) => {
+      handler: async ({ params, ctx }) => {
         await sso.deleteMapping(ctx, params.mapping_id);
-        reply.code(204);
-        return null;
       },
     }),
   ];

@@ -1,0 +1,442 @@
+// Losing any one server (issue 43; a run that prints figures, not a test). Starts the highly
+// available layout of ops/ha (three etcd members, Patroni with two PostgreSQL members in
+// synchronous_mode behind HAProxy, a three-node NATS JetStream cluster with the stream at three
+// replicas, Redis primary + replica + three Sentinels) in its own directory and ports, three
+// service instances on it behind HAProxy, and drives ingestion, webhook test events, history reads
+// and a live-stream subscriber on each instance at a steady rate. Then, in turn, kill -9: the
+// PostgreSQL primary (its Patroni and its postmaster: the server is gone), one etcd member, one NATS
+// node, the Redis primary and one service instance; each is brought back before the next.
+//
+// For each kill: the longest window of refused or failed requests, the p99 latency from the kill
+// until it is back, and for PostgreSQL the time to a serving new primary. At the end: acknowledged
+// records lost (must be 0), duplicates stored (0), answers other than 2xx/4xx/503-with-Retry-After
+// (0), webhook events delivered exactly once, live records missing on the never-killed instance.
+// Everything it started is stopped and its directory removed at the end (also on failure, Ctrl-C).
+//
+//   npm run bench:faults -- cluster-loss      (or: node bench/faults/cluster-loss.ts)
+//   LOSS_RATE=5 (requests/s)  LOSS_BATCH=20  LOSS_DOWN_SECONDS=15 (a server stays down)
+//   LOSS_SETTLE_SECONDS=15 (after it is back)  HA_PORT_BASE=25500 (ops/ha/env.sh)
+import http from 'node:http';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { makeRecord } from '../lib/records.ts';
+import { liveKey, watchLive, type LiveWatch } from '../lib/live-watch.ts';
+import { fmt, machine, summary } from '../lib/stats.ts';
+import { startHaproxy } from '../lib/haproxy.ts';
+import { createDatabase, freePort, onCleanup, runMain, sleep, tempDir } from './lib/servers.ts';
+import { baseEnv, serviceProcess, type ServiceProcess } from './lib/service.ts';
+import { cli, createReport, envInt, json, newSecret, request, accessToken, showTally, tally } from './lib/client.ts';
+
+const RATE = envInt('LOSS_RATE', 5);
+const BATCH = envInt('LOSS_BATCH', 20);
+const DOWN_S = envInt('LOSS_DOWN_SECONDS', 15);
+const SETTLE_S = envInt('LOSS_SETTLE_SECONDS', 15);
+const PORT_BASE = envInt('HA_PORT_BASE', 25500);
+const OPS = fileURLToPath(new URL('../../ops/ha/', import.meta.url));
+const ORG = 'lossorg';
+const log = (s = '') => console.log(s);
+
+const dir = tempDir('cluster-loss-');
+// Patroni and PostgreSQL run as the postgres user: it must reach the members' directories inside.
+chmodSync(dir, 0o755);
+const haEnv = { ...process.env, HA_DIR: join(dir, 'ha'), HA_PORT_BASE: String(PORT_BASE) };
+/** Runs an ops/ha script (synchronously: the load keeps its own timers, the script is short). */
+function ops(script: string, ...args: string[]): string {
+  const r = spawnSync('bash', [join(OPS, script), ...args], { env: haEnv, encoding: 'utf8', timeout: 180_000 });
+  if (r.status !== 0) throw new Error(`ops/ha/${script} ${args.join(' ')}: exit ${r.status}\n${r.stdout}${r.stderr}`);
+  return r.stdout.trim();
+}
+const pidOf = (name: string) => Number(readFileSync(join(haEnv.HA_DIR, 'run', `${name}.pid`), 'utf8').trim());
+const kill9 = (pid: number) => {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+};
+const P = (n: number) => PORT_BASE + n;
+
+type Kind = 'ingest' | 'webhook' | 'history';
+interface Done {
+  kind: Kind;
+  sentAt: number;
+  lat: number;
+  status: number;
+  retryAfter: boolean;
+  error?: string;
+}
+
+runMain(async () => {
+  const report = createReport(log);
+  log(`# cluster-loss: losing any one server, ${new Date().toISOString()}`);
+  log(`machine: ${await machine()} (shared: other work runs on it meanwhile)`);
+
+  ops('install.sh');
+  onCleanup('ops/ha down', () => {
+    spawnSync('bash', [join(OPS, 'down.sh'), '--purge'], { env: haEnv, stdio: 'ignore', timeout: 120_000 });
+  });
+  const settings = Object.fromEntries(
+    ops('up.sh')
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  ) as Record<string, string>;
+  log(`layout: ${JSON.stringify(settings)}`);
+
+  // Webhook receiver: every delivery's event id.
+  const receipts: string[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let id = String(req.headers['platform-event-id'] ?? '');
+      try {
+        id ||= JSON.parse(Buffer.concat(chunks).toString()).id;
+      } catch {
+        /* '' */
+      }
+      receipts.push(id);
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  onCleanup('receiver', () => new Promise<void>((r) => receiver.close(() => r())));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+
+  const dbName = `loss_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = await createDatabase(settings.DATABASE_URL!, dbName);
+  const secret = newSecret();
+  const env: Record<string, string> = {
+    ...baseEnv(secret, `ls${randomBytes(3).toString('hex')}`),
+    DATABASE_URL: databaseUrl,
+    DATABASE_READ_URL: settings.DATABASE_READ_URL!.replace(/\/postgres$/, `/${dbName}`),
+    NATS_URL: settings.NATS_URL!,
+    NATS_STREAM_REPLICAS: '3',
+    REDIS_SENTINELS: settings.REDIS_SENTINELS!,
+    REDIS_SENTINEL_NAME: settings.REDIS_SENTINEL_NAME!,
+    TRUST_PROXY: '127.0.0.1',
+    ALLOW_PRIVATE_OUTBOUND: 'true',
+    RATE_LIMIT_USER_PER_MIN: '10000000',
+    RATE_LIMIT_DEVTOOLS_PER_MIN: '1000000',
+  };
+  await cli(['org', 'create', '--id', ORG, '--name', 'Loss'], env);
+  const instances: ServiceProcess[] = [];
+  for (let i = 0; i < 3; i++) {
+    const s = serviceProcess({ name: `instance ${i + 1}`, port: await freePort(), env, logFile: join(dir, `instance-${i + 1}.log`), core: i % 2 });
+    s.onUnexpectedExit = (code, signal) => log(`!! instance ${i + 1} exited by itself (${code ?? signal}):\n${s.logTail(20)}`);
+    instances.push(s);
+  }
+  await instances[0].start();
+  await Promise.all(instances.slice(1).map((s) => s.start()));
+  onCleanup('instances', async () => {
+    for (const s of instances) if (s.running()) await s.kill9();
+  });
+  const lbPort = await freePort();
+  await startHaproxy(dir, lbPort, instances);
+  const lb = `http://127.0.0.1:${lbPort}`;
+  const token = await accessToken(secret, ORG, ['ORG_ADMIN']);
+  const auth = { authorization: `Bearer ${token}` };
+  const ep = await request(`${lb}/api/devtools/webhooks`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ url: receiverUrl, description: 'loss receiver', event_types: ['webhook.test'] }),
+  });
+  if (ep.status !== 201) throw new Error(`register endpoint: ${ep.status} ${ep.body}`);
+  const endpointId = json<{ id: string }>(ep)!.id;
+  const watches: LiveWatch[] = instances.map((s, i) => watchLive(`instance ${i + 1}`, s.url, token));
+  onCleanup('live subscribers', () => watches.forEach((w) => w.close()));
+  for (let t = 0; t < 150 && watches.some((w) => w.readyAt.length === 0); t++) await sleep(100);
+
+  // --- the load ---------------------------------------------------------------------------------
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
+  const done: Done[] = [];
+  const ackedKeys: string[] = [];
+  const sentBatches: { sentAt: number; keys: string[] }[] = [];
+  const queued = new Set<string>();
+  let recordSeq = 0;
+  let stop = false;
+  const start = performance.now();
+  const now = () => (performance.now() - start) / 1000;
+  const T0 = Date.now() - 6 * 3600_000;
+  const MIX: [Kind, number][] = [
+    ['ingest', 0.7],
+    ['webhook', 0.15],
+    ['history', 0.15],
+  ];
+  let r = 0x9e3779b9;
+  const random = () => (r = (r * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+  const pick = (): Kind => {
+    const x = random();
+    let acc = 0;
+    for (const [k, w] of MIX) if (x < (acc += w)) return k;
+    return 'ingest';
+  };
+  const loadLoop = (async () => {
+    const pending = new Set<Promise<void>>();
+    for (let i = 0; !stop; i++) {
+      const due = start + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const kind = pick();
+      const sentAt = (due - start) / 1000;
+      let p;
+      if (kind === 'ingest') {
+        const first = recordSeq;
+        recordSeq += BATCH;
+        const records = Array.from({ length: BATCH }, (_, k) => makeRecord(first + k, T0, 'gateways', BATCH));
+        p = request(`${lb}/api/telemetry/ingest`, { method: 'POST', headers: auth, body: JSON.stringify(records), agent, timeoutMs: 60_000 }).then((a) => {
+          if (a.status === 200 || a.status === 207) {
+            const body = JSON.parse(a.body) as { stored?: number; errors?: { index: number }[] };
+            const refused = new Set((body.errors ?? []).map((e) => e.index));
+            const keys = records.filter((_, k) => !refused.has(k)).map(liveKey);
+            if (keys.length !== Number(body.stored ?? 0)) log(`  (batch at ${fmt(sentAt, 1)} s: stored ${body.stored}, ${keys.length} not refused)`);
+            ackedKeys.push(...keys);
+            sentBatches.push({ sentAt: due, keys });
+          }
+          return a;
+        });
+      } else if (kind === 'webhook') {
+        p = request(`${lb}/api/devtools/webhooks/${endpointId}/test`, { method: 'POST', headers: auth, body: '{}', agent, timeoutMs: 60_000 }).then((a) => {
+          if (a.status === 202) queued.add(json<{ event_id: string }>(a)!.event_id);
+          return a;
+        });
+      } else {
+        p = request(`${lb}/api/telemetry/assets/battery/asset-${Math.floor(random() * 1000)}/history?range=hourly`, {
+          headers: auth,
+          agent,
+          timeoutMs: 60_000,
+        });
+      }
+      const q = p.then((a) => {
+        done.push({ kind, sentAt, lat: performance.now() - due, status: a.status, retryAfter: a.headers['retry-after'] !== undefined, error: a.error });
+      });
+      pending.add(q);
+      void q.finally(() => pending.delete(q));
+    }
+    await Promise.all([...pending]);
+  })();
+
+  // --- the kills ----------------------------------------------------------------------------------
+  interface Phase {
+    name: string;
+    killedAt: number;
+    backAt: number;
+    endAt: number;
+    detail: string;
+  }
+  const phases: Phase[] = [];
+  const entryIsPrimary = async () => {
+    const c = new pg.Client({ connectionString: settings.DATABASE_URL, connectionTimeoutMillis: 1000, query_timeout: 1000 });
+    try {
+      await c.connect();
+      return (await c.query('select not pg_is_in_recovery() as p')).rows[0].p === true;
+    } catch {
+      return false;
+    } finally {
+      await c.end().catch(() => {});
+    }
+  };
+  async function phase(name: string, kill: () => Promise<string>, back: () => Promise<string>) {
+    await sleep(3000);
+    const killedAt = now();
+    log(`  t=${fmt(killedAt, 1)} s: kill -9 ${name}`);
+    let detail = await kill();
+    await sleep(DOWN_S * 1000);
+    detail += await back();
+    const backAt = now();
+    log(`  t=${fmt(backAt, 1)} s: ${name} back${detail ? ` (${detail})` : ''}`);
+    await sleep(SETTLE_S * 1000);
+    phases.push({ name, killedAt, backAt, endAt: now(), detail });
+  }
+  log(`\n## load: ${RATE} requests/s through HAProxy (ingest 70% in batches of ${BATCH}, webhook test 15%, history 15%)`);
+  await sleep(5000);
+
+  let pgKilled = 0;
+  await phase(
+    'the PostgreSQL primary (Patroni and postmaster)',
+    async () => {
+      const m = Number(ops('patroni.sh', 'leader'));
+      const postmaster = Number(readFileSync(join(haEnv.HA_DIR, `pg${m}`, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const t = performance.now();
+      kill9(pidOf(`patroni${m}`));
+      kill9(postmaster);
+      // The failover: until the entry answers from a primary again.
+      let servedAfter = NaN;
+      for (let i = 0; i < 600; i++) {
+        await sleep(100);
+        if (await entryIsPrimary()) {
+          servedAfter = performance.now() - t;
+          break;
+        }
+      }
+      pgKilled = m;
+      return `pg${m} killed; a primary serves through the entry after ${fmt(servedAfter)} ms; `;
+    },
+    async () => {
+      ops('patroni.sh', 'start', String(pgKilled));
+      return `pg${pgKilled} rejoined; leader now pg${ops('patroni.sh', 'leader')}`;
+    },
+  );
+  await phase(
+    'one etcd member',
+    async () => {
+      kill9(pidOf('etcd1'));
+      return 'etcd1 killed; ';
+    },
+    async () => {
+      ops('etcd.sh', 'start', '1');
+      return 'etcd1 rejoined';
+    },
+  );
+  await phase(
+    'one NATS node',
+    async () => {
+      kill9(pidOf('nats1'));
+      return 'nats1 killed; ';
+    },
+    async () => {
+      ops('nats.sh', 'start', '1');
+      return 'nats1 rejoined';
+    },
+  );
+  let redisKilled = '';
+  await phase(
+    'the Redis primary',
+    async () => {
+      const port = Number(ops('redis.sh', 'primary'));
+      redisKilled = port === P(71) ? 'redis1' : 'redis2';
+      kill9(pidOf(redisKilled));
+      return `${redisKilled} (:${port}) killed; `;
+    },
+    async () => {
+      ops('redis.sh', 'start', redisKilled);
+      return `${redisKilled} rejoined; primary now :${ops('redis.sh', 'primary')}`;
+    },
+  );
+  await phase(
+    'one service instance',
+    async () => {
+      await instances[1].kill9();
+      return 'instance 2 killed; ';
+    },
+    async () => {
+      const ms = await instances[1].start();
+      return `instance 2 healthy again in ${fmt(ms)} ms`;
+    },
+  );
+  stop = true;
+  await loadLoop;
+  log(`  t=${fmt(now(), 1)} s: load ends`);
+
+  // --- figures ------------------------------------------------------------------------------------
+  const ok = (d: Done) => d.status >= 200 && d.status < 500;
+  const bad = done.filter((d) => d.status === 0 || (d.status >= 500 && !(d.status === 503 && d.retryAfter)));
+  log('');
+  log('| kill | requests | refused or failed | longest refusal window | p99 from kill to back | detail |');
+  log('|---|---|---|---|---|---|');
+  const rows: Record<string, unknown>[] = [];
+  for (const p of phases) {
+    const inWindow = done.filter((d) => d.sentAt >= p.killedAt && d.sentAt < p.endAt).sort((a, b) => a.sentAt - b.sentAt);
+    const failed = inWindow.filter((d) => !ok(d));
+    // The longest stretch of send times with no answered request between the first and last failure.
+    let longest = 0;
+    let from: number | undefined;
+    let last = 0;
+    for (const d of inWindow) {
+      if (!ok(d)) {
+        from ??= d.sentAt;
+        last = d.sentAt;
+        longest = Math.max(longest, last - from + 1 / RATE);
+      } else from = undefined;
+    }
+    const recovering = inWindow.filter((d) => d.sentAt < p.backAt).map((d) => d.lat);
+    const p99 = recovering.length ? summary(recovering).p99 : NaN;
+    log(
+      `| ${p.name} | ${inWindow.length} | ${failed.length} (${showTally(tally(failed, (d) => (d.status ? String(d.status) : `no answer: ${d.error}`)))}) | ${fmt(longest, 1)} s | ${fmt(p99)} ms | ${p.detail} |`,
+    );
+    rows.push({ name: p.name, requests: inWindow.length, failed: failed.length, longestRefusalS: longest, p99Ms: p99, detail: p.detail });
+  }
+  const all = summary(done.map((d) => d.lat));
+  log(
+    `\n  ${done.length} requests; p50 ${fmt(all.p50)} ms, p99 ${fmt(all.p99)} ms; ${showTally(tally(done, (d) => (d.status ? String(d.status) : 'no answer')))}`,
+  );
+  report.check(
+    'no 5xx other than 503 with Retry-After, no unanswered request',
+    bad.length === 0,
+    `${bad.length}: ${showTally(tally(bad, (d) => `${d.kind} ${d.status || d.error} at ${Math.floor(d.sentAt)} s`))}`,
+  );
+
+  // Records: every acknowledged one stored, none twice.
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  const stored = await c.query<{ asset_id: string; ts: Date; n: number }>(
+    'select asset_id, ts, count(*)::int as n from telemetry where org_id = $1 group by 1, 2',
+    [ORG],
+  );
+  await c.end();
+  const have = new Map(stored.rows.map((row) => [liveKey({ asset_id: row.asset_id, ts: row.ts.toISOString() }), row.n]));
+  const lost = ackedKeys.filter((k) => !have.has(k)).length;
+  const duplicates = stored.rows.reduce((n, row) => n + row.n - 1, 0);
+  log(`  records acknowledged ${fmt(ackedKeys.length)}; distinct stored ${fmt(have.size)}; lost ${lost}; stored more than once ${duplicates}`);
+  report.check('no acknowledged record lost', lost === 0, `${lost} lost`);
+  report.target('no record stored twice', duplicates === 0, `${duplicates} duplicates`);
+
+  // Webhooks: each queued event delivered, once.
+  const deadline = performance.now() + 120_000;
+  while (performance.now() < deadline && [...queued].some((id) => !receipts.includes(id))) await sleep(500);
+  const delivered = new Set(receipts.filter((id) => queued.has(id)));
+  const missing = queued.size - delivered.size;
+  const twice = receipts.filter((id) => queued.has(id)).length - delivered.size;
+  log(`  webhook test events: ${queued.size} queued, ${delivered.size} delivered, ${missing} missing, ${twice} deliveries more than once`);
+  report.check('every queued webhook event delivered', missing === 0, `${missing} missing`);
+  report.target('each webhook event delivered exactly once', twice === 0, `${twice} extra deliveries`);
+
+  // Live stream: the subscriber on instance 1 (never killed) holds every record of every batch stored
+  // after its current subscription began.
+  const owed = (w: LiveWatch) => {
+    const since = w.readyAt.at(-1) ?? Infinity;
+    return sentBatches.filter((b) => b.sentAt > since).flatMap((b) => b.keys);
+  };
+  const liveUntil = performance.now() + 15_000;
+  while (owed(watches[0]!).some((k) => !watches[0]!.keys.has(k)) && performance.now() < liveUntil) await sleep(200);
+  for (const w of watches) {
+    const want = owed(w);
+    log(
+      `  live subscriber on ${w.name}: ${w.readyAt.length} subscription(s); ${fmt(want.filter((k) => !w.keys.has(k)).length)} of ${fmt(want.length)} owed missing`,
+    );
+  }
+  const liveMissing = owed(watches[0]!).filter((k) => !watches[0]!.keys.has(k)).length;
+  // Which kill the missing live records belong to (by when their batch was sent).
+  const missingByPhase = tally(
+    sentBatches.filter((b) => b.keys.some((k) => !watches[0]!.keys.has(k))),
+    (b) => phases.find((p) => (b.sentAt - start) / 1000 >= p.killedAt && (b.sentAt - start) / 1000 < p.endAt)?.name ?? 'no kill',
+  );
+  if (liveMissing) log(`  batches with live records missing on instance 1, by kill: ${showTally(missingByPhase)}`);
+  report.target('the live subscriber on instance 1 received every acknowledged record', liveMissing === 0, `${liveMissing} missing`);
+
+  for (const s of instances) await s.stop();
+  agent.destroy();
+  log(`\nmachine after: ${await machine()}`);
+  const result = {
+    rate: RATE,
+    batch: BATCH,
+    downS: DOWN_S,
+    settleS: SETTLE_S,
+    requests: done.length,
+    acked: ackedKeys.length,
+    lost,
+    duplicates,
+    bad: bad.length,
+    webhooks: { queued: queued.size, delivered: delivered.size, missing, twice },
+    liveMissing,
+    phases: rows,
+  };
+  writeFileSync(join(dir, 'result.json'), JSON.stringify(result));
+  log(`RESULT ${JSON.stringify(result)}`);
+  log(report.failures ? `\n${report.failures} correctness check(s) FAILED` : '\nall correctness checks passed');
+  return report.failures ? 1 : 0;
+});

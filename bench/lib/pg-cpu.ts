@@ -1,0 +1,36 @@
+// PostgreSQL's own CPU, for the benchmarks (issue 38): the CPU time of the server backends connected
+// to the benchmark's database, read from /proc/<pid>/schedstat (nanoseconds on a core) when the
+// server runs on this machine. Background processes shared by every database (WAL writer,
+// checkpointer, autovacuum launcher) are left out, so a scratch database of its own makes the
+// figure the benchmark's alone. A backend that exits inside a phase takes its time with it.
+import { readFileSync } from 'node:fs';
+import type pg from 'pg';
+
+export type CpuSnapshot = Map<number, number>;
+
+function backendNs(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return undefined; // another machine, or the backend has gone
+  }
+}
+
+/** CPU so far (ns) of each backend of the client's database; empty when the server is not local. */
+export async function pgCpu(client: pg.Client): Promise<CpuSnapshot> {
+  const r = await client.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`);
+  const out: CpuSnapshot = new Map();
+  for (const { pid } of r.rows) {
+    const ns = backendNs(pid);
+    if (ns !== undefined) out.set(pid, ns);
+  }
+  return out;
+}
+
+/** Microseconds of PostgreSQL CPU per record between two snapshots (null when none was readable). */
+export function pgCpuUsPerRecord(before: CpuSnapshot, after: CpuSnapshot, records: number): number | null {
+  if (after.size === 0) return null;
+  let ns = 0;
+  for (const [pid, t] of after) ns += t - (before.get(pid) ?? 0);
+  return ns / 1000 / Math.max(records, 1);
+}

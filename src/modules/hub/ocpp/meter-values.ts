@@ -1,0 +1,59 @@
+// A meterValue as the hub reads it, from either version's message (the generated types say what
+// each carries: 1.6 a string value and `unit`, 2.0.1 a number and `unitOfMeasure`).
+import type { MeterValuesRequest as MeterValues16 } from './generated/v16.ts';
+import type { MeterValueType } from './generated/v201.ts';
+
+export type MeterValue16 = MeterValues16['meterValue'][number];
+
+/** One reading of a meterValue: when, the energy register (Wh) and the active import power (kW). */
+export interface Sampled {
+  ts: Date;
+  wh: number | null;
+  powerKw: number | null;
+}
+
+const ENERGY = 'Energy.Active.Import.Register';
+const POWER = 'Power.Active.Import';
+const defaultUnit = (measurand: string) => (measurand.startsWith('Power') ? 'W' : 'Wh');
+
+/** The register and power of one reading, from its (value, unit) per measurand; a value that is not finite stays NaN, for the judge to refuse with its reason. */
+function sampled(ts: string, values: { measurand: string; value: number; unit: string }[]): Sampled {
+  let wh: number | null = null;
+  let powerKw: number | null = null;
+  for (const { measurand, unit, value: read } of values) {
+    const value = Number.isFinite(read) ? read : Number.NaN;
+    if (measurand === ENERGY) wh = Math.round(unit === 'kWh' ? value * 1000 : value);
+    else if (measurand === POWER) powerKw = unit === 'kW' ? value : value / 1000;
+  }
+  return { ts: new Date(ts), wh, powerKw };
+}
+
+/** An OCPP 1.6 meterValue: totals only (a phase's value is skipped). */
+export function readMeterValue16(mv: MeterValue16): Sampled {
+  return sampled(
+    mv.timestamp,
+    mv.sampledValue
+      .filter((sv) => !sv.phase)
+      .map((sv) => {
+        const measurand = sv.measurand ?? ENERGY;
+        return { measurand, value: Number(sv.value), unit: sv.unit ?? defaultUnit(measurand) };
+      }),
+  );
+}
+
+/** An OCPP 2.0.1 meterValue: totals only, the value scaled by its unit's multiplier. */
+export function readMeterValue201(mv: MeterValueType): Sampled {
+  return sampled(
+    mv.timestamp,
+    mv.sampledValue
+      .filter((sv) => !sv.phase)
+      .map((sv) => {
+        const measurand = sv.measurand ?? ENERGY;
+        return {
+          measurand,
+          value: Number(sv.value) * 10 ** (sv.unitOfMeasure?.multiplier ?? 0),
+          unit: sv.unitOfMeasure?.unit ?? defaultUnit(measurand),
+        };
+      }),
+  );
+}

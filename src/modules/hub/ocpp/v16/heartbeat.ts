@@ -1,0 +1,5 @@
+// 1.6 Heartbeat: the charger's last contact is stored; it is told the service's time.
+import type { Handler } from '../context.ts';
+import type { HeartbeatRequest, HeartbeatResponse } from '../generated/v16.ts';
+
+export const heartbeat: Handler<HeartbeatRequest, HeartbeatResponse> = (ctx) => ctx.station.heartbeat(ctx.session);
