@@ -199,6 +199,8 @@ const shots = process.env.CONSOLE_SCREENSHOTS;
 
 test('in Chromium: sign in, a chart from ingested data, live telemetry, acknowledge an alert, issue and revoke an API key, sign out; axe finds nothing serious on any screen', {
   skip: noBrowser,
+  // A bound on a hang, not on speed: CI runs two suites side by side on two cores.
+  timeout: 600_000,
 }, async (t) => {
   const { chromium } = await import('playwright-core');
   const axeSource = readFileSync(join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');

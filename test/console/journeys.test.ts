@@ -85,7 +85,9 @@ const H = '/api/csms/api/hub';
  */
 const nextMinute = () => clockOf(svc).advance(60_000);
 
-test('in Chromium: the daily journeys, as an operator sees them', { skip: noBrowser }, async (t) => {
+// The walk takes about 50 s on an idle machine; CI runs two suites side by side on two cores, where
+// it has taken over 130 s. Its timeout bounds a hang, not its speed.
+test('in Chromium: the daily journeys, as an operator sees them', { skip: noBrowser, timeout: 600_000 }, async (t) => {
   const anna = await openConsole();
   const chargers: Charger[] = [];
   let benConsole: Console | null = null;

@@ -101,7 +101,7 @@ async function answers(device: MqttClient, topic: string) {
     queue.length
       ? Promise.resolve(queue.shift()!)
       : new Promise<Record<string, unknown>>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`no answer on ${topic} within 5 s`)), 5000);
+          const timer = setTimeout(() => reject(new Error(`no answer on ${topic} within 30 s`)), 30_000);
           waiters.push((m) => {
             clearTimeout(timer);
             resolve(m);
