@@ -10,6 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 import { charger, listen, type Charger } from '../hub/helpers.ts';
@@ -32,7 +33,9 @@ let them: Client;
 const open: Charger[] = [];
 
 before(async () => {
-  svc = await startTestService({ clock: new ManualClock('2026-11-24T07:50:00.000Z') });
+  // The chargers boot before the day starts; the hub asks each for its register every half hour
+  // (decision 0489), so the ledger has a measured reading of an idle charger.
+  svc = await startTestService({ clock: new ManualClock('2026-11-23T23:50:00.000Z'), env: { HUB_METER_ALIGNED_SECONDS: '1800' } });
   await svc.createOrg(ORG, ['field']);
   await svc.createOrg(OTHER, ['field']);
   me = client(svc, await svc.token({ orgId: ORG, roles: ['ORG_ADMIN'], expiresIn: LONG }));
@@ -68,6 +71,23 @@ const connect = async (id: string, password: string, orgId = ORG) => {
   await c.connect();
   return c;
 };
+/**
+ * What the hub asked each charger to configure (ChangeConfiguration), and the charger's answer:
+ * these chargers take it, and from then on send their register at every half hour of the clock
+ * when no session is open (during one, its periodic readings above).
+ */
+const configured = new Map<string, Record<string, string>>();
+const configure = (c: Charger, id: string) => {
+  configured.set(id, {});
+  c.handle('ChangeConfiguration', ({ params }) => {
+    configured.get(id)![params.key] = params.value;
+    return { status: 'Accepted' };
+  });
+};
+const alignedReading = (ts: string, wh: number) => ({
+  connectorId: 1,
+  meterValue: [{ timestamp: ts, sampledValue: [{ value: String(wh), measurand: 'Energy.Active.Import.Register', unit: 'Wh', context: 'Sample.Clock' }] }],
+});
 const reading = (txId: number, ts: string, wh: number) => ({
   connectorId: 1,
   transactionId: txId,
@@ -115,10 +135,43 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   // ---- 2. Real chargers, real sessions.
   const a = await connect('CP-A', cpA.password);
   const b = await connect('CP-B', cpB.password);
+  configure(a, 'CP-A');
+  configure(b, 'CP-B');
   for (const c of [a, b]) {
     assert.equal((await c.call('BootNotification', { chargePointVendor: 'Wallbox', chargePointModel: 'Commander 2' })).status, 'Accepted');
     await c.call('StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Available', timestamp: clock.now().toISOString() });
   }
+  // After the boot the hub sets clock-aligned metering: two change-configuration commands, its own.
+  const aligned = { ClockAlignedDataInterval: '1800', MeterValuesAlignedData: 'Energy.Active.Import.Register' };
+  for (const cp of ['CP-A', 'CP-B']) {
+    let commands: Record<string, unknown>[] = [];
+    await eventually(async () => {
+      commands = (await me.ok('GET', `${H}/charge-points/${cp}/commands`)).commands;
+      return commands.length === 2 && commands.every((c) => c.status !== 'pending');
+    }, `the hub's two configuration commands to ${cp}`);
+    assert.deepEqual(
+      commands
+        .map((c) => [c.action, c.parameters, c.status, c.requested_by])
+        .sort((x, y) => String((x[1] as { key: string }).key).localeCompare((y[1] as { key: string }).key)),
+      Object.entries(aligned).map(([key, value]) => ['change-configuration', { key, value }, 'accepted', 'hub']),
+    );
+    assert.deepEqual(configured.get(cp), aligned);
+  }
+  // Idle chargers' registers on the half hours, as the clock passes them (none during a session).
+  const registers = new Map([
+    [a, 100_000],
+    [b, 50_000],
+  ]);
+  const charging = new Set<Charger>();
+  let nextAligned = DAY;
+  const alignedUntil = async (t: number) => {
+    for (; nextAligned <= t; nextAligned += HH) {
+      clock.set(nextAligned);
+      for (const [c, wh] of registers) if (!charging.has(c)) await c.call('MeterValues', alignedReading(iso(nextAligned), wh));
+    }
+  };
+  await alignedUntil(Date.parse('2026-11-24T08:00:00Z'));
+  charging.add(a);
   clock.set('2026-11-24T08:00:00Z');
   assert.equal((await a.call('Authorize', { idTag: 'VAN-0007' })).idTagInfo.status, 'Accepted');
   const txA = await a.call('StartTransaction', { connectorId: 1, idTag: 'VAN-0007', meterStart: 100000, timestamp: '2026-11-24T08:00:00Z' });
@@ -128,12 +181,22 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
   await a.call('MeterValues', reading(txA.transactionId, '2026-11-24T09:00:00Z', 110500));
   clock.set('2026-11-24T09:10:00Z');
   await a.call('StopTransaction', { transactionId: txA.transactionId, meterStop: 111650, timestamp: '2026-11-24T09:10:00Z', reason: 'EVDisconnected' });
+  charging.delete(a);
+  registers.set(a, 111_650);
+  nextAligned = Date.parse('2026-11-24T09:30:00Z');
+  await alignedUntil(Date.parse('2026-11-24T15:30:00Z'));
+  charging.add(b);
   clock.set('2026-11-24T15:45:00Z');
   const txB = await b.call('StartTransaction', { connectorId: 1, idTag: 'VAN-0011', meterStart: 50000, timestamp: '2026-11-24T15:45:00Z' });
+  await alignedUntil(Date.parse('2026-11-24T16:00:00Z')); // A is idle
   clock.set('2026-11-24T16:15:00Z');
   await b.call('MeterValues', reading(txB.transactionId, '2026-11-24T16:15:00Z', 53600));
+  await alignedUntil(Date.parse('2026-11-24T16:30:00Z'));
   clock.set('2026-11-24T16:45:00Z');
   await b.call('StopTransaction', { transactionId: txB.transactionId, meterStop: 57200, timestamp: '2026-11-24T16:45:00Z', reason: 'EVDisconnected' });
+  charging.delete(b);
+  registers.set(b, 57_200);
+  await alignedUntil(END);
 
   // ---- 3. Hub: energy and cost to the penny.
   const txs = (await me.ok('GET', `${H}/sites/${SITE}/transactions`)).transactions;
@@ -207,12 +270,19 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
     assert.equal(kwhText(sum), session.energy_kwh, `${cp}: the ledger's session energy is the hub's`);
   }
 
-  // ---- 5. An alert opens a work order: the chargers have sent nothing since their sessions ended.
-  clock.set(END + 60_000);
+  // ---- 5. An alert opens a work order: CP-A's connection drops at midnight and it sends nothing
+  // more, while CP-B goes on sending its half-hourly register.
+  await a.close({ force: true });
+  for (let t = END + HH; t <= END + 3 * HH; t += HH) {
+    clock.set(t);
+    await b.call('MeterValues', alignedReading(iso(t), 57_200));
+  }
+  clock.set(END + 3 * HH + 60_000);
   const ev = await me.ok('POST', '/api/hardware/ems/alerts/evaluate');
   const silentA = ev.raised.find((x: { source: string; asset_id: string }) => x.source === 'asset_silence' && x.asset_id === 'CP-A');
-  assert.ok(silentA, 'CP-A silent since 09:10');
-  assert.equal(silentA.since, '2026-11-24T09:10:00.000Z');
+  assert.ok(silentA, 'CP-A silent since midnight');
+  assert.equal(silentA.since, '2026-11-25T00:00:00.000Z');
+  assert.ok(!ev.raised.some((x: { source: string; asset_id: string }) => x.source === 'asset_silence' && x.asset_id === 'CP-B'), 'CP-B reports');
   assert.equal(silentA.impact_gbp_per_day, '0.00', 'a charger neither generates nor stores');
   const wo = await me.ok('POST', `/api/hardware/field/work-orders/from-alert/${silentA.id}`, undefined, 201);
   assert.deepEqual([wo.source, wo.site_id, wo.asset_id, wo.priority, wo.kind], [{ type: 'alert', id: silentA.id }, SITE, 'CP-A', 'medium', 'corrective']);
@@ -289,27 +359,29 @@ test('a depot with chargers: OCPP sessions → hub energy and cost to the penny 
 // 08:00 and 111.075 kWh for 09:00) for a session the hub (and the ledger) count as 11.650 kWh. A
 // bucket shows the energy delivered in it (decision 0323): 10.500 kWh from 08:00 to 09:00
 // (100 000 → 110 500 Wh) and 1.150 kWh after; the summary is over the buckets, so its count × avg
-// is the session's energy.
+// is the session's energy. With the clock-aligned readings the hub asks for (decision 0489), an
+// idle hour is a bucket of 0 kWh (the register did not move), not a missing one.
 test("seam: the charger history shows the energy delivered per hour (10.500 + 1.150 = the session's 11.650 kWh), not the register", async () => {
   const h = await me.ok('GET', '/api/telemetry/assets/ev/CP-A/history?metric=sessions&range=hourly');
+  const series: [string, number][] = h.series.map((p: { t: string; v: number }) => [p.t, p.v]);
   assert.deepEqual(
-    h.series.map((p: { t: string; v: number }) => [p.t, p.v]),
+    series.filter(([, v]) => v !== 0),
     [
       ['2026-11-24T08:00:00Z', 10.5],
       ['2026-11-24T09:00:00Z', 1.15],
     ],
   );
-  assert.deepEqual(h.summary, { count: 2, min: 1.15, max: 10.5, avg: 5.825, latest: 1.15 });
+  assert.ok(series.length > 12, 'the idle hours are there, at 0 kWh');
+  assert.equal(h.summary.max, 10.5);
+  assert.equal(Math.round(h.summary.count * h.summary.avg * 1000), 11_650, "count × avg is the session's energy");
 });
 
-// Seam (reported, not fixed here): an OCPP charger sends meter values only during a session, so
-// between sessions the ledger has no reading of an idle charger and marks every half hour of the
-// depot's day a gap (48 of 48; consumption basis `missing`, or `partial` while one charger charges),
-// though the hub knows each charger idle at an unchanged register (connector Available, no open
-// transaction). The idle chargers' zero should count, so the day is complete.
-test('seam: idle chargers count as zero in the depot ledger, not as missing (no gap half hours)', {
-  todo: 'the ledger has no reading of an idle charger between sessions: 48 of 48 half hours are gaps (issue 36 closing note)',
-}, () => {
+// The seam of issue 36: an OCPP charger sends meter values only during a session unless asked for
+// clock-aligned ones, so between sessions the ledger had no reading of an idle charger and marked
+// every half hour of the depot's day a gap (48 of 48). The hub now asks each charger at boot for its
+// register every HUB_METER_ALIGNED_SECONDS (decision 0489): an idle charger's zero is measured (its
+// register did not move), and the day is complete.
+test('idle chargers count as zero in the depot ledger, not as missing (no gap half hours): their clock-aligned registers, which the hub asked for at boot', () => {
   assert.ok(depotTotals, 'the journey read the ledger');
   assert.equal(depotTotals.gap_half_hours, 0);
 });

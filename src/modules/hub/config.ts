@@ -21,6 +21,12 @@ export interface HubConfig {
   heartbeatIntervalS: number;
   /** How long a CALL to a charger (SetChargingProfile) waits for its answer, ms. */
   commandTimeoutMs: number;
+  /**
+   * Seconds between the clock-aligned register readings the hub asks of each charger when it boots
+   * (1.6 ClockAlignedDataInterval, 2.0.1 AlignedDataCtrlr.Interval; decision 0489); 0: the hub
+   * leaves the charger's metering configuration as it is.
+   */
+  meterAlignedSeconds: number;
   /** The largest WebSocket message a charger may send, bytes; a larger one closes the connection (1009). */
   maxFrameBytes: number;
   /** Bad messages (malformed frames, calls failing the OCPP schema) a connection may send in a minute before it is closed (1008). */
@@ -77,6 +83,7 @@ export const hubConfig: ConfigSection<HubConfig> = {
       ocppPublicUrl,
       heartbeatIntervalS: r.int('HUB_HEARTBEAT_INTERVAL_SECONDS', 300, 10, 86_400),
       commandTimeoutMs: r.int('HUB_COMMAND_TIMEOUT_MS', 10_000, 100, 120_000),
+      meterAlignedSeconds: r.int('HUB_METER_ALIGNED_SECONDS', 0, 0, 86_400),
       maxFrameBytes: r.int('HUB_OCPP_MAX_FRAME_BYTES', 256 * 1024, 16 * 1024, 4 * 1024 * 1024),
       badMessagesPerMinute: r.int('HUB_OCPP_BAD_MESSAGES_PER_MINUTE', 20, 1, 10_000),
       tls,

@@ -51,6 +51,7 @@ export const hubModule: ModuleFactory = (deps) => {
       gateway.listeningUrl() ??
       (settings.tls ? `wss://${listenHost(deps.config.host)}:${settings.tls.port}` : `ws://${listenHost(deps.config.host)}:${deps.config.port}`),
   });
+  if (settings.meterAlignedSeconds > 0) gateway.onBoot((s) => service.alignMetering(s.orgId, s.cpId, settings.meterAlignedSeconds));
   return {
     name: 'hub',
     tags: {

@@ -134,6 +134,8 @@ export function createOcppGateway(deps: {
     return p;
   };
 
+  /** What the hub does once a charger's boot is accepted (decision 0489); set by the module. */
+  let onBooted: ((s: ChargerSession) => Promise<void>) | undefined;
   const services: OcppServices = {
     db,
     clock,
@@ -144,6 +146,12 @@ export function createOcppGateway(deps: {
     transactions: createTransactionLinks({ db, clock }),
     meters: createMeterWriter({ db, clock, log, writer, track }),
     auth: createAuthoriser({ db, clock }),
+    // After the BootNotification's answer has gone out: ocpp-rpc sends it when the handler's
+    // promise settles, before the next turn of the event loop.
+    booted: (s) => {
+      const then = onBooted;
+      if (then) entries.settle('hub.booted', track(new Promise((resolve) => setImmediate(resolve)).then(() => then(s))));
+    },
   };
   const commands = createCommandRouter({ db, bus, log, entries, settings, instanceId, connection: (orgId, cpId) => clients.get(key(orgId, cpId)) });
 
@@ -392,6 +400,11 @@ export function createOcppGateway(deps: {
   }
 
   return {
+    /** What the hub does once a charger's boot is accepted (decision 0489). */
+    onBoot(fn: (s: ChargerSession) => Promise<void>) {
+      onBooted = fn;
+    },
+
     instanceId,
     /** Chargers connected to this instance. */
     connections: () => clients.size,

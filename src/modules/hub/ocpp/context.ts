@@ -38,6 +38,11 @@ export interface OcppServices {
   meters: MeterWriter;
   /** Id tokens answered from the organisation's list, or free vend (authorisation.ts). */
   auth: Authoriser;
+  /**
+   * Called by a BootNotification handler once the charger is accepted: what the hub sends a booted
+   * charger (decision 0489) goes out after the answer, never before it.
+   */
+  booted: (s: ChargerSession) => void;
 }
 
 /** One connection's context: the services and the charger it speaks for. */

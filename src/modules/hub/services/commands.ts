@@ -515,6 +515,9 @@ function statusOf(e: CommandEntry, out: CommandOutcome): CommandStatus {
   return out.delivery === 'not_connected' ? 'offline' : out.delivery === 'timeout' ? 'timeout' : 'failed';
 }
 
+/** `requested_by` of the commands the hub sends of its own accord (decision 0489). */
+export const HUB_REQUESTER = 'hub';
+
 /** How long after its answer was due a command still `pending` is taken as lost (decision 0437). */
 export const STALE_COMMAND_GRACE_MS = 60_000;
 export const STALE_COMMAND_ERROR =
@@ -571,6 +574,65 @@ export function createCommandService(deps: HubDeps) {
       if (status === 'offline') throw hubErrors.chargePointOffline();
       if (secret) return { ...commandView(done), password: status === 'rejected' || status === 'failed' ? null : secret };
       return commandView(done);
+    },
+
+    /**
+     * Decision 0489: once a charger's boot is accepted, asks it for its energy register at
+     * clock-aligned intervals of `seconds` (idle or not), so the energy ledger has a measured
+     * reading of an idle charger; two change-configuration commands, requested by `hub`, audited
+     * as the system's. A refusal or a charger without these keys is recorded and left there.
+     */
+    async alignMetering(orgId: string, cpId: string, seconds: number) {
+      const cp = await store.chargePoint(db, orgId, cpId);
+      const version = (cp?.ocpp_version as OcppVersion | null) ?? null;
+      if (!cp || !version || seconds <= 0) return;
+      const change = COMMANDS.find((c) => c.name === 'change-configuration')!;
+      const settings: [string, string][] =
+        version === 'ocpp1.6'
+          ? [
+              ['ClockAlignedDataInterval', String(seconds)],
+              ['MeterValuesAlignedData', 'Energy.Active.Import.Register'],
+            ]
+          : [
+              ['AlignedDataCtrlr.Interval', String(seconds)],
+              ['AlignedDataCtrlr.Measurands', 'Energy.Active.Import.Register'],
+            ];
+      for (const [key, value] of settings) {
+        const body = { key, value };
+        const call = await change.call({ db, orgId, cp, version, now: clock.now(), secret: undefined }, body);
+        const row = await db.tx(async (q) => {
+          const r = await store.insertCommand(
+            q,
+            orgId,
+            {
+              command_id: randomUUID(),
+              charge_point_id: cp.charge_point_id,
+              action: change.name,
+              parameters: body,
+              ocpp_version: version,
+              ocpp_action: call.action,
+              request: call.params as Record<string, unknown>,
+              created_by: HUB_REQUESTER,
+              status: 'pending',
+            },
+            clock.now(),
+          );
+          await deps.audit.record(
+            q,
+            { orgId, actorType: 'system', actorId: HUB_REQUESTER },
+            {
+              action: 'hub.command.send',
+              targetType: 'hub_charge_point',
+              targetId: cp.charge_point_id,
+              details: { command_id: r.command_id, action: change.name, ocpp_action: r.ocpp_action, offline: false, reason: 'boot' },
+            },
+          );
+          return r;
+        });
+        const out = await gateway.command(orgId, cp, call);
+        await store.completeCommand(db, orgId, row.command_id, { status: statusOf(change, out), response: out.result, error: out.error }, clock.now());
+        if (out.delivery === 'not_connected') return;
+      }
     },
 
     async listCommands(ctx: RequestContext, cpId: string, query: { limit?: number; cursor?: string }) {

@@ -1,5 +1,5 @@
 // 1.6 BootNotification: the charger's vendor, model, firmware and serial are stored; it is accepted
-// with the heartbeat interval of the settings.
+// with the heartbeat interval of the settings (and then configured: decision 0489).
 import type { Handler } from '../context.ts';
 import type { BootNotificationRequest, BootNotificationResponse } from '../generated/v16.ts';
 
@@ -10,5 +10,6 @@ export const bootNotification: Handler<BootNotificationRequest, BootNotification
     firmware: params.firmwareVersion ?? null,
     serial: params.chargePointSerialNumber ?? params.chargeBoxSerialNumber ?? null,
   });
+  ctx.booted(ctx.session);
   return { status: 'Accepted', currentTime, interval: ctx.settings.heartbeatIntervalS };
 };

@@ -1,5 +1,5 @@
 // 2.0.1 BootNotification: the charging station's vendor, model, firmware and serial are stored; it
-// is accepted with the heartbeat interval of the settings.
+// is accepted with the heartbeat interval of the settings (and then configured: decision 0489).
 import type { Handler } from '../context.ts';
 import type { BootNotificationRequest, BootNotificationResponse } from '../generated/v201.ts';
 
@@ -10,5 +10,6 @@ export const bootNotification: Handler<BootNotificationRequest, BootNotification
     firmware: params.chargingStation.firmwareVersion ?? null,
     serial: params.chargingStation.serialNumber ?? null,
   });
+  ctx.booted(ctx.session);
   return { status: 'Accepted', currentTime, interval: ctx.settings.heartbeatIntervalS };
 };
