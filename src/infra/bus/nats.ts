@@ -262,6 +262,7 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
       if (closed) return;
       closed = true;
       clearInterval(retry);
+      signalReady(); // messages held for another try are given up now
       await connecting?.catch(() => {});
       if (nc) {
         if (opts.deleteStreamOnClose) {
