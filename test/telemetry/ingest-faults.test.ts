@@ -105,7 +105,7 @@ test('the bus cut off under an open live stream: a batch stored meanwhile is ans
     const base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
     const live = await openStream(base, await svc.token({ orgId: ORG }));
     const api = client(svc, ORG);
-    const telemetryAt = (ts: string) => (e: { event: string; data: any }) => e.event === 'telemetry' && e.data.records[0].ts === ts;
+    const telemetryAt = (ts: string) => (e: { event: string; data: any }) => e.event === 'telemetry' && Date.parse(e.data.records[0].ts) === Date.parse(ts);
     try {
       const before = await api.ingest([{ asset_id: 'bat-1', ts: '2026-10-15T11:00:00Z', soc_pct: 50 }]);
       assert.equal(json(before).streamed, 1);
