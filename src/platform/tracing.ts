@@ -180,6 +180,13 @@ export function tracedBus(tracing: Tracing, bus: Bus): Bus {
         () => bus.publish(subject, payload),
         SpanKind.PRODUCER,
       ),
+    publishRetrying: (subject, payload, opts) =>
+      inSpan(
+        `publish ${subject.split('.')[0]}`,
+        { 'messaging.system': bus.kind, 'messaging.operation.type': 'send', 'messaging.destination.name': subject },
+        () => bus.publishRetrying(subject, payload, opts),
+        SpanKind.PRODUCER,
+      ),
   };
 }
 

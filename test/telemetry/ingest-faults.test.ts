@@ -1,11 +1,15 @@
 // Ingestion when a dependency is down: the store (503 writer_error, streamed but not stored; reads
-// degrade as specified) and the bus (stored and answered honestly with streamed 0).
+// degrade as specified) and the bus (stored and answered honestly with streamed 0; a batch stored
+// while the bus is away reaches the live stream once it is back within 30 s, decision 0488).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { client } from './support.ts';
 import { Inbox } from '../helpers/signal.ts';
+import { openStream } from '../helpers/sse.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { startFaultProxy } from '../../bench/lib/fault-proxy.ts';
 
 const ORG = 'acme';
 const services: TestService[] = [];
@@ -87,4 +91,57 @@ test('bus unreachable after commit: the records are stored and the answer says s
   assert.equal(ready.statusCode, 503, 'readiness reports the bus');
   assert.equal(json(ready).status, 'degraded');
   assert.equal(json(ready).checks.bus, false);
+});
+
+test('the bus cut off under an open live stream: a batch stored meanwhile is answered streamed 0, then reaches the stream once the bus is back, once and in order', {
+  skip: !process.env.TEST_NATS_URL,
+  timeout: 60_000,
+}, async () => {
+  const target = new URL(process.env.TEST_NATS_URL!);
+  const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 4222) });
+  const svc = await startTestService({ clock: new ManualClock('2026-10-15T12:00:00Z'), env: { NATS_URL: proxy.url('nats') } });
+  try {
+    await svc.createOrg(ORG);
+    const base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
+    const live = await openStream(base, await svc.token({ orgId: ORG }));
+    const api = client(svc, ORG);
+    const telemetryAt = (ts: string) => (e: { event: string; data: any }) => e.event === 'telemetry' && Date.parse(e.data.records[0].ts) === Date.parse(ts);
+    try {
+      const before = await api.ingest([{ asset_id: 'bat-1', ts: '2026-10-15T11:00:00Z', soc_pct: 50 }]);
+      assert.equal(json(before).streamed, 1);
+      await live.next('the batch sent before the cut', telemetryAt('2026-10-15T11:00:00.000Z'));
+
+      proxy.set({ kind: 'reset' });
+      const readiness = async () => json(await svc.request({ method: 'GET', url: '/api/telemetry/readyz' })).checks.bus;
+      await eventually(async () => (await readiness()) === false, 'the service sees the bus gone');
+      const during = await api.ingest([{ asset_id: 'bat-1', ts: '2026-10-15T11:05:00Z', soc_pct: 51 }]);
+      assert.equal(during.statusCode, 200, 'stored whatever the bus does');
+      assert.deepEqual(json(during), { count: 1, stored: 1, streamed: 0, accepted: 1, rejected: 0, duplicates: 0, anomalies: [] });
+      assert.equal(live.events.filter(telemetryAt('2026-10-15T11:05:00.000Z')).length, 0, 'not streamed while the bus is away');
+
+      proxy.set({ kind: 'pass' });
+      // The client reconnects on its own timer (real time); the held batch is published then.
+      const late = await live.next('the batch stored while the bus was away', telemetryAt('2026-10-15T11:05:00.000Z'));
+      assert.deepEqual(
+        { stored: late.data.stored, asset_id: late.data.records[0].asset_id, soc_pct: late.data.records[0].soc_pct },
+        { stored: true, asset_id: 'bat-1', soc_pct: 51 },
+      );
+      assert.equal(await readiness(), true);
+
+      const after = await api.ingest([{ asset_id: 'bat-1', ts: '2026-10-15T11:10:00Z', soc_pct: 52 }]);
+      assert.equal(json(after).streamed, 1);
+      await live.next('a batch after the bus came back', telemetryAt('2026-10-15T11:10:00.000Z'));
+      assert.deepEqual(
+        live.events.filter((e) => e.event === 'telemetry').map((e) => e.data.records[0].soc_pct),
+        [50, 51, 52],
+        'each batch once, in order',
+      );
+    } finally {
+      await live.close();
+    }
+  } finally {
+    proxy.set({ kind: 'pass' });
+    await svc.stop();
+    await proxy.close();
+  }
 });

@@ -36,10 +36,33 @@ export function payloadBytes(payload: unknown): Uint8Array {
 
 export type BusHandler = (payload: unknown, subject: string) => void | Promise<void>;
 
+/** How long `publishRetrying` tries, and how long its caller waits (decision 0488). */
+export interface RetryingPublishOptions {
+  /** The caller waits at most this long for the bus to accept the message (not at all while it is disconnected). */
+  waitMs: number;
+  /** Tries go on (in the background past `waitMs`) until this long after the call; then the message is dropped. */
+  retryForMs: number;
+}
+
+/** What became of a `publishRetrying` within the caller's wait, and after. */
+export interface RetryingPublish {
+  /** Accepted by the bus within the wait. */
+  accepted: boolean;
+  /** True once accepted (at once when `accepted`), false when given up (the bound passed, the bus closed, or no room). */
+  settled: Promise<boolean>;
+}
+
 export interface Bus {
   readonly kind: 'memory' | 'nats';
   /** Resolves once the bus has accepted the message (JetStream: stored by the server). A JsonText is sent as its text. */
   publish(subject: string, payload: unknown): Promise<void>;
+  /**
+   * Publishes, trying again when the bus refuses it while it fails over (the client disconnected
+   * or moving to another server, the stream's leader being elected, no answer in time) with the
+   * same message id, so the stream keeps one copy whichever try it was. For the live stream: a
+   * record published late is still worth having; a command is not (it uses `publish`).
+   */
+  publishRetrying(subject: string, payload: unknown, opts: RetryingPublishOptions): Promise<RetryingPublish>;
   /** Delivers messages published after the call. Returns a function that stops delivery. */
   subscribe(subject: string, handler: BusHandler): Promise<() => Promise<void>>;
   ping(timeoutMs?: number): Promise<boolean>;
@@ -58,6 +81,7 @@ export function reportingBus(bus: Bus, failed: (subject: string, err: unknown) =
       return bus.kind;
     },
     publish: (subject, payload) => bus.publish(subject, payload),
+    publishRetrying: (subject, payload, opts) => bus.publishRetrying(subject, payload, opts),
     subscribe: (subject, handler) =>
       bus.subscribe(subject, async (payload, s) => {
         try {

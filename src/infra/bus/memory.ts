@@ -4,8 +4,13 @@ import { payloadJson, subjectMatches } from './index.ts';
 export function createMemoryBus(): Bus {
   const subs = new Set<{ pattern: string; handler: BusHandler }>();
   let closed = false;
-  return {
+  const bus: Bus = {
     kind: 'memory',
+    async publishRetrying(subject, payload) {
+      // In process nothing refuses a message: accepted at once.
+      await bus.publish(subject, payload);
+      return { accepted: true, settled: Promise.resolve(true) };
+    },
     async publish(subject, payload) {
       // A copy, so a subscriber cannot change what the publisher holds (as over a wire).
       const copy = JSON.parse(payloadJson(payload));
@@ -32,4 +37,5 @@ export function createMemoryBus(): Bus {
       subs.clear();
     },
   };
+  return bus;
 }

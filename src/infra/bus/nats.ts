@@ -1,6 +1,7 @@
 import { connect, ConsumerEvents, DeliverPolicy, Events, JSONCodec, RetentionPolicy, DiscardPolicy, nanos } from 'nats';
 import type { ConsumerMessages, NatsConnection, JetStreamClient } from 'nats';
-import type { Bus } from './index.ts';
+import { randomUUID } from 'node:crypto';
+import type { Bus, RetryingPublish } from './index.ts';
 import { BusUnavailableError, payloadBytes } from './index.ts';
 import { withTimeout } from '../../core/timeout.ts';
 
@@ -14,6 +15,12 @@ export interface NatsBusOptions {
   /** Remove the stream on close (tests). */
   deleteStreamOnClose?: boolean;
   publishTimeoutMs?: number;
+  /**
+   * Bytes of messages `publishRetrying` may hold for another try at once (64 MiB): past it a
+   * refused message is dropped at once instead of held, so an outage under heavy ingestion cannot
+   * grow the process without bound.
+   */
+  retryBudgetBytes?: number;
   /** Told when the connection is lost (false) or back (true); a seam for fault tests. */
   onConnectionChange?: (connected: boolean) => void;
 }
@@ -32,6 +39,16 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
   let closed = false;
   let connected = false;
   let connecting: Promise<void> | undefined;
+  // Messages held for another try wait for the connection on one shared signal, not a timer each.
+  let wakeReady: () => void = () => {};
+  let whenReady = new Promise<void>((r) => (wakeReady = r));
+  const signalReady = () => {
+    wakeReady();
+    whenReady = new Promise<void>((r) => (wakeReady = r));
+  };
+  const retryBudget = opts.retryBudgetBytes ?? 64 * 1024 * 1024;
+  let retryingBytes = 0;
+  const publishTimeoutMs = opts.publishTimeoutMs ?? 2000;
 
   const servers = opts.url
     .split(',')
@@ -74,14 +91,17 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
       await ensureStream(conn);
       nc = conn;
       connected = true;
-      js = conn.jetstream({ timeout: opts.publishTimeoutMs ?? 2000 });
+      js = conn.jetstream({ timeout: publishTimeoutMs });
+      signalReady();
       // While the client is reconnecting, publishing fails at once instead of waiting out the
       // publish timeout on every call (found by the T-9 run: each batch waited 2 s).
       (async () => {
         for await (const s of conn.status()) {
           if (s.type === Events.Disconnect) connected = false;
-          else if (s.type === Events.Reconnect) connected = true;
-          else continue;
+          else if (s.type === Events.Reconnect) {
+            connected = true;
+            signalReady();
+          } else continue;
           opts.onConnectionChange?.(connected);
         }
       })().catch(() => {});
@@ -102,6 +122,40 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
   await connecting;
 
   const ready = () => connected && !!nc && !nc.isClosed() && !!js;
+  const sleep = (ms: number) =>
+    new Promise<void>((r) => {
+      const t = setTimeout(r, ms);
+      t.unref();
+    });
+
+  /**
+   * Tries `data` until the bus accepts it or `deadline` passes: at once, then, while connected,
+   * after 250 ms, 500 ms and every second (a stream's leader being elected answers "no responders"
+   * at once); while disconnected, as soon as the client is back. Every try carries `msgID`, so a try
+   * whose acknowledgement was lost and a later one are stored once (the stream's duplicate window,
+   * two minutes by default, is longer than any bound given here).
+   */
+  async function tryUntil(subject: string, data: Uint8Array, msgID: string, deadline: number, first: Promise<boolean>): Promise<boolean> {
+    if (await first) return true;
+    if (retryingBytes + data.length > retryBudget) return false;
+    retryingBytes += data.length;
+    try {
+      for (let pause = 250; ; pause = Math.min(pause * 2, 1000)) {
+        const left = deadline - Date.now();
+        if (closed || left <= 0) return false;
+        if (ready()) await sleep(Math.min(pause, left));
+        else await Promise.race([whenReady, sleep(left)]);
+        if (closed || Date.now() >= deadline || !ready()) continue;
+        const ok = await js!.publish(prefix + subject, data, { msgID, timeout: Math.max(250, Math.min(publishTimeoutMs, deadline - Date.now())) }).then(
+          () => true,
+          () => false,
+        );
+        if (ok) return true;
+      }
+    } finally {
+      retryingBytes -= data.length;
+    }
+  }
 
   return {
     kind: 'nats',
@@ -113,10 +167,30 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
         throw new BusUnavailableError(`bus publish failed: ${(e as Error).message}`);
       }
     },
+    async publishRetrying(subject, payload, { waitMs, retryForMs }): Promise<RetryingPublish> {
+      const data = payloadBytes(payload);
+      const msgID = randomUUID();
+      const started = Date.now();
+      // The first try as `publish` makes it: while disconnected nothing is sent and the caller is
+      // answered at once (found by the T-9 run), the message waiting for the client to be back.
+      const first = ready()
+        ? js!.publish(prefix + subject, data, { msgID, timeout: publishTimeoutMs }).then(
+            () => true,
+            () => false,
+          )
+        : Promise.resolve(false);
+      const settled = tryUntil(subject, data, msgID, started + retryForMs, first);
+      if (!ready()) return { accepted: false, settled };
+      const accepted = await withTimeout(settled, Math.max(0, waitMs), false);
+      return { accepted, settled };
+    },
     async subscribe(subject, handler) {
       if (!ready()) throw new BusUnavailableError('bus not connected');
       // The stream sequence of the last message handed over: a consumer made again resumes after it.
       let lastSeq = 0;
+      // Before any message arrived, a consumer made again starts from when this one was asked for
+      // (not "new" again, which would skip what was published in between).
+      const since = new Date().toISOString();
       let stopped = false;
       let current: ConsumerMessages | undefined;
       const open = async () => {
@@ -124,7 +198,9 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
           stream,
           lastSeq
             ? { filterSubjects: prefix + subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: lastSeq + 1 }
-            : { filterSubjects: prefix + subject, deliver_policy: DeliverPolicy.New },
+            : current
+              ? { filterSubjects: prefix + subject, deliver_policy: DeliverPolicy.StartTime, opt_start_time: since }
+              : { filterSubjects: prefix + subject, deliver_policy: DeliverPolicy.New },
         );
         // Pull requests that expire every 5 s (heartbeats every 2.5 s), so a consumer lost with its
         // node is noticed within seconds.
@@ -132,6 +208,9 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
         current = messages;
         (async () => {
           for await (const m of messages) {
+            // A consumer being replaced can still hand over what the new one hands over again:
+            // each stream message reaches the handler once, in stream order.
+            if (m.seq <= lastSeq) continue;
             lastSeq = m.seq;
             try {
               await handler(codec.decode(m.data), m.subject.slice(prefix.length));
@@ -183,6 +262,7 @@ export async function openNatsBus(opts: NatsBusOptions): Promise<Bus> {
       if (closed) return;
       closed = true;
       clearInterval(retry);
+      signalReady(); // messages held for another try are given up now
       await connecting?.catch(() => {});
       if (nc) {
         if (opts.deleteStreamOnClose) {

@@ -25,7 +25,7 @@ const DESCRIPTION = [
     ' unread events).',
   "- `end`: last, `{\"reason\"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token's `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member's role is no longer the token's), `service_stopping`. Reconnect with a current token.",
   '',
-  'A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream.',
+  'A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream. While the stream stays open it carries every stored batch whose publish the bus accepted within 30 s of ingestion, once; a batch refused while the bus fails over (a NATS node lost) arrives seconds late, possibly after newer ones (order by `received_at`).',
   '',
   `Open streams are capped per user and per organisation on each instance (LIVE_STREAMS_PER_USER, LIVE_STREAMS_PER_ORGANISATION); past either, 429 \`Rate limit exceeded\` with \`Retry-After: ${CAP_RETRY_AFTER_SECONDS}\`.`,
 ].join('\n');

@@ -96,7 +96,10 @@ const AnomalyEntry = Type.Object({
 const countMembers = {
   count: Type.Integer({ description: 'Records in the request' }),
   stored: Type.Integer({ description: 'Records committed to the store' }),
-  streamed: Type.Integer({ description: 'Records published to the live stream' }),
+  streamed: Type.Integer({
+    description:
+      'Records the live stream had accepted when the answer was sent; a publish refused while the bus fails over is tried again for up to 30 s, so others may follow (decision 0488)',
+  }),
   accepted: Type.Integer({ description: 'Records that passed the rules and were not duplicates (handed to the store)' }),
   rejected: Type.Integer({ description: 'Records rejected (count = accepted + rejected + duplicates)' }),
   duplicates: Type.Integer({ description: 'Exact copies of an earlier record in the same request, stored once' }),

@@ -40,6 +40,16 @@ export interface IngestOutcome extends IngestCounts {
 /** Largest bus message we build, in bytes of record JSON (NATS refuses messages over 1 MB). */
 const STREAM_CHUNK_BYTES = 256 * 1024;
 
+/**
+ * The live stream across a bus failover (decision 0488): a batch's publish refused while the bus
+ * moves (a NATS node lost, its stream's leader elected again, the client moving to another server)
+ * is tried again until LIVE_RETRY_MS after ingestion. The ingestion answer waits for it at most
+ * LIVE_ANSWER_WAIT_MS, the publish timeout it always waited (not at all while the bus is
+ * disconnected), and counts in `streamed` what the bus had accepted by then; the tries go on after it.
+ */
+export const LIVE_ANSWER_WAIT_MS = 2000;
+export const LIVE_RETRY_MS = 30_000;
+
 export const LIVE_WINDOW_HOURS = 24;
 
 export interface TelemetryServiceDeps {
@@ -124,13 +134,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
     if (rows.length === 0) return [];
     if (json !== undefined && rawJsonBound(rows, json) + 256 * rows.length <= STREAM_CHUNK_BYTES) {
       const head = `{"org_id":${JSON.stringify(orgId)},"received_at":${JSON.stringify(receivedAt.toISOString())},"stored":${stored},"records":`;
-      try {
-        await bus.publish(`telemetry.${orgId}`, new JsonText(head, json, '}'));
-        return [[0, rows.length]];
-      } catch (e) {
-        log.warn({ err: e, orgId }, 'telemetry: live stream publish failed');
-        return [];
-      }
+      return (await publishLive(orgId, new JsonText(head, json, '}'), rows.length)) ? [[0, rows.length]] : [];
     }
     const chunks: CanonicalRow[][] = [];
     let current: CanonicalRow[] = [];
@@ -147,24 +151,34 @@ export function createTelemetryService(deps: TelemetryServiceDeps) {
     }
     chunks.push(current);
     const received_at = receivedAt.toISOString();
-    const settled = await Promise.allSettled(
-      chunks.map((chunk) =>
-        bus.publish(`telemetry.${orgId}`, {
-          org_id: orgId,
-          received_at,
-          stored,
-          records: chunk.map(liveRecord),
-        }),
-      ),
+    const accepted = await Promise.all(
+      chunks.map((chunk) => publishLive(orgId, { org_id: orgId, received_at, stored, records: chunk.map(liveRecord) }, chunk.length)),
     );
     const streamed: [number, number][] = [];
     let at = 0;
-    settled.forEach((s, i) => {
-      if (s.status === 'fulfilled') streamed.push([at, at + chunks[i].length]);
-      else log.warn({ err: s.reason, orgId }, 'telemetry: live stream publish failed');
+    accepted.forEach((ok, i) => {
+      if (ok) streamed.push([at, at + chunks[i].length]);
       at += chunks[i].length;
     });
     return streamed;
+  }
+
+  /** One live-stream message, tried again across a bus failover: true when accepted within the answer's wait. */
+  async function publishLive(orgId: string, payload: unknown, records: number): Promise<boolean> {
+    try {
+      const p = await bus.publishRetrying(`telemetry.${orgId}`, payload, { waitMs: LIVE_ANSWER_WAIT_MS, retryForMs: LIVE_RETRY_MS });
+      if (!p.accepted) {
+        log.warn({ orgId, records }, 'telemetry: live stream publish not accepted yet; tried again in the background');
+        void p.settled.then((ok) => {
+          if (ok) log.info({ orgId, records }, 'telemetry: live stream publish accepted after the answer');
+          else log.warn({ orgId, records, retryForMs: LIVE_RETRY_MS }, 'telemetry: live stream publish given up; the records are not streamed');
+        });
+      }
+      return p.accepted;
+    } catch (e) {
+      log.warn({ err: e, orgId }, 'telemetry: live stream publish failed');
+      return false;
+    }
   }
 
   /**

@@ -3779,7 +3779,7 @@ export interface paths {
          *     - `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most 256 unread events).
          *     - `end`: last, `{"reason"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token's `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member's role is no longer the token's), `service_stopping`. Reconnect with a current token.
          *
-         *     A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream.
+         *     A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream. While the stream stays open it carries every stored batch whose publish the bus accepted within 30 s of ingestion, once; a batch refused while the bus fails over (a NATS node lost) arrives seconds late, possibly after newer ones (order by `received_at`).
          *
          *     Open streams are capped per user and per organisation on each instance (LIVE_STREAMS_PER_USER, LIVE_STREAMS_PER_ORGANISATION); past either, 429 `Rate limit exceeded` with `Retry-After: 30`.
          */
@@ -5422,7 +5422,10 @@ export interface paths {
          *     422 `all_records_rejected`: nothing stored. 403 `cross_tenant_record`: a record names another organisation
          *     (`index`, `field` locate it); nothing of the batch is stored. 503 `writer_error`: the store did not persist
          *     the batch (`stored` 0; `streamed` says what reached the live stream); retry it. Compare `stored` to `count`.
-         *     A batch is one transaction, written in array order, and published to the live stream after commit.
+         *     A batch is one transaction, written in array order, and published to the live stream after commit. `streamed`
+         *     counts the records the live stream had accepted when the answer was sent (the answer waits for it at most 2 s,
+         *     not at all while the bus is disconnected); a publish the bus refused while failing over is tried again for up to
+         *     30 s, so those records may still reach the live stream after the answer (decision 0488).
          *     A device credential with scope telemetry:write may call it too (decision 0375, docs/devices.md): a record of a device
          *     registered at another site is rejected (`device_on_another_site`), and, when the credential lists device ids, one of
          *     any other device (`device_not_in_credential`).
@@ -8187,7 +8190,7 @@ export interface components {
             }[];
             /** @description Records committed to the store */
             stored: number;
-            /** @description Records published to the live stream */
+            /** @description Records the live stream had accepted when the answer was sent; a publish refused while the bus fails over is tried again for up to 30 s, so others may follow (decision 0488) */
             streamed: number;
         };
         Notification: {
@@ -50568,7 +50571,7 @@ export interface operations {
                         }[];
                         /** @description Records committed to the store */
                         stored?: number;
-                        /** @description Records published to the live stream */
+                        /** @description Records the live stream had accepted when the answer was sent; a publish refused while the bus fails over is tried again for up to 30 s, so others may follow (decision 0488) */
                         streamed?: number;
                     } & {
                         [key: string]: unknown;
@@ -50630,7 +50633,7 @@ export interface operations {
                         rejected: number;
                         /** @description Records committed to the store */
                         stored: number;
-                        /** @description Records published to the live stream */
+                        /** @description Records the live stream had accepted when the answer was sent; a publish refused while the bus fails over is tried again for up to 30 s, so others may follow (decision 0488) */
                         streamed: number;
                     } & {
                         [key: string]: unknown;
