@@ -5,7 +5,10 @@
 // embedded store, signs in, ingests, reads the records back, stops it with SIGTERM. Prints the
 // archive and executable size, the start time (spawn to ready), and the idle RSS.
 //
-//   npm run release && node bench/release-check.ts [--idle-seconds=30] [--keep]
+//   npm run release && node bench/release-check.ts [--idle-seconds=30] [--keep] [--env=NAME=VALUE ...]
+//
+// --env adds a variable to the environment `serve` runs with (repeat it for several), to measure a
+// setting without building again (e.g. --env=PGLITE_SHARED_BUFFERS_MB=8).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -14,11 +17,23 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine } from './lib/stats.ts';
 
+const argv = process.argv.slice(2);
 const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
+  argv.map((a) => {
     const [k, v] = a.replace(/^--/, '').split('=');
     return [k, v ?? 'true'];
   }),
+);
+/** --env=NAME=VALUE, each: added to serve's environment. */
+const serveEnv = Object.fromEntries(
+  argv
+    .filter((a) => a.startsWith('--env='))
+    .map((a) => {
+      const kv = a.slice('--env='.length);
+      const i = kv.indexOf('=');
+      if (i <= 0) throw new Error(`--env wants NAME=VALUE, got ${kv}`);
+      return [kv.slice(0, i), kv.slice(i + 1)];
+    }),
 );
 const IDLE_S = Number(args['idle-seconds'] ?? 30);
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '../dist/release');
@@ -90,7 +105,7 @@ cli('user', 'create', '--org', ORG, '--email', EMAIL, '--password', PASSWORD, '-
 // 3. The service.
 const t0 = performance.now();
 const [serveCmd, serveArgv] = argvOf(exe, ['serve']);
-const child: ChildProcess = spawn(serveCmd, serveArgv, { env, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+const child: ChildProcess = spawn(serveCmd, serveArgv, { env: { ...env, ...serveEnv }, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
 let log = '';
 child.stdout?.on('data', (d: Buffer) => (log += d));
 child.stderr?.on('data', (d: Buffer) => (log += d));
@@ -141,12 +156,26 @@ try {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  const metrics = await fetch(`${BASE}/api/telemetry/metrics`).then((r) => r.text());
+  const gauge = (name: string) => Number(new RegExp(`^eps_${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+  const parts = memoryParts(child.pid!);
   console.log(`release-check: OK on ${await machine()}`);
+  if (Object.keys(serveEnv).length)
+    console.log(
+      `  serve's added environment: ${Object.entries(serveEnv)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+    );
   console.log(`  archive ${archive}: ${mb(statSync(join(OUT, archive)).size)}; executable ${mb(statSync(exe).size)}`);
   console.log(`  CLI org create (migrates a new store): ${(org.ms / 1000).toFixed(2)} s`);
   console.log(`  serve: spawn to ready ${(readyMs / 1000).toFixed(2)} s`);
   console.log(
     `  idle after ${IDLE_S} s: RSS ${(kb('VmRSS') / 1024).toFixed(0)} MiB (anon ${(kb('RssAnon') / 1024).toFixed(0)}, file ${(kb('RssFile') / 1024).toFixed(0)}), peak ${(kb('VmHWM') / 1024).toFixed(0)} MiB`,
+  );
+  const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+  console.log(
+    `  where (resident MiB): WASM memory ${mib(parts.wasm)}, malloc arenas ${mib(parts.arenas)} (+ main heap ${mib(parts.brk)}), other anonymous ${mib(parts.otherAnon)}, files ${mib(parts.file)}; ` +
+      `service thread's V8 heap ${mib(gauge('nodejs_heap_size_used_bytes'))} used of ${mib(gauge('nodejs_heap_size_total_bytes'))}, external ${mib(gauge('nodejs_external_memory_bytes'))}`,
   );
 } catch (e) {
   child.kill('SIGKILL');
@@ -160,3 +189,32 @@ check(code === 0, `serve exited ${code} on SIGTERM:\n${log.slice(-2000)}`);
 console.log('  stopped on SIGTERM, exit 0');
 if (args.keep !== 'true') rmSync(dir, { recursive: true, force: true });
 else console.log(`  kept ${dir}`);
+
+/**
+ * The process's resident memory by kind, from /proc/PID/smaps: the WebAssembly memory (PGlite's
+ * PostgreSQL; the read-write part of a reservation of a gibibyte or more), glibc's thread arenas
+ * (64 MiB-aligned heaps), the main arena (brk), other anonymous memory (V8's heaps and code, thread
+ * stacks) and file-backed pages (the executable).
+ */
+function memoryParts(pid: number) {
+  type Map = { start: number; end: number; perms: string; path: string; rss: number };
+  const maps: Map[] = [];
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) maps.push({ start: Number.parseInt(head[1], 16), end: Number.parseInt(head[2], 16), perms: head[3], path: head[4], rss: 0 });
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && maps.length) maps[maps.length - 1].rss = Number(rss[1]) * 1024;
+  }
+  const ARENA = 64 * 2 ** 20;
+  const out = { wasm: 0, arenas: 0, brk: 0, otherAnon: 0, file: 0 };
+  maps.forEach((m, i) => {
+    const next = maps[i + 1];
+    const reservedAfter = next && next.start === m.end && next.perms.startsWith('---') ? next.end - next.start : 0;
+    if (m.path.startsWith('/')) out.file += m.rss;
+    else if (m.path === '[heap]') out.brk += m.rss;
+    else if (reservedAfter >= 2 ** 30) out.wasm += m.rss;
+    else if (m.start % ARENA === 0 && m.end - m.start + reservedAfter === ARENA) out.arenas += m.rss;
+    else out.otherAnon += m.rss;
+  });
+  return out;
+}
