@@ -7,6 +7,8 @@ declare const EPS_RELEASE_VERSION: string;
 
 // The release's defaults for a small machine (decision 0388); an operator's own value wins.
 process.env.PGLITE_SHARED_BUFFERS_MB ??= '16';
+// Schemas compiled on each operation's first request, not all at start (decision 0487).
+process.env.WARM_SCHEMAS ??= 'false';
 
 function run(): Promise<unknown> {
   const [first, ...rest] = process.argv.slice(2);

@@ -104,7 +104,17 @@ async function bundle(input: string, file: string, format: 'cjs' | 'esm') {
     onLog(level, log, handler) {
       if (log.code !== 'EVAL') handler(level, log);
     },
-    output: { file, format, codeSplitting: false, banner: BANNER, minify: false, comments: { legal: false } },
+    output: {
+      file,
+      format,
+      codeSplitting: false,
+      banner: BANNER,
+      // Whitespace and comments out, names and code unchanged; non-ASCII escaped, so V8 holds the
+      // source as one byte a character, not two: 13 MiB less of the service's heap (decision 0487).
+      minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+      charset: 'ascii',
+      comments: { legal: false },
+    },
   });
 }
 

@@ -247,6 +247,7 @@ export function loadConfig(env: Env = process.env, sections: readonly ConfigSect
     host: str(env, 'HOST', '127.0.0.1'),
     dataDir,
     pgliteWorker: bool(env, 'PGLITE_WORKER', true),
+    warmSchemas: bool(env, 'WARM_SCHEMAS', true),
     pgliteSharedBuffersMb: int(env, 'PGLITE_SHARED_BUFFERS_MB', 128, 1, 4096),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseReadUrl: url(env, 'DATABASE_READ_URL', ['postgres:', 'postgresql:']),

@@ -82,7 +82,8 @@ async function main() {
   const demo = config.seedDemo ? await createProvisioning(service.deps.db).seedDemo() : undefined;
   const address = await service.app.listen({ port: config.port, host: config.host });
   // Validators and serializers compile on first use; compile the rest now, off the first requests' path.
-  setImmediate(() => service.deps.log.info({ compiled: service.warmSchemas() }, 'request and response schemas compiled'));
+  // WARM_SCHEMAS=false (the release's default, decision 0487) leaves each to its first request.
+  if (config.warmSchemas) setImmediate(() => service.deps.log.info({ compiled: service.warmSchemas() }, 'request and response schemas compiled'));
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   console.log(`\nEnergy Platform Service listening on ${address} (${store}, cache: ${service.deps.cache.kind}, bus: ${service.deps.bus.kind})`);
   console.log(`Console: ${address}/   API reference: ${address}/docs   OpenAPI: ${address}/openapi.json`);

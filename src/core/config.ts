@@ -8,6 +8,8 @@ export interface Config {
   dataDir: string;
   /** The embedded store's engine in a worker thread (true) or in the event loop's thread (decision 0034). */
   pgliteWorker: boolean;
+  /** Compile every request and response schema once listening (true), or each on its first use (decision 0487). */
+  warmSchemas: boolean;
   /** The embedded store's PostgreSQL shared_buffers, in MB (PostgreSQL's default 128; decision 0388). */
   pgliteSharedBuffersMb: number;
   databaseUrl?: string;
