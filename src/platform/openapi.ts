@@ -263,7 +263,8 @@ export function buildOpenApi(ops: Operation[], opts: OpenApiOptions) {
         'Telemetry ingestion, asset registry, market data, flexibility and the services around them. ' +
         'Every operation carries x-platform-status; derived figures carry x-platform-data-basis. ' +
         "An answer from simulated data carries x-platform-data-basis: simulated instead of the declared basis: a sandbox key's answer " +
-        "(except configuration), and a demo organisation's (demo-*) where the declared basis is measured, calculated or forecast, or a stored list of readings. " +
+        "(except configuration), and a demo organisation's (demo-*) where the declared basis is measured, calculated or forecast, or a stored list of readings, " +
+        'or the operation answers demo organisations from a sample shipped with the service (its description says so). ' +
         `Errors: ${opts.docsOrigin}/docs/errors.`,
       contact: { name: 'Energy Platform Service API', url: `${opts.docsOrigin}/docs` },
       license: { name: 'Proprietary: use under the agreement with the operator', url: `${opts.docsOrigin}/docs` },

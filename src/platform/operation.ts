@@ -134,9 +134,11 @@ export interface OperationDef<S extends OpSchemas = OpSchemas> {
    * `simulated` instead, whatever is declared (register.ts, answerBasis): a sandbox key's answer on
    * a sandbox operation (anything but `configured`), and a demo organisation's answer (demo-*) where
    * the basis is `measured`, `calculated` or `forecast`, or `readings` marks a `stored` answer that
-   * lists device readings.
+   * lists device readings. `demo` is for an operation that answers a demo organisation from data
+   * of its own (a sample shipped with the service) instead of the declared source: that answer says
+   * `simulated` with `demo` as its whole method, whatever the declared basis.
    */
-  dataBasis?: { basis: DataBasis; method?: string; readings?: boolean };
+  dataBasis?: { basis: DataBasis; method?: string; readings?: boolean; demo?: string };
   deprecation?: Deprecation;
   /**
    * Extra limit on top of the general ones: 'auth' (the shared authentication limit, per address),

@@ -183,7 +183,8 @@ export const DEMO_METHOD = 'Demo organisation: simulated devices and synthetic r
 
 /**
  * The three bases an operation's answer may carry (concepts.md section 1: `simulated` is sandbox and
- * demo only): as declared; a sandbox key's on a sandbox operation; a demo organisation's. Labels
+ * demo only): as declared; a sandbox key's on a sandbox operation; a demo organisation's (with the
+ * operation's own demo method where it answers demo organisations from a sample). Labels
  * follow the data, not the operation, so simulated figures never travel as measured (decision 0304).
  */
 export function answerBases(op: Pick<Operation, 'dataBasis' | 'sandbox'>) {
@@ -193,8 +194,9 @@ export function answerBases(op: Pick<Operation, 'dataBasis' | 'sandbox'>) {
     d && op.sandbox && d.basis !== 'configured'
       ? dataBasisHeaders({ dataBasis: { basis: 'simulated', method: d.basis === 'simulated' && d.method ? d.method : SANDBOX_METHOD } })
       : declared;
-  const demo =
-    d && (d.basis === 'measured' || d.basis === 'calculated' || d.basis === 'forecast' || d.readings)
+  const demo = d?.demo
+    ? dataBasisHeaders({ dataBasis: { basis: 'simulated', method: d.demo } })
+    : d && (d.basis === 'measured' || d.basis === 'calculated' || d.basis === 'forecast' || d.readings)
       ? dataBasisHeaders({ dataBasis: { basis: 'simulated', method: d.method ? `${DEMO_METHOD}. ${d.method}` : `${DEMO_METHOD}.` } })
       : declared;
   return { declared, sandbox, demo };

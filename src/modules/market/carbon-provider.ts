@@ -63,7 +63,8 @@ function decodeRow(r: unknown): IntensityRow {
   return { from, to, forecast: i.forecast, actual: actual as number | null, index };
 }
 
-function decodeList(raw: unknown): IntensityRow[] {
+/** The provider's `data` list of half hours, ascending (also the demo sample's form, sample.ts). */
+export function decodeList(raw: unknown): IntensityRow[] {
   const data = (raw as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) throw new BadResponseError('no data list');
   return data.map(decodeRow).sort((a, b) => a.from - b.from);

@@ -22,6 +22,10 @@ import {
 } from './schemas.ts';
 
 const MAX_RANGE_DAYS = 31;
+/** What each market read says of a demo organisation's answer (decision 0486, sample.ts). */
+const DEMO_SAMPLE =
+  ' A demo organisation’s answer comes from a sample week shipped with the service, replayed onto the days asked for, never from the ' +
+  'provider, and says `simulated`.';
 const TWO_DAYS = 48 * 3600_000;
 
 export function priceSlot(r: RateRow) {
@@ -93,16 +97,20 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
         'ordered by time, UTC timestamps. A full UK day is 48 half hours (46 on the spring clock change, 50 on the ' +
         'autumn one). The next day is published at about 16:00 UK time: before that its half hours are absent, ' +
         '`complete` is false, and that is not an error. Provider failure without usable cached figures: 502 ' +
-        '`Tariff provider API error`; cached figures past their lifetime are served with `stale: true`.',
+        '`Tariff provider API error`; cached figures past their lifetime are served with `stale: true`.' +
+        DEMO_SAMPLE,
       dataBasis: {
         basis: 'stored',
         method: 'Unit rates as the tariff provider publishes them, relayed unchanged and cached; nothing is estimated.',
+        demo:
+          'Demo organisation: a sample week of Agile-shaped unit rates shipped with the service, replayed onto the days asked for by weekday ' +
+          'and UK clock time; not the tariff provider’s prices for these days.',
       },
       schema: { query: PricesQuery, response: { 200: PricesResponse, 502: ErrorResponse } },
-      handler: async ({ query }) => {
+      handler: async ({ query, ctx }) => {
         const region = regionOf(query.region ?? 'C')!;
         const { from, to } = period(query, clock.now().getTime());
-        const r = await market.prices.range(region.letter, from, to);
+        const r = await market.forOrg(ctx.orgId).prices.range(region.letter, from, to);
         const expected = (ceilSlot(to) - floorSlot(from)) / SLOT_MS;
         return {
           region: region.letter,
@@ -132,20 +140,24 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
         'The half hour containing now, and the next cheap window: among runs of `window_minutes` (default 120) of ' +
         'consecutive published half hours that start no earlier than the current half hour, within the published ' +
         'horizon (today and tomorrow, UK time), the run with the lowest mean VAT-inclusive price; the earliest wins ' +
-        'a tie. Null when fewer half hours than the window are published.',
+        'a tie. Null when fewer half hours than the window are published.' +
+        DEMO_SAMPLE,
       dataBasis: {
         basis: 'calculated',
         method:
           'The current half hour is the published price; the cheap window is the run of consecutive published half ' +
           'hours of the asked length, from the current one on, with the lowest mean VAT-inclusive price.',
+        demo:
+          'Demo organisation: the current half hour and the cheap window taken from a sample week of Agile-shaped unit rates shipped with the ' +
+          'service, replayed onto today and tomorrow by weekday and UK clock time; not the tariff provider’s prices.',
       },
       schema: { query: CurrentQuery, response: { 200: CurrentResponse, 502: ErrorResponse } },
-      handler: async ({ query }) => {
+      handler: async ({ query, ctx }) => {
         const region = regionOf(query.region ?? 'C')!;
         const now = clock.now().getTime();
         const windowMinutes = query.window_minutes ?? 120;
         const today = ukDate(now);
-        const r = await market.prices.range(region.letter, ukMidnight(today), ukMidnight(addDays(today, 2)));
+        const r = await market.forOrg(ctx.orgId).prices.range(region.letter, ukMidnight(today), ukMidnight(addDays(today, 2)));
         const current = r.rows.find((row) => row.from <= now && now < row.to);
         const w = nextCheapWindow(r.rows, now, windowMinutes / 30);
         return {
@@ -189,14 +201,18 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
       summary: 'GB grid carbon intensity for the current half hour',
       description:
         'gCO2/kWh for the current half-hour settlement period: the forecast, the actual once estimated (null before), ' +
-        'and the index band. Provider failure without usable cached figures: 502 `Carbon Intensity API error`.',
+        'and the index band. Provider failure without usable cached figures: 502 `Carbon Intensity API error`.' +
+        DEMO_SAMPLE,
       dataBasis: {
         basis: 'forecast',
         method: 'The national carbon intensity forecast for the current half hour, with the provider’s estimated actual once published.',
+        demo:
+          'Demo organisation: a sample week of GB carbon intensity shipped with the service, replayed onto the current half hour by weekday ' +
+          'and UK clock time; not the national figures for now.',
       },
       schema: { response: { 200: CurrentIntensityResponse, 502: ErrorResponse } },
-      handler: async () => {
-        const s = await market.carbon.current();
+      handler: async ({ ctx }) => {
+        const s = await market.forOrg(ctx.orgId).carbon.current();
         return { region: 'GB' as const, unit: 'gCO2/kWh' as const, ...intensity(s.value), stale: s.stale, cached_at: isoTime(s.fetchedAt) };
       },
     }),
@@ -205,15 +221,18 @@ export function marketOperations(deps: AppDeps, market: MarketData) {
       method: 'GET',
       path: '/api/trading/carbon-intensity/forecast',
       summary: 'GB grid carbon intensity forecast',
-      description: 'Half-hourly forecast from the current half hour for `hours` hours (1 to 48, default 24).',
+      description: 'Half-hourly forecast from the current half hour for `hours` hours (1 to 48, default 24).' + DEMO_SAMPLE,
       dataBasis: {
         basis: 'forecast',
         method: 'The national 48-hour carbon intensity forecast, half hour by half hour, cut to the hours asked for.',
+        demo:
+          'Demo organisation: a sample week of GB carbon intensity shipped with the service, replayed onto the hours asked for by weekday ' +
+          'and UK clock time; not the national forecast.',
       },
       schema: { query: ForecastQuery, response: { 200: ForecastResponse, 502: ErrorResponse } },
-      handler: async ({ query }) => {
+      handler: async ({ query, ctx }) => {
         const hours = query.hours ?? 24;
-        const s = await market.carbon.forward(hours);
+        const s = await market.forOrg(ctx.orgId).carbon.forward(hours);
         const from = floorSlot(clock.now().getTime());
         return {
           region: 'GB' as const,

@@ -30,7 +30,8 @@ function instant(v: unknown, what: string): number {
   return t;
 }
 
-function decodePage(raw: unknown): { rows: RateRow[]; next: string | null } {
+/** One page of the provider's unit rates, as answered (also the demo sample's form, sample.ts). */
+export function decodePage(raw: unknown): { rows: RateRow[]; next: string | null } {
   if (!raw || typeof raw !== 'object' || !Array.isArray((raw as { results?: unknown }).results)) {
     throw new BadResponseError('no results list');
   }
