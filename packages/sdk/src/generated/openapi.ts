@@ -5726,7 +5726,7 @@ export interface paths {
         };
         /**
          * GB grid carbon intensity for the current half hour
-         * @description gCO2/kWh for the current half-hour settlement period: the forecast, the actual once estimated (null before), and the index band. Provider failure without usable cached figures: 502 `Carbon Intensity API error`.
+         * @description gCO2/kWh for the current half-hour settlement period: the forecast, the actual once estimated (null before), and the index band. Provider failure without usable cached figures: 502 `Carbon Intensity API error`. A demo organisation’s answer comes from a sample week shipped with the service, replayed onto the days asked for, never from the provider, and says `simulated`.
          */
         get: operations["getCarbonIntensity"];
         put?: never;
@@ -5746,7 +5746,7 @@ export interface paths {
         };
         /**
          * GB grid carbon intensity forecast
-         * @description Half-hourly forecast from the current half hour for `hours` hours (1 to 48, default 24).
+         * @description Half-hourly forecast from the current half hour for `hours` hours (1 to 48, default 24). A demo organisation’s answer comes from a sample week shipped with the service, replayed onto the days asked for, never from the provider, and says `simulated`.
          */
         get: operations["getCarbonIntensityForecast"];
         put?: never;
@@ -5890,7 +5890,7 @@ export interface paths {
         };
         /**
          * The current price half hour and the next cheap window
-         * @description The half hour containing now, and the next cheap window: among runs of `window_minutes` (default 120) of consecutive published half hours that start no earlier than the current half hour, within the published horizon (today and tomorrow, UK time), the run with the lowest mean VAT-inclusive price; the earliest wins a tie. Null when fewer half hours than the window are published.
+         * @description The half hour containing now, and the next cheap window: among runs of `window_minutes` (default 120) of consecutive published half hours that start no earlier than the current half hour, within the published horizon (today and tomorrow, UK time), the run with the lowest mean VAT-inclusive price; the earliest wins a tie. Null when fewer half hours than the window are published. A demo organisation’s answer comes from a sample week shipped with the service, replayed onto the days asked for, never from the provider, and says `simulated`.
          */
         get: operations["getCurrentPrice"];
         put?: never;
@@ -5910,7 +5910,7 @@ export interface paths {
         };
         /**
          * Half-hourly import prices for a GSP region
-         * @description Agile half-hourly import unit rates in pence per kWh, VAT inclusive with the exclusive figure alongside, ordered by time, UTC timestamps. A full UK day is 48 half hours (46 on the spring clock change, 50 on the autumn one). The next day is published at about 16:00 UK time: before that its half hours are absent, `complete` is false, and that is not an error. Provider failure without usable cached figures: 502 `Tariff provider API error`; cached figures past their lifetime are served with `stale: true`.
+         * @description Agile half-hourly import unit rates in pence per kWh, VAT inclusive with the exclusive figure alongside, ordered by time, UTC timestamps. A full UK day is 48 half hours (46 on the spring clock change, 50 on the autumn one). The next day is published at about 16:00 UK time: before that its half hours are absent, `complete` is false, and that is not an error. Provider failure without usable cached figures: 502 `Tariff provider API error`; cached figures past their lifetime are served with `stale: true`. A demo organisation’s answer comes from a sample week shipped with the service, replayed onto the days asked for, never from the provider, and says `simulated`.
          */
         get: operations["getAgilePrices"];
         put?: never;
