@@ -32,6 +32,8 @@ export { CARBON_PROVIDER } from './carbon-provider.ts';
 /** This module as the module list names it. */
 export const marketDefinition: ModuleDefinition = {
   name: 'market',
+  // A demo organisation's reads answer from the sample (realmForId, decision 0486).
+  dependsOn: ['orgs'],
   config: marketConfig,
   // One market-data instance (providers, cache) for the module's operations and for others.
   provides: (deps, registry) => {
