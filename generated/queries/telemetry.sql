@@ -311,13 +311,22 @@ update telemetry_rollup_state set horizon = $1
 (case when jsonb_typeof(raw->k.key) = 'number'
   then abs((raw->>k.key)::float8) <= ${…} and ((raw->>k.key)::float8 = 0 or abs((raw->>k.key)::float8) >= ${…}) else false end)
 
+-- store.ts: POWER_SAMPLE
+power_kw is not null and ${POWER_IN_BOUND} and ${…}
+
 -- store.ts: POWER_HALF_HOURS
-  with s as (
+  with b as (
+    select a.aid,
+           coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
+                     and ${POWER_SAMPLE}), $3::timestamptz) as lo,
+           coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
+                     and ${POWER_SAMPLE}), $4::timestamptz) as hi
+    from (select distinct unnest($2::text[]) as aid) a
+  ), s as (
     select asset_id, ts as t0, power_kw as p0,
            lead(ts) over w as t1, lead(power_kw) over w as p1
-    from telemetry
-    where org_id = $1 and asset_id = any($2::text[]) and ts >= $3::timestamptz - $5::interval
-      and ts < $4::timestamptz + $5::interval and power_kw is not null and ${POWER_IN_BOUND} and ${…}
+    from b join telemetry on org_id = $1 and asset_id = b.aid and ts >= b.lo and ts <= b.hi
+    where ${POWER_SAMPLE}
     window w as (partition by asset_id order by ts, id)
   ), seg as (
     select * from s where t1 is not null and t1 > t0 and t1 - t0 <= $5::interval
@@ -355,12 +364,21 @@ update telemetry_rollup_state set horizon = $1
   from integ i full join n on n.asset_id = i.asset_id and n.slot = i.slot
   order by 1, 2
 
+-- store.ts: COUNTER_SAMPLE
+jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
+
 -- store.ts: COUNTER_HALF_HOURS
-  with cs as (
+  with b as (
+    select a.aid, k.key,
+           coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
+                     and ${COUNTER_SAMPLE}), $3::timestamptz) as lo,
+           coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
+                     and ${COUNTER_SAMPLE}), $4::timestamptz) as hi
+    from (select distinct unnest($2::text[]) as aid) a cross join (select distinct unnest($6::text[]) as key) k
+  ), cs as (
     select asset_id, k.key, ts, id, (raw->>k.key)::float8 as v
-    from telemetry cross join unnest($6::text[]) as k(key)
-    where org_id = $1 and asset_id = any($2::text[]) and ts >= $3::timestamptz - $5::interval
-      and ts < $4::timestamptz + $5::interval and jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
+    from b as k join telemetry on org_id = $1 and asset_id = k.aid and ts >= k.lo and ts <= k.hi
+    where ${COUNTER_SAMPLE}
   ), cseg as (
     select asset_id, key, ts as t1, v as v1, lag(ts) over w as t0, lag(v) over w as v0
     from cs window w as (partition by asset_id, key order by ts, id)
@@ -383,6 +401,19 @@ update telemetry_rollup_state set horizon = $1
   from pieces where b > a and slot >= $3 and slot < $4
   group by asset_id, key, slot
   order by 1, 2, 3
+
+-- store.ts: SPAN_NEIGHBOURS
+  select a.i::int as i,
+         least((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}),
+               (select min(x.p) from unnest($7::text[]) as k(key) cross join lateral
+                  (select max(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval
+                   and ${COUNTER_SAMPLE}) x)) as before,
+         greatest((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}),
+                  (select max(x.p) from unnest($7::text[]) as k(key) cross join lateral
+                     (select min(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval
+                      and ${COUNTER_SAMPLE}) x)) as after
+  from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as a(aid, f, t, i)
+  order by a.i
 
 -- store.ts: extent
 select a.asset_id,

@@ -10,7 +10,7 @@ import type { TelemetryEnergy } from '../telemetry/index.ts';
 import type { RegistrySites, SiteAsset } from '../registry/index.ts';
 import { ceilSlot, floorSlot, ukDate } from '../../kit/uk-time.ts';
 import type { EnergyConfig } from './config.ts';
-import { FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
+import { ALL_COUNTER_KEYS, FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
 import { createEnergyStore, type AssetFlowRow, type SiteHalfHourRow } from './store.ts';
 import { kwhText, toWh } from '../../kit/decimal.ts';
 import { isPlatformFailure } from '../../platform/job-units.ts';
@@ -211,11 +211,10 @@ export function createEnergyModel(deps: EnergyModelDeps) {
 
   /**
    * Folds pending spans into the rollup, `batch` assets a transaction, until none is left (or
-   * `maxAssets` were done). A span is widened by the gap limits, since a new sample changes the
-   * segments on either side of it. Returns the assets refreshed.
+   * `maxAssets` were done). A span is widened to the samples before and after it (within the gap
+   * limits), since a new sample changes the segments on either side of it. Returns the assets refreshed.
    */
   async function refreshPending(db: Db, opts: { orgId?: string; batch?: number; maxAssets?: number } = {}): Promise<number> {
-    const widen = Math.max(settings.powerGapSeconds, settings.counterGapSeconds) * 1000;
     let done = 0;
     const max = opts.maxAssets ?? 100_000;
     // For one organisation (the refresh's unit, decision 0285) each site is recomputed under a
@@ -233,14 +232,25 @@ export function createEnergyModel(deps: EnergyModelDeps) {
           const siteOf = new Map(assets.map((a) => [a.asset_id, a.site_id]));
           // A site is recomputed once for all its pending assets whose (widened) spans overlap, not
           // once an asset: a site of a thousand chargers reporting together is one recompute.
+          // A span reaches back to the sample before it and on to the one after (the segments its
+          // samples join), not a whole gap limit each way (decision 0491): a charger reporting each
+          // minute recomputes its current half hour, not the four hours around it.
+          const registered = list.filter((s) => siteOf.has(s.asset_id)); // others belong to no site's ledger
+          const near = await deps.telemetry.reads(q).spanNeighbours(
+            orgId,
+            registered.map((s) => ({ asset_id: s.asset_id, from: s.from_ts, to: s.to_ts })),
+            { powerSeconds: settings.powerGapSeconds, counterSeconds: settings.counterGapSeconds },
+            ALL_COUNTER_KEYS,
+          );
           const bySite = new Map<string, { from: number; to: number; asset: string }[]>();
-          for (const s of list) {
-            const site = siteOf.get(s.asset_id);
-            if (!site) continue; // not registered: it belongs to no site's ledger
+          registered.forEach((s, i) => {
+            const site = siteOf.get(s.asset_id)!;
             const spans = bySite.get(site) ?? [];
-            spans.push({ from: s.from_ts.getTime() - widen, to: s.to_ts.getTime() + widen, asset: s.asset_id });
+            const n = near[i]!;
+            // +1 ms: the half hour that starts at the last sample holds it (its sample count).
+            spans.push({ from: (n.before ?? s.from_ts).getTime(), to: (n.after ?? s.to_ts).getTime() + 1, asset: s.asset_id });
             bySite.set(site, spans);
-          }
+          });
           for (const site of [...bySite.keys()].sort()) {
             const spans = bySite.get(site)!.sort((x, y) => x.from - y.from);
             let cur = { from: spans[0]!.from, to: spans[0]!.to, assets: [spans[0]!.asset] };

@@ -971,13 +971,20 @@ const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number'
 // between them (trapezoidal rule); a segment is split at half-hour boundaries by interpolation and
 // its positive and negative parts integrated apart (split exactly at the zero crossing). A longer
 // silence is a gap: it is not integrated, and the half hours it spans show less coverage.
+const POWER_SAMPLE = `power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}`;
 const POWER_HALF_HOURS = `
-with s as (
+with b as (
+  select a.aid,
+         coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
+                   and ${POWER_SAMPLE}), $3::timestamptz) as lo,
+         coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
+                   and ${POWER_SAMPLE}), $4::timestamptz) as hi
+  from (select distinct unnest($2::text[]) as aid) a
+), s as (
   select asset_id, ts as t0, power_kw as p0,
          lead(ts) over w as t1, lead(power_kw) over w as p1
-  from telemetry
-  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3::timestamptz - $5::interval
-    and ts < $4::timestamptz + $5::interval and power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}
+  from b join telemetry on org_id = $1 and asset_id = b.aid and ts >= b.lo and ts <= b.hi
+  where ${POWER_SAMPLE}
   window w as (partition by asset_id order by ts, id)
 ), seg as (
   select * from s where t1 is not null and t1 > t0 and t1 - t0 <= $5::interval
@@ -1022,12 +1029,19 @@ order by 1, 2`;
 // interval, e.g. a register jumping to 9e15 kWh) is implausible (decision 0281): it is treated like
 // a reset that counts nothing, the interval is not covered, and the next advance is measured from
 // the implausible reading. So no half hour of a counter exceeds the bound power's half hour.
+const COUNTER_SAMPLE = `jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${trustedTsSql()}`;
 const COUNTER_HALF_HOURS = `
-with cs as (
+with b as (
+  select a.aid, k.key,
+         coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
+                   and ${COUNTER_SAMPLE}), $3::timestamptz) as lo,
+         coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
+                   and ${COUNTER_SAMPLE}), $4::timestamptz) as hi
+  from (select distinct unnest($2::text[]) as aid) a cross join (select distinct unnest($6::text[]) as key) k
+), cs as (
   select asset_id, k.key, ts, id, (raw->>k.key)::float8 as v
-  from telemetry cross join unnest($6::text[]) as k(key)
-  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3::timestamptz - $5::interval
-    and ts < $4::timestamptz + $5::interval and jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${trustedTsSql()}
+  from b as k join telemetry on org_id = $1 and asset_id = k.aid and ts >= k.lo and ts <= k.hi
+  where ${COUNTER_SAMPLE}
 ), cseg as (
   select asset_id, key, ts as t1, v as v1, lag(ts) over w as t0, lag(v) over w as v0
   from cs window w as (partition by asset_id, key order by ts, id)
@@ -1051,6 +1065,24 @@ from pieces where b > a and slot >= $3 and slot < $4
 group by asset_id, key, slot
 order by 1, 2, 3`;
 
+// For each pending span (an asset's new samples from f to t), the newest energy sample before f and
+// the oldest after t that a segment could join to the span: per stream (power, each counter key),
+// within that stream's gap, the earliest before and the latest after. A new sample changes only
+// the segments to its neighbours, so the half hours from the one before to the one after are all
+// it can change (decision 0491).
+const SPAN_NEIGHBOURS = `
+select a.i::int as i,
+       least((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}),
+             (select min(x.p) from unnest($7::text[]) as k(key) cross join lateral
+                (select max(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval
+                 and ${COUNTER_SAMPLE}) x)) as before,
+       greatest((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}),
+                (select max(x.p) from unnest($7::text[]) as k(key) cross join lateral
+                   (select min(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval
+                    and ${COUNTER_SAMPLE}) x)) as after
+from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as a(aid, f, t, i)
+order by a.i`;
+
 export interface ReadingRow {
   id: number;
   asset_id: string;
@@ -1073,6 +1105,29 @@ export function createEnergyReads(db: Queryable) {
       if (!assetIds.length || !keys.length) return [];
       const r = await db.query<CounterHalfHour>(COUNTER_HALF_HOURS, [orgId, assetIds, from, to, `${gapSeconds} seconds`, keys, ENERGY_RATE_BOUND_KW]);
       return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+    },
+    /**
+     * The energy samples that bound what new samples can change: for each span, the newest sample
+     * before `from` and the oldest after `to` that one of its segments reaches (null: none within
+     * the gap). Answers in the spans' order.
+     */
+    async spanNeighbours(
+      orgId: string,
+      spans: { asset_id: string; from: Date; to: Date }[],
+      gaps: { powerSeconds: number; counterSeconds: number },
+      keys: string[],
+    ): Promise<{ before: Date | null; after: Date | null }[]> {
+      if (!spans.length) return [];
+      const r = await db.query<{ i: number; before: Date | string | null; after: Date | string | null }>(SPAN_NEIGHBOURS, [
+        orgId,
+        spans.map((s) => s.asset_id),
+        spans.map((s) => s.from),
+        spans.map((s) => s.to),
+        `${gaps.powerSeconds} seconds`,
+        `${gaps.counterSeconds} seconds`,
+        keys,
+      ]);
+      return r.rows.map((x) => ({ before: x.before === null ? null : new Date(x.before), after: x.after === null ? null : new Date(x.after) }));
     },
     /** Earliest and latest placeable ts of each asset that has records (index ends, no scan). */
     async extent(orgId: string, assetIds: string[]): Promise<{ asset_id: string; first: Date; last: Date }[]> {
