@@ -145,3 +145,20 @@ export function resourceOps<Q extends TSchema, B extends TSchema, U extends TSch
   }
   return out;
 }
+
+// The schemas of the operations that take one part and answer 200 (or 201) with one body, the shape
+// most declarations repeat: `schema: paramsTo(SiteParams, Enrolment)` is
+// `schema: { params: SiteParams, response: { 200: Enrolment } }`. TypeBox's typing of the handler's
+// input is kept (each returns its arguments' own types).
+
+/** `{ params, response: { 200: answer } }`. */
+export const paramsTo = <P extends TSchema, R extends TSchema>(params: P, answer: R) => ({ params, response: { 200: answer } });
+
+/** `{ query, response: { 200: answer } }`. */
+export const queryTo = <Q extends TSchema, R extends TSchema>(query: Q, answer: R) => ({ query, response: { 200: answer } });
+
+/** `{ body, response: { 200: answer } }`. */
+export const bodyTo = <B extends TSchema, R extends TSchema>(body: B, answer: R) => ({ body, response: { 200: answer } });
+
+/** `{ body, response: { 201: answer } }`: the operation answers 201 Created. */
+export const bodyToCreated = <B extends TSchema, R extends TSchema>(body: B, answer: R) => ({ body, response: { 201: answer } });
