@@ -1,7 +1,7 @@
 // CRM operations (endpoints.md 4.8, module `crm`, all awaiting-migration), base /api/notifications/crm.
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../platform/operation.ts';
-import { type ResourceHead, resourceOps } from '../../platform/resource.ts';
+import { type ResourceHead, resourceOps, bodyTo } from '../../platform/resource.ts';
 import { CursorParam, LimitParam, Money, Page, Timestamp } from '../../platform/schema-kit.ts';
 import type { Accounts } from './accounts.ts';
 import type { Activities } from './activities.ts';
@@ -64,7 +64,7 @@ export function crmOperations(crm: CrmServices) {
       summary: 'Replace the pipeline stages, retention period and outreach templates',
       description: 'Open stages in order with their win probability (won and lost are always there). A stage deals are still in cannot be removed (409).',
       access: BEARER.configure,
-      schema: { body: S.SettingsBody, response: { 200: S.Settings } },
+      schema: bodyTo(S.SettingsBody, S.Settings),
       handler: async ({ ctx, body }) => crm.settings.putSettings(ctx, body),
     }),
     op({
