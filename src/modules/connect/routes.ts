@@ -2,6 +2,7 @@
 // connector, and the three demo-realm rehearsals.
 import { Type } from 'typebox';
 import { BEARER, withDefaults, type Operation } from '../../platform/operation.ts';
+import { paramsTo, queryTo } from '../../platform/resource.ts';
 import type { Onboarding } from './onboarding.ts';
 import { TIMINGS_METHOD } from './onboarding.ts';
 import type { GatewayLink } from './gateway.ts';
@@ -73,7 +74,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       tags: onboarding,
       access: BEARER.read,
       dataBasis: { basis: 'calculated', method: TIMINGS_METHOD },
-      schema: { query: S.RunsQuery, response: { 200: S.RunsResponse } },
+      schema: queryTo(S.RunsQuery, S.RunsResponse),
       handler: async ({ ctx, query }) => o.runs(ctx, query),
     }),
     op({
@@ -86,7 +87,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       tags: onboarding,
       access: BEARER.read,
       dataBasis: { basis: 'stored' },
-      schema: { params: S.SiteParams, response: { 200: S.SiteOnboarding } },
+      schema: paramsTo(S.SiteParams, S.SiteOnboarding),
       handler: async ({ ctx, params }) => o.siteOnboarding(ctx, params.site_id),
     }),
     op({
@@ -129,7 +130,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       tags: gateway,
       access: BEARER.read,
       dataBasis: { basis: 'calculated', method: STATE_METHOD },
-      schema: { params: S.SiteParams, response: { 200: S.GatewayStatus } },
+      schema: paramsTo(S.SiteParams, S.GatewayStatus),
       handler: async ({ ctx, params }) => g.status(ctx, params.site_id),
     }),
     op({
@@ -142,7 +143,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       tags: gateway,
       access: BEARER.ingest,
       dataBasis: { basis: 'calculated', method: STATE_METHOD },
-      schema: { params: S.SiteParams, response: { 200: S.GatewayStatus } },
+      schema: paramsTo(S.SiteParams, S.GatewayStatus),
       handler: async ({ ctx, params }) => g.check(ctx, params.site_id),
     }),
     op({
@@ -176,7 +177,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       tags: gateway,
       access: BEARER.read,
       dataBasis: { basis: 'stored' },
-      schema: { params: S.SiteParams, response: { 200: S.BufferStatus } },
+      schema: paramsTo(S.SiteParams, S.BufferStatus),
       handler: async ({ ctx, params }) => b.status(ctx, params.site_id),
     }),
     op({
@@ -204,7 +205,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       status: 'demo-realm',
       access: BEARER.configure,
       dataBasis: { basis: 'simulated', method: 'The gateway link is marked dropped; heartbeats received meanwhile are recorded but do not bring it back.' },
-      schema: { params: S.SiteParams, response: { 200: S.GatewayStatus } },
+      schema: paramsTo(S.SiteParams, S.GatewayStatus),
       handler: async ({ ctx, params }) => g.drop(ctx, params.site_id),
     }),
     op({
@@ -217,7 +218,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       status: 'demo-realm',
       access: BEARER.configure,
       dataBasis: { basis: 'simulated', method: 'A synthetic heartbeat at the service time ends the rehearsal drop.' },
-      schema: { params: S.SiteParams, response: { 200: S.GatewayStatus } },
+      schema: paramsTo(S.SiteParams, S.GatewayStatus),
       handler: async ({ ctx, params }) => g.restore(ctx, params.site_id),
     }),
     op({
@@ -249,7 +250,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       access: { kind: 'key', scope: 'read' },
       requestIdHeader: true,
       dataBasis: { basis: 'configured' },
-      schema: { params: S.SiteParams, response: { 200: S.ConnectorMapping } },
+      schema: paramsTo(S.SiteParams, S.ConnectorMapping),
       handler: async ({ ctx, params }) => h.connectorMapping(ctx, params.site_id),
     }),
     op({
@@ -298,7 +299,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       access: BEARER.read,
       requestIdHeader: true,
       dataBasis: { basis: 'stored' },
-      schema: { params: S.SiteParams, response: { 200: S.HaSite } },
+      schema: paramsTo(S.SiteParams, S.HaSite),
       handler: async ({ ctx, params }) => h.site(ctx, params.site_id),
     }),
     op({
@@ -314,7 +315,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
         basis: 'calculated',
         method: 'online while the last connector telemetry is at most 600 s old, late until 3600 s, silent after; on the service clock.',
       },
-      schema: { params: S.SiteParams, response: { 200: S.HaHealth } },
+      schema: paramsTo(S.SiteParams, S.HaHealth),
       handler: async ({ ctx, params }) => h.health(ctx, params.site_id),
     }),
     op({
@@ -336,7 +337,7 @@ export function connectOperations(o: Onboarding, g: GatewayLink, b: BufferReplay
       description: `Readings are then kept in raw of the connector record only, until a mapping is confirmed again. Stored telemetry is kept. ${S.READ_ONLY}`,
       access: BEARER.configure,
       requestIdHeader: true,
-      schema: { params: S.SiteParams, response: { 200: S.HaSite } },
+      schema: paramsTo(S.SiteParams, S.HaSite),
       handler: async ({ ctx, params }) => h.deleteMapping(ctx, params.site_id),
     }),
   ];

@@ -1,6 +1,7 @@
 // CRM operations (endpoints.md 4.8, module `crm`, all awaiting-migration), base /api/notifications/crm.
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../platform/operation.ts';
+import { type ResourceHead, resourceOps, bodyTo } from '../../platform/resource.ts';
 import { CursorParam, LimitParam, Money, Page, Timestamp } from '../../platform/schema-kit.ts';
 import type { Accounts } from './accounts.ts';
 import type { Activities } from './activities.ts';
@@ -17,6 +18,18 @@ const BASE = '/api/notifications/crm';
 const tags = ['crm'];
 const paging = { limit: Type.Optional(LimitParam({ default: 50, max: 200 })), cursor: Type.Optional(CursorParam) };
 const idParam = (name: string) => Type.Object({ [name]: S.Id });
+const ACCOUNTS: ResourceHead = { name: 'CrmAccount', path: `${BASE}/accounts`, id: 'account_id', idSchema: S.Id, item: S.Account };
+const CONTACTS: ResourceHead = { name: 'CrmContact', path: `${BASE}/contacts`, id: 'contact_id', idSchema: S.Id, item: S.Contact };
+const DEALS: ResourceHead = { name: 'CrmDeal', path: `${BASE}/deals`, id: 'deal_id', idSchema: S.Id, item: S.DealWithMoves };
+const ACTIVITIES: ResourceHead = {
+  name: 'CrmActivity',
+  plural: 'CrmActivities',
+  path: `${BASE}/activities`,
+  id: 'activity_id',
+  idSchema: S.Id,
+  item: S.Activity,
+};
+const TASKS: ResourceHead = { name: 'CrmTask', path: `${BASE}/tasks`, id: 'task_id', idSchema: S.Id, item: S.Task };
 
 /** The CRM's services, one a sub-domain (index.ts wires them). */
 export interface CrmServices {
@@ -32,8 +45,7 @@ export interface CrmServices {
 }
 
 export function crmOperations(crm: CrmServices) {
-  const op = withDefaults({ tags, status: 'awaiting-migration', module: 'crm' });
-  const noContent = { 204: Type.Null({ description: 'Deleted' }) };
+  const op = withDefaults({ tags, status: 'awaiting-migration', module: 'crm', access: BEARER.read });
   return [
     op({
       operationId: 'getCrmSettings',
@@ -41,7 +53,6 @@ export function crmOperations(crm: CrmServices) {
       path: `${BASE}/settings`,
       summary: 'Pipeline stages, retention period and outreach templates',
       description: 'The defaults (updated_at null) until the organisation saves its own.',
-      access: BEARER.read,
       dataBasis: { basis: 'configured' },
       schema: { response: { 200: S.Settings } },
       handler: async ({ ctx }) => crm.settings.getSettings(ctx),
@@ -53,7 +64,7 @@ export function crmOperations(crm: CrmServices) {
       summary: 'Replace the pipeline stages, retention period and outreach templates',
       description: 'Open stages in order with their win probability (won and lost are always there). A stage deals are still in cannot be removed (409).',
       access: BEARER.configure,
-      schema: { body: S.SettingsBody, response: { 200: S.Settings } },
+      schema: bodyTo(S.SettingsBody, S.Settings),
       handler: async ({ ctx, body }) => crm.settings.putSettings(ctx, body),
     }),
     op({
@@ -63,7 +74,6 @@ export function crmOperations(crm: CrmServices) {
       summary: 'Weighted pipeline by expected close month and stage',
       description:
         'Open deals only; `weighted` is value x stage probability. Deals without an expected close date fall under month `unscheduled`. One row per currency.',
-      access: BEARER.read,
       dataBasis: {
         basis: 'calculated',
         method: 'Weighted value = sum over open deals of value × stage probability ÷ 100, rounded half up to the penny per stage and month; exact decimals.',
@@ -91,102 +101,65 @@ export function crmOperations(crm: CrmServices) {
       handler: async ({ ctx }) => crm.forecast.forecast(ctx),
     }),
     // Accounts
-    op({
-      operationId: 'listCrmAccounts',
-      method: 'GET',
-      path: `${BASE}/accounts`,
-      summary: 'Accounts, newest first',
-      description: 'Filter by kind; cursor paging (limit, cursor).',
-      access: BEARER.read,
-      schema: { query: Type.Object({ kind: Type.Optional(S.AccountKind), ...paging }), response: { 200: Page('accounts', S.Account) } },
-      handler: async ({ ctx, query }) => crm.accounts.listAccounts(ctx, query),
-    }),
-    op({
-      operationId: 'createCrmAccount',
-      method: 'POST',
-      path: `${BASE}/accounts`,
-      summary: 'Create an account',
-      description: 'A new account is a prospect unless kind says otherwise; contacts of prospects fall under retention.',
-      access: BEARER.ingest,
-      schema: { body: S.AccountBody, response: { 201: S.Account } },
-      handler: async ({ ctx, body }) => crm.accounts.createAccount(ctx, body),
-    }),
-    op({
-      operationId: 'getCrmAccount',
-      method: 'GET',
-      path: `${BASE}/accounts/{account_id}`,
-      summary: 'One account',
-      description: "404 for another organisation's account.",
-      access: BEARER.read,
-      schema: { params: idParam('account_id'), response: { 200: S.Account } },
-      handler: async ({ ctx, params }) => crm.accounts.getAccount(ctx, params.account_id),
-    }),
-    op({
-      operationId: 'updateCrmAccount',
-      method: 'PATCH',
-      path: `${BASE}/accounts/{account_id}`,
-      summary: 'Change an account',
-      description: 'Only the members given change.',
-      access: BEARER.ingest,
-      schema: { params: idParam('account_id'), body: S.AccountPatch, response: { 200: S.Account } },
-      handler: async ({ ctx, params, body }) => crm.accounts.patchAccount(ctx, params.account_id, body),
-    }),
-    op({
-      operationId: 'deleteCrmAccount',
-      method: 'DELETE',
-      path: `${BASE}/accounts/{account_id}`,
-      summary: 'Delete an account without contacts or deals',
-      description: '409 while contacts or deals name it.',
-      access: BEARER.configure,
-      schema: { params: idParam('account_id'), response: noContent },
-      handler: async ({ ctx, params }) => {
-        await crm.accounts.deleteAccount(ctx, params.account_id);
+    ...resourceOps(op, ACCOUNTS, {
+      list: {
+        summary: 'Accounts, newest first',
+        description: 'Filter by kind; cursor paging (limit, cursor).',
+        query: Type.Object({ kind: Type.Optional(S.AccountKind), ...paging }),
+        response: Page('accounts', S.Account),
+        handler: (ctx, query) => crm.accounts.listAccounts(ctx, query),
+      },
+      create: {
+        summary: 'Create an account',
+        description: 'A new account is a prospect unless kind says otherwise; contacts of prospects fall under retention.',
+        access: BEARER.ingest,
+        body: S.AccountBody,
+        handler: (ctx, body) => crm.accounts.createAccount(ctx, body),
+      },
+      get: { summary: 'One account', description: "404 for another organisation's account.", handler: (ctx, id) => crm.accounts.getAccount(ctx, id) },
+      update: {
+        summary: 'Change an account',
+        description: 'Only the members given change.',
+        access: BEARER.ingest,
+        body: S.AccountPatch,
+        handler: (ctx, id, body) => crm.accounts.patchAccount(ctx, id, body),
+      },
+      remove: {
+        summary: 'Delete an account without contacts or deals',
+        description: '409 while contacts or deals name it.',
+        access: BEARER.configure,
+        handler: (ctx, id) => crm.accounts.deleteAccount(ctx, id),
       },
     }),
     // Contacts
-    op({
-      operationId: 'listCrmContacts',
-      method: 'GET',
-      path: `${BASE}/contacts`,
-      summary: 'Contacts (personal data), newest first',
-      description: 'Erased contacts are left out unless include_erased=true (they then show no personal field).',
-      access: BEARER.read,
-      schema: {
+    ...resourceOps(op, CONTACTS, {
+      list: {
+        summary: 'Contacts (personal data), newest first',
+        description: 'Erased contacts are left out unless include_erased=true (they then show no personal field).',
         query: Type.Object({ account_id: Type.Optional(S.Id), include_erased: Type.Optional(Type.Boolean()), ...paging }),
-        response: { 200: Page('contacts', S.Contact) },
+        response: Page('contacts', S.Contact),
+        handler: (ctx, query) => crm.contacts.listContacts(ctx, query),
       },
-      handler: async ({ ctx, query }) => crm.contacts.listContacts(ctx, query),
-    }),
-    op({
-      operationId: 'createCrmContact',
-      method: 'POST',
-      path: `${BASE}/contacts`,
-      summary: 'Create a contact',
-      description:
-        'An email address or phone number on the suppression list makes the contact opted out from the start: nothing re-subscribes a suppressed person.',
-      access: BEARER.ingest,
-      schema: { body: S.ContactBody, response: { 201: S.Contact } },
-      handler: async ({ ctx, body }) => crm.contacts.createContact(ctx, body),
-    }),
-    op({
-      operationId: 'getCrmContact',
-      method: 'GET',
-      path: `${BASE}/contacts/{contact_id}`,
-      summary: 'One contact',
-      description: 'An erased contact shows erased: true and no personal field.',
-      access: BEARER.read,
-      schema: { params: idParam('contact_id'), response: { 200: S.Contact } },
-      handler: async ({ ctx, params }) => crm.contacts.getContact(ctx, params.contact_id),
-    }),
-    op({
-      operationId: 'updateCrmContact',
-      method: 'PATCH',
-      path: `${BASE}/contacts/{contact_id}`,
-      summary: 'Change a contact',
-      description: 'Opt-out cannot be undone here. An erased contact cannot be changed (409).',
-      access: BEARER.ingest,
-      schema: { params: idParam('contact_id'), body: S.ContactPatch, response: { 200: S.Contact } },
-      handler: async ({ ctx, params, body }) => crm.contacts.patchContact(ctx, params.contact_id, body),
+      create: {
+        summary: 'Create a contact',
+        description:
+          'An email address or phone number on the suppression list makes the contact opted out from the start: nothing re-subscribes a suppressed person.',
+        access: BEARER.ingest,
+        body: S.ContactBody,
+        handler: (ctx, body) => crm.contacts.createContact(ctx, body),
+      },
+      get: {
+        summary: 'One contact',
+        description: 'An erased contact shows erased: true and no personal field.',
+        handler: (ctx, id) => crm.contacts.getContact(ctx, id),
+      },
+      update: {
+        summary: 'Change a contact',
+        description: 'Opt-out cannot be undone here. An erased contact cannot be changed (409).',
+        access: BEARER.ingest,
+        body: S.ContactPatch,
+        handler: (ctx, id, body) => crm.contacts.patchContact(ctx, id, body),
+      },
     }),
     op({
       operationId: 'optOutCrmContact',
@@ -233,59 +206,38 @@ export function crmOperations(crm: CrmServices) {
       handler: async ({ ctx, params, body }) => crm.privacy.outreachDraft(ctx, params.contact_id, body),
     }),
     // Deals
-    op({
-      operationId: 'listCrmDeals',
-      method: 'GET',
-      path: `${BASE}/deals`,
-      summary: 'Deals, newest first',
-      description: 'Filter by account or stage; cursor paging.',
-      access: BEARER.read,
-      schema: {
+    ...resourceOps(op, DEALS, {
+      list: {
+        summary: 'Deals, newest first',
+        description: 'Filter by account or stage; cursor paging.',
         query: Type.Object({ account_id: Type.Optional(S.Id), stage: Type.Optional(S.StageName), ...paging }),
-        response: { 200: Page('deals', S.Deal) },
+        response: Page('deals', S.Deal),
+        handler: (ctx, query) => crm.deals.listDeals(ctx, query),
       },
-      handler: async ({ ctx, query }) => crm.deals.listDeals(ctx, query),
-    }),
-    op({
-      operationId: 'createCrmDeal',
-      method: 'POST',
-      path: `${BASE}/deals`,
-      summary: 'Create a deal',
-      description: 'Starts in the first open stage unless `stage` names another open one.',
-      access: BEARER.ingest,
-      schema: { body: S.DealBody, response: { 201: S.DealWithMoves } },
-      handler: async ({ ctx, body }) => crm.deals.createDeal(ctx, body),
-    }),
-    op({
-      operationId: 'getCrmDeal',
-      method: 'GET',
-      path: `${BASE}/deals/{deal_id}`,
-      summary: 'One deal with its stage moves',
-      description: 'With every stage move, oldest first.',
-      access: BEARER.read,
-      schema: { params: idParam('deal_id'), response: { 200: S.DealWithMoves } },
-      handler: async ({ ctx, params }) => crm.deals.getDeal(ctx, params.deal_id),
-    }),
-    op({
-      operationId: 'updateCrmDeal',
-      method: 'PATCH',
-      path: `${BASE}/deals/{deal_id}`,
-      summary: 'Change a deal (not its stage: see deals/{deal_id}/stage)',
-      description: 'Title, value, contact and expected close; the stage moves only through deals/{deal_id}/stage.',
-      access: BEARER.ingest,
-      schema: { params: idParam('deal_id'), body: S.DealPatch, response: { 200: S.DealWithMoves } },
-      handler: async ({ ctx, params, body }) => crm.deals.patchDeal(ctx, params.deal_id, body),
-    }),
-    op({
-      operationId: 'deleteCrmDeal',
-      method: 'DELETE',
-      path: `${BASE}/deals/{deal_id}`,
-      summary: 'Delete a deal',
-      description: 'Removes the deal and its stage moves.',
-      access: BEARER.configure,
-      schema: { params: idParam('deal_id'), response: noContent },
-      handler: async ({ ctx, params }) => {
-        await crm.deals.deleteDeal(ctx, params.deal_id);
+      create: {
+        summary: 'Create a deal',
+        description: 'Starts in the first open stage unless `stage` names another open one.',
+        access: BEARER.ingest,
+        body: S.DealBody,
+        handler: (ctx, body) => crm.deals.createDeal(ctx, body),
+      },
+      get: {
+        summary: 'One deal with its stage moves',
+        description: 'With every stage move, oldest first.',
+        handler: (ctx, id) => crm.deals.getDeal(ctx, id),
+      },
+      update: {
+        summary: 'Change a deal (not its stage: see deals/{deal_id}/stage)',
+        description: 'Title, value, contact and expected close; the stage moves only through deals/{deal_id}/stage.',
+        access: BEARER.ingest,
+        body: S.DealPatch,
+        handler: (ctx, id, body) => crm.deals.patchDeal(ctx, id, body),
+      },
+      remove: {
+        summary: 'Delete a deal',
+        description: 'Removes the deal and its stage moves.',
+        access: BEARER.configure,
+        handler: (ctx, id) => crm.deals.deleteDeal(ctx, id),
       },
     }),
     op({
@@ -303,14 +255,10 @@ export function crmOperations(crm: CrmServices) {
       handler: async ({ ctx, params, body }) => crm.deals.moveStage(ctx, params.deal_id, body),
     }),
     // Activities
-    op({
-      operationId: 'listCrmActivities',
-      method: 'GET',
-      path: `${BASE}/activities`,
-      summary: 'Activities, newest first',
-      description: 'Filter by account, contact, deal or kind; newest occurred_at first; cursor paging.',
-      access: BEARER.read,
-      schema: {
+    ...resourceOps(op, ACTIVITIES, {
+      list: {
+        summary: 'Activities, newest first',
+        description: 'Filter by account, contact, deal or kind; newest occurred_at first; cursor paging.',
         query: Type.Object({
           account_id: Type.Optional(S.Id),
           contact_id: Type.Optional(S.Id),
@@ -318,41 +266,28 @@ export function crmOperations(crm: CrmServices) {
           kind: Type.Optional(S.ActivityKind),
           ...paging,
         }),
-        response: { 200: Page('activities', S.Activity) },
+        response: Page('activities', S.Activity),
+        handler: (ctx, query) => crm.activities.listActivities(ctx, query),
       },
-      handler: async ({ ctx, query }) => crm.activities.listActivities(ctx, query),
-    }),
-    op({
-      operationId: 'createCrmActivity',
-      method: 'POST',
-      path: `${BASE}/activities`,
-      summary: 'Record a call, email, meeting or note',
-      description: 'Names at least one of account, contact, deal. Counts as engagement of the contact (retention).',
-      access: BEARER.ingest,
-      schema: { body: S.ActivityBody, response: { 201: S.Activity } },
-      handler: async ({ ctx, body }) => crm.activities.createActivity(ctx, body),
-    }),
-    op({
-      operationId: 'deleteCrmActivity',
-      method: 'DELETE',
-      path: `${BASE}/activities/{activity_id}`,
-      summary: 'Delete an activity',
-      description: 'Removes one activity.',
-      access: BEARER.ingest,
-      schema: { params: idParam('activity_id'), response: noContent },
-      handler: async ({ ctx, params }) => {
-        await crm.activities.deleteActivity(ctx, params.activity_id);
+      create: {
+        summary: 'Record a call, email, meeting or note',
+        description: 'Names at least one of account, contact, deal. Counts as engagement of the contact (retention).',
+        access: BEARER.ingest,
+        body: S.ActivityBody,
+        handler: (ctx, body) => crm.activities.createActivity(ctx, body),
+      },
+      remove: {
+        summary: 'Delete an activity',
+        description: 'Removes one activity.',
+        access: BEARER.ingest,
+        handler: (ctx, id) => crm.activities.deleteActivity(ctx, id),
       },
     }),
     // Tasks
-    op({
-      operationId: 'listCrmTasks',
-      method: 'GET',
-      path: `${BASE}/tasks`,
-      summary: 'Tasks, newest first',
-      description: 'Filter by account, deal, assignee or done; cursor paging.',
-      access: BEARER.read,
-      schema: {
+    ...resourceOps(op, TASKS, {
+      list: {
+        summary: 'Tasks, newest first',
+        description: 'Filter by account, deal, assignee or done; cursor paging.',
         query: Type.Object({
           account_id: Type.Optional(S.Id),
           deal_id: Type.Optional(S.Id),
@@ -360,19 +295,16 @@ export function crmOperations(crm: CrmServices) {
           done: Type.Optional(Type.Boolean()),
           ...paging,
         }),
-        response: { 200: Page('tasks', S.Task) },
+        response: Page('tasks', S.Task),
+        handler: (ctx, query) => crm.tasks.listTasks(ctx, query),
       },
-      handler: async ({ ctx, query }) => crm.tasks.listTasks(ctx, query),
-    }),
-    op({
-      operationId: 'createCrmTask',
-      method: 'POST',
-      path: `${BASE}/tasks`,
-      summary: 'Create a task',
-      description: 'A task may name an account, a contact and a deal of the organisation.',
-      access: BEARER.ingest,
-      schema: { body: S.TaskBody, response: { 201: S.Task } },
-      handler: async ({ ctx, body }) => crm.tasks.createTask(ctx, body),
+      create: {
+        summary: 'Create a task',
+        description: 'A task may name an account, a contact and a deal of the organisation.',
+        access: BEARER.ingest,
+        body: S.TaskBody,
+        handler: (ctx, body) => crm.tasks.createTask(ctx, body),
+      },
     }),
     op({
       operationId: 'listCrmTasksDue',
@@ -380,7 +312,6 @@ export function crmOperations(crm: CrmServices) {
       path: `${BASE}/tasks/due`,
       summary: 'Open tasks due within a window (overdue included), soonest first',
       description: 'Overdue tasks carry overdue: true; done tasks are left out.',
-      access: BEARER.read,
       schema: {
         query: Type.Object({ within_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 24 * 90, description: 'Window from now, hours; default 24' })) }),
         response: {
@@ -389,15 +320,15 @@ export function crmOperations(crm: CrmServices) {
       },
       handler: async ({ ctx, query }) => crm.tasks.dueTasks(ctx, query),
     }),
-    op({
-      operationId: 'updateCrmTask',
-      method: 'PATCH',
-      path: `${BASE}/tasks/{task_id}`,
-      summary: 'Change a task or mark it done',
-      description: 'done: true closes the task (done_at kept on a repeat); done: false reopens it.',
-      access: BEARER.ingest,
-      schema: { params: idParam('task_id'), body: S.TaskPatch, response: { 200: S.Task } },
-      handler: async ({ ctx, params, body }) => crm.tasks.patchTask(ctx, params.task_id, body),
+    // After tasks/due, as the catalogue lists them.
+    ...resourceOps(op, TASKS, {
+      update: {
+        summary: 'Change a task or mark it done',
+        description: 'done: true closes the task (done_at kept on a repeat); done: false reopens it.',
+        access: BEARER.ingest,
+        body: S.TaskPatch,
+        handler: (ctx, id, body) => crm.tasks.patchTask(ctx, id, body),
+      },
     }),
     op({
       operationId: 'importCrmTracker',
@@ -447,7 +378,6 @@ export function crmOperations(crm: CrmServices) {
       path: `${BASE}/retention/preview`,
       summary: 'Prospects retention/run would erase now',
       description: 'Contacts of prospect accounts (or of none), with no deal won, whose last engagement (else creation) is older than the retention period.',
-      access: BEARER.read,
       schema: {
         response: {
           200: Type.Object({

@@ -1,5 +1,6 @@
 // Device listings, source priority and data integrity under /api/hardware/.
 import { BEARER, withDefaults, type Operation } from '../../platform/operation.ts';
+import { queryTo, bodyTo, bodyToCreated } from '../../platform/resource.ts';
 import { FRESHNESS_METHOD } from '../registry/index.ts';
 import type { DevicesService } from './service.ts';
 import type { Listing } from './readings.ts';
@@ -62,7 +63,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
       summary: 'Connectivity and freshness of every connected device',
       description: `Every registered asset, optionally one site or one connectivity state. ${LAST_REPORTED}`,
       dataBasis: { basis: 'calculated', method: FRESHNESS_METHOD },
-      schema: { query: HealthQuery, response: { 200: HealthResponse } },
+      schema: queryTo(HealthQuery, HealthResponse),
       handler: async ({ ctx, query }) => service.health(ctx, query),
     }),
     op({
@@ -72,7 +73,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
       summary: 'Every vehicle with its newest stored record in full',
       description: `The vehicles listing plus the newest record with its raw object. ${LAST_REPORTED}`,
       dataBasis: { basis: 'measured' },
-      schema: { query: SiteQuery, response: { 200: VehiclesTelemetryResponse } },
+      schema: queryTo(SiteQuery, VehiclesTelemetryResponse),
       handler: async ({ ctx, query }) => service.vehiclesTelemetry(ctx, query.site_id),
     }),
     op({
@@ -85,7 +86,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
         'numbers in range; ignition from the newest record of the last 30 days carrying raw `ignition` or `ignition_on` ' +
         `(true/false/on/off). Each with its own measurement time. ${LAST_REPORTED}`,
       dataBasis: { basis: 'measured' },
-      schema: { query: SiteQuery, response: { 200: TelematicsResponse } },
+      schema: queryTo(SiteQuery, TelematicsResponse),
       handler: async ({ ctx, query }) => service.telematics(ctx, query.site_id),
     }),
     op({
@@ -95,7 +96,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
       summary: 'Per-asset source priority',
       description: 'Configured source orders per asset and measurement, the four source names and the default order used where nothing is configured.',
       dataBasis: { basis: 'configured' },
-      schema: { query: PriorityQuery, response: { 200: PriorityResponse } },
+      schema: queryTo(PriorityQuery, PriorityResponse),
       handler: async ({ ctx, query }) => service.priorities(ctx, query.asset_id),
     }),
     op({
@@ -108,7 +109,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
         'in order. Replaces the whole configuration of the asset; measurements left out use the default order.',
       access: BEARER.configure,
       dataBasis: { basis: 'configured' },
-      schema: { body: PriorityBody, response: { 200: PriorityResponse } },
+      schema: bodyTo(PriorityBody, PriorityResponse),
       handler: async ({ ctx, body }) => service.setPriorities(ctx, body),
     }),
     op({
@@ -122,7 +123,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
         'the four, else telemetry. Where only telemetry exists, `only_telemetry` is true and `note` says so. 404 when ' +
         '`asset_id` names no registered asset.',
       dataBasis: { basis: 'measured' },
-      schema: { query: ResolveQuery, response: { 200: ResolveResponse } },
+      schema: queryTo(ResolveQuery, ResolveResponse),
       handler: async ({ ctx, query }) => service.resolve(ctx, query),
     }),
     op({
@@ -138,7 +139,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
         method:
           'Counts over the stored records whose ts falls in the window: a gap is a step between consecutive records (by ts) longer than gap_minutes; anomalies are the reasons ingestion flagged on each stored record.',
       },
-      schema: { query: IntegrityQuery, response: { 200: IntegrityResponse } },
+      schema: queryTo(IntegrityQuery, IntegrityResponse),
       handler: async ({ ctx, query }) => service.integrity(ctx, query),
     }),
     op({
@@ -148,7 +149,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
       summary: 'Latest commissioning run of a site',
       description: 'Query `site_id` (required). 404 when the site has no run.',
       dataBasis: { basis: 'stored' },
-      schema: { query: CommissioningQuery, response: { 200: CommissioningRun } },
+      schema: queryTo(CommissioningQuery, CommissioningRun),
       handler: async ({ ctx, query }) => service.latestCommissioning(ctx, query.site_id),
     }),
     op({
@@ -166,7 +167,7 @@ export function deviceOperations(service: DevicesService): Operation[] {
         basis: 'calculated',
         method: 'Each check compares the stored registry and the newest stored record of each asset with fixed thresholds at the time of the run.',
       },
-      schema: { body: CommissioningBody, response: { 201: CommissioningRun } },
+      schema: bodyToCreated(CommissioningBody, CommissioningRun),
       handler: async ({ ctx, body }) => service.runCommissioning(ctx, body),
     }),
   ];

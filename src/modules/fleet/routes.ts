@@ -1,6 +1,7 @@
 // Fleet readiness (endpoints.md 4.5): depot, constraints, shift schedule, requirements, readiness.
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../platform/operation.ts';
+import { bodyTo } from '../../platform/resource.ts';
 import { Nullable, Timestamp, ErrorResponse } from '../../platform/schema-kit.ts';
 import type { Fleet } from './service.ts';
 
@@ -87,7 +88,7 @@ export function fleetOperations(f: Fleet) {
       summary: "Set the depot's connection, base load, reserve and chargers",
       description: 'Replaces the constraints. Charger ids must be unique; base_load_kw must not exceed connection_kw.',
       access: BEARER.configure,
-      schema: { body: ConstraintsBody, response: { 200: ConstraintsOut } },
+      schema: bodyTo(ConstraintsBody, ConstraintsOut),
       handler: async ({ ctx, body }) => f.putConstraints(ctx, body),
     }),
     op({

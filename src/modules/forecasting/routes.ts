@@ -1,6 +1,7 @@
 // Forecasting operations (endpoints.md 4.6). Computed on request; they send no device command and
 // no market write (concepts.md section 1, rule 8).
 import { BEARER, withDefaults, type Operation } from '../../platform/operation.ts';
+import { paramsTo } from '../../platform/resource.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { Forecasting } from './service.ts';
 import { MAX_BACKTEST_DAYS, MAX_BACKTEST_JOB_DAYS, SERIES_METHOD } from './service.ts';
@@ -32,7 +33,7 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       summary: "A site's forecast configuration",
       description: `Method, horizon and blend weight (the defaults until written). ${BASIS} 404 \`Site not found\`.`,
       dataBasis: { basis: 'configured' },
-      schema: { params: S.SiteParams, response: { 200: S.Config } },
+      schema: paramsTo(S.SiteParams, S.Config),
       handler: async ({ ctx, params }) => f.getConfig(ctx, params.site_id),
     }),
     op({
@@ -115,7 +116,7 @@ export function forecastingOperations(f: Forecasting, jobs: Pick<JobQueue, 'enqu
       summary: 'A long backtest job: progress, then its result',
       description: `Extension (decision 0196): a backtest longer than ${MAX_BACKTEST_DAYS} days runs as a background job; this reads its status, the UK days done of the days in the period, and the result once completed (the shape POST backtest answers for a short period). 404 \`Site not found\`; 404 \`Backtest not found\`.`,
       dataBasis: { basis: 'stored' },
-      schema: { params: S.BacktestJobParams, response: { 200: S.BacktestJob } },
+      schema: paramsTo(S.BacktestJobParams, S.BacktestJob),
       handler: async ({ ctx, params }) => f.backtestJob(ctx, params.site_id, params.backtest_id),
     }),
   ];

@@ -1,6 +1,7 @@
 // Hub operations (endpoints.md 4.6, base /api/csms/api/hub).
 import { Type } from 'typebox';
 import { BEARER, withDefaults, type Operation } from '../../platform/operation.ts';
+import { type ResourceHead, resourceOps } from '../../platform/resource.ts';
 import type { HubService } from './service.ts';
 import { LOAD_SHARING_METHOD } from './service.ts';
 import { COMMANDS } from './services/commands.ts';
@@ -9,6 +10,8 @@ import { COMPLIANCE_METHOD, RELIABILITY_METHOD } from './pcpr.ts';
 import * as S from './schemas.ts';
 
 const BASE = '/api/csms/api/hub';
+const SITES: ResourceHead = { name: 'HubSite', path: `${BASE}/sites`, id: 'site_id', params: S.SiteIdParam, item: S.Site };
+const ID_TOKENS: ResourceHead = { name: 'HubIdToken', path: `${BASE}/id-tokens`, id: 'id_token', params: S.IdTokenParam, item: S.IdToken };
 const op = withDefaults({ tags: ['hub'], status: 'live', access: BEARER.read, dataBasis: { basis: 'configured' } });
 
 /** One operation per command of the table (services/commands.ts): the same machinery, each its own body. */
@@ -53,45 +56,41 @@ export function hubOperations(h: HubService): Operation[] {
       schema: { params: S.CommandIdParam, response: { 200: S.Command, 404: S.ErrorBody } },
       handler: async ({ ctx, params }) => h.getCommand(ctx, params.command_id),
     }),
-    op({
-      operationId: 'listHubSites',
-      method: 'GET',
-      path: `${BASE}/sites`,
-      summary: 'Charging hub sites',
-      description: "The organisation's public charging sites, newest first, with cursor paging.",
-      schema: { query: S.SitesQuery, response: { 200: S.SitesPage } },
-      handler: async ({ ctx, query }) => h.listSites(ctx, query),
-    }),
-    op({
-      operationId: 'createHubSite',
-      method: 'POST',
-      path: `${BASE}/sites`,
-      summary: 'Add a charging hub site',
-      description:
-        'A public charging site: name, address, the power its chargers share (`capacity_kw`), and the facts PCPR 2023 compliance rests on (helpline, open data URL, roaming). `site_id` is made when absent; 409 when it exists.',
-      access: BEARER.configure,
-      schema: { body: S.SiteCreateBody, response: { 201: S.Site, 409: S.ErrorBody } },
-      handler: async ({ ctx, body }) => h.createSite(ctx, body),
-    }),
-    op({
-      operationId: 'getHubSite',
-      method: 'GET',
-      path: `${BASE}/sites/{site_id}`,
-      summary: 'One charging hub site with its charge points',
-      description: "The site, and each charge point with its connection, last boot and heartbeat, and each connector's last status (OCPP and OCPI terms).",
-      dataBasis: { basis: 'measured' },
-      schema: { params: S.SiteIdParam, response: { 200: S.SiteDetail, 404: S.ErrorBody } },
-      handler: async ({ ctx, params }) => h.getSite(ctx, params.site_id),
-    }),
-    op({
-      operationId: 'replaceHubSite',
-      method: 'PUT',
-      path: `${BASE}/sites/{site_id}`,
-      summary: "Replace a charging hub site's details",
-      description: 'The whole site: members left out become null. Charge points and price schedules are untouched.',
-      access: BEARER.configure,
-      schema: { params: S.SiteIdParam, body: S.SitePutBody, response: { 200: S.Site, 404: S.ErrorBody } },
-      handler: async ({ ctx, params, body }) => h.putSite(ctx, params.site_id, body),
+    ...resourceOps(op, SITES, {
+      list: {
+        summary: 'Charging hub sites',
+        description: "The organisation's public charging sites, newest first, with cursor paging.",
+        query: S.SitesQuery,
+        response: S.SitesPage,
+        handler: (ctx, query) => h.listSites(ctx, query),
+      },
+      create: {
+        summary: 'Add a charging hub site',
+        description:
+          'A public charging site: name, address, the power its chargers share (`capacity_kw`), and the facts PCPR 2023 compliance rests on (helpline, open data URL, roaming). `site_id` is made when absent; 409 when it exists.',
+        access: BEARER.configure,
+        body: S.SiteCreateBody,
+        errors: { 409: S.ErrorBody },
+        handler: (ctx, body) => h.createSite(ctx, body),
+      },
+      get: {
+        summary: 'One charging hub site with its charge points',
+        description: "The site, and each charge point with its connection, last boot and heartbeat, and each connector's last status (OCPP and OCPI terms).",
+        dataBasis: { basis: 'measured' },
+        response: S.SiteDetail,
+        errors: { 404: S.ErrorBody },
+        handler: (ctx, id) => h.getSite(ctx, id),
+      },
+      update: {
+        summary: "Replace a charging hub site's details",
+        description: 'The whole site: members left out become null. Charge points and price schedules are untouched.',
+        access: BEARER.configure,
+        method: 'PUT',
+        verb: 'replace',
+        body: S.SitePutBody,
+        errors: { 404: S.ErrorBody },
+        handler: (ctx, id, body) => h.putSite(ctx, id, body),
+      },
     }),
     op({
       operationId: 'registerHubChargePoint',
@@ -208,59 +207,43 @@ export function hubOperations(h: HubService): Operation[] {
       schema: { params: S.SiteIdParam, body: S.LoadSharingBody, response: { 200: S.LoadSharing, 403: S.ErrorBody, 404: S.ErrorBody, 409: S.ErrorBody } },
       handler: async ({ ctx, params, body }) => h.loadSharing(ctx, params.site_id, body),
     }),
-    op({
-      operationId: 'listHubIdTokens',
-      method: 'GET',
-      path: `${BASE}/id-tokens`,
-      summary: "The organisation's id tokens",
-      description:
-        'The tokens chargers are answered from in Authorize, StartTransaction (1.6) and TransactionEvent (2.0.1), in token order (case-insensitive), with cursor paging. ' +
-        'A token not here is answered Invalid (1.6) or Unknown (2.0.1), except at a free vend site.',
-      schema: { query: S.IdTokensQuery, response: { 200: S.IdTokensPage } },
-      handler: async ({ ctx, query }) => h.listIdTokens(ctx, query),
-    }),
-    op({
-      operationId: 'createHubIdToken',
-      method: 'POST',
-      path: `${BASE}/id-tokens`,
-      summary: 'Add an id token',
-      description:
-        "An RFID card, app id or ISO 15118 contract id (eMAID) that may charge at the organisation's sites: status (default accepted), expiry, group (1.6 parentIdTag, 2.0.1 groupIdToken). " +
-        'Matched case-insensitively, as OCPP compares id tokens; 409 when the token exists in any letter case. Audited.',
-      access: BEARER.configure,
-      schema: { body: S.IdTokenCreateBody, response: { 201: S.IdToken, 409: S.ErrorBody } },
-      handler: async ({ ctx, body }) => h.createIdToken(ctx, body),
-    }),
-    op({
-      operationId: 'getHubIdToken',
-      method: 'GET',
-      path: `${BASE}/id-tokens/{id_token}`,
-      summary: 'One id token',
-      description: 'Found in any letter case.',
-      schema: { params: S.IdTokenParam, response: { 200: S.IdToken, 404: S.ErrorBody } },
-      handler: async ({ ctx, params }) => h.getIdToken(ctx, params.id_token),
-    }),
-    op({
-      operationId: 'updateHubIdToken',
-      method: 'PATCH',
-      path: `${BASE}/id-tokens/{id_token}`,
-      summary: 'Change an id token',
-      description:
-        'Status, expiry, group, type or note; members left out stay as they are, null clears expiry, group or note. The next Authorize or transaction start is answered from it. Audited.',
-      access: BEARER.configure,
-      schema: { params: S.IdTokenParam, body: S.IdTokenPatchBody, response: { 200: S.IdToken, 404: S.ErrorBody } },
-      handler: async ({ ctx, params, body }) => h.updateIdToken(ctx, params.id_token, body),
-    }),
-    op({
-      operationId: 'deleteHubIdToken',
-      method: 'DELETE',
-      path: `${BASE}/id-tokens/{id_token}`,
-      summary: 'Remove an id token',
-      description: 'From then on the token is unknown (answered Invalid in 1.6, Unknown in 2.0.1). Sessions it started keep their record. Audited.',
-      access: BEARER.configure,
-      schema: { params: S.IdTokenParam, response: { 204: Type.Null({ description: 'Removed' }), 404: S.ErrorBody } },
-      handler: async ({ ctx, params }) => {
-        await h.deleteIdToken(ctx, params.id_token);
+    ...resourceOps(op, ID_TOKENS, {
+      list: {
+        summary: "The organisation's id tokens",
+        description:
+          'The tokens chargers are answered from in Authorize, StartTransaction (1.6) and TransactionEvent (2.0.1), in token order (case-insensitive), with cursor paging. ' +
+          'A token not here is answered Invalid (1.6) or Unknown (2.0.1), except at a free vend site.',
+        query: S.IdTokensQuery,
+        response: S.IdTokensPage,
+        handler: (ctx, query) => h.listIdTokens(ctx, query),
+      },
+      create: {
+        summary: 'Add an id token',
+        description:
+          "An RFID card, app id or ISO 15118 contract id (eMAID) that may charge at the organisation's sites: status (default accepted), expiry, group (1.6 parentIdTag, 2.0.1 groupIdToken). " +
+          'Matched case-insensitively, as OCPP compares id tokens; 409 when the token exists in any letter case. Audited.',
+        access: BEARER.configure,
+        body: S.IdTokenCreateBody,
+        errors: { 409: S.ErrorBody },
+        handler: (ctx, body) => h.createIdToken(ctx, body),
+      },
+      get: { summary: 'One id token', description: 'Found in any letter case.', errors: { 404: S.ErrorBody }, handler: (ctx, id) => h.getIdToken(ctx, id) },
+      update: {
+        summary: 'Change an id token',
+        description:
+          'Status, expiry, group, type or note; members left out stay as they are, null clears expiry, group or note. The next Authorize or transaction start is answered from it. Audited.',
+        access: BEARER.configure,
+        body: S.IdTokenPatchBody,
+        errors: { 404: S.ErrorBody },
+        handler: (ctx, id, body) => h.updateIdToken(ctx, id, body),
+      },
+      remove: {
+        summary: 'Remove an id token',
+        description: 'From then on the token is unknown (answered Invalid in 1.6, Unknown in 2.0.1). Sessions it started keep their record. Audited.',
+        access: BEARER.configure,
+        deleted: 'Removed',
+        errors: { 404: S.ErrorBody },
+        handler: (ctx, id) => h.deleteIdToken(ctx, id),
       },
     }),
     op({

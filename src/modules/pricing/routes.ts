@@ -1,5 +1,6 @@
 // Pricing operations: the charge library, MPANs, the pricing engine, and retail tariffs.
 import { BEARER, withDefaults, type Operation } from '../../platform/operation.ts';
+import { paramsTo, queryTo, bodyTo, bodyToCreated } from '../../platform/resource.ts';
 import type { Library } from './library.ts';
 import type { Tariffs } from './tariffs.ts';
 import { PRICE_METHOD } from './engine.ts';
@@ -18,11 +19,12 @@ const STACK_METHOD =
 const COMPARE_METHOD = `Each tariff is billed on the same consumption (and prices) by the bill method, then ranked by total, cheapest first; each difference is split into standing charges, unit charges and VAT against the cheapest. ${BILL_METHOD}`;
 
 const op = withDefaults({ tags: tariffs, status: live, access: BEARER.read });
+const chargeOp = withDefaults({ tags: charges, status: live, access: BEARER.read });
 
 export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
   return [
     // ---- Charge library ------------------------------------------------------------------------
-    op({
+    chargeOp({
       operationId: 'getChargeLibrary',
       method: 'GET',
       path: '/api/trading/cost/library',
@@ -31,12 +33,11 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
         'The components (DUoS unit rates by band, fixed and capacity charges; TNUoS; BSUoS; CfD, RO, FiT; CCL; VAT), each with its one unit; the published rates the library ships with ' +
         "(only figures with a published source, named in each record) and the organisation's own; the time-band schedules. Nothing is defaulted: a rate nobody stated is absent. " +
         'Filter by `component` and `distributor_id` (rates of that distributor and rates for every distributor).',
-      tags: charges,
       dataBasis: { basis: 'stored' },
-      schema: { query: S.LibraryQuery, response: { 200: S.LibraryResponse } },
+      schema: queryTo(S.LibraryQuery, S.LibraryResponse),
       handler: async ({ ctx, query }) => lib.library(ctx, query),
     }),
-    op({
+    chargeOp({
       operationId: 'addChargeRate',
       method: 'POST',
       path: '/api/trading/cost/library/rates',
@@ -45,12 +46,11 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
         "A rate in its component's unit (checked: a BSUoS figure published in £/MWh is stated as p/kWh), with its period of validity and its source. DUoS rates name their " +
         'distributor (and band for unit rates); any rate may be narrowed to a line-loss class or supply type. 409 when it clashes: the same component with an overlapping scope ' +
         'and period of validity already in the library (or published), so at most one rate ever applies to a half hour.',
-      tags: charges,
       access: BEARER.configure,
       schema: { body: S.RateBody, response: { 201: S.Rate, 409: ErrorResponse } },
       handler: async ({ ctx, body }) => lib.addRate(ctx, body),
     }),
-    op({
+    chargeOp({
       operationId: 'addTimeBands',
       method: 'POST',
       path: '/api/trading/cost/library/time-bands',
@@ -58,23 +58,21 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description:
         'Periods of the UK local clock on weekdays (Monday to Friday, bank holidays included), weekends or all days. Validated: every half hour of each day type is in exactly one ' +
         'band (gaps and overlaps are named); 409 when the period of validity clashes with another schedule of the distributor.',
-      tags: charges,
       access: BEARER.configure,
       schema: { body: S.TimeBandsBody, response: { 201: S.TimeBands, 409: ErrorResponse } },
       handler: async ({ ctx, body }) => lib.addTimeBands(ctx, body),
     }),
-    op({
+    chargeOp({
       operationId: 'listMpans',
       method: 'GET',
       path: '/api/trading/cost/mpans',
       summary: "The organisation's supply points (MPANs)",
       description: 'Newest first with cursor paging; filter `distributor_id`.',
-      tags: charges,
       dataBasis: { basis: 'stored' },
-      schema: { query: S.MpansQuery, response: { 200: S.MpansResponse } },
+      schema: queryTo(S.MpansQuery, S.MpansResponse),
       handler: async ({ ctx, query }) => lib.mpans(ctx, query),
     }),
-    op({
+    chargeOp({
       operationId: 'registerMpan',
       method: 'POST',
       path: '/api/trading/cost/mpans',
@@ -82,12 +80,11 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description:
         'The 13-digit core is checked (check digit: the first 12 digits times 3, 5, 7, 13, 17, 19, 23, 29, 31, 37, 41, 43, summed, mod 11, mod 10); the distributor comes from its ' +
         'first two digits. Line-loss class, connection voltage and supply type are stated; agreed capacity (kVA) when capacity charges apply. 409 when already registered.',
-      tags: charges,
       access: BEARER.configure,
       schema: { body: S.MpanBody, response: { 201: S.Mpan, 409: ErrorResponse } },
       handler: async ({ ctx, body }) => lib.registerMpan(ctx, body),
     }),
-    op({
+    chargeOp({
       operationId: 'priceHalfHours',
       method: 'POST',
       path: '/api/trading/cost/price',
@@ -96,12 +93,11 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
         'Non-energy charges from the charge library in force each UK local day. Components without a rate in force are listed in `unpriced`, never defaulted. ' +
         PRICE_METHOD,
       bodyLimit: YEAR_BODY_BYTES,
-      tags: charges,
       dataBasis: { basis: 'calculated', method: PRICE_METHOD },
-      schema: { body: S.PriceBody, response: { 200: S.PriceResponse } },
+      schema: bodyTo(S.PriceBody, S.PriceResponse),
       handler: async ({ ctx, body }) => lib.price(ctx, body),
     }),
-    op({
+    chargeOp({
       operationId: 'getChargeStack',
       method: 'GET',
       path: '/api/trading/cost/stack',
@@ -109,9 +105,8 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description:
         'One segment per run of days with the same rates in force: per band, the p/kWh components and their sum; the fixed daily charges (capacity at the agreed kVA); the VAT rate; ' +
         'the components with no rate (`unpriced`). `to` is the day after the last (at most three years).',
-      tags: charges,
       dataBasis: { basis: 'calculated', method: STACK_METHOD },
-      schema: { query: S.StackQuery, response: { 200: S.StackResponse } },
+      schema: queryTo(S.StackQuery, S.StackResponse),
       handler: async ({ ctx, query }) => ({ ...(await lib.stack(ctx, query)), data_basis: { basis: 'calculated' as const, method: STACK_METHOD } }),
     }),
 
@@ -123,7 +118,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       summary: "The organisation's retail tariffs",
       description: 'Newest first with cursor paging, each with its number of versions and the latest effective date.',
       dataBasis: { basis: 'stored' },
-      schema: { query: S.TariffsQuery, response: { 200: S.TariffsResponse } },
+      schema: queryTo(S.TariffsQuery, S.TariffsResponse),
       handler: async ({ ctx, query }) => t.list(ctx, query),
     }),
     op({
@@ -136,7 +131,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
         'exactly once; or dynamic, with half-hourly prices such as Agile supplied with each bill). A missing rate is a 422 naming it.',
       access: BEARER.configure,
       documentedBody: S.TariffIn,
-      schema: { body: S.Open, response: { 201: S.Tariff } },
+      schema: bodyToCreated(S.Open, S.Tariff),
       handler: async ({ ctx, body }) => t.create(ctx, body as Record<string, unknown>),
     }),
     op({
@@ -147,7 +142,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description:
         'Answers 200 with `valid` and every problem, each naming its member (a missing rate is named); with `tariff_id`, also whether the version would overlap a stored one. Nothing is stored.',
       documentedBody: S.ValidateIn,
-      schema: { body: S.Open, response: { 200: S.ValidateResponse } },
+      schema: bodyTo(S.Open, S.ValidateResponse),
       handler: async ({ ctx, body }) => t.validate(ctx, body as Record<string, unknown>),
     }),
     op({
@@ -158,7 +153,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description:
         "Versions in order, each with its terms as stored (never changed) and `in_force_until`: the earlier of its effective_to and the next version's start.",
       dataBasis: { basis: 'stored' },
-      schema: { params: S.TariffParams, response: { 200: S.Tariff } },
+      schema: paramsTo(S.TariffParams, S.Tariff),
       handler: async ({ ctx, params }) => t.get(ctx, params.tariff_id),
     }),
     op({
@@ -185,7 +180,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
         BILL_METHOD,
       bodyLimit: YEAR_BODY_BYTES,
       dataBasis: { basis: 'calculated', method: BILL_METHOD },
-      schema: { body: S.BillBody, response: { 200: S.BillResponse } },
+      schema: bodyTo(S.BillBody, S.BillResponse),
       handler: async ({ ctx, body }) => ({ ...(await t.bill(ctx, body)), data_basis: { basis: 'calculated' as const, method: BILL_METHOD } }),
     }),
     op({
@@ -196,7 +191,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description: COMPARE_METHOD,
       bodyLimit: YEAR_BODY_BYTES,
       dataBasis: { basis: 'calculated', method: COMPARE_METHOD },
-      schema: { body: S.CompareBody, response: { 200: S.CompareResponse } },
+      schema: bodyTo(S.CompareBody, S.CompareResponse),
       handler: async ({ ctx, body }) => ({ ...(await t.compare(ctx, body)), data_basis: { basis: 'calculated' as const, method: COMPARE_METHOD } }),
     }),
     op({
@@ -207,7 +202,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description: `At least one value for every half hour of the UK local day. ${SMART_BANDS_METHOD}`,
       bodyLimit: YEAR_BODY_BYTES,
       dataBasis: { basis: 'calculated', method: SMART_BANDS_METHOD },
-      schema: { body: S.SmartBandsBody, response: { 200: S.SmartBandsResponse } },
+      schema: bodyTo(S.SmartBandsBody, S.SmartBandsResponse),
       handler: async ({ body }) => smartBands(body),
     }),
     op({
@@ -218,7 +213,7 @@ export function pricingOperations(lib: Library, t: Tariffs): Operation[] {
       description: `Answers the proposed standing charge and unit rate, every input (consumption, wholesale, each charge with its rates and sources, margin, VAT), the workings and the components not priced. ${COST_PLUS_METHOD}`,
       bodyLimit: YEAR_BODY_BYTES,
       dataBasis: { basis: 'calculated', method: COST_PLUS_METHOD },
-      schema: { body: S.CostPlusBody, response: { 200: S.CostPlusResponse } },
+      schema: bodyTo(S.CostPlusBody, S.CostPlusResponse),
       handler: async ({ ctx, body }) => costPlus(lib, ctx, body),
     }),
   ];

@@ -2,6 +2,7 @@
 // statements signed like settlement receipts, a printable page, and public verification.
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../platform/operation.ts';
+import { paramsTo, queryTo, bodyTo } from '../../platform/resource.ts';
 import { printStatement } from './print.ts';
 import { BASELINE_METHOD_TEXT, CO2E_METHOD, GBP_METHOD, KWH_METHOD, type StatementService } from './service.ts';
 import {
@@ -39,7 +40,7 @@ export function statementOperations(svc: StatementService) {
       description: 'Every baseline proposed for the site, with its state (proposed, agreed, withdrawn), who moved it and when.',
       access: BEARER.read,
       dataBasis: { basis: 'calculated', method: BASELINE_METHOD_TEXT },
-      schema: { params: SiteParams, response: { 200: BaselineList } },
+      schema: paramsTo(SiteParams, BaselineList),
       handler: async ({ params, ctx }) => svc.listBaselines(ctx, params.site_id),
     }),
     op({
@@ -63,7 +64,7 @@ export function statementOperations(svc: StatementService) {
       description: 'The baseline, its figures and its state.',
       access: BEARER.read,
       dataBasis: { basis: 'calculated', method: BASELINE_METHOD_TEXT },
-      schema: { params: BaselineParams, response: { 200: Baseline } },
+      schema: paramsTo(BaselineParams, Baseline),
       handler: async ({ params, ctx }) => svc.baseline(ctx, params.baseline_id),
     }),
     op({
@@ -74,7 +75,7 @@ export function statementOperations(svc: StatementService) {
       description:
         'Records who agreed and when. Only a proposed baseline can be agreed: 409 for an agreed or withdrawn one. The proposer cannot agree it: 403 `A baseline must be agreed by someone other than its proposer`.',
       access: BEARER.configure,
-      schema: { params: BaselineParams, response: { 200: Baseline } },
+      schema: paramsTo(BaselineParams, Baseline),
       handler: async ({ params, ctx }) => svc.agree(ctx, params.baseline_id),
     }),
     op({
@@ -108,7 +109,7 @@ export function statementOperations(svc: StatementService) {
       description: 'A cursor page (next_cursor, has_more); optionally one site’s.',
       access: BEARER.read,
       dataBasis: { basis: 'stored' },
-      schema: { query: ListQuery, response: { 200: StatementPage } },
+      schema: queryTo(ListQuery, StatementPage),
       handler: async ({ query, ctx }) => svc.list(ctx, query),
     }),
     op({
@@ -119,7 +120,7 @@ export function statementOperations(svc: StatementService) {
       description: 'The statement as signed: its figures come from signed_body, the statement of record.',
       access: BEARER.read,
       dataBasis: { basis: 'stored' },
-      schema: { params: StatementParams, response: { 200: Statement } },
+      schema: paramsTo(StatementParams, Statement),
       handler: async ({ params, ctx }) => svc.get(ctx, params.statement_id),
     }),
     op({
@@ -149,7 +150,7 @@ export function statementOperations(svc: StatementService) {
         'the service never issued.',
       access: { kind: 'public' },
       dataBasis: { basis: 'calculated', method: VERIFY_METHOD },
-      schema: { params: HashParams, response: { 200: VerifyByHash } },
+      schema: paramsTo(HashParams, VerifyByHash),
       handler: async ({ params }) => svc.verifyByHash(params.statement_hash),
     }),
     op({
@@ -162,7 +163,7 @@ export function statementOperations(svc: StatementService) {
         'answers 200. Nothing is stored and nothing beyond the copy is revealed.',
       access: { kind: 'public' },
       dataBasis: { basis: 'calculated', method: VERIFY_METHOD },
-      schema: { body: VerifyBody, response: { 200: VerifyResult } },
+      schema: bodyTo(VerifyBody, VerifyResult),
       handler: async ({ body, reply }) => {
         const r = await svc.verifyPresented(body);
         if (!r.valid) reply.code(422);

@@ -1,6 +1,7 @@
 // Plan studies (endpoints.md 4.6, base /api/notifications/studies).
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../platform/operation.ts';
+import { type ResourceHead, resourceOps } from '../../platform/resource.ts';
 import { CursorParam, JobProgressSchema, LimitParam, LiteralUnion, Nullable, Page, Timestamp, ErrorResponse } from '../../platform/schema-kit.ts';
 import { KINDS, STUDY_TYPE_NAMES, type Kind, type StudyType } from './catalogue.ts';
 import type { Studies } from './service.ts';
@@ -72,6 +73,7 @@ const RunParams = Type.Object({ study_id: Id, run_id: Id });
 const InputParams = Type.Object({ study_id: Id, kind: KindName });
 const TypeKindParams = Type.Object({ study_type: StudyTypeName, kind: KindName });
 
+const STUDIES: ResourceHead = { name: 'Study', plural: 'Studies', path: B, id: 'study_id', params: StudyParams, item: Study };
 const op = withDefaults({ tags, status: 'live', access: BEARER.read });
 
 export function studyOperations(s: Studies) {
@@ -143,30 +145,22 @@ export function studyOperations(s: Studies) {
       schema: { params: Type.Object({ study_type: StudyTypeName }), response: { 201: Study } },
       handler: async ({ ctx, params }) => s.createSample(ctx, params.study_type as StudyType),
     }),
-    op({
-      operationId: 'listStudies',
-      method: 'GET',
-      path: B,
-      summary: "The organisation's studies, newest first",
-      description: "Cursor page of the organisation's studies, newest first, optionally of one study type, each with its current input versions.",
-      schema: {
+    ...resourceOps(op, STUDIES, {
+      list: {
+        summary: "The organisation's studies, newest first",
+        description: "Cursor page of the organisation's studies, newest first, optionally of one study type, each with its current input versions.",
         query: Type.Object({
           study_type: Type.Optional(StudyTypeName),
           limit: Type.Optional(LimitParam({ default: 50, max: 200 })),
           cursor: Type.Optional(CursorParam),
         }),
-        response: { 200: Page('studies', Study) },
+        response: Page('studies', Study),
+        handler: (ctx, query) => s.list(ctx, query),
       },
-      handler: async ({ ctx, query }) => s.list(ctx, query),
-    }),
-    op({
-      operationId: 'createStudy',
-      method: 'POST',
-      path: B,
-      summary: 'Create a study (inputs are added with PUT .../inputs/{kind})',
-      description: 'Creates an empty study; `required_inputs` names the kinds a run needs.',
-      access: BEARER.configure,
-      schema: {
+      create: {
+        summary: 'Create a study (inputs are added with PUT .../inputs/{kind})',
+        description: 'Creates an empty study; `required_inputs` names the kinds a run needs.',
+        access: BEARER.configure,
         body: Type.Object(
           {
             study_type: StudyTypeName,
@@ -175,46 +169,31 @@ export function studyOperations(s: Studies) {
           },
           { additionalProperties: false },
         ),
-        response: { 201: Study },
+        handler: (ctx, body) => s.create(ctx, body),
       },
-      handler: async ({ ctx, body }) => s.create(ctx, body),
-    }),
-    op({
-      operationId: 'getStudy',
-      method: 'GET',
-      path: `${B}/{study_id}`,
-      summary: 'A study and its current input versions',
-      description: "The study and its current input versions. 404 for another organisation's study.",
-      schema: { params: StudyParams, response: { 200: Study, 404: ErrorResponse } },
-      handler: async ({ ctx, params }) => s.get(ctx, params.study_id),
-    }),
-    op({
-      operationId: 'updateStudy',
-      method: 'PATCH',
-      path: `${B}/{study_id}`,
-      summary: 'Rename a study or change its description',
-      description: 'Changes name and/or description (at least one member). Inputs change through PUT .../inputs/{kind}.',
-      access: BEARER.configure,
-      schema: {
-        params: StudyParams,
+      get: {
+        summary: 'A study and its current input versions',
+        description: "The study and its current input versions. 404 for another organisation's study.",
+        errors: { 404: ErrorResponse },
+        handler: (ctx, id) => s.get(ctx, id),
+      },
+      update: {
+        summary: 'Rename a study or change its description',
+        description: 'Changes name and/or description (at least one member). Inputs change through PUT .../inputs/{kind}.',
+        access: BEARER.configure,
         body: Type.Object(
           { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) },
           { additionalProperties: false, minProperties: 1 },
         ),
-        response: { 200: Study, 404: ErrorResponse },
+        errors: { 404: ErrorResponse },
+        handler: (ctx, id, body) => s.update(ctx, id, body),
       },
-      handler: async ({ ctx, params, body }) => s.update(ctx, params.study_id, body),
-    }),
-    op({
-      operationId: 'deleteStudy',
-      method: 'DELETE',
-      path: `${B}/{study_id}`,
-      summary: 'Delete a study with its inputs and runs',
-      description: 'Deletes the study, every input version and every run, in one transaction.',
-      access: BEARER.configure,
-      schema: { params: StudyParams, response: { 204: Type.Null({ description: 'Deleted' }), 404: ErrorResponse } },
-      handler: async ({ ctx, params }) => {
-        await s.remove(ctx, params.study_id);
+      remove: {
+        summary: 'Delete a study with its inputs and runs',
+        description: 'Deletes the study, every input version and every run, in one transaction.',
+        access: BEARER.configure,
+        errors: { 404: ErrorResponse },
+        handler: (ctx, id) => s.remove(ctx, id),
       },
     }),
     op({

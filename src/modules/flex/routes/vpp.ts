@@ -1,5 +1,6 @@
 // VPP enrolment and signal (endpoints.md 4.7, VPP enrolment).
 import { BEARER, withDefaults } from '../../../platform/operation.ts';
+import { paramsTo } from '../../../platform/resource.ts';
 import type { VppService } from '../vpp-service.ts';
 import { SIGNAL_METHOD } from '../signal.ts';
 import { EnrolBody, Enrolment, SignalQuery, SignalResponse, SiteParams } from '../schemas.ts';
@@ -18,7 +19,7 @@ export function vppOperations(vpp: VppService) {
       summary: 'A site’s enrolment in the virtual power plant',
       description: `status is not_enrolled, enrolled or withdrawn. ${SEPARATE}`,
       access: BEARER.read,
-      schema: { params: SiteParams, response: { 200: Enrolment } },
+      schema: paramsTo(SiteParams, Enrolment),
       handler: async ({ params, ctx }) => vpp.get(ctx, params.site_id),
     }),
     op({

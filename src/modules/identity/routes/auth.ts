@@ -1,5 +1,6 @@
 // Sign-in, token refresh, logout and the caller's identity context.
 import { BEARER, withDefaults } from '../../../platform/operation.ts';
+import { bodyTo } from '../../../platform/resource.ts';
 import type { Db } from '../../../infra/db/index.ts';
 import { LoginBody, LogoutResponse, MeResponse, RefreshBody, RefreshBodyOrCookie, TokenResponse } from '../schemas.ts';
 import type { createLogin } from '../login.ts';
@@ -34,7 +35,7 @@ export function authOperations(deps: { db: Db; login: ReturnType<typeof createLo
         '(HttpOnly; Secure; SameSite=Strict; Path=/api/auth; Max-Age its life). Without the header nothing changes.',
       access: { kind: 'public' },
       rateLimit: 'auth',
-      schema: { body: LoginBody, response: { 200: TokenResponse } },
+      schema: bodyTo(LoginBody, TokenResponse),
       responseHeaders: { 'Set-Cookie': { description: 'With `X-Refresh-Cookie: 1` only: the refresh cookie.', schema: { type: 'string' } } },
       handler: async ({ body, ctx, req, reply }) => {
         const tokens = await deps.login.login(ctx, body);
@@ -61,7 +62,7 @@ export function authOperations(deps: { db: Db; login: ReturnType<typeof createLo
       access: { kind: 'public' },
       rateLimit: 'auth',
       // `refresh_token` may be left out only for the cookie (checked in the handler, with the schema's own 422).
-      schema: { body: RefreshBodyOrCookie, response: { 200: TokenResponse } },
+      schema: bodyTo(RefreshBodyOrCookie, TokenResponse),
       documentedBody: RefreshBody,
       responseHeaders: {
         'Set-Cookie': {
@@ -94,7 +95,7 @@ export function authOperations(deps: { db: Db; login: ReturnType<typeof createLo
         'and `{}` as the body, the refresh token is read from the cookie `__Secure-ep_refresh`, and the answer (200 ' +
         'or 401) clears the cookie. A refresh token in the body wins.',
       access: BEARER.read,
-      schema: { body: RefreshBodyOrCookie, response: { 200: LogoutResponse } },
+      schema: bodyTo(RefreshBodyOrCookie, LogoutResponse),
       documentedBody: RefreshBody,
       responseHeaders: { 'Set-Cookie': { description: 'With `X-Refresh-Cookie: 1` only: the refresh cookie cleared.', schema: { type: 'string' } } },
       handler: async ({ body, ctx, req, reply }) => {

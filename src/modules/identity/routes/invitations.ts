@@ -1,6 +1,7 @@
 // Invitations (our addition to the catalogue): create, list, revoke, accept.
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../../platform/operation.ts';
+import { bodyTo, bodyToCreated } from '../../../platform/resource.ts';
 import { AcceptInvitationBody, CreateInvitationBody, CreatedInvitation, IdParams, Invitation, TokenResponse } from '../schemas.ts';
 import type { Invitations } from '../invitations.ts';
 
@@ -19,7 +20,7 @@ export function invitationOperations(invitations: Invitations) {
         'Organisation administrators only. The answer carries the invitation `token` once; it is stored hashed. ' +
         'No email is sent: pass the token to the invitee, who accepts it with POST /api/auth/invitations/accept ' +
         'within 7 days. 409 when the email is already a member or already has a pending invitation.',
-      schema: { body: CreateInvitationBody, response: { 201: CreatedInvitation } },
+      schema: bodyToCreated(CreateInvitationBody, CreatedInvitation),
       handler: async ({ body, ctx }) => invitations.create(ctx, body),
     }),
     op({
@@ -54,7 +55,7 @@ export function invitationOperations(invitations: Invitations) {
         'revoked or expired token. Answers with the same token object as login.',
       access: { kind: 'public' },
       rateLimit: 'auth',
-      schema: { body: AcceptInvitationBody, response: { 200: TokenResponse } },
+      schema: bodyTo(AcceptInvitationBody, TokenResponse),
       handler: async ({ body, ctx }) => invitations.accept(ctx, body),
     }),
   ];

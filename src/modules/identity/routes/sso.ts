@@ -1,6 +1,7 @@
 // Single sign-on: provider configuration, group-to-role mappings, and the id_token exchange.
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../../platform/operation.ts';
+import { bodyTo, bodyToCreated } from '../../../platform/resource.ts';
 import { ExchangeBody, IdParams, Mapping, MappingBody, Provider, ProviderBody, TokenResponse } from '../schemas.ts';
 import type { Sso } from '../sso.ts';
 
@@ -28,7 +29,7 @@ export function ssoOperations(sso: Sso) {
         'pending claims any other outcome is 404 `tenant_not_configured`.',
       access: { kind: 'public' },
       rateLimit: 'auth',
-      schema: { body: ExchangeBody, response: { 200: TokenResponse } },
+      schema: bodyTo(ExchangeBody, TokenResponse),
       handler: async ({ body, ctx }) => sso.exchange(ctx, body.id_token),
     }),
     op({
@@ -52,7 +53,7 @@ export function ssoOperations(sso: Sso) {
         '`enabled` (default true). Naming a tenant id makes a pending claim (`verification: pending`), whatever ' +
         'other organisations have configured: it becomes `verified` when one sign-in from the tenant completes ' +
         'through this configuration, or when a platform administrator approves it. Changing `tid` starts a new claim.',
-      schema: { body: ProviderBody, response: { 200: Provider } },
+      schema: bodyTo(ProviderBody, Provider),
       handler: async ({ body, ctx }) =>
         sso.setProvider(ctx, {
           tid: body.tid,
@@ -93,7 +94,7 @@ export function ssoOperations(sso: Sso) {
       path: '/api/auth/sso/idp/mappings',
       summary: 'Map an identity provider group to a role',
       description: 'Organisation administrators only. A group may map to several roles; 409 for a repeat of the same pair.',
-      schema: { body: MappingBody, response: { 201: Mapping } },
+      schema: bodyToCreated(MappingBody, Mapping),
       handler: async ({ body, ctx }) => sso.addMapping(ctx, body),
     }),
     op({

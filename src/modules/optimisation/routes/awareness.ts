@@ -1,5 +1,6 @@
 // Awareness operations (endpoints.md 4.6): layers and a shadow plan; nothing is sent (rule 8).
 import { BEARER, withDefaults, type Operation } from '../../../platform/operation.ts';
+import { queryTo, bodyTo } from '../../../platform/resource.ts';
 import type { Awareness } from '../awareness.ts';
 import { MONEY_METHOD, SCHEDULE_METHOD } from '../schedule.ts';
 import * as S from '../schemas.ts';
@@ -33,7 +34,7 @@ export function awarenessOperations(a: Awareness): Operation[] {
         method:
           'Each source asked now: prices and carbon from the market adapter, the forecast from stored history, constraints from configuration, availability from the registry freshness.',
       },
-      schema: { query: S.LayersQuery, response: { 200: S.Layers } },
+      schema: queryTo(S.LayersQuery, S.Layers),
       handler: async ({ ctx, query }) => a.layers(ctx, query),
     }),
     op({
@@ -63,7 +64,7 @@ export function awarenessOperations(a: Awareness): Operation[] {
       summary: 'Grid view of a site',
       description: "The site's import limit against its forecast peak import over the horizon. 404 `Site not found`.",
       dataBasis: { basis: 'forecast', method: "The site's forecast load − generation ÷ 0.5 h against the configured import limit." },
-      schema: { query: S.GridQuery, response: { 200: S.Grid } },
+      schema: queryTo(S.GridQuery, S.Grid),
       handler: async ({ ctx, query }) => a.grid(ctx, query),
     }),
     op({
@@ -75,7 +76,7 @@ export function awarenessOperations(a: Awareness): Operation[] {
         "Plans the site's configured flexible assets over the layers as they stand (fallbacks where a layer is not live) and records the plan. Shadow only: nothing is sent to any device or market. 404 `Site not found`.",
       access: BEARER.configure,
       dataBasis: { basis: 'calculated', method: `${SCHEDULE_METHOD} ${MONEY_METHOD}` },
-      schema: { body: S.PlanBody, response: { 200: S.ShadowPlan } },
+      schema: bodyTo(S.PlanBody, S.ShadowPlan),
       handler: async ({ ctx, body }) => a.plan(ctx, body),
     }),
   ];

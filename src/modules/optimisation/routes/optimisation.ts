@@ -1,5 +1,6 @@
 // Optimisation operations (endpoints.md 4.6): advisory and on demand (concepts.md section 1, rule 4).
 import { BEARER, withDefaults, type Operation } from '../../../platform/operation.ts';
+import { paramsTo } from '../../../platform/resource.ts';
 import type { Optimisation } from '../service.ts';
 import { MONEY_METHOD, SCHEDULE_METHOD } from '../schedule.ts';
 import * as S from '../schemas.ts';
@@ -20,7 +21,7 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       summary: "A site's import limit and flexible assets",
       description: '`configured: false` until written. 404 `Site not found`.',
       dataBasis: { basis: 'configured' },
-      schema: { params: S.SiteParams, response: { 200: S.LimitConfig } },
+      schema: paramsTo(S.SiteParams, S.LimitConfig),
       handler: async ({ ctx, params }) => o.limitConfig(ctx, params.site_id),
     }),
     op({
@@ -108,7 +109,7 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       summary: 'One tariff-schedule run with its plan',
       description: 'The recorded plan as answered when it was run. 404 `Site not found` or `Run not found`.',
       dataBasis: { basis: 'stored' },
-      schema: { params: S.RunParams, response: { 200: S.TariffRun } },
+      schema: paramsTo(S.RunParams, S.TariffRun),
       handler: async ({ ctx, params }) => o.tariffRunGet(ctx, params.site_id, params.run_id),
     }),
     op({
@@ -118,7 +119,7 @@ export function optimisationOperations(o: Optimisation): Operation[] {
       summary: "Warranty limits of the site's batteries",
       description: 'Each registered battery at the site with its cycle and throughput limits a UK day (null: none set). 404 `Site not found`.',
       dataBasis: { basis: 'configured' },
-      schema: { params: S.SiteParams, response: { 200: S.Warranties } },
+      schema: paramsTo(S.SiteParams, S.Warranties),
       handler: async ({ ctx, params }) => o.warranty(ctx, params.site_id),
     }),
     op({

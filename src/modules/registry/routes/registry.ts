@@ -1,6 +1,7 @@
 // Registry v2: /api/twin/registry/... (vocabulary, sites, assets, topology, import).
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../../platform/operation.ts';
+import { type ResourceHead, resourceOps, paramsTo } from '../../../platform/resource.ts';
 import type { RegistryService } from '../service.ts';
 import {
   AssetParams,
@@ -21,6 +22,7 @@ import { FINDING_DESCRIPTIONS } from '../topology.ts';
 import { ErrorResponse } from '../../../platform/schema-kit.ts';
 
 const tags = ['registry'];
+const ASSETS: ResourceHead = { name: 'RegistryAsset', path: '/api/twin/registry/assets', id: 'asset_id', params: AssetParams, item: RegistryAssetDetail };
 const freshness = { basis: 'calculated' as const, method: FRESHNESS_METHOD };
 
 const vocabulary = {
@@ -71,72 +73,59 @@ export function registryOperations(service: RegistryService) {
       schema: { response: { 200: SitesResponse } },
       handler: async ({ ctx }) => ({ sites: await service.sites(ctx) }),
     }),
-    op({
-      operationId: 'listRegistryAssets',
-      method: 'GET',
-      path: '/api/twin/registry/assets',
-      summary: 'Registered assets, filtered',
-      description:
-        'Filters combine (and): `site_id`, `asset_class` (or `unclassified`), `type`, `freshness`, `parent_asset_id`. Unpaginated, by site then asset id.',
-      dataBasis: freshness,
-      schema: { query: ListQuery, response: { 200: Type.Object({ assets: Type.Array(RegistryAsset), count: Type.Integer() }) } },
-      handler: async ({ ctx, query }) => {
-        const assets = await service.listAssets(ctx, query);
-        return { assets, count: assets.length };
+    ...resourceOps(op, ASSETS, {
+      list: {
+        summary: 'Registered assets, filtered',
+        description:
+          'Filters combine (and): `site_id`, `asset_class` (or `unclassified`), `type`, `freshness`, `parent_asset_id`. Unpaginated, by site then asset id.',
+        dataBasis: freshness,
+        query: ListQuery,
+        response: Type.Object({ assets: Type.Array(RegistryAsset), count: Type.Integer() }),
+        handler: async (ctx, query) => {
+          const assets = await service.listAssets(ctx, query);
+          return { assets, count: assets.length };
+        },
       },
-    }),
-    op({
-      operationId: 'registerRegistryAsset',
-      method: 'POST',
-      path: '/api/twin/registry/assets',
-      summary: 'Register an asset with its class and place in the tree',
-      description:
-        '`asset_class` is required; `type` defaults to the class; `asset_id` is generated when absent and is unique within ' +
-        'the organisation (409 on a duplicate). `parent_asset_id` must name a registered asset at the same site whose ' +
-        'class is an allowed parent (422 otherwise).',
-      access: BEARER.configure,
-      dataBasis: freshness,
-      schema: { body: RegisterBody, response: { 201: RegistryAsset, 409: ErrorResponse } },
-      handler: async ({ ctx, body }) => service.register(ctx, body),
-    }),
-    op({
-      operationId: 'getRegistryAsset',
-      method: 'GET',
-      path: '/api/twin/registry/assets/{asset_id}',
-      summary: 'One asset with live freshness and posture',
-      description:
-        'The registry entry with its class, parent and details, the newest reading and its age, and the ' +
-        "freshness band the asset's class puts that age in. 404 for an asset of another organisation.",
-      dataBasis: freshness,
-      schema: { params: AssetParams, response: { 200: RegistryAssetDetail } },
-      handler: async ({ ctx, params }) => service.getAsset(ctx, params.asset_id),
-    }),
-    op({
-      operationId: 'updateRegistryAsset',
-      method: 'PATCH',
-      path: '/api/twin/registry/assets/{asset_id}',
-      summary: 'Edit, move or re-link an asset',
-      description:
-        'Edit `name`, `type`, `details`, `asset_class`; move with `site_id` (everything below the asset moves with it; its ' +
-        'parent is cleared unless `parent_asset_id` names one at the new site); re-link with `parent_asset_id` (null ' +
-        'unlinks). A parent must be registered, at the same site, of an allowed class, and not below the asset (no cycles): ' +
-        'otherwise 422. A class change must keep the current parent and children allowed.',
-      access: BEARER.configure,
-      dataBasis: freshness,
-      schema: { params: AssetParams, body: PatchBody, response: { 200: RegistryAssetDetail } },
-      handler: async ({ ctx, params, body }) => service.patchAsset(ctx, params.asset_id, body),
-    }),
-    op({
-      operationId: 'deleteRegistryAsset',
-      method: 'DELETE',
-      path: '/api/twin/registry/assets/{asset_id}',
-      summary: 'Delete a childless asset',
-      description: 'Refused with 409 while any asset is linked below it. Stored telemetry is kept.',
-      access: BEARER.configure,
-      schema: { params: AssetParams, response: { 204: Type.Null({ description: 'Deleted' }), 409: ErrorResponse } },
-      handler: async ({ ctx, params }) => {
-        await service.deleteAsset(ctx, params.asset_id);
-        return undefined;
+      create: {
+        summary: 'Register an asset with its class and place in the tree',
+        description:
+          '`asset_class` is required; `type` defaults to the class; `asset_id` is generated when absent and is unique within ' +
+          'the organisation (409 on a duplicate). `parent_asset_id` must name a registered asset at the same site whose ' +
+          'class is an allowed parent (422 otherwise).',
+        access: BEARER.configure,
+        dataBasis: freshness,
+        verb: 'register',
+        body: RegisterBody,
+        response: RegistryAsset,
+        errors: { 409: ErrorResponse },
+        handler: (ctx, body) => service.register(ctx, body),
+      },
+      get: {
+        summary: 'One asset with live freshness and posture',
+        description:
+          'The registry entry with its class, parent and details, the newest reading and its age, and the ' +
+          "freshness band the asset's class puts that age in. 404 for an asset of another organisation.",
+        dataBasis: freshness,
+        handler: (ctx, id) => service.getAsset(ctx, id),
+      },
+      update: {
+        summary: 'Edit, move or re-link an asset',
+        description:
+          'Edit `name`, `type`, `details`, `asset_class`; move with `site_id` (everything below the asset moves with it; its ' +
+          'parent is cleared unless `parent_asset_id` names one at the new site); re-link with `parent_asset_id` (null ' +
+          'unlinks). A parent must be registered, at the same site, of an allowed class, and not below the asset (no cycles): ' +
+          'otherwise 422. A class change must keep the current parent and children allowed.',
+        access: BEARER.configure,
+        dataBasis: freshness,
+        body: PatchBody,
+        handler: (ctx, id, body) => service.patchAsset(ctx, id, body),
+      },
+      remove: {
+        summary: 'Delete a childless asset',
+        description: 'Refused with 409 while any asset is linked below it. Stored telemetry is kept.',
+        access: BEARER.configure,
+        errors: { 409: ErrorResponse },
+        handler: (ctx, id) => service.deleteAsset(ctx, id),
       },
     }),
     op({
@@ -148,7 +137,7 @@ export function registryOperations(service: RegistryService) {
         'Findings: `missing_meter` (warning), `unclassified` (warning), `orphan`, `disallowed_parent`, `cycle` (errors). ' +
         '404 when the organisation has no such site.',
       dataBasis: freshness,
-      schema: { params: SiteParams, response: { 200: TopologyResponse } },
+      schema: paramsTo(SiteParams, TopologyResponse),
       handler: async ({ ctx, params }) => service.topology(ctx, params.site_id),
     }),
     op({

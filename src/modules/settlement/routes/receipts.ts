@@ -2,6 +2,7 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../../platform/operation.ts';
+import { paramsTo, queryTo } from '../../../platform/resource.ts';
 import { csvRecord } from '../../../kit/csv.ts';
 import type { SettlementService } from '../service.ts';
 import { IssueBody, ListFilterProps, ListQuery, Receipt, ReceiptList, ReceiptParams } from '../schemas.ts';
@@ -45,7 +46,7 @@ export function receiptOperations(svc: SettlementService) {
         'A page of receipts, highest seq first. Filters: `site_id`, `asset_id`, `shared`. Follow `next_cursor` until null; ' +
         'a cursor works only with the filters it was made with (otherwise 400 `invalid_cursor`). To verify the chain, ' +
         `put the pages in seq order. ${NO_MONEY}`,
-      schema: { query: ListQuery, response: { 200: ReceiptList } },
+      schema: queryTo(ListQuery, ReceiptList),
       handler: async ({ query, ctx }) => svc.list(ctx, query),
     }),
     op({
@@ -92,7 +93,7 @@ export function receiptOperations(svc: SettlementService) {
       path: `${BASE}/receipts/{receipt_id}`,
       summary: 'One settlement receipt',
       description: '404 when the organisation has no receipt with this id.',
-      schema: { params: ReceiptParams, response: { 200: Receipt } },
+      schema: paramsTo(ReceiptParams, Receipt),
       handler: async ({ params, ctx }) => svc.get(ctx, params.receipt_id),
     }),
     op({
@@ -105,7 +106,7 @@ export function receiptOperations(svc: SettlementService) {
         'credential: its signed body, including the organisation id, site, asset and energy, becomes visible to them. ' +
         'Sharing a shared receipt changes nothing. Audited.',
       access: BEARER.configure,
-      schema: { params: ReceiptParams, response: { 200: Receipt } },
+      schema: paramsTo(ReceiptParams, Receipt),
       handler: async ({ params, ctx }) => svc.share(ctx, params.receipt_id),
     }),
     op({
@@ -117,7 +118,7 @@ export function receiptOperations(svc: SettlementService) {
         'The public lookup answers 404 again. The receipt itself, its place in the chain and its signature are unchanged. ' +
         'Unsharing an unshared receipt changes nothing. Audited.',
       access: BEARER.configure,
-      schema: { params: ReceiptParams, response: { 200: Receipt } },
+      schema: paramsTo(ReceiptParams, Receipt),
       handler: async ({ params, ctx }) => svc.unshare(ctx, params.receipt_id),
     }),
   ];

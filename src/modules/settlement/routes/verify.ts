@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { BEARER } from '../../../platform/operation.ts';
+import { paramsTo, queryTo, bodyTo } from '../../../platform/resource.ts';
 import { csvRecord } from '../../../kit/csv.ts';
 import { RECONCILIATION_METHOD } from '../reconciliation.ts';
 import type { SettlementService } from '../service.ts';
@@ -50,7 +51,7 @@ export function verifyOperations(svc: SettlementService) {
       description: `${VERIFY_METHOD} \`valid\` is false with the problems listed otherwise.`,
       access: BEARER.read,
       dataBasis: { basis: 'calculated', method: VERIFY_METHOD },
-      schema: { params: ReceiptParams, response: { 200: ReceiptCheck } },
+      schema: paramsTo(ReceiptParams, ReceiptCheck),
       handler: async ({ params, ctx }) => svc.verifyStored(ctx, params.receipt_id),
     }),
     op({
@@ -79,7 +80,7 @@ export function verifyOperations(svc: SettlementService) {
       access: BEARER.read,
       dataBasis: { basis: 'calculated', method: VERIFY_METHOD },
       bodyLimit: 4 * 1024 * 1024,
-      schema: { body: VerifyBody, response: { 200: VerifyResult } },
+      schema: bodyTo(VerifyBody, VerifyResult),
       handler: async ({ body, ctx }) => svc.verifyPresented(ctx, body),
     }),
     op({
@@ -92,7 +93,7 @@ export function verifyOperations(svc: SettlementService) {
         'first and last period no receipt covers. Figures are the receipts’ own, not a measurement.',
       access: BEARER.read,
       dataBasis: { basis: 'calculated', method: RECONCILIATION_METHOD },
-      schema: { query: ReconQuery, response: { 200: Reconciliation } },
+      schema: queryTo(ReconQuery, Reconciliation),
       handler: async ({ query, ctx }) => svc.reconciliation(ctx, query),
     }),
     op({
@@ -139,7 +140,7 @@ export function verifyOperations(svc: SettlementService) {
         'shared and then withdrawn). Returns the receipt and the public key of its kid, so it can be verified offline.',
       access: { kind: 'public' },
       dataBasis: { basis: 'stored' },
-      schema: { params: HashParams, response: { 200: PublicReceipt } },
+      schema: paramsTo(HashParams, PublicReceipt),
       handler: async ({ params }) => svc.publicReceipt(params.receipt_hash),
     }),
   ];
