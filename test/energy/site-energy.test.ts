@@ -320,3 +320,56 @@ test('dates beyond the service calendar are a 422 naming the field, never a 500 
     assert.deepEqual(json(res).detail, [{ type: 'value_error', loc: ['query', field], msg, input: url.match(new RegExp(`${field}=([^&]+)`))![1] }], url);
   }
 });
+
+// Decision 0492. Site "store": PV, a battery and a site meter, two half hours of 10 November (GMT),
+// worked by hand from the registers:
+//   00:00-00:30 generation 3, export 0.25, import 0.25, battery charge 2.5 → consumption 3 + 0.25 - 0.25 - 2.5 = 0.5
+//   00:30-01:00 generation 0, import 0, export 0, battery discharge 1 → consumption 1
+//   01:00-01:30 the meters disagree: export 0.5 with no generation → consumption -0.5
+//   consumption 0.5 + 1 - 0.5 = 1.0; its positive half hours 0.5 + 1 = 1.5
+//   generation used on site = max(gen - export, 0): 2.75 + 0 + 0 = 2.75 (the battery's charge counts, so it exceeds consumption)
+//   self-supplied = max(consumption - import, 0): 0.25 + 1 + 0 = 1.25; self-sufficiency 1.25 / 1.5 = 0.8333 (never above 1;
+//   self-consumed / consumption gave 2.75, self-supplied / consumption 1.25)
+//   self-consumption 2.75 / 3 = 0.9167
+test('self-sufficiency with a battery charging from PV and meters that disagree: consumption not met by import over positive consumption, never above 100 % (worked by hand)', async () => {
+  await asset(svc, admin, { asset_id: 'st-meter', site_id: 'store', asset_class: 'site_meter' });
+  await asset(svc, admin, { asset_id: 'st-pv', site_id: 'store', asset_class: 'inverter', parent_asset_id: 'st-meter' });
+  await asset(svc, admin, { asset_id: 'st-bat', site_id: 'store', asset_class: 'battery', parent_asset_id: 'st-meter' });
+  const t = ['2026-11-10T00:00:00Z', '2026-11-10T00:30:00Z', '2026-11-10T01:00:00Z', '2026-11-10T01:30:00Z'];
+  await ingest(svc, admin, [
+    ...t.map((ts, i) => ({ device_id: 'st-meter', ts, import_kwh: [100, 100.25, 100.25, 100.25][i], export_kwh: [50, 50.25, 50.25, 50.75][i] })),
+    ...t.map((ts, i) => ({ device_id: 'st-pv', ts, generation_kwh: [10, 13, 13, 13][i] })),
+    ...t.map((ts, i) => ({ device_id: 'st-bat', ts, charge_kwh: [5, 7.5, 7.5, 7.5][i], discharge_kwh: [2, 2, 3, 3][i] })),
+  ]);
+  await refresh(svc);
+  const ledger = json(await call(svc, viewer, 'GET', '/api/telemetry/sites/store/ledger?date=2026-11-10'));
+  assert.deepEqual(
+    ledger.half_hours
+      .slice(0, 3)
+      .map((h: Record<string, string>) => [h.generation_kwh, h.export_kwh, h.import_kwh, h.charge_kwh, h.discharge_kwh, h.consumption_kwh]),
+    [
+      ['3.000', '0.250', '0.250', '2.500', '0.000', '0.500'],
+      ['0.000', '0.000', '0.000', '0.000', '1.000', '1.000'],
+      ['0.000', '0.500', '0.000', '0.000', '0.000', '-0.500'],
+    ],
+  );
+  const res = await call(svc, viewer, 'GET', '/api/telemetry/sites/store/self-consumption?from=2026-11-10&to=2026-11-10');
+  assert.equal(res.statusCode, 200, res.body);
+  const b = json(res);
+  assert.deepEqual(
+    [b.generation_kwh, b.export_kwh, b.import_kwh, b.self_consumed_kwh, b.consumption_kwh, b.self_consumption_ratio, b.self_sufficiency_ratio],
+    ['3.000', '0.750', '0.250', '2.750', '1.000', 0.9167, 0.8333],
+  );
+  assert.equal(b.days[0].self_sufficiency_ratio, 0.8333);
+  // The EMS report's figure is the same, with the same inputs named in its lineage.
+  const report = json(await call(svc, viewer, 'GET', '/api/hardware/ems/report?site_id=store&date=2026-11-10'));
+  const fig = report.figures.find((f: { key: string }) => f.key === 'self_sufficiency_ratio');
+  assert.equal(fig.value, 0.8333);
+  // The portfolio league ranks by the same measure.
+  const league = json(await call(svc, viewer, 'GET', '/api/telemetry/portfolio/league?from=2026-11-10&to=2026-11-10&measure=self_sufficiency'));
+  assert.match(league.definition, /max\(consumption - import, 0\)/);
+  assert.deepEqual(
+    league.league.filter((r: { site_id: string }) => r.site_id === 'store').map((r: { site_id: string; value: number }) => [r.site_id, r.value]),
+    [['store', 0.8333]],
+  );
+});

@@ -19,7 +19,8 @@ export const LEAGUE_MEASURES = {
   self_sufficiency: {
     higherIsBetter: true,
     unit: 'ratio',
-    definition: "Share of the site's consumption met by its own generation: (generation - export) / consumption, per half hour summed.",
+    definition:
+      "Share of the site's consumption not met by import (its own generation, and its battery): max(consumption - import, 0) per half hour, summed, / consumption of the half hours where it is positive.",
   },
   self_consumption: {
     higherIsBetter: true,
@@ -43,6 +44,8 @@ function figures(t: Totals | undefined, w: DayWindow, expectedHalfHours: number)
   const wh = (k: keyof Totals) => toWh((t?.[k] as string | undefined) ?? '0');
   const gen = wh('generation_kwh');
   const self = wh('self_consumed_kwh');
+  const supplied = wh('self_supplied_kwh');
+  const consPos = wh('consumption_positive_kwh');
   const cons = wh('consumption_kwh');
   return {
     generation_kwh: kwhText(gen),
@@ -51,7 +54,7 @@ function figures(t: Totals | undefined, w: DayWindow, expectedHalfHours: number)
     consumption_kwh: kwhText(cons),
     self_consumed_kwh: kwhText(self),
     self_consumption_ratio: ratio(self, gen),
-    self_sufficiency_ratio: ratio(self, cons),
+    self_sufficiency_ratio: ratio(supplied, consPos),
     charge_kwh: kwhText(wh('charge_kwh')),
     discharge_kwh: kwhText(wh('discharge_kwh')),
     half_hours: expectedHalfHours,
@@ -126,7 +129,7 @@ export function createSiteEnergy(deps: { db: Db; clock: Clock; model: EnergyMode
           export_kwh: kwhText(toWh(d.export_kwh)),
           consumption_kwh: kwhText(toWh(d.consumption_kwh)),
           self_consumption_ratio: ratio(toWh(d.self_consumed_kwh), toWh(d.generation_kwh)),
-          self_sufficiency_ratio: ratio(toWh(d.self_consumed_kwh), toWh(d.consumption_kwh)),
+          self_sufficiency_ratio: ratio(toWh(d.self_supplied_kwh), toWh(d.consumption_positive_kwh)),
           complete_half_hours: d.complete_half_hours,
         })),
       };

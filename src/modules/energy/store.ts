@@ -49,13 +49,17 @@ export interface SiteDayRow {
   discharge_kwh: string;
   residual_kwh: string;
   self_consumed_kwh: string;
+  /** Consumption not met by import, a half hour at least 0, summed (self-sufficiency's numerator, decision 0492). */
+  self_supplied_kwh: string;
+  /** Consumption of the half hours where it is positive, summed (self-sufficiency's denominator, decision 0492). */
+  consumption_positive_kwh: string;
   max_import_kwh: string;
 }
 
 const HH_COLS = `slot, to_char(day, 'YYYY-MM-DD') as day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh,
   discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured`;
 const DAY_COLS = `site_id, to_char(day, 'YYYY-MM-DD') as day, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
-  generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh`;
+  generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh`;
 
 /**
  * The whole UK months inside the days [fromDay, toDay): the first month's first day and the day
@@ -247,10 +251,10 @@ export function createEnergyStore() {
            delete from energy_site_days d using days where d.org_id = $1 and d.site_id = $2 and d.day = days.day
          )
          insert into energy_site_days (org_id, site_id, day, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
-           generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh)
+           generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh)
          select $1, $2, h.day, count(*)::int, count(*) filter (where complete)::int, count(*) filter (where all_measured)::int,
                 sum(import_kwh), sum(export_kwh), sum(generation_kwh), sum(consumption_kwh), sum(charge_kwh), sum(discharge_kwh),
-                sum(residual_kwh), sum(greatest(generation_kwh - export_kwh, 0)), max(import_kwh)
+                sum(residual_kwh), sum(greatest(generation_kwh - export_kwh, 0)), sum(greatest(consumption_kwh - import_kwh, 0)), sum(greatest(consumption_kwh, 0)), max(import_kwh)
          from energy_site_halfhours h join days on days.day = h.day
          where h.org_id = $1 and h.site_id = $2
          group by h.day
@@ -259,7 +263,7 @@ export function createEnergyStore() {
            measured_half_hours = excluded.measured_half_hours, import_kwh = excluded.import_kwh, export_kwh = excluded.export_kwh,
            generation_kwh = excluded.generation_kwh, consumption_kwh = excluded.consumption_kwh, charge_kwh = excluded.charge_kwh,
            discharge_kwh = excluded.discharge_kwh, residual_kwh = excluded.residual_kwh, self_consumed_kwh = excluded.self_consumed_kwh,
-           max_import_kwh = excluded.max_import_kwh`,
+           self_supplied_kwh = excluded.self_supplied_kwh, consumption_positive_kwh = excluded.consumption_positive_kwh, max_import_kwh = excluded.max_import_kwh`,
         [orgId, siteId, from, to],
       );
       // The UK months those days fall in, summed again from their days (decision 0156).
@@ -273,10 +277,10 @@ export function createEnergyStore() {
                              and d.day >= months.month and d.day < (months.month + interval '1 month')::date)
          )
          insert into energy_site_months (org_id, site_id, month, days, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
-           generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh)
+           generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh)
          select $1, $2, months.month, count(*)::int, sum(half_hours)::int, sum(complete_half_hours)::int, sum(measured_half_hours)::int,
                 sum(import_kwh), sum(export_kwh), sum(generation_kwh), sum(consumption_kwh), sum(charge_kwh), sum(discharge_kwh),
-                sum(residual_kwh), sum(self_consumed_kwh), max(max_import_kwh)
+                sum(residual_kwh), sum(self_consumed_kwh), sum(self_supplied_kwh), sum(consumption_positive_kwh), max(max_import_kwh)
          from energy_site_days d join months on d.day >= months.month and d.day < (months.month + interval '1 month')::date
          where d.org_id = $1 and d.site_id = $2
          group by months.month
@@ -285,7 +289,7 @@ export function createEnergyStore() {
            measured_half_hours = excluded.measured_half_hours, import_kwh = excluded.import_kwh, export_kwh = excluded.export_kwh,
            generation_kwh = excluded.generation_kwh, consumption_kwh = excluded.consumption_kwh, charge_kwh = excluded.charge_kwh,
            discharge_kwh = excluded.discharge_kwh, residual_kwh = excluded.residual_kwh, self_consumed_kwh = excluded.self_consumed_kwh,
-           max_import_kwh = excluded.max_import_kwh`,
+           self_supplied_kwh = excluded.self_supplied_kwh, consumption_positive_kwh = excluded.consumption_positive_kwh, max_import_kwh = excluded.max_import_kwh`,
         [orgId, siteId, from, to],
       );
     },
@@ -332,18 +336,20 @@ export function createEnergyStore() {
       const r = await q.query<Omit<SiteDayRow, 'day'> & { days: number }>(
         `with parts as (
            select site_id, days, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh, generation_kwh,
-                  consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh
+                  consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh
            from energy_site_months where org_id = $1 and month >= $4::date and month < $5::date ${sites}
            union all
            select site_id, 1, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh, generation_kwh,
-                  consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, max_import_kwh
+                  consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh
            from energy_site_days where org_id = $1 and day >= $2::date and day < $3::date and (day < $4::date or day >= $5::date) ${sites}
          )
          select site_id, sum(days)::int as days, sum(half_hours)::int as half_hours, sum(complete_half_hours)::int as complete_half_hours,
                 sum(measured_half_hours)::int as measured_half_hours,
                 sum(import_kwh)::text as import_kwh, sum(export_kwh)::text as export_kwh, sum(generation_kwh)::text as generation_kwh,
                 sum(consumption_kwh)::text as consumption_kwh, sum(charge_kwh)::text as charge_kwh, sum(discharge_kwh)::text as discharge_kwh,
-                sum(residual_kwh)::text as residual_kwh, sum(self_consumed_kwh)::text as self_consumed_kwh, max(max_import_kwh)::text as max_import_kwh
+                sum(residual_kwh)::text as residual_kwh, sum(self_consumed_kwh)::text as self_consumed_kwh,
+                sum(self_supplied_kwh)::text as self_supplied_kwh,
+                sum(consumption_positive_kwh)::text as consumption_positive_kwh, max(max_import_kwh)::text as max_import_kwh
          from parts group by site_id order by site_id`,
         siteIds ? [orgId, fromDay, toDay, firstMonth, endMonth, siteIds] : [orgId, fromDay, toDay, firstMonth, endMonth],
       );

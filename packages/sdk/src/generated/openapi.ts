@@ -5506,7 +5506,7 @@ export interface paths {
         };
         /**
          * Sites ranked on a named measure
-         * @description Every site ranked on `measure` over the window, with the measure's definition; sites where the measure is undefined (no generation for self-consumption) are listed as unranked. Ties rank by site id. Measures: `self_sufficiency` (Share of the site's consumption met by its own generation: (generation - export) / consumption, per half hour summed.); `self_consumption` (Share of the site's generation used on site: (generation - export) / generation, per half hour summed.); `generation_kwh` (Energy generated on site.); `import_kwh` (Energy imported from the grid (lower ranks higher).); `export_kwh` (Energy exported to the grid.); `data_completeness` (Share of the window's half hours in which every expected asset reported over the whole half hour.)
+         * @description Every site ranked on `measure` over the window, with the measure's definition; sites where the measure is undefined (no generation for self-consumption) are listed as unranked. Ties rank by site id. Measures: `self_sufficiency` (Share of the site's consumption not met by import (its own generation, and its battery): max(consumption - import, 0) per half hour, summed, / consumption of the half hours where it is positive.); `self_consumption` (Share of the site's generation used on site: (generation - export) / generation, per half hour summed.); `generation_kwh` (Energy generated on site.); `import_kwh` (Energy imported from the grid (lower ranks higher).); `export_kwh` (Energy exported to the grid.); `data_completeness` (Share of the window's half hours in which every expected asset reported over the whole half hour.)
          */
         get: operations["getPortfolioLeague"];
         put?: never;
@@ -5546,7 +5546,7 @@ export interface paths {
         };
         /**
          * The organisation's sites with their energy over a window
-         * @description Every site with a registered asset: how many assets feed each role (grid meter, PV, battery, load) and the window's totals (default the last 30 UK days, `days` 1 to 366). From the half-hour ledger: self-consumed = max(generation - export, 0) each half hour, summed; self-consumption ratio = self-consumed / generation; self-sufficiency = self-consumed / consumption.
+         * @description Every site with a registered asset: how many assets feed each role (grid meter, PV, battery, load) and the window's totals (default the last 30 UK days, `days` 1 to 366). From the half-hour ledger: self-consumed = max(generation - export, 0) each half hour, summed; self-consumption ratio = self-consumed / generation; self-sufficiency = max(consumption - import, 0) each half hour, summed, / the positive consumption of each half hour, summed (at most 1).
          */
         get: operations["listEnergySites"];
         put?: never;
@@ -5706,7 +5706,7 @@ export interface paths {
         };
         /**
          * Self-consumption and self-sufficiency of a site
-         * @description Generation used on site against generation exported, and the share of consumption met on site, over UK days (`date` or `from`..`to`; default the last 30), with each day. From the half-hour ledger: self-consumed = max(generation - export, 0) each half hour, summed; self-consumption ratio = self-consumed / generation; self-sufficiency = self-consumed / consumption.
+         * @description Generation used on site against generation exported, and the share of consumption met on site, over UK days (`date` or `from`..`to`; default the last 30), with each day. From the half-hour ledger: self-consumed = max(generation - export, 0) each half hour, summed; self-consumption ratio = self-consumed / generation; self-sufficiency = max(consumption - import, 0) each half hour, summed, / the positive consumption of each half hour, summed (at most 1).
          */
         get: operations["getSelfConsumption"];
         put?: never;
@@ -51261,7 +51261,7 @@ export interface operations {
                             self_consumed_kwh: string;
                             /** @description self-consumed / generation */
                             self_consumption_ratio: number | null;
-                            /** @description self-consumed / consumption */
+                            /** @description Σ max(consumption - import, 0) / Σ max(consumption, 0), each half hour */
                             self_sufficiency_ratio: number | null;
                             site_id: string;
                             window_days: number;
@@ -52593,7 +52593,7 @@ export interface operations {
                         self_consumed_kwh: string;
                         /** @description self-consumed / generation */
                         self_consumption_ratio: number | null;
-                        /** @description self-consumed / consumption */
+                        /** @description Σ max(consumption - import, 0) / Σ max(consumption, 0), each half hour */
                         self_sufficiency_ratio: number | null;
                         site_id: string;
                         /**

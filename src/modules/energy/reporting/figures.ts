@@ -98,9 +98,10 @@ export const FIGURES: Record<FigureKey, FigureDef> = {
   self_sufficiency_ratio: {
     label: 'Self-sufficiency',
     unit: 'ratio',
-    formula: 'self_consumed_kwh / consumption_kwh (four places; null without consumption)',
-    dayInputs: ['self_consumed_kwh', 'consumption_kwh'],
-    halfHourInputs: ['generation_kwh', 'export_kwh', 'consumption_kwh'],
+    formula:
+      'self_supplied_kwh / consumption_positive_kwh: Σ max(consumption - import, 0) / Σ max(consumption, 0) per half hour (four places; null without consumption)',
+    dayInputs: ['self_supplied_kwh', 'consumption_positive_kwh'],
+    halfHourInputs: ['import_kwh', 'consumption_kwh'],
     settings: [],
     kind: 'derived',
     flows: [],

@@ -168,7 +168,9 @@ export function createReporting(deps: {
       consumption_kwh: { value: kwhText(cons) },
       self_consumed_kwh: { value: kwhText(self) },
       self_consumption_ratio: gen ? { value: ratio(self, gen) } : { value: null, unavailable: 'no generation in the window' },
-      self_sufficiency_ratio: cons ? { value: ratio(self, cons) } : { value: null, unavailable: 'no consumption in the window' },
+      self_sufficiency_ratio: wh('consumption_positive_kwh')
+        ? { value: ratio(wh('self_supplied_kwh'), wh('consumption_positive_kwh')) }
+        : { value: null, unavailable: 'no consumption in the window' },
       data_completeness: { value: ratio(t?.complete_half_hours ?? 0, expectedHh) },
       peak_demand_kw: peakKw === null ? { value: null, unavailable: 'no half hours in the window' } : { value: peakKw },
       capacity_utilisation:

@@ -11,7 +11,7 @@ import * as S from '../schemas.ts';
 const tags = ['site-energy'];
 const ems = ['ems-reporting'];
 const SELF_METHOD =
-  'From the half-hour ledger: self-consumed = max(generation - export, 0) each half hour, summed; self-consumption ratio = self-consumed / generation; self-sufficiency = self-consumed / consumption.';
+  'From the half-hour ledger: self-consumed = max(generation - export, 0) each half hour, summed; self-consumption ratio = self-consumed / generation; self-sufficiency = max(consumption - import, 0) each half hour, summed, / the positive consumption of each half hour, summed (at most 1).';
 const Figures = {
   generation_kwh: S.Kwh(),
   export_kwh: S.Kwh(),
@@ -19,7 +19,7 @@ const Figures = {
   consumption_kwh: S.Kwh(),
   self_consumed_kwh: S.Kwh(),
   self_consumption_ratio: S.Ratio('self-consumed / generation'),
-  self_sufficiency_ratio: S.Ratio('self-consumed / consumption'),
+  self_sufficiency_ratio: S.Ratio('Σ max(consumption - import, 0) / Σ max(consumption, 0), each half hour'),
   charge_kwh: S.Kwh(),
   discharge_kwh: S.Kwh(),
   half_hours: Type.Integer(),
@@ -77,7 +77,7 @@ export function siteOperations(se: SiteEnergy, st: SiteSettings, model: EnergyMo
             import_kwh: S.Kwh(),
             consumption_kwh: S.Kwh(),
             self_consumption_ratio: S.Ratio('self-consumed / generation'),
-            self_sufficiency_ratio: S.Ratio('self-consumed / consumption'),
+            self_sufficiency_ratio: S.Ratio('Σ max(consumption - import, 0) / Σ max(consumption, 0), each half hour'),
             complete_half_hours: Type.Integer(),
             half_hours: Type.Integer(),
             measured_half_hours: Type.Integer(),
