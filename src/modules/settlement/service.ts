@@ -15,6 +15,7 @@ import {
   RECEIPT_TYPE,
   isoInstant,
   sha256Hex,
+  signatureMembers,
   signBody,
   whToKwh,
   type CheckpointBody,
