@@ -10,7 +10,7 @@ import { errors, fieldError } from '../../platform/errors.ts';
 import { declareErrors } from '../../platform/error-docs.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { hashSecret, newLookupId, newSecret, secretMatches } from '../../platform/secrets.ts';
-import { madeBy, rotateCredential, rotatingStatus as statusOf } from '../../platform/rotating-credentials.ts';
+import { madeBy, revokeCredential, rotateCredential, rotatingStatus as statusOf } from '../../platform/rotating-credentials.ts';
 import type { DeviceScope } from '../../platform/roles.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
@@ -245,19 +245,10 @@ export function createCredentialService(deps: CredentialDeps) {
           expiresAt: body?.expires_at,
           notActive: credentialErrors.notActive,
           check: (expiresAt) => checkExpiry(expiresAt, now),
-          insert: (old, expiresAt) =>
-            credentialStore.insert(q, ctx.orgId, {
-              id: k.id,
-              name: old.name,
-              site_id: old.site_id,
-              device_ids: old.device_ids,
-              scopes: old.scopes,
-              secret_hash: k.hash,
-              secret_hint: k.hint,
-              created_at: now,
-              created_by: madeBy(ctx),
-              expires_at: expiresAt,
-            }),
+          createdBy: madeBy(ctx),
+          issue: () => k,
+          insert: (old, successor) =>
+            credentialStore.insert(q, ctx.orgId, { ...successor, name: old.name, site_id: old.site_id, device_ids: old.device_ids, scopes: old.scopes }),
           audit: (old, details) => audit.record(q, ctx, { action: 'device_credential.rotate', targetType: 'device_credential', targetId: old.id, details }),
         }),
       );
@@ -276,19 +267,13 @@ export function createCredentialService(deps: CredentialDeps) {
 
     async revoke(ctx: RequestContext, id: string) {
       const now = clock.now();
-      const { row, ended } = await db.tx(async (q) => {
-        // A predecessor still inside its rotation overlap stops with its successor.
-        const { row: c, ended, changed } = await credentialStore.revokeWithPredecessors(q, ctx.orgId, id, now);
-        if (changed) {
-          await audit.record(q, ctx, {
-            action: 'device_credential.revoke',
-            targetType: 'device_credential',
-            targetId: id,
-            ...(ended.length && { details: { ended_overlap: ended } }),
-          });
-        }
-        return { row: c, ended };
-      });
+      const { row, ended } = await db.tx((q) =>
+        revokeCredential(q, ctx.orgId, id, {
+          store: credentialStore,
+          now,
+          audit: (details) => audit.record(q, ctx, { action: 'device_credential.revoke', targetType: 'device_credential', targetId: id, ...details }),
+        }),
+      );
       await tell({ kind: 'stopped', orgId: ctx.orgId, ids: [id, ...ended] });
       return view(row, now);
     },

@@ -13,7 +13,7 @@ import type { Config } from '../../../core/config.ts';
 import { DAY_MS, iso, type Environment } from '../common.ts';
 import { devtoolsErrors } from '../errors.ts';
 import { displayKey, issueKey, parseKey, secretMatches } from './keys.ts';
-import { madeBy, rotateCredential, rotatingStatus as statusOf } from '../../../platform/rotating-credentials.ts';
+import { madeBy, revokeCredential, rotateCredential, rotatingStatus as statusOf } from '../../../platform/rotating-credentials.ts';
 import { keyStore, type KeyRow } from './store.ts';
 import type { KeyAlerts } from './alerts.ts';
 
@@ -133,21 +133,12 @@ export function createKeyService(deps: KeyDeps) {
           expiresAt: body?.expires_at,
           notActive: devtoolsErrors.keyNotActive,
           check: (expiresAt) => checkExpiry(expiresAt, now, ['body', 'expires_at']),
-          insert: (old, expiresAt) => {
-            const k = issueKey(prefix, old.environment);
-            issued.value = k;
-            return keyStore.insert(q, ctx.orgId, {
-              id: k.id,
-              name: old.name,
-              environment: old.environment,
-              scopes: old.scopes,
-              secret_hash: k.hash,
-              secret_hint: k.hint,
-              created_at: now,
-              created_by: madeBy(ctx),
-              expires_at: expiresAt,
-            });
+          createdBy: madeBy(ctx),
+          issue: (old) => {
+            issued.value = issueKey(prefix, old.environment);
+            return issued.value;
           },
+          insert: (old, successor) => keyStore.insert(q, ctx.orgId, { ...successor, name: old.name, environment: old.environment, scopes: old.scopes }),
           audit: (old, details) => audit.record(q, ctx, { action: 'apikey.rotate', targetType: 'api_key', targetId: old.id, details }),
         });
         await keyAlerts.sync(q, ctx.orgId, now);
@@ -158,20 +149,16 @@ export function createKeyService(deps: KeyDeps) {
 
     async revoke(ctx: RequestContext, id: string) {
       const now = clock.now();
-      const row = await db.tx(async (q) => {
-        // A predecessor still inside its rotation overlap stops with its successor (decision 0081).
-        const { row: k, ended, changed } = await keyStore.revokeWithPredecessors(q, ctx.orgId, id, now);
-        if (changed) {
-          await audit.record(q, ctx, {
-            action: 'apikey.revoke',
-            targetType: 'api_key',
-            targetId: id,
-            ...(ended.length && { details: { ended_overlap: ended } }),
-          });
-          await keyAlerts.sync(q, ctx.orgId, now);
-        }
-        return k;
-      });
+      const { row } = await db.tx((q) =>
+        revokeCredential(q, ctx.orgId, id, {
+          store: keyStore,
+          now,
+          audit: async (details) => {
+            await audit.record(q, ctx, { action: 'apikey.revoke', targetType: 'api_key', targetId: id, ...details });
+            await keyAlerts.sync(q, ctx.orgId, now);
+          },
+        }),
+      );
       return view(row, now);
     },
 
