@@ -29,6 +29,14 @@ export function findIllFormedText(value: unknown, loc: Loc): TextProblem | null 
 type Problem = typeof NUL | typeof SURROGATE;
 const checkText = (s: string): Problem | null => (s.includes('\u0000') ? NUL : isWellFormed(s) ? null : SURROGATE);
 
+/** A member (array item or record value) at `key` of a value at `depth`: scanned when it can hold text, its key pushed on the way out. */
+function member(v: unknown, key: string | number, depth: number): { problem: Problem; path: Loc } | null {
+  if (v === null || (typeof v !== 'string' && typeof v !== 'object')) return null;
+  const hit = scan(v, depth + 1);
+  if (hit) hit.path.push(key);
+  return hit;
+}
+
 /** The problem and its path, innermost step first (pushed while unwinding). */
 function scan(value: unknown, depth: number): { problem: Problem; path: Loc } | null {
   if (typeof value === 'string') {
@@ -38,13 +46,8 @@ function scan(value: unknown, depth: number): { problem: Problem; path: Loc } | 
   if (value === null || typeof value !== 'object' || depth > 64) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const v = value[i];
-      if (v === null || (typeof v !== 'string' && typeof v !== 'object')) continue;
-      const hit = scan(v, depth + 1);
-      if (hit) {
-        hit.path.push(i);
-        return hit;
-      }
+      const hit = member(value[i], i, depth);
+      if (hit) return hit;
     }
     return null;
   }
@@ -52,13 +55,8 @@ function scan(value: unknown, depth: number): { problem: Problem; path: Loc } | 
   for (const k of Object.keys(record)) {
     const keyProblem = checkText(k);
     if (keyProblem) return { problem: keyProblem, path: [k] };
-    const v = record[k];
-    if (v === null || (typeof v !== 'string' && typeof v !== 'object')) continue;
-    const hit = scan(v, depth + 1);
-    if (hit) {
-      hit.path.push(k);
-      return hit;
-    }
+    const hit = member(record[k], k, depth);
+    if (hit) return hit;
   }
   return null;
 }

@@ -5,6 +5,7 @@
 // columns, SQL and rules are these. The secret itself is platform/secrets.ts's.
 import type { Queryable } from '../infra/db/index.ts';
 import { errors } from './errors.ts';
+import type { RequestContext } from './operation.ts';
 
 /** The lifecycle's columns of a credential row. */
 export interface RotatingRow {
@@ -132,4 +133,83 @@ export function rotatingStore<Row extends RotatingRow>(table: string, cols: stri
       return { row: row!, ended, changed: !before.revoked_at || ended.length > 0 };
     },
   };
+}
+
+/** The actor a credential records as its maker: the user, or none for a key or a system actor. */
+export function madeBy(ctx: RequestContext): string | null {
+  return ctx.actor.kind === 'user' ? ctx.actor.userId : null;
+}
+
+/** The columns of a successor credential the rotation makes (the owner adds its own). */
+export interface Successor {
+  id: string;
+  secret_hash: Uint8Array;
+  secret_hint: string;
+  created_at: Date;
+  created_by: string | null;
+  expires_at: Date;
+}
+
+/**
+ * A rotation's steps in the caller's transaction, written once: the active credential is locked,
+ * the successor's expiry worked out (`check` refuses one out of bounds), its secret issued and its
+ * lifecycle columns made, the successor inserted by the owner (adding its own columns, copied from
+ * the predecessor), the predecessor marked rotated with its overlap, and the owner told what to
+ * audit (`successor`, `overlap_seconds`, `expires_at`).
+ */
+export async function rotateCredential<Row extends RotatingRow>(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  o: {
+    store: Pick<ReturnType<typeof rotatingStore<Row>>, 'lockForRotation' | 'markRotated'>;
+    now: Date;
+    maxLifetimeMs: number;
+    overlapSeconds: number;
+    expiresAt?: string;
+    notActive: (status: RotatingStatus) => Error;
+    check: (expiresAt: Date) => void;
+    createdBy: string | null;
+    issue: (old: Row) => { id: string; hash: Uint8Array; hint: string };
+    insert: (old: Row, successor: Successor) => Promise<Row>;
+    audit: (old: Row, details: { successor: string; overlap_seconds: number; expires_at: string }) => Promise<void>;
+  },
+): Promise<{ next: Row; prev: Row }> {
+  const old = await o.store.lockForRotation(q, orgId, id, o.now, o.notActive);
+  const expiresAt = successorExpiry(old, o.now, o.maxLifetimeMs, o.expiresAt);
+  o.check(expiresAt);
+  const k = o.issue(old);
+  const next = await o.insert(old, {
+    id: k.id,
+    secret_hash: k.hash,
+    secret_hint: k.hint,
+    created_at: o.now,
+    created_by: o.createdBy,
+    expires_at: expiresAt,
+  });
+  const prev = await o.store.markRotated(q, orgId, old.id, next.id, o.now, overlapUntil(old, o.now, o.overlapSeconds));
+  await o.audit(old, { successor: next.id, overlap_seconds: o.overlapSeconds, expires_at: expiresAt.toISOString() });
+  // The row was locked active and unreplaced, so the update found it.
+  return { next, prev: prev! };
+}
+
+/**
+ * A revocation in the caller's transaction, written once: the credential revoked with the running
+ * overlaps of those it replaced, and, when anything changed, the owner told what to audit (the
+ * overlaps it ended, when any).
+ */
+export async function revokeCredential<Row extends RotatingRow>(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  o: {
+    store: Pick<ReturnType<typeof rotatingStore<Row>>, 'revokeWithPredecessors'>;
+    now: Date;
+    audit: (details: { details?: { ended_overlap: string[] } }) => Promise<void>;
+  },
+): Promise<{ row: Row; ended: string[] }> {
+  // A predecessor still inside its rotation overlap stops with its successor (decision 0081).
+  const { row, ended, changed } = await o.store.revokeWithPredecessors(q, orgId, id, o.now);
+  if (changed) await o.audit(ended.length ? { details: { ended_overlap: ended } } : {});
+  return { row, ended };
 }

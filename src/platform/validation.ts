@@ -75,6 +75,21 @@ const TYPE_NAMES: Record<string, string> = {
   null: 'none',
 };
 
+/** The keywords that bound a value, each with its error type and its sentence naming the bound. */
+const BOUNDS = new Map<string, { type: string; msg: (p: Record<string, unknown>) => string }>(
+  Object.entries({
+    minLength: { type: 'string_too_short', msg: (p) => `String should have at least ${p.limit} characters` },
+    maxLength: { type: 'string_too_long', msg: (p) => `String should have at most ${p.limit} characters` },
+    pattern: { type: 'string_pattern_mismatch', msg: (p) => `String should match pattern '${p.pattern}'` },
+    minimum: { type: 'greater_than_equal', msg: (p) => `Input should be greater than or equal to ${p.limit}` },
+    exclusiveMinimum: { type: 'greater_than', msg: (p) => `Input should be greater than ${p.limit}` },
+    maximum: { type: 'less_than_equal', msg: (p) => `Input should be less than or equal to ${p.limit}` },
+    exclusiveMaximum: { type: 'less_than', msg: (p) => `Input should be less than ${p.limit}` },
+    minItems: { type: 'too_short', msg: (p) => `List should have at least ${p.limit} items` },
+    maxItems: { type: 'too_long', msg: (p) => `List should have at most ${p.limit} items` },
+  }),
+);
+
 /** Converts ajv errors for one request part into the spec's field errors. */
 export function toFieldErrors(errs: ErrorObject[], part: string, data: unknown): FieldError[] {
   const partName = PART_NAMES[part] ?? part;
@@ -93,71 +108,47 @@ export function toFieldErrors(errs: ErrorObject[], part: string, data: unknown):
     const input = pointerValue(data, path);
     const p = e.params as Record<string, unknown>;
     let fe: FieldError;
-    switch (e.keyword) {
-      case 'required':
-        fe = { type: 'missing', loc: [partName, ...path, String(p.missingProperty)], msg: 'Field required', input: input ?? null };
-        break;
-      case 'additionalProperties':
-        fe = {
-          type: 'extra_forbidden',
-          loc: [partName, ...path, String(p.additionalProperty)],
-          msg: 'Extra inputs are not permitted',
-          input: pointerValue(input, [String(p.additionalProperty)]),
-        };
-        break;
-      case 'type': {
-        const t = String(p.type).split(',')[0];
-        fe = { type: `${TYPE_NAMES[t] ?? t}_type`, loc: [partName, ...path], msg: `Input should be a valid ${t}`, input: input ?? null };
-        break;
+    const bound = BOUNDS.get(e.keyword);
+    if (bound) fe = { type: bound.type, loc: [partName, ...path], msg: bound.msg(p), input };
+    else
+      switch (e.keyword) {
+        case 'required':
+          fe = { type: 'missing', loc: [partName, ...path, String(p.missingProperty)], msg: 'Field required', input: input ?? null };
+          break;
+        case 'additionalProperties':
+          fe = {
+            type: 'extra_forbidden',
+            loc: [partName, ...path, String(p.additionalProperty)],
+            msg: 'Extra inputs are not permitted',
+            input: pointerValue(input, [String(p.additionalProperty)]),
+          };
+          break;
+        case 'type': {
+          const t = String(p.type).split(',')[0];
+          fe = { type: `${TYPE_NAMES[t] ?? t}_type`, loc: [partName, ...path], msg: `Input should be a valid ${t}`, input: input ?? null };
+          break;
+        }
+        case 'enum':
+        case 'const': {
+          const allowed = (p.allowedValues as unknown[]) ?? [p.allowedValue];
+          fe = { type: 'enum', loc: [partName, ...path], msg: `Input should be ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, input: input ?? null };
+          break;
+        }
+        case 'anyOf':
+        case 'oneOf': {
+          const branches = (e.schema as { const?: unknown }[] | undefined) ?? [];
+          const consts = branches.length > 0 && branches.every((b) => b && 'const' in b) ? branches.map((b) => b.const) : null;
+          fe = consts
+            ? { type: 'enum', loc: [partName, ...path], msg: `Input should be ${consts.map((c) => JSON.stringify(c)).join(', ')}`, input: input ?? null }
+            : { type: 'union_error', loc: [partName, ...path], msg: 'Input does not match any allowed form', input: input ?? null };
+          break;
+        }
+        case 'format':
+          fe = { type: 'value_error', loc: [partName, ...path], msg: `Input should be a valid ${p.format}`, input: input ?? null };
+          break;
+        default:
+          fe = { type: 'value_error', loc: [partName, ...path], msg: e.message ?? 'Invalid value', input: input ?? null };
       }
-      case 'enum':
-      case 'const': {
-        const allowed = (p.allowedValues as unknown[]) ?? [p.allowedValue];
-        fe = { type: 'enum', loc: [partName, ...path], msg: `Input should be ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, input: input ?? null };
-        break;
-      }
-      case 'anyOf':
-      case 'oneOf': {
-        const branches = (e.schema as { const?: unknown }[] | undefined) ?? [];
-        const consts = branches.length > 0 && branches.every((b) => b && 'const' in b) ? branches.map((b) => b.const) : null;
-        fe = consts
-          ? { type: 'enum', loc: [partName, ...path], msg: `Input should be ${consts.map((c) => JSON.stringify(c)).join(', ')}`, input: input ?? null }
-          : { type: 'union_error', loc: [partName, ...path], msg: 'Input does not match any allowed form', input: input ?? null };
-        break;
-      }
-      case 'format':
-        fe = { type: 'value_error', loc: [partName, ...path], msg: `Input should be a valid ${p.format}`, input: input ?? null };
-        break;
-      case 'minLength':
-        fe = { type: 'string_too_short', loc: [partName, ...path], msg: `String should have at least ${p.limit} characters`, input };
-        break;
-      case 'maxLength':
-        fe = { type: 'string_too_long', loc: [partName, ...path], msg: `String should have at most ${p.limit} characters`, input };
-        break;
-      case 'pattern':
-        fe = { type: 'string_pattern_mismatch', loc: [partName, ...path], msg: `String should match pattern '${p.pattern}'`, input };
-        break;
-      case 'minimum':
-        fe = { type: 'greater_than_equal', loc: [partName, ...path], msg: `Input should be greater than or equal to ${p.limit}`, input };
-        break;
-      case 'exclusiveMinimum':
-        fe = { type: 'greater_than', loc: [partName, ...path], msg: `Input should be greater than ${p.limit}`, input };
-        break;
-      case 'maximum':
-        fe = { type: 'less_than_equal', loc: [partName, ...path], msg: `Input should be less than or equal to ${p.limit}`, input };
-        break;
-      case 'exclusiveMaximum':
-        fe = { type: 'less_than', loc: [partName, ...path], msg: `Input should be less than ${p.limit}`, input };
-        break;
-      case 'minItems':
-        fe = { type: 'too_short', loc: [partName, ...path], msg: `List should have at least ${p.limit} items`, input };
-        break;
-      case 'maxItems':
-        fe = { type: 'too_long', loc: [partName, ...path], msg: `List should have at most ${p.limit} items`, input };
-        break;
-      default:
-        fe = { type: 'value_error', loc: [partName, ...path], msg: e.message ?? 'Invalid value', input: input ?? null };
-    }
     if (fe.input === undefined) fe.input = null;
     const k = JSON.stringify([fe.type, fe.loc]);
     if (!seen.has(k)) {

@@ -1,7 +1,7 @@
 // SQL of the control module: its tables only, every query filtered on org_id (the loop's one
 // cross-organisation read, `loopSites`, runs on the background store).
 import type { Queryable } from '../../infra/db/index.ts';
-import type { Behaviour, Connection, DeviceKind, DeviceState, SiteState } from './model.ts';
+import type { Connection, DeviceState, SiteState } from './model.ts';
 
 const ms = (t: Date | string | null) => (t === null ? null : new Date(t).getTime());
 const num = (x: unknown) => (x === null || x === undefined ? null : Number(x));
@@ -58,16 +58,9 @@ export const configStore = {
   },
 };
 
-interface DeviceRow {
-  device_id: string;
+/** A device's stored state: the model's, for one site, with the pending command's instant as stored. */
+interface DeviceRow extends Omit<DeviceState, 'pending_at'> {
   site_id: string;
-  kind: DeviceKind;
-  behaviour: Behaviour;
-  rated_kw: number;
-  capacity_kwh: number | null;
-  soc_pct: number | null;
-  setpoint_kw: number | null;
-  pending_kw: number | null;
   pending_at: Date | null;
 }
 

@@ -6,7 +6,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
 import { crmErrors } from './errors.ts';
-import { type ListQuery, moveView, must, type Pages, ref, userOf, views } from './records.ts';
+import { insertDeal, type ListQuery, moveView, must, type Pages, ref, userOf, views } from './records.ts';
 import { type CrmSettings, LOST, stagesOf, WON } from './settings.ts';
 import type { Static } from 'typebox';
 import type * as S from './schemas.ts';
@@ -43,27 +43,23 @@ export function createDeals(deps: { db: Db; clock: Clock; audit: AuditLog; pages
             stage,
           );
         const now = clock.now();
-        const row = await crmStore.insert(q, 'deal', ctx.orgId, {
-          id: `deal_${randomUUID()}`,
-          account_id: body.account_id,
-          contact_id: body.contact_id ?? null,
-          title: body.title,
-          value: body.value,
-          currency: body.currency ?? 'GBP',
-          stage,
-          expected_close: body.expected_close ?? null,
-          created_at: now,
-          updated_at: now,
-        });
-        await crmStore.addMove(q, ctx.orgId, {
-          id: `mv_${randomUUID()}`,
-          deal_id: row.id,
-          from_stage: null,
-          to_stage: stage,
-          reason: null,
-          moved_by: userOf(ctx),
-          moved_at: now,
-        });
+        const row = await insertDeal(
+          q,
+          ctx.orgId,
+          {
+            id: `deal_${randomUUID()}`,
+            account_id: body.account_id,
+            contact_id: body.contact_id ?? null,
+            title: body.title,
+            value: body.value,
+            currency: body.currency ?? 'GBP',
+            stage,
+            expected_close: body.expected_close ?? null,
+            created_at: now,
+            updated_at: now,
+          },
+          { reason: null, movedBy: userOf(ctx) },
+        );
         await audit.record(q, ctx, { action: 'crm.deal.create', targetType: 'crm_deal', targetId: row.id });
         return withMoves(q, ctx.orgId, row);
       });

@@ -11,6 +11,7 @@ import { crmErrors } from './errors.ts';
 import type { Contacts } from './contacts.ts';
 import type { CrmSettings } from './settings.ts';
 import { crmStore } from './store.ts';
+import { insertDeal } from './records.ts';
 
 export const TRACKER_COLUMNS = [
   'company',
@@ -156,27 +157,23 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
           if (await crmStore.findByText(q, 'deal', ctx.orgId, 'title', row.deal_title, account.id)) matched.deals++;
           else {
             const stage = (row.stage || stages[0]!).toLowerCase();
-            const deal = await crmStore.insert(q, 'deal', ctx.orgId, {
-              id: `deal_${randomUUID()}`,
-              account_id: account.id,
-              contact_id: contactId,
-              title: row.deal_title,
-              value: row.deal_value!.replace(/,/g, ''),
-              currency: row.currency || 'GBP',
-              stage,
-              expected_close: row.expected_close || null,
-              created_at: now,
-              updated_at: now,
-            });
-            await crmStore.addMove(q, ctx.orgId, {
-              id: `mv_${randomUUID()}`,
-              deal_id: deal.id,
-              from_stage: null,
-              to_stage: stage,
-              reason: 'imported',
-              moved_by: ctx.actor.kind === 'user' ? ctx.actor.userId : null,
-              moved_at: now,
-            });
+            await insertDeal(
+              q,
+              ctx.orgId,
+              {
+                id: `deal_${randomUUID()}`,
+                account_id: account.id,
+                contact_id: contactId,
+                title: row.deal_title,
+                value: row.deal_value!.replace(/,/g, ''),
+                currency: row.currency || 'GBP',
+                stage,
+                expected_close: row.expected_close || null,
+                created_at: now,
+                updated_at: now,
+              },
+              { reason: 'imported', movedBy: ctx.actor.kind === 'user' ? ctx.actor.userId : null },
+            );
             created.deals++;
           }
         }

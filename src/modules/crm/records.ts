@@ -6,7 +6,19 @@ import { toPage } from '../../platform/cursor.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { crmErrors } from './errors.ts';
-import { type AccountRow, type ActivityRow, type ContactRow, crmStore, type DealRow, type Kind, type MoveRow, type RowOf, type TaskRow } from './store.ts';
+import { randomUUID } from 'node:crypto';
+import {
+  type AccountRow,
+  type ActivityRow,
+  type Columns,
+  type ContactRow,
+  crmStore,
+  type DealRow,
+  type Kind,
+  type MoveRow,
+  type RowOf,
+  type TaskRow,
+} from './store.ts';
 
 /** A caller inside the service: a request, or the system (public intake) acting for an organisation. */
 export type Caller = RequestContext | { orgId: string; system: true };
@@ -15,6 +27,26 @@ export type Caller = RequestContext | { orgId: string; system: true };
 export const auditActor = (ctx: Caller) => ('system' in ctx ? { orgId: ctx.orgId, actorType: 'system' as const, actorId: null } : ctx);
 
 /** Who moved a deal: the person or the API key. */
+/** A new deal stored with its first move (into its stage from none, at its creation): how every deal starts, made by hand or imported. */
+export async function insertDeal(
+  q: Queryable,
+  orgId: string,
+  deal: Columns<'deal'> & { stage: string; created_at: Date },
+  move: { reason: string | null; movedBy: string | null },
+): Promise<DealRow> {
+  const row = await crmStore.insert(q, 'deal', orgId, deal);
+  await crmStore.addMove(q, orgId, {
+    id: `mv_${randomUUID()}`,
+    deal_id: row.id,
+    from_stage: null,
+    to_stage: deal.stage,
+    reason: move.reason,
+    moved_by: move.movedBy,
+    moved_at: deal.created_at,
+  });
+  return row;
+}
+
 export const userOf = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
 
 const dateOnly = (d: unknown) => (d === null || d === undefined ? null : d instanceof Date ? d.toISOString().slice(0, 10) : String(d).slice(0, 10));

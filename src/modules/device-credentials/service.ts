@@ -10,7 +10,7 @@ import { errors, fieldError } from '../../platform/errors.ts';
 import { declareErrors } from '../../platform/error-docs.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { hashSecret, newLookupId, newSecret, secretMatches } from '../../platform/secrets.ts';
-import { overlapUntil, rotatingStatus as statusOf, successorExpiry } from '../../platform/rotating-credentials.ts';
+import { madeBy, revokeCredential, rotateCredential, rotatingStatus as statusOf } from '../../platform/rotating-credentials.ts';
 import type { DeviceScope } from '../../platform/roles.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
@@ -111,8 +111,6 @@ export function createCredentialService(deps: CredentialDeps) {
       throw credentialErrors.field(['expires_at'], 'expires_at must be at most 1096 days ahead', expiresAt.toISOString());
     }
   }
-
-  const createdBy = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : null);
 
   async function tell(change: CredentialChange) {
     for (const l of listeners) await l(change);
@@ -219,7 +217,7 @@ export function createCredentialService(deps: CredentialDeps) {
           secret_hash: k.hash,
           secret_hint: k.hint,
           created_at: now,
-          created_by: createdBy(ctx),
+          created_by: madeBy(ctx),
           expires_at: expiresAt,
         });
         await audit.record(q, ctx, {
@@ -238,32 +236,22 @@ export function createCredentialService(deps: CredentialDeps) {
       const now = clock.now();
       const overlap = body?.overlap_seconds ?? 0;
       const k = fresh();
-      const out = await db.tx(async (q) => {
-        const old = await credentialStore.lockForRotation(q, ctx.orgId, id, now, credentialErrors.notActive);
-        const expiresAt = successorExpiry(old, now, MAX_LIFETIME_MS, body?.expires_at);
-        checkExpiry(expiresAt, now);
-        const next = await credentialStore.insert(q, ctx.orgId, {
-          id: k.id,
-          name: old.name,
-          site_id: old.site_id,
-          device_ids: old.device_ids,
-          scopes: old.scopes,
-          secret_hash: k.hash,
-          secret_hint: k.hint,
-          created_at: now,
-          created_by: createdBy(ctx),
-          expires_at: expiresAt,
-        });
-        const prev = await credentialStore.markRotated(q, ctx.orgId, old.id, next.id, now, overlapUntil(old, now, overlap));
-        await audit.record(q, ctx, {
-          action: 'device_credential.rotate',
-          targetType: 'device_credential',
-          targetId: old.id,
-          details: { successor: next.id, overlap_seconds: overlap, expires_at: expiresAt.toISOString() },
-        });
-        return { next, prev: prev! };
-      });
-      const { next, prev } = out;
+      const { next, prev } = await db.tx((q) =>
+        rotateCredential(q, ctx.orgId, id, {
+          store: credentialStore,
+          now,
+          maxLifetimeMs: MAX_LIFETIME_MS,
+          overlapSeconds: overlap,
+          expiresAt: body?.expires_at,
+          notActive: credentialErrors.notActive,
+          check: (expiresAt) => checkExpiry(expiresAt, now),
+          createdBy: madeBy(ctx),
+          issue: () => k,
+          insert: (old, successor) =>
+            credentialStore.insert(q, ctx.orgId, { ...successor, name: old.name, site_id: old.site_id, device_ids: old.device_ids, scopes: old.scopes }),
+          audit: (old, details) => audit.record(q, ctx, { action: 'device_credential.rotate', targetType: 'device_credential', targetId: old.id, details }),
+        }),
+      );
       await tell({
         kind: 'issued',
         orgId: ctx.orgId,
@@ -279,19 +267,13 @@ export function createCredentialService(deps: CredentialDeps) {
 
     async revoke(ctx: RequestContext, id: string) {
       const now = clock.now();
-      const { row, ended } = await db.tx(async (q) => {
-        // A predecessor still inside its rotation overlap stops with its successor.
-        const { row: c, ended, changed } = await credentialStore.revokeWithPredecessors(q, ctx.orgId, id, now);
-        if (changed) {
-          await audit.record(q, ctx, {
-            action: 'device_credential.revoke',
-            targetType: 'device_credential',
-            targetId: id,
-            ...(ended.length && { details: { ended_overlap: ended } }),
-          });
-        }
-        return { row: c, ended };
-      });
+      const { row, ended } = await db.tx((q) =>
+        revokeCredential(q, ctx.orgId, id, {
+          store: credentialStore,
+          now,
+          audit: (details) => audit.record(q, ctx, { action: 'device_credential.revoke', targetType: 'device_credential', targetId: id, ...details }),
+        }),
+      );
       await tell({ kind: 'stopped', orgId: ctx.orgId, ids: [id, ...ended] });
       return view(row, now);
     },

@@ -10,9 +10,9 @@ import {
   DEFAULT_SOURCE_ORDER,
   MEASUREMENTS,
   REPORTED_SOURCES,
-  connectivityOf,
   findingsOf,
-  freshnessOf,
+  assetNames,
+  reportingView,
   iso,
   latestReading,
   type AssetWithLatest,
@@ -43,19 +43,11 @@ const rank = (order: readonly string[], source: string) => order.indexOf(source)
 export const TELEMATICS_WINDOW_DAYS = 30;
 
 export function deviceRow(a: AssetWithLatest, now: Date) {
-  const freshness = freshnessOf(a.last_ts, now);
   return {
-    asset_id: a.asset_id,
-    site_id: a.site_id,
-    name: a.name,
-    type: a.type,
-    asset_class: a.asset_class,
+    ...assetNames(a),
     parent_asset_id: a.parent_asset_id,
-    connectivity: connectivityOf(freshness),
-    freshness,
+    ...reportingView(a, now),
     last_seen_at: iso(a.created_at)!,
-    last_reported_at: iso(a.last_ts),
-    last_reported_source: a.last_ts ? a.last_source : null,
   };
 }
 

@@ -69,6 +69,11 @@ export interface Finding {
   impact_pence: bigint;
 }
 
+/** Who a finding about one asset is: its source, dedupe key (one open alert per asset and source), site and subject. */
+function assetFinding(source: Source, a: { site_id: string; asset_id: string }): Pick<Finding, 'source' | 'dedupe_key' | 'site_id' | 'asset_id' | 'subject'> {
+  return { source, dedupe_key: `ems:${source}:${a.asset_id}`, site_id: a.site_id, asset_id: a.asset_id, subject: { type: 'asset', id: a.asset_id } };
+}
+
 export interface EvalInput {
   now: Date;
   policy: AlertPolicy;
@@ -126,11 +131,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
       const energy = values && before ? sum(before.energy.map(flowMicros)) : 0n;
       const band: Freshness = freshnessOf(a.last_ts, now);
       out.push({
-        source: 'asset_silence',
-        dedupe_key: `ems:asset_silence:${a.asset_id}`,
-        site_id: a.site_id,
-        asset_id: a.asset_id,
-        subject: { type: 'asset', id: a.asset_id },
+        ...assetFinding('asset_silence', a),
         since: a.last_ts,
         title: `${a.asset_id} at ${a.site_id} has sent nothing since ${a.last_ts.toISOString()}`,
         evidence: {
@@ -163,11 +164,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
           const shortfall = expected - measured;
           const first = generation[0]!;
           out.push({
-            source: 'pv_underperformance',
-            dedupe_key: `ems:pv_underperformance:${a.asset_id}`,
-            site_id: a.site_id,
-            asset_id: a.asset_id,
-            subject: { type: 'asset', id: a.asset_id },
+            ...assetFinding('pv_underperformance', a),
             since: new Date(first.slot),
             title: `${a.asset_id} at ${a.site_id} generated ${toNumber(measured, 6, 3)} kWh against ${toNumber(expected, 6, 3)} kWh expected`,
             evidence: {
@@ -200,11 +197,7 @@ export function evaluateSources(input: EvalInput): Finding[] {
           const spread = decimal(prices.peak_import_p_per_kwh, 6) - decimal(prices.import_p_per_kwh, 6);
           const impact = cap && spread > 0n ? roundDiv(fromNumber(cap, 6) * spread, 1_000_000_000_000n) : 0n;
           out.push({
-            source: 'battery_not_cycling',
-            dedupe_key: `ems:battery_not_cycling:${a.asset_id}`,
-            site_id: a.site_id,
-            asset_id: a.asset_id,
-            subject: { type: 'asset', id: a.asset_id },
+            ...assetFinding('battery_not_cycling', a),
             since: new Date(soc[0].slot),
             title: `${a.asset_id} at ${a.site_id} moved ${swing} points of charge in ${p.window_hours} h`,
             evidence: {

@@ -39,6 +39,11 @@ export interface AdminEventRow {
   details: Record<string, unknown>;
 }
 
+/** A rule's JSON columns (match, channels, escalation) as the statements take them. */
+function ruleJson(r: Pick<RuleRow, 'match' | 'channels' | 'escalation'>): [string, string, string | null] {
+  return [JSON.stringify(r.match), JSON.stringify(r.channels), r.escalation ? JSON.stringify(r.escalation) : null];
+}
+
 export interface RuleRow {
   seq: number;
   id: string;
@@ -198,19 +203,7 @@ export const emsStore = {
     const res = await q.query<RuleRow>(
       `insert into ems_routing_rules (id, org_id, name, enabled, match, channels, escalation, created_at, created_by, updated_at, updated_by)
        values ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning ${RCOLS}`,
-      [
-        orgId,
-        r.id,
-        r.name,
-        r.enabled,
-        JSON.stringify(r.match),
-        JSON.stringify(r.channels),
-        r.escalation ? JSON.stringify(r.escalation) : null,
-        r.created_at,
-        r.created_by,
-        r.updated_at,
-        r.updated_by,
-      ],
+      [orgId, r.id, r.name, r.enabled, ...ruleJson(r), r.created_at, r.created_by, r.updated_at, r.updated_by],
     );
     return res.rows[0];
   },
@@ -223,17 +216,7 @@ export const emsStore = {
     const res = await q.query<RuleRow>(
       `update ems_routing_rules set name = $3, enabled = $4, match = $5, channels = $6, escalation = $7, updated_at = $8, updated_by = $9
        where org_id = $1 and id = $2 returning ${RCOLS}`,
-      [
-        orgId,
-        id,
-        r.name,
-        r.enabled,
-        JSON.stringify(r.match),
-        JSON.stringify(r.channels),
-        r.escalation ? JSON.stringify(r.escalation) : null,
-        r.updated_at,
-        r.updated_by,
-      ],
+      [orgId, id, r.name, r.enabled, ...ruleJson(r), r.updated_at, r.updated_by],
     );
     return res.rows[0] ?? null;
   },

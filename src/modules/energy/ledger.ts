@@ -13,13 +13,13 @@ import type { AuditActor, AuditLog } from '../audit/index.ts';
 import type { AssetsChangedPayload } from '../registry/index.ts';
 import { settlementPeriod, SLOT_MS, parseInstant, addDays, ukMidnight, ukDate } from '../../kit/uk-time.ts';
 import { energyErrors } from './errors.ts';
-import { DAY_MS, type EnergyModel } from './model.ts';
-import type { RebuildRow, SiteHalfHourRow } from './store.ts';
+import { DAY_MS, flowKwh, type EnergyModel } from './model.ts';
+import type { AssetFlowRow, RebuildRow, SiteHalfHourRow } from './store.ts';
 import { monthWindow, settlementDays, slotsOf, windowOf, type DayWindow } from './range.ts';
 import { costPence, kwhText, poundsText, toWh } from '../../kit/decimal.ts';
 import { jobProgress } from '../../kit/progress.ts';
 import { FLOWS } from './flows.ts';
-import { basisShown, flowBasesShown } from './basis-shown.ts';
+import { basisShown, flowBasesShown, type Shown } from './basis-shown.ts';
 
 export const REBUILD_KIND = 'energy.rebuild';
 /** The job that answers the registry's ASSETS_CHANGED event (rebuilds the sites named). */
@@ -41,6 +41,18 @@ export interface PpaContractSetting {
 const actorId = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
 
 /** A half hour of the ledger; `orgId` decides the basis shown (basis-shown.ts). */
+/** One asset's flow in a half hour as the lineage shows it (the ledger's and the EMS report's). */
+export function flowLineage(f: AssetFlowRow, shown: Shown) {
+  return {
+    kwh: kwhText(toWh(f.kwh)),
+    basis: shown(f.basis),
+    source: f.source,
+    coverage: f.coverage,
+    samples: f.samples,
+    counter_resets: f.resets,
+  };
+}
+
 export function halfHourView(orgId: string, start: number, row: SiteHalfHourRow | undefined, expected: number) {
   const sp = settlementPeriod(start);
   const base = { period_start: isoTime(start), period_end: isoTime(start + SLOT_MS), settlement_date: sp.date, settlement_period: sp.period };
@@ -93,13 +105,7 @@ export function totalsOf(rows: SiteHalfHourRow[], halfHours: number) {
   }
   const complete = rows.filter((r) => r.complete).length;
   return {
-    import_kwh: kwhText(wh.import),
-    export_kwh: kwhText(wh.export),
-    generation_kwh: kwhText(wh.generation),
-    consumption_kwh: kwhText(wh.consumption),
-    charge_kwh: kwhText(wh.charge),
-    discharge_kwh: kwhText(wh.discharge),
-    residual_kwh: kwhText(wh.residual),
+    ...flowKwh(wh),
     half_hours: halfHours,
     half_hours_with_data: rows.length,
     complete_half_hours: complete,
@@ -210,12 +216,7 @@ export function createLedger(deps: LedgerDeps) {
         asset_id: f.asset_id,
         role: site.roled.find((r) => r.asset.asset_id === f.asset_id)?.role ?? null,
         flow: f.flow,
-        kwh: kwhText(toWh(f.kwh)),
-        basis: basisShown(ctx.orgId)(f.basis),
-        source: f.source,
-        coverage: f.coverage,
-        samples: f.samples,
-        counter_resets: f.resets,
+        ...flowLineage(f, basisShown(ctx.orgId)),
       })),
       readings_url: `/api/hardware/ems/lineage/reading?site_id=${encodeURIComponent(siteId)}&period_start=${encodeURIComponent(isoTime(t))}`,
     };

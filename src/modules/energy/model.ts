@@ -11,9 +11,22 @@ import type { RegistrySites, SiteAsset } from '../registry/index.ts';
 import { ceilSlot, floorSlot, ukDate } from '../../kit/uk-time.ts';
 import type { EnergyConfig } from './config.ts';
 import { ALL_COUNTER_KEYS, FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
-import { createEnergyStore, type AssetFlowRow, type SiteHalfHourRow } from './store.ts';
+import { createEnergyStore, type AssetFlowRow, type FlowKwh, type SiteHalfHourRow } from './store.ts';
 import { kwhText, toWh } from '../../kit/decimal.ts';
 import { isPlatformFailure } from '../../platform/job-units.ts';
+
+/** Whole watt-hours by flow (and the residual) as the rollups' kWh texts. */
+export function flowKwh(wh: Record<Flow | 'residual', number>): FlowKwh {
+  return {
+    import_kwh: kwhText(wh.import),
+    export_kwh: kwhText(wh.export),
+    generation_kwh: kwhText(wh.generation),
+    consumption_kwh: kwhText(wh.consumption),
+    charge_kwh: kwhText(wh.charge),
+    discharge_kwh: kwhText(wh.discharge),
+    residual_kwh: kwhText(wh.residual),
+  };
+}
 
 export const DAY_MS = 86_400_000;
 
@@ -92,13 +105,7 @@ export function aggregateSite(ctx: SiteContext, rows: AssetFlowRow[]): SiteHalfH
     out.push({
       slot: new Date(slot),
       day: ukDate(slot),
-      import_kwh: kwhText(wh.import),
-      export_kwh: kwhText(wh.export),
-      generation_kwh: kwhText(wh.generation),
-      consumption_kwh: kwhText(wh.consumption),
-      charge_kwh: kwhText(wh.charge),
-      discharge_kwh: kwhText(wh.discharge),
-      residual_kwh: kwhText(residual),
+      ...flowKwh({ ...wh, residual }),
       basis,
       consumption_method: method,
       coverage: Math.round(coverage * 10_000) / 10_000,

@@ -16,9 +16,8 @@ export interface AssetFlowRow {
   resets: number;
 }
 
-export interface SiteHalfHourRow {
-  slot: Date;
-  day: string;
+/** A period's energy by flow, kWh text, with the residual that does not balance. */
+export interface FlowKwh {
   import_kwh: string;
   export_kwh: string;
   generation_kwh: string;
@@ -26,6 +25,11 @@ export interface SiteHalfHourRow {
   charge_kwh: string;
   discharge_kwh: string;
   residual_kwh: string;
+}
+
+export interface SiteHalfHourRow extends FlowKwh {
+  slot: Date;
+  day: string;
   basis: Record<string, string>;
   consumption_method: 'metered' | 'derived';
   coverage: number;
@@ -35,19 +39,12 @@ export interface SiteHalfHourRow {
   all_measured: boolean;
 }
 
-export interface SiteDayRow {
+export interface SiteDayRow extends FlowKwh {
   site_id: string;
   day: string;
   half_hours: number;
   complete_half_hours: number;
   measured_half_hours: number;
-  import_kwh: string;
-  export_kwh: string;
-  generation_kwh: string;
-  consumption_kwh: string;
-  charge_kwh: string;
-  discharge_kwh: string;
-  residual_kwh: string;
   self_consumed_kwh: string;
   /** Consumption not met by import, a half hour at least 0, summed (self-sufficiency's numerator, decision 0492). */
   self_supplied_kwh: string;

@@ -12,7 +12,7 @@ import type { AlertStream, AlertView } from '../alerts/index.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Members } from '../identity/index.ts';
 import type { NotificationService } from '../notifications/index.ts';
-import { freshnessOf, type RegistryReads, type RegistrySites } from '../registry/index.ts';
+import { assetNames, freshnessOf, type RegistryReads, type RegistrySites } from '../registry/index.ts';
 import { minutesOf as minutesOfPolicy } from './calendar.ts';
 import { fieldErrors } from './errors.ts';
 import { computeClock, elapsedAt, stateAt, type ClockName, type ClockSnapshot, type TimelineEntry } from './sla-clock.ts';
@@ -537,11 +537,7 @@ export function createField(deps: FieldDeps) {
         .map((a) => {
           const freshness = freshnessOf(a.last_ts, now);
           return {
-            asset_id: a.asset_id,
-            site_id: a.site_id,
-            name: a.name,
-            type: a.type,
-            asset_class: a.asset_class,
+            ...assetNames(a),
             last_reported_at: isoTimeOrNull(a.last_ts),
             freshness,
             feed_stale: !FRESH_BANDS.includes(freshness),

@@ -1,10 +1,8 @@
 // The field vocabulary (decision 0160): work-order statuses and the moves between them, priorities,
 // kinds of work, and the default SLA policy of each priority. Served as is by GET /vocabulary.
+import { wordsOf } from '../../kit/vocabulary.ts';
 
-export const STATUSES = ['new', 'assigned', 'scheduled', 'in_progress', 'on_hold', 'completed', 'verified', 'cancelled'] as const;
-export type Status = (typeof STATUSES)[number];
-
-export const STATUS_DESCRIPTIONS: Record<Status, string> = {
+export const STATUS_DESCRIPTIONS = {
   new: 'Raised, nobody assigned yet.',
   assigned: 'A member of the organisation owns it (the assign operation moves a new work order here).',
   scheduled: 'A visit is booked (`scheduled_for`).',
@@ -14,6 +12,8 @@ export const STATUS_DESCRIPTIONS: Record<Status, string> = {
   verified: 'The completed work was checked and accepted. Final.',
   cancelled: 'Withdrawn; the SLA clocks stop. Final.',
 };
+export type Status = keyof typeof STATUS_DESCRIPTIONS;
+export const STATUSES = wordsOf(STATUS_DESCRIPTIONS);
 
 /** Statuses in which the work order is still open (assignable, clocks may run). */
 export const OPEN_STATUSES: readonly Status[] = ['new', 'assigned', 'scheduled', 'in_progress', 'on_hold'];
@@ -52,26 +52,24 @@ export function allowedMoves(from: Status): Status[] {
   return TRANSITIONS.filter((t) => t.from === from && t.via === 'transition').map((t) => t.to);
 }
 
-export const PRIORITIES = ['critical', 'high', 'medium', 'low'] as const;
-export type Priority = (typeof PRIORITIES)[number];
-
-export const PRIORITY_DESCRIPTIONS: Record<Priority, string> = {
+export const PRIORITY_DESCRIPTIONS = {
   critical: 'Generation or safety lost now: attend within the hour, around the clock.',
   high: 'Significant loss or risk: same day, around the clock.',
   medium: 'Degraded: next business day.',
   low: 'Routine: within two business weeks.',
 };
+export type Priority = keyof typeof PRIORITY_DESCRIPTIONS;
+export const PRIORITIES = wordsOf(PRIORITY_DESCRIPTIONS);
 
-export const KINDS = ['corrective', 'preventive', 'inspection', 'installation', 'communications'] as const;
-export type Kind = (typeof KINDS)[number];
-
-export const KIND_DESCRIPTIONS: Record<Kind, string> = {
+export const KIND_DESCRIPTIONS = {
   corrective: 'Fix a fault (work opened from an alert is corrective).',
   preventive: 'Planned maintenance.',
   inspection: 'Look and report; no repair expected.',
   installation: 'Fit or replace equipment.',
   communications: 'Restore a data feed (work opened from a stale feed).',
 };
+export type Kind = keyof typeof KIND_DESCRIPTIONS;
+export const KINDS = wordsOf(KIND_DESCRIPTIONS);
 
 export const MEASURES = ['calendar_hours', 'business_hours'] as const;
 export type Measure = (typeof MEASURES)[number];

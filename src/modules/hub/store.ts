@@ -1,6 +1,7 @@
 // The hub's SQL: sites, charge points, connector status history, price schedules, transactions and
 // their meter samples. Every function takes the organisation id first and filters on it.
 import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
+import type { Schedule } from './tariff.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { AnomalyCounts } from './meter-rules.ts';
 
@@ -81,17 +82,10 @@ export interface StatusRow {
   ts: Date;
 }
 
-export interface ScheduleRow {
+/** A stored price schedule: the schedule the tariff costs a session under, and its record. */
+export interface ScheduleRow extends Schedule {
   site_id: string;
-  version: number;
   status: 'draft' | 'published';
-  energy_p_per_kwh: string;
-  time_p_per_minute: string;
-  connection_fee_p: string;
-  overstay_p_per_minute: string;
-  overstay_grace_minutes: number;
-  vat_percent: string;
-  bands: { start: string; end: string; energy_p_per_kwh: string }[];
   note: string | null;
   created_at: Date;
   published_at: Date | null;

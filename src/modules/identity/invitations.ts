@@ -8,7 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { Role } from '../../platform/roles.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
-import type { AuditActor, AuditLog } from '../audit/index.ts';
+import type { AuditLog } from '../audit/index.ts';
 import { createInvitationStore, statusOf, type InvitationRow } from './invitations-store.ts';
 import { createUserStore } from './users-store.ts';
 import { hashPassword } from './password.ts';
@@ -18,7 +18,7 @@ export const INVITATION_ACCEPTED = 'invitation.accepted';
 import { createLockoutStore } from './lockout-store.ts';
 import { createPasswordCheck } from './login.ts';
 import { identityErrors } from './errors.ts';
-import type { Sessions, TokenResponse } from './sessions.ts';
+import { localSession, userActor, type Sessions, type TokenResponse } from './sessions.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 export const MIN_PASSWORD_LENGTH = 12;
@@ -131,16 +131,8 @@ export function createInvitations(deps: InvitationDeps) {
         if (!(await createInvitationStore(q).accept(inv.org_id, inv.id, user.id, clock.now()))) {
           throw identityErrors.invalidInvitation();
         }
-        const { sessionId, tokens } = await sessions.start(q, inv.org_id, {
-          userId: user.id,
-          method: 'invitation',
-          email: user.email,
-          roles: [role],
-          staff: user.platform_staff,
-          admin: user.platform_admin,
-        });
-        const who: AuditActor = { orgId: inv.org_id, actorType: 'user', actorId: user.id, requestId: ctx.requestId, ip: ctx.ip };
-        await audit.record(q, who, {
+        const { sessionId, tokens } = await sessions.start(q, inv.org_id, localSession(user, 'invitation', role));
+        await audit.record(q, userActor(inv.org_id, user.id, ctx), {
           action: 'auth.invitation.accept',
           targetType: 'invitation',
           targetId: inv.id,

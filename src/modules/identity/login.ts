@@ -8,7 +8,7 @@ import { createUserStore, type User } from './users-store.ts';
 import { verifyPassword } from './password.ts';
 import { createLockoutStore } from './lockout-store.ts';
 import { identityErrors } from './errors.ts';
-import type { Sessions, TokenResponse } from './sessions.ts';
+import { localSession, userActor, type Sessions, type TokenResponse } from './sessions.ts';
 
 export interface LoginDeps {
   db: Db;
@@ -78,16 +78,8 @@ export function createLogin(deps: LoginDeps) {
         throw identityErrors.organisationRequired(memberships.map((m) => m.org_id));
       }
       return db.tx(async (q) => {
-        const { sessionId, tokens } = await sessions.start(q, chosen.org_id, {
-          userId: user.id,
-          method: 'password',
-          email: user.email,
-          roles: [chosen.role],
-          staff: user.platform_staff,
-          admin: user.platform_admin,
-        });
-        const who: AuditActor = { orgId: chosen.org_id, actorType: 'user', actorId: user.id, requestId: ctx.requestId, ip: ctx.ip };
-        await audit.record(q, who, {
+        const { sessionId, tokens } = await sessions.start(q, chosen.org_id, localSession(user, 'password', chosen.role));
+        await audit.record(q, userActor(chosen.org_id, user.id, ctx), {
           action: 'auth.login',
           targetType: 'session',
           targetId: sessionId,

@@ -7,7 +7,7 @@ import type { RequestContext } from '../../platform/operation.ts';
 import type { Role } from '../../platform/roles.ts';
 import type { AuditActor, AuditLog } from '../audit/index.ts';
 import { createSessionStore, type SessionMethod, type SessionRow } from './sessions-store.ts';
-import { createUserStore } from './users-store.ts';
+import { createUserStore, type User } from './users-store.ts';
 import { createSsoStore } from './sso-store.ts';
 import { ACCESS_TTL_SECONDS, REFRESH_TTL_SECONDS, refreshTokenId, type TokenIssuer } from './tokens.ts';
 import type { SessionRevocations } from './session-checker.ts';
@@ -31,6 +31,16 @@ export interface NewSession {
   staff?: boolean;
   admin?: boolean;
   ssoGroups?: string[];
+}
+
+/** The audit actor of a signed-in user acting through a request. */
+export function userActor(orgId: string, userId: string, ctx: Pick<RequestContext, 'requestId' | 'ip'>): AuditActor {
+  return { orgId, actorType: 'user', actorId: userId, requestId: ctx.requestId, ip: ctx.ip };
+}
+
+/** A local account's session in one organisation with one role: its email and platform flags from the account. */
+export function localSession(user: User, method: SessionMethod, role: Role): NewSession {
+  return { userId: user.id, method, email: user.email, roles: [role], staff: user.platform_staff, admin: user.platform_admin };
 }
 
 export interface SessionDeps {
@@ -112,7 +122,7 @@ export function createSessions(deps: SessionDeps) {
       const claims = await issuer.readRefresh(presented, clock.now());
       if (!claims) throw identityErrors.invalidRefresh();
       const orgId = claims.org_id;
-      const who: AuditActor = { orgId, actorType: 'user', actorId: claims.sub, requestId: ctx.requestId, ip: ctx.ip };
+      const who = userActor(orgId, claims.sub, ctx);
       const outcome = await db.tx(async (q) => {
         const store = createSessionStore(q);
         const row = await store.getRefresh(orgId, refreshTokenId(claims.jti));

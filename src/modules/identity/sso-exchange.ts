@@ -11,7 +11,7 @@ import type { AuditLog } from '../audit/index.ts';
 import { createSsoStore, type ProviderRow } from './sso-store.ts';
 import { KeysUnavailableError, type JwksCache, type KeySet } from './sso-keys.ts';
 import { identityErrors } from './errors.ts';
-import type { Sessions, TokenResponse } from './sessions.ts';
+import { userActor, type Sessions, type TokenResponse } from './sessions.ts';
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
 const CLOCK_TOLERANCE_S = 30;
@@ -130,7 +130,7 @@ export function createSsoExchange(deps: ExchangeDeps) {
     const { provider, payload } = a;
     const orgId = provider.org_id;
     const userId = `sso:${provider.tid}:${a.subject}`;
-    const who = { orgId, actorType: 'user' as const, actorId: userId, requestId: ctx.requestId, ip: ctx.ip };
+    const who = userActor(orgId, userId, ctx);
     return db
       .tx(async (q) => {
         if (verifiedNow) {

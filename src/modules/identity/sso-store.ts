@@ -29,14 +29,8 @@ export interface MappingRow {
   created_at: Date;
 }
 
-export interface ProviderInput {
-  tid: string;
-  issuer: string;
-  application_id: string;
-  jwks_url: string | null;
-  discovery_url: string | null;
-  enabled: boolean;
-}
+/** What an administrator sets of a provider. */
+export type ProviderInput = Pick<ProviderRow, 'tid' | 'issuer' | 'application_id' | 'jwks_url' | 'discovery_url' | 'enabled'>;
 
 const PROVIDER_COLS = 'org_id, tid, issuer, application_id, jwks_url, discovery_url, enabled, created_at, updated_at, updated_by, verified_at, verified_by';
 

@@ -13,7 +13,7 @@ import { runUnscoped } from '../../infra/db/scope.ts';
 import type { AuditLog } from '../audit/index.ts';
 import { createSsoStore, type MappingRow, type ProviderInput, type ProviderRow } from './sso-store.ts';
 import type { JwksCache } from './sso-keys.ts';
-import type { Sessions } from './sessions.ts';
+import { userActor, type Sessions } from './sessions.ts';
 import { createSsoExchange } from './sso-exchange.ts';
 
 export interface SsoDeps {
@@ -109,7 +109,7 @@ export function createSso(deps: SsoDeps) {
           const released = await store.releaseTid(claim.tid, orgId);
           const row = await store.markVerified(orgId, claim.tid, by, clock.now());
           if (!row) throw errors.conflict('The claim changed while it was being approved; try again', 'sso_claim_changed');
-          const as = (org: string) => ({ orgId: org, actorType: 'user' as const, actorId: by, requestId: ctx.requestId, ip: ctx.ip });
+          const as = (org: string) => userActor(org, by, ctx);
           await audit.record(q, as(orgId), {
             action: 'auth.sso.provider.verify',
             targetType: 'sso_provider',

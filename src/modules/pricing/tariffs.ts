@@ -4,7 +4,7 @@
 // terms without storing. Bill, compare: calculated from the caller's consumption.
 import { isoTime } from '../../platform/schema-kit.ts';
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../infra/db/index.ts';
+import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
 import { toPage } from '../../platform/cursor.ts';
@@ -151,6 +151,28 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
     }
   }
 
+  /** A version of a tariff stored and its making audited (`action`: the tariff's creation or a new version); the stored version. */
+  async function addVersionRow(
+    tx: Queryable,
+    ctx: RequestContext,
+    tariffId: string,
+    version: number,
+    terms: VersionTerms,
+    now: Date,
+    action: string,
+  ): Promise<VersionRow> {
+    const v = {
+      tariff_id: tariffId,
+      version,
+      effective_from: terms.effective_from,
+      effective_to: terms.effective_to,
+      terms: terms as unknown as Record<string, unknown>,
+    };
+    await tariffStore.insertVersion(tx, ctx.orgId, v, actorId(ctx), now);
+    await audit.record(tx, ctx, { action, targetType: 'retail_tariff', targetId: tariffId, details: { version, effective_from: terms.effective_from } });
+    return { ...v, created_at: now, created_by: actorId(ctx) };
+  }
+
   return {
     /** Field errors of a create (or, with tariff_id, a new version) body; nothing stored. */
     async validate(ctx: RequestContext, body: Record<string, unknown>) {
@@ -191,21 +213,8 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
       const now = clock.now();
       return db.tx(async (tx) => {
         await tariffStore.insert(tx, ctx.orgId, t, actorId(ctx), now);
-        const v = {
-          tariff_id: t.tariff_id,
-          version: 1,
-          effective_from: terms.effective_from,
-          effective_to: terms.effective_to,
-          terms: terms as unknown as Record<string, unknown>,
-        };
-        await tariffStore.insertVersion(tx, ctx.orgId, v, actorId(ctx), now);
-        await audit.record(tx, ctx, {
-          action: 'pricing.tariff.create',
-          targetType: 'retail_tariff',
-          targetId: t.tariff_id,
-          details: { version: 1, effective_from: terms.effective_from },
-        });
-        return tariffView({ ...t, created_at: now }, [{ ...v, created_at: now, created_by: actorId(ctx) }]);
+        const v = await addVersionRow(tx, ctx, t.tariff_id, 1, terms, now, 'pricing.tariff.create');
+        return tariffView({ ...t, created_at: now }, [v]);
       });
     },
 
@@ -220,21 +229,8 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
         const overlap = overlapWith(existing, terms);
         if (overlap) throw pricingErrors.versionOverlap(overlap);
         const version = existing.reduce((m, v) => Math.max(m, v.version), 0) + 1;
-        const v = {
-          tariff_id: tariffId,
-          version,
-          effective_from: terms.effective_from,
-          effective_to: terms.effective_to,
-          terms: terms as unknown as Record<string, unknown>,
-        };
-        await tariffStore.insertVersion(tx, ctx.orgId, v, actorId(ctx), now);
-        await audit.record(tx, ctx, {
-          action: 'pricing.tariff.version',
-          targetType: 'retail_tariff',
-          targetId: tariffId,
-          details: { version, effective_from: terms.effective_from },
-        });
-        return tariffView(t, [...existing, { ...v, created_at: now, created_by: actorId(ctx) }]);
+        const v = await addVersionRow(tx, ctx, tariffId, version, terms, now, 'pricing.tariff.version');
+        return tariffView(t, [...existing, v]);
       });
     },
 

@@ -65,7 +65,7 @@ export * from './vocabulary.ts';
 export { ASSETS_CHANGED, type AssetsChangedPayload } from './events.ts';
 export type { AssetRow, AssetWithLatest, AssetFilter, UnregisteredDevice, PriorityRow, RunRow } from './store.ts';
 export { findingsOf, type Finding } from './topology.ts';
-export { registryView, twinView, latestReading, iso } from './service.ts';
+export { assetNames, registryView, reportingView, twinView, latestReading, iso } from './service.ts';
 export { SiteId, SourceSchema, FreshnessSchema } from './schemas.ts';
 
 /** This module as the module list names it. */

@@ -2,6 +2,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable, Timestamp, Component } from '../../platform/schema-kit.ts';
 import { ASSET_CLASSES, ASSET_ID_PATTERN, FRESHNESS_BANDS, REPORTED_SOURCES } from './vocabulary.ts';
+import { ReadingValueProperties } from '../telemetry/index.ts';
 
 export const AssetId = Type.String({
   pattern: ASSET_ID_PATTERN,
@@ -71,12 +72,7 @@ const Latest = Type.Object({
   ts: Timestamp,
   received_at: Timestamp,
   source: SourceSchema,
-  power_kw: Nullable(Type.Number()),
-  soc_pct: Nullable(Type.Number()),
-  voltage: Nullable(Type.Number()),
-  current: Nullable(Type.Number()),
-  temp_c: Nullable(Type.Number()),
-  status: Type.String(),
+  ...ReadingValueProperties,
 });
 
 export const RegistryAssetDetail = Component(

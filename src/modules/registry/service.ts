@@ -65,16 +65,24 @@ export function twinView(a: AssetRow) {
   };
 }
 
-export function registryView(a: AssetWithLatest, now: Date) {
+/** Which asset it is, as lists of assets name it: id, site, name, type and class. */
+export function assetNames(a: Pick<AssetRow, 'asset_id' | 'site_id' | 'name' | 'type' | 'asset_class'>) {
+  return { asset_id: a.asset_id, site_id: a.site_id, name: a.name, type: a.type, asset_class: a.asset_class };
+}
+
+/** How an asset reports: its freshness band and connectivity at `now`, and its newest stored record's time and source. */
+export function reportingView(a: AssetWithLatest, now: Date) {
   const freshness = freshnessOf(a.last_ts, now);
   return {
-    ...twinView(a),
-    origin: a.origin,
     freshness,
     connectivity: connectivityOf(freshness),
     last_reported_at: iso(a.last_ts),
     last_reported_source: a.last_ts ? a.last_source : null,
   };
+}
+
+export function registryView(a: AssetWithLatest, now: Date) {
+  return { ...twinView(a), origin: a.origin, ...reportingView(a, now) };
 }
 
 export interface RegisterInput {

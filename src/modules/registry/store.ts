@@ -6,15 +6,8 @@ import type { Queryable } from '../../infra/db/index.ts';
 import type { LatestReading, TelemetryReads } from '../telemetry/index.ts';
 import { sourceOfRaw } from './vocabulary.ts';
 
-export interface AssetRow {
+export interface AssetRow extends Omit<NewAsset, 'origin'> {
   org_id: string;
-  asset_id: string;
-  site_id: string;
-  type: string;
-  name: string;
-  details: Record<string, unknown>;
-  asset_class: string | null;
-  parent_asset_id: string | null;
   origin: string;
   created_at: Date;
   updated_at: Date;

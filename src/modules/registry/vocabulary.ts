@@ -1,5 +1,6 @@
 // The registry vocabulary: asset classes with their allowed parents, how a free-form type maps to
 // a class, freshness bands, and the four last-reported sources (docs/registry.md).
+import { wordsOf } from '../../kit/vocabulary.ts';
 
 /** asset_id: unique within the organisation, safe in a path segment. */
 export const ASSET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$';
@@ -162,15 +163,14 @@ export function connectivityOf(band: Freshness): Connectivity {
 
 // ---- Sources -------------------------------------------------------------------------------
 
-export const REPORTED_SOURCES = ['ocpp_heartbeat', 'provider_reading', 'telemetry', 'provider_api'] as const;
-export type ReportedSource = (typeof REPORTED_SOURCES)[number];
-
-export const SOURCE_DESCRIPTIONS: Record<ReportedSource, string> = {
+export const SOURCE_DESCRIPTIONS = {
   ocpp_heartbeat: "A charger's OCPP heartbeat or status notification relayed as a record.",
   provider_reading: 'A meter reading fetched from a supplier or data provider.',
   telemetry: 'A record pushed to POST /api/telemetry/ingest by the site or its gateway (the default).',
   provider_api: "A value read from a manufacturer's cloud API (vehicle, inverter, battery, heat pump).",
 };
+export type ReportedSource = keyof typeof SOURCE_DESCRIPTIONS;
+export const REPORTED_SOURCES = wordsOf(SOURCE_DESCRIPTIONS);
 
 /** The source of one stored record: raw `source` when it names one of the four, else telemetry. */
 export function sourceOfRaw(raw: unknown): ReportedSource {

@@ -65,6 +65,11 @@ export function signBody(body: object, privateKey: KeyObject): Signed {
   };
 }
 
+/** The signature block a signed record's view shows, in this order (receipts, checkpoints, fleet savings statements). */
+export function signatureMembers(kid: string, signature: string, signedBody: string) {
+  return { kid, signature_algorithm: 'Ed25519' as const, signature, signed_body: signedBody };
+}
+
 /** Instants in receipts: UTC, whole seconds or milliseconds, always with Z. */
 export function isoInstant(d: Date | string | number): string {
   return new Date(d).toISOString().replace('.000Z', 'Z');

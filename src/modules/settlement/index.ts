@@ -31,5 +31,5 @@ export const settlementDefinition: ModuleDefinition = {
 
 /** The one signer and checker of the service's signed records (decisions 0110, 0200): canonical JSON
  * (RFC 8785) signed with Ed25519 by the RECEIPT_KEYRING key; other modules' signed records use these. */
-export { signBody, sha256Hex, isoInstant, type Signed } from './format.ts';
+export { signBody, sha256Hex, isoInstant, signatureMembers, type Signed } from './format.ts';
 export { checkSigned, type KeyLookup, type Presented } from './verify.ts';

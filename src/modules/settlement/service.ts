@@ -15,6 +15,7 @@ import {
   RECEIPT_TYPE,
   isoInstant,
   sha256Hex,
+  signatureMembers,
   signBody,
   whToKwh,
   type CheckpointBody,
@@ -60,10 +61,7 @@ export function receiptView(r: store.ReceiptRow) {
     delivered_kwh: whToKwh(b.delivered_wh),
     source_basis: b.source_basis,
     issued_at: b.issued_at,
-    kid: r.kid,
-    signature_algorithm: 'Ed25519' as const,
-    signature: r.signature,
-    signed_body: r.signed_body,
+    ...signatureMembers(r.kid, r.signature, r.signed_body),
     shared: r.shared_at !== null,
     shared_at: r.shared_at ? isoInstant(r.shared_at) : null,
     public_path: r.shared_at ? PUBLIC_PATH + r.receipt_hash : null,
@@ -80,10 +78,7 @@ function checkpointView(h: store.HeadRow | null) {
     seq: b.seq,
     head_hash: b.head_hash,
     issued_at: b.issued_at,
-    kid: b.kid,
-    signature_algorithm: 'Ed25519' as const,
-    signature: h.checkpoint_signature,
-    signed_body: h.checkpoint_body,
+    ...signatureMembers(b.kid, h.checkpoint_signature, h.checkpoint_body),
   };
 }
 

@@ -10,7 +10,7 @@ import { errors } from '../../platform/errors.ts';
 import { invalidCursor, toPage } from '../../platform/cursor.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { Keyring } from '../esg/index.ts';
-import { checkSigned, isoInstant, sha256Hex, signBody, type KeyLookup } from '../settlement/index.ts';
+import { checkSigned, isoInstant, sha256Hex, signatureMembers, signBody, type KeyLookup } from '../settlement/index.ts';
 import type { EnergyFigures, FactorVersionRow, SiteDayRow } from '../energy/index.ts';
 import type { RegistrySites } from '../registry/index.ts';
 import { formatScaled, parseScaled, rescale, roundDiv } from '../../kit/decimal.ts';
@@ -165,10 +165,7 @@ export function statementView(r: store.StatementRow) {
     actual_import_kwh: b.actual_import_kwh,
     savings: b.savings,
     issued_at: b.issued_at,
-    kid: r.kid,
-    signature_algorithm: 'Ed25519' as const,
-    signature: r.signature,
-    signed_body: r.signed_body,
+    ...signatureMembers(r.kid, r.signature, r.signed_body),
     verify_path: VERIFY_PATH + r.statement_hash,
   };
 }

@@ -20,8 +20,11 @@ export {
   ENERGY_COUNTER_KEYS,
   ENERGY_RATE_BOUND_KW,
   type EnergyCounterKey,
+  readingValuesOf,
   type ReadingValues,
 } from './normalise.ts';
+/** The schema members of a reading's measured values (a record's, the newest reading's). */
+export { ReadingValueProperties } from './schemas.ts';
 export type { HalfHourRow, LatestReading, StoredReading, IntegrityRow, SourceValueRow, TelemetryReads } from './store.ts';
 
 /**

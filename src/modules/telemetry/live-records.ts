@@ -2,7 +2,7 @@
 // (decision 0254): the same text is the insert statement's one parameter (decoded in SQL by
 // jsonb_to_recordset, decision 0370) and, wrapped, the message published after commit. One JSON.stringify per batch
 // instead of a text literal per column and value plus each record's raw JSON on its own.
-import type { CanonicalRow, ReadingValues } from './normalise.ts';
+import { readingValuesOf, type CanonicalRow, type ReadingValues } from './normalise.ts';
 
 export interface LiveRecord extends ReadingValues {
   asset_id: string;
@@ -17,12 +17,7 @@ export function liveRecord(r: CanonicalRow): LiveRecord {
   return {
     asset_id: r.asset_id,
     ts: r.ts,
-    power_kw: r.power_kw,
-    soc_pct: r.soc_pct,
-    voltage: r.voltage,
-    current: r.current,
-    temp_c: r.temp_c,
-    status: r.status,
+    ...readingValuesOf(r),
     run_id: r.run_id,
     intent_id: r.intent_id,
     anomalies: r.anomalies,

@@ -44,6 +44,11 @@ export interface ReadingValues {
   status: string;
 }
 
+/** A reading's measured values, copied out of a row that carries more (in the order records show them). */
+export function readingValuesOf(r: ReadingValues): ReadingValues {
+  return { power_kw: r.power_kw, soc_pct: r.soc_pct, voltage: r.voltage, current: r.current, temp_c: r.temp_c, status: r.status };
+}
+
 export interface CanonicalRow extends ReadingValues {
   asset_id: string;
   /** ISO 8601 with an explicit offset (Z added to a naive ts), fractional seconds as sent. */

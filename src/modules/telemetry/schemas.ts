@@ -169,6 +169,16 @@ export const IngestUnavailable = Type.Union([
 
 // ---------------------------------------------------------------------------------------------
 
+/** A reading's measured values (ReadingValues) as schema members. */
+export const ReadingValueProperties = {
+  power_kw: Nullable(Type.Number()),
+  soc_pct: Nullable(Type.Number()),
+  voltage: Nullable(Type.Number()),
+  current: Nullable(Type.Number()),
+  temp_c: Nullable(Type.Number()),
+  status: Type.String(),
+};
+
 export const LiveEventsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Records to return, 1 to 500 (default 50)' })),
   asset_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Only this asset' })),
@@ -181,12 +191,7 @@ const LiveEvent = Component(
     asset_id: Type.String(),
     ts: Type.String({ format: 'date-time', description: 'ISO 8601 UTC' }),
     received_at: Type.String({ format: 'date-time', description: 'When the service received the batch, ISO 8601 UTC' }),
-    power_kw: Nullable(Type.Number()),
-    soc_pct: Nullable(Type.Number()),
-    voltage: Nullable(Type.Number()),
-    current: Nullable(Type.Number()),
-    temp_c: Nullable(Type.Number()),
-    status: Type.String(),
+    ...ReadingValueProperties,
     run_id: Nullable(Type.String()),
     intent_id: Nullable(Type.String()),
     anomalies: Type.Array(Type.String()),

@@ -13,7 +13,7 @@ import type { Config } from '../../../core/config.ts';
 import { DAY_MS, iso, type Environment } from '../common.ts';
 import { devtoolsErrors } from '../errors.ts';
 import { displayKey, issueKey, parseKey, secretMatches } from './keys.ts';
-import { overlapUntil, rotatingStatus as statusOf, successorExpiry } from '../../../platform/rotating-credentials.ts';
+import { madeBy, revokeCredential, rotateCredential, rotatingStatus as statusOf } from '../../../platform/rotating-credentials.ts';
 import { keyStore, type KeyRow } from './store.ts';
 import type { KeyAlerts } from './alerts.ts';
 
@@ -75,8 +75,6 @@ export function createKeyService(deps: KeyDeps) {
     }
   }
 
-  const createdBy = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : null);
-
   return {
     view,
 
@@ -107,7 +105,7 @@ export function createKeyService(deps: KeyDeps) {
           secret_hash: issued.hash,
           secret_hint: issued.hint,
           created_at: now,
-          created_by: createdBy(ctx),
+          created_by: madeBy(ctx),
           expires_at: expiresAt,
         });
         await audit.record(q, ctx, {
@@ -127,51 +125,40 @@ export function createKeyService(deps: KeyDeps) {
       const overlap = body?.overlap_seconds ?? 0;
       const issued = { value: undefined as ReturnType<typeof issueKey> | undefined };
       const out = await db.tx(async (q) => {
-        const old = await keyStore.lockForRotation(q, ctx.orgId, id, now, devtoolsErrors.keyNotActive);
-        const expiresAt = successorExpiry(old, now, MAX_LIFETIME_MS, body?.expires_at);
-        checkExpiry(expiresAt, now, ['body', 'expires_at']);
-        const k = issueKey(prefix, old.environment);
-        issued.value = k;
-        const fresh = await keyStore.insert(q, ctx.orgId, {
-          id: k.id,
-          name: old.name,
-          environment: old.environment,
-          scopes: old.scopes,
-          secret_hash: k.hash,
-          secret_hint: k.hint,
-          created_at: now,
-          created_by: createdBy(ctx),
-          expires_at: expiresAt,
-        });
-        const prev = await keyStore.markRotated(q, ctx.orgId, old.id, fresh.id, now, overlapUntil(old, now, overlap));
-        await audit.record(q, ctx, {
-          action: 'apikey.rotate',
-          targetType: 'api_key',
-          targetId: old.id,
-          details: { successor: fresh.id, overlap_seconds: overlap, expires_at: expiresAt.toISOString() },
+        const rotated = await rotateCredential(q, ctx.orgId, id, {
+          store: keyStore,
+          now,
+          maxLifetimeMs: MAX_LIFETIME_MS,
+          overlapSeconds: overlap,
+          expiresAt: body?.expires_at,
+          notActive: devtoolsErrors.keyNotActive,
+          check: (expiresAt) => checkExpiry(expiresAt, now, ['body', 'expires_at']),
+          createdBy: madeBy(ctx),
+          issue: (old) => {
+            issued.value = issueKey(prefix, old.environment);
+            return issued.value;
+          },
+          insert: (old, successor) => keyStore.insert(q, ctx.orgId, { ...successor, name: old.name, environment: old.environment, scopes: old.scopes }),
+          audit: (old, details) => audit.record(q, ctx, { action: 'apikey.rotate', targetType: 'api_key', targetId: old.id, details }),
         });
         await keyAlerts.sync(q, ctx.orgId, now);
-        return { fresh, prev: prev! };
+        return { fresh: rotated.next, prev: rotated.prev };
       });
       return { ...view(out.fresh, now), secret: issued.value!.key, predecessor: view(out.prev, now) };
     },
 
     async revoke(ctx: RequestContext, id: string) {
       const now = clock.now();
-      const row = await db.tx(async (q) => {
-        // A predecessor still inside its rotation overlap stops with its successor (decision 0081).
-        const { row: k, ended, changed } = await keyStore.revokeWithPredecessors(q, ctx.orgId, id, now);
-        if (changed) {
-          await audit.record(q, ctx, {
-            action: 'apikey.revoke',
-            targetType: 'api_key',
-            targetId: id,
-            ...(ended.length && { details: { ended_overlap: ended } }),
-          });
-          await keyAlerts.sync(q, ctx.orgId, now);
-        }
-        return k;
-      });
+      const { row } = await db.tx((q) =>
+        revokeCredential(q, ctx.orgId, id, {
+          store: keyStore,
+          now,
+          audit: async (details) => {
+            await audit.record(q, ctx, { action: 'apikey.revoke', targetType: 'api_key', targetId: id, ...details });
+            await keyAlerts.sync(q, ctx.orgId, now);
+          },
+        }),
+      );
       return view(row, now);
     },
 

@@ -14,7 +14,7 @@ import type { KeyService } from '../apikeys/service.ts';
 import type { SandboxData } from '../sandbox/generator.ts';
 import type { OrgDirectory } from '../../orgs/index.ts';
 import { sourceOfRaw, type RegistryReads } from '../../registry/index.ts';
-import type { ReadingValues, TelemetryReads } from '../../telemetry/index.ts';
+import { readingValuesOf, type ReadingValues, type TelemetryReads } from '../../telemetry/index.ts';
 import { canonicalStatus } from './status-canonical.ts';
 
 export const DEFAULT_HOURS = 24;
@@ -60,12 +60,7 @@ export function createPartnerService(deps: PartnerDeps) {
       asset_id: r.asset_id,
       site_id: r.site_id,
       ts: r.ts,
-      power_kw: r.power_kw,
-      soc_pct: r.soc_pct,
-      voltage: r.voltage,
-      current: r.current,
-      temp_c: r.temp_c,
-      status: r.status,
+      ...readingValuesOf(r),
       status_canonical: canonicalStatus(r.status, r.power_kw, r.asset_type),
     };
   }

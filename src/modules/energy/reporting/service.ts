@@ -21,7 +21,7 @@ import { ROLE_FLOWS } from '../flows.ts';
 import type { CalibrationRow, SiteDayRow, SiteHalfHourRow } from '../store.ts';
 import { windowOf, type DayWindow } from '../range.ts';
 import { costPence, decimal, kwhText, poundsText, ratio, roundDiv, toWh } from '../../../kit/decimal.ts';
-import { halfHourView } from '../ledger.ts';
+import { flowLineage, halfHourView } from '../ledger.ts';
 import { FIGURES, type FigureKey } from './figures.ts';
 import { consumptionByLocalTime, flowBases, hoursSplit, intervalValues as intervalValuesStore, type OperatingRule } from './store.ts';
 import { clearSkyDay, correlation, expectedDayWh, expectedHalfHours } from './solar.ts';
@@ -376,12 +376,7 @@ export function createReporting(deps: {
           .filter((f) => f.asset_id === id)
           .map((f) => ({
             flow: f.flow,
-            kwh: kwhText(toWh(f.kwh)),
-            basis: basisShown(ctx.orgId)(f.basis),
-            source: f.source,
-            coverage: f.coverage,
-            samples: f.samples,
-            counter_resets: f.resets,
+            ...flowLineage(f, basisShown(ctx.orgId)),
           })),
         readings: picked.map((x) => ({
           reading_id: String(x.id),

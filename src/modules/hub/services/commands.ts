@@ -534,6 +534,60 @@ export async function failStaleCommands(db: Db, now: Date, commandTimeoutMs: num
 
 export function createCommandService(deps: HubDeps) {
   const { db, clock, cursors, gateway } = deps;
+
+  /**
+   * A command's row stored (pending, or offline when it cannot be sent) and its sending audited as
+   * `who`, in one transaction: the same for a user's request and the hub's own (decision 0489).
+   */
+  async function record(
+    orgId: string,
+    who: Parameters<HubDeps['audit']['record']>[1],
+    cp: ChargePointRow,
+    e: CommandEntry,
+    body: unknown,
+    call: OcppCall | null,
+    c: { version: OcppVersion | null; request: Record<string, unknown> | null; createdBy: string | null; offline: boolean; reason?: string },
+  ): Promise<CommandRow> {
+    const base = {
+      command_id: randomUUID(),
+      charge_point_id: cp.charge_point_id,
+      action: e.name,
+      parameters: (body ?? {}) as Record<string, unknown>,
+      ocpp_version: c.version,
+      ocpp_action: call?.action ?? null,
+      request: c.request,
+      created_by: c.createdBy,
+      status: c.offline ? ('offline' as const) : ('pending' as const),
+    };
+    return db.tx(async (q) => {
+      const r = await store.insertCommand(q, orgId, base, clock.now());
+      const details = { command_id: r.command_id, action: e.name, ocpp_action: r.ocpp_action, offline: c.offline };
+      await deps.audit.record(q, who, {
+        action: 'hub.command.send',
+        targetType: 'hub_charge_point',
+        targetId: cp.charge_point_id,
+        details: c.reason ? { ...details, reason: c.reason } : details,
+      });
+      return r;
+    });
+  }
+
+  /** The stored command sent through the gateway and completed with the charger's answer; `answered` runs before the row is completed. */
+  async function deliver(
+    orgId: string,
+    cp: ChargePointRow,
+    e: CommandEntry,
+    call: OcppCall,
+    row: CommandRow,
+    answered?: (status: CommandStatus, out: CommandOutcome) => Promise<void>,
+  ): Promise<{ out: CommandOutcome; status: CommandStatus; done: CommandRow }> {
+    const out = await gateway.command(orgId, cp, call);
+    const status = statusOf(e, out);
+    if (answered) await answered(status, out);
+    const done = await store.completeCommand(db, orgId, row.command_id, { status, response: out.result, error: out.error }, clock.now());
+    return { out, status, done };
+  }
+
   return {
     async sendCommand(ctx: RequestContext, cpId: string, e: CommandEntry, body: unknown) {
       const cp = await store.chargePoint(db, ctx.orgId, cpId);
@@ -543,34 +597,18 @@ export function createCommandService(deps: HubDeps) {
       const env = version ? { db, orgId: ctx.orgId, cp, version, now: clock.now(), secret } : null;
       const call = env ? await e.call(env, body) : null;
       const offline = call === null || (cp.connected_instance === null && !gateway.holds(ctx.orgId, cp.charge_point_id));
-      const base = {
-        command_id: randomUUID(),
-        charge_point_id: cp.charge_point_id,
-        action: e.name,
-        parameters: (body ?? {}) as Record<string, unknown>,
-        ocpp_version: version,
-        ocpp_action: call?.action ?? null,
+      const row = await record(ctx.orgId, ctx, cp, e, body, call, {
+        version,
         request: (call ? (secret ? redacted(call.params, secret) : call.params) : null) as Record<string, unknown> | null,
-        created_by: actorId(ctx),
-        status: offline ? ('offline' as const) : ('pending' as const),
-      };
-      const row = await db.tx(async (q) => {
-        const r = await store.insertCommand(q, ctx.orgId, base, clock.now());
-        await deps.audit.record(q, ctx, {
-          action: 'hub.command.send',
-          targetType: 'hub_charge_point',
-          targetId: cp.charge_point_id,
-          details: { command_id: r.command_id, action: e.name, ocpp_action: r.ocpp_action, offline },
-        });
-        return r;
+        createdBy: actorId(ctx),
+        offline,
       });
       if (offline || !call) throw hubErrors.chargePointOffline();
       if (e.secret && env && secret) await e.secret.sent({ ...env, secret });
-      const out = await gateway.command(ctx.orgId, cp, call);
-      const status = statusOf(e, out);
-      if (status === 'accepted' && e.onAccepted && env) await e.onAccepted(env, call, out.result ?? {});
-      if (e.secret && env && secret) await e.secret.settled({ ...env, secret }, status, out.result ?? {});
-      const done = await store.completeCommand(db, ctx.orgId, row.command_id, { status, response: out.result, error: out.error }, clock.now());
+      const { status, done } = await deliver(ctx.orgId, cp, e, call, row, async (status, out) => {
+        if (status === 'accepted' && e.onAccepted && env) await e.onAccepted(env, call, out.result ?? {});
+        if (e.secret && env && secret) await e.secret.settled({ ...env, secret }, status, out.result ?? {});
+      });
       if (status === 'offline') throw hubErrors.chargePointOffline();
       if (secret) return { ...commandView(done), password: status === 'rejected' || status === 'failed' ? null : secret };
       return commandView(done);
@@ -600,37 +638,14 @@ export function createCommandService(deps: HubDeps) {
       for (const [key, value] of settings) {
         const body = { key, value };
         const call = await change.call({ db, orgId, cp, version, now: clock.now(), secret: undefined }, body);
-        const row = await db.tx(async (q) => {
-          const r = await store.insertCommand(
-            q,
-            orgId,
-            {
-              command_id: randomUUID(),
-              charge_point_id: cp.charge_point_id,
-              action: change.name,
-              parameters: body,
-              ocpp_version: version,
-              ocpp_action: call.action,
-              request: call.params as Record<string, unknown>,
-              created_by: HUB_REQUESTER,
-              status: 'pending',
-            },
-            clock.now(),
-          );
-          await deps.audit.record(
-            q,
-            { orgId, actorType: 'system', actorId: HUB_REQUESTER },
-            {
-              action: 'hub.command.send',
-              targetType: 'hub_charge_point',
-              targetId: cp.charge_point_id,
-              details: { command_id: r.command_id, action: change.name, ocpp_action: r.ocpp_action, offline: false, reason: 'boot' },
-            },
-          );
-          return r;
+        const row = await record(orgId, { orgId, actorType: 'system', actorId: HUB_REQUESTER }, cp, change, body, call, {
+          version,
+          request: call.params as Record<string, unknown>,
+          createdBy: HUB_REQUESTER,
+          offline: false,
+          reason: 'boot',
         });
-        const out = await gateway.command(orgId, cp, call);
-        await store.completeCommand(db, orgId, row.command_id, { status: statusOf(change, out), response: out.result, error: out.error }, clock.now());
+        const { out } = await deliver(orgId, cp, change, call, row);
         if (out.delivery === 'not_connected') return;
       }
     },
