@@ -12,12 +12,13 @@ import { declareErrors } from '../../platform/error-docs.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { runInOrgScope } from '../../infra/db/scope.ts';
 import type { Job, JobOutcome } from '../../platform/jobs.ts';
-import { csvField, csvRecord } from '../../kit/csv.ts';
+import { csvRecord } from '../../kit/csv.ts';
 import { jobProgress } from '../../kit/progress.ts';
 import type { ExportableCollection, ExportPeriod } from './collections.ts';
 import type { ExportConfig } from './config.ts';
 import * as store from './store.ts';
 import { type ByteSink, DownloadStream } from './download-stream.ts';
+import { CsvFromJsonLines } from './csv-lines.ts';
 
 export const WRITE_KIND = 'export.write';
 const BASE = '/api/organisations/export';
@@ -42,24 +43,6 @@ const declared = declareErrors({
 
 export const exportErrors = declared.errors;
 export const EXPORT_ERROR_DOCS = declared.docs;
-
-/** A chunk's JSON Lines as CSV records (csvField's rules: formula-safe text, RFC 4180 quoting), one array join a chunk. */
-function csvChunk(bytes: Buffer, columns: readonly string[]): string {
-  const body = bytes.toString();
-  const out: string[] = [];
-  const last = columns.length - 1;
-  let at = 0;
-  for (let nl = body.indexOf('\n'); nl >= 0; at = nl + 1, nl = body.indexOf('\n', at)) {
-    const row = JSON.parse(body.slice(at, nl)) as Record<string, unknown>;
-    let rec = '';
-    for (let i = 0; i <= last; i++) {
-      const cell = csvField(row[columns[i]]);
-      rec += i === last ? `${cell}\r\n` : `${cell},`;
-    }
-    out.push(rec);
-  }
-  return out.join('');
-}
 
 function jobView(j: store.JobRow) {
   const expected = Number(j.rows_expected);
@@ -226,11 +209,13 @@ export function createExportService(
       if (!j.collections.includes(name)) throw errors.notFound();
       const coll = byName.get(name)!;
       const fmt = format ?? j.format;
+      // CSV written from the lines' bytes row by row (decision 0490).
+      const csv = new CsvFromJsonLines(coll.columns);
       const step = partSteps(
         ctx.orgId,
         j.job_id,
         { collection: name },
-        fmt === 'jsonl' ? (body, sink) => sink.write(body) : (body, sink) => sink.text(csvChunk(body, coll.columns)),
+        fmt === 'jsonl' ? (body, sink) => sink.write(body) : (body, sink) => csv.part(body, sink),
       );
       let header = fmt === 'csv';
       const stream = new DownloadStream(async (sink) => {
