@@ -34,9 +34,11 @@ class Bytes {
     if (this.n === this.buf.length) this.room(1);
     this.buf[this.n++] = b;
   }
-  copy(src: Uint8Array, from: number, to: number) {
+  copy(src: Buffer, from: number, to: number) {
     this.room(to - from);
-    this.buf.set(src.subarray(from, to), this.n);
+    const buf = this.buf;
+    if (to - from > 48) src.copy(buf, this.n, from, to);
+    else for (let i = from, j = this.n; i < to; i++, j++) buf[j] = src[i];
     this.n += to - from;
   }
   ascii(s: string) {
@@ -107,7 +109,8 @@ export class CsvFromJsonLines {
     if (b[this.p++] !== 0x7b) return false;
     for (let i = 0; i < this.keys.length; i++) {
       const k = this.keys[i];
-      if (this.p + k.length > end || b.compare(k, 0, k.length, this.p, this.p + k.length) !== 0) return false;
+      if (this.p + k.length > end) return false;
+      for (let j = 0, at = this.p; j < k.length; j++, at++) if (b[at] !== k[j]) return false;
       this.p += k.length;
       if (b[this.p++] !== COLON) return false;
       this.cellValue(end);
@@ -272,7 +275,7 @@ export class CsvFromJsonLines {
     const neg = b[start] === 0x2d ? 1 : 0;
     let plain = p - start - neg <= 15 && p - start - neg > 0 && !(b[start + neg] === 0x30 && p - start - neg > 1) && !(neg && b[start + 1] === 0x30);
     for (let i = start + neg; plain && i < p; i++) if (b[i] < 0x30 || b[i] > 0x39) plain = false;
-    if (plain) {
+    if (plain || this.plainDecimal(start + neg, p)) {
       out.copy(b, start, p);
       return;
     }
@@ -281,6 +284,29 @@ export class CsvFromJsonLines {
     const v = Number(token);
     if (!Number.isFinite(v)) throw notFollowed;
     out.ascii(String(v));
+  }
+
+  /**
+   * Digits, a point and digits ([from, to), after any minus sign) that JavaScript writes back the
+   * same: no exponent, no leading zero but a lone one before the point, no trailing zero, at most 15
+   * significant digits (so no shorter or nearer decimal names the same double), and at least 1e-6
+   * (smaller numbers are written with an exponent).
+   */
+  private plainDecimal(from: number, to: number): boolean {
+    const b = this.b;
+    let i = from;
+    while (i < to && b[i] >= 0x30 && b[i] <= 0x39) i++;
+    const intDigits = i - from;
+    if (intDigits === 0 || i >= to - 1 || b[i] !== 0x2e || b[to - 1] === 0x30) return false;
+    if (intDigits > 1 && b[from] === 0x30) return false;
+    for (let k = i + 1; k < to; k++) if (b[k] < 0x30 || b[k] > 0x39) return false;
+    let lead = 0;
+    if (intDigits === 1 && b[from] === 0x30) {
+      for (let k = i + 1; k < to && b[k] === 0x30; k++) lead++;
+      if (lead > 5) return false;
+      return to - i - 1 - lead <= 15;
+    }
+    return intDigits + (to - i - 1) <= 15;
   }
 
   private ws(end: number) {
@@ -361,7 +387,10 @@ export class CsvFromJsonLines {
     }
     const seen = this.seen;
     for (let i = frame; i < seen.length; i += 2) {
-      if (seen[i + 1] - seen[i] === ke - ks && b.compare(b, seen[i], seen[i + 1], ks, ke) === 0) throw notFollowed;
+      if (seen[i + 1] - seen[i] !== ke - ks) continue;
+      let same = true;
+      for (let a = seen[i], k = ks; same && k < ke; a++, k++) same = b[a] === b[k];
+      if (same) throw notFollowed;
     }
     seen.push(ks, ke);
   }
