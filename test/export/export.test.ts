@@ -8,6 +8,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { assertRefused } from '../helpers/refusal.ts';
 import { asset, call, ingest, json, tokenFor } from '../energy/helpers.ts';
+import { csvRecord } from '../../src/kit/csv.ts';
 
 const BASE = '/api/organisations/export';
 const clock = new ManualClock('2026-11-20T12:00:00Z');
@@ -172,6 +173,69 @@ test('one collection as JSON Lines and as CSV (RFC 4180, header row), both equal
   assert.match((await call(svc, admin, 'GET', `${BASE}/jobs/${done.job_id}/collections/statements.baselines?format=csv`)).body, /^baseline_id,site_id,.*\r\n$/);
   assertRefused(await call(svc, admin, 'GET', `${BASE}/jobs/${done.job_id}/collections/nothing.here`), 404, 'Not Found');
   assertRefused(await call(svc, admin, 'GET', `${BASE}/jobs/${done.job_id}/collections/telemetry.readings?format=xml`), 422, { fields: ['query.format'] });
+});
+
+test('CSV bytes are the kit’s CSV of each JSON line: quotes, commas, newlines, formulas, escapes, numbers and nested JSON', async () => {
+  await svc.createOrg('org-csv');
+  const token = await tokenFor(svc, 'org-csv');
+  // Text and JSON a spreadsheet or a hand-made CSV reader gets wrong; numbers JavaScript writes otherwise than PostgreSQL.
+  const texts = [
+    'plain',
+    'a,b',
+    'say "hi"',
+    'two\nlines',
+    'cr\r\nlf',
+    '=1+2',
+    '+44',
+    '-3',
+    '@sum',
+    '\tstart',
+    '\rstart',
+    '',
+    'é 日本 😀',
+    '\u0001\u001f ctl',
+    'back\\slash /',
+    "it's",
+  ];
+  const raws = [
+    {},
+    [],
+    { b: 1, a: [1, 2, { c: null }] },
+    { '2': 'x', '1': 'y', k: 'z' },
+    { big: 123456789012345678, tiny: 1e-7, e: 1e21, half: 0.5, neg: -0, list: [0.1, 1.5e300] },
+    { s: 'quote " comma , newline \n tab \t ctl \u0001 uni é 😀' },
+    { 'a,b': { '"': true, nested: [[], {}] } },
+    'just text',
+    42.125,
+    null,
+  ];
+  await svc.deps.db.query(
+    `insert into telemetry (org_id, asset_id, ts, received_at, power_kw, soc_pct, status, anomalies, raw)
+     select 'org-csv', t.v, timestamptz '2026-11-19T00:00:00Z' + t.i * interval '1 minute', timestamptz '2026-11-19T00:00:00Z' + t.i * interval '1 minute',
+            (array[0, -0.0, 0.1, 1e21, 1e-7, 123456.789, -2.25, 1e300])[1 + t.i % 8], t.i * 0.5, t.v, array[t.v, 'x'], r.v
+     from jsonb_array_elements_text($1::jsonb) with ordinality as t(v, i)
+     join jsonb_array_elements($2::jsonb) with ordinality as r(v, j) on r.j = 1 + (t.i - 1) % $3`,
+    [JSON.stringify(texts), JSON.stringify(raws), raws.length],
+  );
+  const j = json(await call(svc, token, 'POST', BASE, { collections: ['telemetry.readings'] }));
+  assert.equal(j.progress.total, texts.length);
+  await runToEnd(svc, token, j.job_id);
+  const columns = json(await call(svc, token, 'GET', `${BASE}/manifest`)).collections.find((c: any) => c.name === 'telemetry.readings').columns as string[];
+  const lines = (await call(svc, token, 'GET', `${BASE}/jobs/${j.job_id}/collections/telemetry.readings`)).body.split('\n').filter(Boolean);
+  assert.equal(lines.length, texts.length);
+  const csv = await call(svc, token, 'GET', `${BASE}/jobs/${j.job_id}/collections/telemetry.readings?format=csv`);
+  assert.equal(csv.statusCode, 200);
+  // Byte for byte what the kit writes from each line parsed (decisions 0205, 0490).
+  const expected =
+    csvRecord(columns) +
+    lines
+      .map((l: string) => {
+        const row = JSON.parse(l);
+        return csvRecord(columns.map((c) => row[c]));
+      })
+      .join('');
+  assert.equal(csv.rawPayload.toString('utf8'), expected);
+  assert.ok(csv.body.includes(`,'=1+2,`), 'a formula defused');
 });
 
 test('export refusals: roles, another organisation’s job, unknown collections, bad periods', async () => {

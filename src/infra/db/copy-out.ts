@@ -2,8 +2,8 @@
 // binary)` through a minimal "submittable" (the mechanism bench/lib/copy-in.ts uses the other way).
 // node-pg decodes every field of a result row into a JavaScript string; a bulk download of such
 // strings fills V8's young generation, promotes what is in flight and grows the old one. Here each
-// field arrives as the server's bytes (a text column in binary COPY is its UTF-8 text) and is copied
-// once into a Buffer, outside the V8 heap.
+// field arrives as the server's bytes (a text column in binary COPY is its UTF-8 text), handed to
+// the caller as it arrives (decision 0490), never gathered.
 import { escapeLiteral } from 'pg';
 
 interface CopyConnection {
@@ -32,17 +32,24 @@ export function inlineParams(sql: string, params: readonly unknown[] = []): stri
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
-/** Runs `COPY (sql) TO STDOUT (FORMAT binary)`; resolves to the rows, each field's bytes (null for NULL). */
-export class CopyOutRows {
+/**
+ * Runs `COPY (sql) TO STDOUT (FORMAT binary)` and hands each row to `onRow` as it arrives: each
+ * field's bytes (null for NULL) are views of the connection's read buffer, valid only while onRow
+ * runs (decision 0490): what the caller keeps it copies. Resolves to the number of rows.
+ */
+export class CopyOutStream {
   readonly text: string;
   /** Set by pg's Client: the query's end (and its read timeout). */
-  callback?: (err: Error | null, rows?: (Buffer | null)[][]) => void;
-  private readonly rows: (Buffer | null)[][] = [];
+  callback?: (err: Error | null, rows?: number) => void;
+  private rows = 0;
   private failed?: Error;
   private headerRead = false;
   private settled = false;
+  private readonly fields: (Buffer | null)[] = [];
+  private readonly onRow: (fields: readonly (Buffer | null)[]) => void;
 
-  constructor(sql: string, params?: readonly unknown[]) {
+  constructor(sql: string, params: readonly unknown[] | undefined, onRow: (fields: readonly (Buffer | null)[]) => void) {
+    this.onRow = onRow;
     this.text = `COPY (${inlineParams(sql, params)}) TO STDOUT (FORMAT binary)`;
   }
   submit(connection: CopyConnection) {
@@ -63,18 +70,19 @@ export class CopyOutRows {
         const n = b.readInt16BE(at);
         at += 2;
         if (n === -1) return; // the trailer
-        const row: (Buffer | null)[] = new Array(n);
+        const row = this.fields;
+        row.length = n;
         for (let i = 0; i < n; i++) {
           const len = b.readInt32BE(at);
           at += 4;
           if (len < 0) row[i] = null;
           else {
-            // A copy: pg's parser reuses its receive buffer for the messages that follow.
-            row[i] = Buffer.from(b.subarray(at, at + len));
+            row[i] = b.subarray(at, at + len);
             at += len;
           }
         }
-        this.rows.push(row);
+        this.rows++;
+        this.onRow(row);
       }
     } catch (e) {
       this.failed = e as Error;

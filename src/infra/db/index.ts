@@ -15,12 +15,14 @@ export interface Db extends Queryable {
   /** Runs fn inside one transaction; commits when it resolves, rolls back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /**
-   * A read whose columns are all text, answered as each field's UTF-8 bytes (null for NULL), never
-   * decoded into JavaScript strings: for bulk downloads, whose bytes then stay outside the V8 heap
-   * (decision 0475). PostgreSQL: `COPY (sql) TO STDOUT` in binary format, the parameters (strings
-   * and numbers) written into it as literals; the embedded store: the query, its fields encoded.
+   * A read whose columns are all text, each row handed to `onRow` as it arrives as its fields' UTF-8
+   * bytes (null for NULL), never decoded into JavaScript strings nor gathered: for bulk downloads
+   * (decisions 0475, 0490). The bytes are valid only while onRow runs (on PostgreSQL they are the
+   * connection's read buffer); what the caller keeps it copies. Resolves to the number of rows.
+   * PostgreSQL: `COPY (sql) TO STDOUT` in binary format, the parameters (strings and numbers)
+   * written into it as literals; the embedded store: the query, its fields encoded.
    */
-  queryBytes(sql: string, params?: unknown[]): Promise<(Buffer | null)[][]>;
+  queryBytes(sql: string, params: unknown[], onRow: (fields: readonly (Buffer | null)[]) => void): Promise<number>;
   /** Runs several parameterless statements (migrations). */
   exec(sql: string): Promise<void>;
   /** True when the store answers within timeoutMs. */

@@ -32,10 +32,11 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
   const db: Db = {
     kind: 'pglite',
     query: (sql, params) => engine.query(sql, params, currentOrgScope() || undefined),
-    queryBytes: async (sql, params) =>
-      (await engine.query<Record<string, unknown>>(sql, params, currentOrgScope() || undefined)).rows.map((r) =>
-        Object.values(r).map((v) => (v === null || v === undefined ? null : Buffer.from(String(v)))),
-      ),
+    queryBytes: async (sql, params, onRow) => {
+      const rows = (await engine.query<Record<string, unknown>>(sql, params, currentOrgScope() || undefined)).rows;
+      for (const r of rows) onRow(Object.values(r).map((v) => (v === null || v === undefined ? null : Buffer.from(String(v)))));
+      return rows.length;
+    },
     tx: (fn) => engine.transaction(currentOrgScope() || undefined, fn),
     exec: (sql) => engine.exec(sql),
     ping: (timeoutMs = 1000) => engine.ping(timeoutMs),

@@ -1,8 +1,10 @@
+import net from 'node:net';
 import pg from 'pg';
 import type { Db, QueryResult } from './index.ts';
 import { StoreUnavailableError, withTimeout } from './index.ts';
 import { currentOrgScope, scopeStatement } from './scope.ts';
-import { CopyOutRows } from './copy-out.ts';
+import { CopyOutStream } from './copy-out.ts';
+import { reusedBufferSocket } from './socket-reads.ts';
 
 // int8 (counts, sums of integers) as JS numbers, as PGlite returns them.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -78,6 +80,10 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
     idleTimeoutMillis: 30_000,
     query_timeout: opts.queryTimeoutMs ?? statementTimeoutMs + 500,
+    // Reads into one buffer per connection, not a new Buffer per read (decision 0490); TLS
+    // connections keep pg's own socket (TLS reads its socket itself).
+    // (pg calls it with the connection's settings; its types declare no argument.)
+    stream: ((c: { ssl?: unknown }) => (c.ssl ? new net.Socket() : reusedBufferSocket())) as unknown as () => net.Socket,
   });
   // A client losing its connection must not crash the process: pg emits 'error' on the client
   // (checked out or idle) when the server or the network drops it. The query in progress gets the
@@ -91,7 +97,7 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
   /** A checked-out connection; `dead` once one of its queries failed at the connection level. */
   interface Checkout {
     query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
-    queryBytes(sql: string, params?: unknown[]): Promise<(Buffer | null)[][]>;
+    queryBytes: Db['queryBytes'];
     dead?: Error;
   }
   async function withClient<T>(fn: (c: Checkout) => Promise<T>): Promise<T> {
@@ -112,10 +118,10 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
           throw surfaced(err);
         }
       },
-      async queryBytes(sql, params) {
+      async queryBytes(sql, params, onRow) {
         try {
-          return await new Promise<(Buffer | null)[][]>((resolve, reject) => {
-            const q = new CopyOutRows(sql, params);
+          return await new Promise<number>((resolve, reject) => {
+            const q = new CopyOutStream(sql, params, onRow);
             q.callback = (err, rows) => (err ? reject(err) : resolve(rows!));
             client.query(q as unknown as pg.QueryConfig);
           });
@@ -143,7 +149,7 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
   return {
     kind: 'postgres',
     query: (sql, params) => withClient((c) => c.query(sql, params)),
-    queryBytes: (sql, params) => withClient((c) => c.queryBytes(sql, params)),
+    queryBytes: (sql, params, onRow) => withClient((c) => c.queryBytes(sql, params, onRow)),
     tx: (fn) =>
       withClient(async (c) => {
         await c.query('BEGIN');

@@ -142,11 +142,21 @@ export function readReplica(opts: ReadReplicaOptions): ReadDb {
         () => replica.query<T>(sql, params),
         () => primary.query<T>(sql, params),
       ),
-    queryBytes: (sql: string, params?: unknown[]) =>
-      route(
-        () => replica.queryBytes(sql, params),
-        () => primary.queryBytes(sql, params),
-      ),
+    // Re-run on the primary only when the replica failed before its first row (a row already handed on cannot be taken back).
+    queryBytes: (sql: string, params: unknown[], onRow: (fields: readonly (Buffer | null)[]) => void) => {
+      let rows = 0;
+      return route(
+        () =>
+          replica.queryBytes(sql, params, (f) => {
+            rows++;
+            onRow(f);
+          }),
+        () => {
+          if (rows > 0) throw new StoreUnavailableError('the read store failed during a read already under way');
+          return primary.queryBytes(sql, params, onRow);
+        },
+      );
+    },
     // Read-only work only (a standby refuses anything else); re-run whole on the primary.
     tx: <T>(fn: (q: Queryable) => Promise<T>) =>
       route(

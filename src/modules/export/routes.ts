@@ -1,5 +1,4 @@
 // Data export (endpoints.md 4.7): manifest, jobs, progress and streamed downloads.
-import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../platform/operation.ts';
 import type { ExportService } from './service.ts';
@@ -60,7 +59,7 @@ export function exportOperations(svc: ExportService) {
         const stream = await svc.download(ctx, params.job_id);
         reply.type('application/x-ndjson; charset=utf-8');
         reply.header('Content-Disposition', `attachment; filename="export-${params.job_id}.jsonl"`);
-        return Readable.from(stream, { objectMode: false });
+        return stream;
       },
     }),
     op({
@@ -78,7 +77,7 @@ export function exportOperations(svc: ExportService) {
         const r = await svc.collection(ctx, params.job_id, params.collection, query.format);
         reply.type(r.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
         reply.header('Content-Disposition', `attachment; filename="${params.collection}.${r.format}"`);
-        return Readable.from(r.stream, { objectMode: false });
+        return r.stream;
       },
     }),
   ];

@@ -12,11 +12,13 @@ import { declareErrors } from '../../platform/error-docs.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { runInOrgScope } from '../../infra/db/scope.ts';
 import type { Job, JobOutcome } from '../../platform/jobs.ts';
-import { csvField, csvRecord } from '../../kit/csv.ts';
+import { csvRecord } from '../../kit/csv.ts';
 import { jobProgress } from '../../kit/progress.ts';
 import type { ExportableCollection, ExportPeriod } from './collections.ts';
 import type { ExportConfig } from './config.ts';
 import * as store from './store.ts';
+import { type ByteSink, DownloadStream } from './download-stream.ts';
+import { CsvFromJsonLines } from './csv-lines.ts';
 
 export const WRITE_KIND = 'export.write';
 const BASE = '/api/organisations/export';
@@ -41,24 +43,6 @@ const declared = declareErrors({
 
 export const exportErrors = declared.errors;
 export const EXPORT_ERROR_DOCS = declared.docs;
-
-/** A chunk's JSON Lines as CSV records (csvField's rules: formula-safe text, RFC 4180 quoting), one array join a chunk. */
-function csvChunk(bytes: Buffer, columns: readonly string[]): string {
-  const body = bytes.toString();
-  const out: string[] = [];
-  const last = columns.length - 1;
-  let at = 0;
-  for (let nl = body.indexOf('\n'); nl >= 0; at = nl + 1, nl = body.indexOf('\n', at)) {
-    const row = JSON.parse(body.slice(at, nl)) as Record<string, unknown>;
-    let rec = '';
-    for (let i = 0; i <= last; i++) {
-      const cell = csvField(row[columns[i]]);
-      rec += i === last ? `${cell}\r\n` : `${cell},`;
-    }
-    out.push(rec);
-  }
-  return out.join('');
-}
 
 function jobView(j: store.JobRow) {
   const expected = Number(j.rows_expected);
@@ -108,17 +92,18 @@ export function createExportService(
     return j;
   }
 
-  /** The parts in (seq, part) order, a few a query: the consumer's reads pull the next query (back-pressure). */
-  async function* chunks(orgId: string, jobId: string, opts: { collection?: string; wrapped?: boolean } = {}) {
+  /**
+   * A download's steps (DownloadStream): each runs one query of a few parts in (seq, part) order and
+   * hands each part's bytes to `part` as they arrive; the response's back-pressure runs the next.
+   */
+  function partSteps(orgId: string, jobId: string, opts: { collection?: string; wrapped?: boolean }, part: (body: Buffer, sink: ByteSink) => void) {
     const limit = 8;
     let at = { seq: -1, part: 0 };
-    for (;;) {
-      const parts = await runInOrgScope(orgId, () => store.nextParts(db, orgId, jobId, at, { ...opts, limit }));
-      for (const p of parts) yield p;
-      if (parts.length < limit) return;
-      const last = parts[parts.length - 1];
-      at = { seq: last.seq, part: last.part };
-    }
+    return async (sink: ByteSink) => {
+      const r = await runInOrgScope(orgId, () => store.nextParts(db, orgId, jobId, at, { ...opts, limit }, (body) => part(body, sink)));
+      at = { seq: r.seq, part: r.part };
+      return r.count === limit;
+    };
   }
 
   /** One step: up to stepChunks chunks, each with the job's new position in one transaction. */
@@ -214,11 +199,8 @@ export function createExportService(
     /** The whole export as JSON Lines: one line a row, `{"collection": …, "row": {…}}`. */
     async download(ctx: RequestContext, jobId: string) {
       const j = await completed(ctx, jobId);
-      const orgId = ctx.orgId;
-      return (async function* () {
-        // Each row wrapped by the database as it reads the part (store.nextParts).
-        for await (const c of chunks(orgId, j.job_id, { wrapped: true })) yield c.body;
-      })();
+      // Each row wrapped by the database as it reads the part (store.nextParts).
+      return new DownloadStream(partSteps(ctx.orgId, j.job_id, { wrapped: true }, (body, sink) => sink.write(body)));
     },
 
     /** One collection as JSON Lines (the rows themselves) or CSV (RFC 4180, header row, formula-safe). */
@@ -227,18 +209,23 @@ export function createExportService(
       if (!j.collections.includes(name)) throw errors.notFound();
       const coll = byName.get(name)!;
       const fmt = format ?? j.format;
-      const orgId = ctx.orgId;
-      const gen = async function* () {
-        if (fmt === 'csv') yield csvRecord([...coll.columns]);
-        for await (const c of chunks(orgId, j.job_id, { collection: name })) {
-          if (fmt === 'jsonl') {
-            yield c.body;
-            continue;
-          }
-          yield csvChunk(c.body, coll.columns);
+      // CSV written from the lines' bytes row by row (decision 0490).
+      const csv = new CsvFromJsonLines(coll.columns);
+      const step = partSteps(
+        ctx.orgId,
+        j.job_id,
+        { collection: name },
+        fmt === 'jsonl' ? (body, sink) => sink.write(body) : (body, sink) => csv.part(body, sink),
+      );
+      let header = fmt === 'csv';
+      const stream = new DownloadStream(async (sink) => {
+        if (header) {
+          header = false;
+          sink.text(csvRecord([...coll.columns]));
         }
-      };
-      return { format: fmt, jobId: j.job_id, stream: gen() };
+        return step(sink);
+      });
+      return { format: fmt, jobId: j.job_id, stream };
     },
 
     /** The queue's handler: one step, then the next step queued in the same store (resumable anywhere). */

@@ -116,18 +116,13 @@ export async function finish(q: Queryable, orgId: string, jobId: string, status:
 const WRAPPED_BODY = `'{"collection":' || to_json(collection)::text || ',"row":' ||
   replace(left(body, -1), E'\\n', E'}\\n{"collection":' || to_json(collection)::text || ',"row":') || E'}\\n'`;
 
-export interface Part {
-  seq: number;
-  part: number;
-  /** The part's JSON Lines as UTF-8 bytes (never a JavaScript string: decision 0475). */
-  body: Buffer;
-}
-
 /**
  * The next parts after (seq, part) (of one collection when named), a few at a time: each part a
  * few hundred rows, so memory stays flat. `wrapped`: lines as the whole export writes them, wrapped
- * by the database as it reads them (decision 0257). Read as bytes (Db.queryBytes), so a download's
- * text never enters the V8 heap.
+ * by the database as it reads them (decision 0257). Read as bytes (Db.queryBytes): each part's body
+ * is handed to `onPart` as it arrives, UTF-8 bytes valid only during the call (decision 0490), so a
+ * download's text never enters the V8 heap and no part is gathered. Answers the position of the
+ * last part read and how many were read.
  */
 export async function nextParts(
   db: Db,
@@ -135,17 +130,25 @@ export async function nextParts(
   jobId: string,
   after: { seq: number; part: number },
   opts: { collection?: string; wrapped?: boolean; limit: number },
-): Promise<Part[]> {
+  onPart: (body: Buffer) => void,
+): Promise<{ seq: number; part: number; count: number }> {
   const params: unknown[] = [orgId, jobId, after.seq, after.part, opts.limit];
   if (opts.collection) params.push(opts.collection);
-  const rows = await db.queryBytes(
+  const last = { seq: after.seq, part: after.part, count: 0 };
+  const empty = Buffer.alloc(0);
+  last.count = await db.queryBytes(
     // Output names unlike the columns: ORDER BY seq, part must sort the integers, not their text.
     `select seq::text as s, part::text as p, ${opts.wrapped ? WRAPPED_BODY : 'body'} as body from export_chunks
      where org_id = $1 and job_id = $2 and (seq, part) > ($3, $4) ${opts.collection ? 'and collection = $6' : ''}
      order by seq, part limit $5`,
     params,
+    ([seq, part, body]) => {
+      last.seq = Number(seq!.toString('latin1'));
+      last.part = Number(part!.toString('latin1'));
+      onPart(body ?? empty);
+    },
   );
-  return rows.map(([seq, part, body]) => ({ seq: Number(seq!.toString()), part: Number(part!.toString()), body: body ?? Buffer.alloc(0) }));
+  return last;
 }
 
 /** Expiry sweep: deletes the chunks of every export past its expiry and marks it expired. */
