@@ -172,6 +172,11 @@ select free_vend from hub_sites where org_id=$1 and site_id=$2
 insert into hub_commands (org_id, command_id, charge_point_id, action, parameters, ocpp_version, ocpp_action, request, status, created_by, created_at, completed_at)
   values ($1,$2,$3,$4,$5::jsonb,$6,$7,$8::jsonb,$9,$10,$11::timestamptz,case when $9 = 'pending' then null else $11::timestamptz end) returning ${COMMAND_COLS}
 
+-- store.ts: recentSettings
+select parameters, status, created_at from hub_commands
+  where org_id = $1 and charge_point_id = $2 and created_at > $3 and created_by = $4 and action = 'change-configuration'
+  order by created_at desc limit 50
+
 -- store.ts: failStalePending
 update hub_commands set status='failed', error=$2, completed_at=$3 where status='pending' and created_at < $1
 

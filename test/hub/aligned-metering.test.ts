@@ -32,7 +32,7 @@ before(async () => {
   plainAdmin = await plain.token({ orgId: ORG, roles: ['ORG_ADMIN'], expiresIn: '400d' });
   base = await listen(svc);
   plainBase = await listen(plain);
-  for (const id of ['A16', 'A201', 'ANO']) {
+  for (const id of ['A16', 'A201', 'ANO', 'ALOOP', 'ALOOPNO']) {
     pw[id] = (
       await siteWithCharger(svc, admin, { site_id: 'al', name: 'Aligned', free_vend: true }, { charge_point_id: id, max_power_kw: 22, connectors: 1 })
     ).password;
@@ -166,4 +166,54 @@ test('unset (the default): the hub sends a booted charger nothing', async () => 
   assert.equal(r.statusCode, 200);
   assert.deepEqual(json(r).commands, []);
   assert.deepEqual(received, []);
+});
+
+test('a charger that boots in a loop is not asked again: an accepted setting waits a day, a refused one ten minutes (decision 0493)', async () => {
+  clock.set('2026-05-02T09:00:00.000Z');
+  const yes = await boot(base, 'ALOOP', 'ocpp1.6', () => ({ status: 'Accepted' }));
+  const no = await boot(base, 'ALOOPNO', 'ocpp1.6', () => ({ status: 'Rejected' }));
+  await commands(svc, admin, 'ALOOP', 2);
+  await commands(svc, admin, 'ALOOPNO', 2);
+  /** Boots again; the Heartbeat after it is answered after anything the hub sent on that boot. */
+  const reboot = async (c: Charger) => {
+    assert.equal((await c.call('BootNotification', { chargePointVendor: 'Acme', chargePointModel: 'One' })).status, 'Accepted');
+    await c.call('Heartbeat', {});
+  };
+  for (let i = 0; i < 5; i++) {
+    await reboot(yes.c);
+    await reboot(no.c);
+  }
+  // Ten minutes on: the refused settings are asked again; the accepted ones are not. A charger's
+  // boots are handled in order, so once this boot's two commands are settled every earlier boot's
+  // are too: exactly four means the five quick boots sent nothing.
+  clock.set('2026-05-02T09:10:00.000Z');
+  await reboot(yes.c);
+  await reboot(no.c);
+  assert.deepEqual(
+    (await commands(svc, admin, 'ALOOPNO', 4)).map((x) => [x.parameters.key, x.status]),
+    [
+      ['ClockAlignedDataInterval', 'rejected'],
+      ['ClockAlignedDataInterval', 'rejected'],
+      ['MeterValuesAlignedData', 'rejected'],
+      ['MeterValuesAlignedData', 'rejected'],
+    ],
+  );
+  assert.equal(no.received.length, 4);
+  // A day after they were accepted, a boot asks again: two more, and only two, for seven boots.
+  clock.set('2026-05-03T09:00:00.000Z');
+  await reboot(yes.c);
+  assert.deepEqual(
+    (await commands(svc, admin, 'ALOOP', 4)).map((x) => [x.parameters.key, x.status]),
+    [
+      ['ClockAlignedDataInterval', 'accepted'],
+      ['ClockAlignedDataInterval', 'accepted'],
+      ['MeterValuesAlignedData', 'accepted'],
+      ['MeterValuesAlignedData', 'accepted'],
+    ],
+  );
+  assert.equal(yes.received.length, 4);
+  // The audit log holds one entry a command sent, no more.
+  const audit = json(await svc.request({ method: 'GET', url: '/api/hardware/admin/audit-log?limit=200', headers: auth(admin) }));
+  const sent = audit.entries.filter((e: Record<string, any>) => e.action === 'hub.command.send' && ['ALOOP', 'ALOOPNO'].includes(e.target_id));
+  assert.equal(sent.length, 8);
 });

@@ -552,6 +552,19 @@ export const hubStore = {
     return r.rows[0];
   },
   /**
+   * The `change-configuration` commands `createdBy` sent this charger since `since`, newest first
+   * (their parameters, status and time): what the boot's aligned metering was already asked.
+   */
+  async recentSettings(q: Queryable, orgId: string, cpId: string, createdBy: string, since: Date) {
+    const r = await q.query<{ parameters: { key?: unknown; value?: unknown }; status: string; created_at: Date }>(
+      `select parameters, status, created_at from hub_commands
+       where org_id = $1 and charge_point_id = $2 and created_at > $3 and created_by = $4 and action = 'change-configuration'
+       order by created_at desc limit 50`,
+      [orgId, cpId, since, createdBy],
+    );
+    return r.rows.map((x) => ({ ...x, created_at: new Date(x.created_at) }));
+  },
+  /**
    * Commands of every organisation still `pending` though sent before `before`: their outcome was
    * never recorded (decision 0437). Stored as `failed` with `error`; answers how many.
    */

@@ -517,6 +517,10 @@ function statusOf(e: CommandEntry, out: CommandOutcome): CommandStatus {
 
 /** `requested_by` of the commands the hub sends of its own accord (decision 0489). */
 export const HUB_REQUESTER = 'hub';
+/** A setting the charger accepted at boot is not sent again within a day (decision 0493). */
+const ALIGN_ACCEPTED_FOR_MS = 86_400_000;
+/** Nor is one sent within the last ten minutes, whatever its answer (a charger booting in a loop). */
+const ALIGN_RESEND_AFTER_MS = 600_000;
 
 /** How long after its answer was due a command still `pending` is taken as lost (decision 0437). */
 export const STALE_COMMAND_GRACE_MS = 60_000;
@@ -539,6 +543,50 @@ export function createCommandService(deps: HubDeps) {
    * A command's row stored (pending, or offline when it cannot be sent) and its sending audited as
    * `who`, in one transaction: the same for a user's request and the hub's own (decision 0489).
    */
+  /** Charger by charger, the boot's aligned-metering requests in flight (decision 0493). */
+  const aligning = new Map<string, Promise<unknown>>();
+
+  async function alignOnce(orgId: string, cpId: string, seconds: number) {
+    const cp = await store.chargePoint(db, orgId, cpId);
+    const version = (cp?.ocpp_version as OcppVersion | null) ?? null;
+    if (!cp || !version || seconds <= 0) return;
+    const change = COMMANDS.find((c) => c.name === 'change-configuration')!;
+    const settings: [string, string][] =
+      version === 'ocpp1.6'
+        ? [
+            ['ClockAlignedDataInterval', String(seconds)],
+            ['MeterValuesAlignedData', 'Energy.Active.Import.Register'],
+          ]
+        : [
+            ['AlignedDataCtrlr.Interval', String(seconds)],
+            ['AlignedDataCtrlr.Measurands', 'Energy.Active.Import.Register'],
+          ];
+    // A charger that boots in a loop is not asked again and again (decision 0493): a setting it
+    // accepted within the last day, or that was sent to it (whatever the answer) within the last
+    // ten minutes, is not sent. So a looping charger costs at most two commands (and two audit
+    // entries) each ten minutes, and one that accepted, two a day.
+    const now = clock.now().getTime();
+    const recent = await store.recentSettings(db, orgId, cp.charge_point_id, HUB_REQUESTER, new Date(now - ALIGN_ACCEPTED_FOR_MS));
+    const asked = (key: string, value: string) =>
+      recent.some(
+        (r) => r.parameters.key === key && r.parameters.value === value && (r.status === 'accepted' || r.created_at.getTime() > now - ALIGN_RESEND_AFTER_MS),
+      );
+    for (const [key, value] of settings) {
+      if (asked(key, value)) continue;
+      const body = { key, value };
+      const call = await change.call({ db, orgId, cp, version, now: clock.now(), secret: undefined }, body);
+      const row = await record(orgId, { orgId, actorType: 'system', actorId: HUB_REQUESTER }, cp, change, body, call, {
+        version,
+        request: call.params as Record<string, unknown>,
+        createdBy: HUB_REQUESTER,
+        offline: false,
+        reason: 'boot',
+      });
+      const { out } = await deliver(orgId, cp, change, call, row);
+      if (out.delivery === 'not_connected') return;
+    }
+  }
+
   async function record(
     orgId: string,
     who: Parameters<HubDeps['audit']['record']>[1],
@@ -620,34 +668,20 @@ export function createCommandService(deps: HubDeps) {
      * reading of an idle charger; two change-configuration commands, requested by `hub`, audited
      * as the system's. A refusal or a charger without these keys is recorded and left there.
      */
-    async alignMetering(orgId: string, cpId: string, seconds: number) {
-      const cp = await store.chargePoint(db, orgId, cpId);
-      const version = (cp?.ocpp_version as OcppVersion | null) ?? null;
-      if (!cp || !version || seconds <= 0) return;
-      const change = COMMANDS.find((c) => c.name === 'change-configuration')!;
-      const settings: [string, string][] =
-        version === 'ocpp1.6'
-          ? [
-              ['ClockAlignedDataInterval', String(seconds)],
-              ['MeterValuesAlignedData', 'Energy.Active.Import.Register'],
-            ]
-          : [
-              ['AlignedDataCtrlr.Interval', String(seconds)],
-              ['AlignedDataCtrlr.Measurands', 'Energy.Active.Import.Register'],
-            ];
-      for (const [key, value] of settings) {
-        const body = { key, value };
-        const call = await change.call({ db, orgId, cp, version, now: clock.now(), secret: undefined }, body);
-        const row = await record(orgId, { orgId, actorType: 'system', actorId: HUB_REQUESTER }, cp, change, body, call, {
-          version,
-          request: call.params as Record<string, unknown>,
-          createdBy: HUB_REQUESTER,
-          offline: false,
-          reason: 'boot',
-        });
-        const { out } = await deliver(orgId, cp, change, call, row);
-        if (out.delivery === 'not_connected') return;
-      }
+    /**
+     * Asks a booted charger for clock-aligned meter values (decision 0489). One charger's boots are
+     * handled one after another (its connection is on this instance), so boots in quick succession
+     * see what the ones before them sent (decision 0493).
+     */
+    alignMetering(orgId: string, cpId: string, seconds: number): Promise<void> {
+      const k = `${orgId}\u0000${cpId}`;
+      const run = (aligning.get(k) ?? Promise.resolve()).then(() => alignOnce(orgId, cpId, seconds));
+      const tail = run.catch(() => undefined);
+      aligning.set(k, tail);
+      void tail.then(() => {
+        if (aligning.get(k) === tail) aligning.delete(k);
+      });
+      return run;
     },
 
     async listCommands(ctx: RequestContext, cpId: string, query: { limit?: number; cursor?: string }) {
