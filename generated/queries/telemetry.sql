@@ -370,8 +370,13 @@ jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
 -- store.ts: COUNTER_HALF_HOURS
   with b as (
     select a.aid, k.key,
-           coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
-                     and ${COUNTER_SAMPLE}), $3::timestamptz) as lo,
+           -- A key the asset did not report from $3 on (within the gap) has no segment in the range:
+           -- its probe back would scan the whole gap for nothing.
+           case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= $3 and ts < $4::timestamptz + $5::interval
+                             and ${COUNTER_SAMPLE})
+                then coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
+                               and ${COUNTER_SAMPLE}), $3::timestamptz)
+                else $3::timestamptz end as lo,
            coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
                      and ${COUNTER_SAMPLE}), $4::timestamptz) as hi
     from (select distinct unnest($2::text[]) as aid) a cross join (select distinct unnest($6::text[]) as key) k
@@ -404,14 +409,18 @@ jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
 
 -- store.ts: SPAN_NEIGHBOURS
   select a.i::int as i,
-         least((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}),
+         least(case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${POWER_SAMPLE})
+                    then (select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}) end,
                (select min(x.p) from unnest($7::text[]) as k(key) cross join lateral
                   (select max(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval
-                   and ${COUNTER_SAMPLE}) x)) as before,
-         greatest((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}),
+                   and ${COUNTER_SAMPLE}) x
+                where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE}))) as before,
+         greatest(case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${POWER_SAMPLE})
+                       then (select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}) end,
                   (select max(x.p) from unnest($7::text[]) as k(key) cross join lateral
                      (select min(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval
-                      and ${COUNTER_SAMPLE}) x)) as after
+                      and ${COUNTER_SAMPLE}) x
+                   where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE}))) as after
   from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as a(aid, f, t, i)
   order by a.i
 
