@@ -34,6 +34,7 @@ import { startHaproxy } from './lib/haproxy.ts';
 import { createDatabase, freePort, onCleanup, removeBusStreamAtEnd, runMain, sleep, tempDir } from './faults/lib/servers.ts';
 import { baseEnv, serviceProcess, type ServiceProcess } from './faults/lib/service.ts';
 import { cli, createApiKey, createReport, envInt, json, login, newSecret, request, showTally, tally, type Answer } from './faults/lib/client.ts';
+import { startWebhookReceiver } from './faults/lib/webhook-receiver.ts';
 
 const RATE = envInt('CLUSTER_RATE', 8);
 const SECONDS = envInt('CLUSTER_SECONDS', 150);
@@ -75,24 +76,7 @@ runMain(async () => {
   log(`machine: ${await machine()} (shared: other work runs on it meanwhile)`);
 
   // Webhook receiver: records every event id.
-  const receipts: string[] = [];
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      let id = String(req.headers['platform-event-id'] ?? '');
-      try {
-        id ||= JSON.parse(Buffer.concat(chunks).toString()).id;
-      } catch {
-        /* '' */
-      }
-      receipts.push(id);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  onCleanup('receiver', () => new Promise<void>((r) => receiver.close(() => r())));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const { url: receiverUrl, ids: receipts } = await startWebhookReceiver();
 
   const dir = tempDir('cluster-run-');
   const dbName = `cluster_${randomBytes(4).toString('hex')}`;

@@ -35,6 +35,7 @@ import { startHaproxy } from '../lib/haproxy.ts';
 import { createDatabase, freePort, onCleanup, runMain, sleep, tempDir } from './lib/servers.ts';
 import { baseEnv, serviceProcess, type ServiceProcess } from './lib/service.ts';
 import { cli, createReport, envInt, json, newSecret, request, accessToken, showTally, tally } from './lib/client.ts';
+import { startWebhookReceiver } from './lib/webhook-receiver.ts';
 
 const RATE = envInt('LOSS_RATE', 5);
 const BATCH = envInt('LOSS_BATCH', 20);
@@ -93,24 +94,7 @@ runMain(async () => {
   log(`layout: ${JSON.stringify(settings)}`);
 
   // Webhook receiver: every delivery's event id.
-  const receipts: string[] = [];
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      let id = String(req.headers['platform-event-id'] ?? '');
-      try {
-        id ||= JSON.parse(Buffer.concat(chunks).toString()).id;
-      } catch {
-        /* '' */
-      }
-      receipts.push(id);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  onCleanup('receiver', () => new Promise<void>((r) => receiver.close(() => r())));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const { url: receiverUrl, ids: receipts } = await startWebhookReceiver();
 
   const dbName = `loss_${randomBytes(4).toString('hex')}`;
   const databaseUrl = await createDatabase(settings.DATABASE_URL!, dbName);

@@ -18,9 +18,10 @@ import { join } from 'node:path';
 import http from 'node:http';
 import pg from 'pg';
 import { fmt, machine, pinSelf } from '../lib/stats.ts';
-import { createDatabase, freePort, onCleanup, runMain, sleep, tempDir } from './lib/servers.ts';
+import { createDatabase, freePort, runMain, sleep, tempDir } from './lib/servers.ts';
 import { baseEnv, serviceProcess } from './lib/service.ts';
 import { cli, createReport, envInt, json, login, newSecret, request, secs, showTally, tally } from './lib/client.ts';
+import { startWebhookReceiver } from './lib/webhook-receiver.ts';
 
 const EVENTS = envInt('FAULT_WEBHOOK_EVENTS', 1000);
 const KILLS = (process.env.FAULT_WEBHOOK_KILLS ?? '300,700')
@@ -41,24 +42,7 @@ runMain(async () => {
   log(`machine: ${await machine()}`);
 
   // The receiver: records every event id, answers 200 after 0-50 ms.
-  const receipts: { id: string; at: number }[] = [];
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      let id = String(req.headers['platform-event-id'] ?? '');
-      try {
-        id ||= JSON.parse(Buffer.concat(chunks).toString()).id;
-      } catch {
-        /* recorded as '' */
-      }
-      receipts.push({ id, at: performance.now() });
-      setTimeout(() => res.writeHead(200).end('ok'), Math.random() * 50);
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  onCleanup('receiver', () => new Promise<void>((r) => receiver.close(() => r())));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const { url: receiverUrl, receipts } = await startWebhookReceiver({ delayMs: () => Math.random() * 50 });
 
   const dir = tempDir('fault-hook-run-');
   const dbUrl = await createDatabase(ADMIN_URL, `fault_hook_${randomBytes(4).toString('hex')}`);
