@@ -544,7 +544,7 @@ export function createCommandService(deps: HubDeps) {
    * `who`, in one transaction: the same for a user's request and the hub's own (decision 0489).
    */
   /** Charger by charger, the boot's aligned-metering requests in flight (decision 0493). */
-  const aligning = new Map<string, Promise<unknown>>();
+  const aligning = new Map<string, Promise<void>>();
 
   async function alignOnce(orgId: string, cpId: string, seconds: number) {
     const cp = await store.chargePoint(db, orgId, cpId);
@@ -676,11 +676,16 @@ export function createCommandService(deps: HubDeps) {
     alignMetering(orgId: string, cpId: string, seconds: number): Promise<void> {
       const k = `${orgId}\u0000${cpId}`;
       const run = (aligning.get(k) ?? Promise.resolve()).then(() => alignOnce(orgId, cpId, seconds));
-      const tail = run.catch(() => undefined);
+      // Settles either way (the boot hook settles `run` itself); removes the charger's entry when it is the last.
+      const tail: Promise<void> = run
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .then(() => {
+          if (aligning.get(k) === tail) aligning.delete(k);
+        });
       aligning.set(k, tail);
-      void tail.then(() => {
-        if (aligning.get(k) === tail) aligning.delete(k);
-      });
       return run;
     },
 
