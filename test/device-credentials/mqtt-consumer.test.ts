@@ -86,27 +86,38 @@ const connect = (c: { id: string; secret: string }) =>
   mqtt.connectAsync(URL_, { username: c.id, password: c.secret, protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000 });
 
 /** Subscribes to a results topic and returns a function that waits for the next answer on it. */
+/**
+ * The answers on `topic`, in arrival order. `next(key)` waits for the answer to the message
+ * published with that correlation data and passes over others: QoS 1 is at least once, so a message
+ * the broker delivered again (after a consumer reconnects) may be answered again.
+ */
 async function answers(device: MqttClient, topic: string) {
-  const queue: Record<string, unknown>[] = [];
-  const waiters: ((m: Record<string, unknown>) => void)[] = [];
-  device.on('message', (t, payload) => {
+  const queue: { m: Record<string, unknown>; key?: string }[] = [];
+  const waiters: ((a: { m: Record<string, unknown>; key?: string }) => void)[] = [];
+  device.on('message', (t, payload, packet) => {
     if (t !== topic) return;
-    const m = JSON.parse(payload.toString('utf8')) as Record<string, unknown>;
+    const a = { m: JSON.parse(payload.toString('utf8')) as Record<string, unknown>, key: packet.properties?.correlationData?.toString() };
     const w = waiters.shift();
-    if (w) w(m);
-    else queue.push(m);
+    if (w) w(a);
+    else queue.push(a);
   });
   await device.subscribeAsync(topic, { qos: 1 });
-  return () =>
+  const one = () =>
     queue.length
       ? Promise.resolve(queue.shift()!)
-      : new Promise<Record<string, unknown>>((resolve, reject) => {
+      : new Promise<{ m: Record<string, unknown>; key?: string }>((resolve, reject) => {
           const timer = setTimeout(() => reject(new Error(`no answer on ${topic} within 30 s`)), 30_000);
-          waiters.push((m) => {
+          waiters.push((a) => {
             clearTimeout(timer);
-            resolve(m);
+            resolve(a);
           });
         });
+  return async (key?: string) => {
+    for (;;) {
+      const a = await one();
+      if (key === undefined || a.key === key) return a.m;
+    }
+  };
 }
 
 async function history(token: string, assetId: string) {
@@ -454,15 +465,16 @@ test('a heartbeat on the heartbeat topic is recorded as the HTTP heartbeat recor
       ['greater_than_equal', 'body.buffer_depth'],
     ]);
     // The service's own rule (silent after late) as over HTTP.
-    await device.publishAsync(`${ROOT}/${ORG}/site-a/heartbeat`, JSON.stringify({ thresholds: { late_after_s: 300, silent_after_s: 200 } }), { qos: 1 });
-    const rule = await next();
+    const tagged = (key: string) => ({ qos: 1 as const, properties: { correlationData: Buffer.from(key) } });
+    await device.publishAsync(`${ROOT}/${ORG}/site-a/heartbeat`, JSON.stringify({ thresholds: { late_after_s: 300, silent_after_s: 200 } }), tagged('rule'));
+    const rule = await next('rule');
     assert.equal(rule.status, 422, JSON.stringify(rule));
-    await device.publishAsync(`${ROOT}/${ORG}/site-a/heartbeat`, '[1]', { qos: 1 });
-    assert.equal((await next()).code, 'malformed_payload');
+    await device.publishAsync(`${ROOT}/${ORG}/site-a/heartbeat`, '[1]', tagged('malformed'));
+    assert.equal((await next('malformed')).code, 'malformed_payload');
     // Text no store can hold: HTTP's 422, acknowledged (it was a store error the broker sent again
     // and again, holding up the consumer connection's other messages).
-    await device.publishAsync(`${ROOT}/${ORG}/site-a/heartbeat`, JSON.stringify({ firmware: '4.2\u0000' }), { qos: 1 });
-    const nul = await next();
+    await device.publishAsync(`${ROOT}/${ORG}/site-a/heartbeat`, JSON.stringify({ firmware: '4.2\u0000' }), tagged('nul'));
+    const nul = await next('nul');
     assert.equal(nul.status, 422, JSON.stringify(nul));
     assert.deepEqual(
       (nul.detail as { type: string; loc: unknown[] }[]).map((f) => [f.type, f.loc.join('.')]),
