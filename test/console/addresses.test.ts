@@ -11,6 +11,21 @@ import { CONSOLE_DIST } from '../../src/platform/console-ui.ts';
 import { noBrowser, openConsole, type PageGlobals, signIn, until } from './browser.ts';
 
 const ORG = 'console-addresses';
+
+/** The UK calendar day `n` days before today on this machine's clock (the browser's), as ISO and as dd/mm/yyyy. */
+function ukDayBefore(n: number): { iso: string; uk: string } {
+  const iso = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London', year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(Date.now() - n * 86_400_000),
+  );
+  const [y, m, d] = iso.split('-');
+  return { iso, uk: `${d}/${m}/${y}` };
+}
+/** The calendar day after an ISO day. */
+function nextDay(iso: string): { iso: string; uk: string } {
+  const next = new Date(Date.parse(`${iso}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  const [y, m, d] = next.split('-');
+  return { iso: next, uk: `${d}/${m}/${y}` };
+}
 const EMAIL = 'linker@console.test';
 const PASSWORD = 'correct-horse-battery-staple';
 
@@ -81,25 +96,29 @@ test('in Chromium: a deep link survives sign-in, each selection is in the addres
     await page.getByRole('heading', { name: 'Energy for a day' }).waitFor();
     // The day is written and read as in the UK (dd/mm/yyyy), not as the browser's date input shows it.
     const day = page.getByLabel('UK day');
-    await day.fill('23/11/2026');
-    await until(page, () => (globalThis as unknown as PageGlobals).location.hash.includes('day=2026-11-23'));
-    assert.match(hash(), /^#\/energy\?(.*&)?day=2026-11-23/);
-    await until(page, (want) => (globalThis as unknown as PageGlobals).document.getElementById('energy-day')?.value === want, '23/11/2026');
+    // Days a week before the browser's UK today, so that the default (today) is neither of them
+    // whatever the date the suite runs on.
+    const { iso: d1, uk: d1uk } = ukDayBefore(7);
+    const { iso: d2, uk: d2uk } = nextDay(d1);
+    await day.fill(d1uk);
+    await until(page, (want) => (globalThis as unknown as PageGlobals).location.hash.includes(want), `day=${d1}`);
+    assert.match(hash(), new RegExp(`^#/energy\\?(.*&)?day=${d1}`));
+    await until(page, (want) => (globalThis as unknown as PageGlobals).document.getElementById('energy-day')?.value === want, d1uk);
     await page.getByRole('heading', { name: 'Energy for a day' }).waitFor();
     // Not a day: said so, and the address keeps the last good one.
     await day.fill('31/02/2026');
     await day.press('Enter');
     await page.getByText('Not a day: write it as dd/mm/yyyy, for example 24/11/2026.').waitFor();
-    assert.match(hash(), /day=2026-11-23/);
+    assert.match(hash(), new RegExp(`day=${d1}`));
     await page.getByRole('button', { name: 'Day after' }).click();
-    await until(page, () => (globalThis as unknown as PageGlobals).location.hash.includes('day=2026-11-24'));
-    await until(page, (want) => (globalThis as unknown as PageGlobals).document.getElementById('energy-day')?.value === want, '24/11/2026');
+    await until(page, (want) => (globalThis as unknown as PageGlobals).location.hash.includes(want), `day=${d2}`);
+    await until(page, (want) => (globalThis as unknown as PageGlobals).document.getElementById('energy-day')?.value === want, d2uk);
     await page.goBack();
-    await until(page, (want) => (globalThis as unknown as PageGlobals).document.getElementById('energy-day')?.value === want, '23/11/2026');
+    await until(page, (want) => (globalThis as unknown as PageGlobals).document.getElementById('energy-day')?.value === want, d1uk);
     await page.goBack();
     await until(page, () => !(globalThis as unknown as PageGlobals).location.hash.includes('day='));
-    assert.notEqual(await day.inputValue(), '23/11/2026');
-    assert.match(await day.inputValue(), /^\d{2}\/\d{2}\/\d{4}$/);
+    assert.notEqual(await day.inputValue(), d1uk);
+    assert.equal(await day.inputValue(), ukDayBefore(0).uk, 'without a day in the address, the UK today is shown');
     assert.deepEqual(c.failures, [], 'no script errors in the page');
   } finally {
     await c.close();
