@@ -11,6 +11,7 @@ import { startTestService, json, type TestService } from '../helpers/service.ts'
 import { ManualClock } from '../../src/platform/clock.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { auth, charger, listen, siteWithCharger, type Charger } from './helpers.ts';
+import { sample, scrape } from '../helpers/metrics.ts';
 
 const H = '/api/csms/api/hub';
 const ORG = 'hub-aligned';
@@ -32,7 +33,7 @@ before(async () => {
   plainAdmin = await plain.token({ orgId: ORG, roles: ['ORG_ADMIN'], expiresIn: '400d' });
   base = await listen(svc);
   plainBase = await listen(plain);
-  for (const id of ['A16', 'A201', 'ANO', 'ALOOP', 'ALOOPNO']) {
+  for (const id of ['A16', 'A201', 'ANO', 'ALOOP', 'ALOOPNO', 'AFLOOD']) {
     pw[id] = (
       await siteWithCharger(svc, admin, { site_id: 'al', name: 'Aligned', free_vend: true }, { charge_point_id: id, max_power_kw: 22, connectors: 1 })
     ).password;
@@ -216,4 +217,38 @@ test('a charger that boots in a loop is not asked again: an accepted setting wai
   const audit = json(await svc.request({ method: 'GET', url: '/api/hardware/admin/audit-log?limit=200', headers: auth(admin) }));
   const sent = audit.entries.filter((e: Record<string, any>) => e.action === 'hub.command.send' && ['ALOOP', 'ALOOPNO'].includes(e.target_id));
   assert.equal(sent.length, 8);
+});
+
+test('boots faster than the hub can ask: the charger holds one request running and one waiting, the rest are folded and counted (decision 0493)', async () => {
+  clock.set('2026-05-04T09:00:00.000Z');
+  // The charger holds its answers to the hub's requests until released, so the first boot's
+  // request stays running while 30 more boots arrive.
+  let release!: () => void;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const flood = await boot(base, 'AFLOOD', 'ocpp1.6', async () => {
+    await held;
+    return { status: 'Accepted' };
+  });
+  await eventually(async () => flood.received.length === 1, 'the first boot’s request reached the charger');
+  const before = sample(await scrape(svc), 'eps_hub_boot_alignments_folded_total') ?? 0;
+  for (let i = 0; i < 30; i++) {
+    assert.equal((await flood.c.call('BootNotification', { chargePointVendor: 'Acme', chargePointModel: 'One' })).status, 'Accepted');
+  }
+  // The first of the 30 waits behind the running request; the other 29 join it.
+  await eventually(async () => (sample(await scrape(svc), 'eps_hub_boot_alignments_folded_total') ?? 0) - before === 29, '29 boots folded');
+  release();
+  // The running request's two settings are sent and accepted; the waiting one then finds them
+  // accepted and sends nothing: two commands for 31 boots.
+  assert.deepEqual(
+    (await commands(svc, admin, 'AFLOOD', 2)).map((x) => [x.parameters.key, x.status]),
+    [
+      ['ClockAlignedDataInterval', 'accepted'],
+      ['MeterValuesAlignedData', 'accepted'],
+    ],
+  );
+  await flood.c.call('Heartbeat', {});
+  assert.equal(flood.received.length, 2);
+  assert.equal((sample(await scrape(svc), 'eps_hub_boot_alignments_folded_total') ?? 0) - before, 29);
 });

@@ -35,7 +35,12 @@ export const hubModule: ModuleFactory = (deps) => {
     tls: settings.tls,
     host: deps.config.host,
   });
+  const folded = deps.metrics.counter({
+    name: 'hub_boot_alignments_folded_total',
+    help: "Boots whose aligned-metering request joined the charger's one already waiting (a charger booting in a loop)",
+  });
   const service = createHubService({
+    onAlignmentFolded: () => folded.inc(),
     db: deps.db,
     clock: deps.clock,
     cursors: deps.cursors,

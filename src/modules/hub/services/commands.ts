@@ -543,8 +543,14 @@ export function createCommandService(deps: HubDeps) {
    * A command's row stored (pending, or offline when it cannot be sent) and its sending audited as
    * `who`, in one transaction: the same for a user's request and the hub's own (decision 0489).
    */
-  /** Charger by charger, the boot's aligned-metering requests in flight (decision 0493). */
-  const aligning = new Map<string, Promise<void>>();
+  /**
+   * Charger by charger, the boot's aligned-metering requests in flight (decision 0493): the last
+   * link of its chain, and the link still waiting to start, if any. Boots that come while a link
+   * waits share it (its reads happen when it starts, after every earlier link), so a charger that
+   * boots faster than the hub can ask it holds at most one running and one waiting link, whatever
+   * the number of boots.
+   */
+  const aligning = new Map<string, { tail: Promise<void>; waiting?: Promise<void> }>();
 
   async function alignOnce(orgId: string, cpId: string, seconds: number) {
     const cp = await store.chargePoint(db, orgId, cpId);
@@ -675,17 +681,27 @@ export function createCommandService(deps: HubDeps) {
      */
     alignMetering(orgId: string, cpId: string, seconds: number): Promise<void> {
       const k = `${orgId}\u0000${cpId}`;
-      const run = (aligning.get(k) ?? Promise.resolve()).then(() => alignOnce(orgId, cpId, seconds));
+      const chain = aligning.get(k);
+      if (chain?.waiting) {
+        deps.onAlignmentFolded?.();
+        return chain.waiting;
+      }
+      const entry: { tail: Promise<void>; waiting?: Promise<void> } = { tail: Promise.resolve() };
+      const run = (chain?.tail ?? Promise.resolve()).then(() => {
+        if (entry.waiting === run) entry.waiting = undefined;
+        return alignOnce(orgId, cpId, seconds);
+      });
+      entry.waiting = run;
       // Settles either way (the boot hook settles `run` itself); removes the charger's entry when it is the last.
-      const tail: Promise<void> = run
+      entry.tail = run
         .then(
           () => undefined,
           () => undefined,
         )
         .then(() => {
-          if (aligning.get(k) === tail) aligning.delete(k);
+          if (aligning.get(k) === entry) aligning.delete(k);
         });
-      aligning.set(k, tail);
+      aligning.set(k, entry);
       return run;
     },
 

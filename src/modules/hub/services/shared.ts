@@ -24,6 +24,8 @@ export interface HubDeps {
   audit: AuditLog;
   gateway: OcppGateway;
   publicUrl: () => string;
+  /** Told when a boot's aligned-metering request joins one already waiting (decision 0493). */
+  onAlignmentFolded?: () => void;
 }
 
 export const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
