@@ -12,7 +12,9 @@
 //      to back (QoS 1): records/s stored from the first publish to the last answer; then the same
 //      records (new timestamps) over HTTP, POST /api/telemetry/ingest with the same device
 //      credentials from --sat-clients concurrent clients.
-//   4. Open loop at --rate-fraction (0.7) of the MQTT saturation rate for --open-seconds: latency p50/p99.
+//   4. Open loop at --rate-fraction (0.7) of the MQTT saturation rate for --open-seconds: latency p50/p99,
+//      beside the CPU of the load generator (this process: all N clients on one core) and of the
+//      service over the phase, as % of a core; above 90 % the generator, not the service, set the latencies.
 // Memory: the broker's RSS (ps) and the service's RSS before and after the clients connect,
 // divided by N.
 //
@@ -400,6 +402,10 @@ async function main() {
     const total = Math.max(1, Math.round(rate * OPEN_SECONDS));
     reset();
     tx0 = await transactions();
+    // CPU of both sides over the phase (process.cpuUsage, as % of one core): the generator's 1,000
+    // clients share one pinned core, and above 90 % of it the latencies measure the generator.
+    const svcCpu0 = (await svc.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu')).cpuMs;
+    const genCpu0 = process.cpuUsage();
     t0 = performance.now();
     let oe = 0;
     for (let i = 0; i < total; i++) {
@@ -409,13 +415,41 @@ async function main() {
       const k = live[i % live.length];
       publish(k, batchOf(k, i, -2 * 86_400_000), due).catch(() => oe++);
     }
+    // The sending part (the schedule's length when the generator keeps up), then the rest of the phase.
+    const sendMs = performance.now() - t0;
+    const genCpuSend = process.cpuUsage(genCpu0);
     await drain(total, 120_000);
+    const phaseMs = performance.now() - t0;
+    const genCpuPhase = process.cpuUsage(genCpu0);
+    const svcCpu1 = (await svc.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu')).cpuMs;
+    const pctOfCore = (cpuMs: number, ms: number) => (cpuMs / ms) * 100;
+    const cpuMsOf = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+    const gen = { sending: pctOfCore(cpuMsOf(genCpuSend), sendMs), phase: pctOfCore(cpuMsOf(genCpuPhase), phaseMs) };
+    const service = pctOfCore(svcCpu1 - svcCpu0, phaseMs);
+    const generatorBound = Math.max(gen.sending, gen.phase) > 90;
     const ol = summary(latencies);
     log(
       `open loop at ${Math.round(RATE_FRACTION * 100)} % of MQTT saturation (${fmt(rate, 1)} messages/s, ${fmt(rate * SAT_BATCH)} records/s) for ${OPEN_SECONDS} s over ${fmt(live.length)} devices: ` +
-        `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${together(answered, (await transactions()) - tx0)}; ${oe} errors`,
+        `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${together(answered, (await transactions()) - tx0)}; ${oe} errors; ` +
+        `sending took ${fmt(sendMs / 1000, 1)} s (${OPEN_SECONDS} s planned), all answered after ${fmt(phaseMs / 1000, 1)} s; ` +
+        `CPU: load generator ${fmt(gen.sending)} % of its core while sending, ${fmt(gen.phase)} % over the phase${pinned ? ' (pinned to core 1)' : ' (not pinned)'}; service ${fmt(service)} % of a core over the phase; ${await machine()}`,
     );
-    results.openLoop = { fraction: RATE_FRACTION, messagesPerSecond: rate, sent: total, answered, stored, latencyMs: ol };
+    if (generatorBound)
+      log(
+        `open loop: the load generator was above 90 % of its core (${fmt(Math.max(gen.sending, gen.phase))} %): the latencies above are the generator's (its publishes queued and answers read late on its own core), not the service's`,
+      );
+    results.openLoop = {
+      fraction: RATE_FRACTION,
+      messagesPerSecond: rate,
+      sent: total,
+      answered,
+      stored,
+      latencyMs: ol,
+      sendSeconds: sendMs / 1000,
+      phaseSeconds: phaseMs / 1000,
+      cpuPercentOfCore: { generatorSending: gen.sending, generatorPhase: gen.phase, service },
+      generatorBound,
+    };
     log(`answers to a message answered before: ${odd.again}; to no message of the phase: ${odd.unpaired}`);
     results.oddAnswers = odd;
     log(`uptime: ${spawnSync('uptime', { encoding: 'utf8' }).stdout.trim()}`);

@@ -4,6 +4,7 @@
 // only to its own results topic; a credential stopped (revoked, rotated out) is a deleted client,
 // which Mosquitto disconnects at once. Commands go to $CONTROL/dynamic-security/v1 as the
 // administrator; each answer is awaited so a refusal is logged, never silent.
+import { createHash, createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { CredentialChange } from './service.ts';
@@ -76,11 +77,32 @@ const serviceRole = (root: string) => ({
   name: `${root}-service`,
   acls: [
     { acltype: 'subscribePattern', topic: `${root}/#`, allow: true },
+    // Its shared subscriptions: Mosquitto checks the filter with its `$share/{group}/` prefix (the
+    // administrator it used to sign in as could subscribe to anything, decision 0497).
+    { acltype: 'subscribePattern', topic: `$share/${root}/${root}/#`, allow: true },
     { acltype: 'publishClientReceive', topic: `${root}/#`, allow: true },
     { acltype: 'publishClientSend', topic: `${root}/+/+/results`, allow: true },
     { acltype: 'publishClientSend', topic: `${root}/+/+/results/+`, allow: true },
   ],
 });
+
+/**
+ * The account the consumer signs in as (decision 0497): one per topic root, holding the service
+ * role, never the dynamic security administrator. Mosquitto disconnects every connection of a
+ * username whose roles change, and each deployment used to give the administrator its root's role
+ * at its first start, dropping the consumers of every other deployment (and test run) on the broker,
+ * whose QoS 1 messages in flight were then delivered and answered again. The password is derived
+ * from the administrator's, so every instance of a deployment knows it without another setting.
+ */
+export function consumerAccount(root: string, adminPassword: string) {
+  const password = createHmac('sha256', adminPassword).update(`eps device MQTT consumer\u0000${root}`).digest('base64url');
+  return {
+    username: `${root}-service`,
+    password,
+    /** Kept as the broker client's textdescription: a changed administrator password is seen, and the account's password set again. */
+    fingerprint: `password ${createHash('sha256').update(password).digest('hex').slice(0, 16)}`,
+  };
+}
 
 /** A credential's broker client name is its id: 16 hex characters. */
 const CREDENTIAL_CLIENT = /^[0-9a-f]{16}$/;
@@ -110,8 +132,13 @@ interface DynsecCommand {
 
 export interface BrokerSync {
   apply(change: CredentialChange): Promise<void>;
-  /** Gives the service's own account the role it consumes and answers with (idempotent). */
-  ensureServiceRole(): Promise<void>;
+  /**
+   * Makes the consumer's account (consumerAccount) with the role it consumes and answers with, or
+   * brings them to the current design (idempotent; decision 0497). Changes only this root's account.
+   */
+  ensureServiceAccount(): Promise<void>;
+  /** Whether ensureServiceAccount has succeeded since start (the periodic pass tries again until it has). */
+  serviceAccountReady(): boolean;
   /**
    * Brings the broker's credential clients in step with the table: removes those not valid; with
    * `roles`, also rewrites the roles of valid ones whose access differs (at start). `valid` reads
@@ -148,6 +175,7 @@ export function createBrokerSync(opts: {
   // timed out is dropped instead of answering the next exchange (it used to be matched in order).
   const waiting = new Map<string, { resolve: (r: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   let exchanges = 0;
+  let accountReady = false;
 
   async function connect(): Promise<MqttClient> {
     if (client) return client;
@@ -235,29 +263,55 @@ export function createBrokerSync(opts: {
       const failed = errs.filter((e) => e !== undefined && !/not found/i.test(e));
       if (failed.length) opts.log.warn({ credentials: change.ids, errors: failed }, 'device MQTT: broker client not removed');
     },
-    async ensureServiceRole() {
+    async ensureServiceAccount() {
+      const account = consumerAccount(opts.root, opts.password);
       const [role, me] = await exchange([
         { command: 'getRole', rolename: SERVICE.name },
-        { command: 'getClient', username: opts.username },
+        { command: 'getClient', username: account.username },
       ]);
-      if (role?.error) await send([{ command: 'createRole', rolename: SERVICE.name, acls: SERVICE.acls }]);
+      const check = (errs: (string | undefined)[], what: string) => {
+        const failed = errs.filter((e) => e !== undefined && !/already/i.test(e));
+        if (failed.length) throw new Error(`${what}: ${failed.join('; ')}`);
+      };
+      if (role?.error) check(await send([{ command: 'createRole', rolename: SERVICE.name, acls: SERVICE.acls }]), 'createRole');
       else {
-        // Made at an earlier start: its access is set again.
+        // Made at an earlier start: its access is set again. (A role changed is a disconnect of its
+        // holders, this root's consumers only: done only when the design changed.)
         const have = new Set(((role?.data as { role?: { acls?: { acltype: string; topic: string; allow?: boolean }[] } })?.role?.acls ?? []).map(aclKey));
         const add = SERVICE.acls.filter((a) => !have.has(aclKey(a))).map((a) => ({ command: 'addRoleACL', rolename: SERVICE.name, ...a }));
-        if (add.length) await send(add);
+        if (add.length) check(await send(add), 'addRoleACL');
       }
-      const roles = (me?.data as { client?: { roles?: { rolename: string }[] } })?.client?.roles ?? [];
-      if (roles.some((r) => r.rolename === SERVICE.name)) return;
-      // Mosquitto disconnects a client whose roles change, the administrator giving itself one too:
-      // the answer never comes. Sent without awaiting it; the next command connects again.
-      const c = await connect();
-      const closed = new Promise<void>((resolve) => c.once('close', () => resolve()));
-      c.publish(CONTROL, JSON.stringify({ commands: [{ command: 'addClientRole', username: opts.username, rolename: SERVICE.name }] }), { qos: 0 });
-      await Promise.race([closed, new Promise((r) => setTimeout(r, ANSWER_TIMEOUT_MS))]);
-      client = undefined;
-      await c.endAsync(true);
+      if (me?.error) {
+        // Instances of one deployment starting together: the second is told it exists, with the same password.
+        check(
+          await send([
+            {
+              command: 'createClient',
+              username: account.username,
+              password: account.password,
+              textname: tag,
+              textdescription: account.fingerprint,
+              roles: [{ rolename: SERVICE.name }],
+            },
+          ]),
+          'createClient',
+        );
+      } else {
+        const got = (me?.data as { client?: { textdescription?: string; roles?: { rolename: string }[] } })?.client;
+        const fixes: DynsecCommand[] = [];
+        // The administrator's password changed: the derived one follows (its consumers are disconnected once, and sign in with it).
+        if (got?.textdescription !== account.fingerprint)
+          fixes.push(
+            { command: 'setClientPassword', username: account.username, password: account.password },
+            { command: 'modifyClient', username: account.username, textdescription: account.fingerprint },
+          );
+        if (!(got?.roles ?? []).some((r) => r.rolename === SERVICE.name))
+          fixes.push({ command: 'addClientRole', username: account.username, rolename: SERVICE.name });
+        if (fixes.length) check(await send(fixes), 'the consumer account');
+      }
+      accountReady = true;
     },
+    serviceAccountReady: () => accountReady,
     async reconcile(readValid, { roles }) {
       const listed = await exchange([{ command: 'listClients', verbose: true, count: -1 }]);
       if (listed[0]?.error) throw new Error(`listClients: ${listed[0].error}`);

@@ -132,12 +132,38 @@ const refused = (status: number, code: string, message: string, extra: Record<st
 const refusedBy = (err: AppError) =>
   refused(err.status, err.code, err.message, { ...(typeof err.detail !== 'string' && err.detail !== undefined && { detail: err.detail }), ...err.members });
 
+/** Why a consumer connection ended (the label of device_mqtt_consumer_disconnects). */
+export type DisconnectReason =
+  | 'session_taken_over'
+  | 'administrative_action'
+  | 'keepalive_timeout'
+  | 'server_shutting_down'
+  | 'protocol_error'
+  | 'broker_other'
+  | 'message_not_stored'
+  | 'connection_error'
+  | 'connection_lost';
+
+/** An MQTT 5 DISCONNECT reason code from the broker as a reason. */
+function brokerReason(code: number): DisconnectReason {
+  if (code === 0x8e) return 'session_taken_over';
+  if (code === 0x98) return 'administrative_action';
+  if (code === 0x8d) return 'keepalive_timeout';
+  if (code === 0x8b) return 'server_shutting_down';
+  if (code === 0x81 || code === 0x82) return 'protocol_error';
+  return 'broker_other';
+}
+
 export function createConsumer(deps: ConsumerDeps) {
   const { log } = deps;
   let client: MqttClient | undefined;
   let state: ConsumerState = 'disconnected';
   let stopping = false;
   const counts = { messages: 0, stored: 0, refused: 0, unacknowledged: 0, transactions: 0, poisoned: 0 };
+  /** Connections that ended other than by stop(), by why (decision 0497); each is followed by a reconnect. */
+  const disconnects = new Map<DisconnectReason, number>();
+  /** Why the current connection is ending: the broker's DISCONNECT, an error, or the consumer's own drop. */
+  let ending: { reason: DisconnectReason; code?: number; detail?: string } | undefined;
 
   async function handle(topic: string, payload: Buffer): Promise<Handled> {
     const where = parseTopic(deps.root, topic);
@@ -437,13 +463,17 @@ export function createConsumer(deps: ConsumerDeps) {
       log.warn({ topic: r.topic, reason: h.reason }, 'device MQTT: message not stored; left unacknowledged for the broker to send again');
       // The broker sends unacknowledged messages again when the session reconnects; the messages
       // after this one on this connection are not acknowledged either (PUBACKs go in order).
-      if (current) c.stream.destroy();
+      if (current) {
+        ending = { reason: 'message_not_stored', detail: h.reason };
+        c.stream.destroy();
+      }
     }
   }
 
   return {
     state: () => state,
     counts: () => ({ ...counts }),
+    disconnects: () => new Map(disconnects),
 
     async start() {
       stopping = false;
@@ -475,16 +505,41 @@ export function createConsumer(deps: ConsumerDeps) {
           if (refusedSubs.length) log.error({ refused: refusedSubs }, 'device MQTT: the broker refused the consumer a subscription');
         }),
       );
+      // The broker's DISCONNECT (MQTT 5) says why it is closing the connection: kept for the close.
+      c.on('disconnect', (packet: { reasonCode?: number; properties?: { reasonString?: string } }) => {
+        ending = { reason: brokerReason(packet.reasonCode ?? 0), code: packet.reasonCode, detail: packet.properties?.reasonString };
+      });
       c.on(
         'close',
         deps.entries.wrap('mqtt.close', () => {
-          if (state === 'connected' && !stopping) log.warn('device MQTT: consumer disconnected; reconnecting');
+          const was = state;
+          const why = ending ?? { reason: 'connection_lost' as const };
+          ending = undefined;
           state = stopping ? 'disconnected' : 'connecting';
+          if (was !== 'connected' || stopping) return;
+          disconnects.set(why.reason, (disconnects.get(why.reason) ?? 0) + 1);
+          const fields = { clientId: deps.clientId, reason: why.reason, reasonCode: why.code, detail: why.detail };
+          // Another connection took this client id's session: two consumers share one id, and each takes it back from the other.
+          if (why.reason === 'session_taken_over')
+            log.error(
+              fields,
+              'device MQTT: consumer disconnected: another connection signed in with its client id (each instance needs its own MQTT_CLIENT_ID; connection N of an instance uses MQTT_CLIENT_ID-N); reconnecting',
+            );
+          else log.warn(fields, 'device MQTT: consumer disconnected; reconnecting');
         }),
       );
       c.on(
         'error',
-        deps.entries.wrap('mqtt.error', (err: Error) => log.warn({ err }, 'device MQTT: consumer connection error')),
+        deps.entries.wrap('mqtt.error', (err: Error & { code?: string | number }) => {
+          // mqtt.js's own end of a connection (a keepalive with no answer, a packet it cannot read) comes as an error before the close.
+          if (!ending && state === 'connected')
+            ending = {
+              reason: /keepalive/i.test(err.message) ? 'keepalive_timeout' : 'connection_error',
+              code: typeof err.code === 'number' ? err.code : undefined,
+              detail: err.message,
+            };
+          log.warn({ err, clientId: deps.clientId }, 'device MQTT: consumer connection error');
+        }),
       );
     },
 

@@ -7,7 +7,7 @@ import { createCredentialService, CREDENTIAL_ERROR_DOCS } from './service.ts';
 import { credentialOperations } from './routes.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { deviceMqttConfig } from './config.ts';
-import { createBrokerSync, type BrokerSync } from './broker.ts';
+import { consumerAccount, createBrokerSync, type BrokerSync } from './broker.ts';
 import { createConsumer, MQTT_ERROR_DOCS } from './consumer.ts';
 import { TELEMETRY_INGEST } from '../telemetry/index.ts';
 import { CONNECT_GATEWAY } from '../connect/index.ts';
@@ -40,15 +40,17 @@ export const deviceCredentialsModule: ModuleFactory = (deps) => {
         log: deps.log,
       })
     : undefined;
-  // MQTT_CONSUMER_CONNECTIONS connections, each a member of the shared group with its own session (decision 0443).
+  // MQTT_CONSUMER_CONNECTIONS connections, each a member of the shared group with its own session
+  // (decision 0443), signed in as this root's consumer account, not the administrator (decision 0497).
+  const account = consumerAccount(mqtt.topicRoot, mqtt.adminPassword ?? '');
   const consumers = !mqtt.url
     ? []
     : Array.from({ length: mqtt.connections }, (_, i) =>
         createConsumer({
           url: mqtt.url!,
           root: mqtt.topicRoot,
-          username: mqtt.adminUsername,
-          password: mqtt.adminPassword ?? '',
+          username: account.username,
+          password: account.password,
           clientId: i === 0 ? mqtt.clientId : `${mqtt.clientId}-${i + 1}`,
           maxPayloadBytes: mqtt.maxPayloadBytes,
           maxRecords: mqtt.maxRecords,
@@ -78,6 +80,11 @@ export const deviceCredentialsModule: ModuleFactory = (deps) => {
             },
             { stored: 0, refused: 0, unacknowledged: 0, transactions: 0 },
           ),
+        disconnects: () => {
+          const all = new Map<string, number>();
+          for (const c of consumers) for (const [reason, n] of c.disconnects()) all.set(reason, (all.get(reason) ?? 0) + n);
+          return all;
+        },
         start: async () => {
           for (const c of consumers) await c.start();
         },
@@ -119,6 +126,15 @@ export const deviceCredentialsModule: ModuleFactory = (deps) => {
     help: 'Device MQTT: telemetry ingestion transactions this instance ran since start; telemetry messages of one organisation that arrived together share one (decision 0480)',
     collect: (g) => g.set(consumer?.counts().transactions ?? 0),
   });
+  deps.metrics.gauge({
+    name: 'device_mqtt_consumer_disconnects',
+    help: 'Device MQTT: consumer connections of this instance that ended since start other than by a stop, each followed by a reconnect, by reason (session_taken_over: another connection with its client id; administrative_action: the broker dropped it; keepalive_timeout; server_shutting_down; protocol_error; broker_other; message_not_stored: dropped by the consumer so the broker sends a message again; connection_error; connection_lost) (decision 0497)',
+    labelNames: ['reason'],
+    collect: (g) => {
+      g.reset();
+      for (const [reason, n] of consumer?.disconnects() ?? []) g.set({ reason }, n);
+    },
+  });
   return {
     name: 'device-credentials',
     tags: { 'device-credentials': "Device credentials: a gateway's own credential for one site (an extension beside the spec's user sign-in)." },
@@ -153,14 +169,15 @@ export const deviceCredentialsDefinition: ModuleDefinition = {
 };
 
 /**
- * Brings the broker in step with the table (decision 0377): the service's own role, clients of
+ * Brings the broker in step with the table (decision 0377): the consumer's account and role (decision 0497), clients of
  * credentials no longer valid removed (an overlap that ended by time, an expiry, a change made
  * while the broker was away) and, at start, roles rewritten to the current topic design. A valid
  * credential without a client (issued while MQTT was off) cannot be made one: only its hash is kept.
  */
 async function inStep(deps: AppDeps, service: CredentialService, broker: BrokerSync, atStart: boolean) {
   try {
-    if (atStart) await broker.ensureServiceRole();
+    // At start, and at each pass until it has worked (the broker may have been away at start).
+    if (atStart || !broker.serviceAccountReady()) await broker.ensureServiceAccount();
     const r = await broker.reconcile(() => service.validAll(deps.backgroundDb), { roles: atStart });
     if (r.removed || r.updated) deps.log.info({ removed: r.removed, updated: r.updated }, 'device MQTT: broker clients brought in step with the credentials');
     if (atStart && r.missing.length) {
