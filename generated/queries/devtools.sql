@@ -4,13 +4,6 @@
 id, org_id, name, environment, scopes, secret_hash, secret_hint, created_at, created_by, expires_at,
   revoked_at, replaced_by, rotated_at, overlap_until, last_used_at
 
--- apikeys/store.ts: insert
-insert into api_keys (id, org_id, name, environment, scopes, secret_hash, secret_hint, created_at, created_by, expires_at)
-  values ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10) returning ${COLS}
-
--- apikeys/store.ts: list
-select ${COLS} from api_keys where org_id = $1 and ($2::text is null or environment = $2) order by created_at desc, id desc
-
 -- apikeys/store.ts: validKeys
 select ${COLS} from api_keys where org_id = $1 and ${…}
 

@@ -45,11 +45,40 @@ export function overlapUntil(old: Pick<RotatingRow, 'expires_at'>, now: Date, ov
 }
 
 /**
- * The lifecycle's SQL on one owner's table, `cols` its column list. Every function takes the
+ * The lifecycle's SQL on one owner's table, `cols` its column list and `own` the columns the owner
+ * adds that a successor copies from its predecessor (in the insert's order), `listedBy` the one of
+ * them the list may be filtered on. Every function takes the
  * organisation first and filters on it, except the credential lookup (the row names it).
  */
-export function rotatingStore<Row extends RotatingRow>(table: string, cols: string) {
+export function rotatingStore<Row extends RotatingRow & Successor, Own extends keyof Row & string>(
+  table: string,
+  cols: string,
+  own: readonly Own[],
+  listedBy: Own,
+) {
+  const made = ['secret_hash', 'secret_hint', 'created_at', 'created_by', 'expires_at'] as const;
   const sql = {
+    /** A new credential: its id, the owner's own columns, its secret, when and by whom made, its expiry. */
+    async insert(q: Queryable, orgId: string, c: Successor & Pick<Row, Own>): Promise<Row> {
+      const names = ['id', 'org_id', ...own, ...made];
+      const r = await q.query<Row>(`insert into ${table} (${names.join(', ')}) values (${names.map((_, i) => `$${i + 1}`).join(', ')}) returning ${cols}`, [
+        c.id,
+        orgId,
+        ...own.map((k) => c[k]),
+        ...made.map((k) => c[k]),
+      ]);
+      return r.rows[0];
+    },
+
+    /** The organisation's credentials, newest first: those whose `listedBy` column holds `value`, all without one. */
+    async list(q: Queryable, orgId: string, value?: string): Promise<Row[]> {
+      const r = await q.query<Row>(
+        `select ${cols} from ${table} where org_id = $1 and ($2::text is null or ${listedBy} = $2) order by created_at desc, id desc`,
+        [orgId, value ?? null],
+      );
+      return r.rows;
+    },
+
     async get(q: Queryable, orgId: string, id: string, forUpdate = false): Promise<Row | null> {
       const r = await q.query<Row>(`select ${cols} from ${table} where org_id = $1 and id = $2${forUpdate ? ' for update' : ''}`, [orgId, id]);
       return r.rows[0] ?? null;
@@ -110,6 +139,12 @@ export function rotatingStore<Row extends RotatingRow>(table: string, cols: stri
   return {
     ...sql,
 
+    /** The successor of `old`: the made columns given, the owner's own copied from `old`. */
+    insertSuccessor(q: Queryable, orgId: string, old: Row, successor: Successor): Promise<Row> {
+      const copied = Object.fromEntries(own.map((k) => [k, old[k]])) as Pick<Row, Own>;
+      return sql.insert(q, orgId, { ...successor, ...copied });
+    },
+
     /** The credential to rotate, locked for the transaction: 404 when the organisation has none, `notActive` unless it is active. */
     async lockForRotation(q: Queryable, orgId: string, id: string, now: Date, notActive: (status: RotatingStatus) => Error): Promise<Row> {
       const old = await sql.get(q, orgId, id, true);
@@ -153,16 +188,20 @@ export interface Successor {
 /**
  * A rotation's steps in the caller's transaction, written once: the active credential is locked,
  * the successor's expiry worked out (`check` refuses one out of bounds), its secret issued and its
- * lifecycle columns made, the successor inserted by the owner (adding its own columns, copied from
- * the predecessor), the predecessor marked rotated with its overlap, and the owner told what to
+ * lifecycle columns made, the successor inserted (the owner's own columns copied from the
+ * predecessor), the predecessor marked rotated with its overlap, and the owner told what to
  * audit (`successor`, `overlap_seconds`, `expires_at`).
  */
-export async function rotateCredential<Row extends RotatingRow>(
+export async function rotateCredential<Row extends RotatingRow & Successor>(
   q: Queryable,
   orgId: string,
   id: string,
   o: {
-    store: Pick<ReturnType<typeof rotatingStore<Row>>, 'lockForRotation' | 'markRotated'>;
+    store: {
+      lockForRotation(q: Queryable, orgId: string, id: string, now: Date, notActive: (status: RotatingStatus) => Error): Promise<Row>;
+      insertSuccessor(q: Queryable, orgId: string, old: Row, successor: Successor): Promise<Row>;
+      markRotated(q: Queryable, orgId: string, id: string, successor: string, now: Date, overlapUntil: Date | null): Promise<Row | null>;
+    };
     now: Date;
     maxLifetimeMs: number;
     overlapSeconds: number;
@@ -171,7 +210,6 @@ export async function rotateCredential<Row extends RotatingRow>(
     check: (expiresAt: Date) => void;
     createdBy: string | null;
     issue: (old: Row) => { id: string; hash: Uint8Array; hint: string };
-    insert: (old: Row, successor: Successor) => Promise<Row>;
     audit: (old: Row, details: { successor: string; overlap_seconds: number; expires_at: string }) => Promise<void>;
   },
 ): Promise<{ next: Row; prev: Row }> {
@@ -179,7 +217,7 @@ export async function rotateCredential<Row extends RotatingRow>(
   const expiresAt = successorExpiry(old, o.now, o.maxLifetimeMs, o.expiresAt);
   o.check(expiresAt);
   const k = o.issue(old);
-  const next = await o.insert(old, {
+  const next = await o.store.insertSuccessor(q, orgId, old, {
     id: k.id,
     secret_hash: k.hash,
     secret_hint: k.hint,
@@ -198,12 +236,12 @@ export async function rotateCredential<Row extends RotatingRow>(
  * overlaps of those it replaced, and, when anything changed, the owner told what to audit (the
  * overlaps it ended, when any).
  */
-export async function revokeCredential<Row extends RotatingRow>(
+export async function revokeCredential<Row extends RotatingRow & Successor>(
   q: Queryable,
   orgId: string,
   id: string,
   o: {
-    store: Pick<ReturnType<typeof rotatingStore<Row>>, 'revokeWithPredecessors'>;
+    store: { revokeWithPredecessors(q: Queryable, orgId: string, id: string, now: Date): Promise<{ row: Row; ended: string[]; changed: boolean }> };
     now: Date;
     audit: (details: { details?: { ended_overlap: string[] } }) => Promise<void>;
   },

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { BEARER, withDefaults } from '../../platform/operation.ts';
 import type { AppDeps } from '../../platform/module.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import { createAuditReadStore, type AuditFilters, type AuditRow } from './store.ts';
 import { AUDIT_ACTIONS } from './actions.ts';
 import { csvRecord } from '../../kit/csv.ts';
@@ -86,10 +86,9 @@ export function auditOperations(deps: AppDeps) {
       handler: async ({ query, ctx }) => {
         const filters = filtersOf(query);
         const binding = { op: 'listAuditLog', orgId: ctx.orgId, filters };
-        const after = query.cursor ? cursors.decode(query.cursor, binding) : null;
         const limit = query.limit ?? 50;
-        const rows = await store.page(ctx.orgId, filters, after && { t: after.t, id: String(after.id) }, limit + 1);
-        const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.id }), cursors, binding);
+        const paged = pageAfter(cursors, binding, query.cursor, limit);
+        const page = paged.page(await store.page(ctx.orgId, filters, paged.after ?? null, limit + 1), (r) => ({ t: r.pos, id: r.id }));
         return { entries: page.items.map(entryOf), next_cursor: page.next_cursor, has_more: page.has_more };
       },
     }),

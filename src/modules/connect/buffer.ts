@@ -11,7 +11,7 @@ import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import { AppError, errors } from '../../platform/errors.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { canonicalJson } from '../../kit/canonical-json.ts';
@@ -276,13 +276,13 @@ export function createBufferReplay(deps: { db: Db; clock: Clock; writer: Telemet
       await requireSite(ctx.orgId, siteId);
       const limit = query.limit ?? 100;
       const binding = { op: 'listBufferRows', orgId: ctx.orgId, filters: { site_id: siteId, device_id: query.device_id ?? null } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const rows = await bufferStore.page(db, ctx.orgId, siteId, {
-        after: pos ? { device: pos.t, seq: String(pos.id) } : undefined,
+        after: paged.after && { device: paged.after.t, seq: paged.after.id },
         deviceId: query.device_id,
         limit,
       });
-      const page = toPage(rows, limit, (r) => ({ t: r.device_id, id: r.sequence }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: r.device_id, id: r.sequence }));
       return {
         rows: page.items.map((r) => ({
           device_id: r.device_id,

@@ -5,7 +5,7 @@ import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import { AppError, errors } from '../../platform/errors.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import type { AuditLog } from '../audit/index.ts';
@@ -262,9 +262,8 @@ export function createOnboarding(deps: { db: Db; clock: Clock; audit: AuditLog; 
     async runs(ctx: RequestContext, query: { limit?: number; cursor?: string; site_id?: string }) {
       const limit = query.limit ?? 50;
       const binding = { op: 'listOnboardingRuns', orgId: ctx.orgId, filters: { site_id: query.site_id ?? null } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await runStore.page(db, ctx.orgId, { before: pos ? { t: pos.t, id: String(pos.id) } : undefined, siteId: query.site_id, limit });
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.run_id }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await runStore.page(db, ctx.orgId, { before: paged.after, siteId: query.site_id, limit }), (r) => ({ t: r.pos, id: r.run_id }));
       const t = await runStore.timings(db, ctx.orgId);
       const { median, p90 } = medianAndP90(t.elapsed);
       return {

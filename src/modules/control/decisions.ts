@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { controlErrors } from './errors.ts';
@@ -96,14 +96,14 @@ export function createDecisionLog(deps: { db: Db; clock: Clock; cursors: CursorC
     async decisions(ctx: RequestContext, query: { site_id?: string; kind?: string; limit?: number; cursor?: string }) {
       const limit = query.limit ?? 50;
       const binding = { op: 'listDecisions', orgId: ctx.orgId, filters: { s: query.site_id ?? null, k: query.kind ?? null } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const rows = await decisionStore.page(db, ctx.orgId, {
         siteId: query.site_id,
         kind: query.kind,
         limit,
-        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+        before: paged.after,
       });
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.decision_id }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: r.pos, id: r.decision_id }));
       return { decisions: page.items.map(decisionView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import type { JobUnits } from '../../platform/job-units.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
@@ -243,9 +243,8 @@ export function createExportLimitation(deps: {
       await sites.requireSite(db, ctx.orgId, siteId);
       const limit = query.limit ?? 50;
       const binding = { op: 'listExportLimitEvents', orgId: ctx.orgId, filters: { site_id: siteId } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await eventStore.page(db, ctx.orgId, siteId, { limit, before: pos ? { t: pos.t, id: String(pos.id) } : undefined });
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.event_id }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await eventStore.page(db, ctx.orgId, siteId, { limit, before: paged.after }), (r) => ({ t: r.pos, id: r.event_id }));
       return {
         site_id: siteId,
         loop: { every_seconds: LOOP_EVERY_MS / 1000, description: LOOP_DESCRIPTION },

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import type { RegistrySites } from '../registry/index.ts';
@@ -47,14 +47,14 @@ export function createOverrides(deps: { db: Db; clock: Clock; cursors: CursorCod
       const now = clock.now();
       const limit = query.limit ?? 50;
       const binding = { op: 'listOverrides', orgId: ctx.orgId, filters: { s: query.site_id ?? null, st: query.status ?? null } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const rows = await overrideStore.page(db, ctx.orgId, now, {
         siteId: query.site_id,
         status: query.status,
         limit,
-        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+        before: paged.after,
       });
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.override_id }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: r.pos, id: r.override_id }));
       return { overrides: page.items.map((o) => overrideView(o, now)), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { actorId, RULES, type DecisionLogService } from './decisions.ts';
@@ -180,15 +180,15 @@ export function createSetpoints(deps: { db: Db; clock: Clock; cursors: CursorCod
         orgId: ctx.orgId,
         filters: { s: query.site_id ?? null, d: query.device_id ?? null, v: query.verdict ?? null },
       };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const rows = await setpointStore.page(db, ctx.orgId, {
         siteId: query.site_id,
         deviceId: query.device_id,
         verdict: query.verdict,
         limit,
-        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+        before: paged.after,
       });
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.setpoint_id }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: r.pos, id: r.setpoint_id }));
       return { setpoints: page.items.map((r) => setpointView(r)), next_cursor: page.next_cursor, has_more: page.has_more };
     },
   };

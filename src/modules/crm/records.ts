@@ -2,7 +2,7 @@
 // caller's organisation (404) or a reference in a body (422), and keyset pages.
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { CursorCodec, Page } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { crmErrors } from './errors.ts';
@@ -159,15 +159,9 @@ export function createPages(deps: { db: Db; cursors: CursorCodec }): Pages {
     async page(ctx, kind, op, query, filters, order, extra) {
       const limit = query.limit ?? 50;
       const binding = { op, orgId: ctx.orgId, filters };
-      const after = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await crmStore.list(db, kind, ctx.orgId, {
-        order,
-        filters,
-        limit,
-        ...(after && { after: { t: after.t, id: String(after.id) } }),
-        ...(extra && { extra }),
-      });
-      return toPage(rows, limit, (r) => ({ t: isoTime(r[order] as Date), id: r.id }), cursors, binding);
+      const { after, page } = pageAfter(cursors, binding, query.cursor, limit);
+      const rows = await crmStore.list(db, kind, ctx.orgId, { order, filters, limit, ...(after && { after }), ...(extra && { extra }) });
+      return page(rows, (r) => ({ t: isoTime(r[order] as Date), id: r.id }));
     },
   };
 }

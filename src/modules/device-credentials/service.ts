@@ -247,8 +247,6 @@ export function createCredentialService(deps: CredentialDeps) {
           check: (expiresAt) => checkExpiry(expiresAt, now),
           createdBy: madeBy(ctx),
           issue: () => k,
-          insert: (old, successor) =>
-            credentialStore.insert(q, ctx.orgId, { ...successor, name: old.name, site_id: old.site_id, device_ids: old.device_ids, scopes: old.scopes }),
           audit: (old, details) => audit.record(q, ctx, { action: 'device_credential.rotate', targetType: 'device_credential', targetId: old.id, details }),
         }),
       );

@@ -20,24 +20,12 @@ const COLS = `id, org_id, name, site_id, device_ids, scopes, secret_hash, secret
 export type NewCredential = Omit<CredentialRow, 'org_id' | 'revoked_at' | 'replaced_by' | 'rotated_at' | 'overlap_until' | 'last_used_at'>;
 
 export const credentialStore = {
-  ...rotatingStore<CredentialRow>('device_credentials', COLS),
-
-  async insert(q: Queryable, orgId: string, c: NewCredential): Promise<CredentialRow> {
-    const r = await q.query<CredentialRow>(
-      `insert into device_credentials (id, org_id, name, site_id, device_ids, scopes, secret_hash, secret_hint, created_at, created_by, expires_at)
-       values ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning ${COLS}`,
-      [orgId, c.id, c.name, c.site_id, c.device_ids, c.scopes, c.secret_hash, c.secret_hint, c.created_at, c.created_by, c.expires_at],
-    );
-    return r.rows[0];
-  },
-
-  async list(q: Queryable, orgId: string, siteId?: string): Promise<CredentialRow[]> {
-    const r = await q.query<CredentialRow>(
-      `select ${COLS} from device_credentials where org_id = $1 and ($2::text is null or site_id = $2) order by created_at desc, id desc`,
-      [orgId, siteId ?? null],
-    );
-    return r.rows;
-  },
+  ...rotatingStore<CredentialRow, 'name' | 'site_id' | 'device_ids' | 'scopes'>(
+    'device_credentials',
+    COLS,
+    ['name', 'site_id', 'device_ids', 'scopes'],
+    'site_id',
+  ),
 
   /** Every organisation's credentials valid at `now`, for the broker's clients (background store, no organisation scope). */
   async validAll(q: Queryable, now: Date): Promise<Pick<CredentialRow, 'id' | 'org_id' | 'site_id' | 'device_ids' | 'scopes'>[]> {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { toPage, type CursorCodec } from '../../platform/cursor.ts';
+import { pageAfter, type CursorCodec } from '../../platform/cursor.ts';
 import { errors } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
@@ -101,16 +101,16 @@ export function createAdmin(deps: {
         since: query.since ?? null,
       };
       const binding = { op: 'listAlertsHistory', orgId: '*', filters };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : null;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const rows = await alerts.pageAll(db, {
         orgId: query.organisation_id,
         status: query.status,
         source: query.source,
         since: query.since ? new Date(query.since) : undefined,
-        before: pos ? { t: pos.t, seq: Number(pos.id) } : undefined,
+        before: paged.after && { t: paged.after.t, seq: Number(paged.after.id) },
         limit: limit + 1,
       });
-      const page = toPage(rows, limit, (r) => ({ t: r.raised_key, id: r.seq }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: r.raised_key, id: r.seq }));
       const states = new Map(
         (
           await emsStore.adminStates(

@@ -8,7 +8,7 @@ import type { Config } from '../../core/config.ts';
 import type { Db } from '../../infra/db/index.ts';
 import { checkTarget, OutboundRefusedError } from '../../infra/outbound/http-client.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { toPage, type CursorCodec } from '../../platform/cursor.ts';
+import { pageAfter, type CursorCodec } from '../../platform/cursor.ts';
 import { errors } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
@@ -446,15 +446,15 @@ export function createRouting(deps: {
       const limit = query.limit ?? 50;
       const filters = { alert_id: query.alert_id ?? null, rule_id: query.rule_id ?? null, outcome: query.outcome ?? null };
       const binding = { op: 'listRoutedDeliveries', orgId: ctx.orgId, filters };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : null;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const rows = await emsStore.pageDeliveries(db, ctx.orgId, {
         alertId: query.alert_id,
         ruleId: query.rule_id,
         outcome: query.outcome,
-        before: pos ? { t: pos.t, seq: Number(pos.id) } : undefined,
+        before: paged.after && { t: paged.after.t, seq: Number(paged.after.id) },
         limit: limit + 1,
       });
-      const page = toPage(rows, limit, (r) => ({ t: r.attempted_key, id: r.seq }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: r.attempted_key, id: r.seq }));
       return { deliveries: page.items.map(deliveryView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
   };

@@ -132,7 +132,7 @@ export class CsvFromJsonLines {
     const c = b[this.p];
     if (c === Q) {
       this.cell.n = 0;
-      this.decodeString(end);
+      this.string(end, true);
       const cell = this.cell;
       const f = cell.n > 0 ? cell.buf[0] : -1;
       // A formula's first character: = + - @ tab CR.
@@ -185,11 +185,16 @@ export class CsvFromJsonLines {
     }
   }
 
-  /** A JSON string at p, its decoded UTF-8 appended to cell. */
-  private decodeString(end: number) {
+  /**
+   * A JSON string at p. decode: its decoded UTF-8 appended to cell (a text cell); else (inside an
+   * object or array cell) copied to cell as written, quotes and all, when JSON.stringify would write
+   * it the same (else not followed).
+   */
+  private string(end: number, decode: boolean) {
     const b = this.b;
     const cell = this.cell;
-    let p = this.p + 1;
+    const start = this.p;
+    let p = start + 1;
     let from = p;
     for (;;) {
       if (p >= end) throw notFollowed;
@@ -200,63 +205,56 @@ export class CsvFromJsonLines {
         p++;
         continue;
       }
-      cell.copy(b, from, p);
-      const e = b[p + 1];
-      const simple = SIMPLE_ESCAPE[e];
-      if (simple !== undefined) {
-        cell.byte(simple);
-        p += 2;
-      } else if (e === 0x75) {
-        if (p + 6 > end) throw notFollowed;
-        const u = (hex(b[p + 2]) << 12) | (hex(b[p + 3]) << 8) | (hex(b[p + 4]) << 4) | hex(b[p + 5]);
-        if (hex(b[p + 2]) < 0 || hex(b[p + 3]) < 0 || hex(b[p + 4]) < 0 || hex(b[p + 5]) < 0) throw notFollowed;
-        if (u >= 0xd800 && u <= 0xdfff) throw notFollowed;
-        if (u < 0x80) cell.byte(u);
-        else if (u < 0x800) {
-          cell.byte(0xc0 | (u >> 6));
-          cell.byte(0x80 | (u & 0x3f));
-        } else {
-          cell.byte(0xe0 | (u >> 12));
-          cell.byte(0x80 | ((u >> 6) & 0x3f));
-          cell.byte(0x80 | (u & 0x3f));
-        }
-        p += 6;
-      } else throw notFollowed;
-      from = p;
+      if (decode) {
+        cell.copy(b, from, p);
+        p = this.decodedEscape(p, end);
+        from = p;
+      } else p = this.canonicalEscape(p, end);
     }
-    cell.copy(b, from, p);
+    if (decode) cell.copy(b, from, p);
+    else cell.copy(b, start, p + 1);
     this.p = p + 1;
   }
 
-  /** A JSON string at p, copied to cell when JSON.stringify would write it the same (else not followed). */
-  private canonicalString(end: number) {
+  /** The escape at p (a backslash) decoded to UTF-8 and appended to cell; answers the position after it. */
+  private decodedEscape(p: number, end: number): number {
     const b = this.b;
-    const start = this.p;
-    let p = start + 1;
-    for (;;) {
-      if (p >= end) throw notFollowed;
-      const c = b[p];
-      if (c === Q) break;
-      if (c < 0x20) throw notFollowed;
-      if (c !== BS) {
-        p++;
-        continue;
-      }
-      const e = b[p + 1];
-      if (e === Q || e === BS || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) p += 2;
-      else if (e === 0x75) {
-        // JSON.stringify writes \u00xx (lower-case hex) for the controls without a short escape only.
-        if (p + 6 > end || b[p + 2] !== 0x30 || b[p + 3] !== 0x30) throw notFollowed;
-        const h = b[p + 4];
-        const l = b[p + 5];
-        if ((h !== 0x30 && h !== 0x31) || hex(l) < 0 || (l >= 0x41 && l <= 0x46)) throw notFollowed;
-        const u = ((h - 0x30) << 4) | hex(l);
-        if (u === 0x08 || u === 0x09 || u === 0x0a || u === 0x0c || u === 0x0d) throw notFollowed;
-        p += 6;
-      } else throw notFollowed;
+    const cell = this.cell;
+    const e = b[p + 1];
+    const simple = SIMPLE_ESCAPE[e];
+    if (simple !== undefined) {
+      cell.byte(simple);
+      return p + 2;
     }
-    this.p = p + 1;
-    this.cell.copy(b, start, this.p);
+    if (e !== 0x75 || p + 6 > end) throw notFollowed;
+    const u = (hex(b[p + 2]) << 12) | (hex(b[p + 3]) << 8) | (hex(b[p + 4]) << 4) | hex(b[p + 5]);
+    if (hex(b[p + 2]) < 0 || hex(b[p + 3]) < 0 || hex(b[p + 4]) < 0 || hex(b[p + 5]) < 0) throw notFollowed;
+    if (u >= 0xd800 && u <= 0xdfff) throw notFollowed;
+    if (u < 0x80) cell.byte(u);
+    else if (u < 0x800) {
+      cell.byte(0xc0 | (u >> 6));
+      cell.byte(0x80 | (u & 0x3f));
+    } else {
+      cell.byte(0xe0 | (u >> 12));
+      cell.byte(0x80 | ((u >> 6) & 0x3f));
+      cell.byte(0x80 | (u & 0x3f));
+    }
+    return p + 6;
+  }
+
+  /** The escape at p (a backslash) when JSON.stringify writes it so (else not followed); answers the position after it. */
+  private canonicalEscape(p: number, end: number): number {
+    const b = this.b;
+    const e = b[p + 1];
+    if (e === Q || e === BS || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) return p + 2;
+    // JSON.stringify writes \u00xx (lower-case hex) for the controls without a short escape only.
+    if (e !== 0x75 || p + 6 > end || b[p + 2] !== 0x30 || b[p + 3] !== 0x30) throw notFollowed;
+    const h = b[p + 4];
+    const l = b[p + 5];
+    if ((h !== 0x30 && h !== 0x31) || hex(l) < 0 || (l >= 0x41 && l <= 0x46)) throw notFollowed;
+    const u = ((h - 0x30) << 4) | hex(l);
+    if (u === 0x08 || u === 0x09 || u === 0x0a || u === 0x0c || u === 0x0d) throw notFollowed;
+    return p + 6;
   }
 
   /** A number at p as JavaScript writes it (String / JSON.stringify), appended to out. */
@@ -331,7 +329,7 @@ export class CsvFromJsonLines {
           this.ws(end);
           if (b[this.p] !== Q) throw notFollowed;
           const ks = this.p;
-          this.canonicalString(end);
+          this.string(end, false);
           const ke = this.p;
           this.checkKey(ks, ke, frame);
           this.ws(end);
@@ -363,7 +361,7 @@ export class CsvFromJsonLines {
         }
       }
       cell.byte(0x5d);
-    } else if (c === Q) this.canonicalString(end);
+    } else if (c === Q) this.string(end, false);
     else if (c === 0x6e || c === 0x74 || c === 0x66) {
       const word = c === 0x6e ? 'null' : c === 0x74 ? 'true' : 'false';
       const at = this.p;

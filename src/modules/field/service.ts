@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { toPage, type CursorCodec } from '../../platform/cursor.ts';
+import { pageAfter, type CursorCodec } from '../../platform/cursor.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
@@ -309,7 +309,7 @@ export function createField(deps: FieldDeps) {
       const limit = query.limit ?? 50;
       const filters = { status: query.status, priority: query.priority, site_id: query.site_id, assignee_id: query.assignee_id, sla_risk: query.sla_risk };
       const binding = { op: 'listWorkOrders', orgId: ctx.orgId, filters };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : null;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const now = clock.now();
       const rows = await fieldStore.page(db, ctx.orgId, {
         status: query.status,
@@ -318,11 +318,11 @@ export function createField(deps: FieldDeps) {
         assigneeId: query.assignee_id && query.assignee_id !== 'none' ? query.assignee_id : undefined,
         unassigned: query.assignee_id === 'none',
         risk: query.sla_risk,
-        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+        before: paged.after,
         now,
         limit: limit + 1,
       });
-      const page = toPage(rows, limit, (r) => ({ t: r.created_key!, id: r.id }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: r.created_key!, id: r.id }));
       return { work_orders: page.items.map((r) => workOrderView(r, now.getTime())), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 

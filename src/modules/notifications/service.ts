@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
@@ -152,14 +152,14 @@ export function createNotificationService(deps: { db: Db; clock: Clock; cursors:
       const limit = query.limit ?? 50;
       const filters = { unread_only: query.unread_only ?? false, kind: query.kind ?? null };
       const binding = { op: 'listNotifications', orgId: `${ctx.orgId}/${userId}`, filters };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : null;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const rows = await notificationStore.page(db, ctx.orgId, userId, {
         unreadOnly: filters.unread_only,
         kind: query.kind,
-        before: pos ? { t: pos.t, seq: Number(pos.id) } : undefined,
+        before: paged.after && { t: paged.after.t, seq: Number(paged.after.id) },
         limit: limit + 1,
       });
-      const page = toPage(rows, limit, (r) => ({ t: r.created_key, id: r.seq }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: r.created_key, id: r.seq }));
       return { notifications: page.items.map(notificationView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 

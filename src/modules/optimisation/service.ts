@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import type { RegistrySites, SiteAsset } from '../registry/index.ts';
 import type { MarketData } from '../market/index.ts';
@@ -208,11 +208,10 @@ export function createOptimisation(deps: Deps) {
   async function runPage(ctx: RequestContext, kind: RunKind, siteId: string, query: { limit?: number; cursor?: string }) {
     const limit = query.limit ?? 20;
     const binding = { op: `list-${kind}-runs`, orgId: ctx.orgId, filters: { s: siteId } };
-    const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
+    const paged = pageAfter(cursors, binding, query.cursor, limit);
     return db.tx(async (q) => {
       await siteAssets(q, ctx.orgId, siteId);
-      const rows = await optStore.runs(q, ctx.orgId, kind, siteId, pos ? { t: String(pos.t), id: String(pos.id) } : null, limit + 1);
-      const page = toPage(rows, limit, (r) => ({ t: r.created_at, id: r.run_id }), cursors, binding);
+      const page = paged.page(await optStore.runs(q, ctx.orgId, kind, siteId, paged.after ?? null, limit + 1), (r) => ({ t: r.created_at, id: r.run_id }));
       return { runs: page.items.map(runSummary), next_cursor: page.next_cursor, has_more: page.has_more };
     });
   }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
@@ -316,13 +316,13 @@ export function createLibrary(deps: { db: Db; clock: Clock; audit: AuditLog; cur
     async mpans(ctx: RequestContext, query: { limit?: number; cursor?: string; distributor_id?: string }) {
       const limit = query.limit ?? 50;
       const binding = { op: 'listMpans', orgId: ctx.orgId, filters: { distributor_id: query.distributor_id ?? null } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
       const rows = await mpanStore.page(db, ctx.orgId, {
-        before: pos ? { t: pos.t, id: String(pos.id) } : undefined,
+        before: paged.after,
         distributorId: query.distributor_id,
         limit,
       });
-      const page = toPage(rows, limit, (r) => ({ t: isoTime(r.created_at), id: r.mpan_core }), cursors, binding);
+      const page = paged.page(rows, (r) => ({ t: isoTime(r.created_at), id: r.mpan_core }));
       return { mpans: page.items.map(mpanView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import { fieldError, type FieldError } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import type { AuditLog } from '../audit/index.ts';
@@ -243,9 +243,8 @@ export function createTariffs(deps: { db: Db; clock: Clock; audit: AuditLog; cur
     async list(ctx: RequestContext, query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? 50;
       const binding = { op: 'listRetailTariffs', orgId: ctx.orgId };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await tariffStore.page(db, ctx.orgId, { before: pos ? { t: pos.t, id: String(pos.id) } : undefined, limit });
-      const page = toPage(rows, limit, (r) => ({ t: isoTime(r.created_at), id: r.tariff_id }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await tariffStore.page(db, ctx.orgId, { before: paged.after, limit }), (r) => ({ t: isoTime(r.created_at), id: r.tariff_id }));
       return {
         tariffs: page.items.map((r) => ({
           tariff_id: r.tariff_id,

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorCodec } from '../../platform/cursor.ts';
-import { toPage } from '../../platform/cursor.ts';
+import { pageAfter } from '../../platform/cursor.ts';
 import type { Job, JobQueue } from '../../platform/jobs.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
@@ -111,9 +111,8 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
     async list(ctx: RequestContext, query: { study_type?: string; limit?: number; cursor?: string }) {
       const limit = query.limit ?? 50;
       const binding = { op: 'listStudies', orgId: ctx.orgId, filters: { t: query.study_type ?? null } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await store.studiesPage(db, ctx.orgId, query.study_type ?? null, pos ? { t: pos.t, id: String(pos.id) } : undefined, limit);
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.study_id }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await store.studiesPage(db, ctx.orgId, query.study_type ?? null, paged.after, limit), (r) => ({ t: r.pos, id: r.study_id }));
       const studies = [];
       for (const s of page.items) studies.push(await view(ctx.orgId, s));
       return { studies, next_cursor: page.next_cursor, has_more: page.has_more };
@@ -193,9 +192,8 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
       await requireStudy(ctx.orgId, id);
       const limit = query.limit ?? 50;
       const binding = { op: 'listStudyRuns', orgId: ctx.orgId, filters: { s: id } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await store.runsPage(db, ctx.orgId, id, pos ? { t: pos.t, id: String(pos.id) } : undefined, limit);
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.run_id }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await store.runsPage(db, ctx.orgId, id, paged.after, limit), (r) => ({ t: r.pos, id: r.run_id }));
       return { runs: page.items.map(runView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
     async getRun(ctx: RequestContext, id: string, runId: string) {

@@ -138,7 +138,6 @@ export function createKeyService(deps: KeyDeps) {
             issued.value = issueKey(prefix, old.environment);
             return issued.value;
           },
-          insert: (old, successor) => keyStore.insert(q, ctx.orgId, { ...successor, name: old.name, environment: old.environment, scopes: old.scopes }),
           audit: (old, details) => audit.record(q, ctx, { action: 'apikey.rotate', targetType: 'api_key', targetId: old.id, details }),
         });
         await keyAlerts.sync(q, ctx.orgId, now);

@@ -18,24 +18,7 @@ const COLS = `id, org_id, name, environment, scopes, secret_hash, secret_hint, c
   revoked_at, replaced_by, rotated_at, overlap_until, last_used_at`;
 
 export const keyStore = {
-  ...rotatingStore<KeyRow>('api_keys', COLS),
-
-  async insert(q: Queryable, orgId: string, k: Omit<KeyRow, 'org_id' | 'revoked_at' | 'replaced_by' | 'rotated_at' | 'overlap_until' | 'last_used_at'>) {
-    const r = await q.query<KeyRow>(
-      `insert into api_keys (id, org_id, name, environment, scopes, secret_hash, secret_hint, created_at, created_by, expires_at)
-       values ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10) returning ${COLS}`,
-      [orgId, k.id, k.name, k.environment, k.scopes, k.secret_hash, k.secret_hint, k.created_at, k.created_by, k.expires_at],
-    );
-    return r.rows[0];
-  },
-
-  async list(q: Queryable, orgId: string, env?: Environment): Promise<KeyRow[]> {
-    const r = await q.query<KeyRow>(
-      `select ${COLS} from api_keys where org_id = $1 and ($2::text is null or environment = $2) order by created_at desc, id desc`,
-      [orgId, env ?? null],
-    );
-    return r.rows;
-  },
+  ...rotatingStore<KeyRow, 'name' | 'environment' | 'scopes'>('api_keys', COLS, ['name', 'environment', 'scopes'], 'environment'),
 
   async validKeys(q: Queryable, orgId: string, now: Date): Promise<KeyRow[]> {
     return (await q.query<KeyRow>(`select ${COLS} from api_keys where org_id = $1 and ${VALID_AT('$2')}`, [orgId, now])).rows;

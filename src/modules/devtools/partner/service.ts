@@ -5,7 +5,7 @@
 import type { Db } from '../../../infra/db/index.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
-import { invalidCursor, toPage, type CursorCodec, type Position } from '../../../platform/cursor.ts';
+import { invalidCursor, pageAfter, toPage, type CursorCodec, type Position } from '../../../platform/cursor.ts';
 import { errors } from '../../../platform/errors.ts';
 import type { AlertStream } from '../../alerts/index.ts';
 import { alertView } from '../../alerts/index.ts';
@@ -82,32 +82,31 @@ export function createPartnerService(deps: PartnerDeps) {
       const limit = q.limit ?? PAGE_LIMIT.default;
       const since = q.since ? new Date(q.since) : undefined;
       const b = binding('listPartnerAlerts', ctx, { since: since?.toISOString() ?? null });
-      const pos = q.cursor ? cursors.decode(q.cursor, b) : null;
-      const before = pos ? { t: pos.t, seq: Number(pos.id) } : undefined;
+      const paged = pageAfter(cursors, b, q.cursor, limit);
+      const before = paged.after && { t: paged.after.t, seq: Number(paged.after.id) };
       if (before && !Number.isSafeInteger(before.seq)) throw invalidCursor();
       if (keyOf(ctx).environment === 'sandbox') {
         const all = sandbox
           .alerts(ctx.orgId, clock.now())
           .filter((a) => !since || new Date(a.raised_at) >= since)
           .filter((a) => !before || a.raised_at < before.t || (a.raised_at === before.t && a.seq < before.seq));
-        const page = toPage(all.slice(0, limit + 1), limit, (a) => ({ t: a.raised_at, id: a.seq }), cursors, b);
+        const page = paged.page(all.slice(0, limit + 1), (a) => ({ t: a.raised_at, id: a.seq }));
         return { alerts: page.items.map(({ seq: _s, ...a }) => a), next_cursor: page.next_cursor, has_more: page.has_more };
       }
-      const rows = await alerts.page(db, ctx.orgId, { since, before, limit: limit + 1 });
-      const page = toPage(rows, limit, (r) => ({ t: r.raised_key, id: r.seq }), cursors, b);
+      const page = paged.page(await alerts.page(db, ctx.orgId, { since, before, limit: limit + 1 }), (r) => ({ t: r.raised_key, id: r.seq }));
       return { alerts: page.items.map(alertView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 
     async devices(ctx: RequestContext, q: { limit?: number; cursor?: string }) {
       const limit = q.limit ?? PAGE_LIMIT.default;
       const b = binding('listPartnerDevices', ctx);
-      const pos = q.cursor ? cursors.decode(q.cursor, b) : null;
+      const { after, page: pageOf } = pageAfter(cursors, b, q.cursor, limit);
       if (keyOf(ctx).environment === 'sandbox') {
         const all = sandbox
           .devices(ctx.orgId, clock.now())
           .sort((x, y) => (x.asset_id < y.asset_id ? 1 : -1))
-          .filter((d) => !pos || d.created_at < pos.t || (d.created_at === pos.t && d.asset_id < String(pos.id)));
-        const page = toPage(all.slice(0, limit + 1), limit, (d) => ({ t: d.created_at, id: d.asset_id }), cursors, b);
+          .filter((d) => !after || d.created_at < after.t || (d.created_at === after.t && d.asset_id < after.id));
+        const page = pageOf(all.slice(0, limit + 1), (d) => ({ t: d.created_at, id: d.asset_id }));
         return {
           devices: page.items.map((d) => ({
             asset_id: d.asset_id,
@@ -123,8 +122,7 @@ export function createPartnerService(deps: PartnerDeps) {
           has_more: page.has_more,
         };
       }
-      const rows = await registry.page(db, ctx.orgId, pos ? { t: pos.t, id: String(pos.id) } : null, limit + 1);
-      const page = toPage(rows, limit, (r) => ({ t: r.created_key, id: r.asset_id }), cursors, b);
+      const page = pageOf(await registry.page(db, ctx.orgId, after ?? null, limit + 1), (r) => ({ t: r.created_key, id: r.asset_id }));
       // The newest record of the page's devices: one read for the page.
       const latest = new Map((await telemetry.latest(db, ctx.orgId, { assetIds: page.items.map((r) => r.asset_id) })).map((l) => [l.asset_id, l]));
       return {

@@ -6,7 +6,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { errors } from '../../../platform/errors.ts';
 import type { CursorCodec } from '../../../platform/cursor.ts';
-import { toPage } from '../../../platform/cursor.ts';
+import { pageAfter } from '../../../platform/cursor.ts';
 import type { Config } from '../../../core/config.ts';
 import type { AuditLog } from '../../audit/index.ts';
 import type { OrgDirectory } from '../../orgs/index.ts';
@@ -188,9 +188,9 @@ export function createWebhookService(deps: WebhookDeps) {
     async deliveries(ctx: RequestContext, id: string, limit = PAGE_LIMIT.default, cursor?: string) {
       await getOr404(ctx.orgId, id);
       const binding = { op: 'listWebhookDeliveries', orgId: ctx.orgId, filters: { endpoint_id: id } };
-      const pos = cursor ? cursors.decode(cursor, binding) : null;
-      const rows = await deliveryStore.page(db, ctx.orgId, id, pos ? { t: pos.t, seq: Number(pos.id) } : null, limit + 1);
-      const page = toPage(rows, limit, (r) => ({ t: r.created_key, id: r.seq }), cursors, binding);
+      const paged = pageAfter(cursors, binding, cursor, limit);
+      const rows = await deliveryStore.page(db, ctx.orgId, id, paged.after ? { t: paged.after.t, seq: Number(paged.after.id) } : null, limit + 1);
+      const page = paged.page(rows, (r) => ({ t: r.created_key, id: r.seq }));
       const attempts = await deliveryStore.attemptsOf(
         db,
         ctx.orgId,

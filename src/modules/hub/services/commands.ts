@@ -6,7 +6,7 @@
 // is not connected: the command is stored as `offline` and the request refused 409.
 import { randomUUID } from 'node:crypto';
 import { type Static, type TSchema, Type } from 'typebox';
-import { toPage } from '../../../platform/cursor.ts';
+import { pageAfter } from '../../../platform/cursor.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../../platform/schema-kit.ts';
 import type { Db } from '../../../infra/db/index.ts';
@@ -709,9 +709,8 @@ export function createCommandService(deps: HubDeps) {
       if (!(await store.chargePoint(db, ctx.orgId, cpId))) throw hubErrors.chargePointNotFound();
       const limit = query.limit ?? 50;
       const binding = { op: 'listHubCommands', orgId: ctx.orgId, filters: { cpId } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await store.commandsPage(db, ctx.orgId, cpId, pos ? { t: pos.t, id: String(pos.id) } : undefined, limit);
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.command_id }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await store.commandsPage(db, ctx.orgId, cpId, paged.after, limit), (r) => ({ t: r.pos, id: r.command_id }));
       return { commands: page.items.map(commandView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 

@@ -1,6 +1,6 @@
 // Id tokens per organisation (decision 0410): what Authorize, StartTransaction and TransactionEvent
 // are answered from (ocpp/authorisation.ts). Writes are audited.
-import { toPage } from '../../../platform/cursor.ts';
+import { pageAfter } from '../../../platform/cursor.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../../platform/schema-kit.ts';
 import { hubErrors } from '../errors.ts';
@@ -37,9 +37,8 @@ export function createIdTokenService(deps: HubDeps) {
     async listIdTokens(ctx: RequestContext, query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? 100;
       const binding = { op: 'listHubIdTokens', orgId: ctx.orgId };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await store.idTokensPage(db, ctx.orgId, pos ? String(pos.id) : undefined, limit);
-      const page = toPage(rows, limit, (r) => ({ t: '', id: r.id_token }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await store.idTokensPage(db, ctx.orgId, paged.after?.id, limit), (r) => ({ t: '', id: r.id_token }));
       return { id_tokens: page.items.map(idTokenView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 

@@ -1,5 +1,5 @@
 // Charging sessions (transactions) of a site and each one's cost under the schedule in force at its start.
-import { toPage } from '../../../platform/cursor.ts';
+import { pageAfter } from '../../../platform/cursor.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { hubStore as store } from '../store.ts';
 import { costSession, COST_METHOD } from '../tariff.ts';
@@ -14,9 +14,8 @@ export function createSessionService(deps: HubDeps) {
       await siteOr404(db, ctx.orgId, siteId);
       const limit = query.limit ?? 50;
       const binding = { op: 'listHubTransactions', orgId: ctx.orgId, filters: { site_id: siteId } };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await store.transactionsPage(db, ctx.orgId, siteId, pos ? { t: pos.t, id: String(pos.id) } : undefined, limit);
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.transaction_id }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await store.transactionsPage(db, ctx.orgId, siteId, paged.after, limit), (r) => ({ t: r.pos, id: r.transaction_id }));
       return { transactions: page.items.map(txView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 

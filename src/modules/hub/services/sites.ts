@@ -1,6 +1,6 @@
 // Sites and charge point registration (the password is shown once).
 import { randomUUID } from 'node:crypto';
-import { toPage } from '../../../platform/cursor.ts';
+import { pageAfter } from '../../../platform/cursor.ts';
 import type { RequestContext } from '../../../platform/operation.ts';
 import { hubStore as store, type SecurityProfile, type SiteFields } from '../store.ts';
 import { hashPassword, OCPP_PATH, SUBPROTOCOLS } from '../ocpp.ts';
@@ -13,9 +13,8 @@ export function createSiteService(deps: HubDeps) {
     async listSites(ctx: RequestContext, query: { limit?: number; cursor?: string }) {
       const limit = query.limit ?? 50;
       const binding = { op: 'listHubSites', orgId: ctx.orgId };
-      const pos = query.cursor ? cursors.decode(query.cursor, binding) : undefined;
-      const rows = await store.sitesPage(db, ctx.orgId, pos ? { t: pos.t, id: String(pos.id) } : undefined, limit);
-      const page = toPage(rows, limit, (r) => ({ t: r.pos, id: r.site_id }), cursors, binding);
+      const paged = pageAfter(cursors, binding, query.cursor, limit);
+      const page = paged.page(await store.sitesPage(db, ctx.orgId, paged.after, limit), (r) => ({ t: r.pos, id: r.site_id }));
       return { sites: page.items.map(siteView), next_cursor: page.next_cursor, has_more: page.has_more };
     },
 
