@@ -355,7 +355,7 @@ power_kw is not null and ${POWER_IN_BOUND} and ${…}
   ), n as (
     select asset_id, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
     from telemetry
-    where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and power_kw is not null and ${POWER_IN_BOUND} and ${…}
+    where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and ${POWER_SAMPLE}
     group by 1, 2
   )
   select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as slot,

@@ -971,6 +971,8 @@ const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number'
 // between them (trapezoidal rule); a segment is split at half-hour boundaries by interpolation and
 // its positive and negative parts integrated apart (split exactly at the zero crossing). A longer
 // silence is a gap: it is not integrated, and the half hours it spans show less coverage.
+// What counts as a power sample: the one filter of every place that reads power for energy (the
+// segments, the per-half-hour sample count, the refresh's neighbours).
 const POWER_SAMPLE = `power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}`;
 const POWER_HALF_HOURS = `
 with b as (
@@ -1013,7 +1015,7 @@ with b as (
 ), n as (
   select asset_id, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
   from telemetry
-  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}
+  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and ${POWER_SAMPLE}
   group by 1, 2
 )
 select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as slot,
@@ -1029,6 +1031,7 @@ order by 1, 2`;
 // interval, e.g. a register jumping to 9e15 kWh) is implausible (decision 0281): it is treated like
 // a reset that counts nothing, the interval is not covered, and the next advance is measured from
 // the implausible reading. So no half hour of a counter exceeds the bound power's half hour.
+// What counts as a counter reading of key k.key: likewise the one filter of every counter read.
 const COUNTER_SAMPLE = `jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${trustedTsSql()}`;
 const COUNTER_HALF_HOURS = `
 with b as (
