@@ -355,7 +355,7 @@ power_kw is not null and ${POWER_IN_BOUND} and ${…}
   ), n as (
     select asset_id, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
     from telemetry
-    where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and power_kw is not null and ${POWER_IN_BOUND} and ${…}
+    where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and ${POWER_SAMPLE}
     group by 1, 2
   )
   select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as slot,
@@ -408,20 +408,19 @@ jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
   order by 1, 2, 3
 
 -- store.ts: SPAN_NEIGHBOURS
-  select a.i::int as i,
-         least(case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${POWER_SAMPLE})
-                    then (select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}) end,
-               (select min(x.p) from unnest($7::text[]) as k(key) cross join lateral
-                  (select max(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval
-                   and ${COUNTER_SAMPLE}) x
-                where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE}))) as before,
-         greatest(case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${POWER_SAMPLE})
-                       then (select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}) end,
-                  (select max(x.p) from unnest($7::text[]) as k(key) cross join lateral
-                     (select min(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval
-                      and ${COUNTER_SAMPLE}) x
-                   where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE}))) as after
+  select a.i::int as i, least(p.before, c.before) as before, greatest(p.after, c.after) as after
   from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as a(aid, f, t, i)
+  left join lateral (
+    select (select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}) as before,
+           (select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}) as after
+    where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${POWER_SAMPLE})
+  ) p on true
+  cross join lateral (
+    select min((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval and ${COUNTER_SAMPLE})) as before,
+           max((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval and ${COUNTER_SAMPLE})) as after
+    from unnest($7::text[]) as k(key)
+    where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE})
+  ) c
   order by a.i
 
 -- store.ts: extent

@@ -420,3 +420,47 @@ test('queued rebuilds are capped per organisation: one for another site past ENE
   await svc.runDue();
   assert.equal((await call(svc, admin, 'POST', '/api/telemetry/sites/spring/ledger/rebuild', {})).statusCode, 202);
 });
+
+test('meters that disagree: a half hour of negative (derived) consumption says meters_disagree, a consistent one does not; the window counts it, the period read says it (decision 0495, worked by hand)', async () => {
+  // Site "discord": a site meter (import and export counters) and a PV inverter (generation
+  // counter); no metered loads, so consumption = generation + import - export.
+  // 00:00-00:30Z: import 1.0, export 0.25, generation 0.5 -> consumption 1.25 (consistent).
+  // 00:30-01:00Z: import 0, export 0.5, generation 0 -> consumption -0.5 (the meters disagree).
+  await asset(svc, admin, { asset_id: 'di-meter', site_id: 'discord', asset_class: 'site_meter' });
+  await asset(svc, admin, { asset_id: 'di-pv', site_id: 'discord', asset_class: 'inverter', parent_asset_id: 'di-meter' });
+  const t = ['2026-11-01T00:00:00Z', '2026-11-01T00:30:00Z', '2026-11-01T01:00:00Z'];
+  await ingest(svc, admin, [
+    ...t.map((ts, i) => ({ device_id: 'di-meter', ts, import_kwh: [20, 21, 21][i], export_kwh: [5, 5.25, 5.75][i] })),
+    ...t.map((ts, i) => ({ device_id: 'di-pv', ts, generation_kwh: [40, 40.5, 40.5][i] })),
+  ]);
+  await refresh(svc);
+  const res = await call(svc, viewer, 'GET', '/api/telemetry/sites/discord/ledger?date=2026-11-01');
+  assert.equal(res.statusCode, 200, res.body);
+  const ledger = json(res);
+  assert.deepEqual(
+    ledger.half_hours
+      .slice(0, 3)
+      .map((h: Record<string, unknown>) => [
+        h.period_start,
+        h.import_kwh,
+        h.export_kwh,
+        h.generation_kwh,
+        h.consumption_kwh,
+        h.consumption_method,
+        h.meters_disagree,
+      ]),
+    [
+      ['2026-11-01T00:00:00.000Z', '1.000', '0.250', '0.500', '1.250', 'derived', false],
+      ['2026-11-01T00:30:00.000Z', '0.000', '0.500', '0.000', '-0.500', 'derived', true],
+      // No data: null figures, a gap, and nothing that disagrees.
+      ['2026-11-01T01:00:00.000Z', null, null, null, null, null, false],
+    ],
+  );
+  assert.equal(ledger.half_hours.filter((h: { meters_disagree: boolean }) => h.meters_disagree).length, 1);
+  assert.equal(ledger.totals.meters_disagree_half_hours, 1);
+  assert.equal(ledger.totals.consumption_kwh, '0.750');
+  const bad = json(await call(svc, viewer, 'GET', `/api/telemetry/ledger/period/discord/${encodeURIComponent('2026-11-01T00:30:00Z')}`));
+  assert.deepEqual([bad.consumption_kwh, bad.meters_disagree], ['-0.500', true]);
+  const good = json(await call(svc, viewer, 'GET', `/api/telemetry/ledger/period/discord/${encodeURIComponent('2026-11-01T00:00:00Z')}`));
+  assert.deepEqual([good.consumption_kwh, good.meters_disagree], ['1.250', false]);
+});

@@ -72,6 +72,7 @@ export function halfHourView(orgId: string, start: number, row: SiteHalfHourRow 
       coverage: null,
       assets_expected: expected,
       assets_reporting: 0,
+      meters_disagree: false,
     };
   }
   return {
@@ -89,8 +90,15 @@ export function halfHourView(orgId: string, start: number, row: SiteHalfHourRow 
     coverage: row.coverage,
     assets_expected: row.assets_expected,
     assets_reporting: row.assets_reporting,
+    meters_disagree: metersDisagree(row),
   };
 }
+
+/**
+ * The half hour's consumption is negative: only derived consumption can be (metered loads are
+ * positive parts), and only where the site's meters disagree (decisions 0492, 0495).
+ */
+const metersDisagree = (row: SiteHalfHourRow) => toWh(row.consumption_kwh) < 0;
 
 export function totalsOf(rows: SiteHalfHourRow[], halfHours: number) {
   const wh = { import: 0, export: 0, generation: 0, consumption: 0, charge: 0, discharge: 0, residual: 0 };
@@ -111,6 +119,7 @@ export function totalsOf(rows: SiteHalfHourRow[], halfHours: number) {
     complete_half_hours: complete,
     gap_half_hours: halfHours - complete,
     measured_half_hours: rows.filter((r) => r.all_measured).length,
+    meters_disagree_half_hours: rows.filter(metersDisagree).length,
     wh,
   };
 }

@@ -58,6 +58,10 @@ export const HalfHour = Type.Object({
   coverage: Nullable(Type.Number({ description: 'Least share of the half hour covered by any expected asset (1 = whole)' })),
   assets_expected: Type.Integer(),
   assets_reporting: Type.Integer(),
+  meters_disagree: Type.Boolean({
+    description:
+      "True when the half hour's consumption is negative: derived from the meters (generation + import + discharge - export - charge), it can only be negative where the site's meters disagree (e.g. export with no matching generation: a partial or mis-scaled register). The figures are shown as stored, not corrected (decision 0495).",
+  }),
 });
 
 export const Totals = Type.Object({
@@ -68,6 +72,7 @@ export const Totals = Type.Object({
   complete_half_hours: Type.Integer(),
   gap_half_hours: Type.Integer(),
   measured_half_hours: Type.Integer({ description: 'Half hours whose every flow is measured' }),
+  meters_disagree_half_hours: Type.Integer({ description: 'Half hours with `meters_disagree: true` (negative consumption)' }),
 });
 
 export const SettlementDay = Type.Object({ date: Type.String(), periods: Type.Integer() });

@@ -971,6 +971,8 @@ const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number'
 // between them (trapezoidal rule); a segment is split at half-hour boundaries by interpolation and
 // its positive and negative parts integrated apart (split exactly at the zero crossing). A longer
 // silence is a gap: it is not integrated, and the half hours it spans show less coverage.
+// What counts as a power sample: the one filter of every place that reads power for energy (the
+// segments, the per-half-hour sample count, the refresh's neighbours).
 const POWER_SAMPLE = `power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}`;
 const POWER_HALF_HOURS = `
 with b as (
@@ -1013,7 +1015,7 @@ with b as (
 ), n as (
   select asset_id, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
   from telemetry
-  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}
+  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and ${POWER_SAMPLE}
   group by 1, 2
 )
 select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as slot,
@@ -1029,6 +1031,7 @@ order by 1, 2`;
 // interval, e.g. a register jumping to 9e15 kWh) is implausible (decision 0281): it is treated like
 // a reset that counts nothing, the interval is not covered, and the next advance is measured from
 // the implausible reading. So no half hour of a counter exceeds the bound power's half hour.
+// What counts as a counter reading of key k.key: likewise the one filter of every counter read.
 const COUNTER_SAMPLE = `jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${trustedTsSql()}`;
 const COUNTER_HALF_HOURS = `
 with b as (
@@ -1075,22 +1078,22 @@ order by 1, 2, 3`;
 // that has a sample in the span (a stream without one has no new sample, so its segments stand),
 // within that stream's gap, the earliest before and the latest after. A new sample changes only
 // the segments to its neighbours, so the half hours from the one before to the one after are all
-// it can change (decision 0491).
+// it can change (decision 0491). Whether a stream has a sample in the span is asked once per span
+// and stream (the lateral rows' `where exists`), and both neighbours are read only when it does.
 const SPAN_NEIGHBOURS = `
-select a.i::int as i,
-       least(case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${POWER_SAMPLE})
-                  then (select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}) end,
-             (select min(x.p) from unnest($7::text[]) as k(key) cross join lateral
-                (select max(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval
-                 and ${COUNTER_SAMPLE}) x
-              where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE}))) as before,
-       greatest(case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${POWER_SAMPLE})
-                     then (select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}) end,
-                (select max(x.p) from unnest($7::text[]) as k(key) cross join lateral
-                   (select min(ts) as p from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval
-                    and ${COUNTER_SAMPLE}) x
-                 where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE}))) as after
+select a.i::int as i, least(p.before, c.before) as before, greatest(p.after, c.after) as after
 from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as a(aid, f, t, i)
+left join lateral (
+  select (select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}) as before,
+         (select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}) as after
+  where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${POWER_SAMPLE})
+) p on true
+cross join lateral (
+  select min((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval and ${COUNTER_SAMPLE})) as before,
+         max((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval and ${COUNTER_SAMPLE})) as after
+  from unnest($7::text[]) as k(key)
+  where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE})
+) c
 order by a.i`;
 
 export interface ReadingRow {

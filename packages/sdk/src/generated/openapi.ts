@@ -5446,7 +5446,7 @@ export interface paths {
         };
         /**
          * One settlement period of a site's ledger in detail
-         * @description The half hour starting at `period_start` (ISO 8601 with an offset, on a half-hour boundary) with each asset's contribution: flow, energy, basis, source (counter key or power_kw), coverage, samples and counter resets. Half-hour energy per flow summed over the site's assets: counters where a device reports them (measured), otherwise power integrated (calculated); consumption from metered loads, else the balance; the residual is what the metered flows leave unexplained.
+         * @description The half hour starting at `period_start` (ISO 8601 with an offset, on a half-hour boundary) with each asset's contribution: flow, energy, basis, source (counter key or power_kw), coverage, samples and counter resets; `meters_disagree` as on the ledger (negative consumption). Half-hour energy per flow summed over the site's assets: counters where a device reports them (measured), otherwise power integrated (calculated); consumption from metered loads, else the balance; the residual is what the metered flows leave unexplained.
          */
         get: operations["getLedgerPeriod"];
         put?: never;
@@ -5626,7 +5626,7 @@ export interface paths {
         };
         /**
          * The half-hourly energy ledger of a site
-         * @description Every settlement period of the UK local days asked for (`date`, or `from`..`to` inclusive, at most 31 days; default yesterday): 48 a day, 46 on the spring clock change, 50 on the autumn one, each with its start in UTC. Each flow carries its basis; half hours without data are listed with null figures and `gap: true`. Totals are exact sums (watt-hours) and the balance identity holds exactly. Half-hour energy per flow summed over the site's assets: counters where a device reports them (measured), otherwise power integrated (calculated); consumption from metered loads, else the balance; the residual is what the metered flows leave unexplained. Power integrated over time: power_kw linear between consecutive samples no further apart than the gap limit (trapezoidal rule), split at half-hour boundaries and at zero crossings; longer silences are gaps and are not filled. Cumulative counters: the advance of the device's kWh register between consecutive readings, spread over the interval in proportion to time; a lower reading is a reset and counts from zero; an advance faster than 1e8 kW (the power bound) is implausible and counts nothing, like a reset.
+         * @description Every settlement period of the UK local days asked for (`date`, or `from`..`to` inclusive, at most 31 days; default yesterday): 48 a day, 46 on the spring clock change, 50 on the autumn one, each with its start in UTC. Each flow carries its basis; half hours without data are listed with null figures and `gap: true`. Totals are exact sums (watt-hours) and the balance identity holds exactly. A half hour whose consumption is negative (derived from meters that disagree, e.g. export with no matching generation) says `meters_disagree: true` and is shown as stored, not corrected; `totals.meters_disagree_half_hours` counts them. Half-hour energy per flow summed over the site's assets: counters where a device reports them (measured), otherwise power integrated (calculated); consumption from metered loads, else the balance; the residual is what the metered flows leave unexplained. Power integrated over time: power_kw linear between consecutive samples no further apart than the gap limit (trapezoidal rule), split at half-hour boundaries and at zero crossings; longer silences are gaps and are not filled. Cumulative counters: the advance of the device's kWh register between consecutive readings, spread over the interval in proportion to time; a lower reading is a reset and counts from zero; an advance faster than 1e8 kW (the power bound) is implausible and counts nothing, like a reset.
          */
         get: operations["getSiteLedger"];
         put?: never;
@@ -28101,6 +28101,8 @@ export interface operations {
                         gap: boolean;
                         generation_kwh: string | null;
                         import_kwh: string | null;
+                        /** @description True when the half hour's consumption is negative: derived from the meters (generation + import + discharge - export - charge), it can only be negative where the site's meters disagree (e.g. export with no matching generation: a partial or mis-scaled register). The figures are shown as stored, not corrected (decision 0495). */
+                        meters_disagree: boolean;
                         method: string;
                         /**
                          * Format: date-time
@@ -50719,6 +50721,8 @@ export interface operations {
                         gap: boolean;
                         generation_kwh: string | null;
                         import_kwh: string | null;
+                        /** @description True when the half hour's consumption is negative: derived from the meters (generation + import + discharge - export - charge), it can only be negative where the site's meters disagree (e.g. export with no matching generation: a partial or mis-scaled register). The figures are shown as stored, not corrected (decision 0495). */
+                        meters_disagree: boolean;
                         /**
                          * Format: date-time
                          * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
@@ -51858,6 +51862,8 @@ export interface operations {
                             gap: boolean;
                             generation_kwh: string | null;
                             import_kwh: string | null;
+                            /** @description True when the half hour's consumption is negative: derived from the meters (generation + import + discharge - export - charge), it can only be negative where the site's meters disagree (e.g. export with no matching generation: a partial or mis-scaled register). The figures are shown as stored, not corrected (decision 0495). */
+                            meters_disagree: boolean;
                             /**
                              * Format: date-time
                              * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
@@ -51958,6 +51964,8 @@ export interface operations {
                             import_kwh: string;
                             /** @description Half hours whose every flow is measured */
                             measured_half_hours: number;
+                            /** @description Half hours with `meters_disagree: true` (negative consumption) */
+                            meters_disagree_half_hours: number;
                             /** @description Sum of the half hours' residuals */
                             residual_kwh: string;
                         };

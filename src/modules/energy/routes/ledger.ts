@@ -23,6 +23,7 @@ export function ledgerOperations(l: Ledger): Operation[] {
         'Every settlement period of the UK local days asked for (`date`, or `from`..`to` inclusive, at most 31 days; default yesterday): ' +
         '48 a day, 46 on the spring clock change, 50 on the autumn one, each with its start in UTC. Each flow carries its basis; half hours ' +
         'without data are listed with null figures and `gap: true`. Totals are exact sums (watt-hours) and the balance identity holds exactly. ' +
+        'A half hour whose consumption is negative (derived from meters that disagree, e.g. export with no matching generation) says `meters_disagree: true` and is shown as stored, not corrected; `totals.meters_disagree_half_hours` counts them. ' +
         LEDGER_METHOD +
         ' ' +
         POWER_METHOD +
@@ -61,7 +62,7 @@ export function ledgerOperations(l: Ledger): Operation[] {
       path: '/api/telemetry/ledger/period/{site_id}/{period_start}',
       summary: "One settlement period of a site's ledger in detail",
       description:
-        "The half hour starting at `period_start` (ISO 8601 with an offset, on a half-hour boundary) with each asset's contribution: flow, energy, basis, source (counter key or power_kw), coverage, samples and counter resets. " +
+        "The half hour starting at `period_start` (ISO 8601 with an offset, on a half-hour boundary) with each asset's contribution: flow, energy, basis, source (counter key or power_kw), coverage, samples and counter resets; `meters_disagree` as on the ledger (negative consumption). " +
         LEDGER_METHOD,
       dataBasis: { basis: 'calculated', method: LEDGER_METHOD },
       schema: {
