@@ -5,8 +5,12 @@ import assert from 'node:assert/strict';
 import { openPglite } from '../../src/infra/db/pglite.ts';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 
+// The embedded store's own engines, whatever the suite's store: the real-servers run (TEST_DATABASE_URL) skips them.
+const embeddedOnly = process.env.TEST_DATABASE_URL ? 'the embedded engine only: runs in the embedded suite' : false;
 for (const worker of [true, false]) {
-  test(`shared_buffers follows the setting (engine ${worker ? 'in a worker' : 'in the thread'}); unset, PostgreSQL's 128MB`, async () => {
+  test(`shared_buffers follows the setting (engine ${worker ? 'in a worker' : 'in the thread'}); unset, PostgreSQL's 128MB`, {
+    skip: embeddedOnly,
+  }, async () => {
     const small = await openPglite(undefined, { worker, sharedBuffersMb: 16 });
     const plain = await openPglite(undefined, { worker });
     try {
