@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
-import { startTestService } from '../helpers/service.ts';
+import { realServers, startTestService } from '../helpers/service.ts';
 import { fixtureModule, held } from '../helpers/fixtures.ts';
 import { bounded, deferred } from '../helpers/signal.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -14,8 +14,8 @@ import { eventually } from '../helpers/eventually.ts';
 const dir = mkdtempSync(join(tmpdir(), 'eps-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 // The CLI and `npm start -- --help` below run on the embedded store (or none) whatever the suite's
-// store: in the real-servers run (TEST_DATABASE_URL) they would repeat the embedded run's work.
-const embeddedOnly = process.env.TEST_DATABASE_URL ? 'store-independent: runs in the embedded suite' : false;
+// store: the real-servers run skips them rather than repeat the embedded run's work.
+const embeddedOnly = !!realServers.database && 'the embedded store only';
 const baseEnv = { ...process.env, DATA_DIR: dir, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: '', REDIS_URL: '', NATS_URL: '' };
 
 function cli(...args: string[]) {

@@ -4,9 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPglite } from '../../src/infra/db/pglite.ts';
 import { loadConfig, ConfigError } from '../../src/config.ts';
+import { realServers } from '../helpers/service.ts';
 
-// The embedded store's own engines, whatever the suite's store: the real-servers run (TEST_DATABASE_URL) skips them.
-const embeddedOnly = process.env.TEST_DATABASE_URL ? 'the embedded engine only: runs in the embedded suite' : false;
+// The embedded store's own engines, whatever the suite's store: the real-servers run skips them.
+const embeddedOnly = !!realServers.database && 'the embedded store only';
 for (const worker of [true, false]) {
   test(`shared_buffers follows the setting (engine ${worker ? 'in a worker' : 'in the thread'}); unset, PostgreSQL's 128MB`, {
     skip: embeddedOnly,
