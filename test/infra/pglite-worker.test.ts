@@ -13,6 +13,9 @@ import { openPglite, terminatePgliteWorker, type WorkerEvent } from '../../src/i
 import { StoreUnavailableError, type Db } from '../../src/infra/db/index.ts';
 import { acquireStoreLock } from '../../src/infra/db/lock.ts';
 import { startTestService, json, realServers, type TestService } from '../helpers/service.ts';
+
+/** The embedded engine itself, whatever the suite's store: the real-servers run skips it. */
+const embeddedOnly = !!realServers.database && 'the embedded store only';
 import { pgliteTemplate } from '../helpers/template.ts';
 import { deferred, Inbox } from '../helpers/signal.ts';
 import { assertRefused } from '../helpers/refusal.ts';
@@ -54,7 +57,7 @@ async function loopDuring<T>(work: () => Promise<T>): Promise<{ value: T; ms: nu
 // A statement that runs for about a second inside the engine (one synchronous stretch of WASM).
 const LONG_STATEMENT = 'select sum(g * 2)::int8 as s from generate_series(1, 1000000) g';
 
-test('a long statement leaves the event loop running: timers fire throughout it', async () => {
+test('a long statement leaves the event loop running: timers fire throughout it', { skip: embeddedOnly }, async () => {
   const db = await store();
   await db.query('select 1'); // started and warm
   const r = await loopDuring(() => db.query<{ s: number }>(LONG_STATEMENT));
@@ -139,7 +142,7 @@ test('during a 4 MB ingestion batch the probes keep answering and readiness stay
   for (const a of answers) assert.deepEqual(a, { code: 200, status: 'ready', database: true });
 });
 
-test('results and errors come back as the in-thread adapter gives them', async () => {
+test('results and errors come back as the in-thread adapter gives them', { skip: embeddedOnly }, async () => {
   const [worker, inline] = await Promise.all([store(), store(undefined, false)]);
   const sql =
     `select 1::int as i, 9007199254740993::int8 as big, 5::int8 as small, 1.50::numeric as n, ` +
@@ -176,7 +179,7 @@ test('results and errors come back as the in-thread adapter gives them', async (
   assert.equal((await worker.query<{ x: number }>('select 2 as x')).rows[0].x, 2);
 });
 
-test('an open transaction is not interleaved: other queries wait for its end and see only what it committed', async () => {
+test('an open transaction is not interleaved: other queries wait for its end and see only what it committed', { skip: embeddedOnly }, async () => {
   const db = await store();
   await db.exec('create table t (id int primary key)');
   const order: string[] = [];
@@ -212,7 +215,7 @@ test('an open transaction is not interleaved: other queries wait for its end and
   );
 });
 
-test('close lets an open transaction finish, then refuses new work', async () => {
+test('close lets an open transaction finish, then refuses new work', { skip: embeddedOnly }, async () => {
   const db = await store();
   await db.exec('create table t (id int)');
   let began!: () => void;
@@ -235,7 +238,7 @@ test('close lets an open transaction finish, then refuses new work', async () =>
   assert.equal(await db.ping(), false);
 });
 
-test('a worker that dies fails what waits on it and what comes after with StoreUnavailableError, never hangs', async () => {
+test('a worker that dies fails what waits on it and what comes after with StoreUnavailableError, never hangs', { skip: embeddedOnly }, async () => {
   const events = new Inbox<WorkerEvent>();
   const db = await store(undefined, true, events.push);
   await db.exec('create table t (id int)');
@@ -268,7 +271,7 @@ test('a worker that dies fails what waits on it and what comes after with StoreU
   await db.close();
 });
 
-test('a store on disk comes back in a new worker after a crash, with its data and its lock', async () => {
+test('a store on disk comes back in a new worker after a crash, with its data and its lock', { skip: embeddedOnly }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pglite-worker-'));
   const release = acquireStoreLock(dir, 'test');
   try {
