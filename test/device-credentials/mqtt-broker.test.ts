@@ -6,20 +6,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { createBrokerSync } from '../../src/modules/device-credentials/broker.ts';
 import { credentialStore } from '../../src/modules/device-credentials/store.ts';
+import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, SHARED_PORT as PORT } from './broker.ts';
 
-const script = fileURLToPath(new URL('../../ops/mosquitto.sh', import.meta.url));
 // The embedded and the real-services suites run side by side in CI: each has its own broker, so
 // neither's consumer takes the other's messages or session.
-// TEST_MQTT_PORT: a broker of one's own (a run by hand beside CI's or another's).
-const PORT = process.env.TEST_MQTT_PORT ?? (process.env.TEST_DATABASE_URL ? '1886' : '1884');
-const ADMIN_PASSWORD = 'eps-dev-admin-password';
-const haveMosquitto = spawnSync('sh', ['-c', 'command -v mosquitto && command -v mosquitto_pub'], { encoding: 'utf8' }).status === 0;
-const skip = haveMosquitto ? false : 'mosquitto is not installed (apt-get install mosquitto mosquitto-clients): the MQTT tests need a real broker';
 
 let svc: TestService;
 let admin: string;

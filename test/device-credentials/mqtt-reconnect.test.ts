@@ -8,17 +8,11 @@
 // code: that one is counted as connection_lost; the broker's log says "already connected".)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import mqtt, { type MqttClient } from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, SHARED_PORT as PORT } from './broker.ts';
 
-const script = fileURLToPath(new URL('../../ops/mosquitto.sh', import.meta.url));
-// TEST_MQTT_PORT: a broker of one's own (a run by hand beside CI's or another's).
-const PORT = process.env.TEST_MQTT_PORT ?? (process.env.TEST_DATABASE_URL ? '1886' : '1884');
-const ADMIN_PASSWORD = 'eps-dev-admin-password';
-const haveMosquitto = spawnSync('sh', ['-c', 'command -v mosquitto && command -v mosquitto_pub'], { encoding: 'utf8' }).status === 0;
-const skip = haveMosquitto ? false : 'mosquitto is not installed (apt-get install mosquitto mosquitto-clients): the MQTT tests need a real broker';
 const URL_ = `mqtt://127.0.0.1:${PORT}`;
 // Roots, organisation and client ids of this run's own: the broker outlives the stores.
 const RUN = Date.now().toString(36);

@@ -6,16 +6,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, SHARED_PORT as PORT } from './broker.ts';
 
-const script = fileURLToPath(new URL('../../ops/mosquitto.sh', import.meta.url));
-// TEST_MQTT_PORT: a broker of one's own (a run by hand beside CI's or another's).
-const PORT = process.env.TEST_MQTT_PORT ?? (process.env.TEST_DATABASE_URL ? '1886' : '1884');
-const ADMIN_PASSWORD = 'eps-dev-admin-password';
-const haveMosquitto = spawnSync('sh', ['-c', 'command -v mosquitto && command -v mosquitto_pub'], { encoding: 'utf8' }).status === 0;
-const skip = haveMosquitto ? false : 'mosquitto is not installed (apt-get install mosquitto mosquitto-clients): the MQTT tests need a real broker';
 const URL_ = `mqtt://127.0.0.1:${PORT}`;
 // Roots unique per run: the broker outlives the stores, and other runs may share it.
 const RUN = Date.now().toString(36);
