@@ -10,7 +10,7 @@
 //      security administrator reads every answer; MQTT 5 correlation data pairs them).
 //   3. Saturation: --sat-clients devices publish --sat-messages messages of --sat-batch records back
 //      to back (QoS 1): records/s stored from the first publish to the last answer; then the same
-//      records (new timestamps) over HTTP, POST /api/telemetry/ingest with the same device
+//      records (timestamps half a second later) over HTTP, POST /api/telemetry/ingest with the same device
 //      credentials from --sat-clients concurrent clients.
 //   4. Open loop at --rate-fraction (0.7) of the MQTT saturation rate for --open-seconds: latency p50/p99,
 //      beside the CPU of the load generator (this process: all N clients on one core) and of the
@@ -22,7 +22,7 @@
 //   npm run bench:mqtt -- --devices=1000 --seconds=60    # what a 2-core box holds
 //   options: --devices=10000 --per-site=10 --interval=10 --seconds=60 --sat-messages=3000 --sat-batch=1
 //            --sat-clients=16 --rate-fraction=0.7 --open-seconds=20 --port=1889 --store=pg|pglite --connections=1
-//            --in-flight=1000
+//            --in-flight=1000 --open-ts=now|late
 import { execFileSync, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -51,6 +51,8 @@ const SAT_BATCH = Number(args['sat-batch'] ?? 1);
 const SAT_CLIENTS = Number(args['sat-clients'] ?? 16);
 const RATE_FRACTION = Number(args['rate-fraction'] ?? 0.7);
 const OPEN_SECONDS = Number(args['open-seconds'] ?? 20);
+/** The open loop's readings: `now` (current, the default) or `late` (two days old: days already sealed into rollups). */
+const OPEN_LATE = (args['open-ts'] ?? 'now') === 'late';
 const PORT = String(args.port ?? 1889);
 /** MQTT_CONSUMER_CONNECTIONS of the service (decision 0443). */
 const CONNECTIONS = String(args.connections ?? 1);
@@ -273,10 +275,41 @@ async function main() {
       return m ? Number(m[1]) : NaN;
     };
     const together = (messages: number, tx: number) => `${fmt(tx)} transactions (${fmt(messages / tx, 1)} messages each)`;
+    /** The service's part of each telemetry message's wait (eps_device_mqtt_message_duration_seconds): cumulative bucket counts by upper bound (s). */
+    const inService = async () => {
+      const text = await (await fetch(new URL('/api/telemetry/metrics', address))).text();
+      const buckets: [number, number][] = [];
+      for (const m of text.matchAll(/^eps_device_mqtt_message_duration_seconds_bucket\{([^}]*)\} ([0-9.e+-]+)$/gm)) {
+        if (!m[1].includes('kind="telemetry"')) continue;
+        const le = /le="([^"]+)"/.exec(m[1])?.[1];
+        buckets.push([le === '+Inf' ? Infinity : Number(le), Number(m[2])]);
+      }
+      return buckets.sort((a, b) => a[0] - b[0]);
+    };
+    /** Quantiles of the service's part over a phase, from the histogram's bucket counts (linear within a bucket). */
+    const servicePart = (before: [number, number][], after: [number, number][]) => {
+      const counts = after.map(([le, n], i) => [le, n - (before[i]?.[1] ?? 0)] as [number, number]);
+      const total = counts.at(-1)?.[1] ?? 0;
+      const q = (f: number) => {
+        const want = f * total;
+        let lo = 0;
+        let below = 0;
+        for (const [le, n] of counts) {
+          if (n >= want) return le === Infinity ? lo : lo + ((le - lo) * (want - below)) / Math.max(1, n - below);
+          lo = le;
+          below = n;
+        }
+        return lo;
+      };
+      return total
+        ? `in the service (arrival at the consumer to answer, from its histogram) p50 ${fmt(q(0.5) * 1000, 1)} ms, p99 ${fmt(q(0.99) * 1000, 1)} ms`
+        : 'in the service: no histogram';
+    };
 
     // ---- Steady: one reading per device per interval ----
     reset();
     let tx0 = await transactions();
+    let h0 = await inService();
     await svc.request({ type: 'cpu' }, 'cpu');
     const cpu0 = (await svc.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu')).cpuMs;
     let sent = 0;
@@ -303,7 +336,7 @@ async function main() {
     log(
       `steady: ${fmt(sent)} readings sent in ${SECONDS} s (${fmt(sent / SECONDS)} messages/s offered), ${fmt(answered)} answered, ${fmt(stored)} stored, ` +
         `${publishErrors} publish errors; publish-to-stored p50 ${fmt(sl.p50, 1)} ms, p99 ${fmt(sl.p99, 1)} ms, max ${fmt(sl.max, 1)} ms; ` +
-        `all answered after ${fmt(steadyS, 1)} s; ${together(answered, (await transactions()) - tx0)}; service CPU ${fmt(((cpu1 - cpu0) / 1000 / steadyS) * 100)} % of a core; ${await machine()}`,
+        `all answered after ${fmt(steadyS, 1)} s; ${servicePart(h0, await inService())}; ${together(answered, (await transactions()) - tx0)}; service CPU ${fmt(((cpu1 - cpu0) / 1000 / steadyS) * 100)} % of a core; ${await machine()}`,
     );
     results.steady = { sent, answered, stored, publishErrors, offeredPerSecond: sent / SECONDS, latencyMs: sl, drainedAfterS: steadyS };
 
@@ -371,8 +404,11 @@ async function main() {
         const cred = creds[Math.floor(k / PER_SITE)];
         for (let m = 0; m < perClient; m++) {
           const s = performance.now();
-          // Timestamps shifted by a day: new readings, not duplicates of the MQTT phase's.
-          const r = await post(cred.secret, JSON.stringify(batchOf(k, m, -86_400_000)));
+          // Timestamps half a second after the MQTT phase's (which are whole seconds apart): new
+          // readings, not duplicates, in the same hours, so both phases take the same path. (Shifted
+          // by a day, as until decision 0498, they fell in a day already sealed into rollups, and
+          // every HTTP batch paid the late-rollup statement the MQTT phase did not.)
+          const r = await post(cred.secret, JSON.stringify(batchOf(k, m, 500)));
           httpLat.push(performance.now() - s);
           statuses[r.status] = (statuses[r.status] ?? 0) + 1;
           httpStored += r.stored;
@@ -402,6 +438,7 @@ async function main() {
     const total = Math.max(1, Math.round(rate * OPEN_SECONDS));
     reset();
     tx0 = await transactions();
+    h0 = await inService();
     // CPU of both sides over the phase (process.cpuUsage, as % of one core): the generator's 1,000
     // clients share one pinned core, and above 90 % of it the latencies measure the generator.
     const svcCpu0 = (await svc.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu')).cpuMs;
@@ -413,7 +450,11 @@ async function main() {
       const wait = due - performance.now();
       if (wait > 1) await sleep(wait);
       const k = live[i % live.length];
-      publish(k, batchOf(k, i, -2 * 86_400_000), due).catch(() => oe++);
+      // Current readings (the devices' real case), each message's records a millisecond apart and
+      // before now; --open-ts=late sends them two days old instead, into days already sealed, which
+      // takes the ingest statement's late-rollup path (decision 0498).
+      const records = OPEN_LATE ? batchOf(k, i, -2 * 86_400_000) : Array.from({ length: SAT_BATCH }, (_, r) => reading(k, Date.now() - (SAT_BATCH - 1 - r)));
+      publish(k, records, due).catch(() => oe++);
     }
     // The sending part (the schedule's length when the generator keeps up), then the rest of the phase.
     const sendMs = performance.now() - t0;
@@ -429,8 +470,8 @@ async function main() {
     const generatorBound = Math.max(gen.sending, gen.phase) > 90;
     const ol = summary(latencies);
     log(
-      `open loop at ${Math.round(RATE_FRACTION * 100)} % of MQTT saturation (${fmt(rate, 1)} messages/s, ${fmt(rate * SAT_BATCH)} records/s) for ${OPEN_SECONDS} s over ${fmt(live.length)} devices: ` +
-        `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${together(answered, (await transactions()) - tx0)}; ${oe} errors; ` +
+      `open loop at ${Math.round(RATE_FRACTION * 100)} % of MQTT saturation (${fmt(rate, 1)} messages/s, ${fmt(rate * SAT_BATCH)} records/s) for ${OPEN_SECONDS} s, ${OPEN_LATE ? 'readings two days old (late: sealed days)' : 'current readings'}, over ${fmt(live.length)} devices: ` +
+        `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${servicePart(h0, await inService())}; ${together(answered, (await transactions()) - tx0)}; ${oe} errors; ` +
         `sending took ${fmt(sendMs / 1000, 1)} s (${OPEN_SECONDS} s planned), all answered after ${fmt(phaseMs / 1000, 1)} s; ` +
         `CPU: load generator ${fmt(gen.sending)} % of its core while sending, ${fmt(gen.phase)} % over the phase${pinned ? ' (pinned to core 1)' : ' (not pinned)'}; service ${fmt(service)} % of a core over the phase; ${await machine()}`,
     );

@@ -1,7 +1,7 @@
 // Prometheus metrics through prom-client, one registry per app instance (tests build several).
 // Every name carries the service's prefix (decision 0019), except the names the spec itself gives
 // (`unprefixed`). The platform makes its own mechanism metrics; a module registers what it counts
-// (its domain) through counter() and gauge(), so the platform names no domain.
+// (its domain) through counter(), gauge() and histogram(), so the platform names no domain.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The prefix of every metric the service exposes, process metrics included. */
@@ -21,6 +21,11 @@ export interface GaugeSpec<L extends string> extends MetricSpec<L> {
   collect?: (gauge: Gauge<L>) => Promise<void> | void;
 }
 
+export interface HistogramSpec<L extends string> extends MetricSpec<L> {
+  /** Upper bounds of the buckets, in the metric's unit (seconds for `_seconds`). */
+  buckets: readonly number[];
+}
+
 export interface Metrics {
   registry: Registry;
   /** HTTP requests by method, route and status. */
@@ -35,6 +40,7 @@ export interface Metrics {
   uncaughtEntries: Counter<'entry'>;
   counter<L extends string = never>(spec: MetricSpec<L>): Counter<L>;
   gauge<L extends string = never>(spec: GaugeSpec<L>): Gauge<L>;
+  histogram<L extends string = never>(spec: HistogramSpec<L>): Histogram<L>;
 }
 
 export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
@@ -61,10 +67,13 @@ export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
       }),
     });
   };
+  const histogram = <L extends string>(spec: HistogramSpec<L>) =>
+    new Histogram<L>({ name: named(spec), help: spec.help, labelNames: spec.labelNames ?? [], buckets: [...spec.buckets], registers: [registry] });
   return {
     registry,
     counter,
     gauge,
+    histogram,
     requests: counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'] }),
     inFlight: gauge({ name: 'http_requests_in_flight', help: 'Requests being handled now (load shedding starts at MAX_INFLIGHT_REQUESTS)' }),
     latency: new Histogram({

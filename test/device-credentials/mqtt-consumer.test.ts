@@ -127,11 +127,23 @@ async function history(token: string, assetId: string) {
 const ts = (minutesAgo: number) => new Date(svc.clock.now().getTime() - minutesAgo * 60_000).toISOString();
 const notAuthorised = /not authori[sz]ed|135|0x87/i;
 
+/** eps_device_mqtt_message_duration_seconds of one topic kind: messages handled and their seconds in the service. */
+async function handledSeconds(kind: string) {
+  const res = await svc.request({ method: 'GET', url: '/api/telemetry/metrics' });
+  assert.equal(res.statusCode, 200, res.body);
+  const value = (suffix: string) => {
+    const line = res.body.split('\n').find((l) => l.startsWith(`eps_device_mqtt_message_duration_seconds_${suffix}{kind="${kind}"}`));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  };
+  return { count: value('count'), sum: value('sum') };
+}
+
 test('a site-wide credential publishes its site telemetry: stored as over HTTP, answered per record on the results topic', { skip }, async () => {
   const cred = await issue(admin, 'site-a');
   const device = await connect(cred);
   try {
     const next = await answers(device, `${ROOT}/${ORG}/site-a/results`);
+    const timed = await handledSeconds('telemetry');
     await device.publishAsync(
       `${ROOT}/${ORG}/site-a/telemetry`,
       JSON.stringify([
@@ -161,6 +173,10 @@ test('a site-wide credential publishes its site telemetry: stored as over HTTP, 
         [4, 'rejected', 'missing_ts'],
       ],
     );
+    // The service's part of the wait is measured (decision 0498): one more telemetry message, some time taken.
+    const timedAfter = await handledSeconds('telemetry');
+    assert.equal(timedAfter.count, timed.count + 1);
+    assert.ok(timedAfter.sum > timed.sum, 'the message took some time in the service');
     const h = await history(admin, 'a.battery');
     assert.equal(h.summary.count, 2);
     assert.equal(h.summary.latest, 55);
@@ -276,6 +292,90 @@ test('messages that arrive together are each answered as its own HTTP request: r
     assert.equal((await history(admin, 'c.battery')).summary.count + (await history(admin, 'c.meter')).summary.count, 10);
   } finally {
     await device.endAsync();
+  }
+});
+
+test('two sites publishing together: each message is judged by its own site (another site’s device refused, its own stored), though their registry questions go as one', {
+  skip,
+}, async () => {
+  for (const [asset_id, site_id] of [
+    ['d.battery', 'site-d'],
+    ['e.battery', 'site-e'],
+  ]) {
+    const res = await svc.request({
+      method: 'POST',
+      url: '/api/twin/registry/assets',
+      headers: { authorization: `Bearer ${admin}` },
+      payload: { asset_id, site_id, asset_class: 'battery', name: asset_id },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+  }
+  const credA = await issue(admin, 'site-d');
+  const credB = await issue(admin, 'site-e');
+  const [devA, devB] = [await connect(credA), await connect(credB)];
+  try {
+    const got = new Map<string, Record<string, unknown>>();
+    for (const [dev, site] of [
+      [devA, 'site-d'],
+      [devB, 'site-e'],
+    ] as const) {
+      dev.on('message', (_t, payload, packet) => {
+        const key = packet.properties?.correlationData?.toString();
+        if (key) got.set(key, JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
+      });
+      await dev.subscribeAsync(`${ROOT}/${ORG}/${site}/results`, { qos: 1 });
+    }
+    // Each message names both sites' batteries: this site's is stored, the other's refused. Four
+    // rounds back to back from both connections (within the publishers' rate of 8 a minute), so
+    // messages of both sites share transactions.
+    const sends: Promise<unknown>[] = [];
+    for (let i = 0; i < 4; i++) {
+      const at = ts(200 + i);
+      sends.push(
+        devA.publishAsync(
+          `${ROOT}/${ORG}/site-d/telemetry`,
+          JSON.stringify([
+            { device_id: 'e.battery', ts: at, soc_pct: i },
+            { device_id: 'd.battery', ts: at, soc_pct: i },
+          ]),
+          { qos: 1, properties: { correlationData: Buffer.from(`a${i}`) } },
+        ),
+        devB.publishAsync(
+          `${ROOT}/${ORG}/site-e/telemetry`,
+          JSON.stringify([
+            { device_id: 'd.battery', ts: at, soc_pct: i },
+            { device_id: 'e.battery', ts: at, soc_pct: i },
+          ]),
+          { qos: 1, properties: { correlationData: Buffer.from(`b${i}`) } },
+        ),
+      );
+    }
+    await Promise.all(sends);
+    for (let i = 0; i < 200 && got.size < 8; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.equal(got.size, 8, `every message answered (${got.size} of 8)`);
+    for (const [key, site, other] of [
+      ['a', 'site-d', 'e.battery'],
+      ['b', 'site-e', 'd.battery'],
+    ]) {
+      for (let i = 0; i < 4; i++) {
+        const a = got.get(`${key}${i}`)!;
+        assert.equal(a.status, 207, `${key}${i}: ${JSON.stringify(a)}`);
+        assert.equal(a.stored, 1);
+        const results = a.results as { index: number; status: string; reason?: string; message?: string }[];
+        assert.deepEqual(
+          results.map((r) => [r.index, r.status, r.reason]),
+          [
+            [0, 'rejected', 'device_on_another_site'],
+            [1, 'stored', undefined],
+          ],
+          `${key}${i}`,
+        );
+        assert.equal(results[0].message, `${other} is registered to another site, not ${site}`);
+      }
+    }
+  } finally {
+    await devA.endAsync();
+    await devB.endAsync();
   }
 });
 

@@ -52,11 +52,13 @@ export interface ConsumerDeps {
   ingest: TelemetryIngest;
   /** Heartbeat and buffer replay as their HTTP operations take them. */
   gateway: GatewayEntry;
-  /** The credential rules for a site (and device list): which asset ids may not be written. */
-  refusals(orgId: string, siteId: string, deviceIds: readonly string[] | null, assetIds: readonly string[]): Promise<Map<string, DeviceRefusal>>;
+  /** The credential rules for several sites of an organisation at once: by site, the asset ids written for it that are registered to another. */
+  sitesRefusals(orgId: string, asks: ReadonlyMap<string, readonly string[]>): Promise<Map<string, Map<string, DeviceRefusal>>>;
   limiter: RateLimiter;
   entries: EntryGuard;
   log: FastifyBaseLogger;
+  /** A device topic's message handled: seconds from its arrival at this consumer to its answer (after the commit). */
+  handled?: (kind: TopicKind, seconds: number) => void;
 }
 
 export type TopicKind = 'telemetry' | 'heartbeat' | 'replay';
@@ -301,24 +303,29 @@ export function createConsumer(deps: ConsumerDeps) {
 
   /**
    * The credential rules' answer for a site's asset ids. The messages of one transaction ask in the
-   * same turn of the event loop (ingestMany judges them together): their questions about one site
-   * are put to the registry as one, and each gets the answer for its own ids.
+   * same turn of the event loop (ingestMany judges them together): their questions about all of an
+   * organisation's sites are put to the registry as one (decision 0498), and each gets the answer
+   * for its own site and ids.
    */
-  const asking = new Map<string, { ids: Set<string>; answer: Promise<Map<string, DeviceRefusal>> }>();
+  const asking = new Map<string, { sites: Map<string, Set<string>>; answer: Promise<Map<string, Map<string, DeviceRefusal>>> }>();
   function siteRefusals(orgId: string, siteId: string, ids: readonly string[]): Promise<Map<string, DeviceRefusal>> {
     if (!ids.length) return Promise.resolve(new Map());
-    const key = `${orgId}/${siteId}`;
-    let q = asking.get(key);
+    let q = asking.get(orgId);
     if (!q) {
-      const pending = new Set<string>();
+      const sites = new Map<string, Set<string>>();
       const answer = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        asking.delete(key);
-        return deps.refusals(orgId, siteId, null, [...pending]);
+        asking.delete(orgId);
+        return deps.sitesRefusals(orgId, new Map([...sites].map(([site, set]) => [site, [...set]])));
       });
-      asking.set(key, (q = { ids: pending, answer }));
+      asking.set(orgId, (q = { sites, answer }));
     }
-    for (const id of ids) q.ids.add(id);
-    return q.answer.then((all) => new Map(ids.flatMap((id) => (all.has(id) ? [[id, all.get(id)!] as const] : []))));
+    let pending = q.sites.get(siteId);
+    if (!pending) q.sites.set(siteId, (pending = new Set()));
+    for (const id of ids) pending.add(id);
+    return q.answer.then((all) => {
+      const site = all.get(siteId);
+      return new Map(ids.flatMap((id) => (site?.has(id) ? [[id, site.get(id)!] as const] : [])));
+    });
   }
 
   /** Runs the operation in the organisation's scope: its answer, or a refusal, or (store failure) no acknowledgement. */
@@ -367,6 +374,7 @@ export function createConsumer(deps: ConsumerDeps) {
     const topic = packet.topic;
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
     counts.messages++;
+    const arrived = performance.now();
     const r: Received = { packet, topic, stream: c.stream, handled: undefined };
     if (packet.qos > 0) {
       order.push(r);
@@ -381,7 +389,11 @@ export function createConsumer(deps: ConsumerDeps) {
         const h = poisonCheck(packet, h0);
         r.handled = h;
         // The answer goes as soon as the work is done; the PUBACK waits for the messages before it.
-        if (h.ack) answer(c, topic, packet, h.answer);
+        if (h.ack) {
+          answer(c, topic, packet, h.answer);
+          const kind = parseTopic(deps.root, topic)?.kind;
+          if (kind) deps.handled?.(kind, (performance.now() - arrived) / 1000);
+        }
         if (packet.qos === 0) {
           // Nothing to acknowledge (a QoS 0 publish): it was counted and answered.
           tally(h);

@@ -43,6 +43,13 @@ export const deviceCredentialsModule: ModuleFactory = (deps) => {
   // MQTT_CONSUMER_CONNECTIONS connections, each a member of the shared group with its own session
   // (decision 0443), signed in as this root's consumer account, not the administrator (decision 0497).
   const account = consumerAccount(mqtt.topicRoot, mqtt.adminPassword ?? '');
+  // Where a device's wait goes (decision 0498): the service's part of publish-to-answer, by topic kind.
+  const handled = deps.metrics.histogram({
+    name: 'device_mqtt_message_duration_seconds',
+    help: "Device MQTT: seconds from a message's arrival at this instance's consumer to its answer on the results topic (after its records committed), by topic kind (telemetry, heartbeat, replay); the rest of a device's publish-to-answer is the broker's and the network's",
+    labelNames: ['kind'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 0.75, 1, 2.5, 5, 10],
+  });
   const consumers = !mqtt.url
     ? []
     : Array.from({ length: mqtt.connections }, (_, i) =>
@@ -58,10 +65,11 @@ export const deviceCredentialsModule: ModuleFactory = (deps) => {
           inFlight: mqtt.inFlight,
           ingest: deps.services.get(TELEMETRY_INGEST),
           gateway: deps.services.get(CONNECT_GATEWAY),
-          refusals: service.refusals,
+          sitesRefusals: service.sitesRefusals,
           limiter: deps.limiter,
           entries: deps.entries,
           log: deps.log,
+          handled: (kind, seconds) => handled.observe({ kind }, seconds),
         }),
       );
   const consumer = consumers.length

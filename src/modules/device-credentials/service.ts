@@ -125,12 +125,29 @@ export function createCredentialService(deps: CredentialDeps) {
       if (listed && !listed.has(id)) out.set(id, { reason: 'device_not_in_credential', message: `${id} is not among this credential's device_ids` });
     }
     const rest = assetIds.filter((id) => !out.has(id));
-    if (rest.length) {
-      for (const a of await registry.assets(db, orgId, { assetIds: rest })) {
-        if (a.site_id !== siteId) {
-          out.set(a.asset_id, { reason: 'device_on_another_site', message: `${a.asset_id} is registered to another site, not ${siteId}` });
+    if (rest.length) for (const [id, r] of (await sitesRefusals(orgId, new Map([[siteId, rest]]))).get(siteId) ?? []) out.set(id, r);
+    return out;
+  }
+
+  /**
+   * For several sites of one organisation at once, each with asset ids written for it: by site, the
+   * ids registered to another site. One registry read for all of them (the MQTT consumer asks for
+   * the messages of one transaction together, decision 0498).
+   */
+  async function sitesRefusals(orgId: string, asks: ReadonlyMap<string, readonly string[]>): Promise<Map<string, Map<string, DeviceRefusal>>> {
+    const out = new Map<string, Map<string, DeviceRefusal>>();
+    const ids = [...new Set([...asks.values()].flat())];
+    if (!ids.length) return out;
+    const siteOf = new Map((await registry.assets(db, orgId, { assetIds: ids })).map((a) => [a.asset_id, a.site_id]));
+    for (const [siteId, list] of asks) {
+      const refused = new Map<string, DeviceRefusal>();
+      for (const id of list) {
+        const registered = siteOf.get(id);
+        if (registered !== undefined && registered !== siteId) {
+          refused.set(id, { reason: 'device_on_another_site', message: `${id} is registered to another site, not ${siteId}` });
         }
       }
+      out.set(siteId, refused);
     }
     return out;
   }
@@ -167,8 +184,11 @@ export function createCredentialService(deps: CredentialDeps) {
   return {
     view,
 
-    /** Of these asset ids, those a credential of this site (and device list) may not write (the MQTT consumer asks too). */
+    /** Of these asset ids, those a credential of this site (and device list) may not write. */
     refusals,
+
+    /** By site, of the asset ids written for it, those registered to another site (the MQTT consumer asks for several sites at once). */
+    sitesRefusals,
 
     /** Every organisation's valid credentials, for the broker's clients (`db` is the background store). */
     validAll: (q: Db) => credentialStore.validAll(q, clock.now()),
