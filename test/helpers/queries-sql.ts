@@ -278,7 +278,7 @@ export function statementsOf(src: string): Statement[] {
     functions.push({ name, from: b, to });
   }
   const enclosing = (k: number) => functions.filter((f) => f.from <= k && k < f.to).sort((a, b) => b.from - a.from)[0]?.name;
-  // String constants: `const NAME = 'literal'` or a template literal.
+  // String constants: `const NAME = 'literal'` or a template literal (or either marked `prepared(...)`).
   const constants = new Map<string, { k: number; name: string }[]>();
   for (let k = 0; k + 3 < t.length; k++) {
     if (!['const', 'let'].includes(t[k].text) || t[k + 1].kind !== 'ident' || t[k + 2].text !== '=') continue;
@@ -289,6 +289,8 @@ export function statementsOf(src: string): Statement[] {
       if (b < 0 || t[b - 1]?.text !== '=>') continue;
       v = b;
     }
+    // A statement run prepared: `const NAME = prepared(literal)` (decision 0498).
+    if (t[v].text === 'prepared' && t[v + 1]?.text === '(') v += 2;
     if (t[v].kind !== 'string' && t[v].kind !== 'template') continue;
     const name = t[k + 1].text;
     constants.set(name, [...(constants.get(name) ?? []), { k: v, name }]);

@@ -10,6 +10,28 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
 }
 
+/**
+ * Statements the PostgreSQL adapter runs as named prepared statements (decision 0498): each pooled
+ * connection plans one on its first use and PostgreSQL keeps the plan (a generic one once it costs
+ * no more than its custom plans), instead of planning the text again at every call. For the hot
+ * statements whose planning costs more than their execution (wide CTEs and aggregates over every
+ * metric: 2-7 ms each to plan, a fraction of that to run on a few rows). The embedded store runs
+ * them as it runs any statement.
+ */
+const preparedTexts = new Map<string, string>();
+let preparedCount = 0;
+
+/** Marks `sql` as one to run prepared (see preparedTexts); returns it unchanged, so a module writes `const X = prepared(`...`)`. */
+export function prepared(sql: string): string {
+  if (!preparedTexts.has(sql)) preparedTexts.set(sql, `eps_prepared_${++preparedCount}`);
+  return sql;
+}
+
+/** The statement name `sql` runs under when it was marked prepared, else undefined. */
+export function preparedName(sql: string): string | undefined {
+  return preparedTexts.get(sql);
+}
+
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs fn inside one transaction; commits when it resolves, rolls back when it throws. */

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import type { Db, QueryResult } from './index.ts';
-import { StoreUnavailableError, withTimeout } from './index.ts';
+import { StoreUnavailableError, preparedName, withTimeout } from './index.ts';
 import { currentOrgScope, scopeStatement } from './scope.ts';
 import { CopyOutStream } from './copy-out.ts';
 import { reusedBufferSocket } from './socket-reads.ts';
@@ -111,7 +111,8 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
     const c: Checkout = {
       async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
         try {
-          const r = await client.query(sql, params as unknown[]);
+          const name = preparedName(sql);
+          const r = name === undefined ? await client.query(sql, params as unknown[]) : await client.query({ name, text: sql, values: params as unknown[] });
           return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
         } catch (err) {
           if (isConnectionError(err) || isNotPrimaryError(err)) c.dead = err as Error;

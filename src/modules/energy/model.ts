@@ -10,6 +10,10 @@ import type { TelemetryEnergy } from '../telemetry/index.ts';
 import type { RegistrySites, SiteAsset } from '../registry/index.ts';
 import { ceilSlot, floorSlot, ukDate } from '../../kit/uk-time.ts';
 import type { EnergyConfig } from './config.ts';
+
+type EnergyReads = ReturnType<TelemetryEnergy['reads']>;
+type PowerHalfHour = Awaited<ReturnType<EnergyReads['powerHalfHours']>>[number];
+type CounterHalfHour = Awaited<ReturnType<EnergyReads['counterHalfHours']>>[number];
 import { ALL_COUNTER_KEYS, FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
 import { createEnergyStore, type AssetFlowRow, type FlowKwh, type SiteHalfHourRow } from './store.ts';
 import { kwhText, toWh } from '../../kit/decimal.ts';
@@ -141,16 +145,51 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     return [...by.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, list]) => siteContextOf(id, list));
   }
 
+  /**
+   * Flow rows over [from, to) from the samples for several assets of a site (a counter wins where
+   * it covers as much), by asset id. One read of power and one of counters for all of them: each
+   * read is a wide statement that costs more to plan than to run on a refresh's few samples, so a
+   * site's assets share it rather than planning it once an asset (decision 0498).
+   */
+  async function assetsFlows(
+    q: Queryable,
+    orgId: string,
+    ras: readonly RoledAsset[],
+    from: number,
+    to: number,
+  ): Promise<Map<string, Omit<AssetFlowRow, 'asset_id'>[]>> {
+    const out = new Map<string, Omit<AssetFlowRow, 'asset_id'>[]>();
+    if (!ras.length) return out;
+    const reads = deps.telemetry.reads(q);
+    const ids = ras.map((ra) => ra.asset.asset_id);
+    const keys = [...new Set(ras.flatMap((ra) => ROLE_FLOWS[ra.role].flatMap((s) => s.counters)))];
+    const [power, counters] = await Promise.all([
+      reads.powerHalfHours(orgId, ids, new Date(from), new Date(to), settings.powerGapSeconds),
+      reads.counterHalfHours(orgId, ids, new Date(from), new Date(to), settings.counterGapSeconds, keys),
+    ]);
+    const byAsset = <T extends { asset_id: string }>(rows: T[]) => {
+      const m = new Map<string, T[]>();
+      for (const r of rows) {
+        const list = m.get(r.asset_id);
+        if (list) list.push(r);
+        else m.set(r.asset_id, [r]);
+      }
+      return m;
+    };
+    const powerOf = byAsset(power);
+    const countersOf = byAsset(counters);
+    for (const ra of ras) out.set(ra.asset.asset_id, flowsOf(ra, powerOf.get(ra.asset.asset_id) ?? [], countersOf.get(ra.asset.asset_id) ?? []));
+    return out;
+  }
+
   /** One asset's flow rows over [from, to) from the samples (a counter wins where it covers as much). */
   async function assetFlows(q: Queryable, orgId: string, ra: RoledAsset, from: number, to: number): Promise<Omit<AssetFlowRow, 'asset_id'>[]> {
-    const reads = deps.telemetry.reads(q);
-    const id = ra.asset.asset_id;
+    return (await assetsFlows(q, orgId, [ra], from, to)).get(ra.asset.asset_id) ?? [];
+  }
+
+  /** An asset's flow rows from its own power and counter half hours. */
+  function flowsOf(ra: RoledAsset, power: PowerHalfHour[], counters: CounterHalfHour[]): Omit<AssetFlowRow, 'asset_id'>[] {
     const sources = ROLE_FLOWS[ra.role];
-    const keys = sources.flatMap((s) => s.counters);
-    const [power, counters] = await Promise.all([
-      reads.powerHalfHours(orgId, [id], new Date(from), new Date(to), settings.powerGapSeconds),
-      reads.counterHalfHours(orgId, [id], new Date(from), new Date(to), settings.counterGapSeconds, keys),
-    ]);
     const slots = new Set<number>([...power.map((p) => p.slot.getTime()), ...counters.map((c) => c.slot.getTime())]);
     const powerAt = new Map(power.map((p) => [p.slot.getTime(), p]));
     const out: Omit<AssetFlowRow, 'asset_id'>[] = [];
@@ -199,11 +238,9 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     const ctx = await siteContext(q, orgId, siteId);
     const f = new Date(floorSlot(from));
     const t = new Date(ceilSlot(to));
-    for (const ra of ctx.roled) {
-      if (onlyAssets && !onlyAssets.includes(ra.asset.asset_id)) continue;
-      const rows = await assetFlows(q, orgId, ra, f.getTime(), t.getTime());
-      await store.replaceAssetFlows(q, orgId, ra.asset.asset_id, siteId, f, t, rows);
-    }
+    const chosen = onlyAssets ? ctx.roled.filter((ra) => onlyAssets.includes(ra.asset.asset_id)) : ctx.roled;
+    const flows = await assetsFlows(q, orgId, chosen, f.getTime(), t.getTime());
+    for (const ra of chosen) await store.replaceAssetFlows(q, orgId, ra.asset.asset_id, siteId, f, t, flows.get(ra.asset.asset_id) ?? []);
     await store.dropOtherAssets(
       q,
       orgId,

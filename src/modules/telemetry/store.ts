@@ -1,6 +1,6 @@
 // Telemetry SQL. Every organisation-scoped function takes orgId first and filters on it; partition
 // maintenance and rollup sealing act on the table as a whole (they are not organisation data).
-import type { Db, Queryable } from '../../infra/db/index.ts';
+import { type Db, prepared, type Queryable } from '../../infra/db/index.ts';
 import { isPlatformFailure } from '../../platform/job-units.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import {
@@ -146,7 +146,7 @@ const REGISTER_MERGE = COUNTER_METRICS.map(
 // A late record can fall anywhere in a sealed day, so the register parts of each (asset, day) it
 // touches are made again from that day's samples below the horizon ($4), after the rollup upsert
 // (whose row lock orders concurrent batches, so the last one sees every committed record).
-const LATE_REGISTERS = `
+const LATE_REGISTERS = prepared(`
 update telemetry_rollup_daily r set ${COUNTER_METRICS.map(({ id: i }) => [`cf${i}_ts`, `cf${i}`, `cl${i}_ts`, `cl${i}`, `ca${i}`].map((c) => `${c} = k.${c}`).join(', ')).join(', ')}
 from (${registerRollupSql(
   `select t.org_id, d.day, t.asset_id, t.ts, t.id, ${REGISTER_VALUES}
@@ -155,7 +155,7 @@ from (${registerRollupSql(
                     and ${trustedTsSql('t')}`,
   ['org_id', 'asset_id', 'day'],
 )}) k
-where r.org_id = $1 and r.asset_id = k.asset_id and r.day = k.day`;
+where r.org_id = $1 and r.asset_id = k.asset_id and r.day = k.day`);
 /** The raw keys of the register metrics: a late record holding one remakes its day's register parts. */
 const REGISTER_KEYS = [...new Set(COUNTER_METRICS.flatMap((d) => d.sources.flatMap((s) => ('raw' in s ? [s.raw] : []))))];
 
@@ -208,7 +208,7 @@ with ins as (
 )`;
 const WRITE_BATCH_RESULT = `
 select horizon from telemetry_rollup_state`;
-const WRITE_BATCH = `${WRITE_BATCH_CTES}${WRITE_BATCH_RESULT}`;
+const WRITE_BATCH = prepared(`${WRITE_BATCH_CTES}${WRITE_BATCH_RESULT}`);
 
 /**
  * WRITE_BATCH with other modules' batch statements (service.ts, BatchStatement; decision 0476) as
@@ -225,7 +225,7 @@ function writeBatchWith(statements: readonly string[]): string {
   select a as asset_id, to_timestamp(f / 1000.0) as from_ts, to_timestamp(t / 1000.0) as to_ts
   from unnest($5::text[], $6::float8[], $7::float8[]) as u(a, f, t)
 )${ctes}${WRITE_BATCH_RESULT}`;
-    withStatements.set(key, sql);
+    withStatements.set(key, prepared(sql));
   }
   return sql;
 }
@@ -235,7 +235,7 @@ function writeBatchWith(statements: readonly string[]): string {
 // which those with ts < horizon count. Each row's raw JSON comes out of the function scan once: when
 // it was an element of a jsonb parameter ($9::jsonb -> ord), the planner copied that constant into
 // every metric's expression and parsed it for each, about 120 ms a 500-row batch at bind.
-const LATE_ROLLUP = `
+const LATE_ROLLUP = prepared(`
 insert into telemetry_rollup_daily as r (org_id, asset_id, day, ${ROLLUP_COLUMNS})
 select $1, asset_id, day,
        ${ROLLUP_AGGREGATES}
@@ -247,7 +247,7 @@ from (select asset_id, date_bin(${DAY}, ts, ${ORIGIN}) as day,
 group by asset_id, day
 order by asset_id, day
 on conflict (org_id, asset_id, day) do update set
-  ${ROLLUP_MERGE}`;
+  ${ROLLUP_MERGE}`);
 
 /**
  * Per asset, the rows that may be its newest placeable one: ts within a millisecond of the asset's
