@@ -22,7 +22,7 @@
 //   npm run bench:mqtt -- --devices=1000 --seconds=60    # what a 2-core box holds
 //   options: --devices=10000 --per-site=10 --interval=10 --seconds=60 --sat-messages=3000 --sat-batch=1
 //            --sat-clients=16 --rate-fraction=0.7 --open-seconds=20 --port=1889 --store=pg|pglite --connections=1
-//            --in-flight=1000 --open-ts=now|late
+//            --in-flight=1000 --open-ts=now|late --open-rate=<messages/s>
 import { execFileSync, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -51,6 +51,8 @@ const SAT_BATCH = Number(args['sat-batch'] ?? 1);
 const SAT_CLIENTS = Number(args['sat-clients'] ?? 16);
 const RATE_FRACTION = Number(args['rate-fraction'] ?? 0.7);
 const OPEN_SECONDS = Number(args['open-seconds'] ?? 20);
+/** The open loop's rate in messages/s when given (else --rate-fraction of the MQTT saturation). */
+const OPEN_RATE = Number(args['open-rate'] ?? 0);
 /** The open loop's readings: `now` (current, the default) or `late` (two days old: days already sealed into rollups). */
 const OPEN_LATE = (args['open-ts'] ?? 'now') === 'late';
 const PORT = String(args.port ?? 1889);
@@ -434,7 +436,8 @@ async function main() {
     };
 
     // ---- Open loop at a fraction of the MQTT saturation rate ----
-    const rate = (mqttRate / SAT_BATCH) * RATE_FRACTION;
+    // --open-rate fixes the rate (messages/s), so runs of two versions compare at one load.
+    const rate = OPEN_RATE > 0 ? OPEN_RATE : (mqttRate / SAT_BATCH) * RATE_FRACTION;
     const total = Math.max(1, Math.round(rate * OPEN_SECONDS));
     reset();
     tx0 = await transactions();
@@ -470,7 +473,7 @@ async function main() {
     const generatorBound = Math.max(gen.sending, gen.phase) > 90;
     const ol = summary(latencies);
     log(
-      `open loop at ${Math.round(RATE_FRACTION * 100)} % of MQTT saturation (${fmt(rate, 1)} messages/s, ${fmt(rate * SAT_BATCH)} records/s) for ${OPEN_SECONDS} s, ${OPEN_LATE ? 'readings two days old (late: sealed days)' : 'current readings'}, over ${fmt(live.length)} devices: ` +
+      `open loop at ${OPEN_RATE > 0 ? 'a fixed rate' : `${Math.round(RATE_FRACTION * 100)} % of MQTT saturation`} (${fmt(rate, 1)} messages/s, ${fmt(rate * SAT_BATCH)} records/s) for ${OPEN_SECONDS} s, ${OPEN_LATE ? 'readings two days old (late: sealed days)' : 'current readings'}, over ${fmt(live.length)} devices: ` +
         `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${servicePart(h0, await inService())}; ${together(answered, (await transactions()) - tx0)}; ${oe} errors; ` +
         `sending took ${fmt(sendMs / 1000, 1)} s (${OPEN_SECONDS} s planned), all answered after ${fmt(phaseMs / 1000, 1)} s; ` +
         `CPU: load generator ${fmt(gen.sending)} % of its core while sending, ${fmt(gen.phase)} % over the phase${pinned ? ' (pinned to core 1)' : ' (not pinned)'}; service ${fmt(service)} % of a core over the phase; ${await machine()}`,
