@@ -25,6 +25,12 @@ export interface DeviceMqttConfig {
    * Maximum: the broker sends no more until some are acknowledged.
    */
   inFlight: number;
+  /**
+   * Telemetry transactions of one organisation at once per consumer connection (decisions 0480,
+   * 0498): each holds a request-pool connection for its length; messages that arrive while this many
+   * run wait and go together in the next.
+   */
+  transactionsPerOrg: number;
   /** A telemetry message's payload at most (bytes); larger ones are answered `payload_too_large`. */
   maxPayloadBytes: number;
   /** Records in one message at most; more are answered `too_many_records`. */
@@ -53,6 +59,7 @@ export const deviceMqttConfig: ConfigSection<DeviceMqttConfig> = {
       ),
       connections: r.int('MQTT_CONSUMER_CONNECTIONS', 1, 1, 64),
       inFlight: r.int('MQTT_CONSUMER_IN_FLIGHT', 1000, 1, 65_535),
+      transactionsPerOrg: r.int('MQTT_TRANSACTIONS_PER_ORG', 8, 1, 64),
       maxPayloadBytes: r.int('MQTT_MAX_PAYLOAD_BYTES', 6 * 1024 * 1024, 1024, 100 * 1024 * 1024),
       maxRecords: r.int('MQTT_MAX_RECORDS', 5000, 1, 1_000_000),
       perMinute: r.int('MQTT_PUBLISHER_PER_MIN', 600, 1, 10_000_000),

@@ -49,6 +49,12 @@ export interface ConsumerDeps {
   perMinute: number;
   /** MQTT_CONSUMER_IN_FLIGHT: messages of this connection worked on at once (its Receive Maximum). */
   inFlight: number;
+  /**
+   * MQTT_TRANSACTIONS_PER_ORG: transactions of one organisation's telemetry at once (decisions 0480,
+   * 0498): a message that arrives while fewer are running starts one at once; past that, messages
+   * wait and go together in the next.
+   */
+  transactionsPerOrg: number;
   ingest: TelemetryIngest;
   /** Heartbeat and buffer replay as their HTTP operations take them. */
   gateway: GatewayEntry;
@@ -120,11 +126,6 @@ const MINUTE = 60_000;
  * it meanwhile (Mosquitto counts offline members of a group), so this is not longer than a day.
  */
 const SESSION_EXPIRY_S = 86_400;
-/**
- * Transactions of one organisation's telemetry at once (decision 0480): a message that arrives while
- * fewer are running starts one at once; past that, messages wait and go together in the next.
- */
-const TRANSACTIONS_PER_ORG = 4;
 /** After a message that could not be stored, the connection is dropped and made again after this, so the broker sends it again. */
 const RETRY_MS = 2_000;
 
@@ -217,7 +218,7 @@ export function createConsumer(deps: ConsumerDeps) {
 
   /**
    * Telemetry messages of one organisation waiting for its next transaction (decision 0480): those
-   * that arrive while TRANSACTIONS_PER_ORG are being written go together in the next, up to
+   * that arrive while `transactionsPerOrg` are being written go together in the next, up to
    * `maxRecords` records.
    */
   const batches = new Map<string, { waiting: Part[]; running: number; scheduled: boolean }>();
@@ -231,7 +232,7 @@ export function createConsumer(deps: ConsumerDeps) {
 
   /** After the packets already read are handed over (mqtt.js takes them on process.nextTick), if a transaction may start. */
   function schedule(orgId: string, b: { waiting: Part[]; running: number; scheduled: boolean }) {
-    if (b.scheduled || b.running >= TRANSACTIONS_PER_ORG || !b.waiting.length) return;
+    if (b.scheduled || b.running >= deps.transactionsPerOrg || !b.waiting.length) return;
     b.scheduled = true;
     setImmediate(() => {
       b.scheduled = false;

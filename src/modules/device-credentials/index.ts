@@ -63,6 +63,7 @@ export const deviceCredentialsModule: ModuleFactory = (deps) => {
           maxRecords: mqtt.maxRecords,
           perMinute: mqtt.perMinute,
           inFlight: mqtt.inFlight,
+          transactionsPerOrg: mqtt.transactionsPerOrg,
           ingest: deps.services.get(TELEMETRY_INGEST),
           gateway: deps.services.get(CONNECT_GATEWAY),
           sitesRefusals: service.sitesRefusals,
