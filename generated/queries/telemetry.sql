@@ -409,7 +409,7 @@ jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
 
 -- store.ts: SPAN_NEIGHBOURS
   select a.i::int as i, least(p.before, c.before) as before, greatest(p.after, c.after) as after
-  from unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $7::text[]) with ordinality as a(aid, f, t, keys, i)
+  from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as a(aid, f, t, i)
   left join lateral (
     select (select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}) as before,
            (select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}) as after
@@ -418,7 +418,7 @@ jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
   cross join lateral (
     select min((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval and ${COUNTER_SAMPLE})) as before,
            max((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval and ${COUNTER_SAMPLE})) as after
-    from unnest(string_to_array(a.keys, ',')) as k(key)
+    from unnest($7::text[]) as k(key)
     where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE})
   ) c
   order by a.i

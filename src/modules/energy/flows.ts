@@ -33,27 +33,10 @@ export const ROLE_FLOWS: Record<Role, FlowSource[]> = {
   load: [{ flow: 'consumption', sign: 'pos', counters: ['consumption_kwh', 'energy_kwh'] }],
 };
 
+export const ALL_COUNTER_KEYS = [...new Set(Object.values(ROLE_FLOWS).flatMap((fs) => fs.flatMap((f) => f.counters)))];
+
 const METERS = new Set(['site_meter', 'smart_meter']);
 const LOADS = new Set(['charger', 'heat_pump', 'appliance', 'sub_meter']);
-
-/** The role an asset's class gives it before its parents are looked at (roleOf may then take it away). */
-function classRole(cls: string | null | undefined): Role | null {
-  if (cls && METERS.has(cls)) return 'grid';
-  if (cls === 'inverter') return 'pv';
-  if (cls === 'battery') return 'battery';
-  if (cls && LOADS.has(cls)) return 'load';
-  return null;
-}
-
-/**
- * The counter keys the energy figures may read for an asset of this class: its role's (an asset
- * whose parents take the role away feeds no flow, so its keys are never read). The refresh probes
- * only these for an asset's neighbouring readings (decision 0498).
- */
-export function counterKeysOfClass(cls: string | null | undefined): EnergyCounterKey[] {
-  const role = classRole(cls);
-  return role ? ROLE_FLOWS[role].flatMap((f) => f.counters) : [];
-}
 
 /**
  * The asset's role at its site, or null when it feeds no flow. A grid meter under another meter
@@ -62,14 +45,17 @@ export function counterKeysOfClass(cls: string | null | undefined): EnergyCounte
  */
 export function roleOf(asset: SiteAsset, byId: Map<string, SiteAsset>): Role | null {
   const parent = asset.parent_asset_id ? byId.get(asset.parent_asset_id) : undefined;
-  const role = classRole(asset.asset_class);
-  if (role === 'grid') return parent && parent.asset_class && METERS.has(parent.asset_class) ? null : 'grid';
-  if (role === 'load') {
+  const cls = asset.asset_class;
+  if (cls && METERS.has(cls)) return parent && parent.asset_class && METERS.has(parent.asset_class) ? null : 'grid';
+  if (cls === 'inverter') return 'pv';
+  if (cls === 'battery') return 'battery';
+  if (cls && LOADS.has(cls)) {
     for (let p = parent, hops = 0; p && hops < 16; p = p.parent_asset_id ? byId.get(p.parent_asset_id) : undefined, hops++) {
       if (p.asset_class && LOADS.has(p.asset_class)) return null;
     }
+    return 'load';
   }
-  return role;
+  return null;
 }
 
 export const POWER_METHOD =

@@ -14,7 +14,7 @@ import type { EnergyConfig } from './config.ts';
 type EnergyReads = ReturnType<TelemetryEnergy['reads']>;
 type PowerHalfHour = Awaited<ReturnType<EnergyReads['powerHalfHours']>>[number];
 type CounterHalfHour = Awaited<ReturnType<EnergyReads['counterHalfHours']>>[number];
-import { counterKeysOfClass, FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
+import { ALL_COUNTER_KEYS, FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
 import { createEnergyStore, type AssetFlowRow, type FlowKwh, type SiteHalfHourRow } from './store.ts';
 import { kwhText, toWh } from '../../kit/decimal.ts';
 import { isPlatformFailure } from '../../platform/job-units.ts';
@@ -274,7 +274,6 @@ export function createEnergyModel(deps: EnergyModelDeps) {
         for (const [orgId, list] of [...byOrg].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
           const assets = await deps.sites.assets(q, orgId, { assetIds: list.map((s) => s.asset_id) });
           const siteOf = new Map(assets.map((a) => [a.asset_id, a.site_id]));
-          const classOf = new Map(assets.map((a) => [a.asset_id, a.asset_class]));
           // A site is recomputed once for all its pending assets whose (widened) spans overlap, not
           // once an asset: a site of a thousand chargers reporting together is one recompute.
           // A span reaches back to the sample before it and on to the one after (the segments its
@@ -283,9 +282,9 @@ export function createEnergyModel(deps: EnergyModelDeps) {
           const registered = list.filter((s) => siteOf.has(s.asset_id)); // others belong to no site's ledger
           const near = await deps.telemetry.reads(q).spanNeighbours(
             orgId,
-            // Each asset's neighbours by the counters its role reads, not every counter key (decision 0498).
-            registered.map((s) => ({ asset_id: s.asset_id, from: s.from_ts, to: s.to_ts, keys: counterKeysOfClass(classOf.get(s.asset_id)) })),
+            registered.map((s) => ({ asset_id: s.asset_id, from: s.from_ts, to: s.to_ts })),
             { powerSeconds: settings.powerGapSeconds, counterSeconds: settings.counterGapSeconds },
+            ALL_COUNTER_KEYS,
           );
           const bySite = new Map<string, { from: number; to: number; asset: string }[]>();
           registered.forEach((s, i) => {

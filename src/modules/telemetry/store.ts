@@ -1080,11 +1080,9 @@ order by 1, 2, 3`;
 // the segments to its neighbours, so the half hours from the one before to the one after are all
 // it can change (decision 0491). Whether a stream has a sample in the span is asked once per span
 // and stream (the lateral rows' `where exists`), and both neighbours are read only when it does.
-// The counter streams of a span are the keys its caller names for it ($7, comma-joined: the keys
-// the asset's role reads), not every key there is (decision 0498).
 const SPAN_NEIGHBOURS = `
 select a.i::int as i, least(p.before, c.before) as before, greatest(p.after, c.after) as after
-from unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $7::text[]) with ordinality as a(aid, f, t, keys, i)
+from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as a(aid, f, t, i)
 left join lateral (
   select (select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $5::interval and ${POWER_SAMPLE}) as before,
          (select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $5::interval and ${POWER_SAMPLE}) as after
@@ -1093,7 +1091,7 @@ left join lateral (
 cross join lateral (
   select min((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < a.f and ts >= a.f - $6::interval and ${COUNTER_SAMPLE})) as before,
          max((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts > a.t and ts <= a.t + $6::interval and ${COUNTER_SAMPLE})) as after
-  from unnest(string_to_array(a.keys, ',')) as k(key)
+  from unnest($7::text[]) as k(key)
   where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE})
 ) c
 order by a.i`;
@@ -1128,8 +1126,9 @@ export function createEnergyReads(db: Queryable) {
      */
     async spanNeighbours(
       orgId: string,
-      spans: { asset_id: string; from: Date; to: Date; keys: readonly string[] }[],
+      spans: { asset_id: string; from: Date; to: Date }[],
       gaps: { powerSeconds: number; counterSeconds: number },
+      keys: string[],
     ): Promise<{ before: Date | null; after: Date | null }[]> {
       if (!spans.length) return [];
       const r = await db.query<{ i: number; before: Date | string | null; after: Date | string | null }>(SPAN_NEIGHBOURS, [
@@ -1139,8 +1138,7 @@ export function createEnergyReads(db: Queryable) {
         spans.map((s) => s.to),
         `${gaps.powerSeconds} seconds`,
         `${gaps.counterSeconds} seconds`,
-        // Each span's counter keys as one text (keys are [a-z_] names): a list a span.
-        spans.map((s) => s.keys.join(',')),
+        keys,
       ]);
       return r.rows.map((x) => ({ before: x.before === null ? null : new Date(x.before), after: x.after === null ? null : new Date(x.after) }));
     },
