@@ -52,18 +52,23 @@ before(async () => {
     [admin, 'b.battery', 'site-b'],
     [otherAdmin, 'x.battery', 'site-x'],
   ]) {
-    const res = await svc.request({
-      method: 'POST',
-      url: '/api/twin/registry/assets',
-      headers: { authorization: `Bearer ${token}` },
-      payload: { asset_id, site_id, asset_class: 'battery', name: asset_id },
-    });
-    assert.equal(res.statusCode, 201, res.body);
+    await register(token, asset_id, site_id);
   }
 });
 after(async () => {
   if (!skip) await svc.stop();
 });
+
+/** Registers a battery asset on a site of the token's organisation. */
+async function register(token: string, asset_id: string, site_id: string) {
+  const res = await svc.request({
+    method: 'POST',
+    url: '/api/twin/registry/assets',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { asset_id, site_id, asset_class: 'battery', name: asset_id },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+}
 
 async function issue(token: string, site: string, device_ids?: string[]) {
   const res = await svc.request({
@@ -224,13 +229,7 @@ test('messages that arrive together are each answered as its own HTTP request: r
   skip,
 }, async () => {
   for (const asset_id of ['c.battery', 'c.meter']) {
-    const res = await svc.request({
-      method: 'POST',
-      url: '/api/twin/registry/assets',
-      headers: { authorization: `Bearer ${admin}` },
-      payload: { asset_id, site_id: 'site-c', asset_class: 'battery', name: asset_id },
-    });
-    assert.equal(res.statusCode, 201, res.body);
+    await register(admin, asset_id, 'site-c');
   }
   const cred = await issue(admin, 'site-c');
   const device = await connect(cred);
@@ -302,13 +301,7 @@ test('two sites publishing together: each message is judged by its own site (ano
     ['d.battery', 'site-d'],
     ['e.battery', 'site-e'],
   ]) {
-    const res = await svc.request({
-      method: 'POST',
-      url: '/api/twin/registry/assets',
-      headers: { authorization: `Bearer ${admin}` },
-      payload: { asset_id, site_id, asset_class: 'battery', name: asset_id },
-    });
-    assert.equal(res.statusCode, 201, res.body);
+    await register(admin, asset_id, site_id);
   }
   const credA = await issue(admin, 'site-d');
   const credB = await issue(admin, 'site-e');
