@@ -2,7 +2,7 @@
 // the platform's here and each module's from its own declaration (ModuleInstance.errors). The
 // contract fuzzer checks that every code it meets on the developer-tools surface is listed.
 import { escapeHtml as esc } from '../kit/html.ts';
-import { AppError } from './errors.ts';
+import { AppError, errors as platformErrors, fieldError } from './errors.ts';
 export interface ErrorDoc {
   code: string;
   status: number;
@@ -33,9 +33,14 @@ type ErrorFactories<T extends Record<string, ErrorDeclaration>> = {
 
 /**
  * A module's errors from their declarations: `errors` has a factory per name (a fresh AppError
- * each call), `docs` the error-page entries of those with a `doc`, in the order declared.
+ * each call), and `field`, the 422 for one field a schema cannot check (its `loc` under
+ * `fieldsIn` when given: `field(['rates', 2], ...)` with `fieldsIn: 'body'` names
+ * `['body', 'rates', 2]`); `docs` the error-page entries of those with a `doc`, in the order declared.
  */
-export function declareErrors<T extends Record<string, ErrorDeclaration>>(declarations: T): { errors: ErrorFactories<T>; docs: ErrorDoc[] } {
+export function declareErrors<T extends Record<string, ErrorDeclaration>>(
+  declarations: T,
+  options: { fieldsIn?: 'body' | 'query' | 'path' } = {},
+): { errors: ErrorFactories<T> & { field: FieldFactory }; docs: ErrorDoc[] } {
   const errors: Record<string, (...args: never[]) => AppError> = {};
   const docs: ErrorDoc[] = [];
   for (const [name, d] of Object.entries(declarations)) {
@@ -50,8 +55,13 @@ export function declareErrors<T extends Record<string, ErrorDeclaration>>(declar
     }
     if (d.code !== undefined && d.doc !== undefined) docs.push({ code: d.code, status: d.status, description: d.doc });
   }
-  return { errors: errors as ErrorFactories<T>, docs };
+  const under = options.fieldsIn;
+  const field: FieldFactory = (loc, msg, input) => platformErrors.validation([fieldError(under ? [under, ...loc] : loc, msg, input)]);
+  return { errors: { ...(errors as ErrorFactories<T>), field }, docs };
 }
+
+/** A 422 naming one field and why its value is refused. */
+export type FieldFactory = (loc: (string | number)[], msg: string, input: unknown) => AppError;
 
 export const PLATFORM_ERRORS: readonly ErrorDoc[] = [
   { code: 'bad_request', status: 400, description: 'The request is well formed but makes no sense for this operation; `detail` says why.' },

@@ -137,6 +137,12 @@ export interface ModuleStartContext {
 
 export type ModuleFactory = (deps: AppDeps) => ModuleInstance;
 
+/** What a module's own factory makes: an instance without its name, which its definition gives. */
+export type ModuleParts = Omit<ModuleInstance, 'name'>;
+
+/** A module's own factory (`ModuleDefinition.create`). */
+export type ModuleCreate = (deps: AppDeps) => ModuleParts;
+
 /**
  * A module as the module list names it: what it needs before it (for its migrations and the
  * services it receives), where its migrations are, and the factory for its operations and
@@ -170,7 +176,8 @@ export interface ModuleDefinition {
    * dependency order: a provider may `registry.get` the services of the modules it depends on.
    */
   provides?: (deps: Omit<AppDeps, 'services' | 'jobs'>, registry: ServiceRegistry) => void;
-  create?: ModuleFactory;
+  /** Its operations and background work; the instance takes the definition's name. */
+  create?: ModuleCreate;
 }
 
 /** The definitions in dependency order (a module after every module it depends on). */
@@ -198,8 +205,8 @@ export function dependencyOrder(defs: readonly ModuleDefinition[]): ModuleDefini
  * The module's factory, given the service registry as the module sees it (decision 0330): a service
  * of a module not in its dependsOn stops the start, naming both modules.
  */
-export function moduleFactory(def: ModuleDefinition & { create: ModuleFactory }): ModuleFactory {
-  return (deps) => def.create({ ...deps, services: deps.services.forModule(def.name, def.dependsOn ?? []) });
+export function moduleFactory(def: ModuleDefinition & { create: ModuleCreate }): ModuleFactory {
+  return (deps) => ({ name: def.name, ...def.create({ ...deps, services: deps.services.forModule(def.name, def.dependsOn ?? []) }) });
 }
 
 /** Runs every module's `provides`, providers first, each seeing the registry as its module does. */

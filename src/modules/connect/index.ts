@@ -2,7 +2,7 @@
 // its clock), the gateway link (heartbeat, status, check; the demo-realm watchdog on the platform
 // job queue raising asset_silence in the organisation alert stream), buffer replay into production
 // telemetry, the home-automation connector (phase 1, read only) and the demo-realm rehearsals.
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { ALERT_STREAM } from '../alerts/index.ts';
@@ -26,7 +26,7 @@ export const CONNECT_GATEWAY = serviceKey<GatewayEntry>('connect.gateway');
 /** The module's own gateway link and buffer replay (one of each, for its routes and for CONNECT_GATEWAY). */
 const CONNECT_LINK = serviceKey<{ gateway: GatewayLink; buffer: BufferReplay }>('connect.link');
 
-export const connectModule: ModuleFactory = (deps) => {
+export const connectModule: ModuleCreate = (deps) => {
   const audit = deps.services.get(AUDIT_LOG);
   const registry = deps.services.get(REGISTRY_SITES);
   const writer = deps.services.get(TELEMETRY_WRITER);
@@ -35,7 +35,6 @@ export const connectModule: ModuleFactory = (deps) => {
   const { gateway, buffer } = deps.services.get(CONNECT_LINK);
   const ha = createHomeAutomation({ db, clock, audit, registry, writer });
   return {
-    name: 'connect',
     tags: {
       onboarding: 'Site onboarding: templates, sites from a template with a proposed device mapping, confirmation and time to confirm.',
       gateway: 'Gateway link (heartbeat, status, check) and buffer replay into production telemetry.',

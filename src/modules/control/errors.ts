@@ -1,8 +1,7 @@
 // The control module's errors, named once.
-import { errors, fieldError } from '../../platform/errors.ts';
 import { declareErrors } from '../../platform/error-docs.ts';
 
-const declared = declareErrors({
+export const { errors: controlErrors, docs: CONTROL_ERROR_DOCS } = declareErrors({
   siteNotFound: {
     status: 404,
     detail: 'Site not found',
@@ -44,10 +43,3 @@ const declared = declareErrors({
     doc: 'Grid: the site has no connection agreement in its control configuration, so there are no guardrails.',
   },
 });
-
-export const controlErrors = {
-  ...declared.errors,
-  field: (loc: (string | number)[], msg: string, input: unknown) => errors.validation([fieldError(loc, msg, input)]),
-};
-
-export const CONTROL_ERROR_DOCS = declared.docs;

@@ -7,7 +7,7 @@
 //   demo-model.ts (synthetic devices, scenario, behaviour) · overrides.ts · setpoints.ts (the verified
 //   write) · export-limit.ts (the 30 s loop, events) · grid.ts (guardrails, agreement reading,
 //   capacity, plans) · model.ts (the pure rules and constants) · store.ts (SQL).
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { TELEMETRY_READS, TELEMETRY_WRITER } from '../telemetry/index.ts';
@@ -49,7 +49,7 @@ export type { SetpointInput, SetpointResult, DecisionEntry, Replayer };
 /** The module's own services, shared between what it provides and its operations. */
 const CONTROL = serviceKey<ControlServices>('control.services');
 
-export const controlModule: ModuleFactory = (deps) => {
+export const controlModule: ModuleCreate = (deps) => {
   const c = deps.services.get(CONTROL);
   const settings = sectionOf(deps.config, controlConfig);
   const g = createGrid({
@@ -62,7 +62,6 @@ export const controlModule: ModuleFactory = (deps) => {
     telemetry: deps.services.get(TELEMETRY_READS),
   });
   return {
-    name: 'control',
     tags: {
       'ems-control': 'EMS control: sites under control, setpoint history, per-site configuration, export limitation events and overrides.',
       grid: 'Grid connection: guardrails from the connection agreement, evaluation, agreement reading, capacity and capacity plans. Sends no device command.',

@@ -5,7 +5,7 @@
 //   erasure, outreach drafts, retention) · deals.ts (stage machine) · forecast.ts · activities.ts ·
 //   tasks.ts · import.ts (CSV tracker) · intake.ts (public lead form) · records.ts (views, lookups,
 //   pages shared by them) · store.ts (SQL).
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { CRM_ERROR_DOCS } from './errors.ts';
 import { type CrmServices, crmOperations } from './routes.ts';
@@ -23,7 +23,7 @@ import { createForecast } from './forecast.ts';
 import { createActivities } from './activities.ts';
 import { createTasks } from './tasks.ts';
 
-export const crmModule: ModuleFactory = (deps) => {
+export const crmModule: ModuleCreate = (deps) => {
   const { db, clock } = deps;
   const audit = deps.services.get(AUDIT_LOG);
   const pages = createPages({ db, cursors: deps.cursors });
@@ -44,7 +44,6 @@ export const crmModule: ModuleFactory = (deps) => {
   const intake = createLeadIntake({ db, clock, audit, contacts, tasks });
   const config = sectionOf(deps.config, crmConfig);
   return {
-    name: 'crm',
     tags: { crm: 'CRM (module crm): accounts, contacts (personal data: opt-out, erasure, retention), deals and their stages, activities, tasks, forecast.' },
     errors: CRM_ERROR_DOCS,
     operations: [...crmOperations(crm), intakeOperation(intake, { config, clock })],

@@ -1,6 +1,6 @@
 // Device credentials: a gateway's or device's own credential, bound to one site, accepted by the
 // gateway operations only (decision 0375). The platform's guard asks this module's authenticator.
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { createCredentialService, CREDENTIAL_ERROR_DOCS } from './service.ts';
@@ -20,7 +20,7 @@ const RECONCILE_KIND = 'device-mqtt.reconcile';
 
 export type { CredentialService, CredentialChange, CredentialListener } from './service.ts';
 
-export const deviceCredentialsModule: ModuleFactory = (deps) => {
+export const deviceCredentialsModule: ModuleCreate = (deps) => {
   const service = createCredentialService({
     db: deps.db,
     clock: deps.clock,
@@ -145,7 +145,6 @@ export const deviceCredentialsModule: ModuleFactory = (deps) => {
     },
   });
   return {
-    name: 'device-credentials',
     tags: { 'device-credentials': "Device credentials: a gateway's own credential for one site (an extension beside the spec's user sign-in)." },
     errors: [...CREDENTIAL_ERROR_DOCS, ...MQTT_ERROR_DOCS],
     operations: credentialOperations(service),

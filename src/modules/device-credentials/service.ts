@@ -6,7 +6,7 @@ import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { DeviceRefusal, RequestContext } from '../../platform/operation.ts';
 import type { DeviceAuthenticator, DevicePrincipal } from '../../platform/auth.ts';
-import { errors, fieldError } from '../../platform/errors.ts';
+import { errors } from '../../platform/errors.ts';
 import { declareErrors } from '../../platform/error-docs.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { hashSecret, newLookupId, newSecret, secretMatches } from '../../platform/secrets.ts';
@@ -37,27 +37,23 @@ export type CredentialChange =
   | { kind: 'stopped'; orgId: string; ids: string[] };
 export type CredentialListener = (change: CredentialChange) => Promise<void>;
 
-const declared = declareErrors({
-  notActive: {
-    status: 409,
-    detail: (status: string) => `Device credential is ${status}; only an active credential can be rotated`,
-    code: 'device_credential_not_active',
-    doc: 'Only an active device credential can be rotated (this one is rotating, rotated, revoked or expired).',
+export const { errors: credentialErrors, docs: CREDENTIAL_ERROR_DOCS } = declareErrors(
+  {
+    notActive: {
+      status: 409,
+      detail: (status: string) => `Device credential is ${status}; only an active credential can be rotated`,
+      code: 'device_credential_not_active',
+      doc: 'Only an active device credential can be rotated (this one is rotating, rotated, revoked or expired).',
+    },
+    limit: {
+      status: 409,
+      detail: `An organisation holds at most ${MAX_VALID_PER_ORG} valid device credentials`,
+      code: 'device_credential_limit',
+      doc: `The organisation already holds ${MAX_VALID_PER_ORG} valid device credentials; revoke some first.`,
+    },
   },
-  limit: {
-    status: 409,
-    detail: `An organisation holds at most ${MAX_VALID_PER_ORG} valid device credentials`,
-    code: 'device_credential_limit',
-    doc: `The organisation already holds ${MAX_VALID_PER_ORG} valid device credentials; revoke some first.`,
-  },
-});
-
-export const credentialErrors = {
-  ...declared.errors,
-  field: (loc: (string | number)[], msg: string, input: unknown) => errors.validation([fieldError(['body', ...loc], msg, input)]),
-};
-
-export const CREDENTIAL_ERROR_DOCS = declared.docs;
+  { fieldsIn: 'body' },
+);
 
 export interface CredentialDeps {
   db: Db;

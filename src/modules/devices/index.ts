@@ -1,13 +1,13 @@
 // Device listings, source priority, data integrity and commissioning over the registry's assets and
 // the stored telemetry, both read through the services those modules provide.
-import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
+import type { ModuleCreate, ModuleDefinition } from '../../platform/module.ts';
 import { COMMISSIONING_RUNS, REGISTRY_READS, SOURCE_PRIORITIES } from '../registry/index.ts';
 import { createDevicesService } from './service.ts';
 import { deviceOperations } from './routes.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { TELEMETRY_READS } from '../telemetry/index.ts';
 
-export const devicesModule: ModuleFactory = (deps) => {
+export const devicesModule: ModuleCreate = (deps) => {
   const service = createDevicesService({
     db: deps.db,
     clock: deps.clock,
@@ -18,7 +18,6 @@ export const devicesModule: ModuleFactory = (deps) => {
     telemetry: deps.services.get(TELEMETRY_READS),
   });
   return {
-    name: 'devices',
     tags: {
       devices: 'Device listings (chargers, solar, batteries, heat pumps, meters, vehicles) with last-reported times and sources.',
     },

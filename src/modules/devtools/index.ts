@@ -2,7 +2,7 @@
 // sandbox and the public status. Provides the platform's API key check. Background work (webhook
 // deliveries, the device.offline watchdog, key alerts, health checks, retention) is declared in
 // `background` and runs on the platform's durable job queue, so exactly one instance does each run.
-import { migrationsDir, type ModuleFactory, type ModuleInstance, type ModuleDefinition } from '../../platform/module.ts';
+import { migrationsDir, type ModuleCreate, type ModuleParts, type ModuleDefinition } from '../../platform/module.ts';
 import type { Operation } from '../../platform/operation.ts';
 import { ALERT_STREAM, ALERT_RAISED, ALERT_RESOLVED } from '../alerts/index.ts';
 import { DAY_MS } from './common.ts';
@@ -51,7 +51,7 @@ export const PLATFORM_HEALTH = serviceKey<PlatformHealth>('devtools.platform-hea
 export const EVENT_RETENTION_MS = 30 * DAY_MS;
 const HOUR_MS = 3_600_000;
 
-export const devtoolsModule: ModuleFactory = (deps) => {
+export const devtoolsModule: ModuleCreate = (deps) => {
   const { db, clock, config, cursors } = deps;
   const settings = sectionOf(config, devtoolsConfig);
   const audit = deps.services.get(AUDIT_LOG);
@@ -109,8 +109,7 @@ export const devtoolsModule: ModuleFactory = (deps) => {
 
   const watchdog = createOfflineWatchdog({ db: work, clock, engine, registry, telemetry, units: deps.jobUnits });
 
-  const instance: ModuleInstance = {
-    name: 'devtools',
+  const instance: ModuleParts = {
     tags: {
       devtools: 'API keys, webhook endpoints and their delivery logs, and the public API status.',
       partner: 'The Partner API (API keys): telemetry, devices, alerts and the sandbox.',

@@ -1,7 +1,7 @@
 // EMS alerts: evaluation of the organisation's own data into the organisation alert stream,
 // ranked by pound impact per day; routing to email, team chat and signed webhooks (module
 // ems/routing); alert admin over the stream. Reads other modules only through their services.
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { ALERT_STREAM } from '../alerts/index.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { createSecretBox } from '../devtools/index.ts';
@@ -23,7 +23,7 @@ import { createRouting } from './routing.ts';
 export { rankAlerts, totalPence, compareRank, type Rankable } from './ranking.ts';
 export { pencePerDay } from './sources.ts';
 
-export const emsAlertsModule: ModuleFactory = (deps) => {
+export const emsAlertsModule: ModuleCreate = (deps) => {
   const { db, clock, config, cursors } = deps;
   const alerts = deps.services.get(ALERT_STREAM);
   const audit = deps.services.get(AUDIT_LOG);
@@ -44,7 +44,6 @@ export const emsAlertsModule: ModuleFactory = (deps) => {
   const routing = createRouting({ db, clock, config, audit, cursors, box, channels, members, notifications });
   const admin = createAdmin({ db, clock, alerts, audit, cursors, members, notifications });
   return {
-    name: 'ems-alerts',
     tags: {
       'ems-alerts': "EMS alerts from the organisation's own data, ranked by pound impact per day, and their severity policy.",
       'ems-routing': 'Routing rules that send EMS alerts by email, team chat and signed webhook, with escalation and a delivery log (module ems/routing).',

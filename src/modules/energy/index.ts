@@ -1,7 +1,7 @@
 // Energy accounting: the half-hour energy model kept current from ingestion, the ledger and PPA
 // statements, site energy, EMS reporting with lineage, and carbon (Scope 2). One module: every
 // figure is read from the same rollup (decision 0140).
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { TELEMETRY_ENERGY } from '../telemetry/index.ts';
 import { ASSETS_CHANGED, REGISTRY_SITES } from '../registry/index.ts';
@@ -58,7 +58,7 @@ const BRING_UP_TO_DATE_MAX_SPANS = 1000;
 export type { AssetFlowRow, FactorVersionRow, SiteDayRow, SiteHalfHourRow } from './store.ts';
 export type { Flow } from './flows.ts';
 
-export const energyModule: ModuleFactory = (deps) => {
+export const energyModule: ModuleCreate = (deps) => {
   const settings = sectionOf(deps.config, energyConfig);
   const telemetry = deps.services.get(TELEMETRY_ENERGY);
   const model = createEnergyModel({ telemetry, sites: deps.services.get(REGISTRY_SITES), settings, clock: deps.clock, log: deps.log });
@@ -79,7 +79,6 @@ export const energyModule: ModuleFactory = (deps) => {
   const site = createSiteEnergy({ db: deps.db, clock: deps.clock, model, settings: siteSettings, telemetry });
   const reporting = createReporting({ db: deps.db, readDb: deps.readDb, clock: deps.clock, model, settings: siteSettings, telemetry, audit, config: settings });
   return {
-    name: 'energy',
     tags: {
       'energy-ledger': 'The half-hourly energy ledger of a site, its rebuild, PPA contracts and monthly statements.',
       'site-energy': 'Site energy: self-consumption, battery state, the portfolio league and capacity against the agreed figure.',

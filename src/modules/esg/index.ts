@@ -1,5 +1,5 @@
 // Energy receipts: payloads stored and signed with the service's Ed25519 key; public keys published.
-import { migrationsDir, type AppDeps, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { migrationsDir, type AppDeps, type ModuleCreate, type ModuleDefinition } from '../../platform/module.ts';
 import { createKeyring } from './keys.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { createReceiptService } from './service.ts';
@@ -22,10 +22,9 @@ const receiptKeyring = (deps: Pick<AppDeps, 'db' | 'clock' | 'config'>) =>
 export type ReceiptKeyring = ReturnType<typeof createKeyring>;
 export const RECEIPT_KEYRING = serviceKey<ReceiptKeyring>('esg.receipt-keyring');
 
-export const esgModule: ModuleFactory = (deps) => {
+export const esgModule: ModuleCreate = (deps) => {
   const keys = deps.services.get(RECEIPT_KEYRING);
   return {
-    name: 'esg',
     tags: {
       certificates: 'Signed energy receipts and the keys that verify them.',
     },

@@ -2,7 +2,7 @@
 // (ModuleDefinition.exportable, gathered by the platform into deps.exportables; never their tables
 // and never a list of modules here), jobs on the platform queue, streamed downloads and expiry
 // (decisions 0203-0206, 0355).
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { exportConfig } from './config.ts';
 import { createExportService, EXPORT_ERROR_DOCS, WRITE_KIND } from './service.ts';
@@ -10,11 +10,10 @@ import { exportOperations } from './routes.ts';
 
 export type { ExportableCollection, ExportPeriod } from './collections.ts';
 
-export const exportModule: ModuleFactory = (deps) => {
+export const exportModule: ModuleCreate = (deps) => {
   const settings = sectionOf(deps.config, exportConfig);
   const service = createExportService({ ...deps, settings, collections: deps.exportables });
   return {
-    name: 'export',
     tags: { export: 'Export of an organisation’s data: manifest, background jobs, progress and streamed JSON Lines or CSV.' },
     errors: EXPORT_ERROR_DOCS,
     operations: exportOperations(service),

@@ -26,7 +26,7 @@ const STEP_WALL_MS = 15_000;
 
 const actorId = (ctx: RequestContext) => (ctx.actor.kind === 'user' ? ctx.actor.userId : ctx.actor.kind === 'key' ? ctx.actor.keyId : null);
 
-const declared = declareErrors({
+export const { errors: exportErrors, docs: EXPORT_ERROR_DOCS } = declareErrors({
   notReady: {
     status: 409,
     detail: (status: string) => `Export is ${status}: files are available once it is completed`,
@@ -40,9 +40,6 @@ const declared = declareErrors({
     doc: 'The export’s files passed their expiry and were deleted.',
   },
 });
-
-export const exportErrors = declared.errors;
-export const EXPORT_ERROR_DOCS = declared.docs;
 
 function jobView(j: store.JobRow) {
   const expected = Number(j.rows_expected);

@@ -1,6 +1,6 @@
 // Field operations (module `field`): work orders with SLA policies, the dispatch list and the due
 // list, work opened from organisation alerts and stale device feeds, and the SLA report.
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { ALERT_STREAM } from '../alerts/index.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { MEMBERS } from '../identity/index.ts';
@@ -11,7 +11,7 @@ import { fieldOperations } from './routes.ts';
 import { createField } from './service.ts';
 import { fieldExportables } from './store.ts';
 
-export const fieldModule: ModuleFactory = (deps) => {
+export const fieldModule: ModuleCreate = (deps) => {
   const field = createField({
     db: deps.db,
     clock: deps.clock,
@@ -24,7 +24,6 @@ export const fieldModule: ModuleFactory = (deps) => {
     sites: deps.services.get(REGISTRY_SITES),
   });
   return {
-    name: 'field',
     tags: {
       field: 'Field work orders (module field): SLA policies per priority, the dispatch and due lists, work from alerts and stale feeds, the SLA report.',
     },

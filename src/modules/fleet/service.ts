@@ -10,7 +10,7 @@ import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
 import { plan, type Constraints, type Shift, type Vehicle } from './planner.ts';
 import { fleetStore as store } from './store.ts';
 
-const declared = declareErrors({
+export const { errors: fleetErrors, docs: FLEET_ERROR_DOCS } = declareErrors({
   noConstraints: {
     status: 409,
     detail: 'Depot constraints are not set',
@@ -19,9 +19,6 @@ const declared = declareErrors({
   },
   constraintsNotFound: { status: 404, detail: 'Depot constraints are not set', code: 'fleet_depot_not_set' },
 });
-
-export const fleetErrors = declared.errors;
-export const FLEET_ERROR_DOCS = declared.docs;
 
 const COLUMNS = ['vehicle_id', 'powertrain', 'battery_kwh', 'kwh_per_shift', 'max_charge_kw'];
 const DEC = /^(0|[1-9][0-9]{0,5})(\.[0-9]{1,3})?$/;

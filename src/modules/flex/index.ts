@@ -1,6 +1,6 @@
 // Flexibility (tenders, contracts, offers with the two network operators), the fleet portfolio,
 // and enrolment in the service's virtual power plant with its signal.
-import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { migrationsDir, type ModuleCreate, type ModuleDefinition } from '../../platform/module.ts';
 import { MARKET_DATA } from '../market/index.ts';
 import { createFlexService } from './flex-service.ts';
 import { flexConfig } from './config.ts';
@@ -10,8 +10,7 @@ import { vppOperations } from './routes/vpp.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { FLEX_ERROR_DOCS } from './errors.ts';
 
-export const flexModule: ModuleFactory = (deps) => ({
-  name: 'flex',
+export const flexModule: ModuleCreate = (deps) => ({
   tags: {
     flex: 'DNO flexibility tenders, contracts and priced offers.',
     vpp: "Enrolment in the service's virtual power plant and its signal.",

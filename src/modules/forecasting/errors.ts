@@ -1,8 +1,7 @@
 // The forecasting module's errors, named once.
-import { errors, fieldError } from '../../platform/errors.ts';
 import { declareErrors } from '../../platform/error-docs.ts';
 
-const declared = declareErrors({
+export const { errors: forecastErrors, docs: FORECAST_ERROR_DOCS } = declareErrors({
   siteNotFound: {
     status: 404,
     detail: 'Site not found',
@@ -16,10 +15,3 @@ const declared = declareErrors({
     doc: 'Forecasting: no backtest job with this id for this site in your organisation.',
   },
 });
-
-export const forecastErrors = {
-  ...declared.errors,
-  field: (loc: (string | number)[], msg: string, input: unknown) => errors.validation([fieldError(loc, msg, input)]),
-};
-
-export const FORECAST_ERROR_DOCS = declared.docs;

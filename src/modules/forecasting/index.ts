@@ -2,7 +2,7 @@
 // hours (measured persistence by default, seasonal, or a blend), forecast against actual, accuracy
 // metrics and a rolling-origin backtest (endpoints.md 4.6; decisions 0190, 0326). Sends no device
 // command or market write.
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { ENERGY_FIGURES } from '../energy/index.ts';
 import { serviceKey } from '../../platform/services.ts';
@@ -19,10 +19,9 @@ export type SiteForecast = Pick<Forecasting, 'forecastSeries'>;
 export const SITE_FORECAST = serviceKey<SiteForecast>('forecasting.site');
 const FORECASTING = serviceKey<Forecasting>('forecasting.instance');
 
-export const forecastingModule: ModuleFactory = (deps) => {
+export const forecastingModule: ModuleCreate = (deps) => {
   const f = deps.services.get(FORECASTING);
   return {
-    name: 'forecasting',
     tags: {
       forecasting:
         'Site load and generation forecasts (measured persistence by default), forecast against actual, accuracy metrics and backtests. Advisory: sends nothing.',

@@ -1,7 +1,7 @@
 // Public charging hub on the OCPP charger stack: an OCPP 1.6J / 2.0.1 endpoint on the service's own
 // HTTP server (ocpp.ts), sites, charge points, published price schedules, quotes, costed
 // transactions, reliability and PCPR 2023 compliance, and demo-realm load sharing.
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { ORG_DIRECTORY } from '../orgs/index.ts';
@@ -19,7 +19,7 @@ const STALE_COMMANDS_KIND = 'hub.stale-commands';
 
 const listenHost = (h: string) => (h === '0.0.0.0' || h === '::' || h === '' ? 'localhost' : h.includes(':') ? `[${h}]` : h);
 
-export const hubModule: ModuleFactory = (deps) => {
+export const hubModule: ModuleCreate = (deps) => {
   const settings = sectionOf(deps.config, hubConfig);
   const gateway = createOcppGateway({
     db: deps.db,
@@ -58,7 +58,6 @@ export const hubModule: ModuleFactory = (deps) => {
   });
   if (settings.meterAlignedSeconds > 0) gateway.onBoot((s) => service.alignMetering(s.orgId, s.cpId, settings.meterAlignedSeconds));
   return {
-    name: 'hub',
     tags: {
       hub: 'Public charging hub: sites, OCPP charge points, price schedules, quotes, transactions and cost, reliability and PCPR 2023 compliance, load sharing (demo realm).',
     },

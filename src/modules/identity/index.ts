@@ -1,6 +1,6 @@
 // Identity: sign-in, sessions and tokens, invitations, single sign-on. Provides the platform's
 // session check (revoked sign-ins stop working at once).
-import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { migrationsDir, type ModuleCreate, type ModuleDefinition } from '../../platform/module.ts';
 import { createTokenIssuer } from './tokens.ts';
 import { createSessionChecker } from './session-checker.ts';
 import { createSessions, sessionState, type SessionState } from './sessions.ts';
@@ -60,7 +60,7 @@ export { INVITATION_ACCEPTED } from './invitations.ts';
 export { createUserStore, type User, type Membership, type UserStore } from './users-store.ts';
 export { hashPassword, verifyPassword, KDF_PARAMETERS } from './password.ts';
 
-export const identityModule: ModuleFactory = (deps) => {
+export const identityModule: ModuleCreate = (deps) => {
   const { db, clock, config } = deps;
   const audit = deps.services.get(AUDIT_LOG);
   const issuer = createTokenIssuer(config.jwtSecret);
@@ -71,7 +71,6 @@ export const identityModule: ModuleFactory = (deps) => {
   const keys = createJwksCache({ clock, allowPrivate: config.allowPrivateOutbound, timeoutMs: config.upstreams.timeoutMs });
   const sso = createSso({ db, clock, audit, sessions, keys, allowPrivateOutbound: config.allowPrivateOutbound });
   return {
-    name: 'identity',
     tags: {
       auth: 'Sign-in, tokens, logout, single sign-on with an identity provider, invitations and the signed-in user.',
     },

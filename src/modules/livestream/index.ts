@@ -6,7 +6,7 @@
 // subscriber has a bounded buffer (a slow reader loses the oldest events and is told how many).
 // Each stream is held to its session and the streams are capped per user and per organisation
 // (streams.ts, decision 0290).
-import { type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { sectionOf } from '../../core/config-section.ts';
 import { SESSION_ACCESS } from '../identity/index.ts';
 import { liveConfig } from './config.ts';
@@ -18,7 +18,7 @@ import { createLiveHub, ALERT_SUBJECT } from './hub.ts';
 const RELAY_JOB = 'livestream.alert-relay';
 const SESSION_CHECK = 'livestream.session-check';
 
-export const liveModule: ModuleFactory = (deps) => {
+export const liveModule: ModuleCreate = (deps) => {
   const hub = createLiveHub({ bus: deps.bus, log: deps.log });
   const settings = sectionOf(deps.config, liveConfig);
   const ended = deps.metrics.counter<'reason'>({
@@ -40,7 +40,6 @@ export const liveModule: ModuleFactory = (deps) => {
     collect: (g) => g.set(streams.count()),
   });
   return {
-    name: 'livestream',
     tags: { live: 'The organisation live stream (server-sent events): telemetry and alert transitions as they happen.' },
     operations: liveRoutes(hub, streams, () => deps.metrics.rateLimited.inc({ policy: 'live-streams' })),
     background: {

@@ -1,6 +1,6 @@
 // Market data module: tariff prices, GSP regions, carbon intensity. Other modules use
 // MARKET_DATA (prices and carbon through the same cache, one instance). UK time is in src/kit/uk-time.ts.
-import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
+import type { ModuleCreate, ModuleDefinition } from '../../platform/module.ts';
 import { createMarketData, type MarketData } from './service.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { marketOperations } from './routes.ts';
@@ -11,8 +11,7 @@ export const CARBON_INTENSITY = serviceKey<MarketData['carbon']>('market.carbon'
 /** The one market-data instance (providers, caches, counters): `deps.services.get(MARKET_DATA)`. */
 export const MARKET_DATA = serviceKey<MarketData>('market.data');
 
-export const marketModule: ModuleFactory = (deps) => ({
-  name: 'market',
+export const marketModule: ModuleCreate = (deps) => ({
   tags: {
     market: 'UK half-hourly tariff prices, GSP regions, the next cheap window and GB grid carbon intensity.',
   },

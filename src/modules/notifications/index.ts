@@ -1,6 +1,6 @@
 // Notifications: each user's own in-app notifications and preferences. Other modules notify a user
 // through NOTIFICATIONS (`notify` honours the user's kinds and channels; `preferences` for routing).
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { createNotificationService, type NotificationService } from './service.ts';
 import { notificationOperations } from './routes.ts';
@@ -15,11 +15,10 @@ export type Notifications = Pick<NotificationService, 'notify' | 'preferences'>;
 /** `deps.services.get(NOTIFICATIONS).notify(q, {orgId, userId, kind, title, ...})`. */
 export const NOTIFICATIONS = serviceKey<NotificationService>('notifications.service');
 
-export const notificationsModule: ModuleFactory = (deps) => {
+export const notificationsModule: ModuleCreate = (deps) => {
   const notifications = deps.services.get(NOTIFICATIONS);
   const events = createNotificationEvents({ db: deps.backgroundDb, members: deps.services.get(MEMBERS), notifications });
   return {
-    name: 'notifications',
     tags: { notifications: "The calling user's in-app notifications, unread count and preferences (kinds, channels, quiet hours)." },
     operations: notificationOperations(notifications),
     background: {

@@ -1,8 +1,7 @@
 // The optimisation module's errors, named once.
-import { errors, fieldError } from '../../platform/errors.ts';
 import { declareErrors } from '../../platform/error-docs.ts';
 
-const declared = declareErrors({
+export const { errors: optErrors, docs: OPT_ERROR_DOCS } = declareErrors({
   siteNotFound: { status: 404, detail: 'Site not found', code: 'site_not_found', doc: 'Optimisation: the site is not known (no registered asset names it).' },
   runNotFound: { status: 404, detail: 'Run not found', code: 'run_not_found', doc: 'No run with this id for this site in the organisation.' },
   deviceNotFound: { status: 404, detail: 'Device not found', code: 'device_not_found', doc: 'Warranty: no battery with this id is registered at the site.' },
@@ -26,10 +25,3 @@ const declared = declareErrors({
     doc: 'The solver found no plan meeting the constraints (for example initial state of charge outside the bounds).',
   },
 });
-
-export const optErrors = {
-  ...declared.errors,
-  field: (loc: (string | number)[], msg: string, input: unknown) => errors.validation([fieldError(loc, msg, input)]),
-};
-
-export const OPT_ERROR_DOCS = declared.docs;

@@ -2,7 +2,7 @@
 // (a real LP solver) and recorded, and battery warranty limits (endpoints.md 4.6; concepts.md
 // section 1 rules 4, 5 and 8; decisions 0191-0193). Nothing is sent to a device except an
 // import-limit run with dispatch=true in the demo realm, through control's verified write.
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { REGISTRY_SITES } from '../registry/index.ts';
 import { MARKET_DATA } from '../market/index.ts';
 import { CONTROL_SETPOINTS, DECISION_LOG } from '../control/index.ts';
@@ -14,7 +14,7 @@ import { OPT_ERROR_DOCS } from './errors.ts';
 import { createAwareness } from './awareness.ts';
 import { awarenessOperations } from './routes/awareness.ts';
 
-export const optimisationModule: ModuleFactory = (deps) => {
+export const optimisationModule: ModuleCreate = (deps) => {
   const o = createOptimisation({
     db: deps.db,
     clock: deps.clock,
@@ -34,7 +34,6 @@ export const optimisationModule: ModuleFactory = (deps) => {
     forecast: deps.services.get(SITE_FORECAST),
   });
   return {
-    name: 'optimisation',
     tags: {
       optimisation:
         'Advisory optimisation: import-limit plans (dispatch in the demo realm only), battery tariff schedules solved with HiGHS, and warranty limits.',

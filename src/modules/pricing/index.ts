@@ -1,7 +1,7 @@
 // Pricing: the GB charge library (rates and DUoS time bands, published and the organisation's
 // own), supply points by MPAN, the pricing engine at an MPAN, and versioned retail tariffs with
 // bills, comparison, smart bands and cost-plus.
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { createLibrary } from './library.ts';
 import { createTariffs } from './tariffs.ts';
@@ -45,13 +45,12 @@ const retailTariffRates: RetailTariffRates = {
   },
 };
 
-export const pricingModule: ModuleFactory = (deps) => {
+export const pricingModule: ModuleCreate = (deps) => {
   const audit = deps.services.get(AUDIT_LOG);
   const { db, clock, cursors } = deps;
   const library = createLibrary({ db, clock, audit, cursors });
   const tariffs = createTariffs({ db, clock, audit, cursors });
   return {
-    name: 'pricing',
     tags: {
       charges:
         'The GB charge library (DUoS by time band, fixed and capacity charges, TNUoS, BSUoS, policy costs, CCL, VAT), supply points by MPAN and the pricing engine.',

@@ -1,8 +1,7 @@
-import type { ModuleFactory, ModuleDefinition } from '../../platform/module.ts';
+import type { ModuleCreate, ModuleDefinition } from '../../platform/module.ts';
 import { probeOperations } from './routes.ts';
 
-export const probesModule: ModuleFactory = (deps) => ({
-  name: 'probes',
+export const probesModule: ModuleCreate = (deps) => ({
   tags: {
     probes: 'Liveness, readiness and Prometheus metrics (public).',
   },

@@ -1,6 +1,6 @@
 // Asset registry: twin v1 (/api/twin/) and registry v2 (/api/twin/registry/...), one `assets` table.
 // What other modules may use: the vocabulary, freshness, topology checks and read access.
-import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { migrationsDir, type ModuleCreate, type ModuleDefinition } from '../../platform/module.ts';
 import { createRegistryStore } from './store.ts';
 import { createRegistryService } from './service.ts';
 import { twinOperations } from './routes/twin.ts';
@@ -44,7 +44,7 @@ export const SOURCE_PRIORITIES = serviceKey<SourcePriorities>('registry.source-p
 export type CommissioningRuns = typeof commissioningStore;
 export const COMMISSIONING_RUNS = serviceKey<CommissioningRuns>('registry.commissioning-runs');
 
-export const registryModule: ModuleFactory = (deps) => {
+export const registryModule: ModuleCreate = (deps) => {
   const service = createRegistryService({
     db: deps.db,
     clock: deps.clock,
@@ -52,7 +52,6 @@ export const registryModule: ModuleFactory = (deps) => {
     store: createRegistryStore(deps.services.get(TELEMETRY_READS)),
   });
   return {
-    name: 'registry',
     tags: {
       registry: 'The asset registry and digital twin: sites, assets, classes, topology, source priority, data integrity and commissioning.',
     },

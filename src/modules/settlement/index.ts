@@ -1,6 +1,6 @@
 // Settlement receipts: signed records of delivered energy, chained per organisation, verifiable
 // from the published keys and, when shared, by counterparties through their hash.
-import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { migrationsDir, type ModuleCreate, type ModuleDefinition } from '../../platform/module.ts';
 import { RECEIPT_KEYRING } from '../esg/index.ts';
 import { createSettlementService } from './service.ts';
 import { receiptOperations } from './routes/receipts.ts';
@@ -8,11 +8,10 @@ import { verifyOperations } from './routes/verify.ts';
 import { AUDIT_LOG } from '../audit/index.ts';
 import { settlementExportables } from './store.ts';
 
-export const settlementModule: ModuleFactory = (deps) => {
+export const settlementModule: ModuleCreate = (deps) => {
   // The service's receipt key, as energy receipts use it (decision 0110).
   const service = createSettlementService({ ...deps, audit: deps.services.get(AUDIT_LOG) }, deps.services.get(RECEIPT_KEYRING));
   return {
-    name: 'settlement',
     tags: {
       settlement: 'Signed settlement receipts chained per organisation, public verification, reconciliation and keys.',
     },

@@ -1,13 +1,13 @@
 // Plan studies: study types with CSV templates and samples, studies with versioned inputs, runs as
 // background jobs on the platform queue, an HTML report and a proposal pack (decision 0210).
-import { migrationsDir, type ModuleDefinition, type ModuleFactory } from '../../platform/module.ts';
+import { migrationsDir, type ModuleDefinition, type ModuleCreate } from '../../platform/module.ts';
 import { STUDY_ERROR_DOCS } from './errors.ts';
 import { studyOperations } from './routes.ts';
 import { createStudies, RUN_KIND } from './service.ts';
 import { studiesConfig } from './config.ts';
 import { sectionOf } from '../../core/config-section.ts';
 
-export const studiesModule: ModuleFactory = (deps) => {
+export const studiesModule: ModuleCreate = (deps) => {
   const studies = createStudies({
     db: deps.db,
     backgroundDb: deps.backgroundDb,
@@ -17,7 +17,6 @@ export const studiesModule: ModuleFactory = (deps) => {
     maxQueuedRuns: sectionOf(deps.config, studiesConfig).maxQueuedRuns,
   });
   return {
-    name: 'studies',
     tags: { studies: 'Plan studies: projections from CSV inputs, run in the background, with an HTML report and a proposal pack.' },
     errors: STUDY_ERROR_DOCS,
     operations: studyOperations(studies),

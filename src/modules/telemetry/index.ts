@@ -1,6 +1,6 @@
 // The telemetry module: ingestion, live events, history, and the partition maintenance that keeps
 // monthly partitions made ahead and applies retention. What other modules may use is exported here.
-import { migrationsDir, type ModuleFactory, type ModuleDefinition } from '../../platform/module.ts';
+import { migrationsDir, type ModuleCreate, type ModuleDefinition } from '../../platform/module.ts';
 import { createTelemetryService, type TelemetryService } from './service.ts';
 import { serviceKey } from '../../platform/services.ts';
 import { sectionOf } from '../../core/config-section.ts';
@@ -62,7 +62,7 @@ export interface TelemetryEnergy {
 }
 export const TELEMETRY_ENERGY = serviceKey<TelemetryEnergy>('telemetry.energy');
 
-export const telemetryModule: ModuleFactory = (deps) => {
+export const telemetryModule: ModuleCreate = (deps) => {
   const service = deps.services.get(TELEMETRY_SERVICE);
   const maintenance = createPartitionMaintenance({
     db: deps.backgroundDb,
@@ -72,7 +72,6 @@ export const telemetryModule: ModuleFactory = (deps) => {
     retentionDays: sectionOf(deps.config, telemetryConfig).retentionDays,
   });
   return {
-    name: 'telemetry',
     tags: { telemetry: 'Telemetry ingestion, live events and history.' },
     operations: telemetryOperations(service, deps.config),
     start: () => maintenance.start(),
