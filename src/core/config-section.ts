@@ -32,3 +32,14 @@ export interface ConfigReader {
   /** Refuses the configuration with this message (names the variables). */
   fail(message: string): never;
 }
+
+/**
+ * A module's settings section, declared once: its type is what `read` returns (each setting's
+ * comment stands on its line in `read`), named where a module needs it with `SettingsOf`.
+ */
+export function configSection<T>(name: string, read: (r: ConfigReader) => T): ConfigSection<T> {
+  return { name, read };
+}
+
+/** The settings a section reads. */
+export type SettingsOf<S> = S extends ConfigSection<infer T> ? T : never;

@@ -1,17 +1,11 @@
 // CRM settings: where public leads go and how many an address may send.
-import type { ConfigSection } from '../../core/config-section.ts';
+import { configSection, type SettingsOf } from '../../core/config-section.ts';
 
-export interface CrmConfig {
+export const crmConfig = configSection('crm', (r) => ({
   /** The one organisation public capacity-check requests become leads of; unset: intake answers 503. */
-  intakeOrgId: string | undefined;
+  intakeOrgId: r.optional('CRM_INTAKE_ORG_ID'),
   /** Requests a source address may send to the intake form per hour. */
-  intakePerHourPerAddress: number;
-}
+  intakePerHourPerAddress: r.int('CRM_INTAKE_PER_HOUR', 5, 1, 10_000),
+}));
 
-export const crmConfig: ConfigSection<CrmConfig> = {
-  name: 'crm',
-  read: (r) => ({
-    intakeOrgId: r.optional('CRM_INTAKE_ORG_ID'),
-    intakePerHourPerAddress: r.int('CRM_INTAKE_PER_HOUR', 5, 1, 10_000),
-  }),
-};
+export type CrmConfig = SettingsOf<typeof crmConfig>;

@@ -1,6 +1,6 @@
 // The device MQTT settings (docs/devices.md): with no MQTT_URL the feature is off.
 import { hostname } from 'node:os';
-import type { ConfigSection } from '../../core/config-section.ts';
+import { configSection } from '../../core/config-section.ts';
 
 export interface DeviceMqttConfig {
   /** The Mosquitto broker with the dynamic security plugin (ops/mosquitto.sh); undefined: MQTT off. */
@@ -39,30 +39,26 @@ export interface DeviceMqttConfig {
   perMinute: number;
 }
 
-export const deviceMqttConfig: ConfigSection<DeviceMqttConfig> = {
-  name: 'device-mqtt',
-  read: (r) => {
-    const url = r.url('MQTT_URL', ['mqtt:', 'mqtts:']);
-    const adminPassword = r.optional('MQTT_ADMIN_PASSWORD');
-    if (url && !adminPassword)
-      r.fail('MQTT_URL is set but MQTT_ADMIN_PASSWORD is not: the service signs in to the broker as its dynamic security administrator');
-    return {
-      url,
-      adminUsername: r.str('MQTT_ADMIN_USERNAME', 'eps-admin'),
-      adminPassword,
-      topicRoot: r.pattern('MQTT_TOPIC_ROOT', 'eps', /^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ - (at most 32; one topic level)'),
-      clientId: r.pattern(
-        'MQTT_CLIENT_ID',
-        `eps-${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}`.slice(0, 64),
-        /^[A-Za-z0-9._-]{1,64}$/,
-        'letters, digits, . _ - (at most 64)',
-      ),
-      connections: r.int('MQTT_CONSUMER_CONNECTIONS', 1, 1, 64),
-      inFlight: r.int('MQTT_CONSUMER_IN_FLIGHT', 1000, 1, 65_535),
-      transactionsPerOrg: r.int('MQTT_TRANSACTIONS_PER_ORG', 8, 1, 64),
-      maxPayloadBytes: r.int('MQTT_MAX_PAYLOAD_BYTES', 6 * 1024 * 1024, 1024, 100 * 1024 * 1024),
-      maxRecords: r.int('MQTT_MAX_RECORDS', 5000, 1, 1_000_000),
-      perMinute: r.int('MQTT_PUBLISHER_PER_MIN', 600, 1, 10_000_000),
-    };
-  },
-};
+export const deviceMqttConfig = configSection<DeviceMqttConfig>('device-mqtt', (r) => {
+  const url = r.url('MQTT_URL', ['mqtt:', 'mqtts:']);
+  const adminPassword = r.optional('MQTT_ADMIN_PASSWORD');
+  if (url && !adminPassword) r.fail('MQTT_URL is set but MQTT_ADMIN_PASSWORD is not: the service signs in to the broker as its dynamic security administrator');
+  return {
+    url,
+    adminUsername: r.str('MQTT_ADMIN_USERNAME', 'eps-admin'),
+    adminPassword,
+    topicRoot: r.pattern('MQTT_TOPIC_ROOT', 'eps', /^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ - (at most 32; one topic level)'),
+    clientId: r.pattern(
+      'MQTT_CLIENT_ID',
+      `eps-${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}`.slice(0, 64),
+      /^[A-Za-z0-9._-]{1,64}$/,
+      'letters, digits, . _ - (at most 64)',
+    ),
+    connections: r.int('MQTT_CONSUMER_CONNECTIONS', 1, 1, 64),
+    inFlight: r.int('MQTT_CONSUMER_IN_FLIGHT', 1000, 1, 65_535),
+    transactionsPerOrg: r.int('MQTT_TRANSACTIONS_PER_ORG', 8, 1, 64),
+    maxPayloadBytes: r.int('MQTT_MAX_PAYLOAD_BYTES', 6 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    maxRecords: r.int('MQTT_MAX_RECORDS', 5000, 1, 1_000_000),
+    perMinute: r.int('MQTT_PUBLISHER_PER_MIN', 600, 1, 10_000_000),
+  };
+});

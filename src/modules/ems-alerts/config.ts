@@ -1,6 +1,6 @@
 // EMS alert routing's settings: the SMTP server email goes through and the routed webhook deadline
 // (read with the rest at start; docs/configuration.md, decision 0132).
-import type { ConfigSection } from '../../core/config-section.ts';
+import { configSection } from '../../core/config-section.ts';
 
 export interface SmtpConfig {
   /** No host: email deliveries are recorded `failed` "email not configured". */
@@ -26,30 +26,27 @@ export interface EmsAlertsConfig {
   webhookTimeoutMs: number;
 }
 
-export const emsAlertsConfig: ConfigSection<EmsAlertsConfig> = {
-  name: 'ems-alerts',
-  read: (r) => {
-    const host = r.optional('SMTP_HOST')?.trim() || undefined;
-    if (host !== undefined && !/^[A-Za-z0-9.:[\]-]{1,253}$/.test(host)) r.fail('SMTP_HOST must be a host name or address');
-    const secure = r.bool('SMTP_SECURE', false);
-    const user = r.optional('SMTP_USER');
-    const password = r.optional('SMTP_PASSWORD');
-    if (Boolean(user) !== Boolean(password)) r.fail('SMTP_USER and SMTP_PASSWORD must be set together');
-    const tlsRejectUnauthorized = r.bool('SMTP_TLS_REJECT_UNAUTHORIZED', true);
-    if (r.nodeEnv === 'production' && !tlsRejectUnauthorized) r.fail('SMTP_TLS_REJECT_UNAUTHORIZED cannot be false in production');
-    return {
-      smtp: {
-        host,
-        port: r.int('SMTP_PORT', secure ? 465 : 587, 1, 65535),
-        secure,
-        requireTls: r.bool('SMTP_REQUIRE_TLS', r.nodeEnv === 'production'),
-        tlsRejectUnauthorized,
-        from: r.pattern('SMTP_FROM', 'alerts@localhost', /^[^\s@<>]+@[^\s@<>]+$/, 'an email address'),
-        user,
-        password,
-        timeoutMs: r.int('SMTP_TIMEOUT_MS', 10_000, 100, 60_000),
-      },
-      webhookTimeoutMs: r.int('ROUTING_WEBHOOK_TIMEOUT_MS', 10_000, 50, 10_000),
-    };
-  },
-};
+export const emsAlertsConfig = configSection<EmsAlertsConfig>('ems-alerts', (r) => {
+  const host = r.optional('SMTP_HOST')?.trim() || undefined;
+  if (host !== undefined && !/^[A-Za-z0-9.:[\]-]{1,253}$/.test(host)) r.fail('SMTP_HOST must be a host name or address');
+  const secure = r.bool('SMTP_SECURE', false);
+  const user = r.optional('SMTP_USER');
+  const password = r.optional('SMTP_PASSWORD');
+  if (Boolean(user) !== Boolean(password)) r.fail('SMTP_USER and SMTP_PASSWORD must be set together');
+  const tlsRejectUnauthorized = r.bool('SMTP_TLS_REJECT_UNAUTHORIZED', true);
+  if (r.nodeEnv === 'production' && !tlsRejectUnauthorized) r.fail('SMTP_TLS_REJECT_UNAUTHORIZED cannot be false in production');
+  return {
+    smtp: {
+      host,
+      port: r.int('SMTP_PORT', secure ? 465 : 587, 1, 65535),
+      secure,
+      requireTls: r.bool('SMTP_REQUIRE_TLS', r.nodeEnv === 'production'),
+      tlsRejectUnauthorized,
+      from: r.pattern('SMTP_FROM', 'alerts@localhost', /^[^\s@<>]+@[^\s@<>]+$/, 'an email address'),
+      user,
+      password,
+      timeoutMs: r.int('SMTP_TIMEOUT_MS', 10_000, 100, 60_000),
+    },
+    webhookTimeoutMs: r.int('ROUTING_WEBHOOK_TIMEOUT_MS', 10_000, 50, 10_000),
+  };
+});

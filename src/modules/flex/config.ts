@@ -1,6 +1,6 @@
 // The flexibility module's settings: the two network operators' platforms (read with the rest at
 // start; docs/configuration.md). Timeouts and retries are the service-wide `upstreams` settings.
-import type { ConfigReader, ConfigSection } from '../../core/config-section.ts';
+import { configSection, type ConfigReader, type SettingsOf } from '../../core/config-section.ts';
 
 export interface FlexOperatorConfig {
   /** Which of the two operators ('A' = first, 'B' = second) and the variable prefix FLEX_DNO_<slot>_. */
@@ -13,13 +13,6 @@ export interface FlexOperatorConfig {
   apiKey?: string;
   /** Offers to this operator must name the tender's id on the platform (the second operator). */
   requiresTenderPlatformId: boolean;
-}
-
-export interface FlexConfig {
-  /** Freshness of tenders and contracts read from the operators' platforms. */
-  cacheTtlSeconds: number;
-  /** The two network operators, in the spec's order (<DNO_A>, <DNO_B>). */
-  operators: FlexOperatorConfig[];
 }
 
 function operators(r: ConfigReader): FlexOperatorConfig[] {
@@ -38,10 +31,11 @@ function operators(r: ConfigReader): FlexOperatorConfig[] {
   return ops;
 }
 
-export const flexConfig: ConfigSection<FlexConfig> = {
-  name: 'flex',
-  read: (r) => ({
-    cacheTtlSeconds: r.int('FLEX_CACHE_TTL_SECONDS', 60, 0, 3600),
-    operators: operators(r),
-  }),
-};
+export const flexConfig = configSection('flex', (r) => ({
+  /** Freshness of tenders and contracts read from the operators' platforms. */
+  cacheTtlSeconds: r.int('FLEX_CACHE_TTL_SECONDS', 60, 0, 3600),
+  /** The two network operators, in the spec's order (<DNO_A>, <DNO_B>). */
+  operators: operators(r),
+}));
+
+export type FlexConfig = SettingsOf<typeof flexConfig>;

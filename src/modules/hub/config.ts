@@ -1,7 +1,7 @@
 // The charging hub's settings (docs/configuration.md, "Charging hub").
 import { readFileSync } from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import type { ConfigReader, ConfigSection } from '../../core/config-section.ts';
+import { configSection, type ConfigReader } from '../../core/config-section.ts';
 
 /** The OCPP TLS listener (security profiles 2 and 3, decision 0430): its certificate chain and key, as PEM, and its port. */
 export interface HubTlsConfig {
@@ -67,26 +67,23 @@ function readTls(r: ConfigReader): HubTlsConfig | null {
   return { cert, key, port: r.int('HUB_OCPP_TLS_PORT', 8443, 0, 65_535) };
 }
 
-export const hubConfig: ConfigSection<HubConfig> = {
-  name: 'hub',
-  read: (r) => {
-    const ocppPublicUrl = r.url('HUB_OCPP_PUBLIC_URL', ['ws:', 'wss:']) ?? null;
-    // Production names the URL chargers reach it at, over TLS: security profile 1 sends the
-    // charger's password in every handshake (decision 0273).
-    if (r.nodeEnv === 'production' && !ocppPublicUrl?.startsWith('wss:')) {
-      r.fail('HUB_OCPP_PUBLIC_URL must be set in production to the wss:// URL chargers reach this service at (e.g. wss://hub.example.com)');
-    }
-    const tls = readTls(r);
-    if (tls && ocppPublicUrl?.startsWith('ws:'))
-      r.fail('HUB_OCPP_PUBLIC_URL is ws:// but the OCPP TLS listener is configured (HUB_OCPP_TLS_CERT_FILE): give chargers its wss:// URL');
-    return {
-      ocppPublicUrl,
-      heartbeatIntervalS: r.int('HUB_HEARTBEAT_INTERVAL_SECONDS', 300, 10, 86_400),
-      commandTimeoutMs: r.int('HUB_COMMAND_TIMEOUT_MS', 10_000, 100, 120_000),
-      meterAlignedSeconds: r.int('HUB_METER_ALIGNED_SECONDS', 0, 0, 86_400),
-      maxFrameBytes: r.int('HUB_OCPP_MAX_FRAME_BYTES', 256 * 1024, 16 * 1024, 4 * 1024 * 1024),
-      badMessagesPerMinute: r.int('HUB_OCPP_BAD_MESSAGES_PER_MINUTE', 20, 1, 10_000),
-      tls,
-    };
-  },
-};
+export const hubConfig = configSection<HubConfig>('hub', (r) => {
+  const ocppPublicUrl = r.url('HUB_OCPP_PUBLIC_URL', ['ws:', 'wss:']) ?? null;
+  // Production names the URL chargers reach it at, over TLS: security profile 1 sends the
+  // charger's password in every handshake (decision 0273).
+  if (r.nodeEnv === 'production' && !ocppPublicUrl?.startsWith('wss:')) {
+    r.fail('HUB_OCPP_PUBLIC_URL must be set in production to the wss:// URL chargers reach this service at (e.g. wss://hub.example.com)');
+  }
+  const tls = readTls(r);
+  if (tls && ocppPublicUrl?.startsWith('ws:'))
+    r.fail('HUB_OCPP_PUBLIC_URL is ws:// but the OCPP TLS listener is configured (HUB_OCPP_TLS_CERT_FILE): give chargers its wss:// URL');
+  return {
+    ocppPublicUrl,
+    heartbeatIntervalS: r.int('HUB_HEARTBEAT_INTERVAL_SECONDS', 300, 10, 86_400),
+    commandTimeoutMs: r.int('HUB_COMMAND_TIMEOUT_MS', 10_000, 100, 120_000),
+    meterAlignedSeconds: r.int('HUB_METER_ALIGNED_SECONDS', 0, 0, 86_400),
+    maxFrameBytes: r.int('HUB_OCPP_MAX_FRAME_BYTES', 256 * 1024, 16 * 1024, 4 * 1024 * 1024),
+    badMessagesPerMinute: r.int('HUB_OCPP_BAD_MESSAGES_PER_MINUTE', 20, 1, 10_000),
+    tls,
+  };
+});

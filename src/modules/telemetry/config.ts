@@ -1,12 +1,9 @@
 // The telemetry module's settings (read with the rest at start; docs/configuration.md).
-import type { ConfigSection } from '../../core/config-section.ts';
+import { configSection, type SettingsOf } from '../../core/config-section.ts';
 
-export interface TelemetryConfig {
+export const telemetryConfig = configSection('telemetry', (r) => ({
   /** Retention of raw telemetry, in days (0 = keep forever). */
-  retentionDays: number;
-}
+  retentionDays: r.int('TELEMETRY_RETENTION_DAYS', 0, 0, 36500),
+}));
 
-export const telemetryConfig: ConfigSection<TelemetryConfig> = {
-  name: 'telemetry',
-  read: (r) => ({ retentionDays: r.int('TELEMETRY_RETENTION_DAYS', 0, 0, 36500) }),
-};
+export type TelemetryConfig = SettingsOf<typeof telemetryConfig>;
