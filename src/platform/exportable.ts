@@ -65,12 +65,15 @@ export interface SqlExportableSpec {
   table: string;
   /** A derived relation (a subquery with the alias `table`) when the rows are not a table's own. */
   from?: string;
-  /** Each member and the SQL expression over the table that gives it (JSON-ready: see iso/day/decimalText). */
-  members: readonly (readonly [string, string])[];
-  /** The member named as the period column, and the SQL expression the period filters on. */
-  period: readonly [string, string];
-  /** A unique order of the organisation's rows: SQL expressions and their types (to read a key back). */
-  key: readonly (readonly [string, string])[];
+  /**
+   * The members, each a column of `table` written as `name` (as stored), `name:iso` (an instant),
+   * `name:day` (a date) or `name:text` (bigint ids, decimals: the exact text).
+   */
+  columns: readonly string[];
+  /** The column the export's period filters on (stored as it is, shown as its member). */
+  period: string;
+  /** A unique order of the organisation's rows: columns of `table` with their SQL types (`id:bigint`), to read a key back. */
+  key: readonly string[];
 }
 
 /** An instant as JavaScript writes it: UTC, milliseconds, `Z`. */
@@ -85,21 +88,29 @@ const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
   const t = spec.table;
   const from = spec.from ?? t;
-  const members = spec.members.map(([n, e]) => `${e} as ${ident(n)}`).join(', ');
-  const keys = spec.key.map(([e], i) => `${e} as k${i}`).join(', ');
-  const order = spec.key.map(([e]) => e).join(', ');
-  const kOrder = spec.key.map((_, i) => `k${i}`).join(', ');
-  const kDesc = spec.key.map((_, i) => `k${i} desc`).join(', ');
-  const kText = spec.key.map((_, i) => `k${i}::text`).join(', ');
+  const column = (n: string) => `${t}.${ident(n)}`;
+  const members = columnsOf(t, spec.columns)
+    .map(([n, e]) => `${e} as ${ident(n)}`)
+    .join(', ');
+  const keyColumns = spec.key.map((k) => {
+    const [n, type] = k.split(':');
+    return [column(n), type] as const;
+  });
+  const periodColumn = column(spec.period);
+  const keys = keyColumns.map(([e], i) => `${e} as k${i}`).join(', ');
+  const order = keyColumns.map(([e]) => e).join(', ');
+  const kOrder = keyColumns.map((_, i) => `k${i}`).join(', ');
+  const kDesc = keyColumns.map((_, i) => `k${i} desc`).join(', ');
+  const kText = keyColumns.map((_, i) => `k${i}::text`).join(', ');
   const periodWhere = (p: ExportPeriod, params: unknown[]) => {
     let w = '';
     if (p.from) {
       params.push(p.from);
-      w += ` and ${spec.period[1]} >= $${params.length}`;
+      w += ` and ${periodColumn} >= $${params.length}`;
     }
     if (p.to) {
       params.push(p.to);
-      w += ` and ${spec.period[1]} < $${params.length}`;
+      w += ` and ${periodColumn} < $${params.length}`;
     }
     return w;
   };
@@ -111,7 +122,7 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
       const k = JSON.parse(after) as string[];
       const at = params.length;
       params.push(...k);
-      w += ` and (${order}) > (${spec.key.map(([, type], i) => `$${at + i + 1}::${type}`).join(', ')})`;
+      w += ` and (${order}) > (${keyColumns.map(([, type], i) => `$${at + i + 1}::${type}`).join(', ')})`;
     }
     params.push(limit);
     if (parts) {
@@ -140,8 +151,8 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
   return {
     name: spec.name,
     description: spec.description,
-    columns: spec.members.map(([n]) => n),
-    periodColumn: spec.period[0],
+    columns: spec.columns.map((c) => c.split(':')[0]),
+    periodColumn: spec.period,
     async count(q, orgId, p) {
       const params: unknown[] = [orgId];
       const r = await q.query<{ n: number }>(`select count(*)::int as n from ${from} where ${t}.org_id = $1${periodWhere(p, params)}`, params);
@@ -161,11 +172,8 @@ export function sqlExportable(spec: SqlExportableSpec): ExportableCollection {
   };
 }
 
-/**
- * Members from column names of one table: `name` as stored, `name:iso` an instant, `name:day` a
- * date, `name:text` (bigint ids, decimals) its exact text.
- */
-export function columnsOf(table: string, names: readonly string[]): [string, string][] {
+/** Members from column names of one table (SqlExportableSpec.columns). */
+function columnsOf(table: string, names: readonly string[]): [string, string][] {
   return names.map((spec) => {
     const [n, kind] = spec.split(':');
     const col = `${table}.${ident(n)}`;

@@ -1,5 +1,5 @@
 // SQL of the organisation alert stream. Every function takes the organisation first and filters on it.
-import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
+import { sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
 export type Severity = 'info' | 'warning' | 'critical';
@@ -145,7 +145,7 @@ export const alertsExportables: ExportableCollection[] = [
     name: 'alerts.alerts',
     description: 'Every alert raised for the organisation: type, source, severity, status, subject, title, details, when raised and resolved, and how.',
     table: 'org_alerts',
-    members: columnsOf('org_alerts', [
+    columns: [
       'id',
       'type',
       'source',
@@ -159,8 +159,8 @@ export const alertsExportables: ExportableCollection[] = [
       'raised_at:iso',
       'resolved_at:iso',
       'resolution',
-    ]),
-    period: ['raised_at', 'org_alerts.raised_at'],
-    key: [['org_alerts.seq', 'bigint']],
+    ],
+    period: 'raised_at',
+    key: ['seq:bigint'],
   }),
 ];

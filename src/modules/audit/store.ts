@@ -1,5 +1,5 @@
 // Reads of the audit log, always within one organisation, newest first (time, then id).
-import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
+import { sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 
 export interface AuditFilters {
@@ -74,19 +74,8 @@ export const auditExportables: ExportableCollection[] = [
     description:
       "The organisation's audit log: sign-ins, refusals that matter and every configuration write, with actor, target, details, request id and address.",
     table: 'audit_log',
-    members: columnsOf('audit_log', [
-      'id:text',
-      'created_at:iso',
-      'action',
-      'actor_type',
-      'actor_id',
-      'target_type',
-      'target_id',
-      'details',
-      'request_id',
-      'source_ip',
-    ]),
-    period: ['created_at', 'audit_log.created_at'],
-    key: [['audit_log.id', 'bigint']],
+    columns: ['id:text', 'created_at:iso', 'action', 'actor_type', 'actor_id', 'target_type', 'target_id', 'details', 'request_id', 'source_ip'],
+    period: 'created_at',
+    key: ['id:bigint'],
   }),
 ];

@@ -1,6 +1,6 @@
 // The energy ledger's half hours for the organisation's data export (decision 0206): SQL over this
 // module's own table, kept out of store.ts so the ledger's write path stays as it is.
-import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
+import { sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 
 export const energyExportables: ExportableCollection[] = [
   sqlExportable({
@@ -8,7 +8,7 @@ export const energyExportables: ExportableCollection[] = [
     description:
       'The energy ledger per site and half hour: import, export, generation, consumption, charge, discharge and residual kWh (decimal text), basis, method, coverage and completeness.',
     table: 'energy_site_halfhours',
-    members: columnsOf('energy_site_halfhours', [
+    columns: [
       'site_id',
       'slot:iso',
       'day:day',
@@ -26,11 +26,8 @@ export const energyExportables: ExportableCollection[] = [
       'assets_reporting',
       'complete',
       'all_measured',
-    ]),
-    period: ['slot', 'energy_site_halfhours.slot'],
-    key: [
-      ['energy_site_halfhours.site_id', 'text'],
-      ['energy_site_halfhours.slot', 'timestamptz'],
     ],
+    period: 'slot',
+    key: ['site_id:text', 'slot:timestamptz'],
   }),
 ];

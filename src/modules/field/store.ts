@@ -1,5 +1,5 @@
 // Field SQL: SLA policies, work orders with their stored clocks, and work-order events.
-import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
+import { sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { ClockSnapshot, TimelineEntry } from './sla-clock.ts';
 import type { SlaPolicy } from './vocabulary.ts';
@@ -319,7 +319,7 @@ export const fieldExportables: ExportableCollection[] = [
     name: 'field.work_orders',
     description: 'Field work orders: site, asset, priority, kind, description, status, assignee, schedule, source, SLA policy, status timeline and SLA clocks.',
     table: 'field_work_orders',
-    members: columnsOf('field_work_orders', [
+    columns: [
       'id',
       'site_id',
       'asset_id',
@@ -349,8 +349,8 @@ export const fieldExportables: ExportableCollection[] = [
       'created_by',
       'created_at:iso',
       'updated_at:iso',
-    ]),
-    period: ['created_at', 'field_work_orders.created_at'],
-    key: [['field_work_orders.id', 'text']],
+    ],
+    period: 'created_at',
+    key: ['id:text'],
   }),
 ];

@@ -1,6 +1,6 @@
 // The hub's SQL: sites, charge points, connector status history, price schedules, transactions and
 // their meter samples. Every function takes the organisation id first and filters on it.
-import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
+import { sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Schedule } from './tariff.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { AnomalyCounts } from './meter-rules.ts';
@@ -818,7 +818,7 @@ export const hubExportables: ExportableCollection[] = [
     name: 'hub.transactions',
     description: 'Charging transactions: site, charge point, connector, OCPP ids, id tag, start and stop, meter readings, stop reason and schedule.',
     table: 'hub_transactions',
-    members: columnsOf('hub_transactions', [
+    columns: [
       'transaction_id',
       'site_id',
       'charge_point_id',
@@ -840,8 +840,8 @@ export const hubExportables: ExportableCollection[] = [
       'meter_anomalies',
       'authorisation',
       'id_token_status',
-    ]),
-    period: ['started_at', 'hub_transactions.started_at'],
-    key: [['hub_transactions.transaction_id', 'text']],
+    ],
+    period: 'started_at',
+    key: ['transaction_id:text'],
   }),
 ];

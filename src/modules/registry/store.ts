@@ -1,7 +1,7 @@
 // SQL of the asset registry: the `assets` table (twin v1 and registry v2). The newest stored record
 // of each asset comes from the telemetry module (TELEMETRY_READS), asked for the asset ids of the
 // answer (one more query, never one a row). Every function takes the organisation first.
-import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
+import { sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import type { LatestReading, TelemetryReads } from '../telemetry/index.ts';
 import { sourceOfRaw } from './vocabulary.ts';
@@ -418,27 +418,16 @@ export const registryExportables: ExportableCollection[] = [
     table: 'registry_sites',
     from: `(select org_id, site_id, count(*)::int as asset_count, min(created_at) as first_recorded_at, max(updated_at) as updated_at
             from assets group by org_id, site_id) as registry_sites`,
-    members: columnsOf('registry_sites', ['site_id', 'asset_count', 'first_recorded_at:iso', 'updated_at:iso']),
-    period: ['first_recorded_at', 'registry_sites.first_recorded_at'],
-    key: [['registry_sites.site_id', 'text']],
+    columns: ['site_id', 'asset_count', 'first_recorded_at:iso', 'updated_at:iso'],
+    period: 'first_recorded_at',
+    key: ['site_id:text'],
   }),
   sqlExportable({
     name: 'registry.assets',
     description: 'Every asset record: site, type, class, name, details, parent in the single-line tree, origin, when made and last changed.',
     table: 'assets',
-    members: columnsOf('assets', [
-      'asset_id',
-      'site_id',
-      'type',
-      'name',
-      'details',
-      'asset_class',
-      'parent_asset_id',
-      'origin',
-      'created_at:iso',
-      'updated_at:iso',
-    ]),
-    period: ['created_at', 'assets.created_at'],
-    key: [['assets.asset_id', 'text']],
+    columns: ['asset_id', 'site_id', 'type', 'name', 'details', 'asset_class', 'parent_asset_id', 'origin', 'created_at:iso', 'updated_at:iso'],
+    period: 'created_at',
+    key: ['asset_id:text'],
   }),
 ];

@@ -1,6 +1,6 @@
 // SQL for settlement receipts and chain heads. Every function takes the organisation first and
 // filters on it, except the public lookup by hash (shared receipts only, any organisation).
-import { columnsOf, sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
+import { sqlExportable, type ExportableCollection } from '../../platform/exportable.ts';
 import type { Queryable } from '../../infra/db/index.ts';
 import { GENESIS_HASH } from './format.ts';
 
@@ -210,7 +210,7 @@ export const settlementExportables: ExportableCollection[] = [
     name: 'settlement.receipts',
     description: 'Signed settlement receipts in chain order: the signed body, signature, hash, previous hash, key, delivery figures and sharing.',
     table: 'settlement_receipts',
-    members: columnsOf('settlement_receipts', [
+    columns: [
       'receipt_id',
       'seq',
       'receipt_hash',
@@ -230,8 +230,8 @@ export const settlementExportables: ExportableCollection[] = [
       'issued_by',
       'shared_at:iso',
       'shared_by',
-    ]),
-    period: ['issued_at', 'settlement_receipts.issued_at'],
-    key: [['settlement_receipts.seq', 'integer']],
+    ],
+    period: 'issued_at',
+    key: ['seq:integer'],
   }),
 ];

@@ -1,7 +1,7 @@
 // SQL of the statements module: baselines and signed statements. Every query filters on org_id,
 // except the public lookup by statement hash (the hash is the handle its holder was given).
 import type { Queryable } from '../../infra/db/index.ts';
-import { columnsOf, sqlExportable } from '../../platform/exportable.ts';
+import { sqlExportable } from '../../platform/exportable.ts';
 
 export interface BaselineRow {
   baseline_id: string;
@@ -154,7 +154,7 @@ export const statementExportables = [
     name: 'statements.baselines',
     description: 'Fleet savings baselines: reference period, figures, tariff, who proposed, agreed or withdrawn them and when.',
     table: 'statement_baselines',
-    members: columnsOf('statement_baselines', [
+    columns: [
       'baseline_id',
       'site_id',
       'method',
@@ -171,15 +171,15 @@ export const statementExportables = [
       'withdrawn_by',
       'withdrawn_at:iso',
       'withdrawn_reason',
-    ]),
-    period: ['proposed_at', 'statement_baselines.proposed_at'],
-    key: [['statement_baselines.baseline_id', 'text']],
+    ],
+    period: 'proposed_at',
+    key: ['baseline_id:text'],
   }),
   sqlExportable({
     name: 'statements.statements',
     description: 'Signed fleet savings statements: the signed body, signature, hash and key of each.',
     table: 'statement_statements',
-    members: columnsOf('statement_statements', [
+    columns: [
       'statement_id',
       'site_id',
       'baseline_id',
@@ -191,8 +191,8 @@ export const statementExportables = [
       'period_from:day',
       'period_to:day',
       'issued_by',
-    ]),
-    period: ['issued_at', 'statement_statements.issued_at'],
-    key: [['statement_statements.statement_id', 'text']],
+    ],
+    period: 'issued_at',
+    key: ['statement_id:text'],
   }),
 ];

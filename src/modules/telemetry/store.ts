@@ -1182,7 +1182,7 @@ export function createEnergyReads(db: Queryable) {
 
 // ---- Export (the module declares them in its manifest: ModuleDefinition.exportable) --------------------------------
 // (Imported here, in the export section, to keep this module's write path untouched.)
-import { iso as isoSql, sqlExportable } from '../../platform/exportable.ts';
+import { sqlExportable } from '../../platform/exportable.ts';
 
 /** Stored records in (received_at, id) order, each written as JSON text by the database (decision 0206). */
 export const telemetryExportable = sqlExportable({
@@ -1190,25 +1190,22 @@ export const telemetryExportable = sqlExportable({
   description:
     'Every stored telemetry record of the organisation: asset, timestamps, power, state of charge, voltage, current, temperature, status, anomalies and the raw record.',
   table: 'telemetry',
-  members: [
-    ['id', 'telemetry.id::text'],
-    ['asset_id', 'telemetry.asset_id'],
-    ['ts', isoSql('telemetry.ts')],
-    ['received_at', isoSql('telemetry.received_at')],
-    ['power_kw', 'telemetry.power_kw'],
-    ['soc_pct', 'telemetry.soc_pct'],
-    ['voltage', 'telemetry.voltage'],
-    ['current', 'telemetry."current"'],
-    ['temp_c', 'telemetry.temp_c'],
-    ['status', 'telemetry.status'],
-    ['run_id', 'telemetry.run_id'],
-    ['intent_id', 'telemetry.intent_id'],
-    ['anomalies', 'telemetry.anomalies'],
-    ['raw', 'telemetry.raw'],
+  columns: [
+    'id:text',
+    'asset_id',
+    'ts:iso',
+    'received_at:iso',
+    'power_kw',
+    'soc_pct',
+    'voltage',
+    'current',
+    'temp_c',
+    'status',
+    'run_id',
+    'intent_id',
+    'anomalies',
+    'raw',
   ],
-  period: ['ts', 'telemetry.ts'],
-  key: [
-    ['telemetry.received_at', 'timestamptz'],
-    ['telemetry.id', 'bigint'],
-  ],
+  period: 'ts',
+  key: ['received_at:timestamptz', 'id:bigint'],
 });
