@@ -57,14 +57,14 @@ select distinct org_id from energy_pending order by org_id
 -- store.ts: pendingCount
 select count(distinct asset_id)::int as n from energy_pending where org_id = $1 and asset_id = any($2::text[])
 
--- store.ts: replaceAssetFlows
-delete from energy_asset_flows where org_id = $1 and asset_id = $2 and slot >= $3 and slot < $4
+-- store.ts: replaceAssetsFlows
+delete from energy_asset_flows where org_id = $1 and asset_id = any($2::text[]) and slot >= $3 and slot < $4
 
--- store.ts: replaceAssetFlows
+-- store.ts: replaceAssetsFlows
 insert into energy_asset_flows (org_id, asset_id, site_id, slot, flow, kwh, basis, source, coverage, samples, resets)
-  select $1, $2, $3, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
-  from unnest($4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
-       as u(slot, flow, kwh, basis, source, coverage, samples, resets)
+  select $1, u.asset_id, $2, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
+  from unnest($3::text[], $4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
+       as u(asset_id, slot, flow, kwh, basis, source, coverage, samples, resets)
 
 -- store.ts: dropOtherAssets
 delete from energy_asset_flows where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 and not (asset_id = any($5::text[]))

@@ -240,7 +240,16 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     const t = new Date(ceilSlot(to));
     const chosen = onlyAssets ? ctx.roled.filter((ra) => onlyAssets.includes(ra.asset.asset_id)) : ctx.roled;
     const flows = await assetsFlows(q, orgId, chosen, f.getTime(), t.getTime());
-    for (const ra of chosen) await store.replaceAssetFlows(q, orgId, ra.asset.asset_id, siteId, f, t, flows.get(ra.asset.asset_id) ?? []);
+    const chosenIds = chosen.map((ra) => ra.asset.asset_id);
+    await store.replaceAssetsFlows(
+      q,
+      orgId,
+      siteId,
+      chosenIds,
+      f,
+      t,
+      chosenIds.flatMap((id) => (flows.get(id) ?? []).map((row) => ({ ...row, asset_id: id }))),
+    );
     await store.dropOtherAssets(
       q,
       orgId,

@@ -131,27 +131,28 @@ export function createEnergyStore() {
       return r.rows[0].n;
     },
 
-    /** Replaces one asset's flow rows in [from, to) (slots), rounding each to the watt-hour. */
-    async replaceAssetFlows(
-      q: Queryable,
-      orgId: string,
-      assetId: string,
-      siteId: string,
-      from: Date,
-      to: Date,
-      rows: Omit<AssetFlowRow, 'asset_id'>[],
-    ): Promise<void> {
-      await q.query('delete from energy_asset_flows where org_id = $1 and asset_id = $2 and slot >= $3 and slot < $4', [orgId, assetId, from, to]);
+    /**
+     * Replaces the given assets' flow rows in [from, to) (slots) with `rows`, rounding each to the
+     * watt-hour: one delete and one insert whatever the number of assets.
+     */
+    async replaceAssetsFlows(q: Queryable, orgId: string, siteId: string, assetIds: string[], from: Date, to: Date, rows: AssetFlowRow[]): Promise<void> {
+      if (!assetIds.length) return;
+      await q.query('delete from energy_asset_flows where org_id = $1 and asset_id = any($2::text[]) and slot >= $3 and slot < $4', [
+        orgId,
+        assetIds,
+        from,
+        to,
+      ]);
       if (!rows.length) return;
       await q.query(
         `insert into energy_asset_flows (org_id, asset_id, site_id, slot, flow, kwh, basis, source, coverage, samples, resets)
-         select $1, $2, $3, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
-         from unnest($4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
-              as u(slot, flow, kwh, basis, source, coverage, samples, resets)`,
+         select $1, u.asset_id, $2, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
+         from unnest($3::text[], $4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
+              as u(asset_id, slot, flow, kwh, basis, source, coverage, samples, resets)`,
         [
           orgId,
-          assetId,
           siteId,
+          rows.map((r) => r.asset_id),
           rows.map((r) => r.slot),
           rows.map((r) => r.flow),
           rows.map((r) => Number(r.kwh)),
