@@ -10,7 +10,7 @@ import mqtt from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { createBrokerSync } from '../../src/modules/device-credentials/broker.ts';
 import { credentialStore } from '../../src/modules/device-credentials/store.ts';
-import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, SHARED_PORT as PORT } from './broker.ts';
+import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, registerBattery, SHARED_PORT as PORT } from './broker.ts';
 
 // The embedded and the real-services suites run side by side in CI: each has its own broker, so
 // neither's consumer takes the other's messages or session.
@@ -30,13 +30,7 @@ before(async () => {
     ['s1.battery', 'site-1'],
     ['s2.battery', 'site-2'],
   ]) {
-    const res = await svc.request({
-      method: 'POST',
-      url: '/api/twin/registry/assets',
-      headers: { authorization: `Bearer ${admin}` },
-      payload: { asset_id, site_id, asset_class: 'battery', name: asset_id },
-    });
-    assert.equal(res.statusCode, 201, res.body);
+    await registerBattery(svc, admin, asset_id, site_id);
   }
 });
 after(async () => {

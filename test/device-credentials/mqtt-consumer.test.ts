@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import mqtt, { type MqttClient } from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
-import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, SHARED_PORT as PORT } from './broker.ts';
+import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, registerBattery, SHARED_PORT as PORT } from './broker.ts';
 
 // The embedded and the real-services suites run side by side in CI: each has its own broker, so
 // neither's consumer takes the other's messages or session.
@@ -60,15 +60,7 @@ after(async () => {
 });
 
 /** Registers a battery asset on a site of the token's organisation. */
-async function register(token: string, asset_id: string, site_id: string) {
-  const res = await svc.request({
-    method: 'POST',
-    url: '/api/twin/registry/assets',
-    headers: { authorization: `Bearer ${token}` },
-    payload: { asset_id, site_id, asset_class: 'battery', name: asset_id },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-}
+const register = (token: string, asset_id: string, site_id: string) => registerBattery(svc, token, asset_id, site_id);
 
 async function issue(token: string, site: string, device_ids?: string[]) {
   const res = await svc.request({

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import mqtt, { type MqttClient } from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
-import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, SHARED_PORT as PORT } from './broker.ts';
+import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, registerBattery, SHARED_PORT as PORT } from './broker.ts';
 
 const URL_ = `mqtt://127.0.0.1:${PORT}`;
 // Roots, organisation and client ids of this run's own: the broker outlives the stores.
@@ -42,13 +42,7 @@ before(async () => {
   a = await startTestService({ env: envFor(ROOT_A, CLIENT_A), logDestination });
   await a.createOrg(ORG);
   admin = await a.token({ orgId: ORG, roles: ['ORG_ADMIN'], expiresIn: '3650d' });
-  const res = await a.request({
-    method: 'POST',
-    url: '/api/twin/registry/assets',
-    headers: { authorization: `Bearer ${admin}` },
-    payload: { asset_id: 'r.battery', site_id: 'site-r', asset_class: 'battery', name: 'r.battery' },
-  });
-  assert.equal(res.statusCode, 201, res.body);
+  await registerBattery(a, admin, 'r.battery', 'site-r');
 });
 after(async () => {
   if (!skip) await a.stop();

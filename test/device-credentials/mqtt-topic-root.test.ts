@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import mqtt from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
-import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, SHARED_PORT as PORT } from './broker.ts';
+import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, registerBattery, SHARED_PORT as PORT } from './broker.ts';
 
 const URL_ = `mqtt://127.0.0.1:${PORT}`;
 // Roots unique per run: the broker outlives the stores, and other runs may share it.
@@ -33,13 +33,7 @@ async function deployment(root: string): Promise<Deployment> {
   });
   await svc.createOrg(ORG);
   const admin = await svc.token({ orgId: ORG, roles: ['ORG_ADMIN'], expiresIn: '3650d' });
-  const res = await svc.request({
-    method: 'POST',
-    url: '/api/twin/registry/assets',
-    headers: { authorization: `Bearer ${admin}` },
-    payload: { asset_id: 's1.battery', site_id: 'site-1', asset_class: 'battery', name: 's1.battery' },
-  });
-  assert.equal(res.statusCode, 201, res.body);
+  await registerBattery(svc, admin, 's1.battery', 'site-1');
   const issued = await svc.request({
     method: 'POST',
     url: '/api/hardware/device-credentials',

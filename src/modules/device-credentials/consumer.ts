@@ -71,11 +71,19 @@ export type TopicKind = 'telemetry' | 'heartbeat' | 'replay';
 /** The scope each kind of topic stands for (the broker grants a credential's topics by its scopes). */
 const SCOPE: Record<TopicKind, string> = { telemetry: 'telemetry:write', heartbeat: 'gateway:heartbeat', replay: 'buffer:replay' };
 
+/** A device topic's parts (parseTopic). */
+export interface Topic {
+  orgId: string;
+  siteId: string;
+  device: string | null;
+  kind: TopicKind;
+}
+
 /**
  * A parsed device topic under `root`: {root}/{org}/{site}/telemetry, /heartbeat, /replay, or
  * {root}/{org}/{site}/devices/{device}/telemetry.
  */
-export function parseTopic(root: string, topic: string): { orgId: string; siteId: string; device: string | null; kind: TopicKind } | null {
+export function parseTopic(root: string, topic: string): Topic | null {
   const l = topic.split('/');
   if (l[0] !== root || !topicLevelOk(l[1] ?? '') || !topicLevelOk(l[2] ?? '')) return null;
   if (l.length === 4 && (l[3] === 'telemetry' || l[3] === 'heartbeat' || l[3] === 'replay')) return { orgId: l[1], siteId: l[2], device: null, kind: l[3] };
@@ -168,8 +176,7 @@ export function createConsumer(deps: ConsumerDeps) {
   /** Why the current connection is ending: the broker's DISCONNECT, an error, or the consumer's own drop. */
   let ending: { reason: DisconnectReason; code?: number; detail?: string } | undefined;
 
-  async function handle(topic: string, payload: Buffer): Promise<Handled> {
-    const where = parseTopic(deps.root, topic);
+  async function handle(topic: string, where: Topic | null, payload: Buffer): Promise<Handled> {
     // Only the subscribed topics arrive; anything else is answered nowhere but acknowledged.
     if (!where) return { ack: true, answer: refused(400, 'unknown_topic', `Not a device topic: ${topic}`) };
     if (payload.length > deps.maxPayloadBytes) {
@@ -346,8 +353,7 @@ export function createConsumer(deps: ConsumerDeps) {
     return { ack: false, reason: err instanceof Error ? err.message : String(err) };
   }
 
-  function answer(c: MqttClient, topic: string, packet: IPublishPacket, body: Record<string, unknown>) {
-    const where = parseTopic(deps.root, topic);
+  function answer(c: MqttClient, topic: string, where: Topic | null, packet: IPublishPacket, body: Record<string, unknown>) {
     if (!where) return;
     const t = topics(deps.root, where.orgId, where.siteId);
     const to = where.device === null ? t.siteResults : t.results(where.device);
@@ -381,7 +387,9 @@ export function createConsumer(deps: ConsumerDeps) {
       order.push(r);
       working++;
     }
-    handle(topic, payload)
+    // The topic is read once: its site and device for the work and the answer, its kind for the metric.
+    const where = parseTopic(deps.root, topic);
+    handle(topic, where, payload)
       .catch((err: unknown): Handled => {
         deps.entries.failed('mqtt.message', err, { topic });
         return { ack: false, reason: err instanceof Error ? err.message : String(err) };
@@ -391,9 +399,8 @@ export function createConsumer(deps: ConsumerDeps) {
         r.handled = h;
         // The answer goes as soon as the work is done; the PUBACK waits for the messages before it.
         if (h.ack) {
-          answer(c, topic, packet, h.answer);
-          const kind = parseTopic(deps.root, topic)?.kind;
-          if (kind) deps.handled?.(kind, (performance.now() - arrived) / 1000);
+          answer(c, topic, where, packet, h.answer);
+          if (where) deps.handled?.(where.kind, (performance.now() - arrived) / 1000);
         }
         if (packet.qos === 0) {
           // Nothing to acknowledge (a QoS 0 publish): it was counted and answered.
