@@ -1080,7 +1080,7 @@ order by 1, 2, 3`;
 // the segments to its neighbours, so the half hours from the one before to the one after are all
 // it can change (decision 0491). Whether a stream has a sample in the span is asked once per span
 // and stream (the lateral rows' `where exists`), and both neighbours are read only when it does.
-const SPAN_NEIGHBOURS = `
+const SPAN_NEIGHBOURS = prepared(`
 select a.i::int as i, least(p.before, c.before) as before, greatest(p.after, c.after) as after
 from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as a(aid, f, t, i)
 left join lateral (
@@ -1094,7 +1094,7 @@ cross join lateral (
   from unnest($7::text[]) as k(key)
   where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE})
 ) c
-order by a.i`;
+order by a.i`);
 
 export interface ReadingRow {
   id: number;
