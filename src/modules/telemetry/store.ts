@@ -974,7 +974,7 @@ const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number'
 // What counts as a power sample: the one filter of every place that reads power for energy (the
 // segments, the per-half-hour sample count, the refresh's neighbours).
 const POWER_SAMPLE = `power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}`;
-const POWER_HALF_HOURS = prepared(`
+const POWER_HALF_HOURS = `
 with b as (
   select a.aid,
          coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
@@ -1022,7 +1022,7 @@ select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as
        coalesce(i.pos_kwh, 0)::float8 as pos_kwh, coalesce(i.neg_kwh, 0)::float8 as neg_kwh,
        coalesce(i.covered_s, 0)::float8 as covered_s, coalesce(n.samples, 0) as samples
 from integ i full join n on n.asset_id = i.asset_id and n.slot = i.slot
-order by 1, 2`);
+order by 1, 2`;
 
 // A counter's advance between consecutive readings no further apart than the counter gap is spread
 // over that interval in proportion to time. A reading lower than the one before is a reset (the
@@ -1033,7 +1033,7 @@ order by 1, 2`);
 // the implausible reading. So no half hour of a counter exceeds the bound power's half hour.
 // What counts as a counter reading of key k.key: likewise the one filter of every counter read.
 const COUNTER_SAMPLE = `jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${trustedTsSql()}`;
-const COUNTER_HALF_HOURS = prepared(`
+const COUNTER_HALF_HOURS = `
 with b as (
   select a.aid, k.key,
          -- A key the asset did not report from $3 on (within the gap) has no segment in the range:
@@ -1071,7 +1071,7 @@ select asset_id, key, slot,
        count(*) filter (where reset and b = t1)::int as resets
 from pieces where b > a and slot >= $3 and slot < $4
 group by asset_id, key, slot
-order by 1, 2, 3`);
+order by 1, 2, 3`;
 
 // For each pending span (an asset's new samples from f to t), the newest energy sample before f and
 // the oldest after t that a segment could join to the span: per stream (power, each counter key)
