@@ -104,10 +104,10 @@ export function createCarbon(deps: { db: Db; clock: Clock; model: EnergyModel; i
         evidence?: string | null;
       },
     ) {
-      if (!isCalendarDay(body.valid_from)) throw energyErrors.body(['valid_from'], 'Input should be a date YYYY-MM-DD', body.valid_from);
-      if (body.valid_to && !isCalendarDay(body.valid_to)) throw energyErrors.body(['valid_to'], 'Input should be a date YYYY-MM-DD', body.valid_to);
+      if (!isCalendarDay(body.valid_from)) throw energyErrors.field(['valid_from'], 'Input should be a date YYYY-MM-DD', body.valid_from);
+      if (body.valid_to && !isCalendarDay(body.valid_to)) throw energyErrors.field(['valid_to'], 'Input should be a date YYYY-MM-DD', body.valid_to);
       if (body.site_id) await sitesOf(ctx.orgId, body.site_id);
-      if (body.valid_to && body.valid_to < body.valid_from) throw energyErrors.body(['valid_to'], 'valid_to must not be before valid_from', body.valid_to);
+      if (body.valid_to && body.valid_to < body.valid_from) throw energyErrors.field(['valid_to'], 'valid_to must not be before valid_from', body.valid_to);
       const row = {
         factor_id: randomUUID(),
         site_id: body.site_id ?? null,

@@ -83,13 +83,13 @@ export function createSettings(deps: { db: Db; clock: Clock; model: EnergyModel;
       if (!site.assets.length) throw energyErrors.siteNotFound();
       const seen = new Set<string>();
       body.ppa_contracts.forEach((c, i) => {
-        if (seen.has(c.contract_id)) throw energyErrors.body(['ppa_contracts', i, 'contract_id'], 'contract_id must be unique', c.contract_id);
+        if (seen.has(c.contract_id)) throw energyErrors.field(['ppa_contracts', i, 'contract_id'], 'contract_id must be unique', c.contract_id);
         seen.add(c.contract_id);
         if (c.end_date && c.end_date < c.start_date)
-          throw energyErrors.body(['ppa_contracts', i, 'end_date'], 'end_date must not be before start_date', c.end_date);
+          throw energyErrors.field(['ppa_contracts', i, 'end_date'], 'end_date must not be before start_date', c.end_date);
       });
       body.operating_hours.forEach((h, i) => {
-        if (h.end <= h.start) throw energyErrors.body(['operating_hours', i, 'end'], 'end must be after start', h.end);
+        if (h.end <= h.start) throw energyErrors.field(['operating_hours', i, 'end'], 'end must be after start', h.end);
       });
       const now = deps.clock.now();
       await deps.db.tx(async (q) => {

@@ -84,7 +84,7 @@ function checkpointView(h: store.HeadRow | null) {
 
 function instant(loc: string[], value: string): number {
   const t = Date.parse(value);
-  if (!Number.isFinite(t)) throw settlementErrors.invalid(loc, 'Not a valid instant', value);
+  if (!Number.isFinite(t)) throw settlementErrors.field(loc, 'Not a valid instant', value);
   return t;
 }
 
@@ -105,7 +105,7 @@ function receiptInstant(loc: string[], value: string): number {
     d.getUTCDate() === Number(m[3]) &&
     d.getUTCHours() === Number(m[4]) &&
     d.getUTCMinutes() === Number(m[5]);
-  if (!exact) throw settlementErrors.invalid(loc, 'Not a valid instant', value);
+  if (!exact) throw settlementErrors.field(loc, 'Not a valid instant', value);
   return t;
 }
 
@@ -147,10 +147,10 @@ export function createSettlementService(deps: Pick<AppDeps, 'db' | 'clock' | 'cu
     async issue(ctx: RequestContext, input: IssueInput) {
       const start = receiptInstant(['body', 'period_start'], input.period_start);
       const end = receiptInstant(['body', 'period_end'], input.period_end);
-      if (end <= start) throw settlementErrors.invalid(['body', 'period_end'], 'period_end must be after period_start', input.period_end);
-      if (end - start > 31 * DAY_MS) throw settlementErrors.invalid(['body', 'period_end'], 'A receipt covers at most 31 days', input.period_end);
+      if (end <= start) throw settlementErrors.field(['body', 'period_end'], 'period_end must be after period_start', input.period_end);
+      if (end - start > 31 * DAY_MS) throw settlementErrors.field(['body', 'period_end'], 'A receipt covers at most 31 days', input.period_end);
       if (end > clock.now().getTime()) {
-        throw settlementErrors.invalid(['body', 'period_end'], 'period_end is in the future: a receipt records what was delivered', input.period_end);
+        throw settlementErrors.field(['body', 'period_end'], 'period_end is in the future: a receipt records what was delivered', input.period_end);
       }
       const key = await keys.active();
       if (!key) throw settlementErrors.signingKeyNotConfigured();
@@ -331,8 +331,8 @@ export function createSettlementService(deps: Pick<AppDeps, 'db' | 'clock' | 'cu
     async reconciliation(ctx: RequestContext, query: { from?: string; to?: string; site_id?: string; asset_id?: string }) {
       const to = query.to ? instant(['query', 'to'], query.to) : clock.now().getTime();
       const from = query.from ? instant(['query', 'from'], query.from) : to - 30 * DAY_MS;
-      if (from >= to) throw settlementErrors.invalid(['query', 'to'], 'to must be after from', query.to ?? null);
-      if (to - from > 366 * DAY_MS) throw settlementErrors.invalid(['query', 'from'], 'The window is at most 366 days', query.from ?? null);
+      if (from >= to) throw settlementErrors.field(['query', 'to'], 'to must be after from', query.to ?? null);
+      if (to - from > 366 * DAY_MS) throw settlementErrors.field(['query', 'from'], 'The window is at most 366 days', query.from ?? null);
       const lines = reconcile(await store.receiptsInWindow(db, ctx.orgId, new Date(from), new Date(to), query));
       let wh = 0n;
       for (const l of lines) wh += BigInt(l.receipted_wh);

@@ -83,7 +83,7 @@ function reportWindow(
     const v = q[k];
     if (v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && (v < FIRST_SERVICE_DATE || v > LAST_SERVICE_DATE)) {
       const msg = `Input should be a date from ${FIRST_SERVICE_DATE} to ${LAST_SERVICE_DATE}`;
-      throw loc === 'query' ? energyErrors.query(k, msg, v) : energyErrors.body([k], msg, v);
+      throw loc === 'query' ? energyErrors.query(k, msg, v) : energyErrors.field([k], msg, v);
     }
   }
   return windowOf(q, now, opts);
@@ -793,11 +793,11 @@ export function createReporting(deps: {
     await requireSite(ctx.orgId, body.site_id);
     for (const k of ['from', 'to'] as const) {
       const v = body[k];
-      if (v !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(v) || addDays(v, 0) !== v)) throw energyErrors.body([k], 'Input should be a date YYYY-MM-DD', v);
+      if (v !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(v) || addDays(v, 0) !== v)) throw energyErrors.field([k], 'Input should be a date YYYY-MM-DD', v);
     }
-    if (body.from && body.to && body.to < body.from) throw energyErrors.body(['to'], 'to must not be before from', body.to);
+    if (body.from && body.to && body.to < body.from) throw energyErrors.field(['to'], 'to must not be before from', body.to);
     if (body.from && body.to && Math.round((Date.parse(body.to) - Date.parse(body.from)) / 86_400_000) + 1 > 366)
-      throw energyErrors.body(['to'], 'At most 366 days', body.to);
+      throw energyErrors.field(['to'], 'At most 366 days', body.to);
     const w = reportWindow({ from: body.from, to: body.to }, now(), { defaultDays: 90, maxDays: 366 }, 'body');
     const set = await deps.settings.read(ctx.orgId, body.site_id);
     const pv = pvSettings(set.settings);
