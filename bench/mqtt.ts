@@ -503,7 +503,8 @@ async function main() {
     await Promise.all(clients.map((c) => c?.endAsync(true).catch(() => {})));
     await child?.stop().catch(() => {});
     spawnSync(script, ['stop'], { env: brokerEnv, stdio: 'inherit' });
-    rmSync(mqttDir, { recursive: true, force: true });
+    // The broker may still be writing its persistence file as it stops (ENOTEMPTY): rmSync retries.
+    rmSync(mqttDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (admin && schema) {
       await admin.query(`drop schema ${schema} cascade`).catch(() => {});
