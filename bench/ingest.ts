@@ -433,14 +433,29 @@ async function main() {
     if (us !== null) log(`  PostgreSQL CPU in the phase: ${fmt(us, 1)} µs per stored record (${name}; backends of this database)`);
     return us;
   };
+  /** This process's CPU (the load generator: HTTP clients, JSON of the batches), user and system, in ms. */
+  const genMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  /** The load generator's CPU per stored record (µs): on a shared machine it competes with the service and PostgreSQL. */
+  const genPerRecord = (name: string, ms: number, stored: number) => {
+    const us = (ms * 1000) / Math.max(stored, 1);
+    log(`  load generator CPU in the phase: ${fmt(ms / 1000, 2)} s = ${fmt(us, 1)} µs per stored record (${name})`);
+    return us;
+  };
   let cpu0 = await cpuMs();
   let pg0 = await pgSnap();
+  let gen0 = genMs();
   const gcSat = gcAt;
   const sat = await saturate(url, token, satBatches, 0);
+  const satGen = genMs() - gen0;
   const satCpu = (await cpuMs()) - cpu0;
   const satPg = pgPerRecord('saturation', pg0, await pgSnap(), sat.stored);
   results.saturation = report(`API at saturation (${CLIENTS} clients)`, sat, satBatches * BATCH);
   results.saturationCpuUsPerRecord = cpuPerRecord('saturation', satCpu, sat.stored);
+  const generatorCpuUsPerRecord: Record<string, number> = { saturation: genPerRecord('saturation', satGen, sat.stored) };
+  results.generatorCpuUsPerRecord = generatorCpuUsPerRecord;
   results.saturationFullGcs = await gcSince(gcSat);
   const satRows = await count();
   log(`  row count after the run: ${fmt(satRows)} (API said stored ${fmt(sat.stored)}) ${satRows === sat.stored ? 'OK' : 'MISMATCH'}`);
@@ -451,12 +466,15 @@ async function main() {
   await child.request({ type: 'reset-loop-delay' }, 'reset-loop-delay');
   cpu0 = await cpuMs();
   pg0 = await pgSnap();
+  gen0 = genMs();
   const gcFixed = gcAt;
   const fixed = await fixedRate(url, token, rateBatches, 0, rate);
+  const fixedGen = genMs() - gen0;
   const fixedCpu = (await cpuMs()) - cpu0;
   results.fixedRatePostgresCpuUsPerRecord = pgPerRecord('fixed rate', pg0, await pgSnap(), fixed.stored);
   results.fixedRate = { targetRecordsPerSecond: rate, ...report(`API at a fixed ${fmt(rate)} records/s`, fixed, rateBatches * BATCH) };
   results.fixedRateCpuUsPerRecord = cpuPerRecord('fixed rate', fixedCpu, fixed.stored);
+  generatorCpuUsPerRecord.fixedRate = genPerRecord('fixed rate', fixedGen, fixed.stored);
   results.fixedRateFullGcs = await gcSince(gcFixed);
   const fixedRows = await count();
   log(`  row count after the run: ${fmt(fixedRows)} (API said stored ${fmt(fixed.stored)}) ${fixedRows === fixed.stored ? 'OK' : 'MISMATCH'}`);
@@ -500,7 +518,9 @@ async function main() {
           log(
             `\nPostgreSQL CPU per record: API at saturation ${fmt(satPg, 1)} µs, COPY into the telemetry table ${fmt(copyPg ?? 0, 1)} µs, ` +
               `the plain-table reference ${fmt(refUs, 1)} µs (runs ${refPg.map((x) => fmt(x, 1)).join(', ')}); API / reference ${fmt(satPg / refUs, 2)} (target <= 1.5); ` +
-              `by PostgreSQL's CPU the API reaches ${fmt(refUs / satPg, 2)} of the reference`,
+              `by PostgreSQL's CPU the API reaches ${fmt(refUs / satPg, 2)} of the reference` +
+              `\nCPU per record at saturation, each process: PostgreSQL ${fmt(satPg, 1)} µs, the service ${fmt(results.saturationCpuUsPerRecord as number, 1)} µs, ` +
+              `the load generator ${fmt(generatorCpuUsPerRecord.saturation, 1)} µs`,
           );
           results.postgresCpuUsPerRecord = { api: satPg, reference: refUs, telemetryCopy: copyPg };
         }
