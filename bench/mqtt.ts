@@ -25,6 +25,7 @@
 //            --in-flight=1000 --open-ts=now|late --open-rate=<messages/s>
 import { execFileSync, spawnSync } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,7 +99,13 @@ async function main() {
     `load generator: pid ${process.pid}${pinned ? ' pinned to core 1' : ''}; ${fmt(N)} devices in ${fmt(SITES)} sites; one reading per ${INTERVAL_S} s; topic root ${ROOT}; ${CONNECTIONS} consumer connection(s), ${IN_FLIGHT} messages in flight each`,
   );
 
-  // The broker: ops/mosquitto.sh on a port and directory of its own.
+  // The broker: ops/mosquitto.sh on a port and directory of its own. A broker still on the port (a
+  // run before this one still stopping its 10,000 clients) would leave no pid file: say so instead.
+  const taken = await new Promise<boolean>((resolve) => {
+    const s = net.connect(Number(PORT), '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true))).once('error', () => resolve(false));
+  });
+  if (taken) throw new Error(`port ${PORT} is in use (another bench:mqtt still stopping?): wait for it, or pass --port=<free port>`);
   const mqttDir = mkdtempSync(join(tmpdir(), 'bench-mosquitto-'));
   const script = fileURLToPath(new URL('../ops/mosquitto.sh', import.meta.url));
   const brokerEnv = { ...process.env, MQTT_PORT: PORT, MQTT_DIR: mqttDir, MQTT_ADMIN_PASSWORD: ADMIN_PASSWORD };
