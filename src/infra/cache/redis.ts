@@ -61,9 +61,8 @@ export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
     maxRetriesPerRequest: 0,
     commandTimeout: opts.commandTimeoutMs ?? 200,
     connectTimeout: 2000,
-    // Commands issued in the same tick go in one write (decision 0502): a consumer's burst of
-    // device messages, or concurrent requests, each checking its rate limit, cost one round trip.
-    enableAutoPipelining: true,
+    // Not auto-pipelined (decision 0502): a pipelined command is written on the next tick, so one
+    // issued just before a busy spell of the event loop would be written after it and time out.
     retryStrategy: (times: number) => Math.min(times * 200, 2000),
     // A server that became a replica under this connection (the old primary back after a failover)
     // refuses writes with READONLY: connect again, which asks the Sentinels for the primary.
