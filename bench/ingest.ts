@@ -45,7 +45,7 @@ import { batchBody, makeRecord, type Mix } from './lib/records.ts';
 import { copyFrom, copyText } from './lib/copy-in.ts';
 import { fmt, machine, mib, pinSelf, summary } from './lib/stats.ts';
 import { startChild } from './lib/child.ts';
-import { pgCpu, pgCpuUsPerRecord, type CpuSnapshot } from './lib/pg-cpu.ts';
+import { pgCpu, pgCpuUsPerRecord, vacuumHeldBack, type CpuSnapshot } from './lib/pg-cpu.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -349,6 +349,8 @@ async function main() {
     Object.assign(env, { DATABASE_URL, BENCH_SCHEMA: schema, REDIS_URL });
     if (args.bus !== 'memory') env.NATS_URL = NATS_URL;
     log(`store: PostgreSQL ${DATABASE_URL} schema ${schema} (server not pinned: it shares both cores)`);
+    const held = await vacuumHeldBack(admin);
+    if (held) log(`WARNING: ${held}`);
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'bench-pglite-'));
     Object.assign(env, { DATA_DIR: dataDir });

@@ -36,6 +36,7 @@ import { SignJWT } from 'jose';
 import mqtt, { type MqttClient } from 'mqtt';
 import { fmt, machine, mib, pinSelf, summary } from './lib/stats.ts';
 import { startChild } from './lib/child.ts';
+import { vacuumHeldBack } from './lib/pg-cpu.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -148,6 +149,8 @@ async function main() {
       NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     });
     log(`store: PostgreSQL schema ${schema} (server not pinned: it shares both cores), Redis, NATS`);
+    const held = await vacuumHeldBack(admin);
+    if (held) log(`WARNING: ${held}`);
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'bench-mqtt-pglite-'));
     env.DATA_DIR = dataDir;

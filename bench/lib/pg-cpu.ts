@@ -34,3 +34,25 @@ export function pgCpuUsPerRecord(before: CpuSnapshot, after: CpuSnapshot, record
   for (const [pid, t] of after) ns += t - (before.get(pid) ?? 0);
   return ns / 1000 / Math.max(records, 1);
 }
+
+/**
+ * What holds back the server's vacuum, said before a benchmark's figures: an inactive replication
+ * slot keeping the xmin its standby last reported (`hot_standby_feedback`; ops/replica.sh stopped),
+ * or a transaction open for over a minute. While held, rows that die (updates of the newest-reading
+ * row, the catalogs' rows of every schema made and dropped) stay, and every run after a test suite
+ * is slower for it (decision 0502's runs from 02:15 on 29 November). Null when nothing holds it.
+ */
+export async function vacuumHeldBack(client: pg.Client): Promise<string | null> {
+  const held: string[] = [];
+  const slots = await client.query<{ slot_name: string; behind: string }>(
+    `select slot_name, (txid_current() - xmin::text::bigint)::text as behind
+       from pg_replication_slots where not active and xmin is not null`,
+  );
+  for (const s of slots.rows)
+    held.push(`the inactive replication slot ${s.slot_name} (its xmin ${s.behind} transactions back; start its standby, ops/replica.sh)`);
+  const old = await client.query<{ n: string }>(
+    `select count(*)::text as n from pg_stat_activity where backend_xmin is not null and xact_start < now() - interval '1 minute'`,
+  );
+  if (old.rows[0] && old.rows[0].n !== '0') held.push(`${old.rows[0].n} transaction(s) open for over a minute`);
+  return held.length ? `PostgreSQL's vacuum is held back by ${held.join(' and ')}: dead rows stay, figures may be slower` : null;
+}
