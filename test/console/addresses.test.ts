@@ -117,6 +117,9 @@ test('in Chromium: a deep link survives sign-in, each selection is in the addres
     await until(page, (want) => (globalThis as unknown as PageGlobals).document.getElementById('energy-day')?.value === want, d1uk);
     await page.goBack();
     await until(page, () => !(globalThis as unknown as PageGlobals).location.hash.includes('day='));
+    // The screen renders the address's change after the hash moves: wait for the field to show it
+    // (CI once read the field in between and found the day before still there).
+    await until(page, (want) => (globalThis as unknown as PageGlobals).document.getElementById('energy-day')?.value === want, ukDayBefore(0).uk);
     assert.notEqual(await day.inputValue(), d1uk);
     assert.equal(await day.inputValue(), ukDayBefore(0).uk, 'without a day in the address, the UK today is shown');
     assert.deepEqual(c.failures, [], 'no script errors in the page');
