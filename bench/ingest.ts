@@ -419,12 +419,14 @@ async function main() {
     );
     return full;
   };
-  /** Service CPU per stored record in a phase (µs): what the service costs, less noisy than rates on a shared machine. */
-  const cpuPerRecord = (name: string, ms: number, stored: number) => {
+  /** A process's CPU per stored record in a phase (µs): what it costs, less noisy than rates on a shared machine. */
+  const perRecord = (who: string, name: string, ms: number, stored: number) => {
     const us = (ms * 1000) / Math.max(stored, 1);
-    log(`  service CPU in the phase: ${fmt(ms / 1000, 2)} s = ${fmt(us, 1)} µs per stored record (${name})`);
+    log(`  ${who} CPU in the phase: ${fmt(ms / 1000, 2)} s = ${fmt(us, 1)} µs per stored record (${name})`);
     return us;
   };
+  /** The service's CPU per stored record in a phase (µs). */
+  const cpuPerRecord = (name: string, ms: number, stored: number) => perRecord('service', name, ms, stored);
 
   const satBatches = Math.ceil(RECORDS / BATCH);
   // PostgreSQL's CPU per stored record in a phase (its backends of this database: bench/lib/pg-cpu.ts).
@@ -441,11 +443,7 @@ async function main() {
     return (u.user + u.system) / 1000;
   };
   /** The load generator's CPU per stored record (µs): on a shared machine it competes with the service and PostgreSQL. */
-  const genPerRecord = (name: string, ms: number, stored: number) => {
-    const us = (ms * 1000) / Math.max(stored, 1);
-    log(`  load generator CPU in the phase: ${fmt(ms / 1000, 2)} s = ${fmt(us, 1)} µs per stored record (${name})`);
-    return us;
-  };
+  const genPerRecord = (name: string, ms: number, stored: number) => perRecord('load generator', name, ms, stored);
   let cpu0 = await cpuMs();
   let pg0 = await pgSnap();
   let gen0 = genMs();
