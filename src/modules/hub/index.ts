@@ -56,7 +56,7 @@ export const hubModule: ModuleCreate = (deps) => {
       gateway.listeningUrl() ??
       (settings.tls ? `wss://${listenHost(deps.config.host)}:${settings.tls.port}` : `ws://${listenHost(deps.config.host)}:${deps.config.port}`),
   });
-  if (settings.meterAlignedSeconds > 0) gateway.onBoot((s) => service.alignMetering(s.orgId, s.cpId, settings.meterAlignedSeconds));
+  if (settings.meterAlignedSeconds > 0) gateway.onBoot((s, version) => service.alignMetering(s.orgId, s.cpId, version, settings.meterAlignedSeconds));
   return {
     tags: {
       hub: 'Public charging hub: sites, OCPP charge points, price schedules, quotes, transactions and cost, reliability and PCPR 2023 compliance, load sharing (demo realm).',

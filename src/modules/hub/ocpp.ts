@@ -135,13 +135,7 @@ export function createOcppGateway(deps: {
   };
 
   /** What the hub does once a charger's boot is accepted (decision 0489); set by the module. */
-  let onBooted: ((s: ChargerSession) => Promise<void>) | undefined;
-  /**
-   * Each connection's own write (connected instance and OCPP version), by its session: the boot
-   * hook runs after it, since what it sends depends on the version that write stores (a first
-   * connection's row has none before it).
-   */
-  const connectedWrites = new WeakMap<ChargerSession, Promise<void>>();
+  let onBooted: ((s: ChargerSession, version: OcppVersion) => Promise<void>) | undefined;
   const services: OcppServices = {
     db,
     clock,
@@ -154,11 +148,9 @@ export function createOcppGateway(deps: {
     auth: createAuthoriser({ db, clock }),
     // After the BootNotification's answer has gone out: ocpp-rpc sends it when the handler's
     // promise settles, before the next turn of the event loop.
-    booted: (s) => {
+    booted: (s, version) => {
       const then = onBooted;
-      if (!then) return;
-      const written = (connectedWrites.get(s) ?? Promise.resolve()).catch(() => {});
-      entries.settle('hub.booted', track(Promise.all([written, new Promise((resolve) => setImmediate(resolve))]).then(() => then(s))));
+      if (then) entries.settle('hub.booted', track(new Promise((resolve) => setImmediate(resolve)).then(() => then(s, version))));
     },
   };
   const commands = createCommandRouter({ db, bus, log, entries, settings, instanceId, connection: (orgId, cpId) => clients.get(key(orgId, cpId)) });
@@ -342,7 +334,6 @@ export function createOcppGateway(deps: {
     if (previous && previous !== client) entries.settle('hub.ocpp-close', previous.close({ code: 1000, reason: 'Replaced by a new connection' }));
     const connectedWrite = track(store.connected(db, s.orgId, s.cpId, instanceId, clock.now(), version));
     entries.settle('hub.ocpp-connected', connectedWrite);
-    connectedWrites.set(s, connectedWrite);
     client.on(
       'close',
       entries.wrap('hub.ocpp-close', () => {
@@ -410,7 +401,7 @@ export function createOcppGateway(deps: {
 
   return {
     /** What the hub does once a charger's boot is accepted (decision 0489). */
-    onBoot(fn: (s: ChargerSession) => Promise<void>) {
+    onBoot(fn: (s: ChargerSession, version: OcppVersion) => Promise<void>) {
       onBooted = fn;
     },
 

@@ -40,9 +40,10 @@ export interface OcppServices {
   auth: Authoriser;
   /**
    * Called by a BootNotification handler once the charger is accepted: what the hub sends a booted
-   * charger (decision 0489) goes out after the answer, never before it.
+   * charger (decision 0489) goes out after the answer, never before it, in the connection's own
+   * OCPP version (the charge point's stored version may not be written yet on a first connection).
    */
-  booted: (s: ChargerSession) => void;
+  booted: (s: ChargerSession, version: OcppVersion) => void;
 }
 
 /** One connection's context: the services and the charger it speaks for. */

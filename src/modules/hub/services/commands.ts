@@ -550,12 +550,11 @@ export function createCommandService(deps: HubDeps) {
    * boots faster than the hub can ask it holds at most one running and one waiting link, whatever
    * the number of boots.
    */
-  const aligning = new Map<string, { tail: Promise<void>; waiting?: Promise<void> }>();
+  const aligning = new Map<string, { tail: Promise<void>; waiting?: Promise<void>; version: OcppVersion }>();
 
-  async function alignOnce(orgId: string, cpId: string, seconds: number) {
+  async function alignOnce(orgId: string, cpId: string, version: OcppVersion, seconds: number) {
     const cp = await store.chargePoint(db, orgId, cpId);
-    const version = (cp?.ocpp_version as OcppVersion | null) ?? null;
-    if (!cp || !version || seconds <= 0) return;
+    if (!cp || seconds <= 0) return;
     const change = COMMANDS.find((c) => c.name === 'change-configuration')!;
     const settings: [string, string][] =
       version === 'ocpp1.6'
@@ -677,19 +676,22 @@ export function createCommandService(deps: HubDeps) {
     /**
      * Asks a booted charger for clock-aligned meter values (decision 0489). One charger's boots are
      * handled one after another (its connection is on this instance), so boots in quick succession
-     * see what the ones before them sent (decision 0493).
+     * see what the ones before them sent (decision 0493). `version` is the booted connection's own
+     * (a first connection's stored version may not be written yet); a boot folded into a waiting
+     * one hands it its connection's version.
      */
-    alignMetering(orgId: string, cpId: string, seconds: number): Promise<void> {
+    alignMetering(orgId: string, cpId: string, version: OcppVersion, seconds: number): Promise<void> {
       const k = `${orgId}\u0000${cpId}`;
       const chain = aligning.get(k);
       if (chain?.waiting) {
+        chain.version = version;
         deps.onAlignmentFolded?.();
         return chain.waiting;
       }
-      const entry: { tail: Promise<void>; waiting?: Promise<void> } = { tail: Promise.resolve() };
+      const entry: { tail: Promise<void>; waiting?: Promise<void>; version: OcppVersion } = { tail: Promise.resolve(), version };
       const run = (chain?.tail ?? Promise.resolve()).then(() => {
         if (entry.waiting === run) entry.waiting = undefined;
-        return alignOnce(orgId, cpId, seconds);
+        return alignOnce(orgId, cpId, entry.version, seconds);
       });
       entry.waiting = run;
       // Settles either way (the boot hook settles `run` itself); removes the charger's entry when it is the last.

@@ -10,6 +10,6 @@ export const bootNotification: Handler<BootNotificationRequest, BootNotification
     firmware: params.firmwareVersion ?? null,
     serial: params.chargePointSerialNumber ?? params.chargeBoxSerialNumber ?? null,
   });
-  ctx.booted(ctx.session);
+  ctx.booted(ctx.session, ctx.version);
   return { status: 'Accepted', currentTime, interval: ctx.settings.heartbeatIntervalS };
 };

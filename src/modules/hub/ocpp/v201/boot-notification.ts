@@ -10,6 +10,6 @@ export const bootNotification: Handler<BootNotificationRequest, BootNotification
     firmware: params.chargingStation.firmwareVersion ?? null,
     serial: params.chargingStation.serialNumber ?? null,
   });
-  ctx.booted(ctx.session);
+  ctx.booted(ctx.session, ctx.version);
   return { status: 'Accepted', currentTime, interval: ctx.settings.heartbeatIntervalS };
 };
