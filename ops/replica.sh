@@ -3,8 +3,12 @@
 # (docs/scaling.md). Idempotent: does nothing when the standby already answers in recovery.
 #
 #   ops/replica.sh            make it (or start it) and print its URL base
-#   ops/replica.sh stop       stop it (the data directory stays)
+#   ops/replica.sh stop       stop it (the data directory and the slot stay, so it resumes)
+#   ops/replica.sh remove     stop it, drop its slot and its data directory (the next run makes it anew)
 #
+# A stopped standby's slot keeps the xmin it last reported (hot_standby_feedback), so while it is
+# down the primary's vacuum cannot remove rows that died after that point: `stop` says so; use
+# `remove` when the standby will not be back soon.
 # What it changes on the primary, once: a `host replication` line in pg_hba.conf (a reload, no
 # restart), a physical replication slot (so the standby never misses WAL while it is down) and a
 # cap on what that slot may keep (max_slot_wal_keep_size, a reload), so a standby left stopped cannot
@@ -23,8 +27,15 @@ as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 psql_p() { psql -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -v ON_ERROR_STOP=1 -Atc "$1"; }
 standby_up() { [ "$(psql -h 127.0.0.1 -p "$REPLICA_PORT" -U postgres -Atc 'select pg_is_in_recovery()' 2>/dev/null)" = t ]; }
 
-if [ "${1:-}" = stop ]; then
+if [ "${1:-}" = stop ] || [ "${1:-}" = remove ]; then
   as_pg "$BIN/pg_ctl" -D "$DIR" -m fast stop || true
+  if [ "$1" = remove ]; then
+    psql_p "select pg_drop_replication_slot('$SLOT') from pg_replication_slots where slot_name = '$SLOT' and not active" >/dev/null
+    rm -rf "$DIR"
+    echo "replica: removed (slot $SLOT dropped, $DIR deleted)"
+  elif [ -n "$(psql_p "select 1 from pg_replication_slots where slot_name = '$SLOT' and xmin is not null")" ]; then
+    echo "replica: stopped; its slot $SLOT holds back the primary's vacuum until it is started again (or: ops/replica.sh remove)"
+  fi
   exit 0
 fi
 
