@@ -10,6 +10,8 @@
 //   decode:   json_to_recordset (before decision 0370) against jsonb_to_recordset
 //   decode-late: the same with every row late (rollup horizon set after them: the late-rollup
 //             merge of decision 0258 runs in every batch)
+//   latest:   the batch write as it is against the same without the newest-reading upsert (what
+//             folding telemetry_latest outside the batch's transaction could save at most)
 //   in-place: telemetry_latest with the site_ref index on the raw expression and the default
 //             fillfactor (before decision 0371) against the site_ref column and fillfactor 50
 import pg from 'pg';
@@ -31,7 +33,7 @@ const URL =
   'postgres://postgres@127.0.0.1:5432/test';
 const BATCHES = Number(positional[0] ?? 300);
 const MODE = positional[1] ?? 'decode';
-if (MODE !== 'decode' && MODE !== 'decode-late' && MODE !== 'in-place') throw new Error(`unknown mode ${MODE}`);
+if (MODE !== 'decode' && MODE !== 'decode-late' && MODE !== 'in-place' && MODE !== 'latest') throw new Error(`unknown mode ${MODE}`);
 const BATCH = 500;
 const T0 = Date.now() - 3 * 3600_000;
 const ns = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
@@ -59,24 +61,30 @@ async function schemaWith(extra: string[]) {
 const json = (t: string) => t.replaceAll('jsonb_to_recordset(', 'json_to_recordset(').replaceAll('::jsonb) as (', '::json) as (');
 const jsonb = (t: string) => t.replaceAll('json_to_recordset(', 'jsonb_to_recordset(').replaceAll('::json) as (', '::jsonb) as (');
 const late = MODE === 'decode-late' ? [`update telemetry_rollup_state set horizon = now() - interval '1 hour'`] : [];
+const noLatest = (t: string) => t.replace(/, up as \(\n {2}insert into telemetry_latest[\s\S]*?\n\)/, ', up as (select $4::jsonb as x)');
 const variants =
-  MODE !== 'in-place'
+  MODE === 'latest'
     ? [
-        { name: 'json_to_recordset', schema: await schemaWith(late), rewrite: json },
-        { name: 'jsonb_to_recordset', schema: await schemaWith(late), rewrite: jsonb },
+        { name: 'with the newest-reading upsert', schema: await schemaWith([]), rewrite: (t: string) => t },
+        { name: 'without it', schema: await schemaWith([]), rewrite: noLatest },
       ]
-    : [
-        {
-          name: 'site_ref index on raw (not in place)',
-          schema: await schemaWith([
-            'alter table telemetry_latest reset (fillfactor)',
-            'drop index telemetry_latest_site_ref_idx',
-            `create index telemetry_latest_site_ref_idx on telemetry_latest (org_id, (raw->>'site_ref'))`,
-          ]),
-          rewrite: (t: string) => t,
-        },
-        { name: 'site_ref column, fillfactor 50 (in place)', schema: await schemaWith([]), rewrite: (t: string) => t },
-      ];
+    : MODE !== 'in-place'
+      ? [
+          { name: 'json_to_recordset', schema: await schemaWith(late), rewrite: json },
+          { name: 'jsonb_to_recordset', schema: await schemaWith(late), rewrite: jsonb },
+        ]
+      : [
+          {
+            name: 'site_ref index on raw (not in place)',
+            schema: await schemaWith([
+              'alter table telemetry_latest reset (fillfactor)',
+              'drop index telemetry_latest_site_ref_idx',
+              `create index telemetry_latest_site_ref_idx on telemetry_latest (org_id, (raw->>'site_ref'))`,
+            ]),
+            rewrite: (t: string) => t,
+          },
+          { name: 'site_ref column, fillfactor 50 (in place)', schema: await schemaWith([]), rewrite: (t: string) => t },
+        ];
 const clients = await Promise.all(variants.map((v) => client(v.schema)));
 const ref = await client(variants[0].schema);
 await ref.c.query(`create table ab_plain (org_id text not null, asset_id text not null, ts timestamptz not null, received_at timestamptz not null,
