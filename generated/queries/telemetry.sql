@@ -336,10 +336,11 @@ power_kw is not null and ${POWER_IN_BOUND} and ${…}
                                                 date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
                                                 ${HALF_HOUR}) as slot
   ), v as (
-    select asset_id, slot, extract(epoch from b - a)::float8 as d,
-           p0 + (p1 - p0) * extract(epoch from a - t0)::float8 / extract(epoch from t1 - t0)::float8 as pa,
-           p0 + (p1 - p0) * extract(epoch from b - t0)::float8 / extract(epoch from t1 - t0)::float8 as pb
+    select asset_id, slot, date_part('epoch', b - a) as d,
+           p0 + (p1 - p0) * date_part('epoch', a - t0) / date_part('epoch', t1 - t0) as pa,
+           p0 + (p1 - p0) * date_part('epoch', b - t0) / date_part('epoch', t1 - t0) as pb
     from pieces where b > a and slot >= $3 and slot < $4
+    offset 0 -- each piece's pa and pb computed once, not again in every branch of integ's sums (an inlined v repeats them)
   ), integ as (
     select asset_id, slot,
            sum(case when pa >= 0 and pb >= 0 then (pa + pb) / 2 * d
@@ -392,7 +393,7 @@ jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
     from cseg where t0 is not null and t1 > t0 and t1 - t0 <= $5::interval
   ), cd as (
     select asset_id, key, t0, t1, case when plausible then advance else 0 end as delta, reset or not plausible as reset, plausible
-    from (select *, abs(advance) <= $7::float8 * extract(epoch from t1 - t0)::float8 / 3600.0 as plausible from adv) x
+    from (select *, abs(advance) <= $7::float8 * date_part('epoch', t1 - t0) / 3600.0 as plausible from adv) x
   ), pieces as (
     select asset_id, key, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, delta, reset, plausible
     from cd cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
@@ -400,8 +401,8 @@ jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
                                                ${HALF_HOUR}) as slot
   )
   select asset_id, key, slot,
-         sum(delta * extract(epoch from b - a)::float8 / extract(epoch from t1 - t0)::float8)::float8 as kwh,
-         coalesce(sum(extract(epoch from b - a)::float8) filter (where plausible), 0)::float8 as covered_s,
+         sum(delta * date_part('epoch', b - a) / date_part('epoch', t1 - t0))::float8 as kwh,
+         coalesce(sum(date_part('epoch', b - a)) filter (where plausible), 0)::float8 as covered_s,
          count(*) filter (where reset and b = t1)::int as resets
   from pieces where b > a and slot >= $3 and slot < $4
   group by asset_id, key, slot

@@ -971,6 +971,10 @@ const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number'
 // between them (trapezoidal rule); a segment is split at half-hour boundaries by interpolation and
 // its positive and negative parts integrated apart (split exactly at the zero crossing). A longer
 // silence is a gap: it is not integrated, and the half hours it spans show less coverage.
+// Seconds are date_part('epoch', …) (float8), not extract (numeric since PostgreSQL 14, then cast):
+// the same double for intervals of a day or less (microseconds / 1e6, rounded once either way), at
+// a fraction of the CPU; the energy refresh reads each site's current half hour with these
+// statements every ENERGY_REFRESH_INTERVAL_SECONDS (bench/energy-reads-ab.ts measures them).
 // What counts as a power sample: the one filter of every place that reads power for energy (the
 // segments, the per-half-hour sample count, the refresh's neighbours).
 const POWER_SAMPLE = `power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}`;
@@ -996,10 +1000,11 @@ with b as (
                                               date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
                                               ${HALF_HOUR}) as slot
 ), v as (
-  select asset_id, slot, extract(epoch from b - a)::float8 as d,
-         p0 + (p1 - p0) * extract(epoch from a - t0)::float8 / extract(epoch from t1 - t0)::float8 as pa,
-         p0 + (p1 - p0) * extract(epoch from b - t0)::float8 / extract(epoch from t1 - t0)::float8 as pb
+  select asset_id, slot, date_part('epoch', b - a) as d,
+         p0 + (p1 - p0) * date_part('epoch', a - t0) / date_part('epoch', t1 - t0) as pa,
+         p0 + (p1 - p0) * date_part('epoch', b - t0) / date_part('epoch', t1 - t0) as pb
   from pieces where b > a and slot >= $3 and slot < $4
+  offset 0 -- each piece's pa and pb computed once, not again in every branch of integ's sums (an inlined v repeats them)
 ), integ as (
   select asset_id, slot,
          sum(case when pa >= 0 and pb >= 0 then (pa + pb) / 2 * d
@@ -1058,7 +1063,7 @@ with b as (
   from cseg where t0 is not null and t1 > t0 and t1 - t0 <= $5::interval
 ), cd as (
   select asset_id, key, t0, t1, case when plausible then advance else 0 end as delta, reset or not plausible as reset, plausible
-  from (select *, abs(advance) <= $7::float8 * extract(epoch from t1 - t0)::float8 / 3600.0 as plausible from adv) x
+  from (select *, abs(advance) <= $7::float8 * date_part('epoch', t1 - t0) / 3600.0 as plausible from adv) x
 ), pieces as (
   select asset_id, key, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, delta, reset, plausible
   from cd cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
@@ -1066,8 +1071,8 @@ with b as (
                                              ${HALF_HOUR}) as slot
 )
 select asset_id, key, slot,
-       sum(delta * extract(epoch from b - a)::float8 / extract(epoch from t1 - t0)::float8)::float8 as kwh,
-       coalesce(sum(extract(epoch from b - a)::float8) filter (where plausible), 0)::float8 as covered_s,
+       sum(delta * date_part('epoch', b - a) / date_part('epoch', t1 - t0))::float8 as kwh,
+       coalesce(sum(date_part('epoch', b - a)) filter (where plausible), 0)::float8 as covered_s,
        count(*) filter (where reset and b = t1)::int as resets
 from pieces where b > a and slot >= $3 and slot < $4
 group by asset_id, key, slot
