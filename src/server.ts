@@ -63,8 +63,8 @@ export async function startService(
   if (tracing.enabled) log.info({ endpoint: config.tracing.endpoint }, 'traces exported over OTLP/HTTP');
   const store = { db: tracedDb(tracing, infra.db), background: tracedDb(tracing, infra.background), read: tracedDb(tracing, infra.read) };
   const services = createServiceRegistry();
-  const jobs = createPlatformJobs({ db: store.db, backgroundDb: store.background, clock, log, config });
   const metrics = createMetrics({ defaults: opts.defaultMetrics });
+  const jobs = createPlatformJobs({ db: store.db, backgroundDb: store.background, clock, log, config, metrics });
   const entries = createEntryGuard({ log, metrics });
   const limiter = createRateLimiter({ cache: tracedCache(tracing, infra.cache), clock, namespace: config.namespace, budgetMs: config.limits.limiterBudgetMs });
   // Cache calls on a request's path are bounded by the limiter's budget (reliability plan T-8).

@@ -2,7 +2,7 @@
 // the platform. A module declares its job handlers, recurring jobs and event subscriptions in the
 // instance its factory returns (`background`); the platform registers them, starts the queue after
 // the server listens and stops it first on shutdown. The queue's depth, age and dead jobs are
-// metrics, per kind.
+// metrics, per kind, and so is how long each run took.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from '../infra/db/index.ts';
 import { createJobQueue, queueStats, type JobHandler, type JobQueue, type Lane, type QueueStats } from '../infra/jobs/queue.ts';
@@ -26,7 +26,20 @@ export interface ModuleBackground {
   subscriptions?: readonly { topic: string; kind: string }[];
 }
 
-export function createPlatformJobs(deps: { db: Db; backgroundDb: Db; clock: Clock; log?: FastifyBaseLogger; config: Pick<Config, 'jobs'> }): JobQueue {
+export function createPlatformJobs(deps: {
+  db: Db;
+  backgroundDb: Db;
+  clock: Clock;
+  log?: FastifyBaseLogger;
+  config: Pick<Config, 'jobs'>;
+  metrics: Metrics;
+}): JobQueue {
+  const runs = deps.metrics.histogram({
+    name: 'job_run_duration_seconds',
+    help: "How long each job run took on this instance (its handler and settling, in real seconds), by kind and outcome ('done' or 'failed')",
+    labelNames: ['kind', 'outcome'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  });
   // Under a ManualClock time is the test's: it calls runDue() instead of a timer polling.
   return createJobQueue({
     db: deps.db,
@@ -34,6 +47,7 @@ export function createPlatformJobs(deps: { db: Db; backgroundDb: Db; clock: Cloc
     clock: deps.clock,
     log: deps.log,
     autoPoll: !(deps.clock instanceof ManualClock),
+    onRun: (kind, seconds, outcome) => runs.observe({ kind, outcome }, seconds),
     ...deps.config.jobs,
   });
 }

@@ -120,6 +120,12 @@ export interface JobQueueOptions {
   pollMs?: number;
   /** Poll on a timer. Off when time is driven by a test (ManualClock): tests call runDue(). */
   autoPoll: boolean;
+  /**
+   * Told of each run that this instance settled: its kind, how long the handler and the settling
+   * took in real seconds (not the service clock's: the work's own time), and whether it was done or
+   * failed. A run whose lease was lost is not told.
+   */
+  onRun?: (kind: string, seconds: number, outcome: 'done' | 'failed') => void;
 }
 
 export interface JobQueue {
@@ -199,6 +205,8 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   async function runOne(row: ClaimedRow, token: string) {
     const handler = handlers.get(row.kind);
     if (!handler) return;
+    const started = performance.now();
+    const ran = (outcome: 'done' | 'failed') => opts.onRun?.(row.kind, (performance.now() - started) / 1000, outcome);
     try {
       const { payload, traceparent } = withoutTrace(row.payload);
       // The run continues the trace of the request that queued it (a root span for scheduled work).
@@ -213,10 +221,12 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
         }),
       );
       await settle(row, token, outcome);
+      ran('done');
     } catch (err) {
       if (err instanceof LeaseLostError) return;
       opts.log?.error({ err, job: row.id, kind: row.kind }, 'job failed');
       await fail(row, token, err);
+      ran('failed');
     }
   }
 
