@@ -49,7 +49,9 @@ export async function vacuumHeldBack(client: pg.Client): Promise<string | null> 
        from pg_replication_slots where not active and xmin is not null`,
   );
   for (const s of slots.rows)
-    held.push(`the inactive replication slot ${s.slot_name} (its xmin ${s.behind} transactions back; start its standby with ops/replica.sh, or drop it with ops/replica.sh remove)`);
+    held.push(
+      `the inactive replication slot ${s.slot_name} (its xmin ${s.behind} transactions back; start its standby with ops/replica.sh, or drop it with ops/replica.sh remove)`,
+    );
   const old = await client.query<{ n: string }>(
     `select count(*)::text as n from pg_stat_activity where backend_xmin is not null and xact_start < now() - interval '1 minute'`,
   );
