@@ -8,6 +8,7 @@
 // the text becomes the member it names, so the body schema, the text guard and the handler see the
 // same thing as in the JSON form. Elsewhere it is the same 415 as any other media type.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import sjson from 'secure-json-parse';
 import { AppError, errors } from './errors.ts';
 import { bodyIsOptional, type Operation } from './operation.ts';
 
@@ -39,6 +40,28 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * JSON that did not reach a route, as HTTP's body parser takes it (device MQTT payloads): the bytes
+ * as UTF-8, nesting at most MAX_JSON_DEPTH, no prototype-poisoning key (`__proto__`,
+ * `constructor.prototype`: the rule Fastify's parser applies, secure-json-parse). The value, or why not.
+ */
+export function parseJsonBytes(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, reason: 'not UTF-8' };
+  }
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { ok: false, reason: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
+  try {
+    return { ok: true, value: sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }) };
+  } catch (e) {
+    // secure-json-parse's own refusal is a SyntaxError too: told apart by its words.
+    const poisoned = e instanceof Error && /forbidden (prototype|constructor) property/.test(e.message);
+    return { ok: false, reason: poisoned ? 'JSON with a __proto__ or constructor.prototype key' : 'not JSON' };
+  }
+}
 
 /** The body as text, or the 422 when its bytes are not UTF-8 (never silently replaced). */
 function decodeUtf8(body: Buffer, type: string): string | AppError {

@@ -17,6 +17,7 @@ import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
 import { runInOrgScope } from '../../infra/db/scope.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { EntryGuard } from '../../platform/entry-guard.ts';
+import { parseJsonBytes } from '../../platform/json-body.ts';
 import type { DeviceRefusal, RequestContext } from '../../platform/operation.ts';
 import type { RateLimiter } from '../../platform/rate-limit.ts';
 import type { TelemetryIngest } from '../telemetry/index.ts';
@@ -25,7 +26,12 @@ import { consumed, topicLevelOk, topics } from './broker.ts';
 
 /** Codes the consumer answers with on a results topic that HTTP does not give (the error page lists them). */
 export const MQTT_ERROR_DOCS = [
-  { code: 'malformed_payload', status: 400, description: 'Device MQTT answer: the message is not JSON, or not one record (an object) or an array of them.' },
+  {
+    code: 'malformed_payload',
+    status: 400,
+    description:
+      'Device MQTT answer: the message is not UTF-8, not JSON (or nested deeper than 64 levels, or with a __proto__ or constructor.prototype key), or not one record (an object) or an array of them.',
+  },
   { code: 'too_many_records', status: 413, description: 'Device MQTT answer: more records in one message than MQTT_MAX_RECORDS.' },
   {
     code: 'not_storable',
@@ -190,13 +196,13 @@ export function createConsumer(deps: ConsumerDeps) {
         answer: refused(429, 'rate_limited', `More than ${deps.perMinute} messages a minute from this topic: dropped`, { reset_seconds: limit.resetSeconds }),
       };
     }
-    let body: unknown;
-    try {
-      // A heartbeat may be empty (`mosquitto_pub -n`), as its HTTP body may be absent.
-      body = where.kind === 'heartbeat' && payload.length === 0 ? {} : JSON.parse(payload.toString('utf8'));
-    } catch {
-      return { ack: true, answer: refused(400, 'malformed_payload', 'The payload is not JSON') };
-    }
+    // As HTTP's body parser takes a body (platform/json-body.ts): bytes that are not UTF-8 are
+    // refused, never stored as U+FFFD, and so are nesting deep enough to exhaust the stack writing
+    // the answer and prototype-poisoning keys. A heartbeat may be empty (`mosquitto_pub -n`), as its
+    // HTTP body may be absent.
+    const parsed = where.kind === 'heartbeat' && payload.length === 0 ? { ok: true as const, value: {} } : parseJsonBytes(payload);
+    if (!parsed.ok) return { ack: true, answer: refused(400, 'malformed_payload', `The payload is ${parsed.reason}`) };
+    const body: unknown = parsed.value;
     if (where.kind !== 'telemetry') {
       if (!isRecord(body)) return { ack: true, answer: refused(400, 'malformed_payload', `The ${where.kind} payload must be a JSON object`) };
       if (where.kind === 'replay' && Array.isArray(body.records) && body.records.length > deps.maxRecords) {
@@ -399,7 +405,12 @@ export function createConsumer(deps: ConsumerDeps) {
         r.handled = h;
         // The answer goes as soon as the work is done; the PUBACK waits for the messages before it.
         if (h.ack) {
-          answer(c, topic, where, packet, h.answer);
+          // An answer that cannot be written must not keep the message from its PUBACK (or, at QoS 0, the connection's next packet).
+          try {
+            answer(c, topic, where, packet, h.answer);
+          } catch (err) {
+            deps.entries.failed('mqtt.answer', err, { topic });
+          }
           if (where) deps.handled?.(where.kind, (performance.now() - arrived) / 1000);
         }
         if (packet.qos === 0) {

@@ -1,0 +1,180 @@
+// Payloads built to hurt the device MQTT consumer (the project rule on input from devices), against
+// a real Mosquitto started by ops/mosquitto.sh, with the service's default payload limit: each is
+// answered on its results topic with a reason, as HTTP refuses the same body, and another
+// organisation's messages on the same consumer connection are taken meanwhile.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import mqtt, { type MqttClient } from 'mqtt';
+import { startTestService, json, type TestService } from '../helpers/service.ts';
+import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, registerBattery, SHARED_PORT as PORT } from './broker.ts';
+
+const URL_ = `mqtt://127.0.0.1:${PORT}`;
+// A root, organisations and a consumer session of this run's own: the broker outlives the store.
+const RUN = Date.now().toString(36);
+const ROOT = `h${RUN}`;
+const HOSTILE = `mqh-${RUN}`;
+const OTHER = `mqo-${RUN}`;
+// One consumer connection: every message of both organisations comes to it.
+const ENV = { MQTT_URL: URL_, MQTT_ADMIN_PASSWORD: ADMIN_PASSWORD, MQTT_TOPIC_ROOT: ROOT, MQTT_CLIENT_ID: `eps-test-hostile-${RUN}` };
+
+let svc: TestService;
+let admin: string;
+let otherAdmin: string;
+
+before(async () => {
+  if (skip) return;
+  execFileSync(script, { env: { ...process.env, MQTT_PORT: PORT, MQTT_ADMIN_PASSWORD: ADMIN_PASSWORD }, stdio: 'ignore' });
+  svc = await startTestService({ env: ENV });
+  await svc.createOrg(HOSTILE);
+  await svc.createOrg(OTHER);
+  admin = await svc.token({ orgId: HOSTILE, roles: ['ORG_ADMIN'], expiresIn: '3650d' });
+  otherAdmin = await svc.token({ orgId: OTHER, roles: ['ORG_ADMIN'], expiresIn: '3650d' });
+  await registerBattery(svc, admin, 'h.battery', 'site-h');
+  await registerBattery(svc, otherAdmin, 'o.battery', 'site-o');
+});
+after(async () => {
+  if (!skip) await svc.stop();
+});
+
+async function issue(token: string, site: string, scopes: string[]) {
+  const res = await svc.request({
+    method: 'POST',
+    url: '/api/hardware/device-credentials',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { name: 'gw', site_id: site, scopes },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return json(res) as { id: string; secret: string };
+}
+
+const connect = (c: { id: string; secret: string }) =>
+  mqtt.connectAsync(URL_, { username: c.id, password: c.secret, protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000 });
+
+/** The answers on a results topic by correlation data: `next(key)` waits up to `ms` for that message's answer. */
+async function answers(device: MqttClient, topic: string) {
+  const got = new Map<string, Record<string, unknown>>();
+  const waiters = new Map<string, () => void>();
+  device.on('message', (t, payload, packet) => {
+    const key = packet.properties?.correlationData?.toString();
+    if (t !== topic || key === undefined) return;
+    got.set(key, JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
+    waiters.get(key)?.();
+  });
+  await device.subscribeAsync(topic, { qos: 1 });
+  return (key: string, ms = 15_000) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      if (got.has(key)) return resolve(got.get(key)!);
+      const timer = setTimeout(() => reject(new Error(`no answer to ${key} on ${topic} within ${ms / 1000} s`)), ms);
+      waiters.set(key, () => {
+        clearTimeout(timer);
+        resolve(got.get(key)!);
+      });
+    });
+}
+
+const tagged = (key: string, qos: 0 | 1) => ({ qos, properties: { correlationData: Buffer.from(key) } });
+const ts = (minutesAgo: number) => new Date(svc.clock.now().getTime() - minutesAgo * 60_000).toISOString();
+
+async function heartbeats(token: string, site: string) {
+  const res = await svc.request({ method: 'GET', url: `/api/hardware/ems/comms/${site}/status`, headers: { authorization: `Bearer ${token}` } });
+  assert.equal(res.statusCode, 200, res.body);
+  return (json(res) as { heartbeat_count: number }).heartbeat_count;
+}
+
+async function history(token: string, assetId: string) {
+  const res = await svc.request({
+    method: 'GET',
+    url: `/api/telemetry/assets/battery/${assetId}/history?range=hourly&metric=soc`,
+    headers: { authorization: `Bearer ${token}` },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return (json(res) as { summary: { count: number; latest: number | null } }).summary;
+}
+
+test('a heartbeat nested thousands of levels deep is answered malformed_payload (HTTP refuses it too), and another organisation’s telemetry on the same connection is stored meanwhile', {
+  skip,
+}, async () => {
+  const hostile = await connect(await issue(admin, 'site-h', ['gateway:heartbeat']));
+  const other = await connect(await issue(otherAdmin, 'site-o', ['telemetry:write']));
+  try {
+    const nextHostile = await answers(hostile, `${ROOT}/${HOSTILE}/site-h/results`);
+    const nextOther = await answers(other, `${ROOT}/${OTHER}/site-o/results`);
+    const before = await heartbeats(admin, 'site-h');
+    // 40 KB, well under the default MQTT_MAX_PAYLOAD_BYTES: an unknown member holding 20 000 nested arrays.
+    const deep = `{"firmware":"1.0","x":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    // At QoS 0 (mosquitto_pub's default) and at QoS 1.
+    await hostile.publishAsync(`${ROOT}/${HOSTILE}/site-h/heartbeat`, deep, tagged('deep-0', 0));
+    await hostile.publishAsync(`${ROOT}/${HOSTILE}/site-h/heartbeat`, deep, tagged('deep-1', 1));
+    // The other organisation's reading, after them on the same consumer connection: stored and answered.
+    await other.publishAsync(`${ROOT}/${OTHER}/site-o/telemetry`, JSON.stringify({ device_id: 'o.battery', ts: ts(1), soc_pct: 61 }), tagged('o-1', 1));
+    assert.equal((await nextOther('o-1')).status, 200);
+    assert.deepEqual((await history(otherAdmin, 'o.battery')).count, 1);
+    for (const key of ['deep-0', 'deep-1']) {
+      const a = await nextHostile(key);
+      assert.deepEqual([a.status, a.code], [400, 'malformed_payload'], JSON.stringify(a).slice(0, 300));
+      assert.match(String(a.message), /nested deeper than 64 levels/);
+    }
+    assert.equal(await heartbeats(admin, 'site-h'), before, 'nothing recorded');
+    // The device's next heartbeat is taken as ever.
+    await hostile.publishAsync(`${ROOT}/${HOSTILE}/site-h/heartbeat`, JSON.stringify({ firmware: '1.1' }), tagged('ok', 1));
+    assert.equal((await nextHostile('ok')).status, 200);
+    assert.equal(await heartbeats(admin, 'site-h'), before + 1);
+  } finally {
+    hostile.end(true);
+    other.end(true);
+  }
+});
+
+test('a payload that is not UTF-8 is answered malformed_payload, never stored with U+FFFD in its place (as HTTP refuses it)', { skip }, async () => {
+  const device = await connect(await issue(otherAdmin, 'site-o', ['telemetry:write']));
+  try {
+    const next = await answers(device, `${ROOT}/${OTHER}/site-o/results`);
+    const before = await history(otherAdmin, 'o.battery');
+    // A Latin-1 "é" (0xE9) inside a status: not a UTF-8 sequence.
+    const bytes = Buffer.concat([Buffer.from(`{"device_id":"o.battery","ts":"${ts(2)}","soc_pct":62,"status":"charg`), Buffer.from([0xe9]), Buffer.from('"}')]);
+    await device.publishAsync(`${ROOT}/${OTHER}/site-o/telemetry`, bytes, tagged('latin1', 1));
+    const a = await next('latin1');
+    assert.deepEqual([a.status, a.code], [400, 'malformed_payload'], JSON.stringify(a));
+    assert.match(String(a.message), /not UTF-8/);
+    assert.equal((await history(otherAdmin, 'o.battery')).count, before.count, 'nothing stored');
+    // The same reading in UTF-8 is stored.
+    await device.publishAsync(
+      `${ROOT}/${OTHER}/site-o/telemetry`,
+      JSON.stringify({ device_id: 'o.battery', ts: ts(2), soc_pct: 62, status: 'chargé' }),
+      tagged('utf8', 1),
+    );
+    assert.equal((await next('utf8')).status, 200);
+    assert.equal((await history(otherAdmin, 'o.battery')).count, before.count + 1);
+  } finally {
+    device.end(true);
+  }
+});
+
+test('a reading with a __proto__ key is answered malformed_payload, as HTTP refuses the same body; nothing stored', { skip }, async () => {
+  const device = await connect(await issue(otherAdmin, 'site-o', ['telemetry:write']));
+  try {
+    const next = await answers(device, `${ROOT}/${OTHER}/site-o/results`);
+    const before = await history(otherAdmin, 'o.battery');
+    const poisoned = `{"device_id":"o.battery","ts":"${ts(3)}","soc_pct":63,"__proto__":{"admin":true}}`;
+    // HTTP's answer to the same record.
+    const http = await svc.request({
+      method: 'POST',
+      url: '/api/telemetry/ingest',
+      headers: { authorization: `Bearer ${otherAdmin}`, 'content-type': 'application/json' },
+      payload: poisoned,
+    });
+    assert.equal(http.statusCode, 422, http.body);
+    assert.equal((json(http) as { detail: { type: string }[] }).detail[0].type, 'json_invalid');
+    await device.publishAsync(`${ROOT}/${OTHER}/site-o/telemetry`, poisoned, tagged('proto', 1));
+    const a = await next('proto');
+    assert.deepEqual([a.status, a.code], [400, 'malformed_payload'], JSON.stringify(a));
+    assert.match(String(a.message), /__proto__/);
+    const ctor = `{"device_id":"o.battery","ts":"${ts(3)}","soc_pct":63,"constructor":{"prototype":{"admin":true}}}`;
+    await device.publishAsync(`${ROOT}/${OTHER}/site-o/telemetry`, ctor, tagged('ctor', 1));
+    assert.deepEqual(((x) => [x.status, x.code])(await next('ctor')), [400, 'malformed_payload']);
+    assert.equal((await history(otherAdmin, 'o.battery')).count, before.count, 'nothing stored');
+  } finally {
+    device.end(true);
+  }
+});
