@@ -178,3 +178,64 @@ test('a reading with a __proto__ key is answered malformed_payload, as HTTP refu
     device.end(true);
   }
 });
+
+test('QoS 0 messages share the consumer window: one organisation’s message stuck in the store does not hold up another organisation’s next message, and is answered writer_error when the store gives up on it', {
+  skip: skip || (!process.env.TEST_DATABASE_URL && 'needs PostgreSQL: a row lock held by another connection (the embedded store has one)'),
+}, async () => {
+  const hostile = await connect(await issue(admin, 'site-h', ['telemetry:write']));
+  const other = await connect(await issue(otherAdmin, 'site-o', ['telemetry:write']));
+  try {
+    const nextHostile = await answers(hostile, `${ROOT}/${HOSTILE}/site-h/results`);
+    const nextOther = await answers(other, `${ROOT}/${OTHER}/site-o/results`);
+    // The hostile device's newest reading exists, so its next one updates that row.
+    await hostile.publishAsync(
+      `${ROOT}/${HOSTILE}/site-h/telemetry`,
+      JSON.stringify({ device_id: 'h.battery', ts: ts(10), soc_pct: 40 }),
+      tagged('h-first', 1),
+    );
+    assert.equal((await nextHostile('h-first')).status, 200);
+    const hostileBefore = (await history(admin, 'h.battery')).count;
+    const otherBefore = (await history(otherAdmin, 'o.battery')).count;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    // Another connection locks that row: the hostile device's next message waits in the store for
+    // it until the statement timeout (4.4 s) ends its transaction.
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = svc.deps.db.tx(async (q) => {
+      const row = await q.query('select 1 from telemetry_latest where org_id = $1 and asset_id = $2 for update', [HOSTILE, 'h.battery']);
+      assert.equal(row.rows.length, 1, 'the row is locked');
+      locked();
+      await released;
+    });
+    await isLocked;
+    try {
+      // Both at QoS 0, the hostile one first on the one consumer connection.
+      await hostile.publishAsync(
+        `${ROOT}/${HOSTILE}/site-h/telemetry`,
+        JSON.stringify({ device_id: 'h.battery', ts: ts(5), soc_pct: 41 }),
+        tagged('h-stuck', 0),
+      );
+      await other.publishAsync(`${ROOT}/${OTHER}/site-o/telemetry`, JSON.stringify({ device_id: 'o.battery', ts: ts(5), soc_pct: 64 }), tagged('o-next', 0));
+      // The other organisation's message is stored and answered while the hostile one still waits
+      // (before, it waited behind it until the timeout).
+      assert.equal((await nextOther('o-next', 3_000)).status, 200);
+      assert.equal((await history(otherAdmin, 'o.battery')).count, otherBefore + 1);
+      // The store gives up on the hostile one: the broker will not send a QoS 0 message again, so
+      // the device is told to (before, it was dropped without a word).
+      const stuck = await nextHostile('h-stuck');
+      assert.deepEqual([stuck.status, stuck.code], [503, 'writer_error'], JSON.stringify(stuck));
+    } finally {
+      release();
+      await holder;
+    }
+    assert.equal((await history(admin, 'h.battery')).count, hostileBefore, 'not stored');
+    // Sent again, it is stored.
+    await hostile.publishAsync(`${ROOT}/${HOSTILE}/site-h/telemetry`, JSON.stringify({ device_id: 'h.battery', ts: ts(5), soc_pct: 41 }), tagged('h-again', 0));
+    assert.equal((await nextHostile('h-again')).status, 200);
+    assert.equal((await history(admin, 'h.battery')).count, hostileBefore + 1);
+  } finally {
+    hostile.end(true);
+    other.end(true);
+  }
+});

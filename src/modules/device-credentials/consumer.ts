@@ -376,7 +376,12 @@ export function createConsumer(deps: ConsumerDeps) {
    * takes the next packet either way; so each message is let go at once with HELD (no PUBACK, the
    * next packet read), and its PUBACK is sent by `flush` once it and every message before it are
    * done. A message received on a connection since closed is not acknowledged: the session sends
-   * it again on the next.
+   * it again on the next. A QoS 0 message (mosquitto_pub's default) has nothing to acknowledge but
+   * shares the window: the next packet is read at once while fewer than `inFlight` are being worked
+   * on, else when one of them is done. The broker does not bound QoS 0 by Receive Maximum, so the
+   * held callback is what bounds them (the socket is not read meanwhile); before, each QoS 0 message
+   * held the connection until it was stored, so one organisation's slow transaction held up every
+   * other organisation's next message.
    */
   const order: Received[] = [];
   let working = 0;
@@ -389,10 +394,8 @@ export function createConsumer(deps: ConsumerDeps) {
     counts.messages++;
     const arrived = performance.now();
     const r: Received = { packet, topic, stream: c.stream, handled: undefined };
-    if (packet.qos > 0) {
-      order.push(r);
-      working++;
-    }
+    if (packet.qos > 0) order.push(r);
+    working++;
     // The topic is read once: its site and device for the work and the answer, its kind for the metric.
     const where = parseTopic(deps.root, topic);
     handle(topic, where, payload)
@@ -414,15 +417,30 @@ export function createConsumer(deps: ConsumerDeps) {
           if (where) deps.handled?.(where.kind, (performance.now() - arrived) / 1000);
         }
         if (packet.qos === 0) {
-          // Nothing to acknowledge (a QoS 0 publish): it was counted and answered.
+          // Nothing to acknowledge (a QoS 0 publish): it was counted and answered. One that could
+          // not be stored is not sent again by the broker: the device is told to send it again, as
+          // HTTP answers 503 writer_error.
+          if (!h.ack) {
+            try {
+              answer(
+                c,
+                topic,
+                where,
+                packet,
+                refused(503, 'writer_error', 'The store did not persist this message and, at QoS 0, the broker will not send it again: send it again'),
+              );
+            } catch (err) {
+              deps.entries.failed('mqtt.answer', err, { topic });
+            }
+          }
+          working--;
+          held.shift()?.();
           tally(h);
-          done();
           return;
         }
         flush(c);
       });
-    if (packet.qos === 0) return;
-    const letGo = () => done(HELD);
+    const letGo = packet.qos === 0 ? () => done() : () => done(HELD);
     if (working <= deps.inFlight) letGo();
     else held.push(letGo);
   }
