@@ -108,8 +108,12 @@ insert into hub_evse_connectors (org_id, charge_point_id, evse_id, connector_id,
 -- store.ts: evseConnectorStatus
 select status from hub_evse_connectors where org_id=$1 and charge_point_id=$2 and evse_id=$3 order by connector_id
 
--- store.ts: reportedConnectors
-select distinct connector_id from hub_connector_status where org_id=$1 and charge_point_id=$2 and connector_id > 0 order by 1
+-- store.ts: connectorsOffline
+insert into hub_connector_status (org_id, charge_point_id, connector_id, status, ocpi_status, error_code, ts, received_at)
+  select $1, $2, c.connector_id, 'Offline', 'UNKNOWN', null, $3, $3
+    from (select distinct connector_id from hub_connector_status where org_id=$1 and charge_point_id=$2 and connector_id > 0) c
+   where not exists (select 1 from hub_charge_points where org_id=$1 and charge_point_id=$2 and connected_instance is not null)
+   order by c.connector_id
 
 -- store.ts: statusHistory
 (select distinct on (charge_point_id, connector_id) charge_point_id, connector_id, status, ocpi_status, error_code, ts

@@ -1042,6 +1042,60 @@ describe('the device edge: frames, errors, authentication, endpoint', () => {
     await c201.close({ force: true });
   });
 
+  test('a charger that sends CALLs and never reads the answers is disconnected once 1 MiB of them waits unread; the service lives', {
+    timeout: 30_000,
+  }, async () => {
+    const slow = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'EDGE-SLOW', max_power_kw: 22 })).password;
+    const shown = async () =>
+      json(await svc.request({ method: 'GET', url: `${H}/sites/ws1`, headers: auth(token) })).charge_points.find((c: any) => c.charge_point_id === 'EDGE-SLOW')
+        .connected;
+    const cp = await connect(charger({ base, orgId: ORG, id: 'EDGE-SLOW', password: slow, protocol: 'ocpp1.6', strict: false }));
+    await eventually(async () => (await shown()) === true, 'the charger shown connected');
+    // The charger's socket reads nothing from here on; every CALL it sends is answered (NotImplemented:
+    // no store work, not a bad message), so only the answers waiting for it grow.
+    (cp as unknown as { _ws: { _socket: { pause(): void } } })._ws._socket.pause();
+    for (let i = 0; i < 150_000; i++) cp.sendRaw(JSON.stringify([2, `unread-${i}`.padEnd(36, '-'), 'NoSuchAction', {}]));
+    await eventually(async () => (await shown()) === false, 'the charger that reads nothing disconnected');
+    assert.equal(sample(await scrape(svc), 'eps_hub_ocpp_refusals_total', 'reason="unread_answers"'), 1);
+    await live();
+    await cp.close({ force: true });
+  });
+
+  test('a charger that reported many connectors drops and comes straight back: what it reports on the new connection stands, not the Offline of its drop', async () => {
+    const many = (await siteWithCharger(svc, token, { site_id: 'ws1', name: 'x' }, { charge_point_id: 'EDGE-MANY', max_power_kw: 22 })).password;
+    const now = clock.now().toISOString();
+    const N = 800;
+    const first = await connect(charger({ base, orgId: ORG, id: 'EDGE-MANY', password: many, protocol: 'ocpp1.6' }));
+    // Connector ids are the charger's to choose (1 to 2^31-1): it reports N of them.
+    for (let i = 1; i <= N; i += 8) {
+      await Promise.all(
+        Array.from({ length: 8 }, (_, k) =>
+          first.call('StatusNotification', { connectorId: i + k, errorCode: 'NoError', status: 'Available', timestamp: now }),
+        ),
+      );
+    }
+    const statuses = async () => {
+      const site = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1`, headers: auth(token) }));
+      const cp = site.charge_points.find((c: any) => c.charge_point_id === 'EDGE-MANY');
+      return new Map<number, string>(cp.connector_status.map((c: any) => [c.connector_id, c.ocpi_status]));
+    };
+    assert.equal((await statuses()).get(N), 'AVAILABLE');
+    await first.close({ force: true });
+    // The drop's work has begun (its first connector shows UNKNOWN); the charger is back at once and
+    // reports one of its connectors as it is now.
+    await eventually(async () => (await statuses()).get(1) === 'UNKNOWN', 'the drop seen: connector 1 UNKNOWN');
+    const back = await connect(charger({ base, orgId: ORG, id: 'EDGE-MANY', password: many, protocol: 'ocpp1.6' }));
+    await back.call('BootNotification', { chargePointVendor: 'VendorX', chargePointModel: 'Model7' });
+    await back.call('StatusNotification', { connectorId: N / 2, errorCode: 'NoError', status: 'Charging', timestamp: now });
+    // Once every connector of the drop is UNKNOWN (the last one too), the drop's work is over.
+    await eventually(async () => (await statuses()).get(N) === 'UNKNOWN', 'the drop written for every connector');
+    const after = await statuses();
+    assert.equal(after.get(N / 2), 'CHARGING', 'the status the reconnected charger reported');
+    const site = json(await svc.request({ method: 'GET', url: `${H}/sites/ws1`, headers: auth(token) }));
+    assert.equal(site.charge_points.find((c: any) => c.charge_point_id === 'EDGE-MANY').connected, true);
+    await back.close({ force: true });
+  });
+
   test('the right password with a subprotocol the hub does not speak: 400', async () => {
     const got = await rawRequest(base, upgrade(`/ocpp/${ORG}/EDGE1`, { Authorization: basic('EDGE1', pw), 'Sec-WebSocket-Protocol': 'ocpp1.5' }));
     assert.equal(got.status, 400);

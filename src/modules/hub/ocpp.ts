@@ -65,6 +65,13 @@ export const hashPassword = (pw: string | Buffer) => createHash('sha256').update
 
 /** CALLs of one connection handled at once (OCPP-J: one; chargers that pipeline get some slack). */
 const MAX_CALLS_IN_FLIGHT = 8;
+/**
+ * What the hub may hold for one connection that the charger has not read (its socket's write
+ * buffer): far above its largest CALL (a full local list, about 120 KB) and a few answers. A charger
+ * that sends CALLs and never reads the answers is closed past it; until the ping found it (up to two
+ * minutes) the answers were kept in memory, as fast as it sent.
+ */
+const MAX_UNREAD_BYTES = 1024 * 1024;
 
 /** The parts of ocpp-rpc's handshake read here. */
 interface Handshake {
@@ -79,6 +86,8 @@ interface RpcClient {
   identity: string;
   protocol: string;
   session: ChargerSession;
+  /** The upgrade request: its socket is the connection's. */
+  handshake: { request: IncomingMessage };
   handle(method: string, fn: (c: { params: unknown }) => unknown): void;
   /** A CALLRESULT's payload: a JSON object, checked against the action's schema. */
   call(method: string, params: unknown, opts?: { callTimeoutMs?: number }): Promise<Record<string, unknown>>;
@@ -117,7 +126,7 @@ export function createOcppGateway(deps: {
   const forwardedTls = forwardedTlsResolver(deps.trustProxy);
   const refusals = deps.metrics.counter({
     name: 'hub_ocpp_refusals_total',
-    help: 'What the OCPP edge refused, by reason: bad_path, auth_failed, below_security_profile, auth_throttled, bad_subprotocol, oversized_frame, bad_message_limit, store_refused, internal_error',
+    help: 'What the OCPP edge refused, by reason: bad_path, auth_failed, below_security_profile, auth_throttled, bad_subprotocol, oversized_frame, bad_message_limit, unread_answers, store_refused, internal_error',
     labelNames: ['reason'],
   });
   /** Where this instance listens (for the endpoint chargers are given when HUB_OCPP_PUBLIC_URL is unset). */
@@ -323,10 +332,21 @@ export function createOcppGateway(deps: {
 
   function onClient(client: RpcClient) {
     const s = client.session;
-    // Every CALLERROR leaves through this (ocpp-rpc writes its answers with sendRaw).
+    // Every CALLERROR leaves through this (ocpp-rpc writes its answers and CALLs with sendRaw), and
+    // nothing more is kept for a charger that does not read than MAX_UNREAD_BYTES.
     const version = client.protocol as OcppVersion;
     const sendRaw = client.sendRaw.bind(client);
-    client.sendRaw = (message: string) => sendRaw(message.startsWith('[4,') ? plainCallError(message, version) : message);
+    const socket = client.handshake.request.socket;
+    let unread = false;
+    client.sendRaw = (message: string) => {
+      sendRaw(message.startsWith('[4,') ? plainCallError(message, version) : message);
+      if (unread || socket.writableLength <= MAX_UNREAD_BYTES) return;
+      unread = true;
+      refusals.inc({ reason: 'unread_answers' });
+      log.warn({ orgId: s.orgId, cp: s.cpId }, 'hub: the charger does not read what it is sent, connection closed');
+      // Forced: a close frame would wait behind what the charger does not read.
+      entries.settle('hub.ocpp-close', client.close({ code: 1008, force: true }));
+    };
     dispatch(client, { ...services, session: s, version }, limitBadMessages(client, s));
     const k = key(s.orgId, s.cpId);
     const previous = clients.get(k);
@@ -380,23 +400,17 @@ export function createOcppGateway(deps: {
     tlsServer = s;
   }
 
-  /** The connection ended: each connector it reported goes UNKNOWN (excluded from reliability). */
+  /**
+   * The connection ended: each connector it reported goes UNKNOWN (excluded from reliability), in
+   * one statement: the charger chooses how many connector ids it reports, and one write each went
+   * on after it had reconnected, over the statuses it reported on its new connection.
+   */
   async function offline(s: ChargerSession) {
     const k = key(s.orgId, s.cpId);
     if (clients.has(k)) return; // it reconnected here already
     const still = await store.disconnected(db, s.orgId, s.cpId, instanceId);
-    if (!still) return;
-    const now = clock.now();
-    const connectors = await store.reportedConnectors(db, s.orgId, s.cpId);
-    if (clients.has(k)) return;
-    for (const c of connectors) {
-      await store.insertStatus(
-        db,
-        s.orgId,
-        { charge_point_id: s.cpId, connector_id: c, status: 'Offline', ocpi_status: 'UNKNOWN', error_code: null, ts: now },
-        now,
-      );
-    }
+    if (!still || clients.has(k)) return;
+    await store.connectorsOffline(db, s.orgId, s.cpId, clock.now());
   }
 
   return {

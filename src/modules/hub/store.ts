@@ -381,13 +381,20 @@ export const hubStore = {
     );
     return r.rows.map((x) => x.status);
   },
-  /** Connector ids (above 0) a charge point has reported. */
-  async reportedConnectors(q: Queryable, orgId: string, cpId: string): Promise<number[]> {
-    const r = await q.query<{ connector_id: number }>(
-      'select distinct connector_id from hub_connector_status where org_id=$1 and charge_point_id=$2 and connector_id > 0 order by 1',
-      [orgId, cpId],
+  /**
+   * A charge point gone offline: every connector id (above 0) it has reported goes Offline (OCPI
+   * UNKNOWN) at `now`, in one statement however many ids the charger chose, and only while no
+   * connection holds it (one that came back first has its own statuses to report).
+   */
+  async connectorsOffline(q: Queryable, orgId: string, cpId: string, now: Date): Promise<void> {
+    await q.query(
+      `insert into hub_connector_status (org_id, charge_point_id, connector_id, status, ocpi_status, error_code, ts, received_at)
+       select $1, $2, c.connector_id, 'Offline', 'UNKNOWN', null, $3, $3
+         from (select distinct connector_id from hub_connector_status where org_id=$1 and charge_point_id=$2 and connector_id > 0) c
+        where not exists (select 1 from hub_charge_points where org_id=$1 and charge_point_id=$2 and connected_instance is not null)
+        order by c.connector_id`,
+      [orgId, cpId, now],
     );
-    return r.rows.map((x) => x.connector_id);
   },
   /** Status rows of these charge points from `from` to `to`, plus the last row of each connector before `from`; by connector then time. */
   async statusHistory(q: Queryable, orgId: string, cpIds: string[], from: Date, to: Date): Promise<StatusRow[]> {
