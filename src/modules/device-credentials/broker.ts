@@ -212,7 +212,17 @@ export function createBrokerSync(opts: {
       }, ANSWER_TIMEOUT_MS);
       waiting.set(id, { resolve, reject, timer });
     });
-    await c.publishAsync(CONTROL, JSON.stringify({ commands: commands.map((cmd, i) => ({ ...cmd, correlationData: `${id}:${i}` })) }), { qos: 1 });
+    // Awaited below only once the commands are sent: a send that fails, or a close that rejects the
+    // answers waiting, must not leave this one rejected with nobody listening.
+    answer.catch(() => {});
+    try {
+      await c.publishAsync(CONTROL, JSON.stringify({ commands: commands.map((cmd, i) => ({ ...cmd, correlationData: `${id}:${i}` })) }), { qos: 1 });
+    } catch (err) {
+      const w = waiting.get(id);
+      if (w) clearTimeout(w.timer);
+      waiting.delete(id);
+      throw err;
+    }
     const got = (await answer) as { responses?: { command?: string; error?: string; data?: unknown }[] };
     return got.responses ?? [];
   }

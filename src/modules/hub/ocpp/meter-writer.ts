@@ -162,7 +162,9 @@ export function createMeterWriter(deps: {
         }
         if (records.length) {
           const rows = writer.judge(m.s.orgId, records).flatMap((j) => (j.ok ? [j.row] : []));
-          byOrg.set(m.s.orgId, [...(byOrg.get(m.s.orgId) ?? []), ...rows]);
+          const list = byOrg.get(m.s.orgId);
+          if (list) for (const row of rows) list.push(row);
+          else byOrg.set(m.s.orgId, rows);
         }
       }
       await store.insertSamples(q, [...samples.values()]);
