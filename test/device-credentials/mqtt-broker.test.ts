@@ -145,3 +145,28 @@ test('a credential issued while the periodic pass runs keeps its broker client: 
   const device = await connect(late!);
   await device.endAsync();
 });
+
+test('a site id shaped like a broker ACL pattern (%c: the client id) stays literal: its credential cannot reach another site by choosing its client id', {
+  skip,
+}, async () => {
+  // Mosquitto's acl_file substitutes %c and %u in `pattern` rules; the dynamic security plugin's
+  // rules must not, or a site named %c would let its device name any site of the organisation.
+  await registerBattery(svc, admin, 'pc.battery', '%c');
+  const cred = await issue('%c');
+  const device = await mqtt.connectAsync(URL_, {
+    username: cred.id,
+    password: cred.secret,
+    clientId: 'site-2',
+    protocolVersion: 5,
+    reconnectPeriod: 0,
+    connectTimeout: 3000,
+  });
+  try {
+    await assert.rejects(device.publishAsync(`eps/${ORG}/site-2/telemetry`, '[]', { qos: 1 }), /not authori[sz]ed|135|0x87/i);
+    await assert.rejects(device.subscribeAsync(`eps/${ORG}/site-2/results/#`, { qos: 1 }), /Not authorized/);
+    // Its own site's topic, to the letter.
+    await device.publishAsync(`eps/${ORG}/%c/heartbeat`, '{}', { qos: 1 });
+  } finally {
+    await device.endAsync();
+  }
+});
