@@ -298,6 +298,18 @@ async function main() {
       }
       return buckets.sort((a, b) => a[0] - b[0]);
     };
+    /** The energy refresh's runs so far (eps_job_run_duration_seconds, kind energy.refresh): how many, and their seconds in all. */
+    const refreshRuns = async () => {
+      const text = await (await fetch(new URL('/api/telemetry/metrics', address))).text();
+      const of = (part: string) =>
+        Number(new RegExp(`^eps_job_run_duration_seconds_${part}\\{kind="energy.refresh",outcome="done"\\} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
+      return { runs: of('count'), seconds: of('sum') };
+    };
+    const refreshPart = (before: { runs: number; seconds: number }, after: { runs: number; seconds: number }) => {
+      const runs = after.runs - before.runs;
+      const seconds = after.seconds - before.seconds;
+      return { runs, seconds, text: `energy refresh ${runs} run(s), ${fmt(seconds, 1)} s in all${runs ? ` (${fmt(seconds / runs, 1)} s each)` : ''}` };
+    };
     /** Quantiles of the service's part over a phase, from the histogram's bucket counts (linear within a bucket). */
     const servicePart = (before: [number, number][], after: [number, number][]) => {
       const counts = after.map(([le, n], i) => [le, n - (before[i]?.[1] ?? 0)] as [number, number]);
@@ -452,6 +464,7 @@ async function main() {
     reset();
     tx0 = await transactions();
     h0 = await inService();
+    const refresh0 = await refreshRuns();
     // CPU of both sides over the phase (process.cpuUsage, as % of one core): the generator's 1,000
     // clients share one pinned core, and above 90 % of it the latencies measure the generator.
     const svcCpu0 = (await svc.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu')).cpuMs;
@@ -482,9 +495,10 @@ async function main() {
     const service = pctOfCore(svcCpu1 - svcCpu0, phaseMs);
     const generatorBound = Math.max(gen.sending, gen.phase) > 90;
     const ol = summary(latencies);
+    const refresh = refreshPart(refresh0, await refreshRuns());
     log(
       `open loop at ${OPEN_RATE > 0 ? 'a fixed rate' : `${Math.round(RATE_FRACTION * 100)} % of MQTT saturation`} (${fmt(rate, 1)} messages/s, ${fmt(rate * SAT_BATCH)} records/s) for ${OPEN_SECONDS} s, ${OPEN_LATE ? 'readings two days old (late: sealed days)' : 'current readings'}, over ${fmt(live.length)} devices: ` +
-        `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${servicePart(h0, await inService())}; ${together(answered, (await transactions()) - tx0)}; ${oe} errors; ` +
+        `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${servicePart(h0, await inService())}; ${together(answered, (await transactions()) - tx0)}; ${refresh.text}; ${oe} errors; ` +
         `sending took ${fmt(sendMs / 1000, 1)} s (${OPEN_SECONDS} s planned), all answered after ${fmt(phaseMs / 1000, 1)} s; ` +
         `CPU: load generator ${fmt(gen.sending)} % of its core while sending, ${fmt(gen.phase)} % over the phase${pinned ? ' (pinned to core 1)' : ' (not pinned)'}; service ${fmt(service)} % of a core over the phase; ${await machine()}`,
     );
@@ -503,6 +517,7 @@ async function main() {
       phaseSeconds: phaseMs / 1000,
       cpuPercentOfCore: { generatorSending: gen.sending, generatorPhase: gen.phase, service },
       generatorBound,
+      energyRefresh: { runs: refresh.runs, seconds: refresh.seconds },
     };
     log(`answers to a message answered before: ${odd.again}; to no message of the phase: ${odd.unpaired}`);
     results.oddAnswers = odd;
