@@ -483,6 +483,12 @@ test('import/tracker: maps lines to accounts, contacts and deals; errors by line
   );
 });
 
+test('import/tracker: a file whose lines end in both CRLF and LF is read line by line', async () => {
+  const csv = 'company,domain\r\nMike Mills,mike.example\nNovember Nets,november.example\r\nOscar Ovens,oscar.example\n';
+  const dry = await ok(analyst, 'POST', `${B}/import/tracker`, { csv, dry_run: true });
+  assert.deepEqual([dry.rows, dry.imported, dry.errors], [3, 3, []]);
+});
+
 // Erasure by normalised identity (issue 35, finding 6; decision 0295): every e-mail address,
 // number and name the person ever held, in any case or national/international form, goes from
 // the CRM's texts and the audit log; unrelated words ("Annual", "Joann", another number) stay.

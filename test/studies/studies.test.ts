@@ -123,6 +123,29 @@ describe('studies and inputs', () => {
     assertRefused(await req('DELETE', `${B}/${id}/inputs/tariff`, admin), 404, 'Input not found: tariff');
     assertRefused(await req('POST', `${B}/${id}/runs`, admin), 409, 'Study is missing inputs: half_hourly_load, tariff, site_constraints');
   });
+  test('PUT of a file of hundreds of thousands of short lines is refused 422 without holding up the event loop; nothing stored', async () => {
+    // Each line a record with the wrong number of columns: as much as the 1 MiB JSON body holds.
+    const csv = 'date,period,kwh\n' + 'a\n'.repeat(340_000);
+    let last = performance.now();
+    let stallMs = 0;
+    const tick = setInterval(() => {
+      stallMs = Math.max(stallMs, performance.now() - last);
+      last = performance.now();
+    }, 5);
+    let res;
+    try {
+      res = await req('PUT', `${B}/${id}/inputs/half_hourly_load`, admin, { csv });
+      stallMs = Math.max(stallMs, performance.now() - last);
+    } finally {
+      clearInterval(tick);
+    }
+    assert.ok(stallMs < 1000, `the event loop stood still ${Math.round(stallMs)} ms`);
+    assertRefused(res, 422, { fields: ['body.csv'] });
+    const msgs = json(res).detail.map((d: any) => d.msg);
+    assert.equal(msgs[0], 'line 2: expected 3 columns, found 1');
+    assert.ok(msgs.length <= 100);
+    assertRefused(await req('GET', `${B}/${id}/inputs/half_hourly_load`, viewer), 404, 'Input not found: half_hourly_load');
+  });
   test('DELETE removes the study; other organisation and viewer refused', async () => {
     assertRefused(await req('DELETE', `${B}/${id}`, other), 404, 'Study not found');
     assertRefused(await req('DELETE', `${B}/${id}`, viewer), 403, 'Insufficient permissions');

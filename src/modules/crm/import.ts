@@ -2,6 +2,7 @@
 // contact and a deal; rows match existing records by key, so re-importing a file adds nothing.
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import { csvReadOptions } from '../../kit/csv.ts';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
@@ -76,9 +77,7 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
               .toLowerCase()
               .replace(/[\s-]+/g, '_'),
           ),
-        skip_empty_lines: true,
-        trim: true,
-        bom: true,
+        ...csvReadOptions(),
         info: true,
         relax_column_count: false,
       });

@@ -1,6 +1,6 @@
 // JSON Lines bytes to CSV records, row by row, without making a JavaScript object of a row
 // (decision 0490). The bytes written are those of the kit's csvRecord over each column of
-// JSON.parse(line) (decision 0205): text cells formula-safe and quoted per RFC 4180, numbers as
+// JSON.parse(line) (decision 0205): text cells formula-safe (decision 0504) and quoted per RFC 4180, numbers as
 // JavaScript writes them, objects and arrays as JSON.stringify writes them, null and a missing
 // member empty, records ending with CRLF. The lines are what PostgreSQL's row_to_json writes
 // (decision 0206); a line this reader does not follow to the letter (members not in column order,
@@ -135,8 +135,8 @@ export class CsvFromJsonLines {
       this.string(end, true);
       const cell = this.cell;
       const f = cell.n > 0 ? cell.buf[0] : -1;
-      // A formula's first character: = + - @ tab CR.
-      const formula = f === 0x3d || f === 0x2b || f === 0x2d || f === 0x40 || f === 0x09 || f === CR;
+      // A formula's first character: = + - @ tab CR; a plain negative decimal is a number (csvField).
+      const formula = f === 0x3d || f === 0x2b || (f === 0x2d && !this.negativeDecimal()) || f === 0x40 || f === 0x09 || f === CR;
       this.emitCell(formula);
     } else if (c === 0x7b || c === 0x5b) {
       this.cell.n = 0;
@@ -147,6 +147,19 @@ export class CsvFromJsonLines {
     else if (c === 0x74) this.literal('true', end, true);
     else if (c === 0x66) this.literal('false', end, true);
     else this.number(end, this.rec);
+  }
+
+  /** The cell (starting with '-') is -digits, or -digits.digits: the kit writes it without an apostrophe. */
+  private negativeDecimal(): boolean {
+    const { buf, n } = this.cell;
+    let i = 1;
+    while (i < n && buf[i] >= 0x30 && buf[i] <= 0x39) i++;
+    if (i === 1) return false;
+    if (i === n) return true;
+    if (buf[i] !== 0x2e) return false;
+    const point = i++;
+    while (i < n && buf[i] >= 0x30 && buf[i] <= 0x39) i++;
+    return i === n && i > point + 1;
   }
 
   private literal(word: string, end: number, write: boolean) {

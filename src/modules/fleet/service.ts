@@ -1,6 +1,6 @@
 // Fleet readiness rules: depot constraints, shift schedule, requirements from CSV, readiness and
 // electrification from the planner.
-import { parse } from 'csv-parse/sync';
+import { csvRecords } from '../../kit/csv.ts';
 import type { Db } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
@@ -22,12 +22,16 @@ export const { errors: fleetErrors, docs: FLEET_ERROR_DOCS } = declareErrors({
 
 const COLUMNS = ['vehicle_id', 'powertrain', 'battery_kwh', 'kwh_per_shift', 'max_charge_kw'];
 const DEC = /^(0|[1-9][0-9]{0,5})(\.[0-9]{1,3})?$/;
+const MAX_VEHICLES = 2000;
+/** Errors named in a refusal. */
+const MAX_ERRORS = 100;
 
 export function parseRequirements(text: string): { vehicles: Vehicle[]; errors: { line: number; column: string | null; message: string }[] } {
   const errs: { line: number; column: string | null; message: string }[] = [];
   let recs: string[][];
   try {
-    recs = parse(text, { bom: true, trim: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+    // The header, at most MAX_VEHICLES rows and one more to tell; no more bad-width rows than are named.
+    recs = csvRecords(text, { maxRecords: MAX_VEHICLES + 2, maxWrongWidth: MAX_ERRORS }).records;
   } catch (e) {
     return { vehicles: [], errors: [{ line: (e as { lines?: number }).lines ?? 1, column: null, message: 'not valid CSV' }] };
   }
@@ -51,9 +55,9 @@ export function parseRequirements(text: string): { vehicles: Vehicle[]; errors: 
       if (!DEC.test(v)) errs.push({ line, column: col, message: 'must be a non-negative decimal number' });
     vehicles.push({ vehicle_id: id, powertrain: pt as 'ev', battery_kwh: Number(bat), kwh_per_shift: Number(shift), max_charge_kw: Number(kw) });
   });
-  if (recs.length - 1 > 2000) errs.unshift({ line: 2002, column: null, message: 'at most 2000 vehicles' });
+  if (recs.length - 1 > MAX_VEHICLES) errs.unshift({ line: MAX_VEHICLES + 2, column: null, message: `at most ${MAX_VEHICLES} vehicles` });
   if (recs.length === 1) errs.push({ line: 2, column: null, message: 'no vehicles' });
-  return { vehicles, errors: errs.slice(0, 100) };
+  return { vehicles, errors: errs.slice(0, MAX_ERRORS) };
 }
 
 export function createFleet(deps: { db: Db; clock: Clock }) {

@@ -1,6 +1,5 @@
 // Study types, input kinds, their CSV templates and samples, and CSV validation by line and column.
-import { parse } from 'csv-parse/sync';
-import { csvRecord } from '../../kit/csv.ts';
+import { csvRecord, csvRecords } from '../../kit/csv.ts';
 
 export const KINDS = ['half_hourly_load', 'vehicles_shifts', 'tariff', 'site_constraints'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -137,13 +136,18 @@ export interface CsvError {
   message: string;
 }
 
+const MAX_ROWS = 20_000;
+/** Errors named in a refusal. */
+const MAX_ERRORS = 100;
+
 /** Parses and checks a CSV input; errors name the line (1 is the header) and the column. */
 export function validateCsv(kind: Kind, text: string): { rows: Record<string, string>[]; errors: CsvError[] } {
   const spec = KIND_SPECS[kind];
   const errors: CsvError[] = [];
   let records: string[][];
   try {
-    records = parse(text, { bom: true, trim: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+    // The header, at most MAX_ROWS rows and one more to tell; no more bad-width rows than are named.
+    records = csvRecords(text, { maxRecords: MAX_ROWS + 2, maxWrongWidth: MAX_ERRORS }).records;
   } catch (e) {
     const err = e as { lines?: number; message?: string };
     return { rows: [], errors: [{ line: err.lines ?? 1, column: null, message: `not valid CSV: ${String(err.message ?? e).slice(0, 200)}` }] };
@@ -153,7 +157,7 @@ export function validateCsv(kind: Kind, text: string): { rows: Record<string, st
   const want = spec.columns.map((c) => c.name);
   if (header.join(',') !== want.join(',')) return { rows: [], errors: [{ line: 1, column: null, message: `header must be ${want.join(',')}` }] };
   const rows: Record<string, string>[] = [];
-  if (records.length - 1 > 20_000) return { rows: [], errors: [{ line: 20_002, column: null, message: 'at most 20000 rows' }] };
+  if (records.length - 1 > MAX_ROWS) return { rows: [], errors: [{ line: MAX_ROWS + 2, column: null, message: `at most ${MAX_ROWS} rows` }] };
   records.slice(1).forEach((rec, i) => {
     const line = i + 2;
     if (rec.length !== want.length) {
@@ -187,5 +191,5 @@ export function validateCsv(kind: Kind, text: string): { rows: Record<string, st
         });
     }
   }
-  return { rows, errors: errors.slice(0, 100) };
+  return { rows, errors: errors.slice(0, MAX_ERRORS) };
 }
