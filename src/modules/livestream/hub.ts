@@ -10,6 +10,13 @@ export const ALERT_SUBJECT = (orgId: string) => `live.alerts.${orgId}`;
 /** Events held for one subscriber that has not read them yet; past this the oldest are dropped. */
 export const SUBSCRIBER_BUFFER = 256;
 
+/**
+ * Size of those events held at most, counted in characters of their frames (a byte each for the
+ * ASCII the stream mostly carries): one event may be megabytes (a telemetry `status` has no length
+ * limit). Past this the oldest are dropped too, the newest last (decision 0511).
+ */
+export const SUBSCRIBER_BUFFER_BYTES = 1024 * 1024;
+
 export interface LiveEvent {
   event: 'telemetry' | 'alert';
   data: unknown;

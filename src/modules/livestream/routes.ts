@@ -5,7 +5,7 @@ import { BEARER, defineOperation, type Operation } from '../../platform/operatio
 import { errors } from '../../platform/errors.ts';
 import { answerBasisHeaders } from '../../platform/register.ts';
 import { realmForId } from '../orgs/index.ts';
-import { SUBSCRIBER_BUFFER, type LiveEvent, type LiveHub } from './hub.ts';
+import { SUBSCRIBER_BUFFER, SUBSCRIBER_BUFFER_BYTES, type LiveEvent, type LiveHub } from './hub.ts';
 import type { EndReason, StreamRegistry } from './streams.ts';
 
 /** Retry-After of a stream refused at its cap: a place frees when one of the holder's streams closes. */
@@ -22,7 +22,9 @@ const DESCRIPTION = [
   '- `alert`: an alert raised, resolved, acknowledged or assigned, `{"transition": "raised"|"resolved"|"acknowledged"|"assigned", "alert": {"id", "type", "source", "severity", "status", "title", "subject", "raised_at", "resolved_at"}}`; an `acknowledged` or `assigned` alert also carries `"acknowledged_at"` and `"assigned_to"`.',
   '- `dropped`: `{"dropped": n}` when the client read too slowly and the oldest n events were dropped (each subscriber holds at most ' +
     SUBSCRIBER_BUFFER +
-    ' unread events).',
+    ' unread events, and at most ' +
+    SUBSCRIBER_BUFFER_BYTES / (1024 * 1024) +
+    ' MiB of them).',
   "- `end`: last, `{\"reason\"}`, then the answer ends: `session_revoked` (logged out), `token_expired` (the access token's `exp`), `access_withdrawn` (no longer a member, or the account disabled), `role_changed` (the member's role is no longer the token's), `service_stopping`. Reconnect with a current token.",
   '',
   'A comment line (`: keep-alive`) every 15 s. Authenticate with `Authorization: Bearer` (a browser client reads the stream with `fetch`). Nothing is replayed on reconnect: read the current state from the ordinary operations, then follow the stream. While the stream stays open it carries every stored batch whose publish the bus accepted within 30 s of ingestion, once; a batch refused while the bus fails over (a NATS node lost) arrives seconds late, possibly after newer ones (order by `received_at`).',
@@ -75,6 +77,12 @@ export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () 
         throw errors.serviceUnavailable('Live stream unavailable', 5, 'live_unavailable');
       }
       reply.hijack();
+      // A client gone while the stream was admitted (its 'close' came before any listener) holds no place.
+      if (reply.raw.destroyed) {
+        unsubscribe();
+        release();
+        return undefined;
+      }
       // The head is written here, so the platform's basis headers are too (simulated for a demo organisation).
       const basis = answerBasisHeaders(op, ctx, { realmOf: realmForId });
       reply.raw.writeHead(200, {
@@ -100,19 +108,25 @@ export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () 
   return [op];
 }
 
-/** One client's stream: events wait in a bounded buffer while the socket is backed up. */
+/** One client's stream: events wait in a buffer bounded in events and characters while the socket is backed up. */
 function sseSubscriber(res: ServerResponse) {
   let started = false;
   let finished: EndReason | undefined;
   let dropped = 0;
   const queue: string[] = [];
+  let queued = 0;
+  const take = () => {
+    const f = queue.shift()!;
+    queued -= f.length;
+    return f;
+  };
   const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const flush = () => {
     if (dropped > 0) {
       res.write(frame('dropped', { dropped }));
       dropped = 0;
     }
-    while (queue.length && !res.writableNeedDrain) res.write(queue.shift()!);
+    while (queue.length && !res.writableNeedDrain) res.write(take());
   };
   res.on('drain', () => started && !finished && flush());
   const close = (reason: EndReason) => {
@@ -122,12 +136,15 @@ function sseSubscriber(res: ServerResponse) {
   return {
     push(e: LiveEvent) {
       if (finished || res.writableEnded || res.destroyed) return;
-      queue.push(frame(e.event, e.data));
-      if (queue.length > SUBSCRIBER_BUFFER) {
-        queue.shift();
+      const f = frame(e.event, e.data);
+      queue.push(f);
+      queued += f.length;
+      if (started && !res.writableNeedDrain) flush();
+      // What stays waits for the socket: the oldest go first past either bound.
+      while (queue.length > SUBSCRIBER_BUFFER || queued > SUBSCRIBER_BUFFER_BYTES) {
+        take();
         dropped++;
       }
-      if (started && !res.writableNeedDrain) flush();
     },
     start(ready: unknown) {
       started = true;
@@ -140,6 +157,7 @@ function sseSubscriber(res: ServerResponse) {
       if (finished) return;
       finished = reason;
       queue.length = 0;
+      queued = 0;
       if (started) close(reason);
     },
     comment(text: string) {
