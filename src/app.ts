@@ -19,7 +19,7 @@ import { registerDocs } from './platform/docs-ui.ts';
 import { registerConsole } from './platform/console-ui.ts';
 import { errorPage, PLATFORM_ERRORS } from './platform/error-docs.ts';
 import { registerCsvParser, registerJsonParser } from './platform/json-body.ts';
-import { registerLoadShedding } from './platform/load-shedding.ts';
+import { createOrgShares, registerLoadShedding } from './platform/load-shedding.ts';
 import { defaultModules } from './modules/index.ts';
 import { createOrgStore, MODULES, realmForId } from './modules/orgs/index.ts';
 import { StoreUnavailableError, STORE_RETRY_AFTER_SECONDS } from './infra/db/index.ts';
@@ -170,6 +170,7 @@ export async function buildApp(deps: AppDeps, factories: ModuleFactory[] = defau
     orgs,
     surface,
     limitClasses,
+    orgShares: createOrgShares(config.maxInflightPerOrg),
     auth: {
       jwtKey: new TextEncoder().encode(config.jwtSecret),
       apiKeyPrefix: config.apiKeyPrefix,

@@ -273,6 +273,7 @@ export function loadConfig(env: Env = process.env, sections: readonly ConfigSect
       limiterBudgetMs: int(env, 'RATE_LIMIT_BUDGET_MS', 50, 1, 10_000),
     },
     maxInflightRequests: int(env, 'MAX_INFLIGHT_REQUESTS', 128, 1, 1_000_000),
+    maxInflightPerOrg: int(env, 'MAX_INFLIGHT_PER_ORG', 64, 1, 1_000_000),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 6 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     upstreams: {

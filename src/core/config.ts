@@ -47,6 +47,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Requests handled at once before new ones are shed with 503 (probes exempt). */
   maxInflightRequests: number;
+  /** Of those, the most one organisation's requests may hold at once (decision 0505). */
+  maxInflightPerOrg: number;
   ingestBodyLimitBytes: number;
   /** Every third-party call (providers, platforms, identity providers): timeout and retries. */
   upstreams: {

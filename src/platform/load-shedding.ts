@@ -3,7 +3,12 @@
 // saturated core or store (reliability plan T-2). Probes are exempt, so readiness and metrics
 // still answer under overload. By Little's law the bound also bounds queueing: latency is at
 // most about the limit divided by the throughput the service is achieving.
-import type { FastifyInstance } from 'fastify';
+//
+// One organisation's share of those places is bounded too (MAX_INFLIGHT_PER_ORG, decision 0505):
+// its requests past the share get the same 503 once it is authenticated, so requests that last
+// long (an alert dispatch to receivers it controls answering just inside their 10 s, say) cannot
+// take every place of an instance and turn every other organisation away.
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Gauge } from 'prom-client';
 import { errors } from './errors.ts';
 
@@ -29,3 +34,22 @@ export function registerLoadShedding(app: FastifyInstance, o: { maxInFlight: num
     });
   });
 }
+
+/** Requests of each organisation in progress on this instance, each at most `maxPerOrg`. */
+export function createOrgShares(maxPerOrg: number) {
+  const inFlight = new Map<string, number>();
+  return {
+    /** Counts the request against its organisation until its answer ends; 503 past the share. */
+    admit(orgId: string, reply: FastifyReply): void {
+      const n = inFlight.get(orgId) ?? 0;
+      if (n >= maxPerOrg) throw errors.overloaded();
+      inFlight.set(orgId, n + 1);
+      reply.raw.once('close', () => {
+        const left = (inFlight.get(orgId) ?? 1) - 1;
+        if (left > 0) inFlight.set(orgId, left);
+        else inFlight.delete(orgId);
+      });
+    },
+  };
+}
+export type OrgShares = ReturnType<typeof createOrgShares>;

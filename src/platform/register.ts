@@ -10,6 +10,7 @@ import type { ErrorSurface } from './surface.ts';
 import type { LimitClass } from './module.ts';
 import type { RateLimiter, LimitResult } from './rate-limit.ts';
 import type { FailedAuthLimit } from './auth-failures.ts';
+import type { OrgShares } from './load-shedding.ts';
 import type { Config } from '../core/config.ts';
 import { runInOrgScope } from '../infra/db/scope.ts';
 import { findMalformedQuery, illFormedTextError } from './text-guard.ts';
@@ -42,6 +43,8 @@ export interface RegisterDeps {
   surface: ErrorSurface;
   /** The limit classes modules declare, by the name operations give in `rateLimit`. */
   limitClasses: Readonly<Record<string, LimitClass>>;
+  /** Each organisation's share of the instance's places (load-shedding.ts); none: unbounded. */
+  orgShares?: OrgShares;
 }
 
 /** Throws the 429 (counted by policy) when the check did not allow the request. */
@@ -259,6 +262,8 @@ export function registerOperation(app: FastifyInstance, op: Operation, deps: Reg
       req.ctx = await authenticateCounted(req, op, deps);
       await applyGates(req.ctx, op, deps);
       if (op.access.kind !== 'public') await applyLimits(req, reply, op, deps);
+      // A stream holds no place (load-shedding.ts); a probe takes none.
+      if (req.ctx.orgId && !op.stream && !op.probe) deps.orgShares?.admit(req.ctx.orgId, reply);
     },
     preValidation: async (req) => {
       // An operation whose body is optional takes an absent one as `{}` (its members' own rules apply).

@@ -72,3 +72,40 @@ test('past MAX_INFLIGHT_REQUESTS a request is shed with 503 and Retry-After; pro
   const later = await svc.request({ method: 'GET', url: '/api/telemetry/metrics' });
   assert.match(later.body, /^eps_http_requests_in_flight 0$/m);
 });
+
+test('past MAX_INFLIGHT_PER_ORG one organisation’s new requests are shed while another organisation’s are answered; its share returns', async () => {
+  gate = new Promise<void>((r) => (release = r));
+  const svc = await startTestService({ extraModules: [held], env: { MAX_INFLIGHT_REQUESTS: '4', MAX_INFLIGHT_PER_ORG: '2' } });
+  services.push(svc);
+  await svc.createOrg('greedy');
+  await svc.createOrg('other');
+  const greedy = { authorization: `Bearer ${await svc.token({ orgId: 'greedy', roles: ['VIEWER'] })}` };
+  const other = { authorization: `Bearer ${await svc.token({ orgId: 'other', roles: ['VIEWER'] })}` };
+
+  // The greedy organisation's long requests hold its whole share.
+  const seen = entered.items.length;
+  const holding = [1, 2].map(() => svc.request({ method: 'GET', url: '/api/test-fixture/held', headers: greedy }));
+  const pending: ReturnType<typeof svc.request>[] = [...holding];
+  try {
+    await entered.count(seen + 2, 'the greedy organisation’s two held requests reach their handler');
+    // (an operation that answers at once: without the share it would be answered)
+    const shed = await svc.request({ method: 'GET', url: '/api/twin/registry/sites', headers: greedy });
+    assert.equal(shed.statusCode, 503, 'a third of its requests is shed');
+    assert.equal(shed.headers['retry-after'], '1');
+    assert.deepEqual(json(shed), { detail: 'Service Unavailable' });
+    // Another organisation still has places: its request is answered (once released, like the others).
+    pending.push(svc.request({ method: 'GET', url: '/api/test-fixture/held', headers: other }));
+    await entered.count(seen + 3, 'the other organisation’s request reaches its handler');
+    const sites = await svc.request({ method: 'GET', url: '/api/twin/registry/sites', headers: other });
+    assert.equal(sites.statusCode, 200, 'and another of its requests is answered');
+    const stillShed = await svc.request({ method: 'GET', url: '/api/twin/registry/sites', headers: greedy });
+    assert.equal(stillShed.statusCode, 503, 'while the greedy organisation’s are still shed');
+  } finally {
+    // Held requests are let go whatever happened above, so a failure ends the test instead of hanging it.
+    release();
+    await Promise.allSettled(pending);
+  }
+  for (const r of await Promise.all(pending)) assert.equal(r.statusCode, 200, 'the held requests of both organisations are answered');
+  gate = Promise.resolve();
+  assert.equal((await svc.request({ method: 'GET', url: '/api/test-fixture/held', headers: greedy })).statusCode, 200, 'its share returns');
+});
