@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { TestService } from '../helpers/service.ts';
+import mqtt from 'mqtt';
+import { json, type TestService } from '../helpers/service.ts';
 
 export const MOSQUITTO_SCRIPT = fileURLToPath(new URL('../../ops/mosquitto.sh', import.meta.url));
 /** TEST_MQTT_PORT: a broker of one's own (a run by hand beside CI's or another's); else one per suite (embedded, real servers). */
@@ -26,3 +27,30 @@ export async function registerBattery(svc: TestService, token: string, asset_id:
   });
   assert.equal(res.statusCode, 201, res.body);
 }
+
+/** A device credential issued through HTTP (201 asserted): its id and the secret shown once. */
+export async function issueCredential(
+  svc: TestService,
+  token: string,
+  c: { site_id: string; scopes: string[]; device_ids?: string[] },
+): Promise<{ id: string; secret: string }> {
+  const res = await svc.request({
+    method: 'POST',
+    url: '/api/hardware/device-credentials',
+    headers: { authorization: `Bearer ${token}` },
+    payload: { name: 'gw', site_id: c.site_id, scopes: c.scopes, ...(c.device_ids && { device_ids: c.device_ids }) },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return json(res) as { id: string; secret: string };
+}
+
+/** A device connected to the shared broker with its credential (MQTT 5, no reconnect). */
+export const connectDevice = (c: { id: string; secret: string }, opts: { clientId?: string } = {}) =>
+  mqtt.connectAsync(`mqtt://127.0.0.1:${SHARED_PORT}`, {
+    username: c.id,
+    password: c.secret,
+    protocolVersion: 5,
+    reconnectPeriod: 0,
+    connectTimeout: 3000,
+    ...opts,
+  });

@@ -6,11 +6,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import mqtt from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
 import { createBrokerSync } from '../../src/modules/device-credentials/broker.ts';
 import { credentialStore } from '../../src/modules/device-credentials/store.ts';
-import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, registerBattery, SHARED_PORT as PORT } from './broker.ts';
+import {
+  ADMIN_PASSWORD,
+  MOSQUITTO_SCRIPT as script,
+  noBroker as skip,
+  registerBattery,
+  SHARED_PORT as PORT,
+  connectDevice,
+  issueCredential,
+} from './broker.ts';
 
 // The embedded and the real-services suites run side by side in CI: each has its own broker, so
 // neither's consumer takes the other's messages or session.
@@ -37,19 +44,8 @@ after(async () => {
   if (!skip) await svc.stop();
 });
 
-async function issue(site: string, scopes = ['telemetry:write', 'gateway:heartbeat']) {
-  const res = await svc.request({
-    method: 'POST',
-    url: '/api/hardware/device-credentials',
-    headers: { authorization: `Bearer ${admin}` },
-    payload: { name: 'gw', site_id: site, scopes },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res) as { id: string; secret: string };
-}
-
-const connect = (c: { id: string; secret: string }) =>
-  mqtt.connectAsync(URL_, { username: c.id, password: c.secret, protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000 });
+const issue = (site: string, scopes = ['telemetry:write', 'gateway:heartbeat']) => issueCredential(svc, admin, { site_id: site, scopes });
+const connect = (c: { id: string; secret: string }) => connectDevice(c);
 
 test('issued: the device connects; publishes under its own site, not another; subscribes to its own results only', { skip }, async () => {
   const cred = await issue('site-1');
@@ -153,14 +149,7 @@ test('a site id shaped like a broker ACL pattern (%c: the client id) stays liter
   // rules must not, or a site named %c would let its device name any site of the organisation.
   await registerBattery(svc, admin, 'pc.battery', '%c');
   const cred = await issue('%c');
-  const device = await mqtt.connectAsync(URL_, {
-    username: cred.id,
-    password: cred.secret,
-    clientId: 'site-2',
-    protocolVersion: 5,
-    reconnectPeriod: 0,
-    connectTimeout: 3000,
-  });
+  const device = await connectDevice(cred, { clientId: 'site-2' });
   try {
     await assert.rejects(device.publishAsync(`eps/${ORG}/site-2/telemetry`, '[]', { qos: 1 }), /not authori[sz]ed|135|0x87/i);
     await assert.rejects(device.subscribeAsync(`eps/${ORG}/site-2/results/#`, { qos: 1 }), /Not authorized/);

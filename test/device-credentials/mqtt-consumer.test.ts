@@ -7,9 +7,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
-import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, registerBattery, SHARED_PORT as PORT } from './broker.ts';
+import {
+  ADMIN_PASSWORD,
+  MOSQUITTO_SCRIPT as script,
+  noBroker as skip,
+  registerBattery,
+  SHARED_PORT as PORT,
+  connectDevice,
+  issueCredential,
+} from './broker.ts';
 
 // The embedded and the real-services suites run side by side in CI: each has its own broker, so
 // neither's consumer takes the other's messages or session.
@@ -62,19 +70,8 @@ after(async () => {
 /** Registers a battery asset on a site of the token's organisation. */
 const register = (token: string, asset_id: string, site_id: string) => registerBattery(svc, token, asset_id, site_id);
 
-async function issue(token: string, site: string, device_ids?: string[]) {
-  const res = await svc.request({
-    method: 'POST',
-    url: '/api/hardware/device-credentials',
-    headers: { authorization: `Bearer ${token}` },
-    payload: { name: 'gw', site_id: site, scopes: ['telemetry:write'], ...(device_ids && { device_ids }) },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res) as { id: string; secret: string };
-}
-
-const connect = (c: { id: string; secret: string }) =>
-  mqtt.connectAsync(URL_, { username: c.id, password: c.secret, protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000 });
+const issue = (token: string, site: string, device_ids?: string[]) => issueCredential(svc, token, { site_id: site, scopes: ['telemetry:write'], device_ids });
+const connect = (c: { id: string; secret: string }) => connectDevice(c);
 
 /** Subscribes to a results topic and returns a function that waits for the next answer on it. */
 /**
@@ -487,16 +484,8 @@ test('a rotation overlap that ends by time: the periodic job removes the old cli
 
 // ---- Heartbeat and replay over MQTT (decision 0440): the gateway operations' path and scopes ----
 
-async function issueScoped(token: string, site: string, scopes: string[], device_ids?: string[]) {
-  const res = await svc.request({
-    method: 'POST',
-    url: '/api/hardware/device-credentials',
-    headers: { authorization: `Bearer ${token}` },
-    payload: { name: 'gw', site_id: site, scopes, ...(device_ids && { device_ids }) },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res) as { id: string; secret: string };
-}
+const issueScoped = (token: string, site: string, scopes: string[], device_ids?: string[]) =>
+  issueCredential(svc, token, { site_id: site, scopes, device_ids });
 
 /** A new minute on the service clock: each publisher's count (MQTT_PUBLISHER_PER_MIN, 8 here) starts again. */
 const nextMinute = () => (svc.clock as import('../../src/platform/clock.ts').ManualClock).advance(61_000);

@@ -5,9 +5,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { startTestService, json, type TestService } from '../helpers/service.ts';
-import { ADMIN_PASSWORD, MOSQUITTO_SCRIPT as script, noBroker as skip, registerBattery, SHARED_PORT as PORT } from './broker.ts';
+import {
+  ADMIN_PASSWORD,
+  MOSQUITTO_SCRIPT as script,
+  noBroker as skip,
+  registerBattery,
+  SHARED_PORT as PORT,
+  connectDevice,
+  issueCredential,
+} from './broker.ts';
 
 const URL_ = `mqtt://127.0.0.1:${PORT}`;
 // A root, organisations and a consumer session of this run's own: the broker outlives the store.
@@ -37,19 +45,8 @@ after(async () => {
   if (!skip) await svc.stop();
 });
 
-async function issue(token: string, site: string, scopes: string[]) {
-  const res = await svc.request({
-    method: 'POST',
-    url: '/api/hardware/device-credentials',
-    headers: { authorization: `Bearer ${token}` },
-    payload: { name: 'gw', site_id: site, scopes },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return json(res) as { id: string; secret: string };
-}
-
-const connect = (c: { id: string; secret: string }) =>
-  mqtt.connectAsync(URL_, { username: c.id, password: c.secret, protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000 });
+const issue = (token: string, site: string, scopes: string[]) => issueCredential(svc, token, { site_id: site, scopes });
+const connect = (c: { id: string; secret: string }) => connectDevice(c);
 
 /** The answers on a results topic by correlation data: `next(key)` waits up to `ms` for that message's answer. */
 async function answers(device: MqttClient, topic: string) {
