@@ -12,6 +12,7 @@
 // they differ.
 import pg from 'pg';
 import { readFileSync } from 'node:fs';
+import { backendNs } from './lib/pg-cpu.ts';
 import { randomBytes } from 'node:crypto';
 import { openPostgres } from '../src/infra/db/postgres.ts';
 import { migrate } from '../src/infra/db/migrate.ts';
@@ -26,7 +27,8 @@ const URL = arg('database-url', process.env.DATABASE_URL ?? 'postgres://postgres
 const CALLS = Number(positional[0] ?? 40);
 const ASSETS = Number(arg('assets', '10'));
 const MINUTES = Number(arg('minutes', '25'));
-const ns = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+/** A backend's CPU so far (ns); NaN, and so no figure, when the server is not on this machine. */
+const ns = (pid: number) => backendNs(pid) ?? Number.NaN;
 
 /**
  * Variant B: the form under trial. As committed, the form before decision 0503 (seconds by

@@ -18,7 +18,7 @@
 //   npm run bench:energy -- --sites=1000 --days=365           # the full scale with raw telemetry (beyond this machine)
 //   options: --step=5 --reads=30 --database-url=... --keep
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { backendNs } from './lib/pg-cpu.ts';
 import pg from 'pg';
 import { pino } from 'pino';
 import { openPostgres } from '../src/infra/db/postgres.ts';
@@ -104,15 +104,6 @@ function dayRows(d: number): CanonicalRow[] {
     }
   }
   return rows;
-}
-
-/** CPU (ns on a core) of one PostgreSQL backend so far; undefined when the server is not on this machine. */
-function backendNs(pid: number): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
-  } catch {
-    return undefined;
-  }
 }
 
 interface Phase {

@@ -16,6 +16,7 @@
 //             fillfactor (before decision 0371) against the site_ref column and fillfactor 50
 import pg from 'pg';
 import { readFileSync } from 'node:fs';
+import { backendNs } from './lib/pg-cpu.ts';
 import { randomBytes } from 'node:crypto';
 import { openPostgres } from '../src/infra/db/postgres.ts';
 import { migrate } from '../src/infra/db/migrate.ts';
@@ -36,7 +37,8 @@ const MODE = positional[1] ?? 'decode';
 if (MODE !== 'decode' && MODE !== 'decode-late' && MODE !== 'in-place' && MODE !== 'latest') throw new Error(`unknown mode ${MODE}`);
 const BATCH = 500;
 const T0 = Date.now() - 3 * 3600_000;
-const ns = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+/** A backend's CPU so far (ns); NaN, and so no figure, when the server is not on this machine. */
+const ns = (pid: number) => backendNs(pid) ?? Number.NaN;
 
 async function client(schema: string) {
   const c = new pg.Client({ connectionString: URL });

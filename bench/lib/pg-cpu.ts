@@ -8,7 +8,8 @@ import type pg from 'pg';
 
 export type CpuSnapshot = Map<number, number>;
 
-function backendNs(pid: number): number | undefined {
+/** CPU (ns on a core) of one PostgreSQL backend so far; undefined when the server is not on this machine. */
+export function backendNs(pid: number): number | undefined {
   try {
     return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
   } catch {
