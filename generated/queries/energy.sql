@@ -58,16 +58,25 @@ select distinct org_id from energy_pending order by org_id
 select count(distinct asset_id)::int as n from energy_pending where org_id = $1 and asset_id = any($2::text[])
 
 -- store.ts: replaceAssetsFlows
-delete from energy_asset_flows where org_id = $1 and asset_id = any($2::text[]) and slot >= $3 and slot < $4
+delete from energy_asset_flows e using unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(aid, f, t)
+  where e.org_id = $1 and e.asset_id = u.aid and e.slot >= u.f and e.slot < u.t
 
 -- store.ts: replaceAssetsFlows
 insert into energy_asset_flows (org_id, asset_id, site_id, slot, flow, kwh, basis, source, coverage, samples, resets)
-  select $1, u.asset_id, $2, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
-  from unnest($3::text[], $4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
-       as u(asset_id, slot, flow, kwh, basis, source, coverage, samples, resets)
+  select $1, u.asset_id, u.site_id, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
+  from unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
+       as u(asset_id, site_id, slot, flow, kwh, basis, source, coverage, samples, resets)
 
 -- store.ts: dropOtherAssets
-delete from energy_asset_flows where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 and not (asset_id = any($5::text[]))
+delete from energy_asset_flows e using unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(site, f, t)
+  where e.org_id = $1 and e.site_id = u.site and e.slot >= u.f and e.slot < u.t
+    and not exists (select 1 from unnest($5::text[], $6::text[]) as k(site, aid) where k.site = e.site_id and k.aid = e.asset_id)
+
+-- store.ts: assetFlowsIn
+select u.w::int - 1 as w, e.asset_id, e.slot, e.flow, e.kwh::text as kwh, e.basis, e.source, e.coverage, e.samples, e.resets
+  from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as u(site, f, t, w)
+  join energy_asset_flows e on e.org_id = $1 and e.site_id = u.site and e.slot >= u.f and e.slot < u.t
+  order by u.w, e.slot, e.asset_id, e.flow
 
 -- store.ts: assetFlows
 select asset_id, slot, flow, kwh::text as kwh, basis, source, coverage, samples, resets from energy_asset_flows
@@ -83,29 +92,31 @@ select asset_id, slot, flow, kwh::text as kwh, basis, source, coverage, samples,
 select distinct asset_id from energy_pending where org_id = $1 and asset_id = any($2::text[]) order by asset_id
 
 -- store.ts: replaceSiteHalfHours
-delete from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4
+delete from energy_site_halfhours h using unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(site, f, t)
+  where h.org_id = $1 and h.site_id = u.site and h.slot >= u.f and h.slot < u.t
 
 -- store.ts: replaceSiteHalfHours
 insert into energy_site_halfhours (org_id, site_id, slot, day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh,
     discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured)
-  select $1, $2, u.* from unnest($3::timestamptz[], $4::date[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[],
+  select $1, u.* from unnest($2::text[], $3::timestamptz[], $4::date[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[],
     $10::numeric[], $11::numeric[], $12::jsonb[], $13::text[], $14::float8[], $15::int[], $16::int[], $17::bool[], $18::bool[]) as u
 
 -- store.ts: replaceSiteHalfHours
 with days as (
-    select distinct (s at time zone 'Europe/London')::date as day
-    from generate_series($3::timestamptz, $4::timestamptz - '30 minutes'::interval, '30 minutes'::interval) s
+    select distinct u.site, (s at time zone 'Europe/London')::date as day
+    from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(site, f, t)
+    cross join lateral generate_series(u.f, u.t - '30 minutes'::interval, '30 minutes'::interval) s
   ), gone as (
-    delete from energy_site_days d using days where d.org_id = $1 and d.site_id = $2 and d.day = days.day
+    delete from energy_site_days d using days where d.org_id = $1 and d.site_id = days.site and d.day = days.day
   )
   insert into energy_site_days (org_id, site_id, day, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
     generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh)
-  select $1, $2, h.day, count(*)::int, count(*) filter (where complete)::int, count(*) filter (where all_measured)::int,
+  select $1, h.site_id, h.day, count(*)::int, count(*) filter (where complete)::int, count(*) filter (where all_measured)::int,
          sum(import_kwh), sum(export_kwh), sum(generation_kwh), sum(consumption_kwh), sum(charge_kwh), sum(discharge_kwh),
          sum(residual_kwh), sum(greatest(generation_kwh - export_kwh, 0)), sum(greatest(consumption_kwh - import_kwh, 0)), sum(greatest(consumption_kwh, 0)), max(import_kwh)
-  from energy_site_halfhours h join days on days.day = h.day
-  where h.org_id = $1 and h.site_id = $2
-  group by h.day
+  from energy_site_halfhours h join days on days.site = h.site_id and days.day = h.day
+  where h.org_id = $1
+  group by h.site_id, h.day
   on conflict (org_id, site_id, day) do update set
     half_hours = excluded.half_hours, complete_half_hours = excluded.complete_half_hours,
     measured_half_hours = excluded.measured_half_hours, import_kwh = excluded.import_kwh, export_kwh = excluded.export_kwh,
@@ -115,21 +126,22 @@ with days as (
 
 -- store.ts: replaceSiteHalfHours
 with months as (
-    select distinct date_trunc('month', (s at time zone 'Europe/London'))::date as month
-    from generate_series($3::timestamptz, $4::timestamptz - '30 minutes'::interval, '30 minutes'::interval) s
+    select distinct u.site, date_trunc('month', (s at time zone 'Europe/London'))::date as month
+    from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(site, f, t)
+    cross join lateral generate_series(u.f, u.t - '30 minutes'::interval, '30 minutes'::interval) s
   ), gone as (
-    delete from energy_site_months m using months where m.org_id = $1 and m.site_id = $2 and m.month = months.month
-      and not exists (select 1 from energy_site_days d where d.org_id = $1 and d.site_id = $2
+    delete from energy_site_months m using months where m.org_id = $1 and m.site_id = months.site and m.month = months.month
+      and not exists (select 1 from energy_site_days d where d.org_id = $1 and d.site_id = months.site
                       and d.day >= months.month and d.day < (months.month + interval '1 month')::date)
   )
   insert into energy_site_months (org_id, site_id, month, days, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
     generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh)
-  select $1, $2, months.month, count(*)::int, sum(half_hours)::int, sum(complete_half_hours)::int, sum(measured_half_hours)::int,
+  select $1, d.site_id, months.month, count(*)::int, sum(half_hours)::int, sum(complete_half_hours)::int, sum(measured_half_hours)::int,
          sum(import_kwh), sum(export_kwh), sum(generation_kwh), sum(consumption_kwh), sum(charge_kwh), sum(discharge_kwh),
          sum(residual_kwh), sum(self_consumed_kwh), sum(self_supplied_kwh), sum(consumption_positive_kwh), max(max_import_kwh)
-  from energy_site_days d join months on d.day >= months.month and d.day < (months.month + interval '1 month')::date
-  where d.org_id = $1 and d.site_id = $2
-  group by months.month
+  from energy_site_days d join months on d.site_id = months.site and d.day >= months.month and d.day < (months.month + interval '1 month')::date
+  where d.org_id = $1
+  group by d.site_id, months.month
   on conflict (org_id, site_id, month) do update set
     days = excluded.days, half_hours = excluded.half_hours, complete_half_hours = excluded.complete_half_hours,
     measured_half_hours = excluded.measured_half_hours, import_kwh = excluded.import_kwh, export_kwh = excluded.export_kwh,

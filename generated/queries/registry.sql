@@ -21,7 +21,7 @@ select ${COLS} from assets a where a.org_id = $1 and a.asset_id = $2${…}
 -- store.ts: listAll
 select ${COLS} from assets a where a.org_id = $1 order by a.created_at, a.asset_id
 
--- store.ts: list
+-- store.ts: rows
 select ${COLS} from assets a where ${…} order by a.site_id, a.asset_id
 
 -- store.ts: records

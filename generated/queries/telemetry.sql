@@ -298,12 +298,6 @@ rollback to savepoint seal_org
 -- store.ts: sealDays
 update telemetry_rollup_state set horizon = $1
 
--- store.ts: HALF_HOUR
-'30 minutes'::interval
-
--- store.ts: SLOT_ORIGIN
-'2000-01-01T00:00:00Z'::timestamptz
-
 -- store.ts: POWER_IN_BOUND
 (abs(power_kw) <= ${…} and (power_kw = 0 or abs(power_kw) >= ${…}))
 
@@ -314,99 +308,8 @@ update telemetry_rollup_state set horizon = $1
 -- store.ts: POWER_SAMPLE
 power_kw is not null and ${POWER_IN_BOUND} and ${…}
 
--- store.ts: POWER_HALF_HOURS
-  with b as (
-    select a.aid,
-           coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
-                     and ${POWER_SAMPLE}), $3::timestamptz) as lo,
-           coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
-                     and ${POWER_SAMPLE}), $4::timestamptz) as hi
-    from (select distinct unnest($2::text[]) as aid) a
-  ), s as (
-    select asset_id, ts as t0, power_kw as p0,
-           lead(ts) over w as t1, lead(power_kw) over w as p1
-    from b join telemetry on org_id = $1 and asset_id = b.aid and ts >= b.lo and ts <= b.hi
-    where ${POWER_SAMPLE}
-    window w as (partition by asset_id order by ts, id)
-  ), seg as (
-    select * from s where t1 is not null and t1 > t0 and t1 - t0 <= $5::interval
-  ), pieces as (
-    select asset_id, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, p0, p1
-    from seg cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
-                                                date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
-                                                ${HALF_HOUR}) as slot
-  ), v as (
-    select asset_id, slot, date_part('epoch', b - a) as d,
-           p0 + (p1 - p0) * date_part('epoch', a - t0) / date_part('epoch', t1 - t0) as pa,
-           p0 + (p1 - p0) * date_part('epoch', b - t0) / date_part('epoch', t1 - t0) as pb
-    from pieces where b > a and slot >= $3 and slot < $4
-    offset 0 -- each piece's pa and pb computed once, not again in every branch of integ's sums (an inlined v repeats them)
-  ), integ as (
-    select asset_id, slot,
-           sum(case when pa >= 0 and pb >= 0 then (pa + pb) / 2 * d
-                    when pa <= 0 and pb <= 0 then 0
-                    when pa > 0 then pa * pa / (pa - pb) * d / 2
-                    else pb * pb / (pb - pa) * d / 2 end) / 3600.0 as pos_kwh,
-           sum(case when pa <= 0 and pb <= 0 then -(pa + pb) / 2 * d
-                    when pa >= 0 and pb >= 0 then 0
-                    when pa > 0 then pb * pb / (pa - pb) * d / 2
-                    else pa * pa / (pb - pa) * d / 2 end) / 3600.0 as neg_kwh,
-           sum(d) as covered_s
-    from v group by asset_id, slot
-  ), n as (
-    select asset_id, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
-    from telemetry
-    where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and ${POWER_SAMPLE}
-    group by 1, 2
-  )
-  select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as slot,
-         coalesce(i.pos_kwh, 0)::float8 as pos_kwh, coalesce(i.neg_kwh, 0)::float8 as neg_kwh,
-         coalesce(i.covered_s, 0)::float8 as covered_s, coalesce(n.samples, 0) as samples
-  from integ i full join n on n.asset_id = i.asset_id and n.slot = i.slot
-  order by 1, 2
-
 -- store.ts: COUNTER_SAMPLE
 jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
-
--- store.ts: COUNTER_HALF_HOURS
-  with b as (
-    select a.aid, k.key,
-           -- A key the asset did not report from $3 on (within the gap) has no segment in the range:
-           -- its probe back would scan the whole gap for nothing.
-           case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= $3 and ts < $4::timestamptz + $5::interval
-                             and ${COUNTER_SAMPLE})
-                then coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
-                               and ${COUNTER_SAMPLE}), $3::timestamptz)
-                else $3::timestamptz end as lo,
-           coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
-                     and ${COUNTER_SAMPLE}), $4::timestamptz) as hi
-    from (select distinct unnest($2::text[]) as aid) a cross join (select distinct unnest($6::text[]) as key) k
-  ), cs as (
-    select asset_id, k.key, ts, id, (raw->>k.key)::float8 as v
-    from b as k join telemetry on org_id = $1 and asset_id = k.aid and ts >= k.lo and ts <= k.hi
-    where ${COUNTER_SAMPLE}
-  ), cseg as (
-    select asset_id, key, ts as t1, v as v1, lag(ts) over w as t0, lag(v) over w as v0
-    from cs window w as (partition by asset_id, key order by ts, id)
-  ), adv as (
-    select asset_id, key, t0, t1, case when v1 >= v0 then v1 - v0 else v1 end as advance, (v1 < v0) as reset
-    from cseg where t0 is not null and t1 > t0 and t1 - t0 <= $5::interval
-  ), cd as (
-    select asset_id, key, t0, t1, case when plausible then advance else 0 end as delta, reset or not plausible as reset, plausible
-    from (select *, abs(advance) <= $7::float8 * date_part('epoch', t1 - t0) / 3600.0 as plausible from adv) x
-  ), pieces as (
-    select asset_id, key, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, delta, reset, plausible
-    from cd cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
-                                               date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
-                                               ${HALF_HOUR}) as slot
-  )
-  select asset_id, key, slot,
-         sum(delta * date_part('epoch', b - a) / date_part('epoch', t1 - t0))::float8 as kwh,
-         coalesce(sum(date_part('epoch', b - a)) filter (where plausible), 0)::float8 as covered_s,
-         count(*) filter (where reset and b = t1)::int as resets
-  from pieces where b > a and slot >= $3 and slot < $4
-  group by asset_id, key, slot
-  order by 1, 2, 3
 
 -- store.ts: SPAN_NEIGHBOURS
   select a.i::int as i, least(p.before, c.before) as before, greatest(p.after, c.after) as after
@@ -423,6 +326,18 @@ jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${…}
     where exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= a.f and ts <= a.t and ${COUNTER_SAMPLE})
   ) c
   order by a.i
+
+-- store.ts: powerHalfHoursIn
+-- built at run time: POWER_HALF_HOURS.each
+
+-- store.ts: counterHalfHoursIn
+-- built at run time: COUNTER_HALF_HOURS.each
+
+-- store.ts: powerHalfHours
+-- built at run time: POWER_HALF_HOURS.common
+
+-- store.ts: counterHalfHours
+-- built at run time: COUNTER_HALF_HOURS.common
 
 -- store.ts: extent
 select a.asset_id,

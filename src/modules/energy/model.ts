@@ -14,6 +14,7 @@ import type { EnergyConfig } from './config.ts';
 type EnergyReads = ReturnType<TelemetryEnergy['reads']>;
 type PowerHalfHour = Awaited<ReturnType<EnergyReads['powerHalfHours']>>[number];
 type CounterHalfHour = Awaited<ReturnType<EnergyReads['counterHalfHours']>>[number];
+type EnergyWindow = Parameters<EnergyReads['powerHalfHoursIn']>[1][number];
 import { ALL_COUNTER_KEYS, FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
 import { createEnergyStore, type AssetFlowRow, type FlowKwh, type SiteHalfHourRow } from './store.ts';
 import { kwhText, toWh } from '../../kit/decimal.ts';
@@ -35,6 +36,14 @@ export function flowKwh(wh: Record<Flow | 'residual', number>): FlowKwh {
 export const DAY_MS = 86_400_000;
 
 export type FlowBasis = 'measured' | 'calculated' | 'partial' | 'missing' | 'absent';
+
+/** A site's range to recompute (ms), for all its assets or only some. */
+export interface RecomputeItem {
+  siteId: string;
+  from: number;
+  to: number;
+  onlyAssets?: readonly string[];
+}
 
 export interface RoledAsset {
   asset: SiteAsset;
@@ -146,50 +155,52 @@ export function createEnergyModel(deps: EnergyModelDeps) {
   }
 
   /**
-   * Flow rows over [from, to) from the samples for several assets of a site (a counter wins where
-   * it covers as much), by asset id. One read of power and one of counters for all of them: each
-   * read is a wide statement that costs more to plan than to run on a refresh's few samples, so a
-   * site's assets share it rather than planning it once an asset (decision 0498).
+   * Flow rows from the samples for each window (an asset over its own slots [from, to); a counter
+   * wins where it covers as much), by window index. One read of power and one of counters for all
+   * of them: each read is a wide statement that costs more to plan than to run on a refresh's few
+   * samples, so a refresh's sites share it rather than planning it once a site (decisions 0498, 0512).
    */
-  async function assetsFlows(
-    q: Queryable,
-    orgId: string,
-    ras: readonly RoledAsset[],
-    from: number,
-    to: number,
-  ): Promise<Map<string, Omit<AssetFlowRow, 'asset_id'>[]>> {
-    const out = new Map<string, Omit<AssetFlowRow, 'asset_id'>[]>();
-    if (!ras.length) return out;
+  async function windowsFlows(q: Queryable, orgId: string, windows: readonly (EnergyWindow & { role: Role })[]): Promise<Omit<AssetFlowRow, 'asset_id'>[][]> {
+    if (!windows.length) return [];
     const reads = deps.telemetry.reads(q);
-    const ids = ras.map((ra) => ra.asset.asset_id);
-    const keys = [...new Set(ras.flatMap((ra) => ROLE_FLOWS[ra.role].flatMap((s) => s.counters)))];
+    const keys = [...new Set(windows.flatMap((x) => ROLE_FLOWS[x.role].flatMap((s) => s.counters)))];
+    const [first] = windows;
+    const ids = windows.map((x) => x.asset_id);
+    if (new Set(ids).size === ids.length && windows.every((x) => x.from.getTime() === first!.from.getTime() && x.to.getTime() === first!.to.getTime())) {
+      // One range for all, an asset once (a rebuild, a site alone, a refresh of current half hours):
+      // the reads' common-window form, whose range the planner sees.
+      const [power, counters] = await Promise.all([
+        reads.powerHalfHours(orgId, ids, first!.from, first!.to, settings.powerGapSeconds),
+        reads.counterHalfHours(orgId, ids, first!.from, first!.to, settings.counterGapSeconds, keys),
+      ]);
+      return flowsByWindow(windows, power, counters);
+    }
     const [power, counters] = await Promise.all([
-      reads.powerHalfHours(orgId, ids, new Date(from), new Date(to), settings.powerGapSeconds),
-      reads.counterHalfHours(orgId, ids, new Date(from), new Date(to), settings.counterGapSeconds, keys),
+      reads.powerHalfHoursIn(orgId, windows, settings.powerGapSeconds),
+      reads.counterHalfHoursIn(orgId, windows, settings.counterGapSeconds, keys),
     ]);
-    const byAsset = <T extends { asset_id: string }>(rows: T[]) => {
-      const m = new Map<string, T[]>();
-      for (const r of rows) {
-        const list = m.get(r.asset_id);
-        if (list) list.push(r);
-        else m.set(r.asset_id, [r]);
-      }
-      return m;
+    return flowsByWindow(windows, power, counters);
+  }
+
+  function flowsByWindow(windows: readonly { role: Role }[], power: PowerHalfHour[], counters: CounterHalfHour[]): Omit<AssetFlowRow, 'asset_id'>[][] {
+    const byWindow = <T extends { w: number }>(rows: T[]) => {
+      const out: T[][] = windows.map(() => []);
+      for (const r of rows) out[r.w]!.push(r);
+      return out;
     };
-    const powerOf = byAsset(power);
-    const countersOf = byAsset(counters);
-    for (const ra of ras) out.set(ra.asset.asset_id, flowsOf(ra, powerOf.get(ra.asset.asset_id) ?? [], countersOf.get(ra.asset.asset_id) ?? []));
-    return out;
+    const powerOf = byWindow(power);
+    const countersOf = byWindow(counters);
+    return windows.map((x, i) => flowsOf(ROLE_FLOWS[x.role], powerOf[i]!, countersOf[i]!));
   }
 
   /** One asset's flow rows over [from, to) from the samples (a counter wins where it covers as much). */
   async function assetFlows(q: Queryable, orgId: string, ra: RoledAsset, from: number, to: number): Promise<Omit<AssetFlowRow, 'asset_id'>[]> {
-    return (await assetsFlows(q, orgId, [ra], from, to)).get(ra.asset.asset_id) ?? [];
+    const [rows] = await windowsFlows(q, orgId, [{ asset_id: ra.asset.asset_id, role: ra.role, from: new Date(from), to: new Date(to) }]);
+    return rows ?? [];
   }
 
   /** An asset's flow rows from its own power and counter half hours. */
-  function flowsOf(ra: RoledAsset, power: PowerHalfHour[], counters: CounterHalfHour[]): Omit<AssetFlowRow, 'asset_id'>[] {
-    const sources = ROLE_FLOWS[ra.role];
+  function flowsOf(sources: (typeof ROLE_FLOWS)[Role], power: PowerHalfHour[], counters: CounterHalfHour[]): Omit<AssetFlowRow, 'asset_id'>[] {
     const slots = new Set<number>([...power.map((p) => p.slot.getTime()), ...counters.map((c) => c.slot.getTime())]);
     const powerAt = new Map(power.map((p) => [p.slot.getTime(), p]));
     const out: Omit<AssetFlowRow, 'asset_id'>[] = [];
@@ -231,35 +242,53 @@ export function createEnergyModel(deps: EnergyModelDeps) {
 
   /** Recomputes the site's assets over [from, to) (slot-aligned) and then the site's half hours and days. */
   async function recomputeSite(q: Queryable, orgId: string, siteId: string, from: number, to: number, onlyAssets?: string[]): Promise<void> {
+    await recomputeSites(q, orgId, [{ siteId, from, to, onlyAssets }]);
+  }
+
+  /**
+   * Recomputes each item's assets (all the site's, or `onlyAssets`) over its range widened to whole
+   * slots, then the sites' half hours, days and months: the same dozen statements for a refresh's
+   * fifty sites as for one (decision 0512). A site's items must not overlap once widened to slots.
+   */
+  async function recomputeSites(q: Queryable, orgId: string, items: readonly RecomputeItem[]): Promise<void> {
+    if (!items.length) return;
     // One recompute of a site at a time: two refreshes of different assets of one site would each
-    // replace the site's half hours from a snapshot without the other's flows. Callers that lock
-    // several sites in one transaction take them in (org, site) order.
-    await q.query('select pg_advisory_xact_lock(hashtext($1))', [`energy:site:${orgId}:${siteId}`]);
-    const ctx = await siteContext(q, orgId, siteId);
-    const f = new Date(floorSlot(from));
-    const t = new Date(ceilSlot(to));
-    const chosen = onlyAssets ? ctx.roled.filter((ra) => onlyAssets.includes(ra.asset.asset_id)) : ctx.roled;
-    const flows = await assetsFlows(q, orgId, chosen, f.getTime(), t.getTime());
-    const chosenIds = chosen.map((ra) => ra.asset.asset_id);
+    // replace the site's half hours from a snapshot without the other's flows. Sites are locked in
+    // (org, site) order, whoever locks them, so two callers never wait on each other in a circle.
+    const siteIds = [...new Set(items.map((x) => x.siteId))].sort();
+    await q.query('select pg_advisory_xact_lock(hashtext(k)) from unnest($1::text[]) as u(k)', [siteIds.map((site) => `energy:site:${orgId}:${site}`)]);
+    const assetsBySite = new Map<string, SiteAsset[]>(siteIds.map((id) => [id, []]));
+    for (const a of await deps.sites.assets(q, orgId, { siteIds })) assetsBySite.get(a.site_id)?.push(a);
+    const ctxOf = new Map(siteIds.map((id) => [id, siteContextOf(id, assetsBySite.get(id)!)]));
+    const windows = items.map((x) => {
+      const ctx = ctxOf.get(x.siteId)!;
+      const chosen = x.onlyAssets ? ctx.roled.filter((ra) => x.onlyAssets!.includes(ra.asset.asset_id)) : ctx.roled;
+      return { ctx, chosen, site_id: x.siteId, from: new Date(floorSlot(x.from)), to: new Date(ceilSlot(x.to)) };
+    });
+    const assetWindows = windows.flatMap((x) =>
+      x.chosen.map((ra) => ({ asset_id: ra.asset.asset_id, role: ra.role, site_id: x.site_id, from: x.from, to: x.to })),
+    );
+    const flows = await windowsFlows(q, orgId, assetWindows);
     await store.replaceAssetsFlows(
       q,
       orgId,
-      siteId,
-      chosenIds,
-      f,
-      t,
-      chosenIds.flatMap((id) => (flows.get(id) ?? []).map((row) => ({ ...row, asset_id: id }))),
+      assetWindows,
+      assetWindows.flatMap((x, i) => flows[i]!.map((row) => ({ ...row, asset_id: x.asset_id, site_id: x.site_id }))),
     );
     await store.dropOtherAssets(
       q,
       orgId,
-      siteId,
-      ctx.roled.map((r) => r.asset.asset_id),
-      f,
-      t,
+      windows,
+      [...ctxOf.values()].flatMap((ctx) => ctx.roled.map((r) => ({ site_id: ctx.siteId, asset_id: r.asset.asset_id }))),
     );
-    const rows = await store.assetFlows(q, orgId, siteId, f, t);
-    await store.replaceSiteHalfHours(q, orgId, siteId, f, t, aggregateSite(ctx, rows));
+    const rowsOf = windows.map((): AssetFlowRow[] => []);
+    for (const r of await store.assetFlowsIn(q, orgId, windows)) rowsOf[r.w]!.push(r);
+    await store.replaceSiteHalfHours(
+      q,
+      orgId,
+      windows,
+      windows.flatMap((x, i) => aggregateSite(x.ctx, rowsOf[i]!).map((row) => ({ ...row, site_id: x.site_id }))),
+    );
   }
 
   /**
@@ -270,9 +299,10 @@ export function createEnergyModel(deps: EnergyModelDeps) {
   async function refreshPending(db: Db, opts: { orgId?: string; batch?: number; maxAssets?: number } = {}): Promise<number> {
     let done = 0;
     const max = opts.maxAssets ?? 100_000;
-    // For one organisation (the refresh's unit, decision 0285) each site is recomputed under a
-    // savepoint: a site that fails keeps its spans pending and is left alone for the rest of the
-    // call, the organisation's other sites are folded in, and the failure is thrown at the end.
+    // For one organisation (the refresh's unit, decision 0285) the batch's sites are recomputed
+    // together under a savepoint, and on a failure again one by one, each under its own: a site that
+    // fails keeps its spans pending and is left alone for the rest of the call, the organisation's
+    // other sites are folded in, and the failure is thrown at the end (decision 0512).
     const failedAssets = new Set<string>();
     let failure: { err: unknown } | undefined;
     while (done < max) {
@@ -304,37 +334,55 @@ export function createEnergyModel(deps: EnergyModelDeps) {
             spans.push({ from: (n.before ?? s.from_ts).getTime(), to: (n.after ?? s.to_ts).getTime() + 1, asset: s.asset_id });
             bySite.set(site, spans);
           });
+          // A site's spans that overlap, once widened to whole slots, are one item: its items never
+          // replace the same half hour twice, so all the organisation's sites are one recompute.
+          const items: RecomputeItem[] = [];
           for (const site of [...bySite.keys()].sort()) {
-            const spans = bySite.get(site)!.sort((x, y) => x.from - y.from);
-            let cur = { from: spans[0]!.from, to: spans[0]!.to, assets: [spans[0]!.asset] };
-            const clusters = [cur];
+            const spans = bySite
+              .get(site)!
+              .map((sp) => ({ ...sp, from: floorSlot(sp.from), to: ceilSlot(sp.to) }))
+              .sort((x, y) => x.from - y.from);
+            let cur = { siteId: site, from: spans[0]!.from, to: spans[0]!.to, onlyAssets: [spans[0]!.asset] };
+            items.push(cur);
             for (const sp of spans.slice(1)) {
-              if (sp.from <= cur.to) {
+              if (sp.from < cur.to) {
                 cur.to = Math.max(cur.to, sp.to);
-                cur.assets.push(sp.asset);
-              } else clusters.push((cur = { from: sp.from, to: sp.to, assets: [sp.asset] }));
+                if (!cur.onlyAssets.includes(sp.asset)) cur.onlyAssets.push(sp.asset);
+              } else items.push((cur = { siteId: site, from: sp.from, to: sp.to, onlyAssets: [sp.asset] }));
             }
-            for (const c of clusters) {
-              if (opts.orgId === undefined) {
-                await recomputeSite(q, orgId, site, c.from, c.to, c.assets);
-                continue;
-              }
-              await q.query('savepoint energy_site');
-              try {
-                await recomputeSite(q, orgId, site, c.from, c.to, c.assets);
-                await q.query('release savepoint energy_site');
-              } catch (err) {
-                if (isPlatformFailure(err)) throw err;
-                await q.query('rollback to savepoint energy_site');
-                failure ??= { err };
-                for (const a of c.assets) failedAssets.add(a);
-                const back = list.filter((s) => c.assets.includes(s.asset_id));
-                await store.markPending(
-                  q,
-                  orgId,
-                  back.map((s) => ({ asset_id: s.asset_id, from: s.from_ts.getTime(), to: s.to_ts.getTime() })),
-                );
-              }
+          }
+          if (!items.length) continue;
+          if (opts.orgId === undefined) {
+            await recomputeSites(q, orgId, items);
+            continue;
+          }
+          // All at once; if that fails, site by site, so that one site's failure keeps only its own
+          // spans pending and the organisation's other sites are folded in.
+          await q.query('savepoint energy_sites');
+          try {
+            await recomputeSites(q, orgId, items);
+            await q.query('release savepoint energy_sites');
+            continue;
+          } catch (err) {
+            if (isPlatformFailure(err)) throw err;
+            await q.query('rollback to savepoint energy_sites');
+          }
+          for (const c of items) {
+            await q.query('savepoint energy_site');
+            try {
+              await recomputeSites(q, orgId, [c]);
+              await q.query('release savepoint energy_site');
+            } catch (err) {
+              if (isPlatformFailure(err)) throw err;
+              await q.query('rollback to savepoint energy_site');
+              failure ??= { err };
+              for (const a of c.onlyAssets!) failedAssets.add(a);
+              const back = list.filter((s) => c.onlyAssets!.includes(s.asset_id));
+              await store.markPending(
+                q,
+                orgId,
+                back.map((s) => ({ asset_id: s.asset_id, from: s.from_ts.getTime(), to: s.to_ts.getTime() })),
+              );
             }
           }
         }
@@ -347,7 +395,7 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     return done;
   }
 
-  return { store, siteContext, allSites, recomputeSite, refreshPending, assetFlows };
+  return { store, siteContext, allSites, recomputeSite, recomputeSites, refreshPending, assetFlows };
 }
 
 export type EnergyModel = ReturnType<typeof createEnergyModel>;

@@ -74,6 +74,26 @@ export function wholeMonths(fromDay: string, toDay: string): { firstMonth: strin
   return { firstMonth: day(first), endMonth: day(end) };
 }
 
+/** A site over slots [from, to) (both on half-hour boundaries): what a recompute replaces. */
+export interface SiteWindow {
+  site_id: string;
+  from: Date;
+  to: Date;
+}
+
+/** An asset over slots [from, to). */
+export interface AssetWindow {
+  asset_id: string;
+  from: Date;
+  to: Date;
+}
+
+export type SiteAssetFlowRow = AssetFlowRow & { site_id: string };
+
+function siteWindowParams(windows: readonly SiteWindow[]): unknown[] {
+  return [windows.map((x) => x.site_id), windows.map((x) => x.from), windows.map((x) => x.to)];
+}
+
 export function createEnergyStore() {
   return {
     /**
@@ -132,27 +152,26 @@ export function createEnergyStore() {
     },
 
     /**
-     * Replaces the given assets' flow rows in [from, to) (slots) with `rows`, rounding each to the
-     * watt-hour: one delete and one insert whatever the number of assets.
+     * Replaces each window's asset flow rows (an asset over its slots [from, to)) with `rows`,
+     * rounding each to the watt-hour: one delete and one insert whatever the number of windows.
      */
-    async replaceAssetsFlows(q: Queryable, orgId: string, siteId: string, assetIds: string[], from: Date, to: Date, rows: AssetFlowRow[]): Promise<void> {
-      if (!assetIds.length) return;
-      await q.query('delete from energy_asset_flows where org_id = $1 and asset_id = any($2::text[]) and slot >= $3 and slot < $4', [
-        orgId,
-        assetIds,
-        from,
-        to,
-      ]);
+    async replaceAssetsFlows(q: Queryable, orgId: string, windows: readonly AssetWindow[], rows: readonly SiteAssetFlowRow[]): Promise<void> {
+      if (!windows.length) return;
+      await q.query(
+        `delete from energy_asset_flows e using unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(aid, f, t)
+         where e.org_id = $1 and e.asset_id = u.aid and e.slot >= u.f and e.slot < u.t`,
+        [orgId, windows.map((x) => x.asset_id), windows.map((x) => x.from), windows.map((x) => x.to)],
+      );
       if (!rows.length) return;
       await q.query(
         `insert into energy_asset_flows (org_id, asset_id, site_id, slot, flow, kwh, basis, source, coverage, samples, resets)
-         select $1, u.asset_id, $2, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
-         from unnest($3::text[], $4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
-              as u(asset_id, slot, flow, kwh, basis, source, coverage, samples, resets)`,
+         select $1, u.asset_id, u.site_id, u.slot, u.flow, round(u.kwh::numeric, 3), u.basis, u.source, u.coverage, u.samples, u.resets
+         from unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::float8[], $10::int[], $11::int[])
+              as u(asset_id, site_id, slot, flow, kwh, basis, source, coverage, samples, resets)`,
         [
           orgId,
-          siteId,
           rows.map((r) => r.asset_id),
+          rows.map((r) => r.site_id),
           rows.map((r) => r.slot),
           rows.map((r) => r.flow),
           rows.map((r) => Number(r.kwh)),
@@ -165,15 +184,28 @@ export function createEnergyStore() {
       );
     },
 
-    /** Removes flow rows of assets no longer at the site (moved, deleted or without a role). */
-    async dropOtherAssets(q: Queryable, orgId: string, siteId: string, keep: string[], from: Date, to: Date): Promise<void> {
-      await q.query('delete from energy_asset_flows where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4 and not (asset_id = any($5::text[]))', [
-        orgId,
-        siteId,
-        from,
-        to,
-        keep,
-      ]);
+    /** Removes each site window's flow rows of assets no longer at the site (moved, deleted or without a role). */
+    async dropOtherAssets(q: Queryable, orgId: string, windows: readonly SiteWindow[], keep: readonly { site_id: string; asset_id: string }[]): Promise<void> {
+      if (!windows.length) return;
+      await q.query(
+        `delete from energy_asset_flows e using unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(site, f, t)
+         where e.org_id = $1 and e.site_id = u.site and e.slot >= u.f and e.slot < u.t
+           and not exists (select 1 from unnest($5::text[], $6::text[]) as k(site, aid) where k.site = e.site_id and k.aid = e.asset_id)`,
+        [orgId, ...siteWindowParams(windows), keep.map((k) => k.site_id), keep.map((k) => k.asset_id)],
+      );
+    },
+
+    /** Each site window's asset flow rows, by window index (0-based), in slot, asset and flow order. */
+    async assetFlowsIn(q: Queryable, orgId: string, windows: readonly SiteWindow[]): Promise<(AssetFlowRow & { w: number })[]> {
+      if (!windows.length) return [];
+      const r = await q.query<AssetFlowRow & { w: number }>(
+        `select u.w::int - 1 as w, e.asset_id, e.slot, e.flow, e.kwh::text as kwh, e.basis, e.source, e.coverage, e.samples, e.resets
+         from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as u(site, f, t, w)
+         join energy_asset_flows e on e.org_id = $1 and e.site_id = u.site and e.slot >= u.f and e.slot < u.t
+         order by u.w, e.slot, e.asset_id, e.flow`,
+        [orgId, ...siteWindowParams(windows)],
+      );
+      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
     },
 
     async assetFlows(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, assetIds?: string[]): Promise<AssetFlowRow[]> {
@@ -208,19 +240,34 @@ export function createEnergyStore() {
       return r.rows.map((x) => x.asset_id);
     },
 
-    /** Replaces the site's half hours in [from, to) and re-sums the UK days they fall in. */
-    async replaceSiteHalfHours(q: Queryable, orgId: string, siteId: string, from: Date, to: Date, rows: SiteHalfHourRow[]): Promise<void> {
-      await q.query('delete from energy_site_halfhours where org_id = $1 and site_id = $2 and slot >= $3 and slot < $4', [orgId, siteId, from, to]);
+    /**
+     * Replaces each site window's half hours (slots [from, to)) with `rows`, then re-sums the UK days
+     * the windows fall in from their half hours, and the UK months from their days (decision 0156):
+     * four statements whatever the number of windows. A site's windows do not overlap.
+     */
+    async replaceSiteHalfHours(
+      q: Queryable,
+      orgId: string,
+      windows: readonly SiteWindow[],
+      rows: readonly (SiteHalfHourRow & { site_id: string })[],
+    ): Promise<void> {
+      if (!windows.length) return;
+      const sw = siteWindowParams(windows);
+      await q.query(
+        `delete from energy_site_halfhours h using unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(site, f, t)
+         where h.org_id = $1 and h.site_id = u.site and h.slot >= u.f and h.slot < u.t`,
+        [orgId, ...sw],
+      );
       if (rows.length) {
         const col = <K extends keyof SiteHalfHourRow>(k: K) => rows.map((r) => r[k]);
         await q.query(
           `insert into energy_site_halfhours (org_id, site_id, slot, day, import_kwh, export_kwh, generation_kwh, consumption_kwh, charge_kwh,
              discharge_kwh, residual_kwh, basis, consumption_method, coverage, assets_expected, assets_reporting, complete, all_measured)
-           select $1, $2, u.* from unnest($3::timestamptz[], $4::date[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[],
+           select $1, u.* from unnest($2::text[], $3::timestamptz[], $4::date[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[],
              $10::numeric[], $11::numeric[], $12::jsonb[], $13::text[], $14::float8[], $15::int[], $16::int[], $17::bool[], $18::bool[]) as u`,
           [
             orgId,
-            siteId,
+            rows.map((r) => r.site_id),
             col('slot'),
             col('day'),
             col('import_kwh'),
@@ -240,55 +287,57 @@ export function createEnergyStore() {
           ],
         );
       }
-      // The UK days the range touches, summed again from their half hours.
+      // The UK days the windows touch, summed again from their half hours.
       await q.query(
         `with days as (
-           select distinct (s at time zone 'Europe/London')::date as day
-           from generate_series($3::timestamptz, $4::timestamptz - '30 minutes'::interval, '30 minutes'::interval) s
+           select distinct u.site, (s at time zone 'Europe/London')::date as day
+           from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(site, f, t)
+           cross join lateral generate_series(u.f, u.t - '30 minutes'::interval, '30 minutes'::interval) s
          ), gone as (
-           delete from energy_site_days d using days where d.org_id = $1 and d.site_id = $2 and d.day = days.day
+           delete from energy_site_days d using days where d.org_id = $1 and d.site_id = days.site and d.day = days.day
          )
          insert into energy_site_days (org_id, site_id, day, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
            generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh)
-         select $1, $2, h.day, count(*)::int, count(*) filter (where complete)::int, count(*) filter (where all_measured)::int,
+         select $1, h.site_id, h.day, count(*)::int, count(*) filter (where complete)::int, count(*) filter (where all_measured)::int,
                 sum(import_kwh), sum(export_kwh), sum(generation_kwh), sum(consumption_kwh), sum(charge_kwh), sum(discharge_kwh),
                 sum(residual_kwh), sum(greatest(generation_kwh - export_kwh, 0)), sum(greatest(consumption_kwh - import_kwh, 0)), sum(greatest(consumption_kwh, 0)), max(import_kwh)
-         from energy_site_halfhours h join days on days.day = h.day
-         where h.org_id = $1 and h.site_id = $2
-         group by h.day
+         from energy_site_halfhours h join days on days.site = h.site_id and days.day = h.day
+         where h.org_id = $1
+         group by h.site_id, h.day
          on conflict (org_id, site_id, day) do update set
            half_hours = excluded.half_hours, complete_half_hours = excluded.complete_half_hours,
            measured_half_hours = excluded.measured_half_hours, import_kwh = excluded.import_kwh, export_kwh = excluded.export_kwh,
            generation_kwh = excluded.generation_kwh, consumption_kwh = excluded.consumption_kwh, charge_kwh = excluded.charge_kwh,
            discharge_kwh = excluded.discharge_kwh, residual_kwh = excluded.residual_kwh, self_consumed_kwh = excluded.self_consumed_kwh,
            self_supplied_kwh = excluded.self_supplied_kwh, consumption_positive_kwh = excluded.consumption_positive_kwh, max_import_kwh = excluded.max_import_kwh`,
-        [orgId, siteId, from, to],
+        [orgId, ...sw],
       );
       // The UK months those days fall in, summed again from their days (decision 0156).
       await q.query(
         `with months as (
-           select distinct date_trunc('month', (s at time zone 'Europe/London'))::date as month
-           from generate_series($3::timestamptz, $4::timestamptz - '30 minutes'::interval, '30 minutes'::interval) s
+           select distinct u.site, date_trunc('month', (s at time zone 'Europe/London'))::date as month
+           from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as u(site, f, t)
+           cross join lateral generate_series(u.f, u.t - '30 minutes'::interval, '30 minutes'::interval) s
          ), gone as (
-           delete from energy_site_months m using months where m.org_id = $1 and m.site_id = $2 and m.month = months.month
-             and not exists (select 1 from energy_site_days d where d.org_id = $1 and d.site_id = $2
+           delete from energy_site_months m using months where m.org_id = $1 and m.site_id = months.site and m.month = months.month
+             and not exists (select 1 from energy_site_days d where d.org_id = $1 and d.site_id = months.site
                              and d.day >= months.month and d.day < (months.month + interval '1 month')::date)
          )
          insert into energy_site_months (org_id, site_id, month, days, half_hours, complete_half_hours, measured_half_hours, import_kwh, export_kwh,
            generation_kwh, consumption_kwh, charge_kwh, discharge_kwh, residual_kwh, self_consumed_kwh, self_supplied_kwh, consumption_positive_kwh, max_import_kwh)
-         select $1, $2, months.month, count(*)::int, sum(half_hours)::int, sum(complete_half_hours)::int, sum(measured_half_hours)::int,
+         select $1, d.site_id, months.month, count(*)::int, sum(half_hours)::int, sum(complete_half_hours)::int, sum(measured_half_hours)::int,
                 sum(import_kwh), sum(export_kwh), sum(generation_kwh), sum(consumption_kwh), sum(charge_kwh), sum(discharge_kwh),
                 sum(residual_kwh), sum(self_consumed_kwh), sum(self_supplied_kwh), sum(consumption_positive_kwh), max(max_import_kwh)
-         from energy_site_days d join months on d.day >= months.month and d.day < (months.month + interval '1 month')::date
-         where d.org_id = $1 and d.site_id = $2
-         group by months.month
+         from energy_site_days d join months on d.site_id = months.site and d.day >= months.month and d.day < (months.month + interval '1 month')::date
+         where d.org_id = $1
+         group by d.site_id, months.month
          on conflict (org_id, site_id, month) do update set
            days = excluded.days, half_hours = excluded.half_hours, complete_half_hours = excluded.complete_half_hours,
            measured_half_hours = excluded.measured_half_hours, import_kwh = excluded.import_kwh, export_kwh = excluded.export_kwh,
            generation_kwh = excluded.generation_kwh, consumption_kwh = excluded.consumption_kwh, charge_kwh = excluded.charge_kwh,
            discharge_kwh = excluded.discharge_kwh, residual_kwh = excluded.residual_kwh, self_consumed_kwh = excluded.self_consumed_kwh,
            self_supplied_kwh = excluded.self_supplied_kwh, consumption_positive_kwh = excluded.consumption_positive_kwh, max_import_kwh = excluded.max_import_kwh`,
-        [orgId, siteId, from, to],
+        [orgId, ...sw],
       );
     },
 

@@ -67,8 +67,8 @@ export function createRegistrySites(deps: { clock: Clock; store: RegistryStore }
      * Registered assets (every site, one site, or these ids), each with its class (the registry
      * class, else the class its free-form type names, else null), parent and details.
      */
-    async assets(q: Queryable, orgId: string, f: { siteId?: string; assetIds?: string[] } = {}): Promise<SiteAsset[]> {
-      return (await store.list(q, orgId, f)).map((a) => ({
+    async assets(q: Queryable, orgId: string, f: { siteId?: string; siteIds?: readonly string[]; assetIds?: string[] } = {}): Promise<SiteAsset[]> {
+      return (await store.rows(q, orgId, f)).map((a) => ({
         asset_id: a.asset_id,
         site_id: a.site_id,
         asset_class: (a.asset_class as AssetClass | null) ?? classOfType(a.type),

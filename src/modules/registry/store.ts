@@ -64,6 +64,7 @@ const UPDATABLE = ['name', 'type', 'details', 'asset_class', 'parent_asset_id', 
 
 export interface AssetFilter {
   siteId?: string;
+  siteIds?: readonly string[];
   classes?: string[];
   type?: string;
   parentAssetId?: string;
@@ -151,6 +152,11 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
     },
 
     async list(q: Queryable, orgId: string, f: AssetFilter = {}): Promise<AssetWithLatest[]> {
+      return attachLatest(q, orgId, await this.rows(q, orgId, f));
+    },
+
+    /** Registered assets matching the filter (no readings), by site and asset id. */
+    async rows(q: Queryable, orgId: string, f: AssetFilter = {}): Promise<AssetRow[]> {
       const where = ['a.org_id = $1'];
       const params: unknown[] = [orgId];
       const add = (sql: string, v: unknown) => {
@@ -158,12 +164,13 @@ export function createRegistryStore(telemetry: Pick<TelemetryReads, 'latest' | '
         where.push(sql.replace('?', `$${params.length}`));
       };
       if (f.siteId !== undefined) add('a.site_id = ?', f.siteId);
+      if (f.siteIds) add('a.site_id = any(?::text[])', f.siteIds);
       if (f.classes) add('a.asset_class = any(?::text[])', f.classes);
       if (f.type !== undefined) add('a.type = ?', f.type);
       if (f.parentAssetId !== undefined) add('a.parent_asset_id = ?', f.parentAssetId);
       if (f.assetIds) add('a.asset_id = any(?::text[])', f.assetIds);
       const r = await q.query<AssetRow>(`select ${COLS} from assets a where ${where.join(' and ')} order by a.site_id, a.asset_id`, params);
-      return attachLatest(q, orgId, r.rows);
+      return r.rows;
     },
 
     /** Registered assets (no readings): of these ids when given, by asset id. */

@@ -932,8 +932,17 @@ export type TelemetryStore = ReturnType<typeof createTelemetryStore>;
 // the span of an asset's records, and readings by time. Half hours are UTC half hours, which are
 // UK local half hours too (UK offsets are whole hours).
 
+/** One asset over [from, to), both on half-hour boundaries: what a windowed energy read covers. */
+export interface EnergyWindow {
+  asset_id: string;
+  from: Date;
+  to: Date;
+}
+
 /** One asset's power integral over one half hour (`slot`, its start). */
 export interface PowerHalfHour {
+  /** The window's index in the call (windowed reads). */
+  w: number;
   asset_id: string;
   slot: Date;
   /** Energy while power_kw was positive (import, charge, consumption), kWh. */
@@ -948,6 +957,8 @@ export interface PowerHalfHour {
 
 /** One asset's cumulative counter advance over one half hour. */
 export interface CounterHalfHour {
+  /** The window's index in the call (windowed reads). */
+  w: number;
   asset_id: string;
   key: string;
   slot: Date;
@@ -978,35 +989,47 @@ const COUNTER_IN_BOUND = `(case when jsonb_typeof(raw->k.key) = 'number'
 // What counts as a power sample: the one filter of every place that reads power for energy (the
 // segments, the per-half-hour sample count, the refresh's neighbours).
 const POWER_SAMPLE = `power_kw is not null and ${POWER_IN_BOUND} and ${trustedTsSql()}`;
-const POWER_HALF_HOURS = `
-with b as (
-  select a.aid,
-         coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
-                   and ${POWER_SAMPLE}), $3::timestamptz) as lo,
-         coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
-                   and ${POWER_SAMPLE}), $4::timestamptz) as hi
-  from (select distinct unnest($2::text[]) as aid) a
+// Each window is one asset over [f, t) (slot-aligned); the rows carry the window's key `w`.
+// Windows of their own (a refresh's many sites, each over its own span, decision 0512) are an array
+// each, keyed by index (1-based); a common window (a rebuild's, a report's) is two parameters, keyed
+// by asset id: the statement is then the one before decision 0512, whose range the planner sees as
+// a constant (it prunes partitions and estimates the scans from it; the per-window form cost a third
+// more on a week's range). With windows of their own `b` is materialized, so that each window's
+// probes run once, not again for each partition the join's runtime pruning looks at.
+const WINDOWS_EACH = `select i::int as w, aid, f, t from unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) with ordinality as u(aid, f, t, i)`;
+const WINDOWS_COMMON = `select aid as w, aid, $3::timestamptz as f, $4::timestamptz as t from (select distinct unnest($2::text[]) as aid) a`;
+type WindowForm = { windows: string; b: string };
+const EACH: WindowForm = { windows: WINDOWS_EACH, b: 'materialized ' };
+const COMMON: WindowForm = { windows: WINDOWS_COMMON, b: '' };
+const powerHalfHoursSql = ({ windows: WINDOWS, b: B }: WindowForm) => `
+with b as ${B}(
+  select u.w, u.aid, u.f, u.t,
+         coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = u.aid and ts < u.f and ts >= u.f - $5::interval
+                   and ${POWER_SAMPLE}), u.f) as lo,
+         coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = u.aid and ts >= u.t and ts < u.t + $5::interval
+                   and ${POWER_SAMPLE}), u.t) as hi
+  from (${WINDOWS}) u
 ), s as (
-  select asset_id, ts as t0, power_kw as p0,
-         lead(ts) over w as t1, lead(power_kw) over w as p1
+  select b.w, b.f, b.t, ts as t0, power_kw as p0,
+         lead(ts) over win as t1, lead(power_kw) over win as p1
   from b join telemetry on org_id = $1 and asset_id = b.aid and ts >= b.lo and ts <= b.hi
   where ${POWER_SAMPLE}
-  window w as (partition by asset_id order by ts, id)
+  window win as (partition by b.w order by ts, id)
 ), seg as (
   select * from s where t1 is not null and t1 > t0 and t1 - t0 <= $5::interval
 ), pieces as (
-  select asset_id, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, p0, p1
+  select w, f, t, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, p0, p1
   from seg cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
                                               date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
                                               ${HALF_HOUR}) as slot
 ), v as (
-  select asset_id, slot, date_part('epoch', b - a) as d,
+  select w, slot, date_part('epoch', b - a) as d,
          p0 + (p1 - p0) * date_part('epoch', a - t0) / date_part('epoch', t1 - t0) as pa,
          p0 + (p1 - p0) * date_part('epoch', b - t0) / date_part('epoch', t1 - t0) as pb
-  from pieces where b > a and slot >= $3 and slot < $4
+  from pieces where b > a and slot >= f and slot < t
   offset 0 -- each piece's pa and pb computed once, not again in every branch of integ's sums (an inlined v repeats them)
 ), integ as (
-  select asset_id, slot,
+  select w, slot,
          sum(case when pa >= 0 and pb >= 0 then (pa + pb) / 2 * d
                   when pa <= 0 and pb <= 0 then 0
                   when pa > 0 then pa * pa / (pa - pb) * d / 2
@@ -1016,18 +1039,19 @@ with b as (
                   when pa > 0 then pb * pb / (pa - pb) * d / 2
                   else pa * pa / (pb - pa) * d / 2 end) / 3600.0 as neg_kwh,
          sum(d) as covered_s
-  from v group by asset_id, slot
+  from v group by w, slot
 ), n as (
-  select asset_id, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
-  from telemetry
-  where org_id = $1 and asset_id = any($2::text[]) and ts >= $3 and ts < $4 and ${POWER_SAMPLE}
+  select u.w, date_bin(${HALF_HOUR}, ts, ${SLOT_ORIGIN}) as slot, count(*)::int as samples
+  from (${WINDOWS}) u join telemetry on org_id = $1 and asset_id = u.aid and ts >= u.f and ts < u.t
+  where ${POWER_SAMPLE}
   group by 1, 2
 )
-select coalesce(i.asset_id, n.asset_id) as asset_id, coalesce(i.slot, n.slot) as slot,
+select coalesce(i.w, n.w) as w, coalesce(i.slot, n.slot) as slot,
        coalesce(i.pos_kwh, 0)::float8 as pos_kwh, coalesce(i.neg_kwh, 0)::float8 as neg_kwh,
        coalesce(i.covered_s, 0)::float8 as covered_s, coalesce(n.samples, 0) as samples
-from integ i full join n on n.asset_id = i.asset_id and n.slot = i.slot
+from integ i full join n on n.w = i.w and n.slot = i.slot
 order by 1, 2`;
+const POWER_HALF_HOURS = { each: powerHalfHoursSql(EACH), common: powerHalfHoursSql(COMMON) };
 
 // A counter's advance between consecutive readings no further apart than the counter gap is spread
 // over that interval in proportion to time. A reading lower than the one before is a reset (the
@@ -1038,45 +1062,46 @@ order by 1, 2`;
 // the implausible reading. So no half hour of a counter exceeds the bound power's half hour.
 // What counts as a counter reading of key k.key: likewise the one filter of every counter read.
 const COUNTER_SAMPLE = `jsonb_typeof(raw->k.key) = 'number' and ${COUNTER_IN_BOUND} and ${trustedTsSql()}`;
-const COUNTER_HALF_HOURS = `
-with b as (
-  select a.aid, k.key,
-         -- A key the asset did not report from $3 on (within the gap) has no segment in the range:
+const counterHalfHoursSql = ({ windows: WINDOWS, b: B }: WindowForm) => `
+with b as ${B}(
+  select u.w, u.aid, u.f, u.t, k.key,
+         -- A key the asset did not report from f on (within the gap) has no segment in the window:
          -- its probe back would scan the whole gap for nothing.
-         case when exists (select 1 from telemetry where org_id = $1 and asset_id = a.aid and ts >= $3 and ts < $4::timestamptz + $5::interval
+         case when exists (select 1 from telemetry where org_id = $1 and asset_id = u.aid and ts >= u.f and ts < u.t + $5::interval
                            and ${COUNTER_SAMPLE})
-              then coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts < $3 and ts >= $3::timestamptz - $5::interval
-                             and ${COUNTER_SAMPLE}), $3::timestamptz)
-              else $3::timestamptz end as lo,
-         coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = a.aid and ts >= $4 and ts < $4::timestamptz + $5::interval
-                   and ${COUNTER_SAMPLE}), $4::timestamptz) as hi
-  from (select distinct unnest($2::text[]) as aid) a cross join (select distinct unnest($6::text[]) as key) k
+              then coalesce((select max(ts) from telemetry where org_id = $1 and asset_id = u.aid and ts < u.f and ts >= u.f - $5::interval
+                             and ${COUNTER_SAMPLE}), u.f)
+              else u.f end as lo,
+         coalesce((select min(ts) from telemetry where org_id = $1 and asset_id = u.aid and ts >= u.t and ts < u.t + $5::interval
+                   and ${COUNTER_SAMPLE}), u.t) as hi
+  from (${WINDOWS}) u cross join (select distinct unnest($6::text[]) as key) k
 ), cs as (
-  select asset_id, k.key, ts, id, (raw->>k.key)::float8 as v
+  select k.w, k.f, k.t, k.key, ts, id, (raw->>k.key)::float8 as v
   from b as k join telemetry on org_id = $1 and asset_id = k.aid and ts >= k.lo and ts <= k.hi
   where ${COUNTER_SAMPLE}
 ), cseg as (
-  select asset_id, key, ts as t1, v as v1, lag(ts) over w as t0, lag(v) over w as v0
-  from cs window w as (partition by asset_id, key order by ts, id)
+  select w, f, t, key, ts as t1, v as v1, lag(ts) over win as t0, lag(v) over win as v0
+  from cs window win as (partition by w, key order by ts, id)
 ), adv as (
-  select asset_id, key, t0, t1, case when v1 >= v0 then v1 - v0 else v1 end as advance, (v1 < v0) as reset
+  select w, f, t, key, t0, t1, case when v1 >= v0 then v1 - v0 else v1 end as advance, (v1 < v0) as reset
   from cseg where t0 is not null and t1 > t0 and t1 - t0 <= $5::interval
 ), cd as (
-  select asset_id, key, t0, t1, case when plausible then advance else 0 end as delta, reset or not plausible as reset, plausible
+  select w, f, t, key, t0, t1, case when plausible then advance else 0 end as delta, reset or not plausible as reset, plausible
   from (select *, abs(advance) <= $7::float8 * date_part('epoch', t1 - t0) / 3600.0 as plausible from adv) x
 ), pieces as (
-  select asset_id, key, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, delta, reset, plausible
+  select w, f, t, key, slot, greatest(t0, slot) as a, least(t1, slot + ${HALF_HOUR}) as b, t0, t1, delta, reset, plausible
   from cd cross join lateral generate_series(date_bin(${HALF_HOUR}, t0, ${SLOT_ORIGIN}),
                                              date_bin(${HALF_HOUR}, t1 - '1 microsecond'::interval, ${SLOT_ORIGIN}),
                                              ${HALF_HOUR}) as slot
 )
-select asset_id, key, slot,
+select w, key, slot,
        sum(delta * date_part('epoch', b - a) / date_part('epoch', t1 - t0))::float8 as kwh,
        coalesce(sum(date_part('epoch', b - a)) filter (where plausible), 0)::float8 as covered_s,
        count(*) filter (where reset and b = t1)::int as resets
-from pieces where b > a and slot >= $3 and slot < $4
-group by asset_id, key, slot
+from pieces where b > a and slot >= f and slot < t
+group by w, key, slot
 order by 1, 2, 3`;
+const COUNTER_HALF_HOURS = { each: counterHalfHoursSql(EACH), common: counterHalfHoursSql(COMMON) };
 
 // For each pending span (an asset's new samples from f to t), the newest energy sample before f and
 // the oldest after t that a segment could join to the span: per stream (power, each counter key)
@@ -1112,17 +1137,66 @@ export interface ReadingRow {
   raw: Record<string, unknown>;
 }
 
+function windowParams(orgId: string, windows: readonly EnergyWindow[]): unknown[] {
+  return [orgId, windows.map((x) => x.asset_id), windows.map((x) => x.from), windows.map((x) => x.to)];
+}
+
+/** A common window's rows (keyed by asset id) with `asset_id`, and `w` its first index in `assetIds`. */
+function byAssetId<T extends { w: string; slot: Date | string }>(
+  assetIds: readonly string[],
+  rows: T[],
+): (Omit<T, 'w'> & { w: number; asset_id: string; slot: Date })[] {
+  const index = new Map<string, number>();
+  assetIds.forEach((id, i) => index.has(id) || index.set(id, i));
+  return rows.map((x) => ({ ...x, asset_id: x.w, w: index.get(x.w)!, slot: new Date(x.slot) }));
+}
+
 export function createEnergyReads(db: Queryable) {
+  /** Power half hours of each window (an asset over its own [from, to)), in window then slot order. */
+  async function powerHalfHoursIn(orgId: string, windows: readonly EnergyWindow[], gapSeconds: number): Promise<PowerHalfHour[]> {
+    if (!windows.length) return [];
+    const r = await db.query<Omit<PowerHalfHour, 'asset_id'>>(POWER_HALF_HOURS.each, [...windowParams(orgId, windows), `${gapSeconds} seconds`]);
+    return r.rows.map((x) => ({ ...x, w: x.w - 1, asset_id: windows[x.w - 1]!.asset_id, slot: new Date(x.slot) }));
+  }
+  /** Counter half hours of the keys in each window, in window, key then slot order. */
+  async function counterHalfHoursIn(orgId: string, windows: readonly EnergyWindow[], gapSeconds: number, keys: string[]): Promise<CounterHalfHour[]> {
+    if (!windows.length || !keys.length) return [];
+    const r = await db.query<Omit<CounterHalfHour, 'asset_id'>>(COUNTER_HALF_HOURS.each, [
+      ...windowParams(orgId, windows),
+      `${gapSeconds} seconds`,
+      keys,
+      ENERGY_RATE_BOUND_KW,
+    ]);
+    return r.rows.map((x) => ({ ...x, w: x.w - 1, asset_id: windows[x.w - 1]!.asset_id, slot: new Date(x.slot) }));
+  }
   return {
+    powerHalfHoursIn,
+    counterHalfHoursIn,
+    /** Power half hours of the assets over one common [from, to), in asset then slot order (`w`: the asset's index in `assetIds`). */
     async powerHalfHours(orgId: string, assetIds: string[], from: Date, to: Date, gapSeconds: number): Promise<PowerHalfHour[]> {
       if (!assetIds.length) return [];
-      const r = await db.query<PowerHalfHour>(POWER_HALF_HOURS, [orgId, assetIds, from, to, `${gapSeconds} seconds`]);
-      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+      const r = await db.query<Omit<PowerHalfHour, 'asset_id' | 'w'> & { w: string }>(POWER_HALF_HOURS.common, [
+        orgId,
+        assetIds,
+        from,
+        to,
+        `${gapSeconds} seconds`,
+      ]);
+      return byAssetId(assetIds, r.rows);
     },
+    /** Counter half hours of the assets over one common [from, to), in asset, key then slot order. */
     async counterHalfHours(orgId: string, assetIds: string[], from: Date, to: Date, gapSeconds: number, keys: string[]): Promise<CounterHalfHour[]> {
       if (!assetIds.length || !keys.length) return [];
-      const r = await db.query<CounterHalfHour>(COUNTER_HALF_HOURS, [orgId, assetIds, from, to, `${gapSeconds} seconds`, keys, ENERGY_RATE_BOUND_KW]);
-      return r.rows.map((x) => ({ ...x, slot: new Date(x.slot) }));
+      const r = await db.query<Omit<CounterHalfHour, 'asset_id' | 'w'> & { w: string }>(COUNTER_HALF_HOURS.common, [
+        orgId,
+        assetIds,
+        from,
+        to,
+        `${gapSeconds} seconds`,
+        keys,
+        ENERGY_RATE_BOUND_KW,
+      ]);
+      return byAssetId(assetIds, r.rows);
     },
     /**
      * The energy samples that bound what new samples can change: for each span, the newest sample
