@@ -112,8 +112,10 @@ export async function openPostgres(opts: PostgresOptions): Promise<Db> {
       async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
         try {
           const name = preparedName(sql);
-          const r = name === undefined ? await client.query(sql, params as unknown[]) : await client.query({ name, text: sql, values: params as unknown[] });
-          return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
+          const got = name === undefined ? await client.query(sql, params as unknown[]) : await client.query({ name, text: sql, values: params as unknown[] });
+          // Several statements without parameters (exec) answer one result each: the last one counts.
+          const r = Array.isArray(got) ? (got.at(-1) as typeof got) : got;
+          return { rows: (r?.rows ?? []) as R[], rowCount: r?.rowCount ?? r?.rows?.length ?? 0 };
         } catch (err) {
           if (isConnectionError(err) || isNotPrimaryError(err)) c.dead = err as Error;
           throw surfaced(err);
