@@ -43,13 +43,17 @@ insert into energy_pending as p (org_id, asset_id, from_ts, to_ts)
 
 -- store.ts: takePending
 with pick as (
-    select org_id, asset_id, seq from energy_pending ${…}
+    select org_id, asset_id, seq from energy_pending
+    where ($2::bigint is null or seq <= $2::bigint) ${…}
     order by org_id, asset_id, seq limit $1 for update skip locked
   ), gone as (
     delete from energy_pending p using pick where p.org_id = pick.org_id and p.asset_id = pick.asset_id and p.seq = pick.seq
     returning p.org_id, p.asset_id, p.from_ts, p.to_ts
   )
   select org_id, asset_id, min(from_ts) as from_ts, max(to_ts) as to_ts from gone group by org_id, asset_id order by org_id, asset_id
+
+-- store.ts: pendingHighWater
+select max(seq)::text as seq from energy_pending ${…}
 
 -- store.ts: pendingOrgs
 select distinct org_id from energy_pending order by org_id

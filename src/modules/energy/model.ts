@@ -305,9 +305,14 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     // other sites are folded in, and the failure is thrown at the end (decision 0512).
     const failedAssets = new Set<string>();
     let failure: { err: unknown } | undefined;
+    // The spans pending when the call starts, and no more: spans that ingestion adds meanwhile wait
+    // for the next run (at most ENERGY_REFRESH_INTERVAL_SECONDS), so that under steady ingestion a
+    // run ends, rather than chasing new spans for as long as readings arrive (decision 0512).
+    const upTo = await store.pendingHighWater(db, opts.orgId);
+    if (upTo === null) return 0;
     while (done < max) {
       const n = await db.tx(async (q) => {
-        const spans = await store.takePending(q, opts.batch ?? 50, opts.orgId, [...failedAssets]);
+        const spans = await store.takePending(q, opts.batch ?? 50, opts.orgId, [...failedAssets], upTo);
         const byOrg = new Map<string, typeof spans>();
         for (const s of spans) byOrg.set(s.org_id, [...(byOrg.get(s.org_id) ?? []), s]);
         for (const [orgId, list] of [...byOrg].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

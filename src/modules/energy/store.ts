@@ -122,19 +122,33 @@ export function createEnergyStore() {
       limit: number,
       orgId?: string,
       skipAssets: readonly string[] = [],
+      upToSeq: string | null = null,
     ): Promise<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]> {
       const r = await q.query<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }>(
         `with pick as (
-           select org_id, asset_id, seq from energy_pending ${orgId === undefined ? '' : 'where org_id = $2 and asset_id <> all($3::text[])'}
+           select org_id, asset_id, seq from energy_pending
+           where ($2::bigint is null or seq <= $2::bigint) ${orgId === undefined ? '' : 'and org_id = $3 and asset_id <> all($4::text[])'}
            order by org_id, asset_id, seq limit $1 for update skip locked
          ), gone as (
            delete from energy_pending p using pick where p.org_id = pick.org_id and p.asset_id = pick.asset_id and p.seq = pick.seq
            returning p.org_id, p.asset_id, p.from_ts, p.to_ts
          )
          select org_id, asset_id, min(from_ts) as from_ts, max(to_ts) as to_ts from gone group by org_id, asset_id order by org_id, asset_id`,
-        orgId === undefined ? [limit] : [limit, orgId, skipAssets],
+        orgId === undefined ? [limit, upToSeq] : [limit, upToSeq, orgId, skipAssets],
       );
       return r.rows.map((x) => ({ ...x, from_ts: new Date(x.from_ts), to_ts: new Date(x.to_ts) }));
+    },
+
+    /**
+     * The newest pending row's sequence number (of the organisation, when given), as text; null when
+     * none is pending. A refresh takes the rows up to it and no more (decision 0512).
+     */
+    async pendingHighWater(q: Queryable, orgId?: string): Promise<string | null> {
+      const r = await q.query<{ seq: string | null }>(
+        `select max(seq)::text as seq from energy_pending ${orgId === undefined ? '' : 'where org_id = $1'}`,
+        orgId === undefined ? [] : [orgId],
+      );
+      return r.rows[0]?.seq ?? null;
     },
 
     /** The organisations with pending spans (the refresh's units, decision 0285). */

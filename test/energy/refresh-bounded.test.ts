@@ -1,0 +1,62 @@
+// A refresh run takes the spans pending when it starts and no more (decision 0512): under steady
+// ingestion a run ends, and what arrives while it runs is folded in by the next run. Before, a run
+// took new spans for as long as they came, so at 10,000 devices it never ended and kept the store
+// busy. Readings arriving during the run are made deterministic here by a trigger on the rollup
+// (each time the refresh writes half hours, a pending span is added, as ingestion would, a set number
+// of times; this service is the test's own, so only its refreshes write).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { asset, call, counterSeries, ingest, json, refresh, tokenFor } from './helpers.ts';
+import type { Db } from '../../src/infra/db/index.ts';
+
+let svc: TestService;
+let admin: string;
+const ORG = 'energy-bounded';
+
+before(async () => {
+  svc = await startTestService({ clock: new ManualClock('2026-11-02T12:00:00Z') });
+  await svc.createOrg(ORG);
+  admin = await tokenFor(svc, ORG);
+  await asset(svc, admin, { asset_id: 'b-meter', site_id: 'yard', asset_class: 'site_meter' });
+  await refresh(svc);
+});
+after(() => svc?.stop());
+
+test('a refresh run ends while spans keep arriving; each span that arrived during a run is folded in by the next', async () => {
+  const db = (svc as unknown as { deps: { backgroundDb: Db } }).deps.backgroundDb;
+  // Three more spans of the meter, each added while a refresh writes the site's half hours.
+  await db.exec(`
+    create table bounded_budget (n int not null);
+    insert into bounded_budget values (3);
+    create function bounded_arrival() returns trigger language plpgsql as $f$
+    begin
+      if (select n from bounded_budget) > 0 then
+        update bounded_budget set n = n - 1;
+        insert into energy_pending (org_id, asset_id, from_ts, to_ts) values ('${ORG}', 'b-meter', '2026-11-01T01:00:00Z', '2026-11-01T01:00:00Z');
+      end if;
+      return null;
+    end $f$;
+    create trigger bounded_arrival after insert on energy_site_halfhours for each statement execute function bounded_arrival();`);
+  try {
+    await ingest(svc, admin, counterSeries('b-meter', 'import_kwh', Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-01T03:00:00Z'), 1));
+    const ledger = async () => json(await call(svc, admin, 'GET', '/api/telemetry/sites/yard/ledger?date=2026-11-01'));
+    const budget = async () => (await db.query<{ n: number }>('select n from bounded_budget')).rows[0]!.n;
+    // Each run folds in what was pending when it started and leaves the span that arrived meanwhile.
+    for (const left of [2, 1, 0]) {
+      await refresh(svc);
+      assert.equal(await budget(), left);
+      const l = await ledger();
+      assert.equal(l.pending_refresh, true, `after the run that left ${left} arrivals`);
+      assert.equal(l.totals.import_kwh, '6.000');
+    }
+    await refresh(svc);
+    const l = await ledger();
+    assert.equal(l.pending_refresh, false);
+    // 1 kWh a half hour from 00:00 to 03:00: six half hours.
+    assert.equal(l.totals.import_kwh, '6.000');
+  } finally {
+    await db.exec('drop trigger bounded_arrival on energy_site_halfhours; drop function bounded_arrival(); drop table bounded_budget;');
+  }
+});
