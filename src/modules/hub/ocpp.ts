@@ -142,6 +142,19 @@ export function createOcppGateway(deps: {
     p.finally(() => pending.delete(p)).catch(() => {});
     return p;
   };
+  // A charger's connection writes (connected, then offline when it leaves) in the order they were
+  // asked for, one after another: on a pool two could otherwise cross, and the offline write of a
+  // connection that has just closed clear the flag that its successor on this instance has set.
+  const writesOf = new Map<string, Promise<void>>();
+  const inOrder = (k: string, write: () => Promise<void>): Promise<void> => {
+    const next = (writesOf.get(k) ?? Promise.resolve()).then(write);
+    const tail = next.catch(() => {});
+    writesOf.set(k, tail);
+    void tail.then(() => {
+      if (writesOf.get(k) === tail) writesOf.delete(k);
+    });
+    return next;
+  };
 
   /** What the hub does once a charger's boot is accepted (decision 0489); set by the module. */
   let onBooted: ((s: ChargerSession, version: OcppVersion) => Promise<void>) | undefined;
@@ -352,24 +365,16 @@ export function createOcppGateway(deps: {
     const previous = clients.get(k);
     clients.set(k, client);
     if (previous && previous !== client) entries.settle('hub.ocpp-close', previous.close({ code: 1000, reason: 'Replaced by a new connection' }));
-    const connectedWrite = track(store.connected(db, s.orgId, s.cpId, instanceId, clock.now(), version));
-    entries.settle('hub.ocpp-connected', connectedWrite);
+    const connectedAt = clock.now();
+    entries.settle('hub.ocpp-connected', track(inOrder(k, () => store.connected(db, s.orgId, s.cpId, instanceId, connectedAt, version))));
     client.on(
       'close',
       entries.wrap('hub.ocpp-close', () => {
         if (clients.get(k) !== client) return; // replaced: the new connection holds it
         clients.delete(k);
-        // After the connection's own write: on a pool the two could otherwise cross, and a charger
-        // that left at once would stay shown connected.
-        entries.settle(
-          'hub.ocpp-offline',
-          track(
-            connectedWrite.then(
-              () => offline(s),
-              () => offline(s),
-            ),
-          ),
-        );
+        // After the connection's own write (a charger that left at once would otherwise stay shown
+        // connected), and before a later connection's (whose flag it would otherwise clear).
+        entries.settle('hub.ocpp-offline', track(inOrder(k, () => offline(s))));
       }),
     );
   }
