@@ -35,6 +35,13 @@ export function flowKwh(wh: Record<Flow | 'residual', number>): FlowKwh {
 
 export const DAY_MS = 86_400_000;
 
+/**
+ * Pending rows a refresh transaction takes (a row per asset per ingestion batch that touched it):
+ * a batch's sites are recomputed together (decision 0512), so a larger batch shares each statement
+ * among more sites; rows of assets on no site cost only their delete.
+ */
+const REFRESH_BATCH_ROWS = 500;
+
 export type FlowBasis = 'measured' | 'calculated' | 'partial' | 'missing' | 'absent';
 
 /** A site's range to recompute (ms), for all its assets or only some. */
@@ -312,7 +319,7 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     if (upTo === null) return 0;
     while (done < max) {
       const n = await db.tx(async (q) => {
-        const spans = await store.takePending(q, opts.batch ?? 50, opts.orgId, [...failedAssets], upTo);
+        const spans = await store.takePending(q, opts.batch ?? REFRESH_BATCH_ROWS, opts.orgId, [...failedAssets], upTo);
         const byOrg = new Map<string, typeof spans>();
         for (const s of spans) byOrg.set(s.org_id, [...(byOrg.get(s.org_id) ?? []), s]);
         for (const [orgId, list] of [...byOrg].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
