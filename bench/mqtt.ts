@@ -496,9 +496,20 @@ async function main() {
     const generatorBound = Math.max(gen.sending, gen.phase) > 90;
     const ol = summary(latencies);
     const refresh = refreshPart(refresh0, await refreshRuns());
+    // How far the ledger lags at the phase's end: the pending spans not yet folded in (PostgreSQL only).
+    const backlog = admin
+      ? (
+          await admin.query<{ rows: number; assets: number; oldest_s: number | null }>(
+            `select count(*)::int as rows, count(distinct asset_id)::int as assets, extract(epoch from now() - min(to_ts))::float8 as oldest_s from ${schema}.energy_pending`,
+          )
+        ).rows[0]!
+      : undefined;
+    const backlogText = backlog
+      ? `; energy pending at the end: ${fmt(backlog.rows)} rows of ${fmt(backlog.assets)} assets${backlog.oldest_s === null ? '' : `, the oldest ending ${fmt(backlog.oldest_s, 1)} s ago`}`
+      : '';
     log(
       `open loop at ${OPEN_RATE > 0 ? 'a fixed rate' : `${Math.round(RATE_FRACTION * 100)} % of MQTT saturation`} (${fmt(rate, 1)} messages/s, ${fmt(rate * SAT_BATCH)} records/s) for ${OPEN_SECONDS} s, ${OPEN_LATE ? 'readings two days old (late: sealed days)' : 'current readings'}, over ${fmt(live.length)} devices: ` +
-        `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${servicePart(h0, await inService())}; ${together(answered, (await transactions()) - tx0)}; ${refresh.text}; ${oe} errors; ` +
+        `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${servicePart(h0, await inService())}; ${together(answered, (await transactions()) - tx0)}; ${refresh.text}${backlogText}; ${oe} errors; ` +
         `sending took ${fmt(sendMs / 1000, 1)} s (${OPEN_SECONDS} s planned), all answered after ${fmt(phaseMs / 1000, 1)} s; ` +
         `CPU: load generator ${fmt(gen.sending)} % of its core while sending, ${fmt(gen.phase)} % over the phase${pinned ? ' (pinned to core 1)' : ' (not pinned)'}; service ${fmt(service)} % of a core over the phase; ${await machine()}`,
     );
@@ -517,7 +528,7 @@ async function main() {
       phaseSeconds: phaseMs / 1000,
       cpuPercentOfCore: { generatorSending: gen.sending, generatorPhase: gen.phase, service },
       generatorBound,
-      energyRefresh: { runs: refresh.runs, seconds: refresh.seconds },
+      energyRefresh: { runs: refresh.runs, seconds: refresh.seconds, pendingAtEnd: backlog ?? null },
     };
     log(`answers to a message answered before: ${odd.again}; to no message of the phase: ${odd.unpaired}`);
     results.oddAnswers = odd;
