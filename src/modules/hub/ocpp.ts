@@ -148,11 +148,13 @@ export function createOcppGateway(deps: {
   const writesOf = new Map<string, Promise<void>>();
   const inOrder = (k: string, write: () => Promise<void>): Promise<void> => {
     const next = (writesOf.get(k) ?? Promise.resolve()).then(write);
-    const tail = next.catch(() => {});
+    // The chain's end, never rejected (the caller settles `next`); the last one removes itself.
+    const tail: Promise<void> = next
+      .catch(() => {})
+      .finally(() => {
+        if (writesOf.get(k) === tail) writesOf.delete(k);
+      });
     writesOf.set(k, tail);
-    void tail.then(() => {
-      if (writesOf.get(k) === tail) writesOf.delete(k);
-    });
     return next;
   };
 
