@@ -470,7 +470,9 @@ test('import/tracker: maps lines to accounts, contacts and deals; errors by line
   const ivy = (await ok(viewer, 'GET', `${B}/contacts?account_id=${suppressedAcc.id}`)).contacts.filter((c: any) => c.email === 'ivy@india.example');
   assert.ok(ivy.length === 1 && ivy[0].opted_out && ivy[0].name === 'Ivy Again', 'the erased address comes back opted out');
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,colour\nx,red\n' }), 422, { fields: ['body.csv'] });
-  assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,email\nx\n' }), 422, { fields: ['body.csv'] });
+  const narrow = await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company,email\n\n"x\r\nand y",x@y.example\nz\n' });
+  assertRefused(narrow, 422, { fields: ['body.csv'] });
+  assert.equal(JSON.parse(narrow.body).detail[0].msg, 'Line 5: expected 2 columns, found 1');
   assertRefused(await call(analyst, 'POST', `${B}/import/tracker`, { csv: 'company\n"unclosed\n' }), 422, { fields: ['body.csv'] });
   // A day the calendar lacks is the line's error (the store's date column would refuse it: a 500).
   const feb30 = await ok(analyst, 'POST', `${B}/import/tracker`, {

@@ -199,6 +199,16 @@ test('requirements import: a file of a million short or empty-quoted lines is re
   assert.deepEqual(json(await req('GET', `${F}/depot`, viewer)).vehicles, before, 'nothing stored');
 });
 
+test('requirements import: errors name the line of the file, past empty lines and quoted line ends', async () => {
+  const csv = 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\n\nL1,ev,80,60,22\n"L\n2",ev,60,x,22\n\n\nL3,petrol,60,40,11\n';
+  const bad = await req('POST', `${F}/requirements/import`, other, { csv });
+  assertRefused(bad, 422, { fields: ['body.csv'] });
+  assert.deepEqual(
+    json(bad).detail.map((d: any) => d.msg),
+    ['line 5, column kwh_per_shift: must be a non-negative decimal number', 'line 8, column powertrain: must be ev or ice'],
+  );
+});
+
 test('requirements import: a file whose lines end in both LF and CRLF (as the description allows) is read line by line', async () => {
   const csv = 'vehicle_id,powertrain,battery_kwh,kwh_per_shift,max_charge_kw\r\nM1,ev,80,60,22\nM2,ev,60,50,22\r\nM3,ice,60,40,11\n';
   const res = await svc.request({

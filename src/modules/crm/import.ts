@@ -1,8 +1,7 @@
 // Import of a sales team's CSV tracker (decision 0223): each line maps to an account, optionally a
 // contact and a deal; rows match existing records by key, so re-importing a file adds nothing.
 import { randomUUID } from 'node:crypto';
-import { parse } from 'csv-parse/sync';
-import { csvReadOptions } from '../../kit/csv.ts';
+import { csvRecords } from '../../kit/csv.ts';
 import type { Db, Queryable } from '../../infra/db/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { RequestContext } from '../../platform/operation.ts';
@@ -67,26 +66,21 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
   }
 
   return async function importTracker(ctx: RequestContext, body: { csv: string; dry_run?: boolean }) {
-    let records: { record: Record<string, string>; info: { lines: number } }[];
+    let read: Awaited<ReturnType<typeof csvRecords>>;
     try {
-      records = parse(body.csv, {
-        columns: (header: string[]) =>
-          header.map((h) =>
-            h
-              .trim()
-              .toLowerCase()
-              .replace(/[\s-]+/g, '_'),
-          ),
-        ...csvReadOptions(),
-        info: true,
-        relax_column_count: false,
-      });
+      // The header, at most MAX_ROWS rows and one more to tell; the first row of the wrong width ends it.
+      read = await csvRecords(body.csv, { maxRecords: MAX_ROWS + 2, maxWrongWidth: 1 });
     } catch (err) {
       const e = err as { message?: string; lines?: number };
-      throw crmErrors.field(['csv'], `Line ${e.lines ?? '?'}: ${String(e.message ?? 'not CSV').replace(/^Invalid Record Length: /, '')}`, null);
+      throw crmErrors.field(['csv'], `Line ${e.lines ?? '?'}: ${String(e.message ?? 'not CSV')}`, null);
     }
+    const [head = [], ...rest] = read.records;
+    const columns = head.map((h) => h.toLowerCase().replace(/[\s-]+/g, '_'));
+    const wrong = rest.findIndex((r) => r.length !== columns.length);
+    if (wrong >= 0) throw crmErrors.field(['csv'], `Line ${read.lines[wrong + 1]}: expected ${columns.length} columns, found ${rest[wrong]!.length}`, null);
+    const records = rest.map((fields, i) => ({ record: Object.fromEntries(columns.map((c, j) => [c, fields[j]!])), info: { lines: read.lines[i + 1]! } }));
     if (!records.length) throw crmErrors.field(['csv'], 'The file has a header but no rows', null);
-    const header = Object.keys(records[0]!.record);
+    const header = [...new Set(columns)];
     const unknown = header.filter((h) => !(TRACKER_COLUMNS as readonly string[]).includes(h));
     if (unknown.length)
       throw crmErrors.field(['csv'], `Line 1: unknown column(s) ${unknown.join(', ')}; the tracker columns are ${TRACKER_COLUMNS.join(', ')}`, unknown);

@@ -26,12 +26,13 @@ const MAX_VEHICLES = 2000;
 /** Errors named in a refusal. */
 const MAX_ERRORS = 100;
 
-export function parseRequirements(text: string): { vehicles: Vehicle[]; errors: { line: number; column: string | null; message: string }[] } {
+export async function parseRequirements(text: string): Promise<{ vehicles: Vehicle[]; errors: { line: number; column: string | null; message: string }[] }> {
   const errs: { line: number; column: string | null; message: string }[] = [];
   let recs: string[][];
+  let lines: number[];
   try {
     // The header, at most MAX_VEHICLES rows and one more to tell; no more bad-width rows than are named.
-    recs = csvRecords(text, { maxRecords: MAX_VEHICLES + 2, maxWrongWidth: MAX_ERRORS }).records;
+    ({ records: recs, lines } = await csvRecords(text, { maxRecords: MAX_VEHICLES + 2, maxWrongWidth: MAX_ERRORS }));
   } catch (e) {
     return { vehicles: [], errors: [{ line: (e as { lines?: number }).lines ?? 1, column: null, message: 'not valid CSV' }] };
   }
@@ -40,7 +41,7 @@ export function parseRequirements(text: string): { vehicles: Vehicle[]; errors: 
   const seen = new Set<string>();
   const vehicles: Vehicle[] = [];
   recs.slice(1).forEach((r, i) => {
-    const line = i + 2;
+    const line = lines[i + 1]!;
     if (r.length !== COLUMNS.length) return void errs.push({ line, column: null, message: `expected ${COLUMNS.length} columns, found ${r.length}` });
     const [id, pt, bat, shift, kw] = r as [string, string, string, string, string];
     if (!id || id.length > 64) errs.push({ line, column: 'vehicle_id', message: 'must be 1 to 64 characters' });
@@ -55,7 +56,7 @@ export function parseRequirements(text: string): { vehicles: Vehicle[]; errors: 
       if (!DEC.test(v)) errs.push({ line, column: col, message: 'must be a non-negative decimal number' });
     vehicles.push({ vehicle_id: id, powertrain: pt as 'ev', battery_kwh: Number(bat), kwh_per_shift: Number(shift), max_charge_kw: Number(kw) });
   });
-  if (recs.length - 1 > MAX_VEHICLES) errs.unshift({ line: MAX_VEHICLES + 2, column: null, message: `at most ${MAX_VEHICLES} vehicles` });
+  if (recs.length - 1 > MAX_VEHICLES) errs.unshift({ line: lines[MAX_VEHICLES + 1]!, column: null, message: `at most ${MAX_VEHICLES} vehicles` });
   if (recs.length === 1) errs.push({ line: 2, column: null, message: 'no vehicles' });
   return { vehicles, errors: errs.slice(0, MAX_ERRORS) };
 }
@@ -126,7 +127,7 @@ export function createFleet(deps: { db: Db; clock: Clock }) {
       return { shifts: body.shifts, updated_at: isoTime(now) };
     },
     async importRequirements(ctx: RequestContext, csv: string) {
-      const { vehicles, errors: errs } = parseRequirements(csv);
+      const { vehicles, errors: errs } = await parseRequirements(csv);
       if (errs.length)
         throw errors.validation(
           errs.map((e) =>

@@ -141,13 +141,14 @@ const MAX_ROWS = 20_000;
 const MAX_ERRORS = 100;
 
 /** Parses and checks a CSV input; errors name the line (1 is the header) and the column. */
-export function validateCsv(kind: Kind, text: string): { rows: Record<string, string>[]; errors: CsvError[] } {
+export async function validateCsv(kind: Kind, text: string): Promise<{ rows: Record<string, string>[]; errors: CsvError[] }> {
   const spec = KIND_SPECS[kind];
   const errors: CsvError[] = [];
   let records: string[][];
+  let lines: number[];
   try {
     // The header, at most MAX_ROWS rows and one more to tell; no more bad-width rows than are named.
-    records = csvRecords(text, { maxRecords: MAX_ROWS + 2, maxWrongWidth: MAX_ERRORS }).records;
+    ({ records, lines } = await csvRecords(text, { maxRecords: MAX_ROWS + 2, maxWrongWidth: MAX_ERRORS }));
   } catch (e) {
     const err = e as { lines?: number; message?: string };
     return { rows: [], errors: [{ line: err.lines ?? 1, column: null, message: `not valid CSV: ${String(err.message ?? e).slice(0, 200)}` }] };
@@ -157,9 +158,9 @@ export function validateCsv(kind: Kind, text: string): { rows: Record<string, st
   const want = spec.columns.map((c) => c.name);
   if (header.join(',') !== want.join(',')) return { rows: [], errors: [{ line: 1, column: null, message: `header must be ${want.join(',')}` }] };
   const rows: Record<string, string>[] = [];
-  if (records.length - 1 > MAX_ROWS) return { rows: [], errors: [{ line: MAX_ROWS + 2, column: null, message: `at most ${MAX_ROWS} rows` }] };
+  if (records.length - 1 > MAX_ROWS) return { rows: [], errors: [{ line: lines[MAX_ROWS + 1]!, column: null, message: `at most ${MAX_ROWS} rows` }] };
   records.slice(1).forEach((rec, i) => {
-    const line = i + 2;
+    const line = lines[i + 1]!;
     if (rec.length !== want.length) {
       errors.push({ line, column: null, message: `expected ${want.length} columns, found ${rec.length}` });
       return;

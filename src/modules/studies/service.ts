@@ -89,6 +89,11 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
     async createSample(ctx: RequestContext, type: StudyType) {
       const id = randomUUID();
       const now = clock.now();
+      const inputs: { kind: Kind; csv: string; rows: Record<string, string>[] }[] = [];
+      for (const kind of STUDY_TYPES[type].kinds) {
+        const csv = sample(type, kind);
+        inputs.push({ kind, csv, rows: (await validateCsv(kind, csv)).rows });
+      }
       await db.tx(async (q) => {
         await store.insertStudy(
           q,
@@ -101,10 +106,7 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
           },
           now,
         );
-        for (const kind of STUDY_TYPES[type].kinds) {
-          const csv = sample(type, kind);
-          await store.putInput(q, ctx.orgId, id, kind, validateCsv(kind, csv).rows, csv, now);
-        }
+        for (const { kind, csv, rows } of inputs) await store.putInput(q, ctx.orgId, id, kind, rows, csv, now);
       });
       return view(ctx.orgId, (await store.study(db, ctx.orgId, id))!);
     },
@@ -150,7 +152,7 @@ export function createStudies(deps: { db: Db; backgroundDb: Db; clock: Clock; jo
     async putInput(ctx: RequestContext, id: string, kind: Kind, csv: string) {
       const s = await requireStudy(ctx.orgId, id);
       requireKind(s, kind);
-      const { rows, errors } = validateCsv(kind, csv);
+      const { rows, errors } = await validateCsv(kind, csv);
       if (errors.length) throw studyErrors.csv(errors);
       const now = clock.now();
       const version = await db.tx(async (q) => {
