@@ -108,6 +108,22 @@ export function liveRoutes(hub: LiveHub, streams: StreamRegistry, onRefused: () 
   return [op];
 }
 
+const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * An event's frame, written once however many of the organisation's subscribers take it: the hub
+ * hands every subscriber the same event object.
+ */
+const frames = new WeakMap<LiveEvent, string>();
+function frameOf(e: LiveEvent): string {
+  let f = frames.get(e);
+  if (f === undefined) {
+    f = frame(e.event, e.data);
+    frames.set(e, f);
+  }
+  return f;
+}
+
 /** One client's stream: events wait in a buffer bounded in events and characters while the socket is backed up. */
 function sseSubscriber(res: ServerResponse) {
   let started = false;
@@ -120,7 +136,6 @@ function sseSubscriber(res: ServerResponse) {
     queued -= f.length;
     return f;
   };
-  const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const flush = () => {
     if (dropped > 0) {
       res.write(frame('dropped', { dropped }));
@@ -136,7 +151,7 @@ function sseSubscriber(res: ServerResponse) {
   return {
     push(e: LiveEvent) {
       if (finished || res.writableEnded || res.destroyed) return;
-      const f = frame(e.event, e.data);
+      const f = frameOf(e);
       queue.push(f);
       queued += f.length;
       if (started && !res.writableNeedDrain) flush();
