@@ -400,11 +400,13 @@ test('a publisher past its rate is dropped and answered; another organisation an
     const next2 = await answers(d2, `${ROOT}/${OTHER}/site-x/results`);
     const statuses: unknown[] = [];
     for (let i = 0; i < 9; i++) {
-      await d1.publishAsync(`${ROOT}/${ORG}/site-b/devices/b.battery/telemetry`, JSON.stringify({ ts: ts(50 - i), soc_pct: i }), { qos: 1 });
+      // The first three too large: a message the consumer refuses counts against the rate too.
+      const pad = i < 3 ? { pad: 'x'.repeat(5000) } : {};
+      await d1.publishAsync(`${ROOT}/${ORG}/site-b/devices/b.battery/telemetry`, JSON.stringify({ ts: ts(50 - i), soc_pct: i, ...pad }), { qos: 1 });
       statuses.push((await next1()).status);
     }
     // MQTT_PUBLISHER_PER_MIN is 8.
-    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 200, 200, 429]);
+    assert.deepEqual(statuses, [413, 413, 413, 200, 200, 200, 200, 200, 429]);
     await d2.publishAsync(`${ROOT}/${OTHER}/site-x/telemetry`, JSON.stringify([{ device_id: 'x.battery', ts: ts(1), soc_pct: 77 }]), { qos: 1 });
     assert.equal((await next2()).status, 200);
     assert.equal((await history(otherAdmin, 'x.battery')).summary.count, 1);

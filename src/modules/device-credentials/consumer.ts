@@ -185,9 +185,8 @@ export function createConsumer(deps: ConsumerDeps) {
   async function handle(topic: string, where: Topic | null, payload: Buffer): Promise<Handled> {
     // Only the subscribed topics arrive; anything else is answered nowhere but acknowledged.
     if (!where) return { ack: true, answer: refused(400, 'unknown_topic', `Not a device topic: ${topic}`) };
-    if (payload.length > deps.maxPayloadBytes) {
-      return { ack: true, answer: refused(413, 'payload_too_large', `The payload is ${payload.length} bytes; at most ${deps.maxPayloadBytes}`) };
-    }
+    // Every message counts against its publisher's rate, those refused below too: a flood of
+    // oversized or malformed messages is dropped past the rate as any other.
     const publisher = `${where.orgId}/${where.siteId}/${where.device ?? ''}`;
     const limit = await deps.limiter.check({ name: 'mqtt-publisher', limit: deps.perMinute, windowMs: MINUTE }, publisher);
     if (!limit.allowed) {
@@ -195,6 +194,9 @@ export function createConsumer(deps: ConsumerDeps) {
         ack: true,
         answer: refused(429, 'rate_limited', `More than ${deps.perMinute} messages a minute from this topic: dropped`, { reset_seconds: limit.resetSeconds }),
       };
+    }
+    if (payload.length > deps.maxPayloadBytes) {
+      return { ack: true, answer: refused(413, 'payload_too_large', `The payload is ${payload.length} bytes; at most ${deps.maxPayloadBytes}`) };
     }
     // As HTTP's body parser takes a body (platform/json-body.ts): bytes that are not UTF-8 are
     // refused, never stored as U+FFFD, and so are nesting deep enough to exhaust the stack writing
