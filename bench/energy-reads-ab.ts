@@ -10,20 +10,14 @@
 // Variant A is the statement in the store; variant B is `B_REWRITE` below applied to it. Both must
 // answer the same rows (compared as JSON text, so to the last bit of each double): the run stops if
 // they differ.
-import pg from 'pg';
 import { readFileSync } from 'node:fs';
 import { backendNs } from './lib/pg-cpu.ts';
-import { randomBytes } from 'node:crypto';
-import { openPostgres } from '../src/infra/db/postgres.ts';
-import { migrate } from '../src/infra/db/migrate.ts';
-import { moduleMigrations } from '../src/modules/index.ts';
+import { benchArgs, monthsAround, scratchSchema } from './lib/scratch.ts';
 import type { Queryable } from '../src/infra/db/index.ts';
 import { createEnergyReads } from '../src/modules/telemetry/store.ts';
 import { ALL_COUNTER_KEYS, ROLE_FLOWS } from '../src/modules/energy/flows.ts';
 
-const arg = (name: string, d: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? d;
-const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const URL = arg('database-url', process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+const { arg, positional, url: URL } = benchArgs();
 const CALLS = Number(positional[0] ?? 40);
 const ASSETS = Number(arg('assets', '10'));
 const MINUTES = Number(arg('minutes', '25'));
@@ -37,13 +31,8 @@ const ns = (pid: number) => backendNs(pid) ?? Number.NaN;
  */
 const B_REWRITE = (sql: string) => sql.replace(/date_part\('epoch', ([^()]*)\)/g, 'extract(epoch from $1)::float8').replace(/\n {2}offset 0 --[^\n]*/, '');
 
-const schema = `er_${randomBytes(3).toString('hex')}`;
-const admin = new pg.Client({ connectionString: URL });
-await admin.connect();
-await admin.query(`create schema ${schema}`);
-const db = await openPostgres({ url: URL, schema });
-await migrate(db, moduleMigrations);
-await db.query(`select telemetry_ensure_partitions(now() - interval '1 month', now() + interval '1 month')`);
+const scratch = await scratchSchema({ url: URL, prefix: 'er', ...monthsAround(1, 1) });
+const { db } = scratch;
 const slot = new Date(Math.floor(Date.now() / 1_800_000) * 1_800_000 - 1_800_000); // the last whole half hour
 const ids = Array.from({ length: ASSETS }, (_, i) => `bat-${i}`);
 await db.query(
@@ -54,18 +43,10 @@ await db.query(
   [slot, ids, MINUTES * 60],
 );
 await db.query('analyze telemetry');
-await db.close();
 
-async function client() {
-  const c = new pg.Client({ connectionString: URL });
-  await c.connect();
-  await c.query(`set search_path = ${schema}`);
-  const pid = (await c.query<{ p: number }>('select pg_backend_pid() as p')).rows[0].p;
-  return { c, pid };
-}
 const variants = [
-  { name: 'A (the store)', rewrite: (s: string) => s, ...(await client()) },
-  { name: 'B (B_REWRITE)', rewrite: B_REWRITE, ...(await client()) },
+  { name: 'A (the store)', rewrite: (s: string) => s, ...(await scratch.client()) },
+  { name: 'B (B_REWRITE)', rewrite: B_REWRITE, ...(await scratch.client()) },
 ];
 const from = slot;
 const to = new Date(slot.getTime() + 1_800_000);
@@ -109,5 +90,4 @@ console.log(
   `RESULT ${JSON.stringify({ assets: ASSETS, samples: MINUTES * 60, calls: CALLS, ms: reads.map((r, k) => ({ read: r.name, a: cpu[k][0] / 1e6 / CALLS, b: cpu[k][1] / 1e6 / CALLS })), load })}`,
 );
 for (const v of variants) await v.c.end();
-await admin.query(`drop schema ${schema} cascade`);
-await admin.end();
+await scratch.drop();

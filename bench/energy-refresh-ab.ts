@@ -12,14 +12,9 @@
 // and statements, a site; and a check that both variants leave the same half hours.
 //
 //   node bench/energy-refresh-ab.ts [rounds=4] [--sites=1000] [--minutes=20] [--database-url=postgres://...]
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { pino } from 'pino';
-import { openPostgres } from '../src/infra/db/postgres.ts';
-import { migrate } from '../src/infra/db/migrate.ts';
 import type { Db, Queryable } from '../src/infra/db/index.ts';
-import { moduleMigrations } from '../src/modules/index.ts';
 import { createEnergyReads, telemetryReads } from '../src/modules/telemetry/store.ts';
 import { createRegistrySites } from '../src/modules/registry/sites-service.ts';
 import { createRegistryStore } from '../src/modules/registry/store.ts';
@@ -27,22 +22,16 @@ import { createEnergyModel } from '../src/modules/energy/model.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { pgCpu, type CpuSnapshot } from './lib/pg-cpu.ts';
 import { fmt, machine } from './lib/stats.ts';
+import { benchArgs, monthsAround, scratchSchema } from './lib/scratch.ts';
 
-const arg = (name: string, d: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? d;
-const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const URL = arg('database-url', process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+const { arg, positional, url: URL } = benchArgs();
 const ROUNDS = Number(positional[0] ?? 4);
 const SITES = Number(arg('sites', '1000'));
 const MINUTES = Number(arg('minutes', '20'));
 const ORG = 'bench';
 
-const admin = new pg.Client({ connectionString: URL });
-await admin.connect();
-const schema = `erf_${randomBytes(3).toString('hex')}`;
-await admin.query(`create schema ${schema}`);
-const db = await openPostgres({ url: URL, schema, statementTimeoutMs: 600_000 });
-await migrate(db, moduleMigrations);
-await db.query(`select telemetry_ensure_partitions(now() - interval '1 month', now() + interval '1 month')`);
+const scratch = await scratchSchema({ url: URL, prefix: 'erf', ...monthsAround(1, 1), statementTimeoutMs: 600_000 });
+const { admin, db } = scratch;
 console.log(`energy refresh A/B: ${fmt(SITES)} sites of one battery, a sample every 10 s; ${await machine()}`);
 
 const ids = Array.from({ length: SITES }, (_, i) => `s${i}.d0`);
@@ -152,6 +141,4 @@ console.log(
     `A/B wall ${fmt(a.msPerSite / b.msPerSite, 2)}, PostgreSQL CPU ${fmt(a.pgUsPerSite / b.pgUsPerSite, 2)}; load ${load}`,
 );
 console.log(`RESULT ${JSON.stringify({ sites: SITES, rounds: ROUNDS, a, b, load })}`);
-await db.close();
-await admin.query(`drop schema ${schema} cascade`);
-await admin.end();
+await scratch.drop();

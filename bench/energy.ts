@@ -17,13 +17,8 @@
 //   npm run bench:energy -- --sites=2 --days=365 --scale-sites=1000   # the issue's read scale (decision 0155)
 //   npm run bench:energy -- --sites=1000 --days=365           # the full scale with raw telemetry (beyond this machine)
 //   options: --step=5 --reads=30 --database-url=... --keep
-import { randomBytes } from 'node:crypto';
 import { backendNs } from './lib/pg-cpu.ts';
-import pg from 'pg';
 import { pino } from 'pino';
-import { openPostgres } from '../src/infra/db/postgres.ts';
-import { migrate } from '../src/infra/db/migrate.ts';
-import { moduleMigrations } from '../src/modules/index.ts';
 import { createMemoryBus } from '../src/infra/bus/memory.ts';
 import { createTelemetryService } from '../src/modules/telemetry/index.ts';
 import { touchedRanges } from '../src/modules/telemetry/service.ts';
@@ -38,6 +33,7 @@ import { createSettings } from '../src/modules/energy/settings.ts';
 import { createReporting } from '../src/modules/energy/reporting/service.ts';
 import { csvRecord } from '../src/kit/csv.ts';
 import { fmt, machine, mib, summary } from './lib/stats.ts';
+import { scratchSchema } from './lib/scratch.ts';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -57,13 +53,14 @@ const START = Date.parse('2025-01-01T00:00:00Z');
 const DAY = 86_400_000;
 
 const log = pino({ level: 'silent' });
-const admin = new pg.Client({ connectionString: DATABASE_URL });
-await admin.connect();
-const schema = `benche_${randomBytes(4).toString('hex')}`;
-await admin.query(`create schema ${schema}`);
-const db = await openPostgres({ url: DATABASE_URL, schema, statementTimeoutMs: 600_000 });
-await migrate(db, moduleMigrations);
-await db.query(`select telemetry_ensure_partitions($1, $2)`, [new Date(START), new Date(START + (DAYS + 1) * DAY)]);
+const scratch = await scratchSchema({
+  url: DATABASE_URL,
+  prefix: 'benche',
+  from: new Date(START),
+  to: new Date(START + (DAYS + 1) * DAY),
+  statementTimeoutMs: 600_000,
+});
+const { db, schema } = scratch;
 console.log(
   `energy bench: ${SITES} sites x ${DAYS} days at ${STEP_MIN}-minute steps (${fmt((SITES * 2 * DAYS * 1440) / STEP_MIN)} records); ${await machine()}`,
 );
@@ -169,9 +166,7 @@ console.log(
 );
 
 if (args['ingest-only'] !== undefined) {
-  await db.close();
-  if (args.keep === undefined) await admin.query(`drop schema ${schema} cascade`);
-  await admin.end();
+  await scratch.drop({ keep: args.keep !== undefined });
   process.exit(0);
 }
 const sites = createRegistrySites({ clock: systemClock, store: createRegistryStore(telemetryReads) });
@@ -341,6 +336,4 @@ const size = await db.query<{ t: string; s: string }>(
   [schema],
 );
 console.log(`rollup sizes: ${size.rows.map((r) => `${r.t} ${r.s}`).join(', ')}`);
-await db.close();
-if (args.keep === undefined) await admin.query(`drop schema ${schema} cascade`);
-await admin.end();
+await scratch.drop({ keep: args.keep !== undefined });

@@ -17,11 +17,9 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { SignJWT } from 'jose';
-import { openPostgres } from '../src/infra/db/postgres.ts';
+import { scratchSchema } from './lib/scratch.ts';
 import { openBackgroundDb } from '../src/infra/open.ts';
 import { loadConfig } from '../src/config.ts';
-import { migrate } from '../src/infra/db/migrate.ts';
-import { moduleMigrations } from '../src/modules/index.ts';
 import { createPartitionStore } from '../src/modules/telemetry/store.ts';
 import { SEAL_GRACE_MS } from '../src/modules/telemetry/maintenance.ts';
 import { copyFrom, copyText } from './lib/copy-in.ts';
@@ -91,15 +89,10 @@ async function main() {
   log(`machine: ${await machine()}`);
   log(`reader: pid ${process.pid}${pinned ? ' pinned to core 1' : ''}; ${ASSETS} assets, ${YEAR_ASSETS} with a year of 5-minute data, the rest with a week`);
 
-  const schema = `benchh_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.query(`set search_path = ${schema}`);
-  const db = await openPostgres({ url: DATABASE_URL, schema });
-  await migrate(db, moduleMigrations);
   const end = Math.floor(Date.now() / STEP) * STEP;
-  await admin.query(`select telemetry_ensure_partitions($1, $2)`, [new Date(end - 366 * 86_400_000), new Date(end + 62 * 86_400_000)]);
+  const scratch = await scratchSchema({ url: DATABASE_URL, prefix: 'benchh', from: new Date(end - 366 * 86_400_000), to: new Date(end + 62 * 86_400_000) });
+  const { admin, db, schema } = scratch;
+  await admin.query(`set search_path = ${schema}`);
 
   let t = performance.now();
   const rows = await load(admin, end);
@@ -184,8 +177,7 @@ async function main() {
   }
   agent.destroy();
   await child.stop();
-  if (args.keep === undefined) await admin.query(`drop schema ${schema} cascade`);
-  await admin.end();
+  await scratch.drop({ keep: args.keep !== undefined });
   log(`machine after: ${await machine()}`);
   log('RESULT ' + JSON.stringify({ yearAssets: YEAR_ASSETS, rows, results }));
 }

@@ -14,24 +14,16 @@
 //             folding telemetry_latest outside the batch's transaction could save at most)
 //   in-place: telemetry_latest with the site_ref index on the raw expression and the default
 //             fillfactor (before decision 0371) against the site_ref column and fillfactor 50
-import pg from 'pg';
 import { readFileSync } from 'node:fs';
 import { backendNs } from './lib/pg-cpu.ts';
-import { randomBytes } from 'node:crypto';
-import { openPostgres } from '../src/infra/db/postgres.ts';
-import { migrate } from '../src/infra/db/migrate.ts';
-import { moduleMigrations } from '../src/modules/index.ts';
 import type { Queryable } from '../src/infra/db/index.ts';
 import { createTelemetryStore } from '../src/modules/telemetry/store.ts';
 import { normaliseRecord } from '../src/modules/telemetry/normalise.ts';
 import { makeRecord } from './lib/records.ts';
 import { copyFrom, copyText } from './lib/copy-in.ts';
+import { benchArgs, monthsAround, scratchSchema } from './lib/scratch.ts';
 
-const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const URL =
-  process.argv.find((a) => a.startsWith('--database-url='))?.slice('--database-url='.length) ??
-  process.env.DATABASE_URL ??
-  'postgres://postgres@127.0.0.1:5432/test';
+const { positional, url: URL } = benchArgs();
 const BATCHES = Number(positional[0] ?? 300);
 const MODE = positional[1] ?? 'decode';
 if (MODE !== 'decode' && MODE !== 'decode-late' && MODE !== 'in-place' && MODE !== 'latest') throw new Error(`unknown mode ${MODE}`);
@@ -40,25 +32,12 @@ const T0 = Date.now() - 3 * 3600_000;
 /** A backend's CPU so far (ns); NaN, and so no figure, when the server is not on this machine. */
 const ns = (pid: number) => backendNs(pid) ?? Number.NaN;
 
-async function client(schema: string) {
-  const c = new pg.Client({ connectionString: URL });
-  await c.connect();
-  await c.query(`set search_path = ${schema}`);
-  const pid = (await c.query<{ p: number }>('select pg_backend_pid() as p')).rows[0].p;
-  return { c, pid };
-}
+/** A scratch schema with the service's tables and `extra` statements run on it. */
 async function schemaWith(extra: string[]) {
-  const schema = `ab_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const db = await openPostgres({ url: URL, schema });
-  await migrate(db, moduleMigrations);
-  await db.query(`select telemetry_ensure_partitions(now() - interval '1 month', now() + interval '2 months')`);
-  for (const s of extra) await db.query(s);
-  await db.close();
-  return schema;
+  const scratch = await scratchSchema({ url: URL, prefix: 'ab', ...monthsAround(1, 2) });
+  for (const x of extra) await scratch.db.query(x);
+  await scratch.db.close();
+  return scratch;
 }
 const json = (t: string) => t.replaceAll('jsonb_to_recordset(', 'json_to_recordset(').replaceAll('::jsonb) as (', '::json) as (');
 const jsonb = (t: string) => t.replaceAll('json_to_recordset(', 'jsonb_to_recordset(').replaceAll('::json) as (', '::jsonb) as (');
@@ -67,28 +46,28 @@ const noLatest = (t: string) => t.replace(/, up as \(\n {2}insert into telemetry
 const variants =
   MODE === 'latest'
     ? [
-        { name: 'with the newest-reading upsert', schema: await schemaWith([]), rewrite: (t: string) => t },
-        { name: 'without it', schema: await schemaWith([]), rewrite: noLatest },
+        { name: 'with the newest-reading upsert', scratch: await schemaWith([]), rewrite: (t: string) => t },
+        { name: 'without it', scratch: await schemaWith([]), rewrite: noLatest },
       ]
     : MODE !== 'in-place'
       ? [
-          { name: 'json_to_recordset', schema: await schemaWith(late), rewrite: json },
-          { name: 'jsonb_to_recordset', schema: await schemaWith(late), rewrite: jsonb },
+          { name: 'json_to_recordset', scratch: await schemaWith(late), rewrite: json },
+          { name: 'jsonb_to_recordset', scratch: await schemaWith(late), rewrite: jsonb },
         ]
       : [
           {
             name: 'site_ref index on raw (not in place)',
-            schema: await schemaWith([
+            scratch: await schemaWith([
               'alter table telemetry_latest reset (fillfactor)',
               'drop index telemetry_latest_site_ref_idx',
               `create index telemetry_latest_site_ref_idx on telemetry_latest (org_id, (raw->>'site_ref'))`,
             ]),
             rewrite: (t: string) => t,
           },
-          { name: 'site_ref column, fillfactor 50 (in place)', schema: await schemaWith([]), rewrite: (t: string) => t },
+          { name: 'site_ref column, fillfactor 50 (in place)', scratch: await schemaWith([]), rewrite: (t: string) => t },
         ];
-const clients = await Promise.all(variants.map((v) => client(v.schema)));
-const ref = await client(variants[0].schema);
+const clients = await Promise.all(variants.map((v) => v.scratch.client()));
+const ref = await variants[0]!.scratch.client();
 await ref.c.query(`create table ab_plain (org_id text not null, asset_id text not null, ts timestamptz not null, received_at timestamptz not null,
   power_kw double precision, soc_pct double precision, voltage double precision, "current" double precision, temp_c double precision,
   status text not null default 'unknown', run_id text, intent_id text, anomalies text[] not null default '{}', raw jsonb not null)`);
@@ -154,16 +133,14 @@ for (const { c } of [...clients, ref]) {
   await c.query('select pg_stat_force_next_flush()');
   await c.end();
 }
-const admin = new pg.Client({ connectionString: URL });
-await admin.connect();
+const { admin } = variants[0]!.scratch;
 await new Promise((r) => setTimeout(r, 1500));
 for (const v of variants) {
   const h = await admin.query<{ upd: string; hot: string }>(
     `select n_tup_upd as upd, n_tup_hot_upd as hot from pg_stat_user_tables where schemaname = $1 and relname = 'telemetry_latest'`,
-    [v.schema],
+    [v.scratch.schema],
   );
   const x = h.rows[0];
   if (x) console.log(`${v.name}: telemetry_latest updates ${x.upd}, of them in place (HOT) ${x.hot}`);
 }
-for (const v of variants) await admin.query(`drop schema ${v.schema} cascade`);
-await admin.end();
+for (const v of variants) await v.scratch.drop();
