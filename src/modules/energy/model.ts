@@ -264,6 +264,9 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     // (org, site) order, whoever locks them, so two callers never wait on each other in a circle.
     const siteIds = [...new Set(items.map((x) => x.siteId))].sort();
     await q.query('select pg_advisory_xact_lock(hashtext(k)) from unnest($1::text[]) as u(k)', [siteIds.map((site) => `energy:site:${orgId}:${site}`)]);
+    // The sites' assets are read after the lock, not taken from the caller (the refresh has read its
+    // pending assets' sites before): every recompute of a site, a refresh's or a rebuild's after a
+    // registry change, reads them under the same lock, so the last to write read the newest set.
     const assetsBySite = new Map<string, SiteAsset[]>(siteIds.map((id) => [id, []]));
     for (const a of await deps.sites.assets(q, orgId, { siteIds })) assetsBySite.get(a.site_id)?.push(a);
     const ctxOf = new Map(siteIds.map((id) => [id, siteContextOf(id, assetsBySite.get(id)!)]));
@@ -299,11 +302,11 @@ export function createEnergyModel(deps: EnergyModelDeps) {
   }
 
   /**
-   * Folds pending spans into the rollup, `batch` assets a transaction, until none is left (or
-   * `maxAssets` were done). A span is widened to the samples before and after it (within the gap
+   * Folds pending spans into the rollup, REFRESH_BATCH_ROWS pending rows a transaction, until none
+   * of those pending at the start is left (or `maxAssets` were done). A span is widened to the samples before and after it (within the gap
    * limits), since a new sample changes the segments on either side of it. Returns the assets refreshed.
    */
-  async function refreshPending(db: Db, opts: { orgId?: string; batch?: number; maxAssets?: number } = {}): Promise<number> {
+  async function refreshPending(db: Db, opts: { orgId?: string; maxAssets?: number } = {}): Promise<number> {
     let done = 0;
     const max = opts.maxAssets ?? 100_000;
     // For one organisation (the refresh's unit, decision 0285) the batch's sites are recomputed
@@ -319,9 +322,13 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     if (upTo === null) return 0;
     while (done < max) {
       const n = await db.tx(async (q) => {
-        const spans = await store.takePending(q, opts.batch ?? REFRESH_BATCH_ROWS, opts.orgId, [...failedAssets], upTo);
+        const spans = await store.takePending(q, REFRESH_BATCH_ROWS, opts.orgId, [...failedAssets], upTo);
         const byOrg = new Map<string, typeof spans>();
-        for (const s of spans) byOrg.set(s.org_id, [...(byOrg.get(s.org_id) ?? []), s]);
+        for (const s of spans) {
+          const list = byOrg.get(s.org_id);
+          if (list) list.push(s);
+          else byOrg.set(s.org_id, [s]);
+        }
         for (const [orgId, list] of [...byOrg].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
           const assets = await deps.sites.assets(q, orgId, { assetIds: list.map((s) => s.asset_id) });
           const siteOf = new Map(assets.map((a) => [a.asset_id, a.site_id]));
