@@ -42,15 +42,20 @@ insert into energy_pending as p (org_id, asset_id, from_ts, to_ts)
   from unnest($2::text[], $3::float8[], $4::float8[]) as u(a, f, t)
 
 -- store.ts: takePending
-with pick as (
-    select org_id, asset_id, seq from energy_pending
-    where ($2::bigint is null or seq <= $2::bigint) ${…}
-    order by org_id, asset_id, seq limit $1 for update skip locked
+with next_assets as (
+    select distinct org_id, asset_id from energy_pending
+    where (org_id, asset_id) >= ($4, $5) and seq <= $3::bigint ${…}
+    order by org_id, asset_id limit $1
+  ), pick as (
+    select p.org_id, p.asset_id, p.seq from energy_pending p join next_assets n on n.org_id = p.org_id and n.asset_id = p.asset_id
+    where (p.org_id, p.asset_id, p.seq) > ($4, $5, $6::bigint) and p.seq <= $3::bigint
+    order by p.org_id, p.asset_id, p.seq limit $2 for update of p skip locked
   ), gone as (
     delete from energy_pending p using pick where p.org_id = pick.org_id and p.asset_id = pick.asset_id and p.seq = pick.seq
-    returning p.org_id, p.asset_id, p.from_ts, p.to_ts
+    returning p.org_id, p.asset_id, p.seq, p.from_ts, p.to_ts
   )
-  select org_id, asset_id, min(from_ts) as from_ts, max(to_ts) as to_ts from gone group by org_id, asset_id order by org_id, asset_id
+  select org_id, asset_id, min(from_ts) as from_ts, max(to_ts) as to_ts, max(seq)::text as last_seq
+  from gone group by org_id, asset_id order by org_id, asset_id
 
 -- store.ts: pendingHighWater
 select max(seq)::text as seq from energy_pending ${…}

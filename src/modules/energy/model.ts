@@ -16,7 +16,7 @@ type PowerHalfHour = Awaited<ReturnType<EnergyReads['powerHalfHours']>>[number];
 type CounterHalfHour = Awaited<ReturnType<EnergyReads['counterHalfHours']>>[number];
 type EnergyWindow = Parameters<EnergyReads['powerHalfHoursIn']>[1][number];
 import { ALL_COUNTER_KEYS, FLOWS, ROLE_FLOWS, roleOf, type Flow, type Role } from './flows.ts';
-import { createEnergyStore, type AssetFlowRow, type FlowKwh, type SiteHalfHourRow } from './store.ts';
+import { createEnergyStore, type AssetFlowRow, type FlowKwh, type PendingKey, type SiteHalfHourRow } from './store.ts';
 import { kwhText, toWh } from '../../kit/decimal.ts';
 import { isPlatformFailure } from '../../platform/job-units.ts';
 
@@ -36,11 +36,13 @@ export function flowKwh(wh: Record<Flow | 'residual', number>): FlowKwh {
 export const DAY_MS = 86_400_000;
 
 /**
- * Pending rows a refresh transaction takes (a row per asset per ingestion batch that touched it):
- * a batch's sites are recomputed together (decision 0512), so a larger batch shares each statement
- * among more sites; rows of assets on no site cost only their delete.
+ * A refresh transaction takes the pending rows of this many assets (decision 0514): a batch's
+ * sites are recomputed together (decision 0512), so a larger batch shares each statement among more
+ * sites; assets on no site cost only their rows' delete.
  */
-const REFRESH_BATCH_ROWS = 500;
+const REFRESH_BATCH_ASSETS = 1000;
+/** And at most this many rows (an asset has one a batch or message that touched it since the last run). */
+const REFRESH_BATCH_ROWS = 20_000;
 
 export type FlowBasis = 'measured' | 'calculated' | 'partial' | 'missing' | 'absent';
 
@@ -320,9 +322,18 @@ export function createEnergyModel(deps: EnergyModelDeps) {
     // run ends, rather than chasing new spans for as long as readings arrive (decision 0512).
     const upTo = await store.pendingHighWater(db, opts.orgId);
     if (upTo === null) return 0;
+    let after: PendingKey | null = null;
     while (done < max) {
       const n = await db.tx(async (q) => {
-        const spans = await store.takePending(q, REFRESH_BATCH_ROWS, opts.orgId, [...failedAssets], upTo);
+        const taken = await store.takePending(q, {
+          maxAssets: REFRESH_BATCH_ASSETS,
+          maxRows: REFRESH_BATCH_ROWS,
+          upToSeq: upTo,
+          after,
+          ...(opts.orgId !== undefined && { orgId: opts.orgId, skipAssets: [...failedAssets] }),
+        });
+        const spans = taken.spans;
+        after = taken.last ?? after;
         const byOrg = new Map<string, typeof spans>();
         for (const s of spans) {
           const list = byOrg.get(s.org_id);

@@ -94,6 +94,13 @@ function siteWindowParams(windows: readonly SiteWindow[]): unknown[] {
   return [windows.map((x) => x.site_id), windows.map((x) => x.from), windows.map((x) => x.to)];
 }
 
+/** A pending row's place in the refresh's walk: (org, asset, seq). */
+export interface PendingKey {
+  org_id: string;
+  asset_id: string;
+  seq: string;
+}
+
 export function createEnergyStore() {
   return {
     /**
@@ -113,30 +120,58 @@ export function createEnergyStore() {
     },
 
     /**
-     * Takes up to `limit` pending rows (removed in the caller's transaction; skips rows others hold),
-     * one span per asset: the earliest start and latest end of its rows taken. Rows ingestion adds
-     * meanwhile are new rows, neither seen nor waited on (decision 0157).
+     * Takes the pending rows of the next `maxAssets` assets after `after` (in (org, asset) order),
+     * at most `maxRows` rows in all (an asset cut short is taken up again after its last row), up to
+     * sequence `upToSeq`: removed in the caller's transaction, skipping rows others hold. One span an
+     * asset: the earliest start and latest end of its rows taken. `last` is where the next call
+     * starts (null when nothing was taken).
+     * A run walks the table once from where the previous call stopped (decision 0514): started from
+     * the beginning each time, every call read again the index entries of the rows the run had
+     * already deleted (until a vacuum), and a run's cost grew with the square of its rows.
+     * Rows ingestion adds meanwhile are new rows, neither seen nor waited on (decision 0157).
      */
     async takePending(
       q: Queryable,
-      limit: number,
-      orgId?: string,
-      skipAssets: readonly string[] = [],
-      upToSeq: string | null = null,
-    ): Promise<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]> {
-      const r = await q.query<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date }>(
-        `with pick as (
-           select org_id, asset_id, seq from energy_pending
-           where ($2::bigint is null or seq <= $2::bigint) ${orgId === undefined ? '' : 'and org_id = $3 and asset_id <> all($4::text[])'}
-           order by org_id, asset_id, seq limit $1 for update skip locked
+      opts: {
+        maxAssets: number;
+        maxRows: number;
+        upToSeq: string;
+        after: PendingKey | null;
+        orgId?: string;
+        skipAssets?: readonly string[];
+      },
+    ): Promise<{ spans: { org_id: string; asset_id: string; from_ts: Date; to_ts: Date }[]; last: PendingKey | null }> {
+      const after = opts.after ?? { org_id: '', asset_id: '', seq: '0' };
+      const r = await q.query<{ org_id: string; asset_id: string; from_ts: Date; to_ts: Date; last_seq: string }>(
+        `with next_assets as (
+           select distinct org_id, asset_id from energy_pending
+           where (org_id, asset_id) >= ($4, $5) and seq <= $3::bigint ${opts.orgId === undefined ? '' : 'and org_id = $7 and asset_id <> all($8::text[])'}
+           order by org_id, asset_id limit $1
+         ), pick as (
+           select p.org_id, p.asset_id, p.seq from energy_pending p join next_assets n on n.org_id = p.org_id and n.asset_id = p.asset_id
+           where (p.org_id, p.asset_id, p.seq) > ($4, $5, $6::bigint) and p.seq <= $3::bigint
+           order by p.org_id, p.asset_id, p.seq limit $2 for update of p skip locked
          ), gone as (
            delete from energy_pending p using pick where p.org_id = pick.org_id and p.asset_id = pick.asset_id and p.seq = pick.seq
-           returning p.org_id, p.asset_id, p.from_ts, p.to_ts
+           returning p.org_id, p.asset_id, p.seq, p.from_ts, p.to_ts
          )
-         select org_id, asset_id, min(from_ts) as from_ts, max(to_ts) as to_ts from gone group by org_id, asset_id order by org_id, asset_id`,
-        orgId === undefined ? [limit, upToSeq] : [limit, upToSeq, orgId, skipAssets],
+         select org_id, asset_id, min(from_ts) as from_ts, max(to_ts) as to_ts, max(seq)::text as last_seq
+         from gone group by org_id, asset_id order by org_id, asset_id`,
+        [
+          opts.maxAssets,
+          opts.maxRows,
+          opts.upToSeq,
+          after.org_id,
+          after.asset_id,
+          after.seq,
+          ...(opts.orgId === undefined ? [] : [opts.orgId, opts.skipAssets ?? []]),
+        ],
       );
-      return r.rows.map((x) => ({ ...x, from_ts: new Date(x.from_ts), to_ts: new Date(x.to_ts) }));
+      const end = r.rows.at(-1);
+      return {
+        spans: r.rows.map((x) => ({ org_id: x.org_id, asset_id: x.asset_id, from_ts: new Date(x.from_ts), to_ts: new Date(x.to_ts) })),
+        last: end ? { org_id: end.org_id, asset_id: end.asset_id, seq: end.last_seq } : null,
+      };
     },
 
     /**
