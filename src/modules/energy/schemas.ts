@@ -28,6 +28,17 @@ export const FlowFigures = {
   discharge_kwh: Kwh('Battery discharge'),
 };
 
+/** One asset's contribution to one flow in a half hour: how much, how it was measured, and from what. */
+export const AssetFlowFigures = {
+  flow: Type.String(),
+  kwh: Kwh(),
+  basis: Type.String(),
+  source: Type.String(),
+  coverage: Type.Number(),
+  samples: Type.Integer(),
+  counter_resets: Type.Integer(),
+};
+
 export const FlowBasis = Type.Object(
   {
     import: BasisName,

@@ -18,6 +18,8 @@ const FactorVersion = Type.Object({
   note: S.Nullable(Type.String()),
 });
 const AppliedFactor = Type.Object({ ...FactorVersion.properties, applied_to_year: Type.Integer(), note: S.Nullable(Type.String()) });
+/** A year's figure: the year, the window it covers and the factor applied to it. */
+const YearFigures = { year: Type.Integer(), from: S.Timestamp, to: S.Timestamp, factor: AppliedFactor };
 const MarketFactor = Type.Object({
   factor_id: Type.String(),
   site_id: S.Nullable(Type.String()),
@@ -56,10 +58,7 @@ export function carbonOperations(c: Carbon): Operation[] {
         query: YearQuery,
         response: {
           200: Type.Object({
-            year: Type.Integer(),
-            from: S.Timestamp,
-            to: S.Timestamp,
-            factor: AppliedFactor,
+            ...YearFigures,
             import_kwh: S.Kwh(),
             location_based_kg: Kg(),
             market_based_kg: Kg(),
@@ -138,10 +137,7 @@ export function carbonOperations(c: Carbon): Operation[] {
         query: YearQuery,
         response: {
           200: Type.Object({
-            year: Type.Integer(),
-            from: S.Timestamp,
-            to: S.Timestamp,
-            factor: AppliedFactor,
+            ...YearFigures,
             generation_kwh: S.Kwh(),
             self_consumed_kwh: S.Kwh(),
             exported_generation_kwh: S.Kwh(),

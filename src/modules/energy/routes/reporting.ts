@@ -22,6 +22,14 @@ const ShortfallPricing = Type.Object({
   self_consumption_share: S.Nullable(Type.Number()),
   method: Type.String(),
 });
+/** A day of a generation shortfall: what was expected, what came, and the difference. */
+const ShortfallDay = {
+  date: Type.String(),
+  expected_kwh: S.Kwh(),
+  actual_kwh: S.Kwh(),
+  shortfall_kwh: S.Kwh(),
+};
+
 const Value = Type.Union([Type.String(), Type.Number(), Type.Null()], {
   description: 'kWh and GBP as decimal text, kW and ratios as numbers, null when unavailable',
 });
@@ -211,17 +219,7 @@ function operations(rep: Reporting): Operation[] {
                 asset_id: Type.String(),
                 asset_class: Type.String(),
                 role: Type.String(),
-                flows: Type.Array(
-                  Type.Object({
-                    flow: Type.String(),
-                    kwh: S.Kwh(),
-                    basis: Type.String(),
-                    source: Type.String(),
-                    coverage: Type.Number(),
-                    samples: Type.Integer(),
-                    counter_resets: Type.Integer(),
-                  }),
-                ),
+                flows: Type.Array(Type.Object(S.AssetFlowFigures)),
                 readings: Type.Array(
                   Type.Object({
                     reading_id: Type.String(),
@@ -369,10 +367,7 @@ function operations(rep: Reporting): Operation[] {
             pricing: ShortfallPricing,
             days: Type.Array(
               Type.Object({
-                date: Type.String(),
-                expected_kwh: S.Kwh(),
-                actual_kwh: S.Kwh(),
-                shortfall_kwh: S.Kwh(),
+                ...ShortfallDay,
                 performance_ratio: S.Ratio('actual / expected'),
                 value_gbp: GBP("Value of the day's shortfall"),
                 complete: Type.Boolean(),
@@ -423,10 +418,7 @@ function operations(rep: Reporting): Operation[] {
             pricing: ShortfallPricing,
             days: Type.Array(
               Type.Object({
-                date: Type.String(),
-                expected_kwh: S.Kwh(),
-                actual_kwh: S.Kwh(),
-                shortfall_kwh: S.Kwh(),
+                ...ShortfallDay,
                 main_cause: S.Nullable(Type.String()),
                 causes: Type.Record(Type.String(), S.Kwh()),
               }),
