@@ -33,7 +33,7 @@ test("every module's query snapshot is what its store files give (npm run querie
   assert.deepEqual(stale, [], "a store's SQL changed: run npm run queries and commit the files under generated/queries/");
 });
 
-test('the scanner takes the first argument of .query( and only that, whatever the text around it', () => {
+test('the scanner takes the first argument of .query( (the second of firstRow() and only those, whatever the text around it', () => {
   const src = [
     "// q.query('select 1 from commented')",
     '/* q.query(`select 2 from commented`) */',
@@ -51,6 +51,9 @@ test('the scanner takes the first argument of .query( and only that, whatever th
     '    return r.rows[0] ?? null;',
     '  },',
     "  list: (q: Queryable) => q.query(\"select 'it''s' from t\", []),",
+    '  async one(q: Queryable, id: string) {',
+    '    return firstRow<Row>(q, `select ${COLS} from t where id = $1`, [id]);',
+    '  },',
     '  async dynamic(q: Queryable, sql: string) {',
     '    return q.query(sql, []);',
     '  },',
@@ -67,6 +70,7 @@ test('the scanner takes the first argument of .query( and only that, whatever th
       'WHERE: org_id = ${…}',
       'get: select ${COLS} from t\n  where ${WHERE(…)} and x = ${…}',
       "list: select 'it''s' from t",
+      'one: select ${COLS} from t where id = $1',
       'dynamic: -- built at run time: sql',
       'named (text): delete from t',
     ],

@@ -2,7 +2,7 @@
 // 0331, 0425: generated text lives outside `src`, so it is not read as code). Generated from the store files (`store.ts`, `<area>-store.ts`, any under the module) by a
 // scanner of the TypeScript text (strings, template literals with nested `${}`, comments, regular
 // expressions), not by a compiler: the string and template literals passed as the first argument of
-// `.query(` / `.query<T>(` / `.queryBytes(`, and the string constants those literals or calls name, in file order,
+// `.query(` / `.query<T>(` / `.queryBytes(` (the second of infra/db's `firstRow(q, sql, …)`), and the string constants those literals or calls name, in file order,
 // each under `-- <file>: <function or constant>`. A `${NAME}` hole naming such a constant keeps the
 // name (the constant is listed too); any other hole reads `${…}`. Only indentation is normalised.
 //
@@ -319,7 +319,9 @@ export function statementsOf(src: string): Statement[] {
     return true;
   };
   for (let k = 0; k + 1 < t.length; k++) {
-    if (t[k].text !== '.' || (t[k + 1].text !== 'query' && t[k + 1].text !== 'queryBytes') || t[k + 1].kind !== 'ident') continue;
+    // `q.query(sql, …)`, `q.queryBytes(sql, …)`, or infra/db's `firstRow(q, sql, …)`.
+    const helper = t[k + 1].text === 'firstRow' && t[k + 1].kind === 'ident' && t[k].text !== '.' && t[k].text !== 'function';
+    if (!helper && (t[k].text !== '.' || (t[k + 1].text !== 'query' && t[k + 1].text !== 'queryBytes') || t[k + 1].kind !== 'ident')) continue;
     let open = k + 2;
     if (t[open]?.text === '<') {
       let depth = 0;
@@ -332,12 +334,14 @@ export function statementsOf(src: string): Statement[] {
       }
     }
     if (t[open]?.text !== '(') continue;
-    const end = expressionEnd(t, open + 1);
+    // The statement is the first argument (firstRow's second: after the queryable).
+    const from = helper ? expressionEnd(t, open + 1) + 1 : open + 1;
+    const end = expressionEnd(t, from);
     const label = enclosing(k) ?? '(top level)';
-    // Every literal of the first argument outside nested calls, and the constants it names.
+    // Every literal of that argument outside nested calls, and the constants it names.
     let depth = 0;
     let found = false;
-    for (let a = open + 1; a < end; a++) {
+    for (let a = from; a < end; a++) {
       const x = t[a];
       if (x.kind === 'punct' && x.text in CLOSER) depth++;
       else if (x.kind === 'punct' && [')', ']', '}'].includes(x.text)) depth--;
@@ -347,7 +351,7 @@ export function statementsOf(src: string): Statement[] {
       } else if (depth === 0 && x.kind === 'ident' && t[a - 1]?.text !== '.') found = pickConstant(x.text, a) || found;
     }
     // A statement built elsewhere (a helper's result, a parameter): its expression, as written.
-    if (!found && end > open + 1) built.set(open + 1, { label, text: src.slice(t[open + 1].at, t[end - 1].end) });
+    if (!found && end > from) built.set(from, { label, text: src.slice(t[from].at, t[end - 1].end) });
   }
   const names = new Set(constants.keys());
   return [

@@ -10,6 +10,11 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
 }
 
+/** The first row a statement answers, or null when it answers none. */
+export async function firstRow<T = Record<string, unknown>>(q: Queryable, sql: string, params?: unknown[]): Promise<T | null> {
+  return (await q.query<T>(sql, params)).rows[0] ?? null;
+}
+
 /**
  * Statements the PostgreSQL adapter runs as named prepared statements (decision 0498): each pooled
  * connection plans one on its first use and PostgreSQL keeps the plan (a generic one once it costs

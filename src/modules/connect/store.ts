@@ -1,6 +1,6 @@
 // Connect SQL. Every function takes the organisation id first and filters on it, except the
 // watchdog's walk over gateway rows (platform background work, across organisations).
-import type { Queryable } from '../../infra/db/index.ts';
+import { firstRow, type Queryable } from '../../infra/db/index.ts';
 import type { Proposal, Slot } from './templates.ts';
 import type { Entity, MappingEntry } from './home-automation.ts';
 
@@ -23,14 +23,10 @@ export const templateStore = {
     ).rows;
   },
   async get(q: Queryable, orgId: string, id: string): Promise<TemplateRow | null> {
-    return (
-      (
-        await q.query<TemplateRow>('select template_id, name, description, slots, created_at from connect_templates where org_id = $1 and template_id = $2', [
-          orgId,
-          id,
-        ])
-      ).rows[0] ?? null
-    );
+    return firstRow<TemplateRow>(q, 'select template_id, name, description, slots, created_at from connect_templates where org_id = $1 and template_id = $2', [
+      orgId,
+      id,
+    ]);
   },
   /** False when the id is taken. */
   async insert(q: Queryable, orgId: string, t: Omit<TemplateRow, 'created_at'>, by: string | null, now: Date): Promise<boolean> {
@@ -162,14 +158,10 @@ const GW_COLS = `org_id, site_id, last_heartbeat_at, heartbeat_count, firmware, 
 
 export const gatewayStore = {
   async get(q: Queryable, orgId: string, siteId: string, opts: { forUpdate?: boolean } = {}): Promise<GatewayRow | null> {
-    return (
-      (
-        await q.query<GatewayRow>(`select ${GW_COLS} from connect_gateways where org_id = $1 and site_id = $2${opts.forUpdate ? ' for update' : ''}`, [
-          orgId,
-          siteId,
-        ])
-      ).rows[0] ?? null
-    );
+    return firstRow<GatewayRow>(q, `select ${GW_COLS} from connect_gateways where org_id = $1 and site_id = $2${opts.forUpdate ? ' for update' : ''}`, [
+      orgId,
+      siteId,
+    ]);
   },
   /** Makes the row when absent (state silent, never heard); returns it locked. */
   async ensure(q: Queryable, orgId: string, siteId: string, d: { late: number; silent: number }, now: Date): Promise<GatewayRow> {
@@ -367,24 +359,21 @@ export const bufferStore = {
     );
   },
   async state(q: Queryable, orgId: string, siteId: string) {
-    return (
-      (
-        await q.query<{
-          replays: string;
-          received: string;
-          stored: string;
-          duplicates: string;
-          rejected: string;
-          remaining: number | null;
-          remaining_reported_at: Date | null;
-          first_replay_at: Date | null;
-          last_replay_at: Date | null;
-        }>(
-          `select replays::text, received::text, stored::text, duplicates::text, rejected::text, remaining, remaining_reported_at, first_replay_at, last_replay_at
+    return firstRow<{
+      replays: string;
+      received: string;
+      stored: string;
+      duplicates: string;
+      rejected: string;
+      remaining: number | null;
+      remaining_reported_at: Date | null;
+      first_replay_at: Date | null;
+      last_replay_at: Date | null;
+    }>(
+      q,
+      `select replays::text, received::text, stored::text, duplicates::text, rejected::text, remaining, remaining_reported_at, first_replay_at, last_replay_at
          from connect_buffer_state where org_id = $1 and site_id = $2`,
-          [orgId, siteId],
-        )
-      ).rows[0] ?? null
+      [orgId, siteId],
     );
   },
 };
@@ -418,14 +407,10 @@ export const haStore = {
     return (await q.query<HaSiteRow>(`select ${HA_COLS} from connect_ha_sites where org_id = $1 order by site_id`, [orgId])).rows;
   },
   async get(q: Queryable, orgId: string, siteId: string, opts: { forUpdate?: boolean } = {}): Promise<HaSiteRow | null> {
-    return (
-      (
-        await q.query<HaSiteRow>(`select ${HA_COLS} from connect_ha_sites where org_id = $1 and site_id = $2${opts.forUpdate ? ' for update' : ''}`, [
-          orgId,
-          siteId,
-        ])
-      ).rows[0] ?? null
-    );
+    return firstRow<HaSiteRow>(q, `select ${HA_COLS} from connect_ha_sites where org_id = $1 and site_id = $2${opts.forUpdate ? ' for update' : ''}`, [
+      orgId,
+      siteId,
+    ]);
   },
   async ensure(q: Queryable, orgId: string, siteId: string, now: Date): Promise<HaSiteRow> {
     await q.query(`insert into connect_ha_sites (org_id, site_id, created_at, updated_at) values ($1, $2, $3, $3) on conflict do nothing`, [

@@ -1,6 +1,6 @@
 // SQL of the control module: its tables only, every query filtered on org_id (the loop's one
 // cross-organisation read, `loopSites`, runs on the background store).
-import type { Queryable } from '../../infra/db/index.ts';
+import { firstRow, type Queryable } from '../../infra/db/index.ts';
 import type { Connection, DeviceState, SiteState } from './model.ts';
 
 const ms = (t: Date | string | null) => (t === null ? null : new Date(t).getTime());
@@ -162,7 +162,7 @@ export const decisionStore = {
     );
   },
   async get(q: Queryable, orgId: string, id: string): Promise<DecisionRow | null> {
-    return (await q.query<DecisionRow>(`select *, ${POS} as pos from control_decisions where org_id = $1 and decision_id = $2`, [orgId, id])).rows[0] ?? null;
+    return firstRow<DecisionRow>(q, `select *, ${POS} as pos from control_decisions where org_id = $1 and decision_id = $2`, [orgId, id]);
   },
   async page(q: Queryable, orgId: string, f: { siteId?: string; kind?: string; before?: { t: string; id: string }; limit: number }): Promise<DecisionRow[]> {
     const p: unknown[] = [orgId];
@@ -271,10 +271,10 @@ export const overrideStore = {
     );
   },
   async get(q: Queryable, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<OverrideRow | null> {
-    return (
-      (await q.query<OverrideRow>(`select * from control_overrides where org_id = $1 and override_id = $2${opts.forUpdate ? ' for update' : ''}`, [orgId, id]))
-        .rows[0] ?? null
-    );
+    return firstRow<OverrideRow>(q, `select * from control_overrides where org_id = $1 and override_id = $2${opts.forUpdate ? ' for update' : ''}`, [
+      orgId,
+      id,
+    ]);
   },
   async revoke(q: Queryable, orgId: string, id: string, by: string | null, reason: string, now: Date) {
     await q.query('update control_overrides set revoked_at = $3, revoked_by = $4, revoke_reason = $5 where org_id = $1 and override_id = $2', [

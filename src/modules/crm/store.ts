@@ -1,5 +1,5 @@
 // CRM SQL: every query filters on org_id; a row of another organisation is a missing one.
-import type { Queryable } from '../../infra/db/index.ts';
+import { firstRow, type Queryable } from '../../infra/db/index.ts';
 
 export interface SettingsRow {
   org_id: string;
@@ -138,7 +138,7 @@ function anchorCondition(col: string, anchors: { text: string[]; digits: string[
 /** The CRM tables' statements (docs/development.md "Stores"). */
 export const crmStore = {
   async getSettings(q: Queryable, orgId: string): Promise<SettingsRow | null> {
-    return (await q.query<SettingsRow>(`select * from crm_settings where org_id = $1`, [orgId])).rows[0] ?? null;
+    return firstRow<SettingsRow>(q, `select * from crm_settings where org_id = $1`, [orgId]);
   },
 
   async putSettings(q: Queryable, orgId: string, s: { stages: unknown; retention_days: number; templates: unknown; salt: string; now: Date }) {
@@ -160,7 +160,7 @@ export const crmStore = {
   },
 
   async get<K extends Kind>(q: Queryable, kind: K, orgId: string, id: string, lock = false): Promise<RowOf[K] | null> {
-    return (await q.query<RowOf[K]>(`select * from ${TABLES[kind]} where org_id = $1 and id = $2${lock ? ' for update' : ''}`, [orgId, id])).rows[0] ?? null;
+    return firstRow<RowOf[K]>(q, `select * from ${TABLES[kind]} where org_id = $1 and id = $2${lock ? ' for update' : ''}`, [orgId, id]);
   },
 
   async update<K extends Kind>(q: Queryable, kind: K, orgId: string, id: string, set: Columns<K>): Promise<RowOf[K] | null> {
@@ -367,6 +367,6 @@ export const crmStore = {
       params.push(accountId);
       sql += ` and account_id = $3`;
     }
-    return (await q.query<RowOf[K]>(`${sql} order by created_at, id limit 1`, params)).rows[0] ?? null;
+    return firstRow<RowOf[K]>(q, `${sql} order by created_at, id limit 1`, params);
   },
 };

@@ -1,6 +1,6 @@
 // Pricing SQL. Every function takes the organisation id first and filters on it. Dates come back
 // as YYYY-MM-DD text and numerics as text (never through binary floating point).
-import type { Queryable } from '../../infra/db/index.ts';
+import { firstRow, type Queryable } from '../../infra/db/index.ts';
 import type { LibRate, LibSchedule } from './engine.ts';
 
 // ---- Charge library ------------------------------------------------------------------------------
@@ -104,7 +104,7 @@ const MPAN_COLS = `mpan_core, distributor_id, line_loss_class, connection_voltag
 
 export const mpanStore = {
   async get(q: Queryable, orgId: string, core: string): Promise<MpanRow | null> {
-    return (await q.query<MpanRow>(`select ${MPAN_COLS} from pricing_mpans where org_id = $1 and mpan_core = $2`, [orgId, core])).rows[0] ?? null;
+    return firstRow<MpanRow>(q, `select ${MPAN_COLS} from pricing_mpans where org_id = $1 and mpan_core = $2`, [orgId, core]);
   },
   /** False when the organisation has registered this MPAN already. */
   async insert(q: Queryable, orgId: string, m: Omit<MpanRow, 'created_at'>, by: string | null, now: Date): Promise<boolean> {
@@ -157,13 +157,10 @@ const VERSION_COLS = `tariff_id, version, effective_from::text as effective_from
 
 export const tariffStore = {
   async get(q: Queryable, orgId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<TariffRow | null> {
-    return (
-      (
-        await q.query<TariffRow>(
-          `select tariff_id, name, description, supply_type, created_at from pricing_tariffs where org_id = $1 and tariff_id = $2${opts.forUpdate ? ' for update' : ''}`,
-          [orgId, id],
-        )
-      ).rows[0] ?? null
+    return firstRow<TariffRow>(
+      q,
+      `select tariff_id, name, description, supply_type, created_at from pricing_tariffs where org_id = $1 and tariff_id = $2${opts.forUpdate ? ' for update' : ''}`,
+      [orgId, id],
     );
   },
   async insert(q: Queryable, orgId: string, t: Omit<TariffRow, 'created_at'>, by: string | null, now: Date): Promise<void> {
