@@ -304,9 +304,10 @@ export function createEnergyModel(deps: EnergyModelDeps) {
   }
 
   /**
-   * Folds pending spans into the rollup, REFRESH_BATCH_ROWS pending rows a transaction, until none
-   * of those pending at the start is left (or `maxAssets` were done). A span is widened to the samples before and after it (within the gap
-   * limits), since a new sample changes the segments on either side of it. Returns the assets refreshed.
+   * Folds pending spans into the rollup, REFRESH_BATCH_ASSETS assets a transaction, walking the
+   * rows pending at the start once (decision 0514), until none is left (or `maxAssets` were done).
+   * A span is widened to the samples before and after it (within the gap limits), since a new
+   * sample changes the segments on either side of it. Returns the assets refreshed.
    */
   async function refreshPending(db: Db, opts: { orgId?: string; maxAssets?: number } = {}): Promise<number> {
     let done = 0;
