@@ -375,6 +375,41 @@ test('deliveries: webhook secret kept then rotated, Teams card, 500 and timeout 
   }
 });
 
+// A routing call starts deliveries for ROUTING_CALL_BUDGET_MS (30 s) of the service's clock and no
+// longer (decision 0515): receivers that take their time cannot hold one call for hours. Here the
+// receiver's first request moves the clock past the budget: the four deliveries started together go
+// out, the other two are deferred, and the next dispatch sends them.
+test('a routing call starts deliveries for its time budget; those not started are deferred and sent by the next dispatch', async () => {
+  const clock = clockOf(svc);
+  const O = 'route-budget';
+  await svc.createOrg(O, ['ems/routing']);
+  const t = await tokenFor(svc, O);
+  await silentInverter(svc, t, 'inv-b');
+  let slow = true;
+  const rx6 = await startFakeServer((_req, res) => {
+    if (slow) {
+      slow = false;
+      clock.advance(31_000);
+    }
+    res.writeHead(200);
+    res.end();
+  });
+  try {
+    const channels = [1, 2, 3, 4, 5, 6].map((i) => ({ type: 'webhook', url: `${rx6.url}/r${i}`, secret: newSecret() }));
+    await ok(svc, t, 'POST', '/api/hardware/ems/routing/rules', { name: 'six', channels }, 201);
+    const ev = await ok(svc, t, 'POST', '/api/hardware/ems/alerts/evaluate');
+    assert.equal(ev.raised.length, 1);
+    assert.deepEqual([ev.routing.deliveries.length, ev.routing.already_delivered, ev.routing.deferred], [4, 0, 2]);
+    assert.ok(ev.routing.deliveries.every((d: { outcome: string }) => d.outcome === 'delivered'));
+    const next = await ok(svc, t, 'POST', '/api/hardware/ems/routing/dispatch');
+    assert.deepEqual([next.deliveries.length, next.already_delivered, next.deferred], [2, 4, 0]);
+    const reached = rx6.requests.map((r) => r.url).sort();
+    assert.deepEqual(reached, ['/r1', '/r2', '/r3', '/r4', '/r5', '/r6'], 'each channel once');
+  } finally {
+    await rx6.close();
+  }
+});
+
 test('user channel honours preferences: kind off is suppressed; email held in quiet hours and sent by a later dispatch', async () => {
   const clock = clockOf(svc);
   const ORG3 = 'route-prefs';

@@ -24,6 +24,11 @@ export interface EmsAlertsConfig {
   smtp: SmtpConfig;
   /** Deadline of one routed webhook or team-chat attempt (concepts.md 8: 10 s, one attempt). */
   webhookTimeoutMs: number;
+  /**
+   * How long one routing call (evaluate, dispatch, escalations check) starts deliveries for: those
+   * not started by then are left for the next call and counted in `deferred` (decision 0515).
+   */
+  callBudgetMs: number;
 }
 
 export const emsAlertsConfig = configSection<EmsAlertsConfig>('ems-alerts', (r) => {
@@ -48,5 +53,6 @@ export const emsAlertsConfig = configSection<EmsAlertsConfig>('ems-alerts', (r) 
       timeoutMs: r.int('SMTP_TIMEOUT_MS', 10_000, 100, 60_000),
     },
     webhookTimeoutMs: r.int('ROUTING_WEBHOOK_TIMEOUT_MS', 10_000, 50, 10_000),
+    callBudgetMs: r.int('ROUTING_CALL_BUDGET_MS', 30_000, 1_000, 600_000),
   };
 });

@@ -41,7 +41,18 @@ export const emsAlertsModule: ModuleCreate = (deps) => {
     telemetry: deps.services.get(TELEMETRY_READS),
     energy: deps.services.get(ENERGY_FIGURES),
   });
-  const routing = createRouting({ db, clock, config, audit, cursors, box, channels, members, notifications });
+  const routing = createRouting({
+    db,
+    clock,
+    config,
+    callBudgetMs: sectionOf(config, emsAlertsConfig).callBudgetMs,
+    audit,
+    cursors,
+    box,
+    channels,
+    members,
+    notifications,
+  });
   const admin = createAdmin({ db, clock, alerts, audit, cursors, members, notifications });
   return {
     tags: {

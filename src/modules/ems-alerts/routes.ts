@@ -232,7 +232,8 @@ export function emsAlertOperations(deps: { evaluation: Evaluation; routing: Rout
       summary: 'Route every open EMS alert through the routing rules',
       description:
         'Each matching channel once per alert: a channel the alert already reached (by evaluate or an earlier dispatch, on any instance) is skipped ' +
-        'and counted in `already_delivered`. Webhooks: one attempt, 10 s, no retry; non-2xx or no answer is `failed`.',
+        'and counted in `already_delivered`. Webhooks: one attempt, 10 s, no retry; non-2xx or no answer is `failed`. Deliveries are started for ' +
+        'ROUTING_CALL_BUDGET_MS (30 s) and no longer; those not started are counted in `deferred` and sent by the next dispatch.',
       module: 'ems/routing',
       schema: { response: { 200: RoutingResult } },
       handler: async ({ ctx }) => routing.route(ctx, await evaluation.openAlerts(db, ctx.orgId), 'dispatch'),

@@ -145,6 +145,8 @@ export function createRouting(deps: {
   db: Db;
   clock: Clock;
   config: Config;
+  /** How long one call starts deliveries for (ROUTING_CALL_BUDGET_MS, decision 0515). */
+  callBudgetMs: number;
   audit: AuditLog;
   cursors: CursorCodec;
   box: SecretBox;
@@ -289,7 +291,13 @@ export function createRouting(deps: {
     return 'sent';
   }
 
-  /** Sends the planned deliveries, a few at a time; one channel once per call (first rule wins). */
+  /**
+   * Sends the planned deliveries, a few at a time; one channel once per call (first rule wins).
+   * Deliveries are started for `callBudgetMs` of the service's clock and no longer (decision 0515):
+   * one attempt may take its 10 s, and an organisation with a hundred rules of ten channels each to
+   * receivers that never answer would otherwise hold the call (and its place) for hours. Those not
+   * started are `deferred`: nothing claimed them, so the next dispatch or escalation check sends them.
+   */
   async function run(orgId: string, planned: Planned[], trigger: Trigger) {
     const seen = new Set<string>();
     const unique = planned.filter((p) => {
@@ -301,15 +309,16 @@ export function createRouting(deps: {
     const out: DeliveryView[] = [];
     let already = 0;
     let next = 0;
+    const until = clock.now().getTime() + deps.callBudgetMs;
     const worker = async () => {
-      while (next < unique.length) {
+      while (next < unique.length && clock.now().getTime() < until) {
         const p = unique[next++];
         if ((await sendOne(orgId, p, trigger, out)) === 'claimed') already++;
       }
     };
     await Promise.all(Array.from({ length: Math.min(4, unique.length) }, worker));
     out.sort((a, b) => (a.attempted_at < b.attempted_at ? -1 : a.attempted_at > b.attempted_at ? 1 : a.id < b.id ? -1 : 1));
-    return { deliveries: out, already_delivered: already };
+    return { deliveries: out, already_delivered: already, deferred: unique.length - next };
   }
 
   async function plan(orgId: string, alerts: EmsAlertOut[], reason: 'routed' | 'escalated'): Promise<Planned[]> {

@@ -188,6 +188,10 @@ export const RoutingResult = Type.Object({
   alerts_considered: Type.Integer(),
   deliveries: Type.Array(Delivery),
   already_delivered: Type.Integer({ description: 'Channels skipped because this alert already reached them for this reason' }),
+  deferred: Type.Integer({
+    description:
+      'Deliveries not started because the call ran out of its time (ROUTING_CALL_BUDGET_MS, default 30 s): nothing claimed them, so the next dispatch or escalation check sends them',
+  }),
 });
 
 const HistoryEntry = Type.Object({

@@ -2777,7 +2777,7 @@ export interface paths {
         put?: never;
         /**
          * Route every open EMS alert through the routing rules
-         * @description Each matching channel once per alert: a channel the alert already reached (by evaluate or an earlier dispatch, on any instance) is skipped and counted in `already_delivered`. Webhooks: one attempt, 10 s, no retry; non-2xx or no answer is `failed`.
+         * @description Each matching channel once per alert: a channel the alert already reached (by evaluate or an earlier dispatch, on any instance) is skipped and counted in `already_delivered`. Webhooks: one attempt, 10 s, no retry; non-2xx or no answer is `failed`. Deliveries are started for ROUTING_CALL_BUDGET_MS (30 s) and no longer; those not started are counted in `deferred` and sent by the next dispatch.
          */
         post: operations["dispatchEmsAlerts"];
         delete?: never;
@@ -23291,6 +23291,8 @@ export interface operations {
                             alerts_considered: number;
                             /** @description Channels skipped because this alert already reached them for this reason */
                             already_delivered: number;
+                            /** @description Deliveries not started because the call ran out of its time (ROUTING_CALL_BUDGET_MS, default 30 s): nothing claimed them, so the next dispatch or escalation check sends them */
+                            deferred: number;
                             deliveries: components["schemas"]["RoutedDelivery"][];
                         } | null;
                         total_impact_gbp_per_day: string;
@@ -29466,6 +29468,8 @@ export interface operations {
                         alerts_considered: number;
                         /** @description Channels skipped because this alert already reached them for this reason */
                         already_delivered: number;
+                        /** @description Deliveries not started because the call ran out of its time (ROUTING_CALL_BUDGET_MS, default 30 s): nothing claimed them, so the next dispatch or escalation check sends them */
+                        deferred: number;
                         deliveries: components["schemas"]["RoutedDelivery"][];
                     };
                 };
@@ -29561,6 +29565,8 @@ export interface operations {
                          * @description ISO 8601 in UTC with Z and milliseconds, e.g. 2026-11-23T10:00:00.000Z
                          */
                         checked_at: string;
+                        /** @description Deliveries not started because the call ran out of its time (ROUTING_CALL_BUDGET_MS, default 30 s): nothing claimed them, so the next dispatch or escalation check sends them */
+                        deferred: number;
                         deliveries: components["schemas"]["RoutedDelivery"][];
                     };
                 };
