@@ -609,6 +609,39 @@ test("a value beyond its field's bound is refused per record (beyond_bound: the 
   assert.equal(json(hist).summary.max, 1e8);
 });
 
+test('a number a double cannot hold is stored as the value judged, so reads that take raw keys as numbers still answer (decision 0516)', async () => {
+  const a = asset('tiny');
+  // Text no JavaScript literal can write: 1e-400 parses to 0, and 22 significant digits round to a double.
+  const text = `[{"asset_id":"${a}","ts":"2026-10-15T11:00:00Z","charge_kw":1e-400,"energy_kwh":0.1000000000000000000001}]`;
+  const res = await svc.request({
+    method: 'POST',
+    url: INGEST,
+    headers: { authorization: `Bearer ${await svc.token({ orgId: ORG, roles: ['OPERATOR'] })}`, 'content-type': 'application/json' },
+    payload: text,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(json(res).stored, 1);
+  const [row] = await storedFor(a);
+  assert.equal(Object.is(row.raw.charge_kw, 0), true);
+  assert.equal(row.raw.energy_kwh, 0.1);
+  // Both reads cast the stored raw key (float8 for charge, numeric for the kWh register). Had the
+  // body's text been stored, 1e-400 would stop the first ("out of range for type double precision"),
+  // answered as `timeseries_unavailable` with no series, for every read of the asset's day.
+  for (const [kind, metric, count] of [
+    ['battery', 'charge', 1],
+    ['heat-pump', 'kwh', 0], // one reading of a register advances nothing
+  ] as const) {
+    const hist = await svc.request({
+      method: 'GET',
+      url: `/api/telemetry/assets/${kind}/${a}/history?range=live&metric=${metric}`,
+      headers: { authorization: `Bearer ${await svc.token({ orgId: ORG, roles: ['ANALYST'] })}` },
+    });
+    assert.equal(hist.statusCode, 200, `${metric}: ${hist.body}`);
+    assert.equal(json(hist).source, 'timeseries', metric);
+    assert.equal(json(hist).summary.count, count, metric);
+  }
+});
+
 test('roles: ORG_ADMIN, OPERATOR and ANALYST may ingest; VIEWER is 403 Insufficient permissions; no token is 401', async () => {
   for (const role of ['ORG_ADMIN', 'OPERATOR', 'ANALYST'] as const) {
     const res = await client(svc, ORG, role).ingest({ asset_id: asset(), ts: '2026-10-15T11:00:00Z' });
