@@ -78,7 +78,8 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
     const columns = head.map((h) => h.toLowerCase().replace(/[\s-]+/g, '_'));
     const wrong = rest.findIndex((r) => r.length !== columns.length);
     if (wrong >= 0) throw crmErrors.field(['csv'], `Line ${read.lines[wrong + 1]}: expected ${columns.length} columns, found ${rest[wrong]!.length}`, null);
-    const records = rest.map((fields, i) => ({ record: Object.fromEntries(columns.map((c, j) => [c, fields[j]!])), info: { lines: read.lines[i + 1]! } }));
+    // Each row by its columns, with the line of the file it ends on.
+    const records = rest.map((fields, i) => ({ row: Object.fromEntries(columns.map((c, j) => [c, fields[j]!])) as Line, line: read.lines[i + 1]! }));
     if (!records.length) throw crmErrors.field(['csv'], 'The file has a header but no rows', null);
     const header = [...new Set(columns)];
     const unknown = header.filter((h) => !(TRACKER_COLUMNS as readonly string[]).includes(h));
@@ -96,9 +97,7 @@ export function createTrackerImport(deps: { db: Db; clock: Clock; audit: AuditLo
       const matched = { accounts: 0, contacts: 0, deals: 0 };
       let suppressed = 0;
       let imported = 0;
-      for (const { record, info } of records) {
-        const row = record as Line;
-        const line = info.lines;
+      for (const { row, line } of records) {
         const errs = check(row, line, stages);
         if (errs.length) {
           errors.push(...errs);
