@@ -6,10 +6,8 @@ import type { Db } from '../../../infra/db/index.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { type IdTokenRow, hubStore as store } from '../store.ts';
 import type { ChargerSession } from './context.ts';
-import type { StartTransactionResponse } from './generated/v16.ts';
+import type { IdTagInfo } from './generated/v16.ts';
 import type { IdTokenInfoType } from './generated/v201.ts';
-
-type IdTagInfo = StartTransactionResponse['idTagInfo'];
 
 /** The status in OCPP terms (2.0.1's; 1.6 has no Unknown: an unknown tag is Invalid there). */
 export type TokenStatus = 'Accepted' | 'Blocked' | 'Expired' | 'Invalid' | 'Unknown';

@@ -35,6 +35,40 @@ function unnamed(schema: JSONSchema): JSONSchema {
 }
 
 /**
+ * Names once each object type that the schemas write out inline, alike, in more than one place (the
+ * 1.6 schemas repeat IdTagInfo, MeterValue, ChargingProfile and ChargingSchedule in every action
+ * that carries them; the 2.0.1 ones name theirs in `definitions`): it becomes a definition named
+ * after the property that holds it (the first in alphabetical order: `meterValue` -> MeterValue)
+ * and each place refers to it. The largest first, so what only repeats inside it stays inline.
+ */
+function nameRepeatedObjects(definitions: Record<string, JSONSchema>): void {
+  for (;;) {
+    const places = new Map<string, { properties: string[]; refer: ((ref: JSONSchema) => void)[] }>();
+    const visit = (s: JSONSchema, property: string | undefined, refer: ((ref: JSONSchema) => void) | undefined) => {
+      if (refer && property && s.type === 'object' && s.properties) {
+        const key = JSON.stringify(s);
+        const p = places.get(key) ?? { properties: [], refer: [] };
+        p.properties.push(property);
+        p.refer.push(refer);
+        places.set(key, p);
+      }
+      for (const [name, child] of Object.entries(s.properties ?? {})) visit(child, name, (ref) => (s.properties![name] = ref));
+      const items = s.items;
+      if (items && !Array.isArray(items)) visit(items, property, (ref) => (s.items = ref));
+    };
+    for (const d of Object.values(definitions)) visit(d, undefined, undefined);
+    const repeated = [...places].filter(([, p]) => p.refer.length > 1).sort(([a], [b]) => b.length - a.length)[0];
+    if (!repeated) return;
+    const [key, { properties, refer }] = repeated;
+    const property = properties.sort()[0];
+    const name = property[0].toUpperCase() + property.slice(1);
+    if (definitions[name]) throw new Error(`${name}, a repeated inline object, is already a definition`);
+    definitions[name] = { ...unnamed(JSON.parse(key) as JSONSchema), title: name };
+    for (const r of refer) r({ $ref: `#/definitions/${name}` });
+  }
+}
+
+/**
  * One version's schemas as one TypeScript module. The 2.0.1 schemas repeat their shared definitions
  * (CustomDataType, IdTokenType, ...) in every file; they are merged into one set (the same name is
  * the same type, as the specification defines it once), so each is declared once.
@@ -52,6 +86,7 @@ export async function generateOcppTypes(schemasModule: string, version: string):
     else a.response = name;
     actions.set(action, a);
   }
+  nameRepeatedObjects(definitions);
   const sorted = Object.fromEntries(Object.entries(definitions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const names = [...actions.keys()].sort();
   const body = await compile({ title: 'OcppSchemas', type: 'object', additionalProperties: false, definitions: sorted }, 'OcppSchemas', {

@@ -1,9 +1,7 @@
 // A meterValue as the hub reads it, from either version's message (the generated types say what
 // each carries: 1.6 a string value and `unit`, 2.0.1 a number and `unitOfMeasure`).
-import type { MeterValuesRequest as MeterValues16 } from './generated/v16.ts';
+import type { MeterValue as MeterValue16 } from './generated/v16.ts';
 import type { MeterValueType } from './generated/v201.ts';
-
-export type MeterValue16 = MeterValues16['meterValue'][number];
 
 /** One reading of a meterValue: when, the energy register (Wh) and the active import power (kW). */
 export interface Sampled {

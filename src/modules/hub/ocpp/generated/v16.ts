@@ -105,11 +105,16 @@ export interface AuthorizeRequest {
  * via the `definition` "AuthorizeResponse".
  */
 export interface AuthorizeResponse {
-  idTagInfo: {
-    expiryDate?: string;
-    parentIdTag?: string;
-    status: 'Accepted' | 'Blocked' | 'Expired' | 'Invalid' | 'ConcurrentTx';
-  };
+  idTagInfo: IdTagInfo;
+}
+/**
+ * This interface was referenced by `OcppSchemas`'s JSON-Schema
+ * via the `definition` "IdTagInfo".
+ */
+export interface IdTagInfo {
+  expiryDate?: string;
+  parentIdTag?: string;
+  status: 'Accepted' | 'Blocked' | 'Expired' | 'Invalid' | 'ConcurrentTx';
 }
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
@@ -202,6 +207,36 @@ export interface ChangeConfigurationRequest {
  */
 export interface ChangeConfigurationResponse {
   status: 'Accepted' | 'Rejected' | 'RebootRequired' | 'NotSupported';
+}
+/**
+ * This interface was referenced by `OcppSchemas`'s JSON-Schema
+ * via the `definition` "ChargingProfile".
+ */
+export interface ChargingProfile {
+  chargingProfileId: number;
+  transactionId?: number;
+  stackLevel: number;
+  chargingProfilePurpose: 'ChargePointMaxProfile' | 'TxDefaultProfile' | 'TxProfile';
+  chargingProfileKind: 'Absolute' | 'Recurring' | 'Relative';
+  recurrencyKind?: 'Daily' | 'Weekly';
+  validFrom?: string;
+  validTo?: string;
+  chargingSchedule: ChargingSchedule;
+}
+/**
+ * This interface was referenced by `OcppSchemas`'s JSON-Schema
+ * via the `definition` "ChargingSchedule".
+ */
+export interface ChargingSchedule {
+  duration?: number;
+  startSchedule?: string;
+  chargingRateUnit: 'A' | 'W';
+  chargingSchedulePeriod: {
+    startPeriod: number;
+    limit: number;
+    numberPhases?: number;
+  }[];
+  minChargingRate?: number;
 }
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
@@ -330,17 +365,7 @@ export interface GetCompositeScheduleResponse {
   status: 'Accepted' | 'Rejected';
   connectorId?: number;
   scheduleStart?: string;
-  chargingSchedule?: {
-    duration?: number;
-    startSchedule?: string;
-    chargingRateUnit: 'A' | 'W';
-    chargingSchedulePeriod: {
-      startPeriod: number;
-      limit: number;
-      numberPhases?: number;
-    }[];
-    minChargingRate?: number;
-  };
+  chargingSchedule?: ChargingSchedule;
 }
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
@@ -479,45 +504,50 @@ export interface LogStatusNotificationRequest {
 export interface LogStatusNotificationResponse {}
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
+ * via the `definition` "MeterValue".
+ */
+export interface MeterValue {
+  timestamp: string;
+  sampledValue: {
+    value: string;
+    context?: 'Interruption.Begin' | 'Interruption.End' | 'Sample.Clock' | 'Sample.Periodic' | 'Transaction.Begin' | 'Transaction.End' | 'Trigger' | 'Other';
+    format?: 'Raw' | 'SignedData';
+    measurand?:
+      | 'Energy.Active.Export.Register'
+      | 'Energy.Active.Import.Register'
+      | 'Energy.Reactive.Export.Register'
+      | 'Energy.Reactive.Import.Register'
+      | 'Energy.Active.Export.Interval'
+      | 'Energy.Active.Import.Interval'
+      | 'Energy.Reactive.Export.Interval'
+      | 'Energy.Reactive.Import.Interval'
+      | 'Power.Active.Export'
+      | 'Power.Active.Import'
+      | 'Power.Offered'
+      | 'Power.Reactive.Export'
+      | 'Power.Reactive.Import'
+      | 'Power.Factor'
+      | 'Current.Import'
+      | 'Current.Export'
+      | 'Current.Offered'
+      | 'Voltage'
+      | 'Frequency'
+      | 'Temperature'
+      | 'SoC'
+      | 'RPM';
+    phase?: 'L1' | 'L2' | 'L3' | 'N' | 'L1-N' | 'L2-N' | 'L3-N' | 'L1-L2' | 'L2-L3' | 'L3-L1';
+    location?: 'Cable' | 'EV' | 'Inlet' | 'Outlet' | 'Body';
+    unit?: 'Wh' | 'kWh' | 'varh' | 'kvarh' | 'W' | 'kW' | 'VA' | 'kVA' | 'var' | 'kvar' | 'A' | 'V' | 'K' | 'Celcius' | 'Celsius' | 'Fahrenheit' | 'Percent';
+  }[];
+}
+/**
+ * This interface was referenced by `OcppSchemas`'s JSON-Schema
  * via the `definition` "MeterValuesRequest".
  */
 export interface MeterValuesRequest {
   connectorId: number;
   transactionId?: number;
-  meterValue: {
-    timestamp: string;
-    sampledValue: {
-      value: string;
-      context?: 'Interruption.Begin' | 'Interruption.End' | 'Sample.Clock' | 'Sample.Periodic' | 'Transaction.Begin' | 'Transaction.End' | 'Trigger' | 'Other';
-      format?: 'Raw' | 'SignedData';
-      measurand?:
-        | 'Energy.Active.Export.Register'
-        | 'Energy.Active.Import.Register'
-        | 'Energy.Reactive.Export.Register'
-        | 'Energy.Reactive.Import.Register'
-        | 'Energy.Active.Export.Interval'
-        | 'Energy.Active.Import.Interval'
-        | 'Energy.Reactive.Export.Interval'
-        | 'Energy.Reactive.Import.Interval'
-        | 'Power.Active.Export'
-        | 'Power.Active.Import'
-        | 'Power.Offered'
-        | 'Power.Reactive.Export'
-        | 'Power.Reactive.Import'
-        | 'Power.Factor'
-        | 'Current.Import'
-        | 'Current.Export'
-        | 'Current.Offered'
-        | 'Voltage'
-        | 'Frequency'
-        | 'Temperature'
-        | 'SoC'
-        | 'RPM';
-      phase?: 'L1' | 'L2' | 'L3' | 'N' | 'L1-N' | 'L2-N' | 'L3-N' | 'L1-L2' | 'L2-L3' | 'L3-L1';
-      location?: 'Cable' | 'EV' | 'Inlet' | 'Outlet' | 'Body';
-      unit?: 'Wh' | 'kWh' | 'varh' | 'kvarh' | 'W' | 'kW' | 'VA' | 'kVA' | 'var' | 'kvar' | 'A' | 'V' | 'K' | 'Celcius' | 'Celsius' | 'Fahrenheit' | 'Percent';
-    }[];
-  }[];
+  meterValue: MeterValue[];
 }
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
@@ -531,27 +561,7 @@ export interface MeterValuesResponse {}
 export interface RemoteStartTransactionRequest {
   connectorId?: number;
   idTag: string;
-  chargingProfile?: {
-    chargingProfileId: number;
-    transactionId?: number;
-    stackLevel: number;
-    chargingProfilePurpose: 'ChargePointMaxProfile' | 'TxDefaultProfile' | 'TxProfile';
-    chargingProfileKind: 'Absolute' | 'Recurring' | 'Relative';
-    recurrencyKind?: 'Daily' | 'Weekly';
-    validFrom?: string;
-    validTo?: string;
-    chargingSchedule: {
-      duration?: number;
-      startSchedule?: string;
-      chargingRateUnit: 'A' | 'W';
-      chargingSchedulePeriod: {
-        startPeriod: number;
-        limit: number;
-        numberPhases?: number;
-      }[];
-      minChargingRate?: number;
-    };
-  };
+  chargingProfile?: ChargingProfile;
 }
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
@@ -628,11 +638,7 @@ export interface SendLocalListRequest {
   listVersion: number;
   localAuthorizationList?: {
     idTag: string;
-    idTagInfo?: {
-      expiryDate?: string;
-      parentIdTag?: string;
-      status: 'Accepted' | 'Blocked' | 'Expired' | 'Invalid' | 'ConcurrentTx';
-    };
+    idTagInfo?: IdTagInfo;
   }[];
   updateType: 'Differential' | 'Full';
 }
@@ -649,27 +655,7 @@ export interface SendLocalListResponse {
  */
 export interface SetChargingProfileRequest {
   connectorId: number;
-  csChargingProfiles: {
-    chargingProfileId: number;
-    transactionId?: number;
-    stackLevel: number;
-    chargingProfilePurpose: 'ChargePointMaxProfile' | 'TxDefaultProfile' | 'TxProfile';
-    chargingProfileKind: 'Absolute' | 'Recurring' | 'Relative';
-    recurrencyKind?: 'Daily' | 'Weekly';
-    validFrom?: string;
-    validTo?: string;
-    chargingSchedule: {
-      duration?: number;
-      startSchedule?: string;
-      chargingRateUnit: 'A' | 'W';
-      chargingSchedulePeriod: {
-        startPeriod: number;
-        limit: number;
-        numberPhases?: number;
-      }[];
-      minChargingRate?: number;
-    };
-  };
+  csChargingProfiles: ChargingProfile;
 }
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
@@ -738,11 +724,7 @@ export interface StartTransactionRequest {
  * via the `definition` "StartTransactionResponse".
  */
 export interface StartTransactionResponse {
-  idTagInfo: {
-    expiryDate?: string;
-    parentIdTag?: string;
-    status: 'Accepted' | 'Blocked' | 'Expired' | 'Invalid' | 'ConcurrentTx';
-  };
+  idTagInfo: IdTagInfo;
   transactionId: number;
 }
 /**
@@ -790,51 +772,14 @@ export interface StopTransactionRequest {
   transactionId: number;
   reason?:
     'EmergencyStop' | 'EVDisconnected' | 'HardReset' | 'Local' | 'Other' | 'PowerLoss' | 'Reboot' | 'Remote' | 'SoftReset' | 'UnlockCommand' | 'DeAuthorized';
-  transactionData?: {
-    timestamp: string;
-    sampledValue: {
-      value: string;
-      context?: 'Interruption.Begin' | 'Interruption.End' | 'Sample.Clock' | 'Sample.Periodic' | 'Transaction.Begin' | 'Transaction.End' | 'Trigger' | 'Other';
-      format?: 'Raw' | 'SignedData';
-      measurand?:
-        | 'Energy.Active.Export.Register'
-        | 'Energy.Active.Import.Register'
-        | 'Energy.Reactive.Export.Register'
-        | 'Energy.Reactive.Import.Register'
-        | 'Energy.Active.Export.Interval'
-        | 'Energy.Active.Import.Interval'
-        | 'Energy.Reactive.Export.Interval'
-        | 'Energy.Reactive.Import.Interval'
-        | 'Power.Active.Export'
-        | 'Power.Active.Import'
-        | 'Power.Offered'
-        | 'Power.Reactive.Export'
-        | 'Power.Reactive.Import'
-        | 'Power.Factor'
-        | 'Current.Import'
-        | 'Current.Export'
-        | 'Current.Offered'
-        | 'Voltage'
-        | 'Frequency'
-        | 'Temperature'
-        | 'SoC'
-        | 'RPM';
-      phase?: 'L1' | 'L2' | 'L3' | 'N' | 'L1-N' | 'L2-N' | 'L3-N' | 'L1-L2' | 'L2-L3' | 'L3-L1';
-      location?: 'Cable' | 'EV' | 'Inlet' | 'Outlet' | 'Body';
-      unit?: 'Wh' | 'kWh' | 'varh' | 'kvarh' | 'W' | 'kW' | 'VA' | 'kVA' | 'var' | 'kvar' | 'A' | 'V' | 'K' | 'Celcius' | 'Celsius' | 'Fahrenheit' | 'Percent';
-    }[];
-  }[];
+  transactionData?: MeterValue[];
 }
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
  * via the `definition` "StopTransactionResponse".
  */
 export interface StopTransactionResponse {
-  idTagInfo?: {
-    expiryDate?: string;
-    parentIdTag?: string;
-    status: 'Accepted' | 'Blocked' | 'Expired' | 'Invalid' | 'ConcurrentTx';
-  };
+  idTagInfo?: IdTagInfo;
 }
 /**
  * This interface was referenced by `OcppSchemas`'s JSON-Schema
