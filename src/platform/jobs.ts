@@ -5,7 +5,16 @@
 // metrics, per kind, and so is how long each run took.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from '../infra/db/index.ts';
-import { createJobQueue, queueStats, type JobHandler, type JobQueue, type Lane, type QueueStats } from '../infra/jobs/queue.ts';
+import {
+  createJobQueue,
+  queueStats,
+  type EnqueueInput,
+  type JobHandler,
+  type JobOutcome,
+  type JobQueue,
+  type Lane,
+  type QueueStats,
+} from '../infra/jobs/queue.ts';
 import type { Config } from '../core/config.ts';
 import { ManualClock, type Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
@@ -50,6 +59,19 @@ export function createPlatformJobs(deps: {
     onRun: (kind, seconds, outcome) => runs.observe({ kind, outcome }, seconds),
     ...deps.config.jobs,
   });
+}
+
+/**
+ * What one step of a long job answers when work remains (an export's files, a backtest's weeks):
+ * the next step, queued as this one completes (in the transaction that settles it), 1 ms later so
+ * other organisations' work interleaves.
+ */
+export function nextStep(jobs: Pick<JobQueue, 'enqueue'>, clock: Clock, next: Omit<EnqueueInput, 'runAt'>): JobOutcome {
+  return {
+    finalize: async (q) => {
+      await jobs.enqueue(q, { ...next, runAt: new Date(clock.now().getTime() + 1) });
+    },
+  };
 }
 
 /** Registers each module's declared background work with the queue; returns every kind known. */

@@ -11,7 +11,7 @@ import { errors, fieldError } from '../../platform/errors.ts';
 import { declareErrors } from '../../platform/error-docs.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { runInOrgScope } from '../../infra/db/scope.ts';
-import type { Job, JobOutcome } from '../../platform/jobs.ts';
+import { nextStep, type Job, type JobOutcome } from '../../platform/jobs.ts';
 import { csvRecord } from '../../kit/csv.ts';
 import { jobProgress } from '../../kit/progress.ts';
 import type { ExportableCollection, ExportPeriod } from './collections.ts';
@@ -248,20 +248,8 @@ export function createExportService(
         );
         return;
       }
-      if (r === 'more') {
-        return {
-          // The next step, queued as this one completes; 1 ms later so other organisations' work interleaves.
-          finalize: async (q) => {
-            await jobs.enqueue(q, {
-              kind: WRITE_KIND,
-              orgId,
-              payload: { job_id: jobId, step: step + 1 },
-              dedupeKey: `${WRITE_KIND}:${jobId}:${step + 1}`,
-              runAt: new Date(clock.now().getTime() + 1),
-            });
-          },
-        };
-      }
+      if (r === 'more')
+        return nextStep(jobs, clock, { kind: WRITE_KIND, orgId, payload: { job_id: jobId, step: step + 1 }, dedupeKey: `${WRITE_KIND}:${jobId}:${step + 1}` });
     },
 
     /** Deletes the files of every export past its expiry. */

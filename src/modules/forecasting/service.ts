@@ -13,7 +13,7 @@ import { jobProgress } from '../../kit/progress.ts';
 import { forecastErrors } from './errors.ts';
 import { randomUUID } from 'node:crypto';
 import { runInOrgScope } from '../../infra/db/scope.ts';
-import type { Job, JobOutcome, JobQueue } from '../../platform/jobs.ts';
+import { nextStep, type Job, type JobOutcome, type JobQueue } from '../../platform/jobs.ts';
 import { backtestStore, forecastStore, type BacktestRow, type ConfigRow } from './store.ts';
 import { addPairs, emptySums, forecastAt, METHOD_SENTENCES, METHODS, metricsOf, metricsOfSums, type MetricSums, type Method } from './methods.ts';
 
@@ -394,20 +394,13 @@ export function createForecasting(deps: {
         );
         return;
       }
-      if (more) {
-        return {
-          // The next week, queued as this one completes; 1 ms later so other organisations' work interleaves.
-          finalize: async (q) => {
-            await jobs.enqueue(q, {
-              kind: BACKTEST_KIND,
-              orgId,
-              payload: { backtest_id: id, step: step + 1 },
-              dedupeKey: `${BACKTEST_KIND}:${id}:${step + 1}`,
-              runAt: new Date(clock.now().getTime() + 1),
-            });
-          },
-        };
-      }
+      if (more)
+        return nextStep(jobs, clock, {
+          kind: BACKTEST_KIND,
+          orgId,
+          payload: { backtest_id: id, step: step + 1 },
+          dedupeKey: `${BACKTEST_KIND}:${id}:${step + 1}`,
+        });
     },
   };
 
