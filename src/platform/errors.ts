@@ -86,6 +86,8 @@ export const errors = {
   badRequest: (detail: string, code = 'bad_request') => new AppError(400, detail, { code }),
   conflict: (detail: string, code = 'conflict') => new AppError(409, detail, { code }),
   forbidden: (detail: string, code = 'forbidden') => new AppError(403, detail, { code }),
+  /** An operation, or a part of one, that acts only in demo organisations (PLATFORM_ERRORS documents it). */
+  demoRealmOnly: () => new AppError(403, 'Demo realm only', { code: 'demo_realm_only' }),
   rateLimited: (retryAfterSeconds: number, headers: Record<string, string> = {}) =>
     new AppError(429, 'Rate limit exceeded', {
       code: 'rate_limited',

@@ -338,7 +338,7 @@ async function applyGates(ctx: RequestContext, op: Operation, deps: RegisterDeps
   if (op.status !== 'demo-realm' && !op.module) return;
   const org = await deps.orgs.gatesOf(ctx.orgId);
   if (op.status === 'demo-realm' && org?.realm !== 'demo') {
-    throw new AppError(403, 'Demo realm only', { code: 'demo_realm_only' });
+    throw errors.demoRealmOnly();
   }
   if (op.module) {
     if (!org?.modules.includes(op.module)) {

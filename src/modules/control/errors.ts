@@ -17,7 +17,6 @@ export const { errors: controlErrors, docs: CONTROL_ERROR_DOCS } = declareErrors
   deviceNotFound: { status: 404, detail: 'Device not found', code: 'device_not_found', doc: 'No synthetic device with this id in the organisation.' },
   overrideNotFound: { status: 404, detail: 'Override not found', code: 'override_not_found', doc: 'No override with this id in the organisation.' },
   decisionNotFound: { status: 404, detail: 'Decision not found', code: 'decision_not_found', doc: 'No decision with this id in the organisation.' },
-  demoOnly: { status: 403, detail: 'Demo realm only', code: 'demo_realm_only' },
   overrideActive: {
     status: 409,
     detail: 'Override active',

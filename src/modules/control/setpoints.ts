@@ -10,6 +10,7 @@ import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime } from '../../platform/schema-kit.ts';
 import { actorId, RULES, type DecisionLogService } from './decisions.ts';
 import type { DemoModel } from './demo-model.ts';
+import { errors } from '../../platform/errors.ts';
 import { controlErrors } from './errors.ts';
 import {
   CONTROLLABLE,
@@ -80,7 +81,7 @@ export function createSetpoints(deps: { db: Db; clock: Clock; cursors: CursorCod
   const { db, clock, cursors, decisions, model, overrides } = deps;
 
   async function writeSetpoint(q: Queryable, orgId: string, input: SetpointInput, actor: string | null): Promise<SetpointResult> {
-    if (!isDemo(orgId)) throw controlErrors.demoOnly();
+    if (!isDemo(orgId)) throw errors.demoRealmOnly();
     const source = input.source ?? 'manual';
     const now = clock.now();
     const t = now.getTime();

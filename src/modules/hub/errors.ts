@@ -85,7 +85,6 @@ const declared = declareErrors(
       code: 'no_charger_ca',
       doc: 'Security profile 3 (client certificates) for a charge point of an organisation that has no charger CA certificate: upload it first.',
     },
-    demoOnly: { status: 403, detail: 'Demo realm only', code: 'demo_realm_only' },
     commandNotFound: {
       status: 404,
       detail: 'Command not found',

@@ -11,9 +11,9 @@ export const { errors: optErrors, docs: OPT_ERROR_DOCS } = declareErrors({
     code: 'import_limit_not_configured',
     doc: 'Import-limit series or run: the site has no import-limit configuration (PUT it first).',
   },
+  // Raised with the platform's errors.demoRealmOnly; documented here for what it means in this module.
   demoOnly: {
     status: 403,
-    detail: 'Demo realm only',
     code: 'demo_realm_only',
     doc: 'Import-limit run with dispatch=true outside the demo realm: nothing is planned, sent or recorded.',
   },

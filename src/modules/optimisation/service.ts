@@ -15,6 +15,7 @@ import { realmForId } from '../orgs/index.ts';
 import type { ControlSetpoints, DecisionLog } from '../control/index.ts';
 import type { SiteForecast } from '../forecasting/index.ts';
 import type { RetailTariffRates } from '../pricing/index.ts';
+import { errors } from '../../platform/errors.ts';
 import { optErrors } from './errors.ts';
 import { optStore, type RunKind, type RunRow } from './store.ts';
 import { Infeasible, solveLoaded, type BatterySpec, type EvSpec } from './lp.ts';
@@ -443,7 +444,7 @@ export function createOptimisation(deps: Deps) {
     },
 
     async limitRun(ctx: RequestContext, siteId: string, body: { hours?: number; dispatch?: boolean; import_p_per_kwh?: number[] }) {
-      if (body.dispatch && realmForId(ctx.orgId) !== 'demo') throw optErrors.demoOnly();
+      if (body.dispatch && realmForId(ctx.orgId) !== 'demo') throw errors.demoRealmOnly();
       const start = nextSlot();
       const n = (body.hours ?? 24) * 2;
       if (body.import_p_per_kwh && body.import_p_per_kwh.length !== n)

@@ -2,6 +2,7 @@
 import type { RequestContext } from '../../../platform/operation.ts';
 import type { OcppCall } from '../ocpp.ts';
 import { hubStore as store } from '../store.ts';
+import { errors } from '../../../platform/errors.ts';
 import { hubErrors } from '../errors.ts';
 import { type HubDeps, LOAD_SHARING_METHOD, num, siteOr404 } from './shared.ts';
 
@@ -9,7 +10,7 @@ export function createLoadSharingService(deps: HubDeps) {
   const { db, gateway } = deps;
   return {
     async loadSharing(ctx: RequestContext, siteId: string, body: { capacity_kw?: number }) {
-      if ((await deps.orgs.realmOf(ctx.orgId)) !== 'demo') throw hubErrors.demoOnly();
+      if ((await deps.orgs.realmOf(ctx.orgId)) !== 'demo') throw errors.demoRealmOnly();
       const site = await siteOr404(db, ctx.orgId, siteId);
       const capacity = body.capacity_kw ?? num(site.capacity_kw);
       if (capacity === null) throw hubErrors.noCapacity();
