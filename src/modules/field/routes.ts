@@ -27,13 +27,13 @@ import {
 import {
   DEFAULT_POLICIES,
   KIND_DESCRIPTIONS,
+  KINDS,
   PRIORITY_DESCRIPTIONS,
+  PRIORITIES,
   STATUS_DESCRIPTIONS,
+  STATUSES,
   TRANSITIONS,
   OPEN_STATUSES,
-  type Kind,
-  type Priority,
-  type Status,
 } from './vocabulary.ts';
 
 const BASE = '/api/hardware/field';
@@ -89,14 +89,14 @@ export function fieldOperations(field: Field) {
         },
       },
       handler: async () => ({
-        statuses: (Object.keys(STATUS_DESCRIPTIONS) as Status[]).map((s) => ({
+        statuses: STATUSES.map((s) => ({
           name: s,
           open: OPEN_STATUSES.includes(s),
           description: STATUS_DESCRIPTIONS[s],
         })),
         transitions: TRANSITIONS,
-        priorities: (Object.keys(PRIORITY_DESCRIPTIONS) as Priority[]).map((p) => ({ name: p, description: PRIORITY_DESCRIPTIONS[p] })),
-        kinds: (Object.keys(KIND_DESCRIPTIONS) as Kind[]).map((k) => ({ name: k, description: KIND_DESCRIPTIONS[k] })),
+        priorities: PRIORITIES.map((p) => ({ name: p, description: PRIORITY_DESCRIPTIONS[p] })),
+        kinds: KINDS.map((k) => ({ name: k, description: KIND_DESCRIPTIONS[k] })),
         sla_risks: ['ok', 'at_risk', 'breached'],
         calendar: {
           time_zone: 'Europe/London',

@@ -8,6 +8,7 @@ import { pageAfter } from '../../platform/cursor.ts';
 import { errors, fieldError } from '../../platform/errors.ts';
 import type { RequestContext } from '../../platform/operation.ts';
 import { isoTime, isoTimeOrNull } from '../../platform/schema-kit.ts';
+import { wordsOf } from '../../kit/vocabulary.ts';
 import { notificationStore, type NotificationRow, type PreferencesRow } from './store.ts';
 
 /** The kinds of notification the service sends; each can be switched off in the preferences. */
@@ -20,7 +21,7 @@ export const NOTIFICATION_KINDS = {
   api_key_expiring: 'An API key of the organisation expires within 14 days.',
 } as const;
 export type NotificationKind = keyof typeof NOTIFICATION_KINDS;
-export const KIND_NAMES = Object.keys(NOTIFICATION_KINDS) as NotificationKind[];
+export const KIND_NAMES = wordsOf(NOTIFICATION_KINDS);
 
 /** Channels a notification may reach the user by: in the app, and by email to their sign-in address. */
 export const NOTIFICATION_CHANNELS = ['in_app', 'email'] as const;
