@@ -53,6 +53,15 @@ const SAT_BATCH = Number(args['sat-batch'] ?? 1);
 const SAT_CLIENTS = Number(args['sat-clients'] ?? 16);
 const RATE_FRACTION = Number(args['rate-fraction'] ?? 0.7);
 const OPEN_SECONDS = Number(args['open-seconds'] ?? 20);
+/** The service's garbage collections so far (bench/lib/service-child.ts answers them with its CPU time). */
+interface ServiceGc {
+  full: number;
+  fullPauseMs: number;
+  fullMaxPauseMs: number;
+  young: number;
+  youngPausesMs: number[];
+}
+
 /** The open loop's rate in messages/s when given (else --rate-fraction of the MQTT saturation). */
 const OPEN_RATE = Number(args['open-rate'] ?? 0);
 /** The open loop's readings: `now` (current, the default) or `late` (two days old: days already sealed into rollups). */
@@ -301,14 +310,19 @@ async function main() {
     /** The energy refresh's runs so far (eps_job_run_duration_seconds, kind energy.refresh): how many, and their seconds in all. */
     const refreshRuns = async () => {
       const text = await (await fetch(new URL('/api/telemetry/metrics', address))).text();
-      const of = (part: string) =>
-        Number(new RegExp(`^eps_job_run_duration_seconds_${part}\\{kind="energy.refresh",outcome="done"\\} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
-      return { runs: of('count'), seconds: of('sum') };
+      const of = (part: string, outcome = 'done') =>
+        Number(new RegExp(`^eps_job_run_duration_seconds_${part}\\{kind="energy.refresh",outcome="${outcome}"\\} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
+      return { runs: of('count'), seconds: of('sum'), failed: of('count', 'failed') };
     };
-    const refreshPart = (before: { runs: number; seconds: number }, after: { runs: number; seconds: number }) => {
+    const refreshPart = (before: { runs: number; seconds: number; failed: number }, after: { runs: number; seconds: number; failed: number }) => {
       const runs = after.runs - before.runs;
       const seconds = after.seconds - before.seconds;
-      return { runs, seconds, text: `energy refresh ${runs} run(s), ${fmt(seconds, 1)} s in all${runs ? ` (${fmt(seconds / runs, 1)} s each)` : ''}` };
+      const failed = after.failed - before.failed;
+      return {
+        runs,
+        seconds,
+        text: `energy refresh ${runs} run(s), ${fmt(seconds, 1)} s in all${runs ? ` (${fmt(seconds / runs, 1)} s each)` : ''}${failed ? `, ${failed} failed` : ''}`,
+      };
     };
     /** Quantiles of the service's part over a phase, from the histogram's bucket counts (linear within a bucket). */
     const servicePart = (before: [number, number][], after: [number, number][]) => {
@@ -468,6 +482,10 @@ async function main() {
     // CPU of both sides over the phase (process.cpuUsage, as % of one core): the generator's 1,000
     // clients share one pinned core, and above 90 % of it the latencies measure the generator.
     const svcCpu0 = (await svc.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu')).cpuMs;
+    // The service's event-loop delay and garbage collections over the phase: what of its own part of
+    // the latency is the loop being busy rather than waiting on the store.
+    const gc0 = (await svc.request<{ gc: ServiceGc }>({ type: 'cpu' }, 'cpu')).gc;
+    await svc.request({ type: 'reset-loop-delay' }, 'reset-loop-delay');
     const genCpu0 = process.cpuUsage();
     t0 = performance.now();
     let oe = 0;
@@ -489,6 +507,17 @@ async function main() {
     const phaseMs = performance.now() - t0;
     const genCpuPhase = process.cpuUsage(genCpu0);
     const svcCpu1 = (await svc.request<{ cpuMs: number }>({ type: 'cpu' }, 'cpu')).cpuMs;
+    const loop = (await svc.request<{ loopDelayMs: { p50: number; p99: number; max: number } }>({ type: 'stats' }, 'stats')).loopDelayMs;
+    const gc1 = (await svc.request<{ gc: ServiceGc }>({ type: 'cpu' }, 'cpu')).gc;
+    const young = gc1.youngPausesMs.slice(gc0.youngPausesMs.length);
+    const gcPhase = {
+      full: gc1.full - gc0.full,
+      fullPauseMs: gc1.fullPauseMs - gc0.fullPauseMs,
+      fullMaxPauseMs: gc1.fullMaxPauseMs,
+      young: young.length,
+      youngPauseMs: young.reduce((a, b) => a + b, 0),
+      youngMaxPauseMs: Math.max(0, ...young),
+    };
     const pctOfCore = (cpuMs: number, ms: number) => (cpuMs / ms) * 100;
     const cpuMsOf = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
     const gen = { sending: pctOfCore(cpuMsOf(genCpuSend), sendMs), phase: pctOfCore(cpuMsOf(genCpuPhase), phaseMs) };
@@ -511,7 +540,9 @@ async function main() {
       `open loop at ${OPEN_RATE > 0 ? 'a fixed rate' : `${Math.round(RATE_FRACTION * 100)} % of MQTT saturation`} (${fmt(rate, 1)} messages/s, ${fmt(rate * SAT_BATCH)} records/s) for ${OPEN_SECONDS} s, ${OPEN_LATE ? 'readings two days old (late: sealed days)' : 'current readings'}, over ${fmt(live.length)} devices: ` +
         `${fmt(answered)} of ${fmt(total)} answered, ${fmt(stored)} stored; publish-to-stored p50 ${fmt(ol.p50, 1)} ms, p99 ${fmt(ol.p99, 1)} ms, max ${fmt(ol.max, 1)} ms; ${servicePart(h0, await inService())}; ${together(answered, (await transactions()) - tx0)}; ${refresh.text}${backlogText}; ${oe} errors; ` +
         `sending took ${fmt(sendMs / 1000, 1)} s (${OPEN_SECONDS} s planned), all answered after ${fmt(phaseMs / 1000, 1)} s; ` +
-        `CPU: load generator ${fmt(gen.sending)} % of its core while sending, ${fmt(gen.phase)} % over the phase${pinned ? ' (pinned to core 1)' : ' (not pinned)'}; service ${fmt(service)} % of a core over the phase; ${await machine()}`,
+        `CPU: load generator ${fmt(gen.sending)} % of its core while sending, ${fmt(gen.phase)} % over the phase${pinned ? ' (pinned to core 1)' : ' (not pinned)'}; service ${fmt(service)} % of a core over the phase; ` +
+        `the service's event-loop delay p50 ${fmt(loop.p50, 1)} ms, p99 ${fmt(loop.p99, 1)} ms, max ${fmt(loop.max, 1)} ms; its garbage collections: ${gcPhase.full} full (${fmt(gcPhase.fullPauseMs)} ms, the longest of the run ${fmt(gcPhase.fullMaxPauseMs)} ms), ` +
+        `${fmt(gcPhase.young)} young (${fmt(gcPhase.youngPauseMs)} ms, the longest ${fmt(gcPhase.youngMaxPauseMs, 1)} ms); ${await machine()}`,
     );
     if (generatorBound)
       log(
@@ -527,6 +558,8 @@ async function main() {
       sendSeconds: sendMs / 1000,
       phaseSeconds: phaseMs / 1000,
       cpuPercentOfCore: { generatorSending: gen.sending, generatorPhase: gen.phase, service },
+      serviceLoopDelayMs: loop,
+      serviceGc: gcPhase,
       generatorBound,
       energyRefresh: { runs: refresh.runs, seconds: refresh.seconds, pendingAtEnd: backlog ?? null },
     };
