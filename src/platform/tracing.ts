@@ -161,6 +161,7 @@ export function tracedCache(tracing: Tracing, cache: Cache): Cache {
   return {
     ...cache,
     hit: span('hit', cache.hit),
+    hitMany: span('hitMany', cache.hitMany),
     get: span('get', cache.get),
     set: span('set', cache.set),
     setIfAbsent: span('setIfAbsent', cache.setIfAbsent),

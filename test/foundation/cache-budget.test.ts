@@ -16,6 +16,7 @@ const never = () => new Promise<never>(() => {});
 const silentRedis: Cache = {
   kind: 'redis',
   hit: never,
+  hitMany: never,
   get: never,
   set: never,
   setIfAbsent: never,

@@ -46,6 +46,56 @@ describe('limiter', () => {
     await b.close();
   });
 
+  test('checkMany answers each subject in order, sharing the counts check takes (a subject twice counts twice)', async () => {
+    const clock = new ManualClock();
+    const shared = await sharedCache(clock);
+    const ns = `t${randomBytes(4).toString('hex')}`;
+    const l = createRateLimiter({ cache: shared, clock, namespace: ns, budgetMs: 200 });
+    assert.equal((await l.check(policy, 'a')).remaining, 4);
+    const many = await l.checkMany(policy, ['a', 'b', 'a', 'a', 'a', 'a']);
+    assert.deepEqual(
+      many.map((r) => [r.allowed, r.remaining]),
+      [
+        [true, 3],
+        [true, 4],
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ],
+    );
+    assert.ok(many.every((r) => r.shared && r.limit === 5));
+    assert.equal((await l.check(policy, 'b')).remaining, 3);
+    await l.close();
+  });
+
+  test('checkMany past its budget counts each subject on from its last shared count', async () => {
+    const clock = new ManualClock('2026-11-22T10:00:10Z');
+    const mem = createMemoryCache(() => clock.now().getTime());
+    caches.push(mem);
+    let down = false;
+    const cache: Cache = { ...mem, hitMany: (...a: Parameters<Cache['hitMany']>) => (down ? new Promise(() => {}) : mem.hitMany(...a)) };
+    const l = createRateLimiter({ cache, clock, namespace: 'm', budgetMs: 20 });
+    await l.checkMany(policy, ['a', 'a', 'b']);
+    down = true;
+    const local = await l.checkMany(policy, ['a', 'b', 'c']);
+    assert.deepEqual(
+      local.map((r) => [r.shared, r.remaining]),
+      [
+        [false, 2],
+        [false, 3],
+        [false, 4],
+      ],
+    );
+    const refusedWrite = await l.checkMany(policy, ['a'], { countLocally: false });
+    assert.deepEqual(
+      refusedWrite.map((r) => [r.shared, r.remaining]),
+      [[false, 3]],
+      'a write refused for want of the shared store spends nothing locally',
+    );
+    await l.close();
+  });
+
   test('instances whose clocks disagree with each other and with the cache still admit exactly the limit', async () => {
     // Found on a real Redis: the counter expired at the window's end by the service clock, so a
     // service clock in the past (here by years) made Redis delete each key as it was made, and a

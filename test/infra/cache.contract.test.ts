@@ -76,6 +76,19 @@ for (const [name, { open, expires }] of adapters) {
       assert.equal((await cache.hit(other, 3_600_000)).count, 1);
     });
 
+    test('hitMany counts each key in order, a repeated key twice, into the same windows as hit', async () => {
+      const [a, b] = [k('many-a'), k('many-b')];
+      assert.equal((await cache.hit(a, 3_600_000)).count, 1);
+      const counts = await cache.hitMany([a, b, a, a], 3_600_000);
+      assert.deepEqual(
+        counts.map((c) => c.count),
+        [2, 1, 3, 4],
+      );
+      assert.ok(counts.every((c) => c.resetMs >= 1 && c.resetMs <= 3_600_000));
+      assert.equal((await cache.hit(b, 3_600_000)).count, 2);
+      assert.deepEqual(await cache.hitMany([], 3_600_000), []);
+    });
+
     test('concurrent hits are all counted (atomic)', async () => {
       const key = k('concurrent');
       const counts = (await Promise.all(Array.from({ length: 50 }, () => cache.hit(key, 3_600_000)))).map((c) => c.count);

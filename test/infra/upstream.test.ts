@@ -30,6 +30,9 @@ const down: Cache = {
   hit: async () => {
     throw new CacheUnavailableError('down');
   },
+  hitMany: async () => {
+    throw new CacheUnavailableError('down');
+  },
   get: async () => {
     throw new CacheUnavailableError('down');
   },

@@ -18,6 +18,7 @@ export function budgeted(cache: Cache, budgetMs: number): Cache {
   return {
     kind: cache.kind,
     hit: (key, windowMs) => withinBudget(cache.hit(key, windowMs), budgetMs),
+    hitMany: (keys, windowMs) => withinBudget(cache.hitMany(keys, windowMs), budgetMs),
     get: (key) => withinBudget(cache.get(key), budgetMs),
     set: (key, value, ttlMs) => withinBudget(cache.set(key, value, ttlMs), budgetMs),
     setIfAbsent: (key, value, ttlMs) => withinBudget(cache.setIfAbsent(key, value, ttlMs), budgetMs),

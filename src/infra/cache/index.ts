@@ -10,6 +10,11 @@ export interface Cache {
    * left in the window.
    */
   hit(key: string, windowMs: number): Promise<WindowCount>;
+  /**
+   * One hit on each key, in order, as `hit` counts them (a key given twice counts twice), sent to
+   * the cache together: Redis gets one write for all of them, not one a key.
+   */
+  hitMany(keys: readonly string[], windowMs: number): Promise<WindowCount[]>;
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Sets only when absent; true when this call set it. */

@@ -1,4 +1,4 @@
-import type { Cache } from './index.ts';
+import type { Cache, WindowCount } from './index.ts';
 
 interface Entry {
   value: string;
@@ -23,16 +23,22 @@ export function createMemoryCache(now: () => number = Date.now): Cache {
     for (const [k, e] of map) if (e.expiresAt <= t) map.delete(k);
   }, 30_000);
   sweep.unref();
+  const hit = (key: string, windowMs: number): WindowCount => {
+    const t = now();
+    const windowEnd = Math.floor(t / windowMs) * windowMs + windowMs;
+    const k = `${key}:${windowEnd}`;
+    const e = live(k);
+    const count = e ? Number(e.value) + 1 : 1;
+    map.set(k, { value: String(count), expiresAt: windowEnd });
+    return { count, resetMs: Math.max(1, windowEnd - t) };
+  };
   return {
     kind: 'memory',
     async hit(key, windowMs) {
-      const t = now();
-      const windowEnd = Math.floor(t / windowMs) * windowMs + windowMs;
-      const k = `${key}:${windowEnd}`;
-      const e = live(k);
-      const count = e ? Number(e.value) + 1 : 1;
-      map.set(k, { value: String(count), expiresAt: windowEnd });
-      return { count, resetMs: Math.max(1, windowEnd - t) };
+      return hit(key, windowMs);
+    },
+    async hitMany(keys, windowMs) {
+      return keys.map((key) => hit(key, windowMs));
     },
     async get(key) {
       return live(key)?.value ?? null;

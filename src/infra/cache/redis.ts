@@ -109,6 +109,22 @@ export async function openRedisCache(opts: RedisCacheOptions): Promise<Cache> {
         const [count, resetMs] = await client.epsHit(key, ...args);
         return { count: Number(count), resetMs: Math.max(1, Number(resetMs)) };
       }),
+    hitMany: (keys, windowMs) =>
+      run(async () => {
+        if (!keys.length) return [];
+        // An explicit pipeline is written when exec() is called, in this turn of the event loop (not
+        // on the next, as auto-pipelining would: decision 0502), so each command's timeout runs
+        // from its write as it does for hit.
+        const args = opts.windowClock ? [String(windowMs), String(opts.windowClock())] : [String(windowMs)];
+        const pipeline = client.pipeline();
+        for (const key of keys) pipeline.epsHit(key, ...args);
+        const replies = (await pipeline.exec()) ?? [];
+        return replies.map(([err, reply]) => {
+          if (err) throw err;
+          const [count, resetMs] = reply as [number, number];
+          return { count: Number(count), resetMs: Math.max(1, Number(resetMs)) };
+        });
+      }),
     get: (key) => run(() => client.get(key)),
     set: (key, value, ttlMs) =>
       run(async () => {
